@@ -1,0 +1,33 @@
+/* diag: the problem list fmi/ fills and the programs print. */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <string.h>
+
+#include "fmi/diag.h"
+
+Test(diag, keeps_every_field_and_formats_file_line_subject_message)
+{
+        struct diag_list l;
+        char buf[256];
+
+        diag_list_init(&l, 0);
+        cr_assert(eq(int, diag_add(&l, DIAG_ERROR, "modelDescription.xml", 42, "x",
+                                   "rule %d broken", 7), 0));
+        cr_assert(eq(sz, l.n, 1));
+        cr_assert(eq(int, l.v[0].line, 42));
+        diag_format(&l.v[0], buf, sizeof(buf));
+        cr_assert(eq(str, buf, "modelDescription.xml:42: 'x': rule 7 broken"));
+        diag_list_fini(&l);
+}
+
+Test(diag, counts_errors_beyond_the_cap_without_storing_them)
+{
+        struct diag_list l;
+
+        diag_list_init(&l, 3);
+        for (int i = 0; i < 10; i++)
+                diag_add(&l, i % 2 ? DIAG_WARNING : DIAG_ERROR, NULL, 0, NULL, "p%d", i);
+        cr_assert(eq(sz, l.n, 3));
+        cr_assert(eq(sz, diag_errors(&l), 5));
+        diag_list_fini(&l);
+}
