@@ -1,0 +1,400 @@
+/*
+ * fmi2_api.c: the FMI 2.0 Co-Simulation life cycle of a test FMU:
+ * fmi2Instantiate, the slave state machine (FMI 2.0 section 4.2.4),
+ * fmi2DoStep and status inquiry, plus the Model Exchange and optional
+ * functions that a Co-Simulation-only FMU refuses. Variable access is in
+ * fmi2_values.c, FMU state functions in fmi2_state.c.
+ *
+ * DESIGN: the same instance and model hooks as the FMI 3.0 front end. FMI
+ * 2.0's states map onto the common ones: instantiated, initializationMode,
+ * slaveInitialized (ST_STEP), terminated; its error state is ST_TERMINATED
+ * too, since both allow only get, reset, free and FMU state calls. The
+ * model's memory comes from malloc, so modelDescription.xml declares
+ * canNotUseMemoryManagementFunctions="true".
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi2Functions.h"
+
+#include "common.h"
+
+static fmi2Status fail(struct inst *inst)
+{
+        inst_fail(inst);
+        return fmi2Error;
+}
+
+/* The logger is variadic and takes a format: pass the message as "%s". */
+static void forward_log2(struct inst *inst, enum fmu_status status, const char *category,
+                 const char *message)
+{
+        fmi2CallbackLogger cb = (fmi2CallbackLogger)inst->log_callback;
+
+        cb(inst->env, inst->name, (fmi2Status)status, category, "%s", message);
+}
+
+const char *fmi2GetTypesPlatform(void)
+{
+        return fmi2TypesPlatform;
+}
+
+const char *fmi2GetVersion(void)
+{
+        return fmi2Version;
+}
+
+static bool blank(const char *s)
+{
+        for (; *s; s++)
+                if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+                        return false;
+        return true;
+}
+
+fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
+                              fmi2String fmuResourceLocation,
+                              const fmi2CallbackFunctions *functions,
+                              fmi2Boolean visible, fmi2Boolean loggingOn)
+{
+        const char *why = NULL;
+        struct inst *inst;
+
+        (void) visible;
+        if (!functions)
+                return NULL;    /* nowhere to report to */
+        if (!instanceName || blank(instanceName))
+                why = "fmi2Instantiate: instanceName must not be empty";
+        else if (fmuType != fmi2CoSimulation)
+                why = "fmi2Instantiate: this FMU implements Co-Simulation only, not Model Exchange";
+        else if (!fmuGUID || strcmp(fmuGUID, model.token) != 0)
+                why = "fmi2Instantiate: fmuGUID does not match the one this binary was built for";
+        if (why) {
+                if (functions->logger)
+                        functions->logger(functions->componentEnvironment,
+                                          instanceName ? instanceName : "", fmi2Error,
+                                          log_category_names[LOG_STATUS_ERROR], "%s", why);
+                return NULL;
+        }
+
+        inst = inst_new(instanceName, fmuResourceLocation);
+        if (!inst) {
+                if (functions->logger)
+                        functions->logger(functions->componentEnvironment, instanceName,
+                                          fmi2Error, log_category_names[LOG_STATUS_ERROR],
+                                          "%s", "fmi2Instantiate: out of memory");
+                return NULL;
+        }
+        /* Copy the callbacks: the struct need not outlive this call. */
+        inst->env = functions->componentEnvironment;
+        if (functions->logger) {
+                inst->log_callback = (void (*)(void))functions->logger;
+                inst->logger = forward_log2;
+        }
+        inst->log_mask = loggingOn ? (1u << LOG_N_CATEGORIES) - 1 : 0;
+        return inst;
+}
+
+void fmi2FreeInstance(fmi2Component c)
+{
+        inst_free(c);
+}
+
+fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
+                               const fmi2String categories[])
+{
+        struct inst *inst = c;
+
+        if (!inst)
+                return fmi2Error;
+        if (inst_set_debug_logging(inst, loggingOn, nCategories, categories) < 0)
+                return fail(inst);
+        return fmi2OK;
+}
+
+fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined,
+                               fmi2Real tolerance, fmi2Real startTime,
+                               fmi2Boolean stopTimeDefined, fmi2Real stopTime)
+{
+        struct inst *inst = c;
+
+        (void) toleranceDefined;
+        (void) tolerance;
+        if (!inst)
+                return fmi2Error;
+        if (!inst_check_state(inst, "fmi2SetupExperiment", STATE_BIT(ST_INSTANTIATED)))
+                return fail(inst);
+        if (stopTimeDefined && stopTime < startTime) {
+                inst_log(inst, FMU_ERROR, "fmi2SetupExperiment: stopTime %.17g < startTime %.17g",
+                         stopTime, startTime);
+                return fail(inst);
+        }
+        inst->sim.start_time = startTime;
+        inst->sim.time = startTime;
+        inst->sim.stop_time_defined = stopTimeDefined;
+        inst->sim.stop_time = stopTime;
+        return fmi2OK;
+}
+
+fmi2Status fmi2EnterInitializationMode(fmi2Component c)
+{
+        struct inst *inst = c;
+
+        if (!inst)
+                return fmi2Error;
+        if (!inst_check_state(inst, "fmi2EnterInitializationMode", STATE_BIT(ST_INSTANTIATED)))
+                return fail(inst);
+        inst->sim.state = ST_INITIALIZATION;
+        inst->sim.dirty = true;
+        return fmi2OK;
+}
+
+fmi2Status fmi2ExitInitializationMode(fmi2Component c)
+{
+        struct inst *inst = c;
+
+        if (!inst)
+                return fmi2Error;
+        if (!inst_check_state(inst, "fmi2ExitInitializationMode", STATE_BIT(ST_INITIALIZATION)))
+                return fail(inst);
+        if (inst_calculate(inst) < 0)
+                return fail(inst);
+        inst->sim.state = ST_STEP;
+        return fmi2OK;
+}
+
+fmi2Status fmi2Terminate(fmi2Component c)
+{
+        struct inst *inst = c;
+
+        if (!inst)
+                return fmi2Error;
+        if (!inst_check_state(inst, "fmi2Terminate", STATE_BIT(ST_STEP)))
+                return fail(inst);
+        inst->sim.state = ST_TERMINATED;
+        return fmi2OK;
+}
+
+fmi2Status fmi2Reset(fmi2Component c)
+{
+        struct inst *inst = c;
+
+        if (!inst)
+                return fmi2Error;
+        inst_reset(inst);
+        return fmi2OK;
+}
+
+fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
+                      fmi2Real communicationStepSize,
+                      fmi2Boolean noSetFMUStatePriorToCurrentCommunicationPoint)
+{
+        struct inst *inst = c;
+        double t = currentCommunicationPoint, h = communicationStepSize;
+        double tol = 1e-9 * fmax(1.0, fabs(t));
+        struct step s;
+
+        (void) noSetFMUStatePriorToCurrentCommunicationPoint;
+        if (!inst)
+                return fmi2Error;
+        if (!inst_check_state(inst, "fmi2DoStep", STATE_BIT(ST_STEP)))
+                return fail(inst);
+        if (!(h > 0.0) || fabs(t - inst->sim.time) > tol ||
+            (inst->sim.stop_time_defined && t + h > inst->sim.stop_time + tol)) {
+                inst_log(inst, FMU_ERROR,
+                         "fmi2DoStep(%.17g, %.17g): step must be > 0, start at the FMU's time "
+                         "%.17g and not pass the stop time", t, h, inst->sim.time);
+                return fail(inst);
+        }
+        s = (struct step){ .t = t, .h = h, .t_end = t + h };
+        if (model.do_step(inst, &s) < 0)
+                return fail(inst);
+        if (s.early_return || s.event_needed) {
+                inst_log(inst, FMU_ERROR, "fmi2DoStep: FMI 2.0 has no early return or events");
+                return fail(inst);
+        }
+        inst->sim.time = s.t_end;
+        if (inst_calculate(inst) < 0)
+                return fail(inst);
+        return fmi2OK;
+}
+
+fmi2Status fmi2CancelStep(fmi2Component c)
+{
+        struct inst *inst = c;
+
+        if (!inst)
+                return fmi2Error;
+        inst_log(inst, FMU_ERROR, "fmi2CancelStep: canRunAsynchronuously is false; no step to cancel");
+        return fail(inst);
+}
+
+/* A status that does not exist for this kind, or while no step is pending. */
+static fmi2Status status_discard(struct inst *inst, const char *fn, fmi2StatusKind s)
+{
+        inst_log(inst, FMU_DISCARD, "%s: status kind %d is not available (no asynchronous step)",
+                 fn, (int)s);
+        return fmi2Discard;
+}
+
+fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value)
+{
+        struct inst *inst = c;
+
+        (void) value;
+        if (!inst)
+                return fmi2Error;
+        return status_discard(inst, "fmi2GetStatus", s);
+}
+
+fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value)
+{
+        struct inst *inst = c;
+
+        if (!inst)
+                return fmi2Error;
+        if (s != fmi2LastSuccessfulTime || !value)
+                return status_discard(inst, "fmi2GetRealStatus", s);
+        *value = inst->sim.time;
+        return fmi2OK;
+}
+
+fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value)
+{
+        struct inst *inst = c;
+
+        (void) value;
+        if (!inst)
+                return fmi2Error;
+        return status_discard(inst, "fmi2GetIntegerStatus", s);
+}
+
+fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value)
+{
+        struct inst *inst = c;
+
+        if (!inst)
+                return fmi2Error;
+        if (s != fmi2Terminated || !value)
+                return status_discard(inst, "fmi2GetBooleanStatus", s);
+        *value = fmi2False;     /* the models never ask to stop */
+        return fmi2OK;
+}
+
+fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value)
+{
+        struct inst *inst = c;
+
+        (void) value;
+        if (!inst)
+                return fmi2Error;
+        return status_discard(inst, "fmi2GetStringStatus", s);
+}
+
+/* ---- Functions this FMU only refuses ---------------------------------- */
+
+static fmi2Status refuse(fmi2Component c, const char *fn, const char *why)
+{
+        struct inst *inst = c;
+
+        if (!inst)
+                return fmi2Error;
+        inst_log(inst, FMU_ERROR, "%s: %s", fn, why);
+        return fail(inst);
+}
+
+#define NOT_ME "this FMU implements Co-Simulation only, not Model Exchange"
+
+fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown_ref[],
+                                        size_t nUnknown, const fmi2ValueReference vKnown_ref[],
+                                        size_t nKnown, const fmi2Real dvKnown[],
+                                        fmi2Real dvUnknown[])
+{
+        (void) vUnknown_ref;
+        (void) nUnknown;
+        (void) vKnown_ref;
+        (void) nKnown;
+        (void) dvKnown;
+        (void) dvUnknown;
+        return refuse(c, "fmi2GetDirectionalDerivative", "providesDirectionalDerivative is false");
+}
+
+fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[],
+                                       size_t nvr, const fmi2Integer order[],
+                                       const fmi2Real value[])
+{
+        (void) vr;
+        (void) nvr;
+        (void) order;
+        (void) value;
+        return refuse(c, "fmi2SetRealInputDerivatives", "canInterpolateInputs is false");
+}
+
+fmi2Status fmi2EnterEventMode(fmi2Component c)
+{
+        return refuse(c, "fmi2EnterEventMode", NOT_ME);
+}
+
+fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *fmi2eventInfo)
+{
+        (void) fmi2eventInfo;
+        return refuse(c, "fmi2NewDiscreteStates", NOT_ME);
+}
+
+fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c)
+{
+        return refuse(c, "fmi2EnterContinuousTimeMode", NOT_ME);
+}
+
+fmi2Status fmi2CompletedIntegratorStep(fmi2Component c,
+                                       fmi2Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi2Boolean *enterEventMode,
+                                       fmi2Boolean *terminateSimulation)
+{
+        (void) noSetFMUStatePriorToCurrentPoint;
+        (void) enterEventMode;
+        (void) terminateSimulation;
+        return refuse(c, "fmi2CompletedIntegratorStep", NOT_ME);
+}
+
+fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time)
+{
+        (void) time;
+        return refuse(c, "fmi2SetTime", NOT_ME);
+}
+
+fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t nx)
+{
+        (void) x;
+        (void) nx;
+        return refuse(c, "fmi2SetContinuousStates", NOT_ME);
+}
+
+fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx)
+{
+        (void) derivatives;
+        (void) nx;
+        return refuse(c, "fmi2GetDerivatives", NOT_ME);
+}
+
+fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real eventIndicators[], size_t ni)
+{
+        (void) eventIndicators;
+        (void) ni;
+        return refuse(c, "fmi2GetEventIndicators", NOT_ME);
+}
+
+fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx)
+{
+        (void) x;
+        (void) nx;
+        return refuse(c, "fmi2GetContinuousStates", NOT_ME);
+}
+
+fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[], size_t nx)
+{
+        (void) x_nominal;
+        (void) nx;
+        return refuse(c, "fmi2GetNominalsOfContinuousStates", NOT_ME);
+}
