@@ -42,10 +42,22 @@ struct fmu_archive;
  *
  * Returns 0 on success with *ret_ar set (free with fmu_archive_close());
  * -EINVAL when any entry breaks a rule (nothing is returned); -errno when the
- * file cannot be read; -EBADMSG when it is not a zip archive.
+ * file cannot be read; -EBADMSG when it is not a zip archive; -ESTALE when
+ * it changed while being hashed. lim NULL means the defaults; diags may be
+ * NULL. A diagnostic about an entry starts its message with the name, quoted,
+ * non-printable bytes escaped as \xNN.
  */
 int fmu_archive_open(const char *path, const struct fmu_limits *lim, struct diag_list *diags,
                      struct fmu_archive **ret_ar);
+
+/*
+ * The same checks on an archive held in memory (an FMU inside an SSP archive,
+ * the fuzzer). buf is borrowed until fmu_archive_close(); name labels the
+ * diagnostics. Returns as fmu_archive_open().
+ */
+int fmu_archive_open_buffer(const void *buf, size_t len, const char *name,
+                            const struct fmu_limits *lim, struct diag_list *diags,
+                            struct fmu_archive **ret_ar);
 
 void fmu_archive_close(struct fmu_archive *ar);
 
@@ -69,7 +81,8 @@ int fmu_archive_read(const struct fmu_archive *ar, const char *name, size_t max,
  * (then nothing is written). cache_dir is created if missing. The files are
  * made read-only. Returns 0 with *ret_dir set to the directory's path
  * (caller frees), or -errno; -EBADMSG when an entry's data disagrees with
- * its header, with a diagnostic naming it.
+ * its header, with a diagnostic naming it; -ESTALE when the file changed
+ * since fmu_archive_open().
  */
 int fmu_archive_unpack(const struct fmu_archive *ar, const char *cache_dir, struct diag_list *diags,
                        char **ret_dir);

@@ -1,0 +1,372 @@
+/*
+ * archive_check: every entry-level rule for an FMU archive, run before
+ * anything is decompressed. Each broken rule becomes one diagnostic naming
+ * the entry, and checking goes on, so a user sees every problem at once.
+ *
+ * DESIGN: two readings of the central directory are compared (libzip's and
+ * zip_cdir's); the rules then use our raw one for what libzip hides (NULs in
+ * names, flag bits, data offsets) and libzip's for the rest. Names are
+ * checked by archive_path; duplicates are found by sorting, so the whole
+ * check is O(n log n) in the number of entries.
+ */
+#include "archive_int.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archive_path.h"
+
+#define EM_WINZIP_AES   99      /* compression method field of AES entries */
+
+/* Reparse points are how NTFS stores links (file attribute 0x400). */
+#define DOS_ATTR_REPARSE_POINT 0x400u
+
+void ar_error(struct ar_report *rep, const char *raw, size_t len, const char *fmt, ...)
+{
+        char *name = NULL, *text = NULL;
+        va_list ap;
+
+        rep->errors++;
+        if (!rep->diags)
+                return;
+        va_start(ap, fmt);
+        if (vasprintf(&text, fmt, ap) < 0)
+                text = NULL;
+        va_end(ap);
+        if (raw)
+                name = arpath_escape(raw, len);
+        /* The quoted name leads the message; on OOM the error still counts (diag_add drops it). */
+        if (raw)
+                diag_add(rep->diags, DIAG_ERROR, rep->file, 0, NULL, "'%s': %s",
+                         name ? name : "?", text ? text : fmt);
+        else
+                diag_add(rep->diags, DIAG_ERROR, rep->file, 0, NULL, "%s", text ? text : fmt);
+        free(name);
+        free(text);
+}
+
+/* libzip turns NULs in names into spaces; compare with that in mind. */
+static bool same_entry(const struct cdir_entry *raw, const char *zname, const zip_stat_t *st)
+{
+        if (!zname || strlen(zname) != raw->name_len)
+                return false;
+        for (size_t i = 0; i < raw->name_len; i++) {
+                char c = raw->name[i] ? raw->name[i] : ' ';
+
+                if (zname[i] != c)
+                        return false;
+        }
+        if (raw->method != EM_WINZIP_AES && st->comp_method != raw->method)
+                return false;
+        return st->size == raw->size && st->comp_size == raw->comp_size;
+}
+
+static void check_name(const struct cdir_entry *raw, int bad, size_t max_len,
+                       struct ar_report *rep)
+{
+        for (unsigned bit = 1; bit < 1u << ARPATH_NRULES; bit <<= 1) {
+                if (!((unsigned)bad & bit))
+                        continue;
+                if (bit == ARPATH_TOO_LONG)
+                        ar_error(rep, raw->name, raw->name_len,
+                                 "entry name of %zu bytes is longer than the limit of %zu",
+                                 raw->name_len, max_len);
+                else
+                        ar_error(rep, raw->name, raw->name_len, "%s", arpath_rule(bit));
+        }
+}
+
+static const char *unix_type(unsigned fmt)
+{
+        switch (fmt) {
+        case S_IFCHR:
+                return "character device";
+        case S_IFBLK:
+                return "block device";
+        case S_IFIFO:
+                return "FIFO";
+        case S_IFSOCK:
+                return "socket";
+        }
+        return "unknown file type";
+}
+
+/* Only regular files and directories; the type comes from the external attributes. */
+static void check_type(zip_t *za, zip_uint64_t i, const struct cdir_entry *raw, bool is_dir,
+                       struct ar_report *rep)
+{
+        zip_uint8_t opsys;
+        zip_uint32_t attr;
+        unsigned fmt;
+
+        if (zip_file_get_external_attributes(za, i, 0, &opsys, &attr) < 0) {
+                ar_error(rep, raw->name, raw->name_len, "external attributes cannot be read");
+                return;
+        }
+        if (opsys != ZIP_OPSYS_UNIX && opsys != ZIP_OPSYS_OS_X) {
+                if ((opsys == ZIP_OPSYS_DOS || opsys == ZIP_OPSYS_WINDOWS_NTFS ||
+                     opsys == ZIP_OPSYS_VFAT) && (attr & DOS_ATTR_REPARSE_POINT))
+                        ar_error(rep, raw->name, raw->name_len,
+                                 "reparse point (a link): links are not allowed (FMI 3.0 section 2.5)");
+                return;
+        }
+        fmt = (attr >> 16) & S_IFMT;
+        if (fmt == 0)
+                return; /* no type recorded: the name decides */
+        if (fmt == S_IFLNK)
+                ar_error(rep, raw->name, raw->name_len,
+                         "symbolic link: links are not allowed (FMI 3.0 section 2.5)");
+        else if (fmt == S_IFREG && is_dir)
+                ar_error(rep, raw->name, raw->name_len,
+                         "regular-file entry whose name ends in '/'");
+        else if (fmt == S_IFDIR && !is_dir)
+                ar_error(rep, raw->name, raw->name_len,
+                         "directory entry whose name does not end in '/'");
+        else if (fmt != S_IFREG && fmt != S_IFDIR)
+                ar_error(rep, raw->name, raw->name_len,
+                         "%s entry (mode 0%o): only regular files and directories are allowed",
+                         unix_type(fmt), (attr >> 16) & 0xffffu);
+}
+
+/* Whether size > comp * ratio, without overflow. */
+static bool ratio_over(uint64_t size, uint64_t comp, uint32_t ratio)
+{
+        if (ratio == 0)
+                return false;
+        if (comp > UINT64_MAX / ratio)
+                return false;
+        return size > comp * ratio;
+}
+
+static void check_data(const struct fmu_limits *lim, const struct cdir_entry *raw,
+                       const zip_stat_t *st, bool is_dir, struct ar_report *rep)
+{
+        bool encrypted = (raw->flags & (CDIR_FLAG_ENCRYPTED | CDIR_FLAG_STRONG_ENCRYPTION)) ||
+                         raw->method == EM_WINZIP_AES ||
+                         ((st->valid & ZIP_STAT_ENCRYPTION_METHOD) &&
+                          st->encryption_method != ZIP_EM_NONE);
+
+        if (encrypted)
+                ar_error(rep, raw->name, raw->name_len,
+                         "encrypted entry: encryption must not be used (FMI 3.0 section 2.5)");
+        else if (raw->method != ZIP_CM_STORE && raw->method != ZIP_CM_DEFLATE)
+                ar_error(rep, raw->name, raw->name_len,
+                         "unsupported compression method %u: only store (0) and deflate (8) are allowed (FMI 3.0 section 2.5)",
+                         raw->method);
+        if (is_dir && raw->size > 0)
+                ar_error(rep, raw->name, raw->name_len,
+                         "directory entry carries %llu bytes of data", (unsigned long long)raw->size);
+        if (raw->size > lim->max_entry_size)
+                ar_error(rep, raw->name, raw->name_len,
+                         "entry size of %llu bytes is over the limit of %llu bytes",
+                         (unsigned long long)raw->size, (unsigned long long)lim->max_entry_size);
+        if (raw->size >= lim->ratio_min_size && ratio_over(raw->size, raw->comp_size, lim->max_ratio))
+                ar_error(rep, raw->name, raw->name_len,
+                         "compression ratio over the limit of %u:1 (%llu bytes from %llu)",
+                         lim->max_ratio, (unsigned long long)raw->size,
+                         (unsigned long long)raw->comp_size);
+}
+
+/* Returns 1 when the entry went into ar->v, 0 when its name is refused, -ENOMEM. */
+static int check_entry(struct fmu_archive *ar, zip_uint64_t i, const struct cdir_entry *raw,
+                       struct ar_report *rep)
+{
+        zip_stat_t st;
+        bool is_dir;
+        char *norm = NULL;
+        int bad;
+
+        if (zip_stat_index(ar->zip, i, ZIP_FL_ENC_RAW, &st) < 0 ||
+            !same_entry(raw, zip_get_name(ar->zip, i, ZIP_FL_ENC_RAW), &st)) {
+                ar_error(rep, raw->name, raw->name_len,
+                         "central directory record is read differently by libzip: the archive is ambiguous");
+                return 0;
+        }
+        bad = arpath_check(raw->name, raw->name_len, ar->lim.max_path_len, &is_dir, &norm);
+        if (bad < 0)
+                return bad;
+        check_name(raw, bad, ar->lim.max_path_len, rep);
+        check_type(ar->zip, i, raw, is_dir, rep);
+        check_data(&ar->lim, raw, &st, is_dir, rep);
+        if (bad)
+                return 0;
+        ar->v[ar->n++] = (struct ar_entry){ .name = norm, .index = i, .size = raw->size,
+                                            .kind = is_dir ? AR_DIR : AR_FILE };
+        return 1;
+}
+
+static void check_totals(const struct fmu_archive *ar, const struct cdir *cd, struct ar_report *rep)
+{
+        const struct fmu_limits *lim = &ar->lim;
+        uint64_t total = 0;
+
+        for (size_t i = 0; i < cd->n; i++)
+                total = cd->v[i].size > UINT64_MAX - total ? UINT64_MAX : total + cd->v[i].size;
+        if (total > lim->max_total_size)
+                ar_error(rep, NULL, 0, "entries total %llu bytes uncompressed, over the limit of %llu bytes",
+                         (unsigned long long)total, (unsigned long long)lim->max_total_size);
+        /* Against the file size, not the sum of compressed sizes: overlapping entries count once. */
+        if (total >= lim->ratio_min_size && ratio_over(total, ar->src.size, lim->max_ratio))
+                ar_error(rep, NULL, 0,
+                         "archive compression ratio over the limit of %u:1 (%llu bytes from a %llu-byte file)",
+                         lim->max_ratio, (unsigned long long)total, (unsigned long long)ar->src.size);
+}
+
+/* An error about one entry that names a second one (escaped) in the message. */
+__attribute__((format(printf, 6, 0)))
+static void error_pair(struct ar_report *rep, const char *raw, size_t len,
+                       const char *other, size_t other_len, const char *fmt)
+{
+        char *o = arpath_escape(other, other_len);
+
+        ar_error(rep, raw, len, fmt, o ? o : "?");
+        free(o);
+}
+
+struct span {
+        uint64_t start, end;
+        size_t i;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+        const struct span *x = a, *y = b;
+
+        return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Each entry's local header must agree with its central record (readers
+ * that stream by local headers must see the same archive as we do), and its
+ * data must lie before the central directory and apart from every other
+ * entry's: overlapping entries are how the smallest zip bombs multiply
+ * their output.
+ */
+static int check_local(const struct fmu_archive *ar, const struct cdir *cd, struct ar_report *rep)
+{
+        struct span *s = calloc(cd->n ? cd->n : 1, sizeof(*s));
+        size_t n = 0;
+
+        if (!s)
+                return -ENOMEM;
+        for (size_t i = 0; i < cd->n; i++) {
+                const struct cdir_entry *e = &cd->v[i];
+                const char *why;
+                uint64_t end;
+                int r = cdir_check_local(&ar->src, e, &end, &why);
+
+                if (r < 0 && r != -EBADMSG) {
+                        free(s);
+                        return r;
+                }
+                if (r == 0 && end > cd->offset) {
+                        r = -EBADMSG;
+                        why = "data runs into the central directory";
+                }
+                if (r < 0) {
+                        ar_error(rep, e->name, e->name_len, "%s", why);
+                        continue;
+                }
+                s[n++] = (struct span){ .start = e->local_offset, .end = end, .i = i };
+        }
+        qsort(s, n, sizeof(*s), span_cmp);
+        for (size_t k = 1; k < n; k++) {
+                const struct cdir_entry *a = &cd->v[s[k - 1].i], *b = &cd->v[s[k].i];
+
+                if (s[k].start < s[k - 1].end)
+                        error_pair(rep, b->name, b->name_len, a->name, a->name_len,
+                                   "data overlaps entry '%s'");
+        }
+        free(s);
+        return 0;
+}
+
+/* '/' sorts before every other byte and case is folded, so "A" is next to "a" and "a/x". */
+static int fold(unsigned char c)
+{
+        if (c == '/')
+                return 1;
+        if (c >= 'A' && c <= 'Z')
+                return c - 'A' + 'a';
+        return c;
+}
+
+static int fold_cmp(const char *a, const char *b, size_t *ret_common)
+{
+        size_t i = 0;
+
+        while (a[i] && fold((unsigned char)a[i]) == fold((unsigned char)b[i]))
+                i++;
+        if (ret_common)
+                *ret_common = i;
+        return fold((unsigned char)a[i]) - fold((unsigned char)b[i]);
+}
+
+static int entry_fold_cmp(const void *x, const void *y)
+{
+        const struct ar_entry *a = x, *b = y;
+        int c = fold_cmp(a->name, b->name, NULL);
+
+        return c ? c : strcmp(a->name, b->name);
+}
+
+static int entry_cmp(const void *x, const void *y)
+{
+        return strcmp(((const struct ar_entry *)x)->name, ((const struct ar_entry *)y)->name);
+}
+
+static void check_pair(const struct ar_entry *a, const struct ar_entry *b, struct ar_report *rep)
+{
+        size_t common;
+
+        if (strcmp(a->name, b->name) == 0) {
+                if (a->kind == b->kind)
+                        ar_error(rep, b->name, strlen(b->name), "duplicate entry name");
+                else
+                        ar_error(rep, b->name, strlen(b->name),
+                                 "duplicate entry name: both a file and a directory");
+        } else if (fold_cmp(a->name, b->name, &common) == 0) {
+                error_pair(rep, b->name, strlen(b->name), a->name, strlen(a->name),
+                           "duplicate entry name: differs from '%s' only in letter case");
+        } else if (a->kind == AR_FILE && a->name[common] == '\0' && b->name[common] == '/') {
+                error_pair(rep, a->name, strlen(a->name), b->name, strlen(b->name),
+                           "duplicate entry name: a file, and a directory in '%s'");
+        }
+}
+
+/* Sorted so that equal names, case variants and "f" / "f/..." are neighbours. */
+static void check_duplicates(struct fmu_archive *ar, struct ar_report *rep)
+{
+        qsort(ar->v, ar->n, sizeof(*ar->v), entry_fold_cmp);
+        for (size_t k = 1; k < ar->n; k++)
+                check_pair(&ar->v[k - 1], &ar->v[k], rep);
+        qsort(ar->v, ar->n, sizeof(*ar->v), entry_cmp);
+}
+
+int ar_check(struct fmu_archive *ar, const struct cdir *cd, struct ar_report *rep)
+{
+        const struct ar_entry *md;
+        int r;
+
+        ar->v = calloc(cd->n ? cd->n : 1, sizeof(*ar->v));
+        if (!ar->v)
+                return -ENOMEM;
+        for (size_t i = 0; i < cd->n; i++) {
+                r = check_entry(ar, i, &cd->v[i], rep);
+                if (r < 0)
+                        return r;
+        }
+        check_totals(ar, cd, rep);
+        r = check_local(ar, cd, rep);
+        if (r < 0)
+                return r;
+        check_duplicates(ar, rep);
+        md = ar_find(ar, AR_MD_ENTRY);
+        if (!md || md->kind != AR_FILE)
+                ar_error(rep, NULL, 0, "no modelDescription.xml file at the archive root (FMI 3.0 section 2.5.1)");
+        return 0;
+}

@@ -1,0 +1,211 @@
+/*
+ * cache: the content-addressed FMU cache. One directory per archive hash,
+ * built under a temporary name and renamed into place.
+ */
+#include "cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache_tree.h"
+
+/* Like mkdir -p: every missing component of path, with mode. */
+static int mkdir_p(const char *path, mode_t mode)
+{
+        char *p = strdup(path), *s, c;
+        struct stat st;
+        int r = 0;
+
+        if (!p)
+                return -ENOMEM;
+        for (s = p + 1; r == 0; s++) {
+                if (*s != '/' && *s != '\0')
+                        continue;
+                c = *s;
+                *s = '\0';
+                if (mkdir(p, mode) < 0 && errno != EEXIST)
+                        r = -errno;
+                *s = c;
+                if (c == '\0')
+                        break;
+        }
+        if (r == 0 && stat(p, &st) < 0)
+                r = -errno;
+        else if (r == 0 && !S_ISDIR(st.st_mode))
+                r = -ENOTDIR;
+        free(p);
+        return r;
+}
+
+/* 1 when the final directory is there, 0 when not, or -errno. */
+static int final_exists(int cache_fd, const char *name)
+{
+        struct stat st;
+
+        if (fstatat(cache_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        return S_ISDIR(st.st_mode) ? 1 : -ENOTDIR;
+}
+
+/* Shared objects must stay loadable; everything else is data. */
+static mode_t file_mode(const char *name)
+{
+        const char *base = strrchr(name, '/');
+        size_t n = strlen(name);
+
+        if (strncmp(name, "binaries/", 9) != 0 || !base)
+                return 0444;
+        if ((n > 3 && strcmp(name + n - 3, ".so") == 0) || strstr(base, ".so."))
+                return 0555;
+        return 0444;
+}
+
+static int fd_sink(void *ctx, const void *buf, size_t len)
+{
+        const char *p = buf;
+        int fd = *(int *)ctx;
+
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                p += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+static int write_file(const struct fmu_archive *ar, struct tree *t, const struct ar_entry *e,
+                      struct ar_report *rep)
+{
+        const char *why = "";
+        int fd, r;
+
+        fd = tree_create_file(t, e->name);
+        if (fd < 0)
+                return fd;
+        r = ar_stream(ar, e, fd_sink, &fd, &why);
+        if (r == -EBADMSG)
+                ar_error(rep, e->name, strlen(e->name), "data does not match its header: %s", why);
+        if (r == 0 && (fsync(fd) < 0 || fchmod(fd, file_mode(e->name)) < 0))
+                r = -errno;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        return r;
+}
+
+static int write_all(const struct fmu_archive *ar, struct tree *t, struct ar_report *rep)
+{
+        int r;
+
+        for (size_t i = 0; i < ar->n; i++) {
+                const struct ar_entry *e = &ar->v[i];
+
+                r = e->kind == AR_DIR ? tree_create_dir(t, e->name) : write_file(ar, t, e, rep);
+                if (r < 0)
+                        return r;
+        }
+        return tree_seal(t, 0555);
+}
+
+/* Rename without replacing: 1 when another process got there first. */
+static int publish(int cache_fd, const char *tmp, const char *final)
+{
+        if (renameat2(cache_fd, tmp, cache_fd, final, RENAME_NOREPLACE) == 0)
+                return 0;
+        /* File systems without RENAME_NOREPLACE: a plain rename never replaces a non-empty directory. */
+        if (errno == EINVAL && renameat(cache_fd, tmp, cache_fd, final) == 0)
+                return 0;
+        if (errno == EEXIST || errno == ENOTEMPTY)
+                return 1;
+        return -errno;
+}
+
+/* Build the tree under a temporary name and publish it. */
+static int build(const struct fmu_archive *ar, const char *cache_dir, int cache_fd,
+                 struct ar_report *rep)
+{
+        struct tree t;
+        char *tmpl;
+        const char *tmp;
+        int root_fd, r;
+
+        if (asprintf(&tmpl, "%s/.%s.XXXXXX", cache_dir, ar->sha256) < 0)
+                return -ENOMEM;
+        if (!mkdtemp(tmpl)) {
+                r = -errno;
+                goto out_free;
+        }
+        tmp = strrchr(tmpl, '/') + 1;
+        root_fd = openat(cache_fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (root_fd < 0) {
+                r = -errno;
+                (void) unlinkat(cache_fd, tmp, AT_REMOVEDIR);
+                goto out_free;
+        }
+        tree_init(&t, root_fd);
+        r = write_all(ar, &t, rep);
+        /* Checked again last: a file rewritten while we read it would poison the cache. */
+        if (r == 0)
+                r = ar_unchanged(ar, rep);
+        if (r == 0)
+                r = publish(cache_fd, tmp, ar->sha256);
+        if (r != 0) {
+                /* Failed, or lost the race (r == 1) and the winner's copy is used. */
+                (void) tree_remove(&t);
+                (void) unlinkat(cache_fd, tmp, AT_REMOVEDIR);
+                if (r == 1)
+                        r = 0;
+        } else if (fsync(cache_fd) < 0) {
+                r = -errno;
+        }
+        tree_fini(&t);
+        close(root_fd);
+
+out_free:
+        free(tmpl);
+        return r;
+}
+
+int cache_unpack(const struct fmu_archive *ar, const char *cache_dir, struct ar_report *rep,
+                 char **ret_dir)
+{
+        char *final = NULL;
+        int cache_fd, r;
+
+        r = mkdir_p(cache_dir, 0755);
+        if (r < 0)
+                return r;
+        cache_fd = open(cache_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (cache_fd < 0)
+                return -errno;
+        if (asprintf(&final, "%s/%s", cache_dir, ar->sha256) < 0) {
+                final = NULL;
+                r = -ENOMEM;
+                goto out_close;
+        }
+        r = final_exists(cache_fd, ar->sha256);
+        if (r == 0) {
+                r = ar_unchanged(ar, rep);
+                if (r == 0)
+                        r = build(ar, cache_dir, cache_fd, rep);
+        }
+        if (r < 0)
+                goto out_close;
+        *ret_dir = final;
+        final = NULL;
+        r = 0;
+
+out_close:
+        free(final);
+        close(cache_fd);
+        return r;
+}

@@ -1,0 +1,86 @@
+/*
+ * sha256: streaming SHA-256 with EVP, so memory stays constant whatever the
+ * size of the FMU.
+ */
+#include "sha256.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#define CHUNK (256 * 1024)
+
+static void to_hex(const unsigned char *md, char *hex)
+{
+        static const char digits[] = "0123456789abcdef";
+
+        for (int i = 0; i < SHA256_HEX_LEN / 2; i++) {
+                hex[2 * i] = digits[md[i] >> 4];
+                hex[2 * i + 1] = digits[md[i] & 0xf];
+        }
+        hex[SHA256_HEX_LEN] = '\0';
+}
+
+static int finish(EVP_MD_CTX *ctx, char *hex)
+{
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned int n = 0;
+
+        if (EVP_DigestFinal_ex(ctx, md, &n) != 1 || n != SHA256_HEX_LEN / 2)
+                return -ENOMEM;
+        to_hex(md, hex);
+        return 0;
+}
+
+int sha256_fd(int fd, char ret_hex[SHA256_HEX_LEN + 1])
+{
+        unsigned char *buf;
+        EVP_MD_CTX *ctx;
+        off_t off = 0;
+        ssize_t n;
+        int r;
+
+        buf = malloc(CHUNK);
+        ctx = EVP_MD_CTX_new();
+        if (!buf || !ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+                r = -ENOMEM;
+                goto out_free;
+        }
+        for (;;) {
+                n = pread(fd, buf, CHUNK, off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        r = -errno;
+                        goto out_free;
+                }
+                if (n == 0)
+                        break;
+                if (EVP_DigestUpdate(ctx, buf, (size_t)n) != 1) {
+                        r = -ENOMEM;
+                        goto out_free;
+                }
+                off += n;
+        }
+        r = finish(ctx, ret_hex);
+
+out_free:
+        EVP_MD_CTX_free(ctx);
+        free(buf);
+        return r;
+}
+
+int sha256_buf(const void *p, size_t len, char ret_hex[SHA256_HEX_LEN + 1])
+{
+        EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+        int r = -ENOMEM;
+
+        if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
+            EVP_DigestUpdate(ctx, p, len) == 1)
+                r = finish(ctx, ret_hex);
+        EVP_MD_CTX_free(ctx);
+        return r;
+}

@@ -1,0 +1,22 @@
+/*
+ * sha256: SHA-256 of a file or a buffer as lower-case hex, through OpenSSL's
+ * EVP interface. The archive cache is keyed by it.
+ */
+#ifndef FMUD_FMI_SHA256_H
+#define FMUD_FMI_SHA256_H
+
+#include <stddef.h>
+
+#define SHA256_HEX_LEN 64
+
+/*
+ * Hash everything readable from fd, from offset 0 to end of file, with
+ * pread() in chunks (the file offset is left alone). ret_hex receives 64 hex
+ * digits and a NUL. Returns 0, -errno from pread(), or -ENOMEM.
+ */
+int sha256_fd(int fd, char ret_hex[SHA256_HEX_LEN + 1]);
+
+/* Same for len bytes at p. Returns 0 or -ENOMEM. */
+int sha256_buf(const void *p, size_t len, char ret_hex[SHA256_HEX_LEN + 1]);
+
+#endif
