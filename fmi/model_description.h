@@ -210,7 +210,13 @@ struct md_variable {
         const struct md_unit *unit_def;         /* resolved attrs.unit, or NULL */
 
         bool has_start;
-        struct md_values start;         /* n == product of dims for arrays */
+        /*
+         * n == product of dims for arrays, or n == 1 for an array whose
+         * elements all start at that one value (section 2.4.7.5, start):
+         * the list is never expanded, so a hostile document cannot make a
+         * small attribute cost gigabytes.
+         */
+        struct md_values start;
 
         size_t n_dims;
         struct md_dimension *dims;      /* empty for a scalar */
@@ -333,6 +339,10 @@ struct md {
         struct md_variable *vars;       /* in document order */
 
         struct md_model_structure structure;
+
+        /* Private to md_find_*(): variable indices sorted by vr / by name. */
+        size_t *by_vr;
+        size_t *by_name;
 };
 
 /* Bounds for a hostile document. Zero fields take the defaults. */
@@ -355,8 +365,15 @@ void md_limits_default(struct md_limits *lim);
  * problem appended to diags; -ENOMEM on allocation failure; -EFBIG when it is
  * over lim->max_bytes (not parsed).
  * *ret_md is set whenever the root element could be read, even on -EINVAL,
- * so callers can show what was parsed; it is NULL otherwise. Caller frees
- * it with md_free().
+ * so callers can show what was parsed; it is NULL otherwise (not well-formed
+ * XML, a DOCTYPE, too deep, another root element, or an fmiVersion that is
+ * neither "2.0" nor "3.x"). Caller frees it with md_free(). In a partial md
+ * every variable has a name (maybe "") and every String start element is a
+ * string, but optional or missing attributes are NULL and references (vrs,
+ * dimensions) may point nowhere: look them up, never index with them.
+ *
+ * Warnings (DIAG_WARNING, e.g. no CoSimulation element) do not make the
+ * result -EINVAL. Any thread may call md_parse() concurrently.
  */
 int md_parse(const void *buf, size_t len, const char *file, const struct md_limits *lim,
              struct diag_list *diags, struct md **ret_md);
@@ -364,7 +381,15 @@ int md_parse(const void *buf, size_t len, const char *file, const struct md_limi
 void md_free(struct md *md);
 
 /* Lookups; NULL when absent. Borrowed pointers, valid until md_free(). */
-const struct md_variable *md_find_vr(const struct md *md, uint32_t vr);   /* FMI 3.0: unique */
+/* FMI 3.0: unique. FMI 2.0: the first in document order, of any type. */
+const struct md_variable *md_find_vr(const struct md *md, uint32_t vr);
+/*
+ * FMI 2.0 value references are unique per base type only (Real, Integer
+ * and Enumeration, Boolean, String): the first variable in document order
+ * with that vr and the base type of 'type'. For FMI 3.0 the same as
+ * md_find_vr() with a type check.
+ */
+const struct md_variable *md_find_vr_type(const struct md *md, enum md_type type, uint32_t vr);
 const struct md_variable *md_find_name(const struct md *md, const char *name);
 
 /*
