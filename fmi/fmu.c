@@ -1,0 +1,141 @@
+/*
+ * fmu: the import facade. Archive, description and platform checks run in
+ * that order, and each later check runs as far as the earlier ones allow, so
+ * that a user sees every problem at once.
+ */
+#include "fmu.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MD_ENTRY "modelDescription.xml"
+
+void fmu_opts_default(struct fmu_opts *opts)
+{
+        *opts = (struct fmu_opts){ 0 };
+        fmu_limits_default(&opts->limits);
+        md_limits_default(&opts->md_limits);
+}
+
+const char *fmu_platform_dir(enum md_fmi_version fmi)
+{
+        /* FMI 3.0 section 2.5.1.4.1 platform tuples; FMI 2.0 used fixed names. */
+#if defined(__x86_64__)
+        return fmi == MD_FMI3 ? "x86_64-linux" : "linux64";
+#elif defined(__aarch64__)
+        return fmi == MD_FMI3 ? "aarch64-linux" : "aarch64-linux";
+#elif defined(__i386__)
+        return fmi == MD_FMI3 ? "x86-linux" : "linux32";
+#else
+#error "unknown platform: add its FMI platform tuple"
+#endif
+}
+
+void fmu_free(struct fmu *fmu)
+{
+        if (!fmu)
+                return;
+        md_free(fmu->md);
+        free(fmu->path);
+        free(fmu->binary_entry);
+        free(fmu->unpacked_dir);
+        free(fmu);
+}
+
+/* The platform binary must be in the archive for this FMU to run here. */
+static int check_binary(struct fmu *fmu, const struct fmu_archive *ar, struct diag_list *diags)
+{
+        const struct md *md = fmu->md;
+        const char *id = md->cs.model_identifier;
+
+        if (!md->cs.present) {
+                diag_add(diags, DIAG_ERROR, MD_ENTRY, 0, NULL,
+                         "no CoSimulation interface: fmud runs Co-Simulation FMUs only");
+                return -EINVAL;
+        }
+        if (!id || !*id)
+                return -EINVAL; /* the description's own check already reported it */
+        if (asprintf(&fmu->binary_entry, "binaries/%s/%s.so", fmu_platform_dir(md->fmi), id) < 0) {
+                fmu->binary_entry = NULL;
+                return -ENOMEM;
+        }
+        fmu->has_binary = fmu_archive_has(ar, fmu->binary_entry);
+        if (!fmu->has_binary) {
+                diag_add(diags, DIAG_ERROR, fmu->path, 0, fmu->binary_entry,
+                         "no binary for this platform (FMI %s section 2.5.1.4): the FMU cannot run on this machine",
+                         md->fmi == MD_FMI3 ? "3.0" : "2.0");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int read_description(struct fmu *fmu, const struct fmu_archive *ar,
+                            const struct fmu_opts *opts, struct diag_list *diags)
+{
+        void *buf;
+        size_t len;
+        int r;
+
+        r = fmu_archive_read(ar, MD_ENTRY, opts->md_limits.max_bytes, &buf, &len);
+        if (r == -EFBIG) {
+                diag_add(diags, DIAG_ERROR, fmu->path, 0, MD_ENTRY,
+                         "larger than the limit of %zu bytes", opts->md_limits.max_bytes);
+                return -EINVAL;
+        }
+        if (r < 0) {
+                diag_add(diags, DIAG_ERROR, fmu->path, 0, MD_ENTRY, "cannot be read: %s", strerror(-r));
+                return r == -ENOMEM ? r : -EINVAL;
+        }
+        r = md_parse(buf, len, MD_ENTRY, &opts->md_limits, diags, &fmu->md);
+        free(buf);
+        return r;
+}
+
+int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *diags,
+             struct fmu **ret_fmu)
+{
+        struct fmu_archive *ar = NULL;
+        struct fmu *fmu;
+        int r, bad = 0;
+
+        *ret_fmu = NULL;
+        r = fmu_archive_open(path, &opts->limits, diags, &ar);
+        if (r < 0)
+                return r;
+
+        fmu = calloc(1, sizeof(*fmu));
+        if (!fmu || !(fmu->path = strdup(path))) {
+                r = -ENOMEM;
+                goto out_free;
+        }
+        memcpy(fmu->sha256, fmu_archive_sha256(ar), sizeof(fmu->sha256) - 1);
+
+        r = read_description(fmu, ar, opts, diags);
+        if (r == -ENOMEM)
+                goto out_free;
+        bad |= r < 0;
+        if (fmu->md) {
+                r = check_binary(fmu, ar, diags);
+                if (r == -ENOMEM)
+                        goto out_free;
+                bad |= r < 0;
+        }
+        if (!bad && opts->cache_dir) {
+                r = fmu_archive_unpack(ar, opts->cache_dir, diags, &fmu->unpacked_dir);
+                if (r < 0) {
+                        diag_add(diags, DIAG_ERROR, path, 0, NULL, "cannot unpack into '%s': %s",
+                                 opts->cache_dir, strerror(-r));
+                        bad = 1;
+                }
+        }
+        fmu_archive_close(ar);
+        *ret_fmu = fmu;
+        return bad ? -EINVAL : 0;
+
+out_free:
+        fmu_archive_close(ar);
+        fmu_free(fmu);
+        return r;
+}

@@ -1,0 +1,53 @@
+/*
+ * fmu: one FMU import, start to finish: the archive checked entry by entry,
+ * its modelDescription.xml parsed and validated, the binary for this
+ * platform found, and (on request) the archive unpacked into the cache.
+ *
+ * DESIGN: this is the one place that decides whether an FMU can run here;
+ * `fmuctl inspect` and the daemon's load both call fmu_open(), so inspect
+ * validates exactly as a load does. No FMU code runs here: loading the
+ * binary is loader.h's job, in a worker.
+ */
+#ifndef FMUD_FMI_FMU_H
+#define FMUD_FMI_FMU_H
+
+#include "archive.h"
+#include "diag.h"
+#include "model_description.h"
+
+struct fmu_opts {
+        struct fmu_limits limits;       /* archive limits */
+        struct md_limits md_limits;     /* modelDescription limits */
+        const char *cache_dir;          /* NULL: do not unpack */
+};
+
+/* Fill opts with the default limits and no unpacking. */
+void fmu_opts_default(struct fmu_opts *opts);
+
+struct fmu {
+        char *path;                     /* the archive, as given */
+        char sha256[65];
+        struct md *md;                  /* NULL when the description could not be read */
+        char *binary_entry;             /* "binaries/<platform>/<id>.so", NULL when unknown */
+        bool has_binary;                /* binary_entry is in the archive */
+        char *unpacked_dir;             /* set when opts->cache_dir was given and it unpacked */
+};
+
+/*
+ * Import the FMU at 'path'. Every problem found is appended to diags.
+ *
+ * Returns 0 when the FMU can run here as a Co-Simulation FMU; -EINVAL when
+ * any problem was found (see diags); -ENOENT/-EACCES/... when the file
+ * cannot be read; -ENOMEM. *ret_fmu is set whenever anything could be read
+ * (also on -EINVAL, so callers can show the parsed part) and NULL otherwise;
+ * free it with fmu_free().
+ */
+int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *diags,
+             struct fmu **ret_fmu);
+
+void fmu_free(struct fmu *fmu);
+
+/* The binaries/ folder name of this machine for an FMI version, e.g. "x86_64-linux". */
+const char *fmu_platform_dir(enum md_fmi_version fmi);
+
+#endif
