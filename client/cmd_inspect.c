@@ -1,0 +1,91 @@
+/*
+ * fmuctl inspect FILE.fmu [--json]: validate an FMU exactly as a load does
+ * (fmu_open) and describe it. Needs no daemon and runs no FMU code.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "inspect.h"
+
+static void usage(FILE *f)
+{
+        fprintf(f, "usage: fmuctl inspect FILE.fmu [--json]\n"
+                   "\n"
+                   "Checks the archive, its modelDescription.xml and the binary for this\n"
+                   "platform, then prints the model, its Co-Simulation capabilities, the\n"
+                   "default experiment and its variables. Every problem found is listed;\n"
+                   "the exit code is 1 when there is any.\n"
+                   "\n"
+                   "  --json   one JSON object on stdout (see docs/inspect-json.md)\n");
+}
+
+int cmd_inspect(int argc, char **argv)
+{
+        static const struct option opts[] = {
+                { "json", no_argument, NULL, 'j' },
+                { "help", no_argument, NULL, 'h' },
+                { 0 },
+        };
+        struct fmu_opts fopts;
+        struct diag_list diags;
+        struct fmu *fmu = NULL;
+        bool arg_json = false;
+        const char *path;
+        int c, r, code;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+                switch (c) {
+                case 'j':
+                        arg_json = true;
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return FMUCTL_EXIT_OK;
+                default:
+                        usage(stderr);
+                        return FMUCTL_EXIT_USAGE;
+                }
+        }
+        if (optind != argc - 1) {
+                fprintf(stderr, "fmuctl inspect: expected exactly one FMU file\n");
+                usage(stderr);
+                return FMUCTL_EXIT_USAGE;
+        }
+        path = argv[optind];
+
+        fmu_opts_default(&fopts);
+        diag_list_init(&diags, 0);
+        r = fmu_open(path, &fopts, &diags, &fmu);
+        if (r == -ENOMEM) {
+                fprintf(stderr, "fmuctl inspect: out of memory\n");
+                code = FMUCTL_EXIT_SYSTEM;
+                goto out;
+        }
+        if (r < 0 && r != -EINVAL && !diags.n)
+                diag_add(&diags, DIAG_ERROR, path, 0, NULL, "cannot be read: %s", strerror(-r));
+
+        if (arg_json) {
+                if (inspect_print_json(stdout, path, fmu, &diags) < 0) {
+                        fprintf(stderr, "fmuctl inspect: out of memory\n");
+                        code = FMUCTL_EXIT_SYSTEM;
+                        goto out;
+                }
+        } else {
+                inspect_print_text(stdout, stderr, path, fmu, &diags);
+        }
+        if (r == 0)
+                code = FMUCTL_EXIT_OK;
+        else if (r == -EINVAL || r == -EBADMSG)
+                code = FMUCTL_EXIT_INVALID;
+        else
+                code = FMUCTL_EXIT_SYSTEM;
+out:
+        fmu_free(fmu);
+        diag_list_fini(&diags);
+        return code;
+}

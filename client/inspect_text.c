@@ -1,0 +1,168 @@
+/* inspect_text: `fmuctl inspect` as tables for a person at a terminal. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "inspect.h"
+
+#define START_SHOWN 4           /* array elements shown before "..." */
+#define CELL_MAX 40             /* longest start value shown */
+
+static const char *or_dash(const char *s)
+{
+        return s && *s ? s : "-";
+}
+
+static void print_problems(FILE *err, const struct diag_list *diags)
+{
+        char line[2048];
+
+        for (size_t i = 0; i < diags->n; i++) {
+                diag_format(&diags->v[i], line, sizeof(line));
+                fprintf(err, "%s: %s\n", diags->v[i].severity == DIAG_ERROR ? "error" : "warning", line);
+        }
+        if (diags->dropped)
+                fprintf(err, "error: %zu more problems not shown\n", diags->dropped);
+}
+
+static void print_header(FILE *out, const struct fmu *fmu)
+{
+        const struct md *md = fmu->md;
+        const char *sep = "";
+
+        fprintf(out, "%-22s %s\n", "FMI version", or_dash(md->fmi_version));
+        fprintf(out, "%-22s %s\n", "model name", or_dash(md->model_name));
+        fprintf(out, "%-22s %s\n", "instantiation token", or_dash(md->instantiation_token));
+        fprintf(out, "%-22s %s\n", "generation tool", or_dash(md->generation_tool));
+        if (md->description)
+                fprintf(out, "%-22s %s\n", "description", md->description);
+        fprintf(out, "%-22s ", "interface types");
+        if (md->cs.present) {
+                fprintf(out, "CoSimulation (%s)", or_dash(md->cs.model_identifier));
+                sep = ", ";
+        }
+        if (md->has_model_exchange) {
+                fprintf(out, "%sModelExchange", sep);
+                sep = ", ";
+        }
+        if (md->has_scheduled_execution)
+                fprintf(out, "%sScheduledExecution", sep);
+        fprintf(out, "\n%-22s %s\n", "binary", fmu->binary_entry ?
+                (fmu->has_binary ? fmu->binary_entry : "missing for this platform") : "-");
+        fprintf(out, "%-22s %s\n", "sha256", fmu->sha256);
+}
+
+static void print_cosim(FILE *out, const struct md *md)
+{
+        struct inspect_flag flags[INSPECT_MAX_FLAGS];
+        size_t n = inspect_cosim_flags(md, flags);
+        char num[FMT_NUM_MAX];
+
+        fprintf(out, "\nCo-Simulation capabilities\n");
+        for (size_t i = 0; i < n; i++)
+                fprintf(out, "  %-40s %s\n", flags[i].name, flags[i].value ? "true" : "false");
+        fprintf(out, "  %-40s %" PRIu32 "\n", "maxOutputDerivativeOrder", md->cs.max_output_derivative_order);
+        if (md->cs.has_fixed_internal_step_size)
+                fprintf(out, "  %-40s %s\n", "fixedInternalStepSize",
+                        fmt_double(num, md->cs.fixed_internal_step_size));
+        if (md->cs.recommended_intermediate_input_smoothness_given)
+                fprintf(out, "  %-40s %" PRId32 "\n", "recommendedIntermediateInputSmoothness",
+                        md->cs.recommended_intermediate_input_smoothness);
+}
+
+static void print_experiment(FILE *out, const struct md *md)
+{
+        const struct md_default_experiment *e = &md->default_experiment;
+        char num[FMT_NUM_MAX];
+
+        fprintf(out, "\nDefault experiment\n");
+        if (!md->has_default_experiment) {
+                fprintf(out, "  none\n");
+                return;
+        }
+        fprintf(out, "  %-12s %s\n", "startTime", e->has_start ? fmt_double(num, e->start) : "-");
+        fprintf(out, "  %-12s %s\n", "stopTime", e->has_stop ? fmt_double(num, e->stop) : "-");
+        fprintf(out, "  %-12s %s\n", "tolerance", e->has_tolerance ? fmt_double(num, e->tolerance) : "-");
+        fprintf(out, "  %-12s %s\n", "stepSize", e->has_step ? fmt_double(num, e->step) : "-");
+}
+
+/* "[1, 2, 3, 4, ...]" for arrays, the value for scalars, "-" without start. */
+static void format_start(char *cell, size_t size, const struct md_variable *v)
+{
+        char val[CELL_MAX + 1];
+        size_t o = 0;
+
+        cell[0] = '\0';
+        if (!v->has_start || !v->start.n) {
+                snprintf(cell, size, "-");
+                return;
+        }
+        if (!v->n_dims) {
+                snprintf(cell, size, "%s", fmt_value(val, sizeof(val), v->type, &v->start, 0));
+                return;
+        }
+        o += (size_t)snprintf(cell + o, size - o, "[");
+        for (size_t i = 0; i < v->start.n && i < START_SHOWN && o < size; i++)
+                o += (size_t)snprintf(cell + o, size - o, "%s%s", i ? ", " : "",
+                                      fmt_value(val, sizeof(val), v->type, &v->start, i));
+        if (o < size)
+                snprintf(cell + o, size - o, "%s]", v->start.n > START_SHOWN ? ", ..." : "");
+}
+
+static void format_dims(char *cell, size_t size, const struct md *md, const struct md_variable *v)
+{
+        size_t o = 0;
+
+        snprintf(cell, size, "-");
+        for (size_t d = 0; d < v->n_dims && o < size; d++) {
+                const struct md_dimension *dim = &v->dims[d];
+                const struct md_variable *sp = dim->has_vr ? md_find_vr(md, dim->vr) : NULL;
+
+                if (dim->has_start)
+                        o += (size_t)snprintf(cell + o, size - o, "%s%" PRIu64, d ? "x" : "", dim->start);
+                else
+                        o += (size_t)snprintf(cell + o, size - o, "%s%s", d ? "x" : "",
+                                              sp ? sp->name : "?");
+        }
+}
+
+static void print_variables(FILE *out, const struct md *md)
+{
+        char start[128], dims[64];
+
+        fprintf(out, "\nVariables (%zu)\n", md->n_vars);
+        fprintf(out, "  %10s  %-24s %-11s %-20s %-11s %-10s %-8s %-20s %s\n", "vr", "name", "type",
+                "causality", "variability", "initial", "dims", "start", "unit");
+        for (size_t i = 0; i < md->n_vars; i++) {
+                const struct md_variable *v = &md->vars[i];
+
+                format_start(start, sizeof(start), v);
+                if (strlen(start) > CELL_MAX)
+                        memcpy(start + CELL_MAX - 3, "...", 4);
+                format_dims(dims, sizeof(dims), md, v);
+                fprintf(out, "  %10" PRIu32 "  %-24s %-11s %-20s %-11s %-10s %-8s %-20s %s\n",
+                        v->vr, v->name, md_type_name(v->type), md_causality_name(v->causality),
+                        md_variability_name(v->variability), or_dash(md_initial_name(v->initial)), dims,
+                        start, or_dash(v->attrs.unit));
+        }
+}
+
+void inspect_print_text(FILE *out, FILE *err, const char *path, const struct fmu *fmu,
+                        const struct diag_list *diags)
+{
+        size_t errors = diag_errors(diags);
+
+        fprintf(out, "%s\n", path);
+        if (fmu && fmu->md) {
+                print_header(out, fmu);
+                print_cosim(out, fmu->md);
+                print_experiment(out, fmu->md);
+                print_variables(out, fmu->md);
+        }
+        fflush(out);
+        print_problems(err, diags);
+        if (errors)
+                fprintf(err, "%s: %zu problem%s: this FMU cannot run here\n", path, errors,
+                        errors == 1 ? "" : "s");
+}

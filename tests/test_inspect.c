@@ -1,0 +1,362 @@
+/*
+ * inspect: `fmuctl inspect` end to end, the real binary on the real test
+ * FMUs and on broken archives built here, checked through its JSON output
+ * (parsed with json-c) and its exit codes.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zip.h>
+
+#include "archive_fixture.h"
+#include "support/run.h"
+#include "support/tmpdir.h"
+
+static char *dir;
+
+static void setup(void)
+{
+        dir = tmpdir_new("fmud-inspect");
+        cr_assert(dir != NULL);
+}
+
+static void teardown(void)
+{
+        tmpdir_free(dir);
+}
+
+static char *fmu_path(const char *name)
+{
+        char *p;
+
+        cr_assert(asprintf(&p, "%s/%s.fmu", FMUD_TEST_FMU_DIR, name) > 0);
+        return p;
+}
+
+/* Run fmuctl with up to three arguments; returns its result. */
+static struct run_result fmuctl(const char *a1, const char *a2, const char *a3)
+{
+        char *argv[] = { (char *)FMUD_FMUCTL, (char *)a1, (char *)a2, (char *)a3, NULL };
+        struct run_result r = { 0 };
+
+        cr_assert(eq(int, run_capture(argv, &r), 0));
+        return r;
+}
+
+/* `fmuctl inspect --json PATH`, parsed; *ret_code gets the exit code. */
+static struct json_object *inspect_json(const char *path, int *ret_code)
+{
+        struct run_result r = fmuctl("inspect", "--json", path);
+        struct json_object *o = json_tokener_parse(r.out);
+
+        cr_assert(o != NULL, "not JSON: %s (stderr: %s)", r.out, r.err);
+        *ret_code = r.exit_code;
+        run_result_fini(&r);
+        return o;
+}
+
+static struct json_object *key(struct json_object *o, const char *k)
+{
+        struct json_object *v = NULL;
+
+        cr_assert(json_object_object_get_ex(o, k, &v), "no key '%s' in %s", k,
+                  json_object_to_json_string(o));
+        return v;
+}
+
+static const char *skey(struct json_object *o, const char *k)
+{
+        return json_object_get_string(key(o, k));
+}
+
+static struct json_object *variable(struct json_object *root, const char *name)
+{
+        struct json_object *vars = key(root, "variables");
+
+        for (size_t i = 0; i < json_object_array_length(vars); i++) {
+                struct json_object *v = json_object_array_get_idx(vars, i);
+
+                if (!strcmp(skey(v, "name"), name))
+                        return v;
+        }
+        cr_assert(false, "no variable %s", name);
+        return NULL;
+}
+
+static bool has_problem(struct json_object *root, const char *text)
+{
+        struct json_object *p = key(root, "problems");
+
+        for (size_t i = 0; i < json_object_array_length(p); i++)
+                if (strstr(skey(json_object_array_get_idx(p, i), "message"), text) ||
+                    strstr(json_object_to_json_string(json_object_array_get_idx(p, i)), text))
+                        return true;
+        return false;
+}
+
+Test(inspect, describes_bouncing_ball, .init = setup, .fini = teardown)
+{
+        char *path = fmu_path("BouncingBall");
+        struct json_object *root, *cs, *de, *g, *bounces;
+        int code;
+
+        root = inspect_json(path, &code);
+        cr_assert(eq(int, code, 0));
+        cr_assert(json_object_get_boolean(key(root, "valid")));
+        cr_assert(eq(str, (char *)skey(root, "fmiVersion"), "3.0"));
+        cr_assert(eq(str, (char *)skey(root, "modelName"), "BouncingBall"));
+        cr_assert(eq(int, skey(root, "instantiationToken")[0], '{'));
+        cr_assert(eq(str, (char *)skey(root, "binary"), "binaries/x86_64-linux/BouncingBall.so"));
+        cr_assert(eq(sz, strlen(skey(root, "sha256")), 64));
+
+        cs = key(root, "coSimulation");
+        cr_assert(eq(str, (char *)skey(cs, "modelIdentifier"), "BouncingBall"));
+        cr_assert(json_object_get_boolean(key(cs, "hasEventMode")));
+        cr_assert(json_object_get_boolean(key(cs, "mightReturnEarlyFromDoStep")));
+        cr_assert(json_object_get_boolean(key(cs, "canGetAndSetFMUState")));
+        cr_assert(json_object_get_boolean(key(cs, "canSerializeFMUState")));
+        cr_assert(not(json_object_get_boolean(key(cs, "providesIntermediateUpdate"))));
+
+        de = key(root, "defaultExperiment");
+        cr_assert(eq(dbl, json_object_get_double(key(de, "stopTime")), 3.0));
+        cr_assert(eq(dbl, json_object_get_double(key(de, "stepSize")), 0.01));
+
+        g = variable(root, "g");
+        cr_assert(eq(int, json_object_get_int(key(g, "valueReference")), 5));
+        cr_assert(eq(str, (char *)skey(g, "type"), "Float64"));
+        cr_assert(eq(str, (char *)skey(g, "causality"), "parameter"));
+        cr_assert(eq(str, (char *)skey(g, "variability"), "fixed"));
+        cr_assert(eq(str, (char *)skey(g, "initial"), "exact"));
+        cr_assert(eq(dbl, json_object_get_double(key(g, "start")), 9.81));
+        cr_assert(eq(str, (char *)skey(g, "unit"), "m/s2"));
+        cr_assert(eq(sz, json_object_array_length(key(g, "dimensions")), 0));
+
+        bounces = variable(root, "bounces");
+        cr_assert(eq(str, (char *)skey(bounces, "type"), "Int32"));
+        cr_assert(eq(str, (char *)skey(bounces, "causality"), "output"));
+        cr_assert(eq(sz, json_object_array_length(key(root, "problems")), 0));
+        json_object_put(root);
+        free(path);
+}
+
+Test(inspect, every_test_fmu_is_valid_and_names_its_identifier, .init = setup, .fini = teardown)
+{
+        static const char *const names[] = { "LinearOde", "LinearOde2", "MsdMass1", "MsdMass2",
+                                              "Feedthrough", "BouncingBall", "IntermediateProbe",
+                                              "GlobalCounter" };
+
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+                char *path = fmu_path(names[i]);
+                struct json_object *root;
+                int code;
+
+                root = inspect_json(path, &code);
+                cr_assert(eq(int, code, 0), "%s", names[i]);
+                cr_assert(eq(str, (char *)skey(key(root, "coSimulation"), "modelIdentifier"),
+                             (char *)names[i]));
+                cr_assert(eq(str, (char *)skey(root, "fmiVersion"),
+                             strcmp(names[i], "LinearOde2") ? "3.0" : "2.0"));
+                cr_assert(json_object_array_length(key(root, "variables")) > 1);
+                json_object_put(root);
+                free(path);
+        }
+}
+
+Test(inspect, shows_every_type_array_and_structural_dimension, .init = setup, .fini = teardown)
+{
+        static const char *const types[] = { "Float32", "Float64", "Int8", "UInt8", "Int16", "UInt16",
+                                             "Int32", "UInt32", "Int64", "UInt64", "Boolean", "String",
+                                             "Binary", "Enumeration" };
+        char *path = fmu_path("Feedthrough");
+        struct json_object *root, *m, *dims, *vec, *d0, *s;
+        char name[64];
+        int code;
+
+        root = inspect_json(path, &code);
+        cr_assert(eq(int, code, 0));
+        for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+                snprintf(name, sizeof(name), "%s_input", types[i]);
+                cr_assert(eq(str, (char *)skey(variable(root, name), "type"), (char *)types[i]));
+        }
+        cr_assert(eq(int, json_object_get_int(key(variable(root, "Int8_input"), "start")), -8));
+        cr_assert(eq(str, (char *)skey(variable(root, "String_input"), "start"), "hello"));
+        cr_assert(eq(str, (char *)skey(variable(root, "Binary_input"), "start"), "cafe"));
+        cr_assert(json_object_get_boolean(key(variable(root, "Boolean_input"), "start")));
+        cr_assert(eq(dbl, json_object_get_double(key(variable(root, "Float32_input"), "start")), 1.5));
+
+        m = variable(root, "Float64_matrix_input");
+        dims = key(m, "dimensions");
+        cr_assert(eq(sz, json_object_array_length(dims), 2));
+        cr_assert(eq(int, json_object_get_int(key(json_object_array_get_idx(dims, 0), "start")), 3));
+        cr_assert(eq(int, json_object_get_int(key(json_object_array_get_idx(dims, 1), "start")), 2));
+        s = key(m, "start");
+        cr_assert(eq(sz, json_object_array_length(s), 6));
+        cr_assert(eq(dbl, json_object_get_double(json_object_array_get_idx(s, 5)), 2.1));
+
+        vec = variable(root, "Float64_vector_input");
+        d0 = json_object_array_get_idx(key(vec, "dimensions"), 0);
+        cr_assert(eq(int, json_object_get_int(key(d0, "valueReference")), 31));
+        cr_assert(eq(str, (char *)skey(d0, "variable"), "n"));
+        cr_assert(eq(str, (char *)skey(variable(root, "n"), "causality"), "structuralParameter"));
+        cr_assert(eq(str, (char *)skey(variable(root, "length"), "displayUnit"), "mm"));
+        json_object_put(root);
+        free(path);
+}
+
+Test(inspect, prints_a_table_for_people, .init = setup, .fini = teardown)
+{
+        char *path = fmu_path("LinearOde2");
+        struct run_result r = fmuctl("inspect", path, NULL);
+
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.out, "FMI version            2.0") != NULL, "%s", r.out);
+        cr_assert(strstr(r.out, "Co-Simulation capabilities") != NULL);
+        cr_assert(strstr(r.out, "canGetAndSetFMUstate") != NULL);
+        cr_assert(strstr(r.out, "Variables (") != NULL);
+        cr_assert(eq(str, r.err, ""));
+        run_result_fini(&r);
+        free(path);
+}
+
+/* Read a built test FMU's entry through libzip, for building variants. */
+static void *read_entry(const char *fmu, const char *entry, size_t *ret_len)
+{
+        zip_t *za = zip_open(fmu, ZIP_RDONLY, NULL);
+        zip_stat_t st;
+        zip_file_t *f;
+        void *buf;
+
+        cr_assert(za != NULL);
+        cr_assert(eq(int, zip_stat(za, entry, 0, &st), 0), "%s", entry);
+        buf = malloc(st.size + 1);
+        f = zip_fopen(za, entry, 0);
+        cr_assert(f != NULL && buf != NULL);
+        cr_assert(eq(i64, zip_fread(f, buf, st.size), (int64_t)st.size));
+        zip_fclose(f);
+        zip_close(za);
+        *ret_len = st.size;
+        return buf;
+}
+
+/* An archive with BouncingBall's binary and the given description and extra entry. */
+static char *variant(const char *md, size_t md_len, bool with_binary, const char *extra)
+{
+        char *src = fmu_path("BouncingBall"), *out = fx_path(dir, "variant.fmu");
+        const char *bin_name = "binaries/x86_64-linux/BouncingBall.so";
+        size_t bin_len = 0;
+        void *bin = read_entry(src, bin_name, &bin_len);
+        struct fx_lzentry e[3] = {
+                { .name = "modelDescription.xml", .data = md, .len = md_len },
+        };
+        size_t n = 1;
+
+        if (with_binary)
+                e[n++] = (struct fx_lzentry){ .name = bin_name, .data = bin, .len = bin_len };
+        if (extra)
+                e[n++] = (struct fx_lzentry){ .name = extra, .data = "x", .len = 1 };
+        cr_assert(eq(int, fx_write_libzip(out, e, n), 0));
+        free(bin);
+        free(src);
+        return out;
+}
+
+static char *bouncing_ball_md(size_t *ret_len)
+{
+        char *src = fmu_path("BouncingBall");
+        char *md = read_entry(src, "modelDescription.xml", ret_len);
+
+        free(src);
+        return md;
+}
+
+Test(inspect, refuses_an_entry_that_escapes_the_archive, .init = setup, .fini = teardown)
+{
+        size_t len;
+        char *md = bouncing_ball_md(&len);
+        char *path = variant(md, len, true, "resources/../../evil");
+        struct run_result r = fmuctl("inspect", path, NULL);
+        struct json_object *root;
+        int code;
+
+        cr_assert(eq(int, r.exit_code, 1));
+        cr_assert(strstr(r.err, "resources/../../evil") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        root = inspect_json(path, &code);
+        cr_assert(eq(int, code, 1));
+        cr_assert(not(json_object_get_boolean(key(root, "valid"))));
+        cr_assert(has_problem(root, "resources/../../evil"));
+        json_object_put(root);
+        free(path);
+        free(md);
+}
+
+Test(inspect, shows_what_it_parsed_of_an_invalid_description, .init = setup, .fini = teardown)
+{
+        size_t len;
+        char *md = bouncing_ball_md(&len), *dup, *path;
+        struct json_object *root;
+        int code;
+
+        /* Give 'v' the value reference of 'h': unique value references are a rule. */
+        dup = strstr(md, "name=\"v\" valueReference=\"3\"");
+        cr_assert(dup != NULL, "BouncingBall's description changed; update this test");
+        memcpy(strstr(dup, "\"3\""), "\"1\"", 3);
+        path = variant(md, len, true, NULL);
+        root = inspect_json(path, &code);
+        cr_assert(eq(int, code, 1));
+        cr_assert(eq(str, (char *)skey(root, "modelName"), "BouncingBall"));
+        cr_assert(eq(str, (char *)skey(variable(root, "v"), "causality"), "output"));
+        cr_assert(has_problem(root, "valueReference"), "%s", json_object_to_json_string(root));
+        json_object_put(root);
+        free(path);
+        free(md);
+}
+
+Test(inspect, refuses_an_fmu_without_a_binary_for_this_platform, .init = setup, .fini = teardown)
+{
+        size_t len;
+        char *md = bouncing_ball_md(&len);
+        char *path = variant(md, len, false, "binaries/x86_64-windows/BouncingBall.dll");
+        struct run_result r = fmuctl("inspect", path, NULL);
+        struct json_object *root;
+        int code;
+
+        cr_assert(eq(int, r.exit_code, 1));
+        cr_assert(strstr(r.err, "no binary for this platform") != NULL, "%s", r.err);
+        cr_assert(strstr(r.out, "BouncingBall") != NULL, "the parsed part is still shown");
+        run_result_fini(&r);
+        root = inspect_json(path, &code);
+        cr_assert(not(json_object_get_boolean(key(root, "hasBinary"))));
+        json_object_put(root);
+        free(path);
+        free(md);
+}
+
+Test(inspect, exit_codes_for_usage_unreadable_and_non_zip_files, .init = setup, .fini = teardown)
+{
+        char *text = fx_path(dir, "notes.fmu"), *missing = fx_path(dir, "missing.fmu");
+        struct run_result r;
+
+        cr_assert(eq(int, tmpdir_write(dir, "notes.fmu", "not a zip\n", 10), 0));
+        r = fmuctl("inspect", text, NULL);
+        cr_assert(eq(int, r.exit_code, 1), "%s", r.err);
+        cr_assert(strstr(r.err, "notes.fmu") != NULL, "%s", r.err);
+        run_result_fini(&r);
+
+        r = fmuctl("inspect", missing, NULL);
+        cr_assert(eq(int, r.exit_code, 3), "%s", r.err);
+        cr_assert(strstr(r.err, "missing.fmu") != NULL, "%s", r.err);
+        run_result_fini(&r);
+
+        r = fmuctl("inspect", NULL, NULL);
+        cr_assert(eq(int, r.exit_code, 2));
+        run_result_fini(&r);
+        r = fmuctl("frobnicate", NULL, NULL);
+        cr_assert(eq(int, r.exit_code, 2));
+        run_result_fini(&r);
+        free(text);
+        free(missing);
+}
