@@ -1,0 +1,326 @@
+/*
+ * ring: SPSC ring of fixed-size slots carrying length-prefixed records.
+ * The layout, the record format and the error contract are in ring.h.
+ *
+ * DESIGN: each side trusts only what it keeps in its private struct ring.
+ * The peer's index is loaded (acquire), checked against the last value seen
+ * and against this side's own index, and only then used; a record header is
+ * loaded field by field, once, into locals that are checked before any
+ * pointer is formed from them. Every slot address is (index & mask) times
+ * the slot size with a slot count that has been checked against the end of
+ * the slot array, so no value from shared memory can reach outside it.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "shm/ring.h"
+
+static int is_pow2(uint32_t v)
+{
+        return v && !(v & (v - 1));
+}
+
+static int geometry_ok(uint32_t slot_size, uint32_t capacity)
+{
+        return is_pow2(slot_size) && slot_size >= RING_SLOT_MIN && slot_size <= RING_SLOT_MAX &&
+               is_pow2(capacity) && capacity >= RING_CAP_MIN && capacity <= RING_CAP_MAX &&
+               (uint64_t)slot_size * capacity <= RING_BYTES_MAX;
+}
+
+size_t ring_bytes(uint32_t slot_size, uint32_t capacity)
+{
+        if (!geometry_ok(slot_size, capacity))
+                return 0;
+        return sizeof(struct ring_hdr) + (size_t)slot_size * capacity;
+}
+
+uint32_t ring_max_record_limit(uint32_t slot_size, uint32_t capacity)
+{
+        if (!geometry_ok(slot_size, capacity))
+                return 0;
+        return capacity / 2 * slot_size - (uint32_t)sizeof(struct ring_rec);
+}
+
+int ring_format(void *mem, size_t size, const struct ring_params *p)
+{
+        struct ring_hdr *h = mem;
+        uint32_t max_record = p->max_record;
+
+        if (!ring_bytes(p->slot_size, p->capacity) || size != ring_bytes(p->slot_size, p->capacity))
+                return -EINVAL;
+        if ((uintptr_t)mem % 64)
+                return -EINVAL;
+        if (!max_record)
+                max_record = ring_max_record_limit(p->slot_size, p->capacity);
+        if (max_record > ring_max_record_limit(p->slot_size, p->capacity))
+                return -EINVAL;
+
+        memset(h, 0, sizeof(*h));
+        h->magic = RING_MAGIC;
+        h->version = RING_VERSION;
+        h->slot_size = p->slot_size;
+        h->capacity = p->capacity;
+        h->max_record = max_record;
+        atomic_init(&h->tail, 0);
+        atomic_init(&h->head, 0);
+        wait_word_init(&h->data);
+        wait_word_init(&h->space);
+        return 0;
+}
+
+int ring_init(struct ring *r, void *mem, size_t size, enum ring_role role)
+{
+        struct ring_hdr *h = mem;
+        uint32_t magic, version, slot_size, capacity, max_record;
+        uint64_t head, tail;
+
+        if ((uintptr_t)mem % 64 || size < sizeof(*h))
+                return -ERANGE;
+        if (role != RING_PRODUCER && role != RING_CONSUMER)
+                return -EINVAL;
+        /* Each field once, into a local: the checks below and the use agree. */
+        magic = h->magic;
+        version = h->version;
+        slot_size = h->slot_size;
+        capacity = h->capacity;
+        max_record = h->max_record;
+        if (magic != RING_MAGIC)
+                return -EBADMSG;
+        if (version != RING_VERSION)
+                return -EPROTONOSUPPORT;
+        if (!ring_bytes(slot_size, capacity) || ring_bytes(slot_size, capacity) != size ||
+            max_record > ring_max_record_limit(slot_size, capacity))
+                return -ERANGE;
+        /* Pair with the peer's release (seq_cst) stores in wait_publish(). */
+        tail = atomic_load_explicit(&h->tail, memory_order_acquire);
+        head = atomic_load_explicit(&h->head, memory_order_acquire);
+        if (tail - head > capacity)
+                return -EPROTO;
+
+        *r = (struct ring){
+                .hdr = h,
+                .slots = (unsigned char *)mem + sizeof(*h),
+                .slot_size = slot_size,
+                .slot_shift = (uint32_t)__builtin_ctz(slot_size),
+                .capacity = capacity,
+                .max_record = max_record,
+                .role = role,
+                .mine = role == RING_PRODUCER ? tail : head,
+                .peer = role == RING_PRODUCER ? head : tail,
+        };
+        return 0;
+}
+
+static uint64_t slots_for(const struct ring *r, uint64_t len)
+{
+        return (len + sizeof(struct ring_rec) + r->slot_size - 1) >> r->slot_shift;
+}
+
+static unsigned char *slot_at(const struct ring *r, uint64_t index)
+{
+        return r->slots + ((size_t)(index & (r->capacity - 1)) << r->slot_shift);
+}
+
+static int broken(struct ring *r, int err)
+{
+        r->err = err;
+        r->pend = 0;
+        return err;
+}
+
+/*
+ * Load the peer's index and accept it only if it did not move backwards
+ * and stays within one capacity of ours, on the correct side.
+ */
+static int refresh_peer(struct ring *r)
+{
+        uint64_t v, ahead;
+
+        if (r->role == RING_PRODUCER) {
+                /* Pairs with the consumer's seq_cst store of head in ring_release(). */
+                v = atomic_load_explicit(&r->hdr->head, memory_order_acquire);
+                ahead = r->mine - v;            /* slots in use; > capacity if head passed tail */
+        } else {
+                /* Pairs with the producer's seq_cst store of tail in ring_commit(). */
+                v = atomic_load_explicit(&r->hdr->tail, memory_order_acquire);
+                ahead = v - r->mine;            /* slots published; > capacity if tail is behind or wild */
+        }
+        if ((int64_t)(v - r->peer) < 0 || ahead > r->capacity)
+                return broken(r, -EPROTO);
+        r->peer = v;
+        return 0;
+}
+
+int ring_reserve(struct ring *r, size_t len, void **ret_buf)
+{
+        uint64_t need, idx, pad;
+        int err;
+
+        if (r->err)
+                return r->err;
+        if (r->role != RING_PRODUCER)
+                return -EINVAL;
+        if (len > r->max_record)
+                return -EMSGSIZE;
+        need = slots_for(r, len);
+        idx = r->mine & (r->capacity - 1);
+        /* Never wrap a record: pad to the end of the array and start at slot 0. */
+        pad = idx + need > r->capacity ? r->capacity - idx : 0;
+        if (r->mine - r->peer + pad + need > r->capacity) {
+                err = refresh_peer(r);
+                if (err < 0)
+                        return err;
+                if (r->mine - r->peer + pad + need > r->capacity)
+                        return -ENOSPC;
+        }
+        r->pend = 1;
+        r->pend_pad = (uint32_t)pad;
+        r->pend_start = r->mine + pad;
+        r->pend_len = (uint32_t)len;
+        *ret_buf = slot_at(r, r->pend_start) + sizeof(struct ring_rec);
+        return 0;
+}
+
+int ring_commit(struct ring *r, size_t len)
+{
+        struct ring_rec *rec;
+
+        if (r->err)
+                return r->err;
+        if (r->role != RING_PRODUCER || !r->pend || len > r->pend_len)
+                return -EINVAL;
+        if (r->pend_pad) {
+                rec = (struct ring_rec *)slot_at(r, r->mine);
+                atomic_store_explicit(&rec->len, 0, memory_order_relaxed);
+                atomic_store_explicit(&rec->kind, RING_REC_PAD, memory_order_relaxed);
+        }
+        /* Relaxed: ordered before the consumer's read by the tail store below. */
+        rec = (struct ring_rec *)slot_at(r, r->pend_start);
+        atomic_store_explicit(&rec->len, (uint32_t)len, memory_order_relaxed);
+        atomic_store_explicit(&rec->kind, RING_REC_DATA, memory_order_relaxed);
+        r->mine = r->pend_start + slots_for(r, len);
+        r->pend = 0;
+        /* Publishes the slots; pairs with the acquire of tail in refresh_peer() and wait_until_ne(). */
+        wait_publish(&r->hdr->tail, r->mine, &r->hdr->data);
+        return 0;
+}
+
+int ring_push(struct ring *r, const void *buf, size_t len)
+{
+        void *dst;
+        int err;
+
+        err = ring_reserve(r, len, &dst);
+        if (err < 0)
+                return err;
+        if (len)
+                memcpy(dst, buf, len);
+        return ring_commit(r, len);
+}
+
+int ring_peek(struct ring *r, const void **ret_buf, size_t *ret_len)
+{
+        const struct ring_rec *rec;
+        uint64_t avail, idx, n;
+        uint32_t kind, len;
+        int err;
+
+        if (r->err)
+                return r->err;
+        if (r->role != RING_CONSUMER)
+                return -EINVAL;
+        for (;;) {
+                if (r->pend) {
+                        *ret_buf = slot_at(r, r->pend_start) + sizeof(struct ring_rec);
+                        *ret_len = r->pend_len;
+                        return 0;
+                }
+                if (r->peer == r->mine) {
+                        err = refresh_peer(r);
+                        if (err < 0)
+                                return err;
+                        if (r->peer == r->mine)
+                                return -EAGAIN;
+                }
+                avail = r->peer - r->mine;
+                idx = r->mine & (r->capacity - 1);
+                rec = (const struct ring_rec *)slot_at(r, r->mine);
+                /* Once each, into locals: the peer may rewrite the header under us. */
+                kind = atomic_load_explicit(&rec->kind, memory_order_relaxed);
+                len = atomic_load_explicit(&rec->len, memory_order_relaxed);
+                if (kind == RING_REC_PAD) {
+                        /* Padding runs to the end of the array, and never from slot 0. */
+                        n = r->capacity - idx;
+                        if (idx == 0 || n > avail)
+                                return broken(r, -EBADMSG);
+                        r->mine += n;
+                        /* Pairs with the producer's acquire of head in refresh_peer(). */
+                        wait_publish(&r->hdr->head, r->mine, &r->hdr->space);
+                        continue;
+                }
+                if (kind != RING_REC_DATA)
+                        return broken(r, -EBADMSG);
+                if (len > r->max_record)
+                        return broken(r, -EMSGSIZE);
+                n = slots_for(r, len);
+                if (idx + n > r->capacity || n > avail)
+                        return broken(r, -EBADMSG);
+                r->pend = 1;
+                r->pend_start = r->mine;
+                r->pend_slots = (uint32_t)n;
+                r->pend_len = len;
+        }
+}
+
+int ring_release(struct ring *r)
+{
+        if (r->err)
+                return r->err;
+        if (r->role != RING_CONSUMER || !r->pend)
+                return -EINVAL;
+        r->mine = r->pend_start + r->pend_slots;
+        r->pend = 0;
+        /* Hands the slots back; pairs with the acquire of head in refresh_peer() and wait_until_ne(). */
+        wait_publish(&r->hdr->head, r->mine, &r->hdr->space);
+        return 0;
+}
+
+int ring_pop(struct ring *r, void *buf, size_t size)
+{
+        const void *src;
+        size_t len;
+        int err;
+
+        err = ring_peek(r, &src, &len);
+        if (err < 0)
+                return err;
+        if (len > size)
+                return -ENOBUFS;
+        if (len)
+                memcpy(buf, src, len);
+        err = ring_release(r);
+        if (err < 0)
+                return err;
+        return (int)len;
+}
+
+int ring_wait_readable(struct ring *r, const struct wait_policy *p, const struct timespec *deadline)
+{
+        if (r->err)
+                return r->err;
+        if (r->role != RING_CONSUMER)
+                return -EINVAL;
+        if (r->pend || r->peer != r->mine)
+                return 0;
+        return wait_until_ne(&r->hdr->tail, r->peer, &r->hdr->data, p, deadline);
+}
+
+int ring_wait_writable(struct ring *r, const struct wait_policy *p, const struct timespec *deadline)
+{
+        if (r->err)
+                return r->err;
+        if (r->role != RING_PRODUCER)
+                return -EINVAL;
+        return wait_until_ne(&r->hdr->head, r->peer, &r->hdr->space, p, deadline);
+}

@@ -1,0 +1,592 @@
+/* ring: SPSC slot ring semantics, a two-thread stress run, and a hostile peer. */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shm/ring.h"
+
+struct pair {
+        void *mem;
+        size_t size;
+        struct ring prod, cons;
+};
+
+static void pair_open(struct pair *p, uint32_t slot_size, uint32_t capacity, uint32_t max_record)
+{
+        struct ring_params rp = { .slot_size = slot_size, .capacity = capacity, .max_record = max_record };
+
+        p->size = ring_bytes(slot_size, capacity);
+        cr_assert(ne(sz, p->size, 0));
+        /* Exactly the ring's bytes: ASan catches any access past the slot array. */
+        cr_assert(eq(int, posix_memalign(&p->mem, 64, p->size), 0));
+        memset(p->mem, 0xa5, p->size);
+        cr_assert(eq(int, ring_format(p->mem, p->size, &rp), 0));
+        cr_assert(eq(int, ring_init(&p->prod, p->mem, p->size, RING_PRODUCER), 0));
+        cr_assert(eq(int, ring_init(&p->cons, p->mem, p->size, RING_CONSUMER), 0));
+}
+
+static void pair_close(struct pair *p)
+{
+        free(p->mem);
+}
+
+static struct ring_hdr *hdr(struct pair *p)
+{
+        return p->mem;
+}
+
+static void fill_pattern(unsigned char *b, size_t len, unsigned seed)
+{
+        for (size_t i = 0; i < len; i++)
+                b[i] = (unsigned char)(seed * 131u + i * 7u + 1u);
+}
+
+static int pattern_ok(const unsigned char *b, size_t len, unsigned seed)
+{
+        for (size_t i = 0; i < len; i++)
+                if (b[i] != (unsigned char)(seed * 131u + i * 7u + 1u))
+                        return 0;
+        return 1;
+}
+
+/* Push len pattern bytes, pop them back, and check length and content. */
+static void roundtrip(struct pair *p, size_t len, unsigned seed)
+{
+        static unsigned char in[1 << 20], out[1 << 20];
+
+        fill_pattern(in, len, seed);
+        cr_assert(eq(int, ring_push(&p->prod, in, len), 0), "push %zu", len);
+        cr_assert(eq(int, ring_pop(&p->cons, out, sizeof(out)), (int)len), "pop %zu", len);
+        cr_assert(eq(int, pattern_ok(out, len, seed), 1), "content of %zu bytes", len);
+}
+
+Test(ring, pop_returns_eagain_when_empty)
+{
+        struct pair p;
+        char b[16];
+        const void *v;
+        size_t n;
+
+        pair_open(&p, 16, 8, 0);
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), -EAGAIN));
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EAGAIN));
+        cr_assert(eq(int, ring_release(&p.cons), -EINVAL));
+        pair_close(&p);
+}
+
+Test(ring, push_returns_enospc_when_full_and_succeeds_after_a_pop)
+{
+        struct pair p;
+        char b[16];
+
+        pair_open(&p, 16, 8, 0);
+        for (int i = 0; i < 8; i++)
+                cr_assert(eq(int, ring_push(&p.prod, "12345678", 8), 0));
+        cr_assert(eq(int, ring_push(&p.prod, "x", 1), -ENOSPC));
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), 8));
+        cr_assert(eq(int, ring_push(&p.prod, "x", 1), 0));
+        cr_assert(eq(int, ring_push(&p.prod, "x", 1), -ENOSPC));
+        pair_close(&p);
+}
+
+Test(ring, wraps_around_the_capacity_many_times)
+{
+        struct pair p;
+
+        pair_open(&p, 16, 4, 0);
+        /* max_record here is 2 slots less a header: 24 bytes. */
+        for (unsigned i = 0; i < 100000; i++)
+                roundtrip(&p, i % 25, i);
+        cr_assert(atomic_load(&hdr(&p)->tail) > 100000);
+        cr_assert(eq(u64, atomic_load(&hdr(&p)->tail), atomic_load(&hdr(&p)->head)));
+        pair_close(&p);
+}
+
+Test(ring, carries_every_slot_size_from_smallest_to_largest)
+{
+        for (uint32_t slot = RING_SLOT_MIN; slot <= RING_SLOT_MAX; slot *= 2) {
+                struct pair p;
+                uint32_t max;
+
+                pair_open(&p, slot, 8, 0);
+                max = ring_max_record_limit(slot, 8);
+                cr_assert(eq(u32, p.prod.max_record, max));
+                size_t lens[] = { 0, 1, slot - 8, slot - 7, slot, 2 * slot, max - 1, max };
+                for (unsigned round = 0; round < 3; round++)
+                        for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+                                roundtrip(&p, lens[i], round * 16 + (unsigned)i);
+                pair_close(&p);
+        }
+}
+
+Test(ring, multi_slot_record_at_the_wrap_boundary_is_padded_and_contiguous)
+{
+        struct pair p;
+        unsigned char in[40], out[64];
+        const void *v;
+        size_t n;
+
+        pair_open(&p, 16, 16, 0);
+        for (unsigned i = 0; i < 14; i++)
+                roundtrip(&p, 3, i);
+        /* 40 bytes + header = 3 slots; only 2 remain before the end: pad 2, start at 0. */
+        fill_pattern(in, sizeof(in), 99);
+        cr_assert(eq(int, ring_push(&p.prod, in, sizeof(in)), 0));
+        cr_assert(eq(u64, atomic_load(&hdr(&p)->tail), 14 + 2 + 3));
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), 0));
+        cr_assert(eq(sz, n, sizeof(in)));
+        cr_assert(eq(ptr, (void *)v, (unsigned char *)p.mem + sizeof(struct ring_hdr) + 8));
+        cr_assert(eq(int, ring_pop(&p.cons, out, sizeof(out)), (int)sizeof(in)));
+        cr_assert(eq(int, memcmp(in, out, sizeof(in)), 0));
+        /* Every record length at every start slot, around the boundary many times. */
+        for (unsigned i = 0; i < 5000; i++)
+                roundtrip(&p, (i * 7) % (ring_max_record_limit(16, 16) + 1), i);
+        pair_close(&p);
+}
+
+Test(ring, record_after_padding_frees_its_padding_and_slots_on_pop)
+{
+        struct pair p;
+        char b[128];
+
+        pair_open(&p, 16, 8, 0);
+        for (unsigned i = 0; i < 6; i++)
+                roundtrip(&p, 1, i);
+        /* Slot 6: a 4-slot record pads 2 slots, needs 6 free of 8. */
+        cr_assert(eq(int, ring_push(&p.prod, b, 50), 0));
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), 50));
+        cr_assert(eq(u64, atomic_load(&hdr(&p)->head), 12));
+        pair_close(&p);
+}
+
+Test(ring, zero_length_records_take_one_slot)
+{
+        struct pair p;
+        char b[8];
+
+        pair_open(&p, 8, 4, 0);
+        for (int i = 0; i < 4; i++)
+                cr_assert(eq(int, ring_push(&p.prod, NULL, 0), 0));
+        cr_assert(eq(int, ring_push(&p.prod, NULL, 0), -ENOSPC));
+        for (int i = 0; i < 4; i++)
+                cr_assert(eq(int, ring_pop(&p.cons, b, 0), 0));
+        cr_assert(eq(int, ring_pop(&p.cons, b, 0), -EAGAIN));
+        pair_close(&p);
+}
+
+Test(ring, max_length_records_pass_and_longer_ones_are_refused_without_breaking)
+{
+        struct pair p;
+
+        pair_open(&p, 64, 16, 300);
+        cr_assert(eq(u32, p.prod.max_record, 300));
+        roundtrip(&p, 300, 1);
+        cr_assert(eq(int, ring_push(&p.prod, NULL, 301), -EMSGSIZE));
+        roundtrip(&p, 300, 2);
+        pair_close(&p);
+}
+
+Test(ring, pop_returns_enobufs_and_keeps_the_record_when_the_buffer_is_small)
+{
+        struct pair p;
+        char b[32];
+
+        pair_open(&p, 16, 8, 0);
+        cr_assert(eq(int, ring_push(&p.prod, "0123456789", 10), 0));
+        cr_assert(eq(int, ring_pop(&p.cons, b, 9), -ENOBUFS));
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), 10));
+        cr_assert(eq(int, memcmp(b, "0123456789", 10), 0));
+        pair_close(&p);
+}
+
+Test(ring, reserve_commit_and_peek_release_are_zero_copy)
+{
+        struct pair p;
+        const void *v, *v2;
+        void *w;
+        size_t n;
+
+        pair_open(&p, 32, 8, 0);
+        cr_assert(eq(int, ring_commit(&p.prod, 0), -EINVAL));
+        cr_assert(eq(int, ring_reserve(&p.prod, 100, &w), 0));
+        cr_assert(eq(sz, (uintptr_t)w % 8, 0));
+        fill_pattern(w, 100, 5);
+        cr_assert(eq(int, ring_commit(&p.prod, 101), -EINVAL));
+        /* Nothing is visible before the commit. */
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EAGAIN));
+        cr_assert(eq(int, ring_commit(&p.prod, 60), 0));
+        cr_assert(eq(int, ring_commit(&p.prod, 60), -EINVAL));
+        /* 60 bytes + header: 3 slots of 32, not the 4 that 100 would take. */
+        cr_assert(eq(u64, atomic_load(&hdr(&p)->tail), 3));
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), 0));
+        cr_assert(eq(ptr, (void *)v, w));
+        cr_assert(eq(sz, n, 60));
+        cr_assert(eq(int, pattern_ok(v, 60, 5), 1));
+        cr_assert(eq(int, ring_peek(&p.cons, &v2, &n), 0));
+        cr_assert(eq(ptr, (void *)v2, (void *)v));
+        /* The slots stay the consumer's until release. */
+        cr_assert(eq(u64, atomic_load(&hdr(&p)->head), 0));
+        cr_assert(eq(int, ring_release(&p.cons), 0));
+        cr_assert(eq(u64, atomic_load(&hdr(&p)->head), 3));
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EAGAIN));
+        pair_close(&p);
+}
+
+Test(ring, roles_are_enforced)
+{
+        struct pair p;
+        const void *v;
+        void *w;
+        size_t n;
+
+        pair_open(&p, 16, 8, 0);
+        cr_assert(eq(int, ring_reserve(&p.cons, 1, &w), -EINVAL));
+        cr_assert(eq(int, ring_peek(&p.prod, &v, &n), -EINVAL));
+        pair_close(&p);
+}
+
+Test(ring, format_refuses_bad_geometry)
+{
+        static alignas(64) unsigned char mem[4096];
+        struct ring_params rp = { .slot_size = 24, .capacity = 8 };
+
+        cr_assert(eq(sz, ring_bytes(24, 8), 0));
+        cr_assert(eq(sz, ring_bytes(16, 6), 0));
+        cr_assert(eq(sz, ring_bytes(4, 8), 0));
+        cr_assert(eq(sz, ring_bytes(16, 1), 0));
+        cr_assert(eq(int, ring_format(mem, sizeof(mem), &rp), -EINVAL));
+        rp = (struct ring_params){ .slot_size = 16, .capacity = 8 };
+        cr_assert(eq(int, ring_format(mem, sizeof(mem), &rp), -EINVAL));   /* size != ring_bytes */
+        cr_assert(eq(int, ring_format(mem + 8, ring_bytes(16, 8), &rp), -EINVAL));
+        rp.max_record = ring_max_record_limit(16, 8) + 1;
+        cr_assert(eq(int, ring_format(mem, ring_bytes(16, 8), &rp), -EINVAL));
+}
+
+/* --- a hostile peer rewrites the shared header and records --- */
+
+Test(ring, tail_behind_head_is_eproto_and_sticky)
+{
+        struct pair p;
+        char b[16];
+
+        pair_open(&p, 16, 8, 0);
+        for (unsigned i = 0; i < 5; i++)
+                roundtrip(&p, 1, i);
+        atomic_store(&hdr(&p)->tail, 3);
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), -EPROTO));
+        atomic_store(&hdr(&p)->tail, 6);
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), -EPROTO));
+        cr_assert(eq(int, ring_wait_readable(&p.cons, &(struct wait_policy){ 0 }, NULL), -EPROTO));
+        pair_close(&p);
+}
+
+Test(ring, tail_more_than_capacity_ahead_is_eproto)
+{
+        struct pair p;
+        const void *v;
+        size_t n;
+
+        pair_open(&p, 16, 8, 0);
+        atomic_store(&hdr(&p)->tail, 9);
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EPROTO));
+        pair_close(&p);
+}
+
+Test(ring, tail_that_moves_backwards_is_eproto)
+{
+        struct pair p;
+        char b[16];
+
+        pair_open(&p, 16, 8, 0);
+        for (unsigned i = 0; i < 3; i++)
+                cr_assert(eq(int, ring_push(&p.prod, "a", 1), 0));
+        for (unsigned i = 0; i < 3; i++)
+                cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), 1));
+        atomic_store(&hdr(&p)->tail, UINT64_MAX);       /* -1: far behind, or 2^64 ahead */
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), -EPROTO));
+        pair_close(&p);
+}
+
+Test(ring, head_ahead_of_tail_or_backwards_is_eproto_for_the_producer)
+{
+        struct pair p;
+        struct pair q;
+
+        pair_open(&p, 16, 8, 0);
+        for (unsigned i = 0; i < 8; i++)
+                cr_assert(eq(int, ring_push(&p.prod, "a", 1), 0));
+        atomic_store(&hdr(&p)->head, 9);
+        cr_assert(eq(int, ring_push(&p.prod, "a", 1), -EPROTO));
+        cr_assert(eq(int, ring_push(&p.prod, "a", 1), -EPROTO));
+        pair_close(&p);
+
+        pair_open(&q, 16, 8, 0);
+        for (unsigned i = 0; i < 4; i++)
+                roundtrip(&q, 1, i);
+        for (unsigned i = 0; i < 8; i++)
+                cr_assert(eq(int, ring_push(&q.prod, "a", 1), 0));
+        atomic_store(&hdr(&q)->head, 2);        /* was 4: moved backwards */
+        cr_assert(eq(int, ring_push(&q.prod, "a", 1), -EPROTO));
+        pair_close(&q);
+}
+
+Test(ring, huge_record_length_is_emsgsize)
+{
+        struct pair p;
+        const void *v;
+        size_t n;
+
+        pair_open(&p, 16, 8, 0);
+        cr_assert(eq(int, ring_push(&p.prod, "abc", 3), 0));
+        atomic_store(&((struct ring_rec *)(hdr(&p) + 1))->len, 0xffffffffu);
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EMSGSIZE));
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EMSGSIZE));
+        pair_close(&p);
+}
+
+Test(ring, record_longer_than_the_published_data_is_ebadmsg)
+{
+        struct pair p;
+        const void *v;
+        size_t n;
+
+        pair_open(&p, 16, 8, 0);
+        cr_assert(eq(int, ring_push(&p.prod, "abc", 3), 0));
+        /* Within max_record (56) but 3 slots, and only 1 is published. */
+        atomic_store(&((struct ring_rec *)(hdr(&p) + 1))->len, 40);
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EBADMSG));
+        pair_close(&p);
+}
+
+Test(ring, record_running_past_the_end_of_the_slots_is_ebadmsg)
+{
+        struct pair p;
+        struct ring_rec *last;
+        const void *v;
+        size_t n;
+        char b[16];
+
+        pair_open(&p, 16, 8, 0);
+        for (unsigned i = 0; i < 7; i++)
+                roundtrip(&p, 1, i);
+        /* A forged 3-slot record at slot 7 with 3 slots "published": it would wrap. */
+        last = (struct ring_rec *)((unsigned char *)(hdr(&p) + 1) + 7 * 16);
+        atomic_store(&last->kind, RING_REC_DATA);
+        atomic_store(&last->len, 40);
+        atomic_store(&hdr(&p)->tail, 10);
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EBADMSG));
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), -EBADMSG));
+        pair_close(&p);
+}
+
+Test(ring, unknown_kind_and_padding_from_slot_zero_are_ebadmsg)
+{
+        struct pair p, q;
+        const void *v;
+        size_t n;
+
+        pair_open(&p, 16, 8, 0);
+        cr_assert(eq(int, ring_push(&p.prod, "abc", 3), 0));
+        atomic_store(&((struct ring_rec *)(hdr(&p) + 1))->kind, 0x12345678u);
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EBADMSG));
+        pair_close(&p);
+
+        pair_open(&q, 16, 8, 0);
+        cr_assert(eq(int, ring_push(&q.prod, "abc", 3), 0));
+        atomic_store(&((struct ring_rec *)(hdr(&q) + 1))->kind, RING_REC_PAD);
+        cr_assert(eq(int, ring_peek(&q.cons, &v, &n), -EBADMSG));
+        pair_close(&q);
+}
+
+Test(ring, padding_longer_than_the_published_data_is_ebadmsg)
+{
+        struct pair p;
+        struct ring_rec *rec;
+        const void *v;
+        size_t n;
+
+        pair_open(&p, 16, 8, 0);
+        for (unsigned i = 0; i < 5; i++)
+                roundtrip(&p, 1, i);
+        /* A pad at slot 5 covers 3 slots, but only 1 is published. */
+        rec = (struct ring_rec *)((unsigned char *)(hdr(&p) + 1) + 5 * 16);
+        atomic_store(&rec->kind, RING_REC_PAD);
+        atomic_store(&hdr(&p)->tail, 6);
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EBADMSG));
+        pair_close(&p);
+}
+
+Test(ring, init_refuses_a_forged_header)
+{
+        struct pair p;
+        struct ring r;
+
+        pair_open(&p, 16, 8, 0);
+        hdr(&p)->magic = 0;
+        cr_assert(eq(int, ring_init(&r, p.mem, p.size, RING_CONSUMER), -EBADMSG));
+        hdr(&p)->magic = RING_MAGIC;
+        hdr(&p)->version = 2;
+        cr_assert(eq(int, ring_init(&r, p.mem, p.size, RING_CONSUMER), -EPROTONOSUPPORT));
+        hdr(&p)->version = RING_VERSION;
+        hdr(&p)->capacity = 16;         /* would run past the region */
+        cr_assert(eq(int, ring_init(&r, p.mem, p.size, RING_CONSUMER), -ERANGE));
+        hdr(&p)->capacity = 7;
+        cr_assert(eq(int, ring_init(&r, p.mem, p.size, RING_CONSUMER), -ERANGE));
+        hdr(&p)->capacity = 8;
+        hdr(&p)->max_record = 1000;
+        cr_assert(eq(int, ring_init(&r, p.mem, p.size, RING_CONSUMER), -ERANGE));
+        hdr(&p)->max_record = 8;
+        atomic_store(&hdr(&p)->tail, 100);
+        cr_assert(eq(int, ring_init(&r, p.mem, p.size, RING_CONSUMER), -EPROTO));
+        pair_close(&p);
+}
+
+/* --- two threads on one mapping: the race test (run it under the tsan preset) --- */
+
+#define STRESS_MSGS     2000000u
+#define STRESS_MAX      300u
+
+struct stress {
+        struct pair p;
+        uint64_t bad;
+};
+
+static uint32_t mix(uint64_t x)
+{
+        x ^= x >> 33;
+        x *= 0xff51afd7ed558ccdull;
+        x ^= x >> 33;
+        return (uint32_t)x;
+}
+
+static uint32_t checksum(const unsigned char *b, size_t len)
+{
+        uint32_t h = 2166136261u;
+
+        for (size_t i = 0; i < len; i++)
+                h = (h ^ b[i]) * 16777619u;
+        return h;
+}
+
+/* Record i: len from the sequence number; [seq:8][sum:4][bytes...] when it fits. */
+static size_t stress_fill(unsigned char *b, uint64_t seq)
+{
+        size_t len = mix(seq) % (STRESS_MAX + 1);
+
+        if (len < 12) {
+                memset(b, (int)(seq & 0xff), len);
+                return len;
+        }
+        for (size_t i = 12; i < len; i++)
+                b[i] = (unsigned char)mix(seq + i);
+        uint32_t sum = checksum(b + 12, len - 12);
+        memcpy(b, &seq, 8);
+        memcpy(b + 8, &sum, 4);
+        return len;
+}
+
+static int stress_check(const unsigned char *b, size_t len, uint64_t seq)
+{
+        uint64_t got;
+        uint32_t sum;
+
+        if (len != mix(seq) % (STRESS_MAX + 1))
+                return 0;
+        if (len < 12) {
+                for (size_t i = 0; i < len; i++)
+                        if (b[i] != (unsigned char)(seq & 0xff))
+                                return 0;
+                return 1;
+        }
+        memcpy(&got, b, 8);
+        memcpy(&sum, b + 8, 4);
+        return got == seq && sum == checksum(b + 12, len - 12);
+}
+
+static void *stress_producer(void *arg)
+{
+        struct stress *s = arg;
+        struct wait_policy wp;
+        struct timespec dl;
+        unsigned char buf[STRESS_MAX];
+
+        wait_policy_init(&wp, WAIT_ADAPTIVE);
+        for (uint64_t seq = 0; seq < STRESS_MSGS; seq++) {
+                size_t len = stress_fill(buf, seq);
+                void *w;
+                int r;
+
+                for (;;) {
+                        /* Half through the copying call, half zero-copy. */
+                        if (seq & 1)
+                                r = ring_push(&s->p.prod, buf, len);
+                        else if ((r = ring_reserve(&s->p.prod, len, &w)) == 0) {
+                                memcpy(w, buf, len);
+                                r = ring_commit(&s->p.prod, len);
+                        }
+                        if (r != -ENOSPC)
+                                break;
+                        wait_deadline_in(&dl, 60ull * 1000000000u);
+                        r = ring_wait_writable(&s->p.prod, &wp, &dl);
+                        if (r < 0)
+                                break;
+                }
+                if (r < 0) {
+                        s->bad++;
+                        return NULL;
+                }
+        }
+        return NULL;
+}
+
+Test(ring, two_threads_pass_millions_of_checked_records, .timeout = 240)
+{
+        struct stress s = { .bad = 0 };
+        struct wait_policy wp;
+        struct timespec dl;
+        pthread_t t;
+        uint64_t bad = 0, seq = 0;
+
+        pair_open(&s.p, 64, 64, 0);
+        wait_policy_init(&wp, WAIT_ADAPTIVE);
+        cr_assert(eq(int, pthread_create(&t, NULL, stress_producer, &s), 0));
+        while (seq < STRESS_MSGS) {
+                const void *v;
+                size_t len;
+                int r;
+
+                r = ring_peek(&s.p.cons, &v, &len);
+                if (r == -EAGAIN) {
+                        wait_deadline_in(&dl, 60ull * 1000000000u);
+                        r = ring_wait_readable(&s.p.cons, &wp, &dl);
+                        if (r < 0)
+                                break;
+                        continue;
+                }
+                if (r < 0)
+                        break;
+                if (seq & 2) {
+                        if (!stress_check(v, len, seq))
+                                bad++;
+                        r = ring_release(&s.p.cons);
+                } else {
+                        unsigned char buf[STRESS_MAX];
+
+                        r = ring_pop(&s.p.cons, buf, sizeof(buf));
+                        if (r < 0 || !stress_check(buf, (size_t)r, seq))
+                                bad++;
+                }
+                if (r < 0)
+                        break;
+                seq++;
+        }
+        cr_assert(eq(int, pthread_join(t, NULL), 0));
+        cr_assert(eq(u64, seq, STRESS_MSGS));
+        cr_assert(eq(u64, bad, 0));
+        cr_assert(eq(u64, s.bad, 0));
+        pair_close(&s.p);
+}
