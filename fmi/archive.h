@@ -26,6 +26,7 @@ struct fmu_limits {
         uint64_t ratio_min_size;        /* entries smaller than this skip the ratio check; default 1 MiB */
         size_t max_path_len;            /* one entry name; default 1024 */
         size_t max_md_size;             /* modelDescription.xml; default 64 MiB */
+        bool container;                 /* not an FMU (an .ssp): no modelDescription.xml required */
 };
 
 void fmu_limits_default(struct fmu_limits *lim);
@@ -37,7 +38,8 @@ struct fmu_archive;
  * path, no '..' component, nothing that escapes after normalisation, only
  * regular files and directories (no symlinks or devices), no duplicate
  * names (after normalisation), no encryption, entry count, sizes and
- * compression ratio within lim, and a modelDescription.xml present.
+ * compression ratio within lim, and a modelDescription.xml present (unless
+ * lim->container).
  * Every broken rule is appended to diags, naming the entry.
  *
  * Returns 0 on success with *ret_ar set (free with fmu_archive_close());

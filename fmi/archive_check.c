@@ -366,7 +366,7 @@ int ar_check(struct fmu_archive *ar, const struct cdir *cd, struct ar_report *re
                 return r;
         check_duplicates(ar, rep);
         md = ar_find(ar, AR_MD_ENTRY);
-        if (!md || md->kind != AR_FILE)
+        if (!ar->lim.container && (!md || md->kind != AR_FILE))
                 ar_error(rep, NULL, 0, "no modelDescription.xml file at the archive root (FMI 3.0 section 2.5.1)");
         return 0;
 }

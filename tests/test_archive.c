@@ -391,6 +391,19 @@ Test(archive, refuses_missing_modeldescription)
         expect_refused(-EINVAL, "no modelDescription.xml", "archive root");
 }
 
+Test(archive, a_container_needs_no_modeldescription)
+{
+        struct fx_entry v[] = {
+                { .name = "SystemStructure.ssd", .data = FX_MD, .len = strlen(FX_MD) },
+                { .name = "resources/", .data = "", .len = 0 },
+        };
+
+        cr_assert(eq(int, fx_write_raw(fmu, v, 2, false), 0));
+        lim.container = true;
+        cr_assert(eq(int, load(), 0));
+        cr_assert(eq(sz, diag_errors(&diags), 0));
+}
+
 Test(archive, refuses_a_file_that_is_not_a_zip)
 {
         cr_assert(eq(int, tmpdir_write(dir, "test.fmu", "just some text, no zip here\n", 28), 0));
