@@ -1,0 +1,468 @@
+/*
+ * inst_call: one round trip with a worker: build a request, push it, wait
+ * for the reply while serving the worker's events (log records,
+ * intermediate updates), check the reply, and turn what can go wrong
+ * into the errors of instance.h.
+ *
+ * DESIGN: waiting is sliced: each slice waits on the reply ring with the
+ * instance's wait policy (spin, yield, futex) for at most SLICE_NS, then
+ * checks that the worker is still alive, so a dead worker is reported
+ * within a slice, not at the deadline. A missed deadline, a dead worker or
+ * a reply that breaks the protocol is a sticky fault.
+ *
+ * An event is copied and its record released before any callback runs:
+ * the intermediate update callback makes nested calls on the same ring.
+ * The time a callback takes does not count against the worker's deadline.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/inst_int.h"
+
+#define SLICE_NS        20000000ull     /* 20 ms between liveness checks */
+
+/* Active calls of this process: the spin hint for workers and our own policy. */
+static _Atomic unsigned active_calls;
+
+struct arena_chunk {
+        struct arena_chunk *next;
+        max_align_t data[];
+};
+
+void *arena_alloc(struct inst *inst, size_t n)
+{
+        struct arena_chunk *c;
+
+        if (n > SIZE_MAX - sizeof(*c))
+                return NULL;
+        c = malloc(sizeof(*c) + (n ? n : 1));
+        if (!c)
+                return NULL;
+        c->next = inst->arena;
+        inst->arena = c;
+        return c->data;
+}
+
+void arena_reset(struct inst *inst)
+{
+        while (inst->arena) {
+                struct arena_chunk *c = inst->arena;
+
+                inst->arena = c->next;
+                free(c);
+        }
+}
+
+static uint64_t ts_ns(const struct timespec *t)
+{
+        return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec;
+}
+
+static void ns_ts(uint64_t ns, struct timespec *ret)
+{
+        ret->tv_sec = (time_t)(ns / 1000000000u);
+        ret->tv_nsec = (long)(ns % 1000000000u);
+}
+
+static uint64_t now_ns(void)
+{
+        struct timespec t;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &t);
+        return ts_ns(&t);
+}
+
+void call_deadline(struct inst *inst, uint64_t override_ns, struct timespec *ret)
+{
+        uint64_t t = override_ns ? override_ns : inst->next_timeout_ns ? inst->next_timeout_ns :
+                     inst->timeout_ns;
+
+        inst->next_timeout_ns = 0;
+        ns_ts(now_ns() + t, ret);
+}
+
+int inst_fault_set(struct inst *inst, int err, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (inst->fault)
+                return inst->fault;
+        inst->fault = err;
+        va_start(ap, fmt);
+        vsnprintf(inst->msg, sizeof(inst->msg), fmt, ap);
+        va_end(ap);
+        return err;
+}
+
+static int protocol(struct inst *inst, const char *what)
+{
+        return inst_fault_set(inst, -EPROTO, "worker %d broke the protocol: %s", (int)inst->pid, what);
+}
+
+static int died(struct inst *inst)
+{
+        char how[128];
+
+        spawn_describe(inst->wstatus, how, sizeof(how));
+        return inst_fault_set(inst, -ESRCH, "worker %d %s", (int)inst->pid, how);
+}
+
+int call_begin(struct inst *inst, bool step_wait)
+{
+        if (inst->fault)
+                return inst->fault;
+        if (inst->posted && !step_wait && inst->depth == 0) {
+                snprintf(inst->msg, sizeof(inst->msg), "a posted step awaits inst_wait_step()");
+                return -EBUSY;
+        }
+        inst->msg[0] = '\0';
+        arena_reset(inst);
+        return 0;
+}
+
+void req_init(struct inst *inst, struct req *rq, enum call_op op, size_t body_len)
+{
+        size_t off = sizeof(struct call_hdr) + body_len;
+
+        rq->op = op;
+        rq->body_len = body_len;
+        memset(rq->body, 0, body_len);
+        call_out_init(&rq->out, inst->scratch + off, inst->max_record - off, inst->side,
+                      inst->side_size);
+}
+
+int req_put(struct req *rq, const void *p, uint64_t n, struct call_range *ret)
+{
+        return call_out_put(&rq->out, p, n, ret);
+}
+
+int call_send(struct inst *inst, struct req *rq, const struct timespec *deadline, uint64_t *ret_seq)
+{
+        struct call_hdr h = {
+                .magic = CALL_MAGIC,
+                .kind = CALL_REQUEST,
+                .op = (uint16_t)rq->op,
+                .seq = ++inst->seq,
+                .body_len = (uint32_t)rq->body_len,
+                .flags = rq->out.in_side ? CALL_F_SIDE : 0,
+                .payload_len = rq->out.len,
+        };
+        size_t len = sizeof(h) + rq->body_len + (rq->out.in_side ? 0 : rq->out.len);
+        int r;
+
+        memcpy(inst->scratch, &h, sizeof(h));
+        memcpy(inst->scratch + sizeof(h), rq->body, rq->body_len);
+        chan_set_active(inst->chan, atomic_load_explicit(&active_calls, memory_order_relaxed) + 1);
+        for (;;) {
+                r = ring_push(inst->tx, inst->scratch, len);
+                if (r == 0)
+                        break;
+                if (r != -ENOSPC)
+                        return inst_fault_set(inst, -EPROTO, "request ring broken: %s", strerror(-r));
+                /* The worker drains requests; a full ring means it is stuck or gone. */
+                r = ring_wait_writable(inst->tx, &inst->wait, deadline);
+                if (r == -ETIMEDOUT)
+                        return spawn_poll(inst) ? died(inst) :
+                               inst_fault_set(inst, -ETIMEDOUT, "worker %d took no request in time",
+                                              (int)inst->pid);
+                if (r < 0)
+                        return inst_fault_set(inst, -EPROTO, "request ring broken: %s", strerror(-r));
+        }
+        *ret_seq = h.seq;
+        return 0;
+}
+
+int call_next(struct inst *inst, const struct timespec *deadline, const void **rec,
+                       size_t *len)
+{
+        uint64_t end = ts_ns(deadline);
+        struct wait_policy p = inst->wait;
+
+        for (;;) {
+                struct timespec slice;
+                uint64_t now;
+                int r;
+
+                r = ring_peek(inst->rx, rec, len);
+                if (r == 0)
+                        return 0;
+                if (r != -EAGAIN)
+                        return protocol(inst, "the reply ring is broken");
+                now = now_ns();
+                if (now >= end) {
+                        if (spawn_poll(inst) && ring_peek(inst->rx, rec, len) != 0)
+                                return died(inst);
+                        if (inst->reaped)
+                                continue;
+                        return inst_fault_set(inst, -ETIMEDOUT, "worker %d did not answer within "
+                                              "the deadline", (int)inst->pid);
+                }
+                ns_ts(now + SLICE_NS < end ? now + SLICE_NS : end, &slice);
+                if (!p.runnable)
+                        p.runnable = atomic_load_explicit(&active_calls, memory_order_relaxed) + 1;
+                r = ring_wait_readable(inst->rx, &p, &slice);
+                if (r == -ETIMEDOUT) {
+                        /* Dead: read what it sent before it went, else report it. */
+                        if (spawn_poll(inst) && ring_peek(inst->rx, rec, len) != 0)
+                                return died(inst);
+                } else if (r < 0) {
+                        return protocol(inst, "the reply ring is broken");
+                }
+        }
+}
+
+/* Copy a text range of an event or reply into buf (NUL-terminated); -EPROTO when malformed. */
+static int take_text(struct inst *inst, const struct call_in *in, const struct call_range *r,
+                     uint64_t max, char *buf)
+{
+        const void *p;
+
+        if (call_in_bytes(in, r, max, &p) < 0)
+                return protocol(inst, "a text range is outside the message");
+        if (r->len)
+                memcpy(buf, p, r->len);
+        buf[r->len] = '\0';
+        if (strlen(buf) != r->len)
+                return protocol(inst, "a text holds a NUL byte");
+        return 0;
+}
+
+static void report_dropped(struct inst *inst, uint32_t n)
+{
+        char msg[96];
+
+        if (!n)
+                return;
+        inst->logs_dropped += n;
+        if (inst->log) {
+                snprintf(msg, sizeof(msg), "%" PRIu32 " log messages of the FMU were not forwarded", n);
+                inst->log(inst->log_ctx, inst, 1, "fmud", msg);
+        }
+}
+
+static int on_log(struct inst *inst, const struct call_in *in, struct timespec *deadline)
+{
+        uint64_t t0;
+        char category[CALL_CATEGORY_MAX + 1], message[CALL_MSG_MAX + 1];
+        struct call_log ev;
+        int r;
+
+        if (in->hdr.body_len != sizeof(ev))
+                return protocol(inst, "a log event of the wrong size");
+        memcpy(&ev, in->body, sizeof(ev));
+        if (ev.status < 0 || ev.status > 4 || ev.truncated > 1)
+                return protocol(inst, "a log event with an invalid status");
+        r = take_text(inst, in, &ev.category, CALL_CATEGORY_MAX, category);
+        if (r == 0)
+                r = take_text(inst, in, &ev.message, CALL_MSG_MAX, message);
+        ring_release(inst->rx);
+        if (r < 0)
+                return r;
+        if (inst->log) {
+                t0 = now_ns();
+                inst->log(inst->log_ctx, inst, ev.status, category, message);
+                ns_ts(ts_ns(deadline) + (now_ns() - t0), deadline);
+        }
+        return 0;
+}
+
+static int on_iu(struct inst *inst, const struct call_in *in, enum call_op op,
+                 struct timespec *deadline)
+{
+        struct call_iu ev;
+        struct call_iu_answer a = { 0 };
+        struct inst_iu iu;
+        bool early = false;
+        double t;
+        uint64_t t0, seq;
+        struct req rq;
+        int r;
+
+        if (in->hdr.body_len != sizeof(ev))
+                return protocol(inst, "an intermediate update event of the wrong size");
+        memcpy(&ev, in->body, sizeof(ev));
+        ring_release(inst->rx);
+        if (op != CALL_OP_DO_STEP || inst->depth || !inst->iu_wanted || inst->fmi != 3)
+                return protocol(inst, "an intermediate update nobody asked for");
+        if (ev.set_requested > 1 || ev.get_allowed > 1 || ev.step_finished > 1 ||
+            ev.can_return_early > 1)
+                return protocol(inst, "an intermediate update with invalid flags");
+        iu = (struct inst_iu){
+                .time = ev.time,
+                .set_requested = ev.set_requested,
+                .get_allowed = ev.get_allowed,
+                .step_finished = ev.step_finished,
+                .can_return_early = ev.can_return_early,
+        };
+        t = ev.time;
+        t0 = now_ns();
+        inst->depth = 1;
+        if (inst->iu)
+                inst->iu(inst->iu_ctx, inst, &iu, &early, &t);
+        inst->depth = 0;
+        if (inst->fault)
+                return inst->fault;
+        /* The callback's time is the master's, not the worker's. */
+        ns_ts(ts_ns(deadline) + (now_ns() - t0), deadline);
+        a.early_return_requested = early;
+        a.early_return_time = early ? t : ev.time;
+        req_init(inst, &rq, CALL_OP_IU_ANSWER, sizeof(a));
+        memcpy(rq.body, &a, sizeof(a));
+        r = call_send(inst, &rq, deadline, &seq);
+        return r;
+}
+
+/* Check a reply's header and status part; the record stays held. */
+static int check_reply(struct inst *inst, enum call_op op, struct rep *rp)
+{
+        size_t result = call_result_body(op);
+        struct call_reply *h = &rp->head;
+        char text[CALL_MSG_MAX + 1];
+        int r;
+
+        if (rp->in.hdr.body_len != sizeof(*h) + result)
+                return protocol(inst, "a reply body of the wrong size");
+        memcpy(rp->body, rp->in.body, rp->in.hdr.body_len);
+        memcpy(h, rp->body, sizeof(*h));
+        memcpy(rp->result, rp->body + sizeof(*h), result);
+        if (h->error < 0 || h->error >= CALL_E_COUNT || h->state >= CALL_ST_COUNT)
+                return protocol(inst, "a reply with an invalid error or state");
+        if (!h->error && (h->status < 0 || h->status > INST_FATAL) &&
+            !(h->status == INST_PENDING && inst->fmi == 2 &&
+              (op == CALL_OP_DO_STEP || op == CALL_OP_GET_STATUS)))
+                return protocol(inst, "a reply with an invalid status");
+        r = take_text(inst, &rp->in, &h->msg, CALL_MSG_MAX, text);
+        if (r < 0)
+                return r;
+        inst->state = (int)h->state;
+        report_dropped(inst, h->logs_dropped);
+        if (h->error) {
+                snprintf(inst->msg, sizeof(inst->msg), "%s", text);
+                return call_error_errno(h->error);
+        }
+        if (h->status > INST_WARNING)
+                snprintf(inst->msg, sizeof(inst->msg), "%s", text);
+        return h->status;
+}
+
+int call_recv(struct inst *inst, enum call_op op, uint64_t seq, struct timespec *deadline,
+              struct rep *rp)
+{
+        rp->held = false;
+        for (;;) {
+                const void *rec;
+                size_t len;
+                bool side;
+                int r;
+
+                r = call_next(inst, deadline, &rec, &len);
+                if (r < 0)
+                        return r;
+                if (call_parse(rec, len, &rp->in, &side) < 0) {
+                        ring_release(inst->rx);
+                        return protocol(inst, "a malformed record");
+                }
+                if (side) {
+                        void *p;
+
+                        if (chan_side_ref(inst->chan, rp->in.hdr.payload_off, rp->in.hdr.payload_len,
+                                          &p) < 0) {
+                                ring_release(inst->rx);
+                                return protocol(inst, "a payload outside the side buffer");
+                        }
+                        rp->in.payload = p;
+                        rp->in.payload_len = rp->in.hdr.payload_len;
+                }
+                if (rp->in.hdr.seq != seq) {
+                        ring_release(inst->rx);
+                        return protocol(inst, "a message for another request");
+                }
+                if (rp->in.hdr.kind == CALL_EVENT) {
+                        if (rp->in.hdr.op == CALL_EV_LOG)
+                                r = on_log(inst, &rp->in, deadline);
+                        else if (rp->in.hdr.op == CALL_EV_IU)
+                                r = on_iu(inst, &rp->in, op, deadline);
+                        else {
+                                ring_release(inst->rx);
+                                r = protocol(inst, "an unexpected event");
+                        }
+                        if (r < 0)
+                                return r;
+                        /* A worker that only ever sends events must still meet the deadline. */
+                        if (now_ns() > ts_ns(deadline))
+                                return inst_fault_set(inst, -ETIMEDOUT, "worker %d sent events but "
+                                                      "no reply within the deadline", (int)inst->pid);
+                        continue;
+                }
+                if (rp->in.hdr.kind != CALL_REPLY || rp->in.hdr.op != op) {
+                        ring_release(inst->rx);
+                        return protocol(inst, "a reply to another function");
+                }
+                rp->held = true;
+                r = check_reply(inst, op, rp);
+                if (r < 0 && inst->fault)
+                        call_end(inst, rp);
+                return r;
+        }
+}
+
+void call_end(struct inst *inst, struct rep *rp)
+{
+        if (rp->held) {
+                rp->held = false;
+                (void) ring_release(inst->rx);
+        }
+}
+
+int call_run(struct inst *inst, struct req *rq, struct rep *rp)
+{
+        struct timespec deadline;
+        uint64_t seq;
+        int r;
+
+        rp->held = false;
+        call_deadline(inst, 0, &deadline);
+        atomic_fetch_add_explicit(&active_calls, 1, memory_order_relaxed);
+        r = call_send(inst, rq, &deadline, &seq);
+        if (r == 0)
+                r = call_recv(inst, rq->op, seq, &deadline, rp);
+        atomic_fetch_sub_explicit(&active_calls, 1, memory_order_relaxed);
+        return r;
+}
+
+int call_simple(struct inst *inst, enum call_op op, const void *body, size_t body_len,
+                struct rep *rp)
+{
+        struct req rq;
+        int r;
+
+        rp->held = false;
+        r = call_begin(inst, false);
+        if (r < 0)
+                return r;
+        req_init(inst, &rq, op, body_len);
+        if (body_len)
+                memcpy(rq.body, body, body_len);
+        return call_run(inst, &rq, rp);
+}
+
+int rep_range(struct inst *inst, const struct rep *rp, const struct call_range *r, uint64_t elem,
+              uint64_t count, const void **ret)
+{
+        if (call_in_range(&rp->in, r, elem, count, ret) < 0)
+                return protocol(inst, "a result range that does not hold its values");
+        return 0;
+}
+
+void call_active(int delta)
+{
+        if (delta > 0)
+                atomic_fetch_add_explicit(&active_calls, 1, memory_order_relaxed);
+        else
+                atomic_fetch_sub_explicit(&active_calls, 1, memory_order_relaxed);
+}

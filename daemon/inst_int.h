@@ -1,0 +1,147 @@
+/*
+ * inst_int: the inside of struct inst, shared by daemon/inst_*.c.
+ *
+ * DESIGN: one request is in flight per instance, two when an intermediate
+ * update callback calls back into the instance (depth 1). Everything read
+ * from the worker is checked here before use: the header and body are
+ * copied into struct rep, payload ranges are resolved against the record
+ * or the side buffer, and values are copied out of shared memory before
+ * they are validated. Any violation is a sticky -EPROTO fault.
+ *
+ * Ownership: struct inst owns the channel, the worker process (until it
+ * is reaped), its request scratch record and the arena of borrowed
+ * strings and binaries (freed at the start of the next call).
+ */
+#ifndef FMUD_DAEMON_INST_INT_H
+#define FMUD_DAEMON_INST_INT_H
+
+#include <stdarg.h>
+#include <time.h>
+
+#include "daemon/instance.h"
+#include "shm/channel.h"
+#include "worker/call.h"
+
+#define INST_FD         3       /* the worker's channel descriptor */
+
+struct arena_chunk;
+
+struct inst {
+        char *name;
+
+        /* The worker process. */
+        pid_t pid;
+        bool reaped;
+        int wstatus;
+
+        /* The channel. */
+        struct chan *chan;
+        struct ring *tx, *rx;
+        unsigned char *side;
+        uint64_t side_size;
+        uint32_t max_record;
+        unsigned char *scratch;         /* a request record under construction */
+
+        /* What HELLO and INSTANTIATE told us. */
+        int fmi;
+        uint64_t caps;
+        uint64_t max_string, max_binary;
+        bool iu_wanted;
+
+        /* Calls. */
+        struct wait_policy wait;
+        uint64_t timeout_ns, next_timeout_ns;
+        uint64_t seq;
+        int fault;
+        int state;
+        unsigned depth;                 /* 1 inside the intermediate update callback */
+        bool posted;                    /* a DO_STEP awaits inst_wait_step() */
+        const struct inst_step *step;
+        uint64_t step_seq;
+        struct timespec step_deadline;
+        struct arena_chunk *arena;
+        char msg[CALL_MSG_MAX + 256];
+        uint64_t logs_dropped;
+
+        inst_log_fn *log;
+        void *log_ctx;
+        inst_iu_fn *iu;
+        void *iu_ctx;
+};
+
+/* A request under construction. */
+struct req {
+        enum call_op op;
+        unsigned char body[CALL_BODY_MAX];
+        size_t body_len;
+        struct call_out out;
+};
+
+/* A reply as received; the record stays held until call_end(). */
+struct rep {
+        struct call_in in;              /* header copy; payload in the record or side buffer */
+        unsigned char body[CALL_BODY_MAX];
+        struct call_reply head;
+        unsigned char result[CALL_BODY_MAX];
+        bool held;
+};
+
+/* inst_call.c */
+/* Start a call: the fault, busy and depth checks, fresh message and arena. 0 or -errno. */
+int call_begin(struct inst *inst, bool step_wait);
+void req_init(struct inst *inst, struct req *rq, enum call_op op, size_t body_len);
+/* Copy n bytes into the payload; -EMSGSIZE when they cannot fit. */
+int req_put(struct req *rq, const void *p, uint64_t n, struct call_range *ret);
+/* Send; *ret_seq is the request's number. 0 or a fault. */
+int call_send(struct inst *inst, struct req *rq, const struct timespec *deadline, uint64_t *ret_seq);
+/*
+ * Wait for the reply to (op, seq), handling events on the way. Returns
+ * the FMU status (>= 0), a refusal (< 0, inst->msg says why) or a fault.
+ * When it returns >= 0 or a refusal the record is held: call call_end().
+ */
+int call_recv(struct inst *inst, enum call_op op, uint64_t seq, struct timespec *deadline,
+              struct rep *rp);
+void call_end(struct inst *inst, struct rep *rp);
+/* Send rq and receive its reply with the call's deadline; the caller ends. */
+int call_run(struct inst *inst, struct req *rq, struct rep *rp);
+/* Wait for the next record on the reply ring until the deadline; 0 or a fault. */
+int call_next(struct inst *inst, const struct timespec *deadline, const void **rec, size_t *len);
+/* Count a call in flight (+1) or done (-1): the spin hint of every channel. */
+void call_active(int delta);
+/* begin, send body (no payload), receive; the caller ends. */
+int call_simple(struct inst *inst, enum call_op op, const void *body, size_t body_len,
+                struct rep *rp);
+/* Deadline of the next call: now + its timeout (the one-shot one, else the default). */
+void call_deadline(struct inst *inst, uint64_t override_ns, struct timespec *ret);
+/* Record a sticky fault with a message; returns err. */
+int inst_fault_set(struct inst *inst, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Memory valid until the next call; NULL for OOM. */
+void *arena_alloc(struct inst *inst, size_t n);
+void arena_reset(struct inst *inst);
+/* Resolve a payload range of the reply (count elements of elem bytes) or fault with -EPROTO. */
+int rep_range(struct inst *inst, const struct rep *rp, const struct call_range *r, uint64_t elem,
+              uint64_t count, const void **ret);
+
+/* inst_values.c */
+/* Encode one block of value references (and values for a set) into rq; 0, -EINVAL, -EMSGSIZE. */
+int values_put(struct req *rq, enum md_type type, const uint32_t *vrs, size_t nvr,
+               const void *values, const size_t *sizes, size_t nvalues, bool set,
+               struct call_values *ret);
+/* Worst-case reply payload bytes of a get of nvalues of type (0 for String and Binary). */
+uint64_t values_reply_need(enum md_type type, size_t nvalues);
+/* Check a reply block against the request and copy its values out; 0 or a fault. */
+int values_take(struct inst *inst, const struct rep *rp, const struct call_values *cv,
+                enum md_type type, size_t nvr, void *values, size_t *sizes, size_t nvalues);
+
+/* spawn.c */
+/* fork+exec the worker with chan_fd as INST_FD. 0 and *ret_pid, or -errno. */
+int spawn_worker(const char *path, const char *fmu_dir, char *const envp[], int chan_fd,
+                 pid_t *ret_pid);
+/* Reap the worker if it has exited (non-blocking). true when it has. */
+bool spawn_poll(struct inst *inst);
+/* Wait up to timeout_ns for the worker to exit, then SIGKILL it and reap. */
+void spawn_reap(struct inst *inst, uint64_t timeout_ns);
+/* "exited with status 2", "was killed by signal 9 (Killed)". */
+void spawn_describe(int wstatus, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,298 @@
+/*
+ * inst_step: one communication point in one round trip (DO_STEP: inputs,
+ * doStep, outputs), split into post and wait so that a master can start
+ * many instances and then collect them; FMI 2.0 cancel and status calls.
+ *
+ * DESIGN: inst_post_step() encodes everything (input values copied, the
+ * output lists) and sends; the deadline starts then. inst_wait_step()
+ * runs the log and intermediate update callbacks as their events arrive,
+ * then checks the result against the request: phase and block in range,
+ * out-arguments 0 or 1, and for a completed step exactly the output blocks
+ * asked for, each of the type and count asked for.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/inst_int.h"
+
+static int protocol(struct inst *inst, const char *what)
+{
+        return inst_fault_set(inst, -EPROTO, "worker %d broke the protocol: %s", (int)inst->pid, what);
+}
+
+/* Reply payload bytes a step's outputs need at most. */
+static uint64_t outputs_need(const struct inst_step *s)
+{
+        uint64_t total = call_out_need((uint64_t)s->n_outputs * sizeof(struct call_values), 1);
+
+        for (size_t i = 0; i < s->n_outputs; i++) {
+                uint64_t n = values_reply_need(s->outputs[i].type, s->outputs[i].nvalues);
+
+                if (n > UINT64_MAX - total)
+                        return UINT64_MAX;
+                total += n;
+        }
+        return total;
+}
+
+static int encode(struct inst *inst, struct req *rq, const struct inst_step *s)
+{
+        struct call_do_step ds = {
+                .current_communication_point = s->t,
+                .communication_step_size = s->h,
+                .no_set_prior = s->no_set_prior,
+                .n_inputs = (uint32_t)s->n_inputs,
+                .n_outputs = (uint32_t)s->n_outputs,
+        };
+        size_t n = s->n_inputs + s->n_outputs;
+        struct call_values *cv;
+        uint64_t off;
+        int r;
+
+        cv = arena_alloc(inst, (n + 1) * sizeof(*cv));
+        if (!cv)
+                return -ENOMEM;
+        req_init(inst, rq, CALL_OP_DO_STEP, sizeof(ds));
+        if (call_out_alloc(&rq->out, (uint64_t)n * sizeof(*cv), &off) < 0)
+                return -EMSGSIZE;
+        for (size_t i = 0; i < s->n_inputs; i++) {
+                const struct inst_in *b = &s->inputs[i];
+
+                r = values_put(rq, b->type, b->vrs, b->nvr, b->values, b->sizes, b->nvalues, true, &cv[i]);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < s->n_outputs; i++) {
+                const struct inst_out *b = &s->outputs[i];
+
+                if ((b->nvalues && !b->values) || (b->type == MD_BINARY && b->nvalues && !b->sizes))
+                        return -EINVAL;
+                r = values_put(rq, b->type, b->vrs, b->nvr, NULL, NULL, b->nvalues, false,
+                               &cv[s->n_inputs + i]);
+                if (r < 0)
+                        return r;
+        }
+        if (n)
+                memcpy(call_out_ptr(&rq->out, off), cv, n * sizeof(*cv));
+        ds.inputs = (struct call_range){ off, s->n_inputs * sizeof(*cv) };
+        ds.outputs = (struct call_range){ off + s->n_inputs * sizeof(*cv), s->n_outputs * sizeof(*cv) };
+        memcpy(rq->body, &ds, sizeof(ds));
+        return 0;
+}
+
+int inst_post_step(struct inst *inst, const struct inst_step *s)
+{
+        uint64_t room;
+        struct req rq;
+        int r;
+
+        if (!s || s->n_inputs > UINT32_MAX || s->n_outputs > UINT32_MAX ||
+            (s->n_inputs && !s->inputs) || (s->n_outputs && !s->outputs))
+                return -EINVAL;
+        if (inst->depth) {
+                snprintf(inst->msg, sizeof(inst->msg), "no step inside an intermediate update");
+                return -EBUSY;
+        }
+        r = call_begin(inst, false);
+        if (r < 0)
+                return r;
+        r = encode(inst, &rq, s);
+        if (r < 0)
+                return r;
+        room = inst->max_record - sizeof(struct call_hdr) - sizeof(struct call_reply) -
+               sizeof(struct call_step_result);
+        if (outputs_need(s) > (room > inst->side_size ? room : inst->side_size))
+                return -EMSGSIZE;
+        call_deadline(inst, s->timeout_ns, &inst->step_deadline);
+        call_active(1);
+        r = call_send(inst, &rq, &inst->step_deadline, &inst->step_seq);
+        if (r < 0) {
+                call_active(-1);
+                return r;
+        }
+        inst->posted = true;
+        inst->step = s;
+        return 0;
+}
+
+static int take_outputs(struct inst *inst, const struct rep *rp, const struct call_step_result *res)
+{
+        const struct inst_step *s = inst->step;
+        const void *p;
+        int r;
+
+        if (res->n_outputs != s->n_outputs)
+                return protocol(inst, "a step result with another number of outputs");
+        r = rep_range(inst, rp, &res->outputs, sizeof(struct call_values), s->n_outputs, &p);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < s->n_outputs; i++) {
+                const struct inst_out *b = &s->outputs[i];
+                struct call_values cv;
+
+                /* One descriptor at a time, copied: the worker's memory may change. */
+                memcpy(&cv, (const struct call_values *)p + i, sizeof(cv));
+                r = values_take(inst, rp, &cv, b->type, b->nvr, b->values, b->sizes, b->nvalues);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
+{
+        struct call_step_result res;
+        struct rep rp;
+        int r, t;
+
+        if (!ret)
+                return -EINVAL;
+        if (!inst->posted) {
+                snprintf(inst->msg, sizeof(inst->msg), "no step was posted");
+                return -EINVAL;
+        }
+        r = call_recv(inst, CALL_OP_DO_STEP, inst->step_seq, &inst->step_deadline, &rp);
+        inst->posted = false;
+        call_active(-1);
+        if (r < 0) {
+                call_end(inst, &rp);
+                return r;
+        }
+        memcpy(&res, rp.result, sizeof(res));
+        if (res.event_handling_needed > 1 || res.terminate_simulation > 1 || res.early_return > 1 ||
+            res.phase > CALL_PHASE_DONE ||
+            (res.phase == CALL_PHASE_INPUTS && res.block >= inst->step->n_inputs) ||
+            (res.phase == CALL_PHASE_OUTPUTS && res.block >= inst->step->n_outputs) ||
+            (res.phase == CALL_PHASE_DONE) != (r <= INST_WARNING)) {
+                call_end(inst, &rp);
+                return protocol(inst, "an inconsistent step result");
+        }
+        if (res.phase == CALL_PHASE_DONE) {
+                t = take_outputs(inst, &rp, &res);
+                if (t < 0) {
+                        call_end(inst, &rp);
+                        return t;
+                }
+        }
+        *ret = (struct inst_step_result){
+                .event_handling_needed = res.event_handling_needed,
+                .terminate_simulation = res.terminate_simulation,
+                .early_return = res.early_return,
+                .last_successful_time = res.last_successful_time,
+                .phase = (enum inst_phase)res.phase,
+                .block = res.block,
+        };
+        call_end(inst, &rp);
+        return r;
+}
+
+int inst_do_step(struct inst *inst, const struct inst_step *s, struct inst_step_result *ret)
+{
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        r = inst_post_step(inst, s);
+        if (r < 0)
+                return r;
+        return inst_wait_step(inst, ret);
+}
+
+int inst_cancel_step(struct inst *inst)
+{
+        struct rep rp;
+        int r;
+
+        r = call_simple(inst, CALL_OP_CANCEL_STEP, NULL, 0, &rp);
+        call_end(inst, &rp);
+        return r;
+}
+
+/* One fmi2Get*Status call; the result's fields in *ret. */
+static int status_query(struct inst *inst, enum call_status_which which, int kind,
+                        struct call_status_query *ret, const char **ret_str)
+{
+        struct call_status_query q = { .which = which, .kind = kind };
+        struct rep rp;
+        int r;
+
+        r = call_simple(inst, CALL_OP_GET_STATUS, &q, sizeof(q), &rp);
+        if (r >= 0 && r <= INST_WARNING) {
+                memcpy(&q, rp.result, sizeof(q));
+                if (q.which != which || (which == CALL_STATUS_BOOLEAN && (q.i < 0 || q.i > 1)) ||
+                    (which == CALL_STATUS_STATUS && (q.i < 0 || q.i > INST_PENDING)) ||
+                    (which == CALL_STATUS_INTEGER && (q.i < INT32_MIN || q.i > INT32_MAX))) {
+                        call_end(inst, &rp);
+                        return protocol(inst, "an invalid status value");
+                }
+                if (which == CALL_STATUS_STRING) {
+                        const void *p;
+                        char *s;
+
+                        if (call_in_bytes(&rp.in, &q.str, CALL_MSG_MAX, &p) < 0) {
+                                call_end(inst, &rp);
+                                return protocol(inst, "a status string outside the message");
+                        }
+                        s = arena_alloc(inst, q.str.len + 1);
+                        if (!s) {
+                                call_end(inst, &rp);
+                                return -ENOMEM;
+                        }
+                        if (q.str.len)
+                                memcpy(s, p, q.str.len);
+                        s[q.str.len] = '\0';
+                        *ret_str = s;
+                }
+                *ret = q;
+        }
+        call_end(inst, &rp);
+        return r;
+}
+
+int inst_get_status(struct inst *inst, int kind, int *ret)
+{
+        struct call_status_query q = { 0 };
+        int r = status_query(inst, CALL_STATUS_STATUS, kind, &q, NULL);
+
+        if (r >= 0 && r <= INST_WARNING)
+                *ret = (int)q.i;
+        return r;
+}
+
+int inst_get_real_status(struct inst *inst, int kind, double *ret)
+{
+        struct call_status_query q = { 0 };
+        int r = status_query(inst, CALL_STATUS_REAL, kind, &q, NULL);
+
+        if (r >= 0 && r <= INST_WARNING)
+                *ret = q.f;
+        return r;
+}
+
+int inst_get_integer_status(struct inst *inst, int kind, int32_t *ret)
+{
+        struct call_status_query q = { 0 };
+        int r = status_query(inst, CALL_STATUS_INTEGER, kind, &q, NULL);
+
+        if (r >= 0 && r <= INST_WARNING)
+                *ret = (int32_t)q.i;
+        return r;
+}
+
+int inst_get_boolean_status(struct inst *inst, int kind, bool *ret)
+{
+        struct call_status_query q = { 0 };
+        int r = status_query(inst, CALL_STATUS_BOOLEAN, kind, &q, NULL);
+
+        if (r >= 0 && r <= INST_WARNING)
+                *ret = q.i != 0;
+        return r;
+}
+
+int inst_get_string_status(struct inst *inst, int kind, const char **ret)
+{
+        struct call_status_query q = { 0 };
+
+        return status_query(inst, CALL_STATUS_STRING, kind, &q, ret);
+}

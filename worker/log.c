@@ -1,0 +1,107 @@
+/*
+ * log: the FMU's logger callbacks (FMI 3.0 fmi3LogMessageCallback, FMI
+ * 2.0 fmi2CallbackLogger) forwarded to the daemon as LOG events.
+ *
+ * DESIGN: a flooding FMU never blocks or overflows anything. A message is
+ * cut to CALL_MSG_MAX bytes with a marker, a category to
+ * CALL_CATEGORY_MAX; at most CALL_LOGS_PER_CALL events go out per
+ * request, and an event that finds the ring full is dropped rather than
+ * waited for; both are counted and the count goes out with the reply.
+ * Only the worker's own thread sends: a message from a thread the FMU
+ * started is counted and dropped, since the ring has one producer.
+ * The last Error or Fatal message of a call also becomes the reply's
+ * message, so a failed call says why.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "worker/worker.h"
+
+#define TRUNCATED_MARK " [truncated]"
+
+/* Messages from threads other than the worker's: never sent, only counted. */
+static _Atomic uint32_t foreign_drops;
+
+static void forward(struct worker *w, int status, const char *category, const char *message)
+{
+        unsigned char payload[CALL_CATEGORY_MAX + 8 + CALL_MSG_MAX];
+        struct call_log ev = { 0 };
+        size_t clen, mlen, moff;
+
+        if (!pthread_equal(pthread_self(), w->main_thread)) {
+                atomic_fetch_add_explicit(&foreign_drops, 1, memory_order_relaxed);
+                return;
+        }
+        if (!category)
+                category = "";
+        if (!message)
+                message = "";
+        if (status < fmi3OK || status > fmi3Fatal)
+                status = fmi3Error;
+        if (status >= fmi3Error) {
+                size_t n = strnlen(message, sizeof(w->last_error) - 1);
+
+                memcpy(w->last_error, message, n);
+                w->last_error[n] = '\0';
+        }
+        if (w->logs_sent >= CALL_LOGS_PER_CALL) {
+                w->logs_dropped++;
+                return;
+        }
+        clen = strnlen(category, CALL_CATEGORY_MAX);
+        mlen = strnlen(message, CALL_MSG_MAX + 1);
+        moff = (clen + 7) & ~(size_t)7;
+        memcpy(payload, category, clen);
+        memset(payload + clen, 0, moff - clen);
+        if (mlen > CALL_MSG_MAX) {
+                mlen = CALL_MSG_MAX - (sizeof(TRUNCATED_MARK) - 1);
+                memcpy(payload + moff, message, mlen);
+                memcpy(payload + moff + mlen, TRUNCATED_MARK, sizeof(TRUNCATED_MARK) - 1);
+                mlen = CALL_MSG_MAX;
+                ev.truncated = 1;
+        } else {
+                memcpy(payload + moff, message, mlen);
+        }
+        ev.status = status;
+        ev.category = (struct call_range){ 0, clen };
+        ev.message = (struct call_range){ moff, mlen };
+        if (send_event(w, CALL_EV_LOG, &ev, sizeof(ev), payload, moff + mlen, true) < 0)
+                w->logs_dropped++;
+        else
+                w->logs_sent++;
+}
+
+void log_fmi3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
+              fmi3String message)
+{
+        if (env)
+                forward(env, (int)status, category, message);
+}
+
+void log_fmi2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
+              fmi2String category, fmi2String message, ...)
+{
+        char buf[CALL_MSG_MAX + 2];
+        va_list ap;
+
+        (void) name;
+        if (!env || !message)
+                return;
+        va_start(ap, message);
+        /* One byte more than a message may have: forward() sees it is too long. */
+        (void) vsnprintf(buf, sizeof(buf), message, ap);
+        va_end(ap);
+        forward(env, (int)status, category, buf);
+}
+
+void log_worker(struct worker *w, int status, const char *fmt, ...)
+{
+        char buf[CALL_MSG_MAX + 2];
+        va_list ap;
+
+        va_start(ap, fmt);
+        (void) vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        forward(w, status, "fmud", buf);
+}

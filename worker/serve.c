@@ -1,0 +1,354 @@
+/*
+ * serve: the worker's side of the channel: wait for a request, take a
+ * private copy, check it, hand it to its handler, send the reply; and send
+ * events (log records, intermediate updates) on the same ring.
+ *
+ * DESIGN: a request is copied out of shared memory (record and side
+ * payload) before anything in it is looked at, so the daemon cannot change
+ * what was checked. A reply is built in a private scratch record and
+ * pushed in one go; only a payload too large for a record goes to the side
+ * buffer. Events are pushed as they happen: a log record is dropped (and
+ * counted) rather than waited for, a reply or intermediate update waits
+ * for room, since the daemon drains the ring while it waits for us.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "worker/worker.h"
+
+#define SLICE_NS        1000000000ull   /* how often an idle wait checks the daemon is alive */
+
+static bool daemon_alive(const struct worker *w)
+{
+        return getppid() == w->ppid;
+}
+
+bool wait_writable(struct worker *w)
+{
+        for (;;) {
+                struct timespec dl;
+                int r;
+
+                wait_deadline_in(&dl, SLICE_NS);
+                r = ring_wait_writable(w->tx, &w->wait, &dl);
+                if (r == 0)
+                        return true;
+                if (r != -ETIMEDOUT || !daemon_alive(w))
+                        return false;
+        }
+}
+
+static int wait_readable(struct worker *w)
+{
+        struct timespec dl;
+        int r;
+
+        wait_deadline_in(&dl, SLICE_NS);
+        r = chan_wait_rx(w->chan, &w->wait, &dl);
+        if (r == -ETIMEDOUT)
+                return daemon_alive(w) ? 0 : -EPIPE;
+        return r;
+}
+
+static int push(struct worker *w, const void *rec, size_t len, bool may_drop)
+{
+        for (;;) {
+                int r = ring_push(w->tx, rec, len);
+
+                if (r != -ENOSPC)
+                        return r;
+                if (may_drop)
+                        return r;
+                if (!wait_writable(w))
+                        return -EPIPE;
+        }
+}
+
+int send_event(struct worker *w, enum call_op op, const void *body, size_t body_len,
+               const void *payload, size_t payload_len, bool may_drop)
+{
+        unsigned char rec[sizeof(struct call_hdr) + CALL_BODY_MAX + CALL_MSG_MAX +
+                          CALL_CATEGORY_MAX + 16];
+        struct call_hdr h = {
+                .magic = CALL_MAGIC,
+                .kind = CALL_EVENT,
+                .op = (uint16_t)op,
+                .seq = w->seq,
+                .body_len = (uint32_t)body_len,
+                .payload_len = payload_len,
+        };
+        size_t len = sizeof(h) + body_len + payload_len;
+
+        if (len > sizeof(rec) || body_len % 8)
+                return -EMSGSIZE;
+        memcpy(rec, &h, sizeof(h));
+        memcpy(rec + sizeof(h), body, body_len);
+        if (payload_len)
+                memcpy(rec + sizeof(h) + body_len, payload, payload_len);
+        return push(w, rec, len, may_drop);
+}
+
+void reply_refuse(struct reply *rp, enum call_error e, const char *fmt, ...)
+{
+        va_list ap;
+        int n;
+
+        if (rp->head.error)
+                return;         /* the first reason stands */
+        rp->head.error = e;
+        va_start(ap, fmt);
+        n = vsnprintf(rp->msg, sizeof(rp->msg), fmt, ap);
+        va_end(ap);
+        rp->msg_len = n < 0 ? 0 : (size_t)n < sizeof(rp->msg) ? (size_t)n : sizeof(rp->msg) - 1;
+}
+
+void reply_status(struct reply *rp, int status)
+{
+        if (status > rp->head.status)
+                rp->head.status = status;
+}
+
+static void reply_init(struct worker *w, struct reply *rp, enum call_op op)
+{
+        size_t off;
+
+        rp->op = op;
+        rp->head = (struct call_reply){ 0 };
+        rp->result_len = call_result_body(op);
+        memset(rp->result, 0, rp->result_len);
+        rp->msg_len = 0;
+        off = sizeof(struct call_hdr) + sizeof(struct call_reply) + rp->result_len;
+        call_out_init(&rp->out, w->scratch[w->depth].p + off, w->max_record - off,
+                      w->side, w->side_size);
+}
+
+static int reply_send(struct worker *w, struct reply *rp, uint64_t seq)
+{
+        unsigned char *rec = w->scratch[w->depth].p;
+        struct call_hdr h;
+        size_t len;
+
+        if (rp->head.error) {
+                /* A refused call reports no partial results. */
+                memset(rp->result, 0, rp->result_len);
+                call_out_init(&rp->out, rp->out.inl, rp->out.inl_cap, w->side, w->side_size);
+        }
+        if (rp->msg_len && call_out_put(&rp->out, rp->msg, rp->msg_len, &rp->head.msg) < 0)
+                rp->head.msg = (struct call_range){ 0, 0 };
+        rp->head.state = w->state;
+        rp->head.logs_dropped = w->logs_dropped;
+        h = (struct call_hdr){
+                .magic = CALL_MAGIC,
+                .kind = CALL_REPLY,
+                .op = (uint16_t)rp->op,
+                .seq = seq,
+                .body_len = (uint32_t)(sizeof(rp->head) + rp->result_len),
+                .flags = rp->out.in_side ? CALL_F_SIDE : 0,
+                .payload_len = rp->out.len,
+        };
+        memcpy(rec, &h, sizeof(h));
+        memcpy(rec + sizeof(h), &rp->head, sizeof(rp->head));
+        memcpy(rec + sizeof(h) + sizeof(rp->head), rp->result, rp->result_len);
+        len = sizeof(h) + h.body_len + (rp->out.in_side ? 0 : rp->out.len);
+        return push(w, rec, len, false);
+}
+
+/* Copy the next request, record and side payload, into w->req[depth]. */
+static int copy_request(struct worker *w, const void *rec, size_t len, struct call_in *in)
+{
+        struct wbuf *b = &w->req[w->depth];
+        uint64_t plen, off;
+        void *side;
+        bool in_side;
+        int r;
+
+        if (wbuf_reserve(b, len) < 0)
+                return -ENOMEM;
+        memcpy(b->p, rec, len);
+        r = call_parse(b->p, len, in, &in_side);
+        if (r < 0 || !in_side)
+                return r;
+        plen = in->hdr.payload_len;
+        if (chan_side_ref(w->chan, in->hdr.payload_off, plen, &side) < 0)
+                return -EBADMSG;
+        off = (len + 7) & ~(size_t)7;
+        if (wbuf_reserve(b, off + plen) < 0)
+                return -ENOMEM;
+        if (plen)
+                memcpy(b->p + off, side, plen);
+        /* The buffer may have moved: point into it again. */
+        in->body = b->p + sizeof(struct call_hdr);
+        in->payload = b->p + off;
+        in->payload_len = plen;
+        return 0;
+}
+
+int recv_request(struct worker *w, struct call_in *in)
+{
+        for (;;) {
+                const void *rec;
+                size_t len;
+                int r;
+
+                r = ring_peek(w->rx, &rec, &len);
+                if (r == 0) {
+                        r = copy_request(w, rec, len, in);
+                        if (ring_release(w->rx) < 0)
+                                return -EPROTO;
+                        if (r == -EBADMSG) {
+                                /* A header we cannot trust: no seq to answer to. */
+                                log_worker(w, fmi3Fatal, "malformed request record from the daemon");
+                                return -EPROTO;
+                        }
+                        return r;
+                }
+                if (r != -EAGAIN)
+                        return r;
+                r = wait_readable(w);
+                if (r < 0)
+                        return r;
+        }
+}
+
+/* Handlers by op; NULL: not a function of that FMI version. */
+static handler_fn *const handlers3[CALL_OP_COUNT] = {
+        [CALL_OP_INSTANTIATE] = h_instantiate3,
+        [CALL_OP_FREE] = h_free,
+        [CALL_OP_SET_DEBUG_LOGGING] = h_debug_logging,
+        [CALL_OP_ENTER_INIT] = h_enter_init3,
+        [CALL_OP_EXIT_INIT] = h_exit_init,
+        [CALL_OP_ENTER_CONFIG] = h_enter_config,
+        [CALL_OP_EXIT_CONFIG] = h_exit_config,
+        [CALL_OP_ENTER_EVENT] = h_enter_event,
+        [CALL_OP_ENTER_STEP] = h_enter_step,
+        [CALL_OP_EVALUATE_DISCRETE] = h_evaluate,
+        [CALL_OP_UPDATE_DISCRETE] = h_update_discrete,
+        [CALL_OP_TERMINATE] = h_terminate,
+        [CALL_OP_RESET] = h_reset,
+        [CALL_OP_GET] = h_get,
+        [CALL_OP_SET] = h_set,
+        [CALL_OP_GET_INTERVAL_DECIMAL] = h_clock_timing,
+        [CALL_OP_GET_INTERVAL_FRACTION] = h_clock_timing,
+        [CALL_OP_GET_SHIFT_DECIMAL] = h_clock_timing,
+        [CALL_OP_GET_SHIFT_FRACTION] = h_clock_timing,
+        [CALL_OP_SET_INTERVAL_DECIMAL] = h_clock_timing,
+        [CALL_OP_SET_INTERVAL_FRACTION] = h_clock_timing,
+        [CALL_OP_SET_SHIFT_DECIMAL] = h_clock_timing,
+        [CALL_OP_SET_SHIFT_FRACTION] = h_clock_timing,
+        [CALL_OP_DO_STEP] = h_do_step,
+        [CALL_OP_GET_OUTPUT_DERIVATIVES] = h_output_derivatives,
+        [CALL_OP_DIRECTIONAL_DERIVATIVE] = h_partial,
+        [CALL_OP_ADJOINT_DERIVATIVE] = h_partial,
+        [CALL_OP_GET_FMU_STATE] = h_fmu_state,
+        [CALL_OP_SET_FMU_STATE] = h_fmu_state,
+        [CALL_OP_FREE_FMU_STATE] = h_fmu_state,
+        [CALL_OP_SERIALIZED_SIZE] = h_fmu_state,
+        [CALL_OP_SERIALIZE] = h_fmu_state,
+        [CALL_OP_DESERIALIZE] = h_fmu_state,
+        [CALL_OP_NUM_DEPENDENCIES] = h_dependencies,
+        [CALL_OP_DEPENDENCIES] = h_dependencies,
+};
+
+static handler_fn *const handlers2[CALL_OP_COUNT] = {
+        [CALL_OP_INSTANTIATE] = h_instantiate2,
+        [CALL_OP_FREE] = h_free,
+        [CALL_OP_SET_DEBUG_LOGGING] = h_debug_logging,
+        [CALL_OP_SETUP_EXPERIMENT] = h_setup_experiment,
+        [CALL_OP_ENTER_INIT] = h_enter_init2,
+        [CALL_OP_EXIT_INIT] = h_exit_init,
+        [CALL_OP_TERMINATE] = h_terminate,
+        [CALL_OP_RESET] = h_reset,
+        [CALL_OP_GET] = h_get,
+        [CALL_OP_SET] = h_set,
+        [CALL_OP_DO_STEP] = h_do_step,
+        [CALL_OP_CANCEL_STEP] = h_cancel_step,
+        [CALL_OP_GET_STATUS] = h_get_status,
+        [CALL_OP_GET_OUTPUT_DERIVATIVES] = h_output_derivatives,
+        [CALL_OP_SET_INPUT_DERIVATIVES] = h_input_derivatives,
+        [CALL_OP_DIRECTIONAL_DERIVATIVE] = h_partial,
+        [CALL_OP_GET_FMU_STATE] = h_fmu_state,
+        [CALL_OP_SET_FMU_STATE] = h_fmu_state,
+        [CALL_OP_FREE_FMU_STATE] = h_fmu_state,
+        [CALL_OP_SERIALIZED_SIZE] = h_fmu_state,
+        [CALL_OP_SERIALIZE] = h_fmu_state,
+        [CALL_OP_DESERIALIZE] = h_fmu_state,
+};
+
+/* The type a GET or SET names, for function names in messages. */
+static enum md_type request_type(const struct call_in *in)
+{
+        struct call_values cv;
+
+        if ((in->hdr.op != CALL_OP_GET && in->hdr.op != CALL_OP_SET) ||
+            in->hdr.body_len != sizeof(cv))
+                return MD_TYPE_COUNT;
+        memcpy(&cv, in->body, sizeof(cv));
+        return cv.type < MD_TYPE_COUNT ? (enum md_type)cv.type : MD_TYPE_COUNT;
+}
+
+static bool body_ok(const struct call_in *in)
+{
+        enum call_op op = (enum call_op)in->hdr.op;
+
+        if (op == CALL_OP_ENTER_INIT && in->hdr.body_len == 0)
+                return true;
+        return in->hdr.body_len == call_request_body(op);
+}
+
+void dispatch(struct worker *w, const struct call_in *in)
+{
+        enum call_op op = (enum call_op)in->hdr.op;
+        handler_fn *h = NULL;
+        struct reply rp;
+
+        w->seq = in->hdr.seq;
+        w->logs_sent = w->logs_dropped = 0;
+        w->last_error[0] = '\0';
+        reply_init(w, &rp, op);
+        if (in->hdr.kind != CALL_REQUEST || op < CALL_OP_INSTANTIATE || op == CALL_OP_IU_ANSWER) {
+                reply_refuse(&rp, CALL_E_BADMSG, "%s is not a request here", call_op_name(op));
+        } else if (!body_ok(in)) {
+                reply_refuse(&rp, CALL_E_BADMSG, "%s: body of %u bytes, expected %zu",
+                             call_op_name(op), in->hdr.body_len, call_request_body(op));
+        } else {
+                h = (w->fmi == MD_FMI3 ? handlers3 : handlers2)[op];
+                if (!h)
+                        reply_refuse(&rp, CALL_E_NOTSUP, "%s is not a Co-Simulation function of FMI %d.0",
+                                     call_op_name(op), w->fmi == MD_FMI3 ? 3 : 2);
+                else if (fsm_allows(w, op, request_type(in), &rp))
+                        h(w, in, &rp);
+                if (!rp.head.error)
+                        fsm_after(w, op, rp.head.status);
+        }
+        if (!rp.head.error && rp.head.status >= fmi3Discard && !rp.msg_len && w->last_error[0]) {
+                rp.msg_len = strlen(w->last_error);
+                memcpy(rp.msg, w->last_error, rp.msg_len + 1);
+        }
+        if (reply_send(w, &rp, in->hdr.seq) < 0)
+                w->quit = true;
+        if (op == CALL_OP_FREE && !rp.head.error)
+                w->quit = true;
+}
+
+bool serve_one(struct worker *w, enum call_op *ret_op)
+{
+        struct call_in in;
+        int r;
+
+        r = recv_request(w, &in);
+        if (r < 0)
+                return false;
+        *ret_op = (enum call_op)in.hdr.op;
+        dispatch(w, &in);
+        return !w->quit;
+}
+
+int status_norm(const struct worker *w, int status)
+{
+        int max = w->fmi == MD_FMI2 ? fmi2Pending : fmi3Fatal;
+
+        return status < 0 || status > max ? fmi3Fatal : status;
+}

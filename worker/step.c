@@ -1,0 +1,302 @@
+/*
+ * step: one communication point in one round trip (DO_STEP): set the
+ * inputs, fmi3DoStep (or fmi2DoStep), get the outputs; and the
+ * intermediate update callback that runs inside fmi3DoStep (FMI 3.0
+ * section 4.2.2).
+ *
+ * DESIGN: every input and output block is checked before anything is
+ * set, so a bad request leaves the FMU untouched. The reply says how far
+ * the step got (phase, block) and carries the doStep out-arguments, and
+ * the outputs only when everything succeeded.
+ *
+ * Intermediate update: the callback sends an event and serves the
+ * daemon's nested requests (gets, then sets, of the required intermediate
+ * variables) with the second set of buffers, until the daemon answers
+ * with the early return request. An answer the standard does not allow
+ * (early return when canReturnEarly is false, a time outside the step) is
+ * not passed on; the daemon is told with a log event.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "worker/worker.h"
+
+struct blocks {
+        struct vblock *in, *out;
+        uint32_t n_in, n_out;
+};
+
+static bool parse_blocks(struct worker *w, const struct call_in *in, const struct call_do_step *ds,
+                         struct blocks *bl, const char *fn, struct reply *rp)
+{
+        const struct call_values *cin, *cout;
+        size_t n = (size_t)ds->n_inputs + ds->n_outputs;
+        const void *p;
+
+        if (call_in_range(in, &ds->inputs, sizeof(*cin), ds->n_inputs, &p) < 0)
+                goto bad;
+        cin = p;
+        if (call_in_range(in, &ds->outputs, sizeof(*cout), ds->n_outputs, &p) < 0)
+                goto bad;
+        cout = p;
+        if (wbuf_reserve(&w->blocks, (n + 1) * sizeof(struct vblock)) < 0) {
+                reply_refuse(rp, CALL_E_NOMEM, "out of memory");
+                return false;
+        }
+        bl->in = (struct vblock *)(void *)w->blocks.p;
+        bl->out = bl->in + ds->n_inputs;
+        bl->n_in = ds->n_inputs;
+        bl->n_out = ds->n_outputs;
+        for (uint32_t i = 0; i < bl->n_in; i++) {
+                struct call_values cv = cin[i];
+
+                if (!vars_check(w, in, &cv, true, fsm_fmi_name(w, CALL_OP_SET, cv.type), &bl->in[i], rp))
+                        return false;
+        }
+        for (uint32_t i = 0; i < bl->n_out; i++) {
+                struct call_values cv = cout[i];
+
+                if (!vars_check(w, in, &cv, false, fsm_fmi_name(w, CALL_OP_GET, cv.type), &bl->out[i], rp))
+                        return false;
+        }
+        return true;
+bad:
+        reply_refuse(rp, CALL_E_BADMSG, "%s: malformed input or output blocks", fn);
+        return false;
+}
+
+static bool step_args_ok(const struct call_do_step *ds, const char *fn, struct reply *rp)
+{
+        if (ds->no_set_prior > 1) {
+                reply_refuse(rp, CALL_E_BADMSG, "%s: malformed arguments", fn);
+                return false;
+        }
+        if (!isfinite(ds->current_communication_point) ||
+            !(ds->communication_step_size > 0.0) || !isfinite(ds->communication_step_size)) {
+                reply_refuse(rp, CALL_E_INVAL, "%s: currentCommunicationPoint must be finite and "
+                             "communicationStepSize finite and > 0", fn);
+                return false;
+        }
+        return true;
+}
+
+/* Set the inputs; false when one did not succeed (res says which). */
+static bool set_inputs(struct worker *w, const struct blocks *bl, struct call_step_result *res,
+                       struct reply *rp)
+{
+        for (uint32_t i = 0; i < bl->n_in; i++) {
+                int s = values_set(w, &bl->in[i], rp);
+
+                if (s < 0)
+                        return false;
+                reply_status(rp, s);
+                if (s > fmi3Warning) {
+                        res->phase = CALL_PHASE_INPUTS;
+                        res->block = i;
+                        return false;
+                }
+        }
+        return true;
+}
+
+static uint64_t outputs_size(const struct blocks *bl)
+{
+        uint64_t total = (uint64_t)bl->n_out * sizeof(struct call_values);
+
+        for (uint32_t i = 0; i < bl->n_out; i++) {
+                uint64_t n = bl->out[i].n_values * call_elem_size(bl->out[i].type);
+
+                total = call_out_need(total, 1);
+                if (n > UINT64_MAX - total)
+                        return UINT64_MAX;
+                total += n;
+        }
+        return total;
+}
+
+static void get_outputs(struct worker *w, const struct blocks *bl, struct call_step_result *res,
+                        struct reply *rp)
+{
+        struct call_values *cv;
+        uint64_t off;
+
+        call_out_expect(&rp->out, outputs_size(bl));
+        if (wbuf_reserve(&w->tmp2, ((size_t)bl->n_out + 1) * sizeof(*cv)) < 0) {
+                reply_refuse(rp, CALL_E_NOMEM, "out of memory");
+                return;
+        }
+        cv = (struct call_values *)(void *)w->tmp2.p;
+        if (call_out_alloc(&rp->out, (uint64_t)bl->n_out * sizeof(*cv), &off) < 0) {
+                reply_refuse(rp, CALL_E_MSGSIZE, "the outputs do not fit the channel");
+                return;
+        }
+        for (uint32_t i = 0; i < bl->n_out; i++) {
+                int s = values_get(w, &bl->out[i], rp, &cv[i]);
+
+                if (s < 0)
+                        return;
+                reply_status(rp, s);
+                if (s > fmi3Warning) {
+                        res->phase = CALL_PHASE_OUTPUTS;
+                        res->block = i;
+                        return;
+                }
+        }
+        if (bl->n_out)
+                memcpy(call_out_ptr(&rp->out, off), cv, (size_t)bl->n_out * sizeof(*cv));
+        res->outputs = (struct call_range){ off, (uint64_t)bl->n_out * sizeof(*cv) };
+        res->n_outputs = bl->n_out;
+        res->phase = CALL_PHASE_DONE;
+}
+
+void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
+{
+        const char *fn = w->fmi == MD_FMI3 ? "fmi3DoStep" : "fmi2DoStep";
+        struct call_step_result res = { .phase = CALL_PHASE_STEP };
+        union { fmi3Boolean b; uint8_t u; } event = { 0 }, term = { 0 }, early = { 0 };
+        struct call_do_step ds;
+        struct blocks bl;
+        double t_end;
+        int s;
+
+        memcpy(&ds, in->body, sizeof(ds));
+        if (!step_args_ok(&ds, fn, rp) || !parse_blocks(w, in, &ds, &bl, fn, rp))
+                return;
+        if (!set_inputs(w, &bl, &res, rp))
+                goto out;
+        t_end = ds.current_communication_point + ds.communication_step_size;
+        if (w->fmi == MD_FMI3) {
+                w->step_t = ds.current_communication_point;
+                w->step_h = ds.communication_step_size;
+                w->iu_failed = false;
+                w->in_call = true;
+                s = w->lib->f3.fmi3DoStep(w->inst, ds.current_communication_point,
+                                          ds.communication_step_size, ds.no_set_prior,
+                                          &event.b, &term.b, &early.b, &t_end);
+                w->in_call = false;
+                s = status_norm(w, s);
+                if (w->iu_failed && s < fmi3Error)
+                        s = fmi3Error;  /* a call in the intermediate update failed */
+        } else {
+                fmi2Real last = t_end;
+                fmi2Boolean stop = fmi2False;
+
+                s = status_norm(w, w->lib->f2.fmi2DoStep(w->inst, ds.current_communication_point,
+                                                         ds.communication_step_size,
+                                                         ds.no_set_prior));
+                if (s == fmi2Discard) {
+                        /* Where it got and whether it wants to stop (FMI 2.0 section 4.2.3). */
+                        if (w->lib->f2.fmi2GetRealStatus(w->inst, fmi2LastSuccessfulTime, &last) == fmi2OK)
+                                t_end = last;
+                        if (w->lib->f2.fmi2GetBooleanStatus(w->inst, fmi2Terminated, &stop) == fmi2OK)
+                                term.u = stop != fmi2False;
+                }
+        }
+        reply_status(rp, s);
+        res.event_handling_needed = event.u != 0;
+        res.terminate_simulation = term.u != 0;
+        res.early_return = early.u != 0;
+        res.last_successful_time = t_end;
+        if (s > fmi3Warning || w->state == CALL_ST_FATAL)
+                goto out;
+        get_outputs(w, &bl, &res, rp);
+out:
+        memcpy(rp->result, &res, sizeof(res));
+}
+
+/* Check the daemon's answer; the early return request passed on, or false. */
+static bool answer_ok(struct worker *w, const struct call_in *in, double t, double *ret_time)
+{
+        struct call_iu_answer a;
+        double lo = w->step_t, hi = w->step_t + w->step_h;
+
+        if (in->hdr.body_len != sizeof(a)) {
+                log_worker(w, fmi3Warning, "malformed intermediate update answer, ignored");
+                return false;
+        }
+        memcpy(&a, in->body, sizeof(a));
+        if (!a.early_return_requested)
+                return false;
+        if (a.early_return_requested != 1 || !w->iu_can_return_early) {
+                log_worker(w, fmi3Warning, "early return requested at t = %.17g, but canReturnEarly "
+                           "is false: not passed on", t);
+                return false;
+        }
+        if (!(a.early_return_time >= lo && a.early_return_time <= hi)) {
+                log_worker(w, fmi3Warning, "earlyReturnTime %.17g is outside the step [%.17g, %.17g] "
+                           "(section 4.2.2): not passed on", a.early_return_time, lo, hi);
+                return false;
+        }
+        *ret_time = a.early_return_time;
+        return true;
+}
+
+void iu_callback(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_requested,
+                 fmi3Boolean get_allowed, fmi3Boolean step_finished, fmi3Boolean can_return_early,
+                 fmi3Boolean *early_return_requested, fmi3Float64 *early_return_time)
+{
+        struct worker *w = env;
+        struct call_iu ev = {
+                .time = t,
+                .set_requested = set_requested != 0,
+                .get_allowed = get_allowed != 0,
+                .step_finished = step_finished != 0,
+                .can_return_early = can_return_early != 0,
+        };
+        uint64_t seq;
+        uint32_t sent, dropped;
+        double when = t;
+        bool early = false;
+
+        if (early_return_requested)
+                *early_return_requested = fmi3False;
+        if (early_return_time)
+                *early_return_time = t;
+        /* Only from inside our own fmi3DoStep, on our thread. */
+        if (!w || !pthread_equal(pthread_self(), w->main_thread) || !w->in_call ||
+            w->state != CALL_ST_STEP || w->depth != 0)
+                return;
+        seq = w->seq;
+        sent = w->logs_sent;
+        dropped = w->logs_dropped;
+        w->state = CALL_ST_INTERMEDIATE;
+        w->iu_set_requested = ev.set_requested;
+        w->iu_get_allowed = ev.get_allowed;
+        w->iu_can_return_early = ev.can_return_early;
+        w->iu_did_set = false;
+        w->in_call = false;
+        if (send_event(w, CALL_EV_IU, &ev, sizeof(ev), NULL, 0, false) < 0) {
+                w->quit = true;
+                goto out;
+        }
+        w->depth = 1;
+        for (;;) {
+                struct call_in in;
+
+                if (recv_request(w, &in) < 0) {
+                        w->quit = true;
+                        break;
+                }
+                if (in.hdr.op == CALL_OP_IU_ANSWER && in.hdr.kind == CALL_REQUEST) {
+                        w->seq = seq;
+                        early = answer_ok(w, &in, t, &when);
+                        break;
+                }
+                dispatch(w, &in);
+                if (w->quit)
+                        break;
+        }
+        w->depth = 0;
+out:
+        w->seq = seq;
+        w->logs_sent = sent;
+        w->logs_dropped = dropped;
+        w->in_call = true;
+        if (w->state != CALL_ST_FATAL)
+                w->state = CALL_ST_STEP;
+        if (early && early_return_requested && early_return_time) {
+                *early_return_requested = fmi3True;
+                *early_return_time = when;
+        }
+}

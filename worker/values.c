@@ -1,0 +1,304 @@
+/*
+ * values: the typed get and set calls into the FMU for a block that
+ * vars_check() has passed, for FMI 3.0 (every type) and FMI 2.0 (Real,
+ * Integer, Boolean, String).
+ *
+ * DESIGN: fixed-width values go straight between the FMU and the
+ * message: a get writes into the reply payload, a set reads from the
+ * private copy of the request. Only what the FMU's C types require is
+ * converted: FMI 2.0 Booleans (int), string and binary pointer arrays.
+ * A get reply carries values only when the FMU returned OK or Warning
+ * (the values are undefined otherwise). Values the FMU hands back are
+ * checked too: a Boolean byte other than 0 or 1 is made 1, a NULL string
+ * or binary is an error, a String or Binary over the limit is refused.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "worker/worker.h"
+
+static fmi3Status get3(struct worker *w, enum md_type t, const uint32_t *vrs, size_t nvr,
+                       void *v, size_t nv)
+{
+        const struct fmi3_api *f = &w->lib->f3;
+        void *in = w->inst;
+
+        switch (t) {
+        case MD_FLOAT32: return f->fmi3GetFloat32(in, vrs, nvr, v, nv);
+        case MD_FLOAT64: return f->fmi3GetFloat64(in, vrs, nvr, v, nv);
+        case MD_INT8: return f->fmi3GetInt8(in, vrs, nvr, v, nv);
+        case MD_UINT8: return f->fmi3GetUInt8(in, vrs, nvr, v, nv);
+        case MD_INT16: return f->fmi3GetInt16(in, vrs, nvr, v, nv);
+        case MD_UINT16: return f->fmi3GetUInt16(in, vrs, nvr, v, nv);
+        case MD_INT32: return f->fmi3GetInt32(in, vrs, nvr, v, nv);
+        case MD_UINT32: return f->fmi3GetUInt32(in, vrs, nvr, v, nv);
+        case MD_INT64: return f->fmi3GetInt64(in, vrs, nvr, v, nv);
+        case MD_UINT64: return f->fmi3GetUInt64(in, vrs, nvr, v, nv);
+        case MD_BOOLEAN: return f->fmi3GetBoolean(in, vrs, nvr, v, nv);
+        case MD_CLOCK: return f->fmi3GetClock(in, vrs, nvr, v);
+        default: return fmi3Error;
+        }
+}
+
+static fmi3Status set3(struct worker *w, enum md_type t, const uint32_t *vrs, size_t nvr,
+                       const void *v, size_t nv)
+{
+        const struct fmi3_api *f = &w->lib->f3;
+        void *in = w->inst;
+
+        switch (t) {
+        case MD_FLOAT32: return f->fmi3SetFloat32(in, vrs, nvr, v, nv);
+        case MD_FLOAT64: return f->fmi3SetFloat64(in, vrs, nvr, v, nv);
+        case MD_INT8: return f->fmi3SetInt8(in, vrs, nvr, v, nv);
+        case MD_UINT8: return f->fmi3SetUInt8(in, vrs, nvr, v, nv);
+        case MD_INT16: return f->fmi3SetInt16(in, vrs, nvr, v, nv);
+        case MD_UINT16: return f->fmi3SetUInt16(in, vrs, nvr, v, nv);
+        case MD_INT32: return f->fmi3SetInt32(in, vrs, nvr, v, nv);
+        case MD_UINT32: return f->fmi3SetUInt32(in, vrs, nvr, v, nv);
+        case MD_INT64: return f->fmi3SetInt64(in, vrs, nvr, v, nv);
+        case MD_UINT64: return f->fmi3SetUInt64(in, vrs, nvr, v, nv);
+        case MD_BOOLEAN: return f->fmi3SetBoolean(in, vrs, nvr, v, nv);
+        case MD_CLOCK: return f->fmi3SetClock(in, vrs, nvr, v);
+        default: return fmi3Error;
+        }
+}
+
+static_assert(sizeof(fmi2ValueReference) == sizeof(uint32_t), "FMI 2.0 value references are 32 bits");
+static_assert(sizeof(fmi2Integer) == sizeof(int32_t), "FMI 2.0 Integer is 32 bits");
+
+/* Fixed-width values into (get) or from (set) v, FMI 2.0. */
+static int fixed2(struct worker *w, const struct vblock *b, void *v, bool set)
+{
+        const struct fmi2_api *f = &w->lib->f2;
+        const fmi2ValueReference *vrs = b->vrs;
+        size_t n = b->n_vrs;
+        uint8_t *bytes = v;
+        fmi2Boolean *tmp;
+        int s;
+
+        switch (b->type) {
+        case MD_FLOAT64:
+                return set ? f->fmi2SetReal(w->inst, vrs, n, v) : f->fmi2GetReal(w->inst, vrs, n, v);
+        case MD_INT32:
+                return set ? f->fmi2SetInteger(w->inst, vrs, n, v) :
+                             f->fmi2GetInteger(w->inst, vrs, n, v);
+        case MD_BOOLEAN:
+                if (wbuf_reserve(&w->tmp, n * sizeof(*tmp) + 1) < 0)
+                        return -ENOMEM;
+                tmp = (fmi2Boolean *)(void *)w->tmp.p;
+                if (set) {
+                        for (size_t i = 0; i < n; i++)
+                                tmp[i] = bytes[i] ? fmi2True : fmi2False;
+                        return f->fmi2SetBoolean(w->inst, vrs, n, tmp);
+                }
+                s = f->fmi2GetBoolean(w->inst, vrs, n, tmp);
+                for (size_t i = 0; i < n; i++)
+                        bytes[i] = tmp[i] != fmi2False;
+                return s;
+        default:
+                return fmi3Error;
+        }
+}
+
+static int get_fixed(struct worker *w, const struct vblock *b, struct reply *rp,
+                     struct call_values *ret)
+{
+        size_t esize = call_elem_size(b->type);
+        uint64_t off, len;
+        uint8_t *p;
+        int s;
+
+        if (b->n_values > UINT64_MAX / esize ||
+            call_out_alloc(&rp->out, len = b->n_values * esize, &off) < 0) {
+                reply_refuse(rp, CALL_E_MSGSIZE, "the values do not fit the channel");
+                return -EMSGSIZE;
+        }
+        p = call_out_ptr(&rp->out, off);
+        if (w->fmi == MD_FMI3)
+                s = get3(w, b->type, b->vrs, b->n_vrs, p, b->n_values);
+        else
+                s = fixed2(w, b, p, false);
+        if (s < 0) {
+                reply_refuse(rp, CALL_E_NOMEM, "out of memory");
+                return s;
+        }
+        s = status_norm(w, s);
+        if (s <= fmi3Warning) {
+                /* A C bool the FMU wrote holds 0 or 1; anything else is read as true. */
+                if (b->type == MD_BOOLEAN || b->type == MD_CLOCK)
+                        for (uint64_t i = 0; i < b->n_values; i++)
+                                p[i] = p[i] != 0;
+                ret->data = (struct call_range){ off, len };
+        }
+        return s;
+}
+
+static int get_string(struct worker *w, const struct vblock *b, struct reply *rp,
+                      struct call_values *ret)
+{
+        const char **v;
+        uint64_t total = 0, off;
+        char *p;
+        int s;
+
+        if (b->n_values > SIZE_MAX / sizeof(*v) || wbuf_reserve(&w->tmp, b->n_values * sizeof(*v) + 1) < 0) {
+                reply_refuse(rp, CALL_E_NOMEM, "out of memory");
+                return -ENOMEM;
+        }
+        v = (const char **)(void *)w->tmp.p;
+        memset(v, 0, b->n_values * sizeof(*v));
+        if (w->fmi == MD_FMI3)
+                s = w->lib->f3.fmi3GetString(w->inst, b->vrs, b->n_vrs, v, b->n_values);
+        else
+                s = w->lib->f2.fmi2GetString(w->inst, b->vrs, b->n_vrs, v);
+        s = status_norm(w, s);
+        if (s > fmi3Warning)
+                return s;
+        for (uint64_t i = 0; i < b->n_values; i++) {
+                size_t n;
+
+                if (!v[i]) {
+                        snprintf(w->last_error, sizeof(w->last_error),
+                                 "the FMU returned NULL for String value %" PRIu64, i);
+                        return fmi3Error;
+                }
+                n = strnlen(v[i], w->max_string + 1);
+                if (n > w->max_string) {
+                        reply_refuse(rp, CALL_E_TOO_LONG, "the FMU returned String value %" PRIu64
+                                     " longer than the limit of %" PRIu64 " bytes", i, w->max_string);
+                        return -EFBIG;
+                }
+                total += n + 1;
+        }
+        if (call_out_alloc(&rp->out, total, &off) < 0) {
+                reply_refuse(rp, CALL_E_MSGSIZE, "the String values do not fit the channel");
+                return -EMSGSIZE;
+        }
+        p = call_out_ptr(&rp->out, off);
+        for (uint64_t i = 0; i < b->n_values; i++) {
+                size_t n = strlen(v[i]) + 1;
+
+                memcpy(p, v[i], n);
+                p += n;
+        }
+        ret->data = (struct call_range){ off, total };
+        return s;
+}
+
+static int get_binary(struct worker *w, const struct vblock *b, struct reply *rp,
+                      struct call_values *ret)
+{
+        size_t n = b->n_values;
+        uint64_t total = 0, soff, doff;
+        const fmi3Byte **v;
+        size_t *sizes;
+        uint8_t *p;
+        int s;
+
+        if (n > SIZE_MAX / 16 || wbuf_reserve(&w->tmp, n * (sizeof(*v) + sizeof(*sizes)) + 1) < 0) {
+                reply_refuse(rp, CALL_E_NOMEM, "out of memory");
+                return -ENOMEM;
+        }
+        v = (const fmi3Byte **)(void *)w->tmp.p;
+        sizes = (size_t *)(void *)(w->tmp.p + n * sizeof(*v));
+        memset(w->tmp.p, 0, n * (sizeof(*v) + sizeof(*sizes)));
+        s = status_norm(w, w->lib->f3.fmi3GetBinary(w->inst, b->vrs, b->n_vrs, sizes, v, n));
+        if (s > fmi3Warning)
+                return s;
+        for (size_t i = 0; i < n; i++) {
+                if (sizes[i] > w->max_binary) {
+                        reply_refuse(rp, CALL_E_TOO_LONG, "the FMU returned Binary value %zu of %zu "
+                                     "bytes, over the limit of %" PRIu64, i, sizes[i], w->max_binary);
+                        return -EFBIG;
+                }
+                if (!v[i] && sizes[i]) {
+                        snprintf(w->last_error, sizeof(w->last_error),
+                                 "the FMU returned NULL for Binary value %zu", i);
+                        return fmi3Error;
+                }
+                total += sizes[i];
+        }
+        if (call_out_alloc(&rp->out, n * sizeof(uint64_t), &soff) < 0 ||
+            call_out_alloc(&rp->out, total, &doff) < 0) {
+                reply_refuse(rp, CALL_E_MSGSIZE, "the Binary values do not fit the channel");
+                return -EMSGSIZE;
+        }
+        memcpy(call_out_ptr(&rp->out, soff), sizes, n * sizeof(uint64_t));
+        p = call_out_ptr(&rp->out, doff);
+        for (size_t i = 0; i < n; i++) {
+                if (sizes[i])
+                        memcpy(p, v[i], sizes[i]);
+                p += sizes[i];
+        }
+        ret->sizes = (struct call_range){ soff, n * sizeof(uint64_t) };
+        ret->data = (struct call_range){ doff, total };
+        return s;
+}
+
+int values_get(struct worker *w, const struct vblock *b, struct reply *rp, struct call_values *ret)
+{
+        *ret = (struct call_values){ .type = b->type, .n_vrs = b->n_vrs, .n_values = b->n_values };
+        if (b->type == MD_STRING)
+                return get_string(w, b, rp, ret);
+        if (b->type == MD_BINARY)
+                return get_binary(w, b, rp, ret);
+        return get_fixed(w, b, rp, ret);
+}
+
+static int set_string(struct worker *w, const struct vblock *b)
+{
+        const char *p = b->data;
+        const char **v;
+
+        if (b->n_values > SIZE_MAX / sizeof(*v) || wbuf_reserve(&w->tmp, b->n_values * sizeof(*v) + 1) < 0)
+                return -ENOMEM;
+        v = (const char **)(void *)w->tmp.p;
+        /* vars_check() saw exactly n_values NUL-terminated strings. */
+        for (uint64_t i = 0; i < b->n_values; i++) {
+                v[i] = p;
+                p += strlen(p) + 1;
+        }
+        if (w->fmi == MD_FMI3)
+                return w->lib->f3.fmi3SetString(w->inst, b->vrs, b->n_vrs, v, b->n_values);
+        return w->lib->f2.fmi2SetString(w->inst, b->vrs, b->n_vrs, v);
+}
+
+static int set_binary(struct worker *w, const struct vblock *b)
+{
+        size_t n = b->n_values;
+        const uint8_t *p = b->data;
+        const fmi3Byte **v;
+        size_t *sizes;
+
+        if (n > SIZE_MAX / 16 || wbuf_reserve(&w->tmp, n * (sizeof(*v) + sizeof(*sizes)) + 1) < 0)
+                return -ENOMEM;
+        v = (const fmi3Byte **)(void *)w->tmp.p;
+        sizes = (size_t *)(void *)(w->tmp.p + n * sizeof(*v));
+        for (size_t i = 0; i < n; i++) {
+                sizes[i] = (size_t)b->sizes[i];
+                v[i] = p;
+                p += sizes[i];
+        }
+        return w->lib->f3.fmi3SetBinary(w->inst, b->vrs, b->n_vrs, sizes, v, n);
+}
+
+int values_set(struct worker *w, const struct vblock *b, struct reply *rp)
+{
+        int s;
+
+        if (b->type == MD_STRING)
+                s = set_string(w, b);
+        else if (b->type == MD_BINARY)
+                s = set_binary(w, b);
+        else if (w->fmi == MD_FMI3)
+                s = set3(w, b->type, b->vrs, b->n_vrs, b->data, b->n_values);
+        else
+                s = fixed2(w, b, (void *)b->data, true);
+        if (s < 0) {
+                reply_refuse(rp, CALL_E_NOMEM, "out of memory");
+                return s;
+        }
+        return status_norm(w, s);
+}

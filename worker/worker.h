@@ -1,0 +1,239 @@
+/*
+ * worker: the state of one fmud-worker process (one FMU instance) and the
+ * functions its parts share. Private to worker/.
+ *
+ * DESIGN: a worker is single-threaded. The main thread waits for a
+ * request, checks it against the FMI state machine (fsm.c) and the model
+ * description (vars.c, access.c), calls the FMU, and replies; the only
+ * re-entry is the FMU calling back: the logger (log.c), which only
+ * queues an event, and the intermediate update callback (step.c), which
+ * serves nested get/set requests until the daemon answers. Each nesting
+ * level has its own request and reply buffers.
+ *
+ * Ownership: struct worker owns the channel, the description, the loaded
+ * library, the FMU instance and every FMU state it hands out by handle.
+ */
+#ifndef FMUD_WORKER_WORKER_H
+#define FMUD_WORKER_WORKER_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fmi/fmi2FunctionTypes.h"
+#include "fmi/fmi3FunctionTypes.h"
+#include "fmi/loader.h"
+#include "fmi/model_description.h"
+#include "shm/channel.h"
+#include "worker/call.h"
+
+#define WORKER_DEPTHS   2       /* a request, and one nested in an intermediate update */
+
+/* A private, growable byte buffer. */
+struct wbuf {
+        unsigned char *p;
+        size_t cap;
+};
+
+/* Make b hold at least n bytes (contents kept). 0 or -ENOMEM. */
+int wbuf_reserve(struct wbuf *b, size_t n);
+void wbuf_fini(struct wbuf *b);
+
+/* One FMU state handed out to the daemon. */
+struct fmu_slot {
+        void *state;            /* fmi3FMUState / fmi2FMUstate; NULL: free slot */
+        uint32_t gen;           /* bumped when freed: stale handles do not match */
+        enum call_state mode;   /* the worker's state when it was taken */
+        uint64_t *sp;           /* structural parameter values then (n_sp) */
+};
+
+struct worker {
+        /* The channel. */
+        struct chan *chan;
+        struct ring *tx, *rx;
+        unsigned char *side;
+        uint64_t side_size;
+        uint32_t max_record;
+        struct wait_policy wait;
+        pid_t ppid;             /* the daemon; the worker exits when it goes */
+        pthread_t main_thread;
+
+        /* The FMU. */
+        char *dir;              /* absolute path of the unpacked FMU */
+        struct md *md;
+        struct fmu_lib *lib;
+        enum md_fmi_version fmi;
+        void *inst;             /* fmi3Instance / fmi2Component, NULL before instantiation */
+        fmi2CallbackFunctions *cb2;     /* must outlive the FMI 2.0 instance */
+
+        /* The state machine and what the rules depend on. */
+        enum call_state state;
+        bool event_mode_used;
+        bool early_return_allowed;
+        bool set_since_step;    /* Step Mode: a set since the last doStep (4.2.1) */
+        bool iu_enabled;        /* the daemon answers intermediate updates */
+        bool iu_set_requested, iu_get_allowed, iu_did_set, iu_failed;
+        bool iu_can_return_early;
+        double step_t, step_h;  /* the doStep in progress */
+        uint32_t *required;     /* requiredIntermediateVariables, sorted */
+        size_t n_required;
+        uint64_t max_string, max_binary;
+        uint64_t *sp;           /* by variable index: current structural parameter values */
+        size_t n_sp;            /* structural UInt64 parameters */
+        size_t *sp_index;       /* their variable indices */
+        uint32_t *stamp;        /* by variable index: duplicate detection in one set */
+        uint32_t stamp_gen;
+
+        /* Messages, by nesting depth. */
+        struct wbuf req[WORKER_DEPTHS];
+        struct wbuf scratch[WORKER_DEPTHS];
+        struct wbuf tmp;        /* FMI-typed temporaries of one call */
+        struct wbuf tmp2;       /* DO_STEP: output descriptors */
+        struct wbuf blocks;     /* DO_STEP: checked input and output blocks */
+        unsigned depth;
+        uint64_t seq;           /* of the request being served */
+        bool in_call;           /* inside our fmi3DoStep: an intermediate update may come */
+
+        /* Logging, per request. */
+        uint32_t logs_sent, logs_dropped;
+        char last_error[CALL_MSG_MAX + 1];      /* last Error/Fatal message of this call */
+
+        /* FMU states. */
+        struct fmu_slot *slots;
+        size_t n_slots;
+
+        bool quit;
+};
+
+/* A reply under construction. */
+struct reply {
+        enum call_op op;
+        struct call_reply head;
+        unsigned char result[CALL_BODY_MAX];    /* the op's result struct */
+        size_t result_len;
+        struct call_out out;
+        char msg[CALL_MSG_MAX + 1];
+        size_t msg_len;
+};
+
+typedef void handler_fn(struct worker *w, const struct call_in *in, struct reply *rp);
+
+/* worker.c */
+/*
+ * Attach the channel on fd, load the FMU in dir and say HELLO (or why
+ * not). 0 and *ret; else -errno, reported in HELLO when the channel works.
+ * On success the worker owns fd.
+ */
+int worker_open(int fd, const char *dir, struct worker **ret);
+/* Free the FMU instance if still there (unless Fatal), unload, unmap. NULL is a no-op. */
+void worker_close(struct worker *w);
+/* Serve requests until FREE or the daemon goes away. Returns the exit code. */
+int worker_run(struct worker *w);
+
+/* serve.c */
+/* Serve one request at w->depth; false when the worker must stop. */
+bool serve_one(struct worker *w, enum call_op *ret_op);
+/* Wait for the next request and copy it into w->req[w->depth]; < 0: stop. */
+int recv_request(struct worker *w, struct call_in *in);
+/* Check, run and answer one request. */
+void dispatch(struct worker *w, const struct call_in *in);
+void reply_refuse(struct reply *rp, enum call_error e, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+/* Record an FMU status; keeps the worst. */
+void reply_status(struct reply *rp, int status);
+/* Send an event record (header + body + inline payload already built). */
+int send_event(struct worker *w, enum call_op op, const void *body, size_t body_len,
+               const void *payload, size_t payload_len, bool may_drop);
+/* Block until tx can take len bytes; false when the daemon went away. */
+bool wait_writable(struct worker *w);
+
+/* fsm.c */
+/* Refuse op in the current state (CALL_E_STATE / NOTSUP / FATAL); true when allowed. */
+bool fsm_allows(struct worker *w, enum call_op op, enum md_type type, struct reply *rp);
+/* Apply the transition of op after the FMU returned status. */
+void fsm_after(struct worker *w, enum call_op op, int status);
+/* "fmi3GetFloat64", "fmi2DoStep", ... */
+const char *fsm_fmi_name(const struct worker *w, enum call_op op, enum md_type type);
+bool fsm_settable(enum call_state s);
+
+/* access.c */
+/* Why v cannot be set / read now (completes "variable 'x' ..."), or NULL. */
+const char *access_set_refusal(const struct worker *w, const struct md_variable *v);
+const char *access_get_refusal(const struct worker *w, const struct md_variable *v);
+
+/* vars.c */
+/* One typed block of value references and values, checked against the description. */
+struct vblock {
+        enum md_type type;              /* of the FMI function */
+        const uint32_t *vrs;
+        uint32_t n_vrs;
+        uint64_t n_values;
+        const void *data;               /* set: the values */
+        uint64_t data_len;
+        const uint64_t *sizes;          /* set Binary */
+};
+/* Elements a variable has now (structural parameters as set); 0 when unresolvable. */
+uint64_t vars_elements(const struct worker *w, const struct md_variable *v);
+const struct md_variable *vars_find(const struct worker *w, enum md_type type, uint32_t vr);
+/*
+ * Parse and check one call_values block of in for a get (set = false) or
+ * a set: types, value references, access in the current state, counts,
+ * and for a set the values (Booleans, strings, binaries, duplicates).
+ * fn names the FMI function in messages. true when it passes, else rp is
+ * refused.
+ */
+bool vars_check(struct worker *w, const struct call_in *in, const struct call_values *cv,
+                bool set, const char *fn, struct vblock *ret, struct reply *rp);
+/* The variable index of v. */
+size_t vars_index(const struct worker *w, const struct md_variable *v);
+/* After a successful set of structural parameters: remember the values. */
+void vars_note_set(struct worker *w, const struct vblock *b);
+/* Reset the structural parameters to their start values. */
+void vars_reset(struct worker *w);
+
+/* values.c: FMI 3.0 and 2.0 get/set of a checked block */
+int values_get(struct worker *w, const struct vblock *b, struct reply *rp, struct call_values *ret);
+int values_set(struct worker *w, const struct vblock *b, struct reply *rp);
+
+/* lifecycle.c, fmi2.c: helpers both versions' handlers use */
+bool flag_ok(uint8_t b);
+/* A range of in's payload as a NUL-terminated heap string; NULL when malformed or OOM. */
+char *copy_text(const struct call_in *in, const struct call_range *r, uint64_t max);
+/* DIR/resources/ when it is a directory, else NULL (FMI 3.0 section 2.3.1). Caller frees. */
+char *resource_path(const struct worker *w);
+/* "file://" + the percent-encoded DIR + "/resources/" (FMI 2.0). Caller frees; NULL for OOM. */
+char *resource_uri(const char *dir);
+bool instantiate_args(struct worker *w, const struct call_in *in, const struct call_instantiate *ci,
+                      const char *fn, char **ret_name, struct reply *rp);
+bool experiment_ok(const struct call_experiment *e, const char *fn, struct reply *rp);
+
+/* log.c */
+void log_fmi3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
+              fmi3String message);
+void log_fmi2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
+              fmi2String category, fmi2String message, ...);
+/* A message of the worker itself, as a log event. */
+void log_worker(struct worker *w, int status, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/* step.c */
+void iu_callback(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_requested,
+                 fmi3Boolean get_allowed, fmi3Boolean step_finished, fmi3Boolean can_return_early,
+                 fmi3Boolean *early_return_requested, fmi3Float64 *early_return_time);
+
+/* states.c */
+void states_free_all(struct worker *w);
+
+/* Normalize an FMU status: out of range counts as Fatal. */
+int status_norm(const struct worker *w, int status);
+
+/* Handlers, by op (lifecycle.c, get_set.c, step.c, deriv.c, states.c, fmi2.c). */
+handler_fn h_instantiate3, h_free, h_debug_logging, h_enter_init3, h_exit_init,
+        h_enter_config, h_exit_config, h_enter_event, h_enter_step, h_evaluate, h_update_discrete,
+        h_terminate, h_reset, h_get, h_set, h_clock_timing, h_do_step, h_output_derivatives,
+        h_input_derivatives, h_partial, h_dependencies, h_fmu_state, h_instantiate2,
+        h_setup_experiment, h_enter_init2, h_cancel_step, h_get_status;
+
+#endif
