@@ -1,0 +1,346 @@
+/*
+ * scenario: load a scenario (a .fmu, .ssp, .ssd, or a folder holding a
+ * SystemStructure.ssd) and run the passes of scenario_int.h over it.
+ *
+ * DESIGN: the passes report every problem they can and the load goes on
+ * as far as the earlier passes allow: connections and bindings are still
+ * checked when one FMU failed to import (those that touch it are
+ * skipped), but the experiment and the columns need every FMU. A refused
+ * scenario is freed whole; the only trace it leaves is in the cache.
+ */
+#include "scenario_int.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fmi/md_values.h"
+#include "ssp_xml.h"
+
+#define SSD_ENTRY "SystemStructure.ssd"
+
+void scenario_opts_default(struct scenario_opts *opts)
+{
+        *opts = (struct scenario_opts){
+                .max_xml_bytes = 16u << 20,
+                .max_xml_depth = 64,
+                .max_components = 4096,
+                .max_connections = 65536,
+                .max_columns = 1000000,
+        };
+        fmu_opts_default(&opts->fmu);
+        fmu_limits_default(&opts->ssp_limits);
+}
+
+int sc_err(struct sc_load *l, const char *file, int line, const char *subject,
+           const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        diag_addv(l->diags, DIAG_ERROR, file, line, subject, fmt, ap);
+        va_end(ap);
+        return -EINVAL;
+}
+
+char *sc_origin(const char *file, int line)
+{
+        char *s;
+
+        if (line <= 0)
+                return strdup(file);
+        return asprintf(&s, "%s:%d", file, line) < 0 ? NULL : s;
+}
+
+int scenario_find_component(const struct scenario *s, const char *name)
+{
+        for (size_t i = 0; i < s->n_components; i++)
+                if (strcmp(s->components[i].name, name) == 0)
+                        return (int)i;
+        return -ENOENT;
+}
+
+int scenario_assign_split(char *arg, struct scenario_assign *ret)
+{
+        char *eq = strchr(arg, '=');
+
+        if (!eq || eq == arg)
+                return -EINVAL;
+        *eq = '\0';
+        *ret = (struct scenario_assign){ .name = arg, .value = eq + 1 };
+        return 0;
+}
+
+static void free_component(struct scenario_component *c)
+{
+        for (size_t i = 0; i < c->n_starts; i++) {
+                mv_free(c->starts[i].type, &c->starts[i].value);
+                free(c->starts[i].origin);
+        }
+        free(c->starts);
+        fmu_free(c->fmu);
+        free(c->name);
+        free(c->source);
+}
+
+void scenario_free(struct scenario *s)
+{
+        if (!s)
+                return;
+        for (size_t i = 0; i < s->n_components; i++)
+                free_component(&s->components[i]);
+        free(s->components);
+        for (size_t i = 0; i < s->n_connections; i++)
+                free(s->connections[i].origin);
+        free(s->connections);
+        for (size_t i = 0; i < s->n_columns; i++)
+                free(s->columns[i].name);
+        free(s->columns);
+        free(s->experiment.order);
+        free(s->name);
+        free(s->path);
+        free(s);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+        size_t n = strlen(s), k = strlen(suffix);
+
+        return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+static int read_error(struct sc_load *l, const char *what, int r)
+{
+        if (r == -ENOMEM)
+                return r;
+        if (r == -EFBIG)
+                return sc_err(l, what, 0, NULL, "larger than the limit of %zu bytes",
+                              l->opts->max_xml_bytes);
+        sc_err(l, what, 0, NULL, "cannot be read: %s", strerror(-r));
+        return r == -EINVAL || r == -EBADMSG ? -EINVAL : r;
+}
+
+/* A single FMU: one component named after the model, every output recorded. */
+static int load_fmu(struct sc_load *l)
+{
+        struct scenario *s = l->s;
+        struct scenario_component *c;
+        char *base;
+        int r;
+
+        s->single_fmu = true;
+        if (access(l->path, R_OK) < 0)
+                return read_error(l, l->path, -errno);
+        s->components = calloc(1, sizeof(*s->components));
+        l->label = strdup(l->path);
+        if (!s->components || !l->label)
+                return -ENOMEM;
+        c = &s->components[0];
+        base = strrchr(l->path, '/');
+        c->name = strdup(base ? base + 1 : l->path);
+        c->source = strdup(l->path);
+        c->multirate = 1;
+        s->n_components = 1;
+        if (!c->name || !c->source)
+                return -ENOMEM;
+        r = sc_import(l, c, l->path, l->path);
+        if (r < 0)
+                return r;
+        free(c->name);
+        c->name = strdup(c->fmu->md->model_name ? c->fmu->md->model_name : "model");
+        s->name = strdup(c->name ? c->name : "");
+        l->flattened = true;
+        return c->name && s->name ? 0 : -ENOMEM;
+}
+
+static int parse_ssd(struct sc_load *l, char *buf, size_t len)
+{
+        int r;
+
+        l->doc.x = (struct mx){ .diags = l->diags, .file = l->label,
+                                .max_depth = l->opts->max_xml_depth };
+        l->has_doc = true;
+        r = ssd_read(&l->doc, buf, len);
+        free(buf);
+        if (r == 0 && !(l->s->name = strdup(l->doc.name)))
+                r = -ENOMEM;
+        return r;
+}
+
+static int load_ssd_file(struct sc_load *l, const char *ssd)
+{
+        char *buf, *copy, *real = NULL;
+        size_t len;
+        int r;
+
+        l->label = strdup(ssd);
+        copy = strdup(ssd);
+        if (!l->label || !copy) {
+                free(copy);
+                return -ENOMEM;
+        }
+        r = ssp_read_file(ssd, l->opts->max_xml_bytes, &buf, &len);
+        if (r == 0) {
+                real = realpath(dirname(copy), NULL);
+                if (!real) {
+                        r = -errno;
+                        free(buf);
+                }
+        }
+        free(copy);
+        if (r < 0)
+                return read_error(l, ssd, r);
+        l->dir = real;
+        return parse_ssd(l, buf, len);
+}
+
+static int load_ssp(struct sc_load *l)
+{
+        char *buf;
+        size_t len;
+        int r;
+
+        if (asprintf(&l->label, "%s:%s", l->path, SSD_ENTRY) < 0) {
+                l->label = NULL;
+                return -ENOMEM;
+        }
+        r = ssp_archive_open(l->path, &l->opts->ssp_limits, l->diags, &l->ar);
+        if (r < 0)
+                return r == -EINVAL || r == -ENOMEM ? r : read_error(l, l->path, r);
+        r = ssp_archive_read(l->ar, SSD_ENTRY, l->opts->max_xml_bytes, &buf, &len);
+        if (r == -ENOENT)
+                return sc_err(l, l->path, 0, SSD_ENTRY, "the archive holds no SystemStructure.ssd "
+                              "(SSP 1.0 section 7)");
+        if (r < 0)
+                return read_error(l, l->label, r);
+        return parse_ssd(l, buf, len);
+}
+
+static int load_source(struct sc_load *l)
+{
+        struct stat st;
+        char *ssd;
+        int r;
+
+        if (stat(l->path, &st) == 0 && S_ISDIR(st.st_mode)) {
+                if (asprintf(&ssd, "%s/%s", l->path, SSD_ENTRY) < 0)
+                        return -ENOMEM;
+                r = load_ssd_file(l, ssd);
+                free(ssd);
+                return r;
+        }
+        if (ends_with(l->path, ".fmu"))
+                return load_fmu(l);
+        if (ends_with(l->path, ".ssp"))
+                return load_ssp(l);
+        if (ends_with(l->path, ".ssd"))
+                return load_ssd_file(l, l->path);
+        return sc_err(l, l->path, 0, NULL, "not a scenario: expected a .fmu, .ssp or .ssd file, "
+                      "or a folder holding a SystemStructure.ssd");
+}
+
+/* Whether every component's FMU imported. */
+static bool all_imported(const struct scenario *s)
+{
+        for (size_t i = 0; i < s->n_components; i++)
+                if (!s->components[i].fmu)
+                        return false;
+        return true;
+}
+
+/* The passes that need every FMU; each still runs when an earlier one reported. */
+static int late_passes(struct sc_load *l)
+{
+        struct sc_settings st = { 0 };
+        int r, bad;
+
+        r = sc_parameters(l);
+        bad = r < 0;
+        if (r != -ENOMEM) {
+                r = sc_settings(l, &st);
+                bad |= r < 0;
+        }
+        if (r != -ENOMEM) {
+                r = sc_experiment(l, &st);
+                bad |= r < 0;
+        }
+        if (r != -ENOMEM) {
+                r = sc_columns(l, st.n_record, st.record, (const char *const *)st.record_origins);
+                bad |= r < 0;
+        }
+        sc_settings_fini(&st);
+        return r == -ENOMEM ? r : bad ? -EINVAL : 0;
+}
+
+/* The passes after the source is read; each runs as far as the earlier ones allow. */
+static int passes(struct sc_load *l)
+{
+        int r = 0, bad = 0;
+
+        if (l->has_doc) {
+                r = sc_components(l);
+                bad = r < 0;
+        }
+        if (r == -ENOMEM || !l->flattened)
+                return r == -ENOMEM ? r : -EINVAL;
+        if (l->has_doc) {
+                r = sc_connections(l);
+                if (r == -ENOMEM)
+                        return r;
+                bad |= r < 0;
+        }
+        if (!all_imported(l->s))
+                return -EINVAL;
+        r = late_passes(l);
+        return r == -ENOMEM ? r : bad || r < 0 ? -EINVAL : 0;
+}
+
+static void summarise(struct scenario *s)
+{
+        s->all_can_get_set_state = true;
+        for (size_t i = 0; i < s->n_components; i++) {
+                s->any_might_return_early |= s->components[i].might_return_early;
+                s->all_can_get_set_state &= s->components[i].can_get_set_state;
+        }
+}
+
+int scenario_load(const char *path, const struct scenario_opts *opts,
+                  const struct scenario_overrides *overrides, struct diag_list *diags,
+                  struct scenario **ret)
+{
+        struct sc_load l = { .path = path, .opts = opts, .ov = overrides, .diags = diags };
+        int r;
+
+        *ret = NULL;
+        if (!opts->cache_dir) {
+                diag_add(diags, DIAG_ERROR, path, 0, NULL, "no cache directory to unpack FMUs into");
+                return -EINVAL;
+        }
+        l.s = calloc(1, sizeof(*l.s));
+        if (!l.s || !(l.s->path = strdup(path))) {
+                free(l.s);
+                return -ENOMEM;
+        }
+        r = load_source(&l);
+        if (r == 0)
+                r = passes(&l);
+        if (l.has_doc)
+                ssd_doc_fini(&l.doc);
+        ssp_archive_close(l.ar);
+        free(l.elems);
+        free(l.systems);
+        free(l.dir);
+        free(l.label);
+        if (r < 0) {
+                scenario_free(l.s);
+                return r;
+        }
+        summarise(l.s);
+        *ret = l.s;
+        return 0;
+}
