@@ -1,0 +1,107 @@
+/*
+ * recorder internals, shared by recorder*.c only.
+ *
+ * recorder.c        open, close, accessors
+ * recorder_row.c    rows and the header: formatting, decimation, drops
+ * recorder_pool.c   the buffer pool: acquire, submit, completion, drain
+ * recorder_uring.c  backend: io_uring
+ * recorder_thread.c backend: a writer thread with write(2)/pwrite(2)
+ * recorder_sync.c   backend: write(2) on the caller's thread; the write loop
+ */
+#ifndef FMUD_DAEMON_RECORDER_INT_H
+#define FMUD_DAEMON_RECORDER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recorder.h"
+
+#define REC_BUFFER_SIZE_MAX     (1u << 30)      /* io_uring lengths are 32-bit */
+#define REC_BUFFERS_MAX         4096u
+
+/*
+ * One buffer of the pool. Between submit and completion it belongs to the
+ * backend (and, for the thread backend, to its writer thread); otherwise
+ * to the recording thread.
+ */
+struct rec_buf {
+        char *data;
+        size_t len;             /* bytes formatted */
+        size_t done;            /* bytes written so far */
+        int64_t off;            /* file offset of data[0]; -1 for a stream */
+        int err;                /* 0, or the write's -errno */
+        unsigned short_writes;  /* partial writes re-submitted for the remainder */
+};
+
+/*
+ * A backend. Every function runs on the recording thread.
+ * start:  set up; -errno on failure (nothing to undo then).
+ * submit: take a full buffer and return without waiting for the disk
+ *         (the sync backend excepted); the buffer comes back through
+ *         rec_pool_done(). -errno only if the backend itself failed.
+ * reap:   hand finished buffers to rec_pool_done(); with wait, block until
+ *         at least one buffer came back (the pool has nothing in flight
+ *         otherwise). -errno only if the backend itself failed.
+ * stop:   tear down; called with nothing in flight, or after a backend failure.
+ */
+struct rec_ops {
+        enum rec_backend kind;
+        int (*start)(struct rec *r);
+        int (*submit)(struct rec *r, struct rec_buf *b);
+        int (*reap)(struct rec *r, bool wait);
+        void (*stop)(struct rec *r);
+};
+
+extern const struct rec_ops rec_uring_ops;
+extern const struct rec_ops rec_thread_ops;
+extern const struct rec_ops rec_sync_ops;
+
+/* Everything here is owned by the recording thread (see recorder.h). */
+struct rec {
+        int fd;
+        bool regular;           /* a regular file (fsync applies) */
+        bool stream;            /* no offsets (pipe, FIFO, device, O_APPEND): write in order */
+        int64_t next_off;       /* file offset of the next submitted buffer */
+
+        char *mem;              /* the pool's memory: nbufs * bufsize bytes */
+        struct rec_buf *bufs;
+        struct rec_buf **free;  /* stack of free buffers */
+        unsigned nbufs, nfree, inflight;
+        size_t bufsize;
+        struct rec_buf *cur;    /* being filled, or NULL */
+
+        enum rec_type *types;
+        size_t ncols;
+        size_t row_fixed;       /* worst-case row length without String/Binary contents */
+        bool has_var;           /* some column is String or Binary */
+        char *scratch;          /* rows larger than a buffer, and the header */
+        size_t scratch_cap;
+
+        unsigned decimation, countdown;
+        bool paced, fsync, marker;
+
+        const struct rec_ops *ops;
+        void *be;               /* the backend's state */
+        int fallback;           /* why AUTO did not get io_uring, or 0 */
+
+        struct rec_stats st;
+};
+
+/* recorder_pool.c */
+int rec_pool_init(struct rec *r);
+void rec_pool_fini(struct rec *r);
+int rec_pool_acquire(struct rec *r, bool may_drop);
+int rec_pool_submit(struct rec *r);
+void rec_pool_done(struct rec *r, struct rec_buf *b);
+int rec_pool_drain(struct rec *r);
+size_t rec_pool_room(struct rec *r);
+
+/* recorder_row.c */
+int rec_put_header(struct rec *r, const struct rec_column *cols, const char *marker);
+size_t rec_type_width(enum rec_type t);
+
+/* recorder_sync.c: write b's remainder, retrying EINTR, EAGAIN and short writes. */
+void rec_write_all(int fd, struct rec_buf *b);
+
+#endif

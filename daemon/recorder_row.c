@@ -1,0 +1,246 @@
+/*
+ * recorder_row: samples to CSV rows, and the header.
+ *
+ * DESIGN: a row is formatted in place into the current buffer once its
+ * worst-case length (fixed per column type, plus the String and Binary
+ * contents) is known to fit; rows never straddle buffers, so a paced run
+ * that drops a row drops all of it and the file stays well-formed. A row
+ * larger than one buffer (and the header) is formatted into a scratch
+ * buffer and copied across as many buffers as it needs; a paced run drops
+ * it unless all of them are available at once.
+ * Runs on the recording thread only.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_fmt.h"
+#include "numfmt.h"
+#include "recorder_int.h"
+
+#define MARKER_WIDTH    2       /* ",0" or ",1" */
+
+/* Longest text of one fixed-width value (String and Binary: 0, their contents vary). */
+size_t rec_type_width(enum rec_type t)
+{
+        switch (t) {
+        case REC_FLOAT32:       return NUMFMT_F32_MAX;
+        case REC_FLOAT64:       return NUMFMT_F64_MAX;
+        case REC_INT8:          return 4;
+        case REC_UINT8:         return 3;
+        case REC_INT16:         return 6;
+        case REC_UINT16:        return 5;
+        case REC_INT32:         return 11;
+        case REC_UINT32:        return 10;
+        case REC_INT64:         return NUMFMT_I64_MAX;
+        case REC_UINT64:        return NUMFMT_U64_MAX;
+        case REC_BOOLEAN:       return 1;
+        default:                return 0;
+        }
+}
+
+/* Worst-case bytes of the String and Binary contents; SIZE_MAX on overflow. */
+static size_t var_width(const struct rec *r, const union rec_value *v)
+{
+        size_t n = 0, w;
+
+        for (size_t i = 0; i < r->ncols; i++) {
+                if (r->types[i] == REC_STRING)
+                        w = v[i].s ? strlen(v[i].s) : 0;
+                else if (r->types[i] == REC_BINARY)
+                        w = v[i].bin.size;
+                else
+                        continue;
+                if (w > SIZE_MAX / 4 - n)
+                        return SIZE_MAX;
+                n += csv_fmt_text_max(w);
+        }
+        return n;
+}
+
+static char *put_value(char *p, enum rec_type t, const union rec_value *v)
+{
+        switch (t) {
+        case REC_FLOAT32:       return p + numfmt_f32(p, v->f32);
+        case REC_FLOAT64:       return p + numfmt_f64(p, v->f64);
+        case REC_INT8:          return p + numfmt_i64(p, v->i8);
+        case REC_UINT8:         return p + numfmt_u64(p, v->u8);
+        case REC_INT16:         return p + numfmt_i64(p, v->i16);
+        case REC_UINT16:        return p + numfmt_u64(p, v->u16);
+        case REC_INT32:         return p + numfmt_i64(p, v->i32);
+        case REC_UINT32:        return p + numfmt_u64(p, v->u32);
+        case REC_INT64:         return p + numfmt_i64(p, v->i64);
+        case REC_UINT64:        return p + numfmt_u64(p, v->u64);
+        case REC_BOOLEAN:
+                *p = v->b ? '1' : '0';
+                return p + 1;
+        case REC_STRING:
+                return v->s ? p + csv_fmt_text(p, v->s, strlen(v->s)) : p;
+        case REC_BINARY:
+                return v->bin.size ? p + csv_fmt_hex(p, v->bin.data, v->bin.size) : p;
+        default:
+                return p;
+        }
+}
+
+/* The row at p, which has room for its worst case. Returns its length. */
+static size_t format_row(const struct rec *r, char *p, double time, const union rec_value *v,
+                         bool intermediate)
+{
+        char *start = p;
+
+        p += numfmt_f64(p, time);
+        for (size_t i = 0; i < r->ncols; i++) {
+                *p++ = ',';
+                p = put_value(p, r->types[i], &v[i]);
+        }
+        if (r->marker) {
+                *p++ = ',';
+                *p++ = intermediate ? '1' : '0';
+        }
+        *p++ = '\n';
+        return (size_t)(p - start);
+}
+
+static int scratch_reserve(struct rec *r, size_t n)
+{
+        char *s;
+
+        if (n <= r->scratch_cap)
+                return 0;
+        s = realloc(r->scratch, n);
+        if (!s)
+                return -ENOMEM;
+        r->scratch = s;
+        r->scratch_cap = n;
+        return 0;
+}
+
+/* Copy n bytes into as many buffers as they need (waiting for buffers if necessary). */
+static int put_bytes(struct rec *r, const char *s, size_t n)
+{
+        int e;
+
+        while (n) {
+                size_t k;
+
+                if (!r->cur || r->cur->len == r->bufsize) {
+                        e = rec_pool_submit(r);
+                        if (e < 0)
+                                return e;
+                        e = rec_pool_acquire(r, false);
+                        if (e < 0)
+                                return e;
+                }
+                k = r->bufsize - r->cur->len;
+                if (k > n)
+                        k = n;
+                memcpy(r->cur->data + r->cur->len, s, k);
+                r->cur->len += k;
+                s += k;
+                n -= k;
+        }
+        return 0;
+}
+
+static int dropped(struct rec *r)
+{
+        r->st.dropped++;
+        return -ENOBUFS;
+}
+
+static int record_large(struct rec *r, size_t need, double time, const union rec_value *v,
+                        bool intermediate)
+{
+        size_t n;
+        int e;
+
+        if (need == SIZE_MAX)
+                return -ENOMEM;
+        e = scratch_reserve(r, need);
+        if (e < 0)
+                return e;
+        n = format_row(r, r->scratch, time, v, intermediate);
+        if (r->paced && rec_pool_room(r) < n)
+                return dropped(r);
+        return put_bytes(r, r->scratch, n);
+}
+
+static int record(struct rec *r, double time, const union rec_value *v, bool intermediate)
+{
+        size_t need = r->row_fixed;
+        int e;
+
+        if (r->has_var) {
+                size_t w = var_width(r, v);
+
+                need = w == SIZE_MAX ? SIZE_MAX : need + w;
+        }
+        if (need > r->bufsize) {
+                e = record_large(r, need, time, v, intermediate);
+        } else {
+                e = 0;
+                if (!r->cur || r->bufsize - r->cur->len < need) {
+                        e = rec_pool_submit(r);
+                        if (!e)
+                                e = rec_pool_acquire(r, true);
+                        if (e == -ENOBUFS)
+                                return dropped(r);
+                }
+                if (!e)
+                        r->cur->len += format_row(r, r->cur->data + r->cur->len, time, v,
+                                                  intermediate);
+        }
+        if (e < 0)
+                return e;
+        r->st.rows++;
+        r->st.intermediate += intermediate;
+        return 0;
+}
+
+int rec_sample(struct rec *r, double time, const union rec_value *values)
+{
+        if (r->st.error)
+                return r->st.error;
+        r->st.samples++;
+        if (--r->countdown)
+                return 0;
+        r->countdown = r->decimation;
+        return record(r, time, values, false);
+}
+
+int rec_sample_intermediate(struct rec *r, double time, const union rec_value *values)
+{
+        if (!r->marker)
+                return -EINVAL;
+        if (r->st.error)
+                return r->st.error;
+        return record(r, time, values, true);
+}
+
+/* "time,<names>[,<marker>]\n", through the pool like a large row; never dropped. */
+int rec_put_header(struct rec *r, const struct rec_column *cols, const char *marker)
+{
+        size_t need = sizeof "time\n", n = 0;
+        int e;
+
+        for (size_t i = 0; i < r->ncols; i++)
+                need += 1 + csv_fmt_text_max(strlen(cols[i].name));
+        if (marker)
+                need += 1 + csv_fmt_text_max(strlen(marker));
+        e = scratch_reserve(r, need);
+        if (e < 0)
+                return e;
+        memcpy(r->scratch, "time", 4);
+        n = 4;
+        for (size_t i = 0; i < r->ncols; i++) {
+                r->scratch[n++] = ',';
+                n += csv_fmt_text(r->scratch + n, cols[i].name, strlen(cols[i].name));
+        }
+        if (marker) {
+                r->scratch[n++] = ',';
+                n += csv_fmt_text(r->scratch + n, marker, strlen(marker));
+        }
+        r->scratch[n++] = '\n';
+        return put_bytes(r, r->scratch, n);
+}
