@@ -1,0 +1,196 @@
+/*
+ * master: advances a session from communication point to communication
+ * point: routes outputs to inputs (zero-order hold), steps every due
+ * instance in parallel, checks the step budget, publishes the results and
+ * hands sample rows to a sink.
+ *
+ * DESIGN (docs: DESIGN.md, "Master algorithm"):
+ * - Time. Grid points t_n = start + n * h, always computed from the
+ *   integer n; the last point is the stop time exactly. An instance with
+ *   multirate factor m is due at every m-th point and steps m * h (its
+ *   outputs are held in between). Extra points appear only where an
+ *   instance returns early (below).
+ * - One coupled step. Inputs of every due instance are built from the
+ *   published outputs of their producers, through the connection's
+ *   transformation; every due instance's DoStep is posted at once (its
+ *   own process steps in parallel), then every reply is collected in
+ *   index order. Gauss-Seidel connections (scenario 'sequential') put the
+ *   consumer in a later stage than its producer: it is posted after the
+ *   producer's reply and takes its new outputs. Results never depend on
+ *   the order in which workers finish: bit-identical run to run.
+ * - Step budget. Each coupled step's DoSteps must all answer within the
+ *   experiment's budget (from the start of the step). A missed budget, an
+ *   Error/Fatal/Discard status, a dead worker or a broken reply faults
+ *   the step: the session holds at the last good point (state
+ *   MASTER_FAULTED), published values are those of that point, and the
+ *   message names the instance, the FMI call, the time and the reason.
+ *   Instances that completed the failed step are restored to the last
+ *   good point when their state was saved (opts.rollback_on_fault, or in
+ *   sessions where instances may return early).
+ * - Early return (FMI 3.0 section 4.1.3). When an instance returns early
+ *   at t_e < t_{n+1}, every other due instance meets it there: its FMU
+ *   state, saved before the step (only in sessions with an instance that
+ *   may return early, and only for instances that might have to meet
+ *   another's), is restored and its step repeated to t_e. Instances that
+ *   asked for event handling then run Event Mode. t_e is an extra point
+ *   in the results; the grid continues at t_{n+1}. An instance that
+ *   cannot restore its state makes such a meeting impossible: the step
+ *   faults and says so. A slow (multirate) instance that returns early at
+ *   or after t_{n+1} continues alone to its own next point with its held
+ *   inputs, since nobody exchanges values with it before then.
+ * - Intermediate update (FMI 3.0 section 4.2.2). Intermediate inputs get
+ *   the producer's output at the last point, extrapolated with its output
+ *   derivatives where it declares maxOutputDerivativeOrder > 0
+ *   (extrapolate.h), through the connection's transformation.
+ * - Rows. After every point, a row (time and one value per recorded
+ *   column) goes to the sink: every decimation-th grid point, the last
+ *   point, and every extra point. Where Event Mode ran at a point, the
+ *   values before it come first in a row flagged MASTER_ROW_EVENT_LEFT.
+ *   Decimation is the master's (it knows which points are on the grid),
+ *   so a recorder given these rows must not decimate again.
+ * - Pacing. With warp w > 0, the point at simulation time t is not passed
+ *   before wall time t_wall0 + (t - t_0) / w (CLOCK_MONOTONIC,
+ *   clock_nanosleep TIMER_ABSTIME); a change of w re-bases (t_wall0, t_0)
+ *   to the present, so nothing jumps (master_pace.h).
+ *
+ * Threads: the stepping functions (master_step(), master_run_until(),
+ * master_run()) and everything not marked otherwise run on one thread,
+ * the master's, which is the only one that touches the session and its
+ * instances. master_request_pause(), master_request_stop(),
+ * master_set_warp() and master_state() may be called from any thread:
+ * they only touch atomics (see master_int.h).
+ */
+#ifndef FMUD_DAEMON_MASTER_H
+#define FMUD_DAEMON_MASTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/session.h"
+
+struct master;
+
+enum master_state {
+        MASTER_LOADED,          /* initialized, no step yet */
+        MASTER_RUNNING,         /* stepping, or between two stepping calls */
+        MASTER_PAUSED,          /* stopped at a point on request; resumable */
+        MASTER_FINISHED,        /* stop time reached, or terminateSimulation */
+        MASTER_FAULTED,         /* a coupled step failed: held at the last good point */
+        MASTER_STOPPED,         /* stopped on request; not resumable */
+};
+
+/* Row flags. */
+#define MASTER_ROW_EXTRA        (1u << 0)       /* an extra point (early return), not on the grid */
+#define MASTER_ROW_EVENT_LEFT   (1u << 1)       /* values before Event Mode at this time */
+#define MASTER_ROW_INTERMEDIATE (1u << 2)       /* an intermediate update of row->comp */
+
+/* A String (NUL-terminated, len without it) or Binary column value. */
+struct master_blob {
+        const void *data;
+        size_t len;
+};
+
+struct master_row {
+        double time;
+        uint64_t point;                 /* grid index n (extra points: the grid point before) */
+        unsigned flags;                 /* MASTER_ROW_* */
+        size_t comp;                    /* MASTER_ROW_INTERMEDIATE: the component */
+        size_t n_columns;               /* the scenario's columns, in order */
+        /* Numeric and Boolean columns as doubles (Int64 beyond 2^53 rounds); NaN otherwise. */
+        const double *values;
+        /* String and Binary columns ({NULL, 0} for the others). */
+        const struct master_blob *blobs;
+};
+
+/* A sample row; everything it points to is valid during the call only. Master thread. */
+typedef void master_sink_fn(void *ctx, const struct master_row *row);
+
+/*
+ * Asked at every intermediate update where the instance can return
+ * early: return true to ask comp to return early at *time (preset to the
+ * update's time; it may be moved later, up to the end of the step).
+ */
+typedef bool master_iu_hook_fn(void *ctx, size_t comp, double *time);
+
+struct master_opts {
+        master_sink_fn *sink;           /* NULL: no rows */
+        void *sink_ctx;
+        /* Save every instance's state before each step, so a fault holds exactly. */
+        bool rollback_on_fault;
+        /* Ask instances in an intermediate update to return early on pause or stop. */
+        bool early_return_on_request;
+        master_iu_hook_fn *iu_hook;
+        void *iu_hook_ctx;
+        uint32_t max_event_iterations;  /* per Event Mode; 0: 1000 */
+};
+
+struct master_inst_stats {
+        uint64_t steps;                 /* DoSteps */
+        uint64_t ns_total;              /* round trips, post to reply collected */
+        uint64_t ns_max;
+};
+
+struct master_stats {
+        uint64_t points;                /* points done (grid and extra) */
+        uint64_t extra_points;          /* of which extra (early return) */
+        uint64_t events;                /* Event Modes run */
+        uint64_t restores;              /* FMU states restored to meet an early return */
+        double sim_time;                /* the current point's time */
+        double wall_s;                  /* wall time spent in stepping calls */
+        double rtf;                     /* simulated / wall seconds; 0 before any step */
+        size_t n_insts;
+        const struct master_inst_stats *insts;  /* borrowed; valid until the next step */
+};
+
+void master_opts_default(struct master_opts *o);
+
+/*
+ * A master for session s (which must outlive it): routing tables, value
+ * buffers and stages are built here, once; the outputs at the start time
+ * are read and published, and the first row goes to the sink. Returns 0
+ * and *ret, or -errno: -EINVAL (a connection or column the master cannot
+ * route, e.g. a transformation on a non-float connection; see
+ * *ret_message), -ENOMEM, or an instance call's error.
+ */
+int master_new(struct session *s, const struct master_opts *opts, struct master **ret,
+               char **ret_message);
+void master_free(struct master *m);
+
+/*
+ * Advance n grid points (extra points on the way are not counted), or
+ * less when the stop time, a terminateSimulation, a pause or stop
+ * request or a fault comes first. Returns the state after (>= 0:
+ * enum master_state), or -errno when a step faulted (state
+ * MASTER_FAULTED, master_message() says why) or the state allows no step
+ * (-EPERM: finished, faulted or stopped). Master thread.
+ */
+int master_step(struct master *m, uint64_t n);
+/* Advance to the last grid point at or before t (the stop time at most). As master_step(). */
+int master_run_until(struct master *m, double t);
+/* Advance to the stop time. As master_step(). */
+int master_run(struct master *m);
+
+/* Any thread: stop at the next point, keeping everything; master_run() etc. resume. */
+void master_request_pause(struct master *m);
+/* Any thread: stop at the next point for good (MASTER_STOPPED). */
+void master_request_stop(struct master *m);
+/* Any thread: run at w times real time (0: as fast as possible). -EINVAL when w < 0 or NaN. */
+int master_set_warp(struct master *m, double w);
+/* Any thread. */
+enum master_state master_state(const struct master *m);
+const char *master_state_name(enum master_state s);
+
+/* Master thread (or no stepping call running). */
+const char *master_message(const struct master *m);     /* the fault, or who terminated */
+double master_time(const struct master *m);             /* the current point */
+uint64_t master_point(const struct master *m);          /* its grid index */
+void master_get_stats(const struct master *m, struct master_stats *ret);
+/*
+ * The published value of one element of a variable the master routes or
+ * records (as a double, as in rows). Returns 0, or -ENOENT when it does
+ * not track that variable.
+ */
+int master_value(const struct master *m, size_t comp, size_t var, uint64_t element, double *ret);
+
+#endif

@@ -1,0 +1,175 @@
+/*
+ * master_route: the data movement of a point: an instance's inputs from
+ * its producers' published outputs (or, on a Gauss-Seidel connection, the
+ * producer's outputs of this very step), publishing a step's outputs, and
+ * sample rows for the sink.
+ *
+ * DESIGN: every buffer was sized in master_plan.c; nothing here allocates
+ * except publishing a String or Binary longer than any before it in the
+ * same slot (its owned copy grows, amortized). Values are read by byte
+ * offset; there is no lookup. Master thread only.
+ */
+#include "daemon/master_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/master_value.h"
+
+static unsigned char *at(const struct mblock *b, size_t off)
+{
+        return b->vals + off * mv_size(b->type);
+}
+
+void mroute_inputs(struct master *m, struct mi *mi)
+{
+        for (size_t i = 0; i < mi->n_routes; i++) {
+                const struct mroute *r = &mi->routes[i];
+                const struct mblock *src = r->sequential && m->mi[r->prod].stepped ? r->src_next
+                                                                                   : r->src_pub;
+
+                mv_copy(r->dst->type, at(r->dst, r->dst_off), r->dst->sizes + r->dst_off,
+                        src->type, at(src, r->src_off), src->sizes + r->src_off, r->n,
+                        r->identity, r->factor, r->offset);
+        }
+}
+
+/* Copy n bytes into the owned slot j of block b, growing it when needed. */
+static int own_copy(struct mblock *b, size_t j, const void *p, size_t n)
+{
+        if (n > b->own_cap[j]) {
+                size_t cap = n < 64 ? 64 : n + n / 2;
+                unsigned char *q = realloc(b->own[j], cap);
+
+                if (!q)
+                        return -ENOMEM;
+                b->own[j] = q;
+                b->own_cap[j] = cap;
+        }
+        if (n)
+                memcpy(b->own[j], p, n);
+        return 0;
+}
+
+int mroute_publish(struct master *m, struct mi *mi)
+{
+        (void) m;
+        for (size_t i = 0; i < mi->n_out; i++) {
+                const struct mblock *nb = &mi->next[i];
+                struct mblock *pb = &mi->pub[i];
+
+                if (nb->type != MD_STRING && nb->type != MD_BINARY) {
+                        memcpy(pb->vals, nb->vals, nb->n * mv_size(nb->type));
+                        continue;
+                }
+                for (size_t j = 0; j < nb->n; j++) {
+                        const void *p = ((const void *const *)nb->vals)[j];
+                        size_t len = nb->type == MD_STRING ? (p ? strlen(p) + 1 : 0) : nb->sizes[j];
+
+                        if (own_copy(pb, j, p ? p : "", nb->type == MD_STRING && !p ? 1 : len) < 0)
+                                return -ENOMEM;
+                        if (nb->type == MD_STRING && !p)
+                                pb->own[j][0] = '\0';
+                        ((const void **)pb->vals)[j] = pb->own[j];
+                        pb->sizes[j] = len;
+                }
+        }
+        mi->t_pub = mi->t;
+        mi->t_der = NAN;        /* the derivatives of these values are yet to be got */
+        return 0;
+}
+
+/* One cell of the row from element off of block b. */
+static void cell(struct master *m, size_t col, const struct mblock *b, size_t off)
+{
+        switch (b->type) {
+        case MD_STRING: {
+                const char *s = ((const char *const *)b->vals)[off];
+
+                m->row_vals[col] = NAN;
+                m->row_blobs[col] = (struct master_blob){ s ? s : "", s ? strlen(s) : 0 };
+                break;
+        }
+        case MD_BINARY:
+                m->row_vals[col] = NAN;
+                m->row_blobs[col] = (struct master_blob){ ((const void *const *)b->vals)[off],
+                                                          b->sizes[off] };
+                break;
+        default:
+                m->row_vals[col] = mv_to_double(b->type, b->vals, off);
+                m->row_blobs[col] = (struct master_blob){ NULL, 0 };
+                break;
+        }
+}
+
+void mroute_fill(struct master *m)
+{
+        for (size_t i = 0; i < m->n_cols; i++)
+                cell(m, i, m->col_block[i], m->col_off[i]);
+}
+
+void mroute_cell(struct master *m, size_t col, const struct mblock *b, size_t off)
+{
+        cell(m, col, b, off);
+}
+
+void mroute_emit(struct master *m, double t, unsigned flags, size_t comp)
+{
+        struct master_row row = {
+                .time = t,
+                .point = m->pt,
+                .flags = flags,
+                .comp = comp,
+                .n_columns = m->n_cols,
+                .values = m->row_vals,
+                .blobs = m->row_blobs,
+        };
+
+        m->opts.sink(m->opts.sink_ctx, &row);
+}
+
+void mroute_row(struct master *m, double t, unsigned flags)
+{
+        if (!m->opts.sink)
+                return;
+        mroute_fill(m);
+        mroute_emit(m, t, flags, SIZE_MAX);
+}
+
+int mroute_get_outputs(struct master *m, struct mi *mi)
+{
+        (void) m;
+        for (size_t i = 0; i < mi->n_out; i++) {
+                struct mblock *b = &mi->next[i];
+                int r;
+
+                if (b->type == MD_BINARY)
+                        r = inst_get_binary(mi->inst, b->vrs, b->n_vars, b->sizes,
+                                            (const uint8_t **)b->vals, b->n);
+                else
+                        r = inst_get(mi->inst, b->type, b->vrs, b->n_vars, b->vals, b->n);
+                if (r != INST_OK && r != INST_WARNING)
+                        return r;
+        }
+        return INST_OK;
+}
+
+int mroute_set_inputs(struct master *m, struct mi *mi)
+{
+        (void) m;
+        for (size_t i = 0; i < mi->n_in; i++) {
+                const struct mblock *b = &mi->in[i];
+                int r;
+
+                if (b->type == MD_BINARY)
+                        r = inst_set_binary(mi->inst, b->vrs, b->n_vars, b->sizes,
+                                            (const uint8_t *const *)b->vals, b->n);
+                else
+                        r = inst_set(mi->inst, b->type, b->vrs, b->n_vars, b->vals, b->n);
+                if (r != INST_OK && r != INST_WARNING)
+                        return r;
+        }
+        return INST_OK;
+}
