@@ -17,5 +17,6 @@ enum fmuctl_exit {
 typedef int fmuctl_cmd_fn(int argc, char **argv);
 
 fmuctl_cmd_fn cmd_inspect;
+fmuctl_cmd_fn cmd_run;
 
 #endif

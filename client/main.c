@@ -16,6 +16,7 @@ static const struct {
         fmuctl_cmd_fn *run;
         const char *summary;
 } commands[] = {
+        { "run", cmd_run, "run a scenario or an FMU to its stop time, results to CSV" },
         { "inspect", cmd_inspect, "validate an FMU and describe it (no daemon needed)" },
 };
 

@@ -1,0 +1,52 @@
+/* paths: the worker binary and the cache directory for daemon-less runs. */
+#include "paths.h"
+
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+char *paths_worker(void)
+{
+        static const char *const rel[] = { "fmud-worker", "../worker/fmud-worker",
+                                           "../libexec/fmud/fmud-worker" };
+        const char *env = getenv("FMUD_WORKER");
+        char self[PATH_MAX], *dir, *p;
+        ssize_t n;
+
+        if (env && *env)
+                return strdup(env);
+        n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        if (n <= 0)
+                return NULL;
+        self[n] = '\0';
+        dir = dirname(self);
+        for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+                if (asprintf(&p, "%s/%s", dir, rel[i]) < 0)
+                        return NULL;
+                if (access(p, X_OK) == 0)
+                        return p;
+                free(p);
+        }
+        return NULL;
+}
+
+char *paths_cache(void)
+{
+        const char *env = getenv("FMUD_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+        const char *home = getenv("HOME");
+        char *p;
+        int n;
+
+        if (env && *env)
+                n = asprintf(&p, "%s", env);
+        else if (xdg && *xdg == '/')
+                n = asprintf(&p, "%s/fmud", xdg);
+        else if (home && *home == '/')
+                n = asprintf(&p, "%s/.cache/fmud", home);
+        else
+                n = asprintf(&p, "/tmp/fmud-cache-%u", (unsigned)getuid());
+        return n < 0 ? NULL : p;
+}

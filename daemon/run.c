@@ -1,0 +1,287 @@
+/*
+ * run: load, start, run and record one scenario (run.h). The glue between
+ * the master's rows (doubles and blobs per column) and the recorder's
+ * typed columns lives here.
+ */
+#include "daemon/run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROGRESS_STEPS 100
+
+struct run_ctx {
+        const struct scenario *sc;
+        struct rec *rec;
+        enum rec_type *types;           /* per column */
+        union rec_value *values;        /* per column, reused for every row */
+        int error;                      /* first recorder error */
+};
+
+static enum rec_type rec_type_of(enum md_type t)
+{
+        switch (t) {
+        case MD_FLOAT32: return REC_FLOAT32;
+        case MD_FLOAT64: return REC_FLOAT64;
+        case MD_INT8: return REC_INT8;
+        case MD_UINT8: return REC_UINT8;
+        case MD_INT16: return REC_INT16;
+        case MD_UINT16: return REC_UINT16;
+        case MD_INT32: return REC_INT32;
+        case MD_UINT32: return REC_UINT32;
+        case MD_INT64: case MD_ENUMERATION: return REC_INT64;
+        case MD_UINT64: return REC_UINT64;
+        case MD_BOOLEAN: case MD_CLOCK: return REC_BOOLEAN;
+        case MD_STRING: return REC_STRING;
+        case MD_BINARY: return REC_BINARY;
+        case MD_TYPE_COUNT: break;
+        }
+        return REC_FLOAT64;
+}
+
+/* A row's double back in its column's type (exact: the master widened it). */
+static void to_rec(union rec_value *v, enum rec_type t, double d, const struct master_blob *b)
+{
+        switch (t) {
+        case REC_FLOAT32: v->f32 = (float)d; break;
+        case REC_FLOAT64: v->f64 = d; break;
+        case REC_INT8: v->i8 = (int8_t)d; break;
+        case REC_UINT8: v->u8 = (uint8_t)d; break;
+        case REC_INT16: v->i16 = (int16_t)d; break;
+        case REC_UINT16: v->u16 = (uint16_t)d; break;
+        case REC_INT32: v->i32 = (int32_t)d; break;
+        case REC_UINT32: v->u32 = (uint32_t)d; break;
+        /* Beyond 2^53 the master's double has already rounded (master.h). */
+        case REC_INT64: v->i64 = d >= 0x1p63 ? INT64_MAX : d < -0x1p63 ? INT64_MIN : (int64_t)d; break;
+        case REC_UINT64: v->u64 = d >= 0x1p64 ? UINT64_MAX : d < 0 ? 0 : (uint64_t)d; break;
+        case REC_BOOLEAN: v->b = d != 0; break;
+        case REC_STRING: v->s = b && b->data ? b->data : ""; break;
+        case REC_BINARY:
+                v->bin.data = b ? b->data : NULL;
+                v->bin.size = b ? b->len : 0;
+                break;
+        case REC_TYPE_COUNT: break;
+        }
+}
+
+static void sink(void *ctx, const struct master_row *row)
+{
+        struct run_ctx *c = ctx;
+        int r;
+
+        /* Intermediate updates are not communication points: not in this file. */
+        if (!c->rec || c->error || (row->flags & MASTER_ROW_INTERMEDIATE))
+                return;
+        for (size_t i = 0; i < row->n_columns; i++) {
+                double d = row->values ? row->values[i] : NAN;
+
+                if (isnan(d) && c->types[i] != REC_FLOAT32 && c->types[i] != REC_FLOAT64 &&
+                    c->types[i] != REC_STRING && c->types[i] != REC_BINARY)
+                        d = 0;  /* never cast NaN to an integer */
+                to_rec(&c->values[i], c->types[i], d, row->blobs ? &row->blobs[i] : NULL);
+        }
+        r = rec_sample(c->rec, row->time, c->values);
+        if (r < 0 && r != -ENOBUFS)
+                c->error = r;
+}
+
+static int fail(struct run_report *rep, enum run_phase phase, int r, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+static int fail(struct run_report *rep, enum run_phase phase, int r, const char *fmt, ...)
+{
+        va_list ap;
+
+        rep->phase = phase;
+        free(rep->message);
+        va_start(ap, fmt);
+        if (vasprintf(&rep->message, fmt, ap) < 0)
+                rep->message = NULL;
+        va_end(ap);
+        return r < 0 ? r : -EINVAL;
+}
+
+static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run_report *rep)
+{
+        const struct scenario *sc = c->sc;
+        struct rec_options ropt = { .paced = sc->experiment.warp > 0 };
+        struct rec_column *cols;
+        int r;
+
+        c->types = calloc(sc->n_columns ? sc->n_columns : 1, sizeof(*c->types));
+        c->values = calloc(sc->n_columns ? sc->n_columns : 1, sizeof(*c->values));
+        cols = calloc(sc->n_columns ? sc->n_columns : 1, sizeof(*cols));
+        if (!c->types || !c->values || !cols) {
+                free(cols);
+                return fail(rep, RUN_PHASE_RECORD, -ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < sc->n_columns; i++) {
+                const struct scenario_column *col = &sc->columns[i];
+                const struct md *md = sc->components[col->comp].fmu->md;
+
+                c->types[i] = rec_type_of(md->vars[col->var].type);
+                cols[i] = (struct rec_column){ .name = col->name, .type = c->types[i] };
+        }
+        r = o->out && sc->n_columns ? rec_open(o->out, cols, sc->n_columns, &ropt, &c->rec) : 0;
+        free(cols);
+        if (r < 0)
+                return fail(rep, RUN_PHASE_RECORD, r, "cannot write '%s': %s", o->out, strerror(-r));
+        if (c->rec)
+                rep->backend = rec_backend_name(rec_backend(c->rec));
+        return 0;
+}
+
+static void report_stats(struct run_report *rep, const struct session *s, const struct master *m)
+{
+        struct master_stats st;
+
+        master_get_stats(m, &st);
+        rep->state = master_state(m);
+        rep->time = st.sim_time;
+        rep->points = st.points;
+        rep->extra_points = st.extra_points;
+        rep->events = st.events;
+        rep->wall_s = st.wall_s;
+        rep->rtf = st.rtf;
+        for (size_t i = 0; i < rep->n_insts && i < st.n_insts; i++) {
+                const struct master_inst_stats *is = &st.insts[i];
+
+                rep->insts[i].steps = is->steps;
+                rep->insts[i].step_us_mean = is->steps ? (double)is->ns_total / (double)is->steps / 1e3 : 0;
+                rep->insts[i].step_us_max = (double)is->ns_max / 1e3;
+        }
+        (void)s;
+}
+
+static int init_report(struct run_report *rep, const struct scenario *sc)
+{
+        rep->name = strdup(sc->name ? sc->name : "");
+        rep->start = sc->experiment.start;
+        rep->stop = sc->experiment.stop;
+        rep->step = sc->experiment.step;
+        rep->n_columns = sc->n_columns;
+        rep->insts = calloc(sc->n_components ? sc->n_components : 1, sizeof(*rep->insts));
+        if (!rep->name || !rep->insts)
+                return -ENOMEM;
+        rep->n_insts = sc->n_components;
+        for (size_t i = 0; i < sc->n_components; i++) {
+                const struct scenario_component *comp = &sc->components[i];
+                const char *model = comp->fmu->md->model_name;
+
+                rep->insts[i].name = strdup(comp->name);
+                rep->insts[i].fmu = strdup(model ? model : "");
+                rep->insts[i].multirate = comp->multirate;
+                if (!rep->insts[i].name || !rep->insts[i].fmu)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Run to the stop time in slices, so that progress can be shown. */
+static int drive(struct master *m, const struct run_opts *o, const struct scenario *sc)
+{
+        const struct scenario_experiment *e = &sc->experiment;
+        struct master_stats st;
+        int r = 0;
+
+        for (int k = 1; k <= PROGRESS_STEPS; k++) {
+                double t = k == PROGRESS_STEPS ? e->stop : e->start + (e->stop - e->start) * k / PROGRESS_STEPS;
+
+                r = master_run_until(m, t);
+                if (o->progress) {
+                        master_get_stats(m, &st);
+                        o->progress(o->progress_ctx, st.sim_time, e->start, e->stop, st.rtf);
+                }
+                if (r < 0 || r != MASTER_RUNNING)
+                        break;
+        }
+        return r;
+}
+
+int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_report *rep)
+{
+        struct scenario_opts sopt;
+        struct session_opts sess_opt;
+        struct master_opts mopt;
+        struct run_ctx c = { 0 };
+        struct scenario *sc = NULL;
+        struct session *s = NULL;
+        struct master *m = NULL;
+        char *why = NULL;
+        int r, rr;
+
+        *rep = (struct run_report){ .phase = RUN_PHASE_LOAD };
+        scenario_opts_default(&sopt);
+        sopt.cache_dir = o->cache_dir;
+        sopt.n_allowed_dirs = o->n_allowed_dirs;
+        sopt.allowed_dirs = o->allowed_dirs;
+        r = scenario_load(o->scenario, &sopt, o->overrides, diags, &sc);
+        if (r < 0)
+                return fail(rep, RUN_PHASE_LOAD, r, "cannot load '%s': %s", o->scenario,
+                            r == -EINVAL ? "the scenario is invalid" : strerror(-r));
+        c.sc = sc;
+        r = init_report(rep, sc);
+        if (r < 0) {
+                r = fail(rep, RUN_PHASE_LOAD, r, "out of memory");
+                goto out;
+        }
+
+        session_opts_default(&sess_opt);
+        sess_opt.worker_path = o->worker_path;
+        sess_opt.log = o->log;
+        sess_opt.log_ctx = o->log_ctx;
+        r = session_new(sc, &sess_opt, &s, &why);
+        if (r < 0) {
+                r = fail(rep, RUN_PHASE_START, r, "%s", why ? why : strerror(-r));
+                goto out;
+        }
+        r = open_recorder(&c, o, rep);
+        if (r < 0)
+                goto out;
+
+        master_opts_default(&mopt);
+        mopt.sink = sink;
+        mopt.sink_ctx = &c;
+        r = master_new(s, &mopt, &m, &why);
+        if (r < 0) {
+                r = fail(rep, RUN_PHASE_START, r, "%s", why ? why : strerror(-r));
+                goto out;
+        }
+        r = drive(m, o, sc);
+        report_stats(rep, s, m);
+        if (r < 0 || rep->state == MASTER_FAULTED) {
+                r = fail(rep, RUN_PHASE_RUN, r, "%s", master_message(m));
+                goto out;
+        }
+        rep->phase = RUN_PHASE_DONE;
+        r = 0;
+out:
+        master_free(m);
+        session_free(s);
+        rr = rec_close(c.rec, &rep->rec);
+        if (r == 0 && (rr < 0 || c.error < 0)) {
+                rr = rr < 0 ? rr : c.error;
+                r = fail(rep, RUN_PHASE_RECORD, rr, "writing '%s' failed: %s", o->out, strerror(-rr));
+        }
+        free(c.types);
+        free(c.values);
+        free(why);
+        scenario_free(sc);
+        return r;
+}
+
+void run_report_fini(struct run_report *rep)
+{
+        for (size_t i = 0; i < rep->n_insts; i++) {
+                free(rep->insts[i].name);
+                free(rep->insts[i].fmu);
+        }
+        free(rep->insts);
+        free(rep->message);
+        free(rep->name);
+        *rep = (struct run_report){ 0 };
+}

@@ -1,0 +1,152 @@
+/*
+ * run: `fmuctl run` end to end: the real binary runs the example scenarios
+ * and a single FMU in real workers, writes CSV, and fails clearly.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/run.h"
+#include "support/tmpdir.h"
+
+static char *dir;
+
+static void setup(void)
+{
+        dir = tmpdir_new("fmud-run");
+        cr_assert(dir != NULL);
+        /* A private cache, so the test never touches the user's. */
+        cr_assert(eq(int, setenv("FMUD_CACHE_DIR", dir, 1), 0));
+}
+
+static void teardown(void)
+{
+        tmpdir_free(dir);
+}
+
+static struct run_result fmuctl(const char *const args[])
+{
+        char *argv[16] = { (char *)FMUD_FMUCTL };
+        struct run_result r = { 0 };
+        size_t n = 1;
+
+        for (; args[n - 1] && n < 15; n++)
+                argv[n] = (char *)args[n - 1];
+        argv[n] = NULL;
+        cr_assert(eq(int, run_capture(argv, &r), 0));
+        return r;
+}
+
+static char *slurp(const char *path)
+{
+        FILE *f = fopen(path, "r");
+        char *buf = NULL;
+        size_t cap = 0;
+        ssize_t n;
+
+        cr_assert(f != NULL, "%s", path);
+        n = getdelim(&buf, &cap, '\0', f);
+        cr_assert(n >= 0);
+        fclose(f);
+        return buf;
+}
+
+static size_t lines(const char *s)
+{
+        size_t n = 0;
+
+        for (; *s; s++)
+                n += *s == '\n';
+        return n;
+}
+
+/* The last line's first field. */
+static double last_time(const char *csv)
+{
+        const char *end = csv + strlen(csv) - 1, *p = end;
+
+        while (p > csv && p[-1] != '\n')
+                p--;
+        return strtod(p, NULL);
+}
+
+Test(run, runs_the_mass_spring_damper_example_to_csv, .init = setup, .fini = teardown)
+{
+        char *out = NULL, *csv;
+        struct run_result r;
+
+        cr_assert(asprintf(&out, "%s/msd.csv", dir) > 0);
+        r = fmuctl((const char *[]){ "run", FMUD_EXAMPLES "/msd.ssp", "--out", out, NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.out, "mass1") != NULL && strstr(r.out, "finished") != NULL, "%s", r.out);
+        csv = slurp(out);
+        cr_assert(eq(int, strncmp(csv, "time,mass1.x1,mass1.v1,mass2.x2,mass2.v2,mass2.F\n", 49), 0), "%s", csv);
+        /* stop 10, step 0.01, decimation 10: t = 0, 0.1, ..., 10. */
+        cr_assert(eq(sz, lines(csv), 102));
+        cr_assert(eq(dbl, last_time(csv), 10.0));
+        free(csv);
+        free(out);
+        run_result_fini(&r);
+}
+
+Test(run, a_single_fmu_is_a_scenario_with_bare_column_names, .init = setup, .fini = teardown)
+{
+        char *out = NULL, *csv;
+        struct run_result r;
+
+        cr_assert(asprintf(&out, "%s/ball.csv", dir) > 0);
+        r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/BouncingBall.fmu", "--out", out,
+                                     "--stop-time", "1", "--quiet", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(eq(str, r.out, ""), "--quiet prints nothing");
+        csv = slurp(out);
+        cr_assert(eq(int, strncmp(csv, "time,h,v,bounces\n0,1,0,0\n", 25), 0), "%s", csv);
+        cr_assert(eq(dbl, last_time(csv), 1.0));
+        free(csv);
+        free(out);
+        run_result_fini(&r);
+}
+
+Test(run, start_values_change_the_result, .init = setup, .fini = teardown)
+{
+        char *out = NULL, *csv;
+        struct run_result r;
+
+        cr_assert(asprintf(&out, "%s/ball.csv", dir) > 0);
+        r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/BouncingBall.fmu", "--out", out,
+                                     "--stop-time", "0.1", "--start", "h0=2", "--quiet", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        csv = slurp(out);
+        cr_assert(strstr(csv, "\n0,2,0,0\n") != NULL, "%s", csv);
+        free(csv);
+        free(out);
+        run_result_fini(&r);
+}
+
+Test(run, refuses_an_unknown_start_variable_naming_it, .init = setup, .fini = teardown)
+{
+        struct run_result r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/BouncingBall.fmu",
+                                                       "--start", "nosuch=1", "--quiet", NULL });
+
+        cr_assert(eq(int, r.exit_code, 1), "%s", r.err);
+        cr_assert(strstr(r.err, "nosuch") != NULL, "%s", r.err);
+        run_result_fini(&r);
+}
+
+Test(run, exit_codes_for_usage_and_missing_files, .init = setup, .fini = teardown)
+{
+        struct run_result r = fmuctl((const char *[]){ "run", NULL });
+
+        cr_assert(eq(int, r.exit_code, 2));
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "run", "x.fmu", "--step", "fast", NULL });
+        cr_assert(eq(int, r.exit_code, 2));
+        cr_assert(strstr(r.err, "--step") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "run", "/nonexistent/x.ssp", "--quiet", NULL });
+        cr_assert(eq(int, r.exit_code, 3), "%s", r.err);
+        cr_assert(strstr(r.err, "/nonexistent/x.ssp") != NULL, "%s", r.err);
+        run_result_fini(&r);
+}
