@@ -3,13 +3,11 @@
  * that the fmi/md_xml.h accessors (mx_attr, mx_first, mx_next, mx_is,
  * mx_line) read.
  *
- * DESIGN: the same libxml2 configuration as fmi/md_xml.c, mirrored rather
- * than called because its messages speak of model descriptions: a private
- * parser context, XML_PARSE_NONET without NOENT, DTDLOAD, DTDATTR,
- * XINCLUDE or HUGE, a DOCTYPE stops the parse before any entity is
- * declared, a depth limit, UTF-8 only, and every element's line kept in
- * its psvi field as md_xml.h describes. The caller checks the size limit
- * before parsing (ssp_xml_read_file() does it for files).
+ * DESIGN: the reader of fmi/md_xml.c, which holds every hostile-input
+ * setting (no network, entities, DTD or XInclude; DOCTYPE refused; depth
+ * and UTF-8 checks; line numbers kept), with messages that name SSP
+ * documents. The caller checks the size limit before parsing
+ * (ssp_read_file() does it for files).
  */
 #ifndef FMUD_DAEMON_SSP_XML_H
 #define FMUD_DAEMON_SSP_XML_H

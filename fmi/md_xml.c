@@ -12,6 +12,7 @@
 #include "md_xml.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -43,12 +44,23 @@ static struct mx *ctxt_mx(void *ctx)
         return ctxt ? ctxt->_private : NULL;
 }
 
-static void refuse(xmlParserCtxtPtr ctxt, int line, const char *msg)
+static const char *what(const struct mx *x)
+{
+        return x->what ? x->what : "a model description";
+}
+
+__attribute__((format(printf, 3, 4)))
+static void refuse(xmlParserCtxtPtr ctxt, int line, const char *fmt, ...)
 {
         struct mx *x = ctxt->_private;
+        va_list ap;
+        int r = 0;
 
-        if (!x->refused &&
-            diag_add(x->diags, DIAG_ERROR, x->file, line, NULL, "%s", msg) < 0)
+        va_start(ap, fmt);
+        if (!x->refused)
+                r = diag_addv(x->diags, DIAG_ERROR, x->file, line, NULL, fmt, ap);
+        va_end(ap);
+        if (r < 0)
                 x->nomem = true;
         x->refused = true;
         xmlStopParser(ctxt);
@@ -91,11 +103,8 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
         if (x->refused)
                 return;
         if (ctxt->nodeNr >= x->max_depth) {
-                char msg[128];
-
-                snprintf(msg, sizeof(msg),
-                         "elements nested deeper than %d levels; document refused", x->max_depth);
-                refuse(ctxt, line, msg);
+                refuse(ctxt, line, "elements nested deeper than %d levels; document refused",
+                       x->max_depth);
                 return;
         }
         xmlSAX2StartElementNs(ctx, localname, prefix, uri, nb_namespaces, namespaces,
@@ -113,8 +122,9 @@ static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *external_i
         (void)external_id;
         (void)system_id;
         refuse(ctxt, ctxt->input ? ctxt->input->line : 0,
-               "DOCTYPE declarations are refused: a model description needs no DTD, "
-               "and its entities could expand without bound or read local files");
+               "DOCTYPE declarations are refused: %s needs no DTD, "
+               "and its entities could expand without bound or read local files",
+               what(ctxt->_private));
 }
 
 static void on_error(void *ctx, xmlErrorPtr e)
@@ -198,8 +208,8 @@ int mx_read(struct mx *x, const void *buf, size_t len)
                 return -EFBIG;
         if (!utf8_xml_start(buf, len)) {
                 if (diag_add(x->diags, DIAG_ERROR, x->file, 1, NULL,
-                             "empty, or not XML in UTF-8: a model description must be UTF-8 "
-                             "(FMI 3.0 section 2.4)") < 0)
+                             "empty, or not XML in UTF-8: %s must be UTF-8 (%s)", what(x),
+                             x->encoding_rule ? x->encoding_rule : "FMI 3.0 section 2.4") < 0)
                         return -ENOMEM;
                 return -EINVAL;
         }

@@ -29,6 +29,9 @@ struct mx {
         struct diag_list *diags;
         const char *file;
         int max_depth;
+        /* What the document is, for messages ("an SSP document"); NULL: a model description. */
+        const char *what;
+        const char *encoding_rule;      /* where UTF-8 is required; NULL: FMI 3.0 section 2.4 */
         bool refused;           /* DOCTYPE or too deep: the parse was stopped */
         bool nomem;
         int n_xml_errors;       /* libxml2 errors reported as diagnostics */
@@ -38,7 +41,8 @@ struct mx {
 };
 
 /*
- * Parse buf into x->doc. x->diags, x->file and x->max_depth must be set.
+ * Parse buf into x->doc. x->diags, x->file and x->max_depth must be set
+ * (x->what and x->encoding_rule may be).
  * Returns 0 with x->doc set; -EINVAL when the document is not well-formed
  * XML or was refused (diagnostics added); -ENOMEM. The caller checks the
  * size limit first. Any thread may call it.
