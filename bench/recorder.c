@@ -347,6 +347,7 @@ static void measure_formatter(void)
                 printf("| %s | %.0f | %.0f | %.0f |\n", kinds[kind], median(t[0], 5), median(t[1], 5),
                        median(t[2], 5));
         }
+        (void)sink;
         free(v);
 }
 
