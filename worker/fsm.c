@@ -143,7 +143,9 @@ static const char *type_part(const struct worker *w, enum md_type t)
         return md_type_name(t);
 }
 
-const char *fsm_fmi_name(const struct worker *w, enum call_op op, enum md_type type)
+/* Format the name of op (type for GET and SET) into buf, as the standard spells it. */
+static void format_name(const struct worker *w, enum call_op op, enum md_type type, char *buf,
+                        size_t size)
 {
         static const char *const base[CALL_OP_COUNT] = {
                 [CALL_OP_FREE] = "FreeInstance",
@@ -192,25 +194,61 @@ const char *fsm_fmi_name(const struct worker *w, enum call_op op, enum md_type t
                 [CALL_OP_SERIALIZE] = "SerializeFMUstate",
                 [CALL_OP_DESERIALIZE] = "DeSerializeFMUstate",
         };
-        /* Single-threaded: one name at a time is in use. */
-        static char buf[64];
         const char *p = w->fmi == MD_FMI2 ? "fmi2" : "fmi3";
+
+        if (op == CALL_OP_INSTANTIATE)
+                snprintf(buf, size, "%s", w->fmi == MD_FMI2 ? "fmi2Instantiate" :
+                         "fmi3InstantiateCoSimulation");
+        else if (op == CALL_OP_GET || op == CALL_OP_SET)
+                snprintf(buf, size, "%s%s%s", p, op == CALL_OP_GET ? "Get" : "Set",
+                         (unsigned)type < MD_TYPE_COUNT ? type_part(w, type) : "?");
+        else if (w->fmi == MD_FMI2 && fmi2_base[op])
+                snprintf(buf, size, "%s%s", p, fmi2_base[op]);
+        else if (base[op])
+                snprintf(buf, size, "%s%s", p, base[op]);
+        else
+                snprintf(buf, size, "%s", call_op_name(op));
+}
+
+/*
+ * Every name, formatted once per FMI version on first use: a request only
+ * needs its name when it is refused, and formatting one on every request
+ * was about a fifth of the worker's own time. Single-threaded, like the
+ * worker.
+ */
+struct fmi_names {
+        bool built;
+        char op[CALL_OP_COUNT][64];
+        char get[MD_TYPE_COUNT + 1][64];        /* [MD_TYPE_COUNT]: an unknown type */
+        char set[MD_TYPE_COUNT + 1][64];
+};
+
+static void build_names(const struct worker *w, struct fmi_names *n)
+{
+        for (unsigned op = 0; op < CALL_OP_COUNT; op++)
+                format_name(w, (enum call_op)op, MD_TYPE_COUNT, n->op[op], sizeof(n->op[op]));
+        for (unsigned t = 0; t <= MD_TYPE_COUNT; t++) {
+                format_name(w, CALL_OP_GET, (enum md_type)t, n->get[t], sizeof(n->get[t]));
+                format_name(w, CALL_OP_SET, (enum md_type)t, n->set[t], sizeof(n->set[t]));
+        }
+        n->built = true;
+}
+
+const char *fsm_fmi_name(const struct worker *w, enum call_op op, enum md_type type)
+{
+        static struct fmi_names names[2];       /* [0]: FMI 2.0, [1]: FMI 3.0 */
+        struct fmi_names *n = &names[w->fmi == MD_FMI2 ? 0 : 1];
+        unsigned t = (unsigned)type < MD_TYPE_COUNT ? (unsigned)type : MD_TYPE_COUNT;
 
         if ((unsigned)op >= CALL_OP_COUNT)
                 return "?";
-        if (op == CALL_OP_INSTANTIATE)
-                snprintf(buf, sizeof(buf), "%s", w->fmi == MD_FMI2 ? "fmi2Instantiate" :
-                         "fmi3InstantiateCoSimulation");
-        else if (op == CALL_OP_GET || op == CALL_OP_SET)
-                snprintf(buf, sizeof(buf), "%s%s%s", p, op == CALL_OP_GET ? "Get" : "Set",
-                         (unsigned)type < MD_TYPE_COUNT ? type_part(w, type) : "?");
-        else if (w->fmi == MD_FMI2 && fmi2_base[op])
-                snprintf(buf, sizeof(buf), "%s%s", p, fmi2_base[op]);
-        else if (base[op])
-                snprintf(buf, sizeof(buf), "%s%s", p, base[op]);
-        else
-                snprintf(buf, sizeof(buf), "%s", call_op_name(op));
-        return buf;
+        if (!n->built)
+                build_names(w, n);
+        if (op == CALL_OP_GET)
+                return n->get[t];
+        if (op == CALL_OP_SET)
+                return n->set[t];
+        return n->op[op];
 }
 
 static bool has_clocks(const struct md *md)

@@ -20,11 +20,11 @@ void h_get(struct worker *w, const struct call_in *in, struct reply *rp)
 {
         struct call_values cv, out;
         struct vblock b;
-        char fn[64];
+        const char *fn;
         int s;
 
         memcpy(&cv, in->body, sizeof(cv));
-        snprintf(fn, sizeof(fn), "%s", fsm_fmi_name(w, CALL_OP_GET, (enum md_type)cv.type));
+        fn = fsm_fmi_name(w, CALL_OP_GET, (enum md_type)cv.type);
         if (!vars_check(w, in, &cv, false, fn, &b, rp))
                 return;
         if (call_elem_size(b.type))
@@ -40,11 +40,11 @@ void h_set(struct worker *w, const struct call_in *in, struct reply *rp)
 {
         struct call_values cv;
         struct vblock b;
-        char fn[64];
+        const char *fn;
         int s;
 
         memcpy(&cv, in->body, sizeof(cv));
-        snprintf(fn, sizeof(fn), "%s", fsm_fmi_name(w, CALL_OP_SET, (enum md_type)cv.type));
+        fn = fsm_fmi_name(w, CALL_OP_SET, (enum md_type)cv.type);
         if (!vars_check(w, in, &cv, true, fn, &b, rp))
                 return;
         s = values_set(w, &b, rp);
@@ -154,11 +154,11 @@ void h_clock_timing(struct worker *w, const struct call_in *in, struct reply *rp
         const struct fmi3_api *f = &w->lib->f3;
         struct call_clock_timing ct, out = { 0 };
         const void *vrs, *a, *b = NULL;
-        char fn[64];
+        const char *fn;
         int s;
 
         memcpy(&ct, in->body, sizeof(ct));
-        snprintf(fn, sizeof(fn), "%s", fsm_fmi_name(w, op, MD_TYPE_COUNT));
+        fn = fsm_fmi_name(w, op, MD_TYPE_COUNT);
         if (call_in_range(in, &ct.vrs, sizeof(uint32_t), ct.n_vrs, &vrs) < 0) {
                 reply_refuse(rp, CALL_E_BADMSG, "%s: malformed value references", fn);
                 return;

@@ -171,7 +171,7 @@ static int index_structural(struct worker *w)
                         w->sp_index[w->n_sp++] = i;
         }
         vars_reset(w);
-        return 0;
+        return vars_table_init(w);
 }
 
 int worker_open(int fd, const char *dir, struct worker **ret)
@@ -261,6 +261,7 @@ void worker_close(struct worker *w)
         free(w->sp);
         free(w->stamp);
         free(w->sp_index);
+        vars_table_fini(w);
         free(w->dir);
         free(w);
 }

@@ -85,6 +85,8 @@ struct worker {
         size_t *sp_index;       /* their variable indices */
         uint32_t *stamp;        /* by variable index: duplicate detection in one set */
         uint32_t stamp_gen;
+        uint32_t *vr_table;     /* [slot * vr_span + vr]: variable index + 1, 0: none; NULL: search */
+        uint32_t vr_span;       /* the largest value reference + 1 */
 
         /* Messages, by nesting depth. */
         struct wbuf req[WORKER_DEPTHS];
@@ -154,7 +156,7 @@ bool wait_writable(struct worker *w);
 bool fsm_allows(struct worker *w, enum call_op op, enum md_type type, struct reply *rp);
 /* Apply the transition of op after the FMU returned status. */
 void fsm_after(struct worker *w, enum call_op op, int status);
-/* "fmi3GetFloat64", "fmi2DoStep", ... */
+/* "fmi3GetFloat64", "fmi2DoStep", ...; a static string, valid for the process's life. */
 const char *fsm_fmi_name(const struct worker *w, enum call_op op, enum md_type type);
 bool fsm_settable(enum call_state s);
 
@@ -177,6 +179,14 @@ struct vblock {
 /* Elements a variable has now (structural parameters as set); 0 when unresolvable. */
 uint64_t vars_elements(const struct worker *w, const struct md_variable *v);
 const struct md_variable *vars_find(const struct worker *w, enum md_type type, uint32_t vr);
+/*
+ * Build the direct table from value reference to variable that
+ * vars_find() uses when the value references are dense; without it (sparse
+ * references, or no memory for it) vars_find() searches. 0 or -ENOMEM.
+ * Freed by vars_table_fini().
+ */
+int vars_table_init(struct worker *w);
+void vars_table_fini(struct worker *w);
 /*
  * Parse and check one call_values block of in for a get (set = false) or
  * a set: types, value references, access in the current state, counts,
