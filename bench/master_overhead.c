@@ -267,6 +267,8 @@ static void run_inst(unsigned n, unsigned points, unsigned runs, double *ret)
 
                 for (unsigned i = 0; i < n; i++)
                         u[i] = y[(i + n - 1) % n];
+                /* As the master does: announce the posts, then post to all. */
+                inst_post_batch(n);
                 for (unsigned i = 0; i < n; i++) {
                         st[i] = (struct inst_step){ .t = t, .h = (double)(k + 1) * H - t,
                                                     .no_set_prior = true, .inputs = &in[i],
@@ -275,6 +277,7 @@ static void run_inst(unsigned n, unsigned points, unsigned runs, double *ret)
                         if (inst_post_step(session_inst(x.s, i), &st[i]) < 0)
                                 die("inst_post_step", EIO);
                 }
+                inst_post_batch_end();
                 for (unsigned i = 0; i < n; i++)
                         if (inst_wait_step(session_inst(x.s, i), &res) != INST_OK)
                                 die("inst_wait_step", EIO);

@@ -280,7 +280,12 @@ static void unit_call(struct unit *u, enum op op)
 static void one(struct unit *v, unsigned n, enum op op)
 {
         struct inst_step_result res;
+        unsigned posts = 0;
 
+        /* As the master does: announce the posts, then post to all. */
+        for (unsigned i = 0; n > 1 && i < n; i++)
+                posts += v[i].inst != NULL;
+        inst_post_batch(posts);
         for (unsigned i = 0; i < n; i++) {
                 for (int j = 0; j < NCH; j++)
                         v[i].u[j] = (double)j + (double)v[i].n * 1e-3;
@@ -290,6 +295,7 @@ static void one(struct unit *v, unsigned n, enum op op)
                 else
                         check(&v[i], inst_post_step(v[i].inst, &v[i].step), "inst_post_step");
         }
+        inst_post_batch_end();
         for (unsigned i = 0; i < n; i++)
                 if (n > 1 && v[i].inst) {
                         check(&v[i], inst_wait_step(v[i].inst, &res), "inst_wait_step");

@@ -28,6 +28,12 @@
 
 /* Active calls of this process: the spin hint for workers and our own policy. */
 static _Atomic unsigned active_calls;
+/*
+ * Posts this thread announced with inst_post_batch() and has not made yet;
+ * they are already counted in active_calls. Thread-local: each master is
+ * one thread and announces only its own posts.
+ */
+static _Thread_local unsigned announced;
 
 struct arena_chunk {
         struct arena_chunk *next;
@@ -153,11 +159,16 @@ int call_send(struct inst *inst, struct req *rq, const struct timespec *deadline
                 .payload_len = rq->out.len,
         };
         size_t len = sizeof(h) + rq->body_len + (rq->out.in_side ? 0 : rq->out.len);
+        uint32_t hint = atomic_load_explicit(&active_calls, memory_order_relaxed) + 1;
         int r;
 
         memcpy(inst->scratch, &h, sizeof(h));
         memcpy(inst->scratch + sizeof(h), rq->body, rq->body_len);
-        chan_set_active(inst->chan, atomic_load_explicit(&active_calls, memory_order_relaxed) + 1);
+        /* Only on change: each store costs the worker a cache miss on its next wait. */
+        if (hint != inst->hint) {
+                chan_set_active(inst->chan, hint);
+                inst->hint = hint;
+        }
         for (;;) {
                 r = ring_push(inst->tx, inst->scratch, len);
                 if (r == 0)
@@ -465,4 +476,28 @@ void call_active(int delta)
                 atomic_fetch_add_explicit(&active_calls, 1, memory_order_relaxed);
         else
                 atomic_fetch_sub_explicit(&active_calls, 1, memory_order_relaxed);
+}
+
+void call_post_active(void)
+{
+        if (announced) {
+                announced--;
+                return;
+        }
+        atomic_fetch_add_explicit(&active_calls, 1, memory_order_relaxed);
+}
+
+void inst_post_batch(size_t n)
+{
+        /* Counted now, so the first worker posted already sees the others coming. */
+        atomic_fetch_add_explicit(&active_calls, (unsigned)n, memory_order_relaxed);
+        announced += (unsigned)n;
+}
+
+void inst_post_batch_end(void)
+{
+        /* Announced posts not made (a fault ended the batch) are no calls. */
+        if (announced)
+                atomic_fetch_sub_explicit(&active_calls, announced, memory_order_relaxed);
+        announced = 0;
 }

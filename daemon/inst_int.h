@@ -36,6 +36,7 @@ struct inst {
 
         /* The channel. */
         struct chan *chan;
+        uint32_t hint;                  /* the spin hint last published on chan; 0: none yet */
         struct ring *tx, *rx;
         unsigned char *side;
         uint64_t side_size;
@@ -108,6 +109,8 @@ int call_run(struct inst *inst, struct req *rq, struct rep *rp);
 int call_next(struct inst *inst, const struct timespec *deadline, const void **rec, size_t *len);
 /* Count a call in flight (+1) or done (-1): the spin hint of every channel. */
 void call_active(int delta);
+/* Count a posted step in flight: one the thread announced (inst_post_batch()), else +1. */
+void call_post_active(void);
 /* begin, send body (no payload), receive; the caller ends. */
 int call_simple(struct inst *inst, enum call_op op, const void *body, size_t body_len,
                 struct rep *rp);

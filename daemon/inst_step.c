@@ -105,7 +105,7 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
         if (outputs_need(s) > (room > inst->side_size ? room : inst->side_size))
                 return -EMSGSIZE;
         call_deadline(inst, s->timeout_ns, &inst->step_deadline);
-        call_active(1);
+        call_post_active();
         r = call_send(inst, &rq, &inst->step_deadline, &inst->step_seq);
         if (r < 0) {
                 call_active(-1);

@@ -306,6 +306,16 @@ int inst_do_step(struct inst *inst, const struct inst_step *step, struct inst_st
  */
 int inst_post_step(struct inst *inst, const struct inst_step *step);
 int inst_wait_step(struct inst *inst, struct inst_step_result *ret);
+/*
+ * Announce that this thread is about to post n steps before it waits for
+ * any: they count as running from now on, so the workers posted first do
+ * not spin for a cpu that the ones posted after them need. The next n
+ * inst_post_step() calls of this thread take the announced places;
+ * inst_post_batch_end(), after the last post, gives back those not taken.
+ * Optional; any thread, each pair on one thread.
+ */
+void inst_post_batch(size_t n);
+void inst_post_batch_end(void);
 int inst_cancel_step(struct inst *inst);                                        /* FMI 2.0 */
 
 /* fmi2Get*Status; kind is an fmi2StatusKind. */

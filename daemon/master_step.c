@@ -245,7 +245,12 @@ int mstep_run(struct master *m)
                 size_t a = m->stage_start[st], b = m->stage_start[st + 1];
                 /* One clock read per stage: posting is quick, and the budget is per step. */
                 uint64_t now = pace_now_ns();
+                size_t due = 0;
 
+                for (size_t k = a; k < b; k++)
+                        due += m->mi[m->by_stage[k]].todo;
+                /* All posts first, then the waits: announce them before the first post. */
+                inst_post_batch(due);
                 for (size_t k = a; k < b && !fault; k++) {
                         struct mi *mi = &m->mi[m->by_stage[k]];
 
@@ -256,6 +261,7 @@ int mstep_run(struct master *m)
                                 mi->aim = t_early;
                         fault = post(m, mi, true, now);
                 }
+                inst_post_batch_end();
                 fault = collect_stage(m, a, b, fault, &t_early);
         }
         return fault;
