@@ -2,15 +2,12 @@
  * ssp_archive: a .ssp file (a zip holding SystemStructure.ssd, resources/
  * with FMUs, parameter files) opened as hostile input.
  *
- * DESIGN: the archive is opened once and every reader sees that one open
- * file: fmi/archive.h checks every entry (names that escape, links,
- * duplicates, sizes, compression ratio, encryption) through
- * /proc/self/fd/N, then libzip reads the entries the scenario names from
- * the same descriptor, never beyond an entry's checked size. An SSP has
- * no modelDescription.xml, which fmu_archive_open() reports as its last
- * error: an archive whose only problem is that one is accepted. Nothing
- * is ever unpacked as a tree; an FMU inside is copied, by content hash,
- * to "<cache_dir>/ssp/<sha256>.fmu" for fmu_open().
+ * DESIGN: fmi/archive.h opens it as a container (no modelDescription.xml
+ * of its own) and checks every entry as it does an FMU's (names that
+ * escape, links, duplicates, sizes, compression ratio, encryption); every
+ * read goes through it, never past an entry's checked size. Nothing is
+ * ever unpacked as a tree; an FMU inside is copied, by content hash, to
+ * "<cache_dir>/ssp/<sha256>.fmu" for fmu_open().
  */
 #ifndef FMUD_DAEMON_SSP_ARCHIVE_H
 #define FMUD_DAEMON_SSP_ARCHIVE_H

@@ -386,6 +386,35 @@ int fmu_archive_read(const struct fmu_archive *ar, const char *name, size_t max,
         return 0;
 }
 
+int ar_fd_sink(void *ctx, const void *buf, size_t len)
+{
+        const char *p = buf;
+        int fd = *(int *)ctx;
+
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                p += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+int fmu_archive_copy(const struct fmu_archive *ar, const char *name, int fd)
+{
+        const struct ar_entry *e = ar_find(ar, name);
+
+        if (!e)
+                return -ENOENT;
+        if (e->kind != AR_FILE)
+                return -EISDIR;
+        return ar_stream(ar, e, ar_fd_sink, &fd, NULL);
+}
+
 int fmu_archive_unpack(const struct fmu_archive *ar, const char *cache_dir, struct diag_list *diags,
                        char **ret_dir)
 {

@@ -79,6 +79,14 @@ int fmu_archive_read(const struct fmu_archive *ar, const char *name, size_t max,
                      void **ret_buf, size_t *ret_len);
 
 /*
+ * Decompress one regular-file entry into fd (written from its current
+ * offset), never more than its declared size. Returns 0; -ENOENT;
+ * -EISDIR; -EBADMSG when the data does not decompress to its declared
+ * size (part of it may have been written); -errno of write(2).
+ */
+int fmu_archive_copy(const struct fmu_archive *ar, const char *name, int fd);
+
+/*
  * Unpack into "<cache_dir>/<sha256>/" unless that directory already exists
  * (then nothing is written). cache_dir is created if missing. The files are
  * made read-only. Returns 0 with *ret_dir set to the directory's path

@@ -77,6 +77,9 @@ typedef int ar_sink_fn(void *ctx, const void *buf, size_t len);
  * fails its CRC (*reason then says which, if reason is not NULL); the
  * sink's error; -ENOMEM; -EIO.
  */
+/* A sink that writes everything to the descriptor *(int *)ctx. */
+int ar_fd_sink(void *ctx, const void *buf, size_t len);
+
 int ar_stream(const struct fmu_archive *ar, const struct ar_entry *e, ar_sink_fn *sink,
               void *ctx, const char **reason);
 

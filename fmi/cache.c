@@ -65,24 +65,6 @@ static mode_t file_mode(const char *name)
         return 0444;
 }
 
-static int fd_sink(void *ctx, const void *buf, size_t len)
-{
-        const char *p = buf;
-        int fd = *(int *)ctx;
-
-        while (len > 0) {
-                ssize_t n = write(fd, p, len);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                p += n;
-                len -= (size_t)n;
-        }
-        return 0;
-}
-
 static int write_file(const struct fmu_archive *ar, struct tree *t, const struct ar_entry *e,
                       struct ar_report *rep)
 {
@@ -92,7 +74,7 @@ static int write_file(const struct fmu_archive *ar, struct tree *t, const struct
         fd = tree_create_file(t, e->name);
         if (fd < 0)
                 return fd;
-        r = ar_stream(ar, e, fd_sink, &fd, &why);
+        r = ar_stream(ar, e, ar_fd_sink, &fd, &why);
         if (r == -EBADMSG)
                 ar_error(rep, e->name, strlen(e->name), "data does not match its header: %s", why);
         if (r == 0 && (fsync(fd) < 0 || fchmod(fd, file_mode(e->name)) < 0))
