@@ -25,20 +25,18 @@ static bool needs(const struct master *m, const struct mi *mi)
                (mi->event || mi->next_event <= m->t_cur + master_tol(m, m->t_cur));
 }
 
-static int event(struct master *m, struct mi *mi)
+int mevent_iterate(struct master *m, struct mi *mi, bool *ret_term)
 {
-        bool term;
         double next;
         int r;
 
         r = inst_enter_event_mode(mi->inst);
         if (r != INST_OK && r != INST_WARNING)
                 return mstep_fault(m, mi, r, "EnterEventMode");
-        mroute_inputs(m, mi);
         r = mroute_set_inputs(m, mi);
         if (r != INST_OK && r != INST_WARNING)
                 return mstep_fault(m, mi, r, "Set (inputs in Event Mode)");
-        r = session_event_iteration(m->s, mi->idx, m->opts.max_event_iterations, &term, &next);
+        r = session_event_iteration(m->s, mi->idx, m->opts.max_event_iterations, ret_term, &next);
         if (r < 0) {
                 m->fault = r;
                 return master_err(m, r, "%s", session_message(m->s));
@@ -46,6 +44,18 @@ static int event(struct master *m, struct mi *mi)
         m->events++;
         mi->event = false;
         mi->next_event = next;
+        return 0;
+}
+
+static int event(struct master *m, struct mi *mi)
+{
+        bool term;
+        int r;
+
+        mroute_inputs(m, mi);
+        r = mevent_iterate(m, mi, &term);
+        if (r < 0)
+                return r;
         if (term) {
                 mi->terminate = true;   /* stays in Event Mode: the session ends here */
                 return 0;

@@ -289,6 +289,12 @@ int mmeet_resolve(struct master *m);
 
 /* master_event.c */
 /* Event Mode for the instances that need it at the current point; rows around it. */
+/*
+ * Event Mode for mi with the inputs already in its buffers: enter, set
+ * them, iterate to Step Mode (or to a terminate request, *ret_term).
+ * Returns 0, or the fault.
+ */
+int mevent_iterate(struct master *m, struct mi *mi, bool *ret_term);
 int mevent_point(struct master *m, bool record);
 
 /* master_iu.c */

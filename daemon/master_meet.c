@@ -36,25 +36,12 @@ static bool is_short(const struct master *m, const struct mi *mi)
 static int alone_event(struct master *m, struct mi *mi)
 {
         bool term;
-        double next;
         int r;
 
-        r = inst_enter_event_mode(mi->inst);
-        if (r != INST_OK && r != INST_WARNING)
-                return mstep_fault(m, mi, r, "EnterEventMode");
-        r = mroute_set_inputs(m, mi);
-        if (r != INST_OK && r != INST_WARNING)
-                return mstep_fault(m, mi, r, "Set (inputs in Event Mode)");
-        r = session_event_iteration(m->s, mi->idx, m->opts.max_event_iterations, &term, &next);
-        if (r < 0) {
-                m->fault = r;
-                return master_err(m, r, "%s", session_message(m->s));
-        }
-        m->events++;
-        mi->event = false;
-        mi->next_event = next;
-        mi->terminate = term;
-        return 0;
+        r = mevent_iterate(m, mi, &term);
+        if (r == 0)
+                mi->terminate = term;
+        return r;
 }
 
 static int alone(struct master *m, struct mi *mi)
