@@ -1,0 +1,169 @@
+/*
+ * ops_load: load a scenario (or a lone FMU) into a new session, with the
+ * overrides fmuctl takes on its command line.
+ *
+ * DESIGN: multirate and starts are maps of name to text and record an
+ * array of names; the three decoded arrays share one allocation (*mem).
+ * Overrides are checked for shape here (a finite start, a positive step,
+ * a known algorithm); whether they make sense for the scenario is the
+ * daemon's call ("invalid").
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "proto/proto.h"
+#include "proto/proto_int.h"
+
+static const struct field load_fields[] = {
+        FIELD("path", FT_STR, FF_REQ | FF_PATH, struct proto_load, path),
+        FIELD("out", FT_STR, FF_PATH | FF_OMIT, struct proto_load, out),
+        FIELD_HAS("start", FT_F64, FF_FINITE, struct proto_load, start, has_start),
+        FIELD_HAS("stop", FT_F64, FF_FINITE, struct proto_load, stop, has_stop),
+        FIELD_HAS("step", FT_F64, FF_FINITE, struct proto_load, step, has_step),
+        FIELD_HAS("budget", FT_F64, FF_NOTNAN | FF_NONNEG, struct proto_load, budget, has_budget),
+        FIELD_HAS("warp", FT_F64, FF_FINITE | FF_NONNEG, struct proto_load, warp, has_warp),
+        FIELD_HAS("decimation", FT_U64, 0, struct proto_load, decimation, has_decimation),
+        FIELD("algorithm", FT_STR, FF_NAME | FF_OMIT, struct proto_load, algorithm),
+        FIELD_EXT("multirate"),
+        FIELD_EXT("starts"),
+        FIELD_EXT("record"),
+};
+
+static void assigns_encode(struct pw *w, const char *key, const struct proto_assign *a, uint32_t n)
+{
+        pw_str(w, key);
+        pw_map(w, n);
+        for (uint32_t i = 0; i < n; i++) {
+                pw_pstr(w, a[i].name);
+                pw_pstr(w, a[i].value);
+        }
+}
+
+void proto_load_encode(struct pw *w, uint64_t id, const struct proto_load *a)
+{
+        uint32_t n_ext = (a->n_multirate > 0) + (a->n_starts > 0) + (a->n_record > 0);
+
+        req_encode(w, id, PROTO_OP_LOAD, load_fields, N_FIELDS(load_fields), a, n_ext);
+        if (a->n_multirate)
+                assigns_encode(w, "multirate", a->multirate, a->n_multirate);
+        if (a->n_starts)
+                assigns_encode(w, "starts", a->starts, a->n_starts);
+        if (a->n_record)
+                strs_encode(w, "record", a->record, a->n_record);
+}
+
+/* A map of name to text: its pair count, or -EBADMSG. Absent: 0. */
+static int assigns_check(const struct pv *v, const char *key, char *err, size_t errlen)
+{
+        if (!v)
+                return 0;
+        if (v->type != PV_MAP)
+                return proto_fail(err, errlen, "args.%s: expected a map of name to text", key);
+        if (v->m.n > PROTO_MAX_NAMES)
+                return proto_fail(err, errlen, "args.%s: more than %u entries", key,
+                                  PROTO_MAX_NAMES);
+        for (uint32_t i = 0; i < v->m.n; i++) {
+                const struct pv *k = v->m.kv[i].key, *t = v->m.kv[i].val;
+
+                if (k->type != PV_STR || t->type != PV_STR)
+                        return proto_fail(err, errlen, "args.%s: expected a map of name to text",
+                                          key);
+                if (has_nul(k->s.ptr, k->s.len) || has_nul(t->s.ptr, t->s.len))
+                        return proto_fail(err, errlen, "args.%s: embedded NUL", key);
+        }
+        return (int)v->m.n;
+}
+
+static void assigns_fill(const struct pv *v, struct proto_assign *out)
+{
+        for (uint32_t i = 0; v && i < v->m.n; i++)
+                out[i] = (struct proto_assign){ proto_str_of(v->m.kv[i].key),
+                                                proto_str_of(v->m.kv[i].val) };
+}
+
+static int check_overrides(const struct proto_load *a, char *err, size_t errlen)
+{
+        if (a->has_step && !(a->step > 0))
+                return proto_fail(err, errlen, "args.step: must be positive");
+        if (a->has_decimation && !a->decimation)
+                return proto_fail(err, errlen, "args.decimation: must be at least 1");
+        if (a->algorithm.len && !pstr_is(a->algorithm, "jacobi") &&
+            !pstr_is(a->algorithm, "gauss-seidel"))
+                return proto_fail(err, errlen,
+                                  "args.algorithm: expected \"jacobi\" or \"gauss-seidel\"");
+        return 0;
+}
+
+int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem, char *err,
+                      size_t errlen)
+{
+        const struct pv *mr = pv_get(args, "multirate"), *st = pv_get(args, "starts");
+        const struct pv *rec = pv_get(args, "record");
+        struct proto_load a = { 0 };
+        int n_mr, n_st, n_rec, r;
+        struct proto_assign *as;
+        char *block = NULL;
+
+        *mem = NULL;
+        r = req_decode(args, load_fields, N_FIELDS(load_fields), &a, err, errlen);
+        if (r < 0)
+                return r;
+        r = check_overrides(&a, err, errlen);
+        if (r < 0)
+                return r;
+        n_mr = assigns_check(mr, "multirate", err, errlen);
+        if (n_mr < 0)
+                return n_mr;
+        n_st = assigns_check(st, "starts", err, errlen);
+        if (n_st < 0)
+                return n_st;
+        n_rec = strs_check(rec, "args", "record", PROTO_MAX_NAMES, err, errlen);
+        if (n_rec < 0)
+                return n_rec;
+        if (n_mr + n_st + n_rec) {
+                /* proto_assign holds two proto_str: one alignment for the whole block. */
+                block = malloc((size_t)(n_mr + n_st) * sizeof(struct proto_assign) +
+                               (size_t)n_rec * sizeof(struct proto_str));
+                if (!block) {
+                        proto_fail(err, errlen, "out of memory");
+                        return -ENOMEM;
+                }
+        }
+        as = (struct proto_assign *)(void *)block;
+        assigns_fill(mr, as);
+        assigns_fill(st, as + n_mr);
+        strs_fill(rec, (struct proto_str *)(void *)(as + n_mr + n_st));
+        a.n_multirate = (uint32_t)n_mr;
+        a.multirate = n_mr ? as : NULL;
+        a.n_starts = (uint32_t)n_st;
+        a.starts = n_st ? as + n_mr : NULL;
+        a.n_record = (uint32_t)n_rec;
+        a.record = n_rec ? (const struct proto_str *)(const void *)(as + n_mr + n_st) : NULL;
+        *mem = block;
+        *ret = a;
+        return 0;
+}
+
+static const struct field load_result_fields[] = {
+        FIELD("session", FT_U64, FF_REQ, struct proto_load_result, session),
+        FIELD("generation", FT_U64, FF_REQ, struct proto_load_result, generation),
+};
+
+void proto_load_result_encode(struct pw *w, const struct proto_load_result *r)
+{
+        res_encode(w, load_result_fields, N_FIELDS(load_result_fields), r, 0);
+}
+
+int proto_load_result_decode(const struct pv *v, struct proto_load_result *ret, char *err,
+                             size_t errlen)
+{
+        struct proto_load_result a = { 0 };
+        int r;
+
+        r = res_decode(v, "result", load_result_fields, N_FIELDS(load_result_fields), &a, err,
+                       errlen);
+        if (r < 0)
+                return r;
+        *ret = a;
+        return 0;
+}

@@ -1,0 +1,262 @@
+/*
+ * ops_status: what list and status answer: the sessions in brief, one
+ * session in full (with its instances and their sandbox layers), and the
+ * daemon itself (status of session 0).
+ *
+ * DESIGN: a decoded status's instances and all their layers share one
+ * allocation (*mem), sized after every count has been checked.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "proto/proto.h"
+#include "proto/proto_int.h"
+
+#define MAX_INSTANCES   PROTO_MAX_NAMES
+#define MAX_LAYERS      64u             /* sandbox layers of one instance */
+
+/* ---- list ---- */
+
+static const struct field brief_fields[] = {
+        FIELD("session", FT_U64, FF_REQ, struct proto_session_brief, session),
+        FIELD("generation", FT_U64, FF_REQ, struct proto_session_brief, generation),
+        FIELD("name", FT_STR, 0, struct proto_session_brief, name),
+        FIELD("state", FT_STATE, FF_REQ, struct proto_session_brief, state),
+        FIELD("time", FT_F64, FF_REQ, struct proto_session_brief, time),
+};
+
+void proto_list_result_encode(struct pw *w, const struct proto_list_result *r)
+{
+        pw_map(w, 1);
+        pw_str(w, "sessions");
+        pw_array(w, r->n);
+        for (uint32_t i = 0; i < r->n; i++)
+                res_encode(w, brief_fields, N_FIELDS(brief_fields), &r->sessions[i], 0);
+}
+
+/* An array under key of at most max entries: its count, or -EBADMSG. */
+static int array_check(const struct pv *v, const char *what, const char *key, uint32_t max,
+                       bool required, char *err, size_t errlen)
+{
+        if (!v) {
+                if (required)
+                        return proto_fail(err, errlen, "%s.%s: missing", what, key);
+                return 0;
+        }
+        if (v->type != PV_ARRAY)
+                return proto_fail(err, errlen, "%s.%s: expected an array", what, key);
+        if (v->a.n > max)
+                return proto_fail(err, errlen, "%s.%s: more than %u entries", what, key, max);
+        return (int)v->a.n;
+}
+
+int proto_list_result_decode(const struct pv *v, struct proto_list_result *ret, void **mem,
+                             char *err, size_t errlen)
+{
+        struct proto_session_brief *s = NULL;
+        const struct pv *a;
+        char what[48];
+        int n, r;
+
+        *mem = NULL;
+        if (!v || v->type != PV_MAP)
+                return proto_fail(err, errlen, "result: expected a map");
+        a = pv_get(v, "sessions");
+        n = array_check(a, "result", "sessions", PROTO_MAX_ITEMS, true, err, errlen);
+        if (n < 0)
+                return n;
+        if (n) {
+                s = calloc((size_t)n, sizeof(*s));
+                if (!s) {
+                        proto_fail(err, errlen, "out of memory");
+                        return -ENOMEM;
+                }
+        }
+        for (int i = 0; i < n; i++) {
+                snprintf(what, sizeof(what), "result.sessions[%d]", i);
+                r = res_decode(&a->a.items[i], what, brief_fields, N_FIELDS(brief_fields), &s[i],
+                               err, errlen);
+                if (r < 0) {
+                        free(s);
+                        return r;
+                }
+        }
+        *mem = s;
+        *ret = (struct proto_list_result){ .n = (uint32_t)n, .sessions = s };
+        return 0;
+}
+
+/* ---- one session ---- */
+
+static const struct field status_fields[] = {
+        FIELD("session", FT_U64, FF_REQ, struct proto_session_status, session),
+        FIELD("generation", FT_U64, FF_REQ, struct proto_session_status, generation),
+        FIELD("name", FT_STR, 0, struct proto_session_status, name),
+        FIELD("state", FT_STATE, FF_REQ, struct proto_session_status, state),
+        FIELD("time", FT_F64, FF_REQ, struct proto_session_status, time),
+        FIELD("start", FT_F64, 0, struct proto_session_status, start),
+        FIELD("stop", FT_F64, 0, struct proto_session_status, stop),
+        FIELD("step", FT_F64, 0, struct proto_session_status, step),
+        FIELD("points", FT_U64, FF_REQ, struct proto_session_status, points),
+        FIELD("realTimeFactor", FT_F64, FF_REQ, struct proto_session_status, real_time_factor),
+        FIELD("warp", FT_F64, 0, struct proto_session_status, warp),
+        FIELD("message", FT_STR, 0, struct proto_session_status, message),
+        FIELD("sandbox", FT_STR, 0, struct proto_session_status, sandbox),
+        FIELD_EXT("instances"),
+};
+
+static const struct field inst_fields[] = {
+        FIELD("name", FT_STR, FF_REQ, struct proto_inst_status, name),
+        FIELD("fmu", FT_STR, 0, struct proto_inst_status, fmu),
+        FIELD("pid", FT_I64, 0, struct proto_inst_status, pid),
+        FIELD("multirate", FT_U32, 0, struct proto_inst_status, multirate),
+        FIELD("steps", FT_U64, 0, struct proto_inst_status, steps),
+        FIELD("stepUsMean", FT_F64, 0, struct proto_inst_status, step_us_mean),
+        FIELD("stepUsMax", FT_F64, 0, struct proto_inst_status, step_us_max),
+        FIELD("serviceUsMean", FT_F64, 0, struct proto_inst_status, service_us_mean),
+        FIELD("fault", FT_STR, 0, struct proto_inst_status, fault),
+        FIELD_EXT("sandbox"),
+};
+
+static const struct field layer_fields[] = {
+        FIELD("layer", FT_STR, FF_REQ, struct proto_layer, name),
+        FIELD("state", FT_LSTATE, FF_REQ, struct proto_layer, state),
+        FIELD("detail", FT_STR, 0, struct proto_layer, detail),
+};
+
+void proto_session_status_encode(struct pw *w, const struct proto_session_status *r)
+{
+        res_encode(w, status_fields, N_FIELDS(status_fields), r, 1);
+        pw_str(w, "instances");
+        pw_array(w, r->n_insts);
+        for (uint32_t i = 0; i < r->n_insts; i++) {
+                const struct proto_inst_status *in = &r->insts[i];
+
+                res_encode(w, inst_fields, N_FIELDS(inst_fields), in, 1);
+                pw_str(w, "sandbox");
+                pw_array(w, in->n_layers);
+                for (uint32_t j = 0; j < in->n_layers; j++)
+                        res_encode(w, layer_fields, N_FIELDS(layer_fields), &in->layers[j], 0);
+        }
+}
+
+/* Check the instances' shape and count all their layers. */
+static int insts_check(const struct pv *a, size_t *ret_layers, char *err, size_t errlen)
+{
+        size_t layers = 0;
+        char what[48];
+        int n;
+
+        for (uint32_t i = 0; i < a->a.n; i++) {
+                const struct pv *in = &a->a.items[i];
+
+                snprintf(what, sizeof(what), "result.instances[%u]", i);
+                if (in->type != PV_MAP)
+                        return proto_fail(err, errlen, "%s: expected a map", what);
+                n = array_check(pv_get(in, "sandbox"), what, "sandbox", MAX_LAYERS, false, err,
+                                errlen);
+                if (n < 0)
+                        return n;
+                layers += (size_t)n;
+        }
+        *ret_layers = layers;
+        return 0;
+}
+
+static int inst_decode(const struct pv *in, uint32_t i, struct proto_inst_status *out,
+                       struct proto_layer *layers, char *err, size_t errlen)
+{
+        const struct pv *sb = pv_get(in, "sandbox");
+        char what[64];
+        int r;
+
+        snprintf(what, sizeof(what), "result.instances[%u]", i);
+        r = res_decode(in, what, inst_fields, N_FIELDS(inst_fields), out, err, errlen);
+        if (r < 0)
+                return r;
+        out->n_layers = sb ? sb->a.n : 0;
+        out->layers = out->n_layers ? layers : NULL;
+        for (uint32_t j = 0; j < out->n_layers; j++) {
+                snprintf(what, sizeof(what), "result.instances[%u].sandbox[%u]", i, j);
+                r = res_decode(&sb->a.items[j], what, layer_fields, N_FIELDS(layer_fields),
+                               &layers[j], err, errlen);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int proto_session_status_decode(const struct pv *v, struct proto_session_status *ret, void **mem,
+                                char *err, size_t errlen)
+{
+        struct proto_session_status s = { 0 };
+        struct proto_inst_status *insts = NULL;
+        struct proto_layer *layers;
+        size_t n_layers = 0;
+        const struct pv *a;
+        int n, r;
+
+        *mem = NULL;
+        r = res_decode(v, "result", status_fields, N_FIELDS(status_fields), &s, err, errlen);
+        if (r < 0)
+                return r;
+        a = pv_get(v, "instances");
+        n = array_check(a, "result", "instances", MAX_INSTANCES, false, err, errlen);
+        if (n < 0)
+                return n;
+        if (n) {
+                r = insts_check(a, &n_layers, err, errlen);
+                if (r < 0)
+                        return r;
+                /* struct proto_layer holds pointers only: aligned after the instances. */
+                insts = calloc(1, (size_t)n * sizeof(*insts) + n_layers * sizeof(*layers));
+                if (!insts) {
+                        proto_fail(err, errlen, "out of memory");
+                        return -ENOMEM;
+                }
+        }
+        layers = (struct proto_layer *)(void *)(insts + n);
+        for (int i = 0; i < n; i++) {
+                r = inst_decode(&a->a.items[i], (uint32_t)i, &insts[i], layers, err, errlen);
+                if (r < 0) {
+                        free(insts);
+                        return r;
+                }
+                layers += insts[i].n_layers;
+        }
+        s.n_insts = (uint32_t)n;
+        s.insts = insts;
+        *mem = insts;
+        *ret = s;
+        return 0;
+}
+
+/* ---- the daemon ---- */
+
+static const struct field daemon_fields[] = {
+        FIELD("version", FT_U32, FF_REQ, struct proto_daemon_status, version),
+        FIELD("server", FT_STR, 0, struct proto_daemon_status, server),
+        FIELD("uptime", FT_F64, 0, struct proto_daemon_status, uptime_s),
+        FIELD("sessions", FT_U32, 0, struct proto_daemon_status, sessions),
+        FIELD("workers", FT_U32, 0, struct proto_daemon_status, workers),
+        FIELD("sandbox", FT_STR, 0, struct proto_daemon_status, sandbox),
+};
+
+void proto_daemon_status_encode(struct pw *w, const struct proto_daemon_status *r)
+{
+        res_encode(w, daemon_fields, N_FIELDS(daemon_fields), r, 0);
+}
+
+int proto_daemon_status_decode(const struct pv *v, struct proto_daemon_status *ret, char *err,
+                               size_t errlen)
+{
+        struct proto_daemon_status a = { 0 };
+        int r;
+
+        r = res_decode(v, "result", daemon_fields, N_FIELDS(daemon_fields), &a, err, errlen);
+        if (r < 0)
+                return r;
+        *ret = a;
+        return 0;
+}

@@ -1,0 +1,472 @@
+/*
+ * proto: the control plane's messages and their one codec (PROTOCOL.md).
+ *
+ * DESIGN: a request is a msgpack map {id, op, args}, a reply a map
+ * {id, ok, result} or {id, ok: false, error: {code, message}}. Events and
+ * samples go out on the daemon's PUB socket as two frames: a topic string
+ * and a msgpack map. Everyone (daemon, fmuctl, libfmud) encodes and
+ * decodes through this module; nobody packs msgpack anywhere else.
+ *
+ * Decoding is bounded before anything is allocated: the message size, the
+ * nesting depth, every container's count against the bytes left (each
+ * element takes at least one byte) and every string's length against the
+ * bytes left and the string limit. A decoded message is a tree of struct
+ * pv nodes in one allocation owned by a struct pv_doc; strings and
+ * binaries point into the caller's buffer, which must outlive the doc.
+ *
+ * Encoding goes through struct pw (msgpack-c's packer into a growing
+ * buffer). The typed helpers below (proto_*_encode/_decode) are the only
+ * place where an operation's keys are spelled.
+ */
+#ifndef FMUD_PROTO_PROTO_H
+#define FMUD_PROTO_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROTO_VERSION           1
+#define PROTO_MAX_MSG           (16u << 20)     /* bytes of one message (ZMQ_MAXMSGSIZE) */
+#define PROTO_MAX_DEPTH         16              /* container nesting */
+#define PROTO_MAX_STR           (1u << 20)      /* bytes of one string or binary */
+#define PROTO_MAX_ITEMS         (1u << 20)      /* elements of one array or map */
+#define PROTO_MAX_NODES         (4u << 20)      /* values in one message */
+#define PROTO_MAX_NAMES         65536u          /* names of one get, set or subscribe */
+
+/* ---- Operations and error codes ----------------------------------------- */
+
+enum proto_op {
+        PROTO_OP_HELLO,
+        PROTO_OP_LOAD,
+        PROTO_OP_UNLOAD,
+        PROTO_OP_LIST,
+        PROTO_OP_STATUS,
+        PROTO_OP_START,
+        PROTO_OP_PAUSE,
+        PROTO_OP_RESUME,
+        PROTO_OP_STOP,
+        PROTO_OP_WARP,
+        PROTO_OP_STEP,
+        PROTO_OP_RUN_UNTIL,
+        PROTO_OP_GET,
+        PROTO_OP_SET,
+        PROTO_OP_SUBSCRIBE,
+        PROTO_OP_UNSUBSCRIBE,
+        PROTO_OP_SNAPSHOT,
+        PROTO_OP_RESTORE,
+        PROTO_OP_SHUTDOWN,
+        PROTO_OP_COUNT,
+};
+
+/* "hello", "load", ..., "run-until", ...; NULL when out of range. */
+const char *proto_op_name(enum proto_op op);
+/* The op named by s[0..len), or -1. */
+int proto_op_parse(const char *s, size_t len);
+
+enum proto_err {
+        PROTO_E_BAD_REQUEST,    /* "bad-request": not a request, or malformed arguments */
+        PROTO_E_VERSION,        /* "version": protocol version not served */
+        PROTO_E_UNKNOWN_OP,     /* "unknown-op" */
+        PROTO_E_NO_SESSION,     /* "no-session": unknown session id */
+        PROTO_E_STALE,          /* "stale": the request names an earlier generation */
+        PROTO_E_STATE,          /* "state": not allowed in the session's state */
+        PROTO_E_NO_VARIABLE,    /* "no-variable": unknown instance or variable */
+        PROTO_E_TYPE,           /* "type": a value of the wrong type or shape */
+        PROTO_E_DENIED,         /* "denied": path outside the allowed directories */
+        PROTO_E_INVALID,        /* "invalid": the scenario or FMU was refused */
+        PROTO_E_FAULT,          /* "fault": an FMU or worker failed */
+        PROTO_E_LIMIT,          /* "limit": a configured limit was reached */
+        PROTO_E_UNSUPPORTED,    /* "unsupported": e.g. snapshot of an FMU without state */
+        PROTO_E_INTERNAL,       /* "internal": out of memory, I/O error */
+        PROTO_E_COUNT,
+};
+
+const char *proto_err_name(enum proto_err e);
+int proto_err_parse(const char *s, size_t len);        /* or -1 */
+
+/* ---- Decoded values --------------------------------------------------------- */
+
+enum pv_type { PV_NIL, PV_BOOL, PV_INT, PV_UINT, PV_FLOAT, PV_STR, PV_BIN, PV_ARRAY, PV_MAP };
+
+struct pv;
+
+struct pv_kv {
+        const struct pv *key;
+        const struct pv *val;
+};
+
+/*
+ * One value. Non-negative integers decode as PV_UINT, negative ones as
+ * PV_INT; float32 widens to PV_FLOAT. Strings are not NUL-terminated.
+ */
+struct pv {
+        enum pv_type type;
+        union {
+                bool b;
+                int64_t i;
+                uint64_t u;
+                double f;
+                struct { const char *ptr; uint32_t len; } s;    /* PV_STR, PV_BIN */
+                struct { const struct pv *items; uint32_t n; } a;
+                struct { const struct pv_kv *kv; uint32_t n; } m;
+        };
+};
+
+struct proto_limits {
+        size_t max_msg;
+        unsigned max_depth;
+        uint32_t max_str;
+        uint32_t max_items;
+        size_t max_nodes;
+};
+
+void proto_limits_default(struct proto_limits *l);
+
+struct pv_doc {
+        const struct pv *root;
+        void *mem;
+};
+
+/*
+ * Decode exactly one msgpack value filling buf[0..len) (trailing bytes are
+ * an error). Returns 0, or -EMSGSIZE (a limit), -EBADMSG (malformed,
+ * truncated, an ext type, trailing bytes), -ENOMEM; err (may be NULL)
+ * says what and at which byte. Free doc with pv_doc_fini() also on error.
+ */
+int pv_decode(const void *buf, size_t len, const struct proto_limits *lim, struct pv_doc *doc,
+              char *err, size_t errlen);
+void pv_doc_fini(struct pv_doc *doc);
+
+/*
+ * A total order on values (type first, then value; floats by bit pattern,
+ * containers element by element in wire order) and its equality. The
+ * decoder refuses a map with two keys that compare equal.
+ */
+int pv_cmp(const struct pv *a, const struct pv *b);
+bool pv_equal(const struct pv *a, const struct pv *b);
+
+/* The value of key in map m, or NULL (also when m is not a map). */
+const struct pv *pv_get(const struct pv *m, const char *key);
+bool pv_is_str(const struct pv *v, const char *s);
+/* Conversions that never lose information; -EPROTOTYPE when they would. */
+int pv_u64(const struct pv *v, uint64_t *ret);
+int pv_i64(const struct pv *v, int64_t *ret);
+int pv_f64(const struct pv *v, double *ret);            /* ints exactly representable too */
+int pv_bool(const struct pv *v, bool *ret);
+/* A copy of a PV_STR without embedded NULs, NUL-terminated (caller frees), or NULL. */
+char *pv_strdup(const struct pv *v);
+
+/* ---- Encoding ------------------------------------------------------------------ */
+
+struct pw {
+        void *priv;             /* msgpack_sbuffer + packer */
+        int error;              /* sticky -ENOMEM */
+};
+
+int pw_init(struct pw *w);
+void pw_fini(struct pw *w);
+void pw_reset(struct pw *w);
+const void *pw_data(const struct pw *w);
+size_t pw_size(const struct pw *w);
+/* Take the buffer (free() it); the writer is reset. NULL after an error. */
+void *pw_take(struct pw *w, size_t *ret_len);
+
+void pw_map(struct pw *w, uint32_t n);
+void pw_array(struct pw *w, uint32_t n);
+void pw_nil(struct pw *w);
+void pw_bool(struct pw *w, bool v);
+void pw_i64(struct pw *w, int64_t v);
+void pw_u64(struct pw *w, uint64_t v);
+void pw_f64(struct pw *w, double v);
+void pw_str(struct pw *w, const char *s);               /* NULL: nil */
+void pw_strn(struct pw *w, const char *s, size_t len);
+void pw_bin(struct pw *w, const void *p, size_t len);
+void pw_pv(struct pw *w, const struct pv *v);           /* a decoded value, re-encoded */
+
+/* ---- Envelopes ---------------------------------------------------------------- */
+
+struct proto_req {
+        uint64_t id;
+        enum proto_op op;
+        const struct pv *args;          /* a map (an empty map when absent) */
+};
+
+/*
+ * root must be {id: uint, op: str, args?: map} (args nil reads as an empty
+ * map) and nothing else; -EBADMSG with err otherwise, -EOPNOTSUPP when op
+ * names no operation this side knows (reply "unknown-op"). *ret is written
+ * only on success: reply to a refused request with proto_req_id(root).
+ */
+int proto_req_decode(const struct pv *root, struct proto_req *ret, char *err, size_t errlen);
+/* The request's id when it has a readable one, else 0: for the error reply to a bad request. */
+uint64_t proto_req_id(const struct pv *root);
+/* {id, op, args: <map of n_args pairs the caller writes next>} */
+void proto_req_begin(struct pw *w, uint64_t id, enum proto_op op, uint32_t n_args);
+
+struct proto_reply {
+        uint64_t id;
+        bool ok;
+        const struct pv *result;        /* ok: the result (nil when none) */
+        int code;                       /* !ok: enum proto_err, -1 for a code this side does not know */
+        const char *message;            /* !ok: not NUL-terminated */
+        uint32_t message_len;
+};
+
+int proto_reply_decode(const struct pv *root, struct proto_reply *ret, char *err, size_t errlen);
+/* {id, ok: true, result: <one value the caller writes next>} */
+void proto_reply_ok_begin(struct pw *w, uint64_t id);
+/* {id, ok: false, error: {code, message}} complete. */
+void proto_reply_error(struct pw *w, uint64_t id, enum proto_err code, const char *message);
+
+/* ---- Typed operations ------------------------------------------------------------
+ * Each *_encode writes a whole request (envelope included) or a whole
+ * result value; each *_decode checks keys, types and ranges and returns
+ * 0 or -EBADMSG with err naming the key (-ENOMEM when out of memory).
+ * Decoded strings point into the message (the pv_doc's buffer), never
+ * NULL: an absent string reads as "" of length 0. Arrays of them are
+ * allocated in one block returned in *mem (free() it; NULL when there is
+ * none, and always NULL on failure) where noted.
+ *
+ * Request decoders refuse keys they do not know; result, event and sample
+ * decoders ignore them (a newer daemon may add some). Names and paths
+ * with an embedded NUL are refused. Integer keys take msgpack integers
+ * only; number keys also take integers a double holds exactly.
+ */
+
+/* Every session operation names its session and the generation it saw; 0: any. */
+struct proto_target {
+        uint64_t session;
+        uint64_t generation;
+};
+
+struct proto_str {
+        const char *ptr;
+        uint32_t len;
+};
+
+struct proto_hello {
+        uint32_t version;
+        struct proto_str client;        /* a free-form name, for logs */
+};
+struct proto_hello_result {
+        uint32_t version;
+        struct proto_str server;        /* "fmud 0.1.0" */
+        struct proto_str pub_endpoint;  /* where events and samples are published */
+        uint64_t max_msg;
+};
+
+struct proto_assign {                   /* name=value, both text (as scenario_overrides) */
+        struct proto_str name, value;
+};
+
+struct proto_load {
+        struct proto_str path;          /* a .ssp, .ssd, folder or .fmu, absolute */
+        struct proto_str out;           /* results CSV (absolute), or empty: none */
+        /* Overrides; has_* false: the scenario's own. */
+        bool has_start, has_stop, has_step, has_budget, has_warp, has_decimation;
+        double start, stop, step, budget, warp;
+        uint64_t decimation;
+        struct proto_str algorithm;     /* "jacobi", "gauss-seidel" or empty */
+        uint32_t n_multirate;           /* component=factor */
+        const struct proto_assign *multirate;
+        uint32_t n_starts;              /* component.variable=value */
+        const struct proto_assign *starts;
+        uint32_t n_record;
+        const struct proto_str *record;
+};
+struct proto_load_result {
+        uint64_t session, generation;
+};
+
+enum proto_state {
+        PROTO_STATE_LOADING,
+        PROTO_STATE_LOADED,
+        PROTO_STATE_RUNNING,
+        PROTO_STATE_PAUSED,
+        PROTO_STATE_FINISHED,
+        PROTO_STATE_FAULTED,
+        PROTO_STATE_STOPPED,
+        PROTO_STATE_COUNT,
+};
+const char *proto_state_name(enum proto_state s);      /* "loading", "loaded", ... */
+int proto_state_parse(const char *s, size_t len);       /* or -1 */
+
+struct proto_session_brief {            /* an entry of list */
+        uint64_t session, generation;
+        struct proto_str name;
+        enum proto_state state;
+        double time;
+};
+struct proto_list_result {
+        uint32_t n;
+        const struct proto_session_brief *sessions;
+};
+
+enum proto_layer_state {
+        PROTO_LAYER_ACTIVE,
+        PROTO_LAYER_UNAVAILABLE,
+        PROTO_LAYER_OFF,
+        PROTO_LAYER_STATE_COUNT,
+};
+/* "active", "unavailable", "off"; NULL out of range. */
+const char *proto_layer_state_name(enum proto_layer_state s);
+int proto_layer_state_parse(const char *s, size_t len);         /* or -1 */
+struct proto_layer {
+        struct proto_str name;          /* "environment", "limits", "privileges", "namespaces", "landlock", "seccomp" */
+        enum proto_layer_state state;   /* "active", "unavailable", "off" on the wire */
+        struct proto_str detail;        /* the reason when unavailable; what holds when active */
+};
+struct proto_inst_status {
+        struct proto_str name, fmu;
+        int64_t pid;
+        uint32_t multirate;
+        uint64_t steps;
+        double step_us_mean, step_us_max;       /* doStep round trip */
+        double service_us_mean;                 /* the worker's own time per doStep */
+        struct proto_str fault;                 /* empty when none */
+        uint32_t n_layers;
+        const struct proto_layer *layers;
+};
+struct proto_session_status {
+        uint64_t session, generation;
+        struct proto_str name;
+        enum proto_state state;
+        double time, start, stop, step;
+        uint64_t points;
+        double real_time_factor, warp;
+        struct proto_str message;               /* the fault, or why it ended */
+        struct proto_str sandbox;               /* "strict", "basic", "off" */
+        uint32_t n_insts;
+        const struct proto_inst_status *insts;
+};
+struct proto_daemon_status {
+        uint32_t version;
+        struct proto_str server;
+        double uptime_s;
+        uint32_t sessions, workers;
+        struct proto_str sandbox;
+};
+
+struct proto_warp { struct proto_target t; double factor; };
+struct proto_step { struct proto_target t; uint64_t n; };
+struct proto_run_until { struct proto_target t; double time; };
+/* The result of start, pause, resume, stop, warp, step, run-until. */
+struct proto_progress {
+        enum proto_state state;
+        double time;
+        uint64_t points;
+        struct proto_str message;
+};
+
+struct proto_get { struct proto_target t; uint32_t n; const struct proto_str *names; };
+/* get's result: {values: [pv...]} in the order asked; arrays as msgpack arrays. */
+struct proto_get_result { uint32_t n; const struct pv *const *values; };
+struct proto_named_value { struct proto_str name; const struct pv *value; };
+struct proto_set { struct proto_target t; uint32_t n; const struct proto_named_value *values; };
+
+struct proto_subscribe {
+        struct proto_target t;
+        uint32_t n;
+        const struct proto_str *names;  /* instance.variable; none: every recorded column */
+        uint64_t decimation;            /* every n-th point; 0: 1 */
+};
+struct proto_subscribe_result { struct proto_str topic; };
+struct proto_unsubscribe { struct proto_target t; struct proto_str topic; };
+struct proto_snapshot_result { uint64_t snapshot; double time; };
+struct proto_restore { struct proto_target t; uint64_t snapshot; };
+
+/*
+ * A sample on PUB, frame 2 after the topic: {session, generation, time,
+ * point, flags, values: [...]}; the first sample of a subscription also
+ * carries names: [...]. An event (topic "events"): {session, generation,
+ * state, time, message}.
+ */
+#define PROTO_SAMPLE_FIRST      (1u << 0)       /* a subscription's first sample, with names */
+#define PROTO_SAMPLE_DROPPED    (1u << 1)       /* samples were dropped before this one */
+#define PROTO_SAMPLE_RESTORED   (1u << 2)       /* the first sample after a restore */
+struct proto_sample {
+        uint64_t session, generation;
+        double time;
+        uint64_t point;
+        uint32_t flags;
+        uint32_t n;
+        const struct proto_str *names;  /* n of them, or NULL */
+        const struct pv *values;        /* decode: the values array */
+};
+struct proto_event {
+        uint64_t session, generation;
+        enum proto_state state;
+        double time;
+        struct proto_str message;
+};
+
+/* Requests. */
+void proto_hello_encode(struct pw *w, uint64_t id, const struct proto_hello *a);
+int proto_hello_decode(const struct pv *args, struct proto_hello *ret, char *err, size_t errlen);
+void proto_load_encode(struct pw *w, uint64_t id, const struct proto_load *a);
+int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem, char *err,
+                      size_t errlen);
+/* unload, start, pause, resume, stop, snapshot, status (session 0: the daemon's). */
+void proto_target_encode(struct pw *w, uint64_t id, enum proto_op op, const struct proto_target *t);
+int proto_target_decode(const struct pv *args, struct proto_target *ret, char *err, size_t errlen);
+void proto_warp_encode(struct pw *w, uint64_t id, const struct proto_warp *a);
+int proto_warp_decode(const struct pv *args, struct proto_warp *ret, char *err, size_t errlen);
+void proto_step_encode(struct pw *w, uint64_t id, const struct proto_step *a);
+int proto_step_decode(const struct pv *args, struct proto_step *ret, char *err, size_t errlen);
+void proto_run_until_encode(struct pw *w, uint64_t id, const struct proto_run_until *a);
+int proto_run_until_decode(const struct pv *args, struct proto_run_until *ret, char *err,
+                           size_t errlen);
+void proto_get_encode(struct pw *w, uint64_t id, const struct proto_get *a);
+int proto_get_decode(const struct pv *args, struct proto_get *ret, void **mem, char *err,
+                     size_t errlen);
+void proto_set_encode(struct pw *w, uint64_t id, const struct proto_set *a);
+int proto_set_decode(const struct pv *args, struct proto_set *ret, void **mem, char *err,
+                     size_t errlen);
+void proto_subscribe_encode(struct pw *w, uint64_t id, const struct proto_subscribe *a);
+int proto_subscribe_decode(const struct pv *args, struct proto_subscribe *ret, void **mem,
+                           char *err, size_t errlen);
+void proto_unsubscribe_encode(struct pw *w, uint64_t id, const struct proto_unsubscribe *a);
+int proto_unsubscribe_decode(const struct pv *args, struct proto_unsubscribe *ret, char *err,
+                             size_t errlen);
+void proto_restore_encode(struct pw *w, uint64_t id, const struct proto_restore *a);
+int proto_restore_decode(const struct pv *args, struct proto_restore *ret, char *err,
+                         size_t errlen);
+/* list and shutdown have no arguments: proto_req_begin(w, id, op, 0). */
+
+/* Results (the value after proto_reply_ok_begin()). */
+void proto_hello_result_encode(struct pw *w, const struct proto_hello_result *r);
+int proto_hello_result_decode(const struct pv *v, struct proto_hello_result *ret, char *err,
+                              size_t errlen);
+void proto_load_result_encode(struct pw *w, const struct proto_load_result *r);
+int proto_load_result_decode(const struct pv *v, struct proto_load_result *ret, char *err,
+                             size_t errlen);
+void proto_list_result_encode(struct pw *w, const struct proto_list_result *r);
+int proto_list_result_decode(const struct pv *v, struct proto_list_result *ret, void **mem,
+                             char *err, size_t errlen);
+void proto_session_status_encode(struct pw *w, const struct proto_session_status *r);
+int proto_session_status_decode(const struct pv *v, struct proto_session_status *ret, void **mem,
+                                char *err, size_t errlen);
+void proto_daemon_status_encode(struct pw *w, const struct proto_daemon_status *r);
+int proto_daemon_status_decode(const struct pv *v, struct proto_daemon_status *ret, char *err,
+                               size_t errlen);
+void proto_progress_encode(struct pw *w, const struct proto_progress *r);
+int proto_progress_decode(const struct pv *v, struct proto_progress *ret, char *err, size_t errlen);
+/* get's result: the caller writes {values: [...]}: pw_map(w,1); pw_str(w,"values"); pw_array(w,n); ... */
+void proto_get_result_begin(struct pw *w, uint32_t n);
+int proto_get_result_decode(const struct pv *v, struct proto_get_result *ret, void **mem,
+                            char *err, size_t errlen);
+void proto_subscribe_result_encode(struct pw *w, const struct proto_subscribe_result *r);
+int proto_subscribe_result_decode(const struct pv *v, struct proto_subscribe_result *ret,
+                                  char *err, size_t errlen);
+void proto_snapshot_result_encode(struct pw *w, const struct proto_snapshot_result *r);
+int proto_snapshot_result_decode(const struct pv *v, struct proto_snapshot_result *ret, char *err,
+                                 size_t errlen);
+
+/* PUB bodies. proto_sample_begin writes all but the values, then pw_array(w, n) and n values follow. */
+void proto_sample_begin(struct pw *w, const struct proto_sample *s);
+int proto_sample_decode(const struct pv *v, struct proto_sample *ret, void **mem, char *err,
+                        size_t errlen);
+void proto_event_encode(struct pw *w, const struct proto_event *e);
+int proto_event_decode(const struct pv *v, struct proto_event *ret, char *err, size_t errlen);
+
+#endif
