@@ -8,7 +8,10 @@
  * instance's wait policy (spin, yield, futex) for at most SLICE_NS, then
  * checks that the worker is still alive, so a dead worker is reported
  * within a slice, not at the deadline. A missed deadline, a dead worker or
- * a reply that breaks the protocol is a sticky fault.
+ * a reply that breaks the protocol is a sticky fault (inst_fault.c words
+ * it and kills a worker that missed its deadline or broke the protocol).
+ * A death the supervisor saw between calls faults the next call before
+ * anything is sent.
  *
  * An event is copied and its record released before any callback runs:
  * the intermediate update callback makes nested calls on the same ring.
@@ -89,6 +92,7 @@ void call_deadline(struct inst *inst, uint64_t override_ns, struct timespec *ret
                      inst->timeout_ns;
 
         inst->next_timeout_ns = 0;
+        inst->last_timeout_ns = t;
         ns_ts(now_ns() + t, ret);
 }
 
@@ -102,6 +106,11 @@ int inst_fault_set(struct inst *inst, int err, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(inst->msg, sizeof(inst->msg), fmt, ap);
         va_end(ap);
+        /* Pairs with the acquire in inst_health(). */
+        atomic_store_explicit(&inst->fault_pub, err, memory_order_release);
+        /* Never trusted again: stopped now, not at inst_free() (inst_fault.c). */
+        if (err == -ETIMEDOUT || err == -EPROTO)
+                fault_kill(inst);
         return err;
 }
 
@@ -110,17 +119,12 @@ static int protocol(struct inst *inst, const char *what)
         return inst_fault_set(inst, -EPROTO, "worker %d broke the protocol: %s", (int)inst->pid, what);
 }
 
-static int died(struct inst *inst)
-{
-        char how[128];
-
-        spawn_describe(inst->wstatus, how, sizeof(how));
-        return inst_fault_set(inst, -ESRCH, "worker %d %s", (int)inst->pid, how);
-}
-
 int call_begin(struct inst *inst, bool step_wait)
 {
         if (inst->fault)
+                return inst->fault;
+        /* Dead while nobody was calling: say so now, without sending anything. */
+        if (fault_check_idle(inst) < 0)
                 return inst->fault;
         if (inst->posted && !step_wait && inst->depth == 0) {
                 snprintf(inst->msg, sizeof(inst->msg), "a posted step awaits inst_wait_step()");
@@ -178,9 +182,7 @@ int call_send(struct inst *inst, struct req *rq, const struct timespec *deadline
                 /* The worker drains requests; a full ring means it is stuck or gone. */
                 r = ring_wait_writable(inst->tx, &inst->wait, deadline);
                 if (r == -ETIMEDOUT)
-                        return spawn_poll(inst) ? died(inst) :
-                               inst_fault_set(inst, -ETIMEDOUT, "worker %d took no request in time",
-                                              (int)inst->pid);
+                        return spawn_poll(inst) ? fault_died(inst) : fault_timeout(inst);
                 if (r < 0)
                         return inst_fault_set(inst, -EPROTO, "request ring broken: %s", strerror(-r));
         }
@@ -207,11 +209,10 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
                 now = now_ns();
                 if (now >= end) {
                         if (spawn_poll(inst) && ring_peek(inst->rx, rec, len) != 0)
-                                return died(inst);
+                                return fault_died(inst);
                         if (inst->reaped)
                                 continue;
-                        return inst_fault_set(inst, -ETIMEDOUT, "worker %d did not answer within "
-                                              "the deadline", (int)inst->pid);
+                        return fault_timeout(inst);
                 }
                 ns_ts(now + SLICE_NS < end ? now + SLICE_NS : end, &slice);
                 if (!p.runnable)
@@ -220,7 +221,7 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
                 if (r == -ETIMEDOUT) {
                         /* Dead: read what it sent before it went, else report it. */
                         if (spawn_poll(inst) && ring_peek(inst->rx, rec, len) != 0)
-                                return died(inst);
+                                return fault_died(inst);
                 } else if (r < 0) {
                         return protocol(inst, "the reply ring is broken");
                 }
@@ -274,6 +275,8 @@ static int on_log(struct inst *inst, const struct call_in *in, struct timespec *
         ring_release(inst->rx);
         if (r < 0)
                 return r;
+        if (fault_on_log(inst, ev.status, category, message))
+                return 0;
         if (inst->log) {
                 t0 = now_ns();
                 inst->log(inst->log_ctx, inst, ev.status, category, message);
@@ -316,6 +319,9 @@ static int on_iu(struct inst *inst, const struct call_in *in, enum call_op op,
         if (inst->iu)
                 inst->iu(inst->iu_ctx, inst, &iu, &early, &t);
         inst->depth = 0;
+        /* Nested calls named themselves; the step is in flight again. */
+        inst->cur_op = op;
+        inst->cur_timeout_ns = inst->step_timeout_ns;
         if (inst->fault)
                 return inst->fault;
         /* The callback's time is the master's, not the worker's. */
@@ -432,17 +438,32 @@ void call_end(struct inst *inst, struct rep *rp)
 
 int call_run(struct inst *inst, struct req *rq, struct rep *rp)
 {
+        enum call_op prev_op = inst->cur_op;
+        enum md_type prev_type = inst->cur_type;
+        uint64_t prev_timeout = inst->cur_timeout_ns;
         struct timespec deadline;
         uint64_t seq;
         int r;
 
         rp->held = false;
         call_deadline(inst, 0, &deadline);
+        /* Named in fault messages; a nested call (intermediate update) restores the outer one. */
+        inst->cur_op = rq->op;
+        inst->cur_timeout_ns = inst->last_timeout_ns;
+        if (rq->op == CALL_OP_GET || rq->op == CALL_OP_SET) {
+                struct call_values cv;
+
+                memcpy(&cv, rq->body, sizeof(cv));
+                inst->cur_type = (enum md_type)cv.type;
+        }
         atomic_fetch_add_explicit(&active_calls, 1, memory_order_relaxed);
         r = call_send(inst, rq, &deadline, &seq);
         if (r == 0)
                 r = call_recv(inst, rq->op, seq, &deadline, rp);
         atomic_fetch_sub_explicit(&active_calls, 1, memory_order_relaxed);
+        inst->cur_op = prev_op;
+        inst->cur_type = prev_type;
+        inst->cur_timeout_ns = prev_timeout;
         return r;
 }
 

@@ -16,6 +16,7 @@
 #define FMUD_DAEMON_INST_INT_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "daemon/instance.h"
@@ -23,8 +24,28 @@
 #include "worker/call.h"
 
 #define INST_FD         3       /* the worker's channel descriptor */
+#define INST_RECENT_LOGS        4       /* the FMU's last log messages kept for fault messages */
+#define INST_RECENT_TEXT        256     /* bytes of each, NUL included */
 
 struct arena_chunk;
+struct sup_watch;
+
+/* One of the FMU's last log messages. */
+struct inst_log_rec {
+        int status;
+        char category[32];
+        char text[INST_RECENT_TEXT];
+};
+
+/* What a crashing worker said before it died (worker/crash.h); untrusted detail. */
+struct inst_last_words {
+        bool valid;
+        bool near_limit;                /* the address space was at its limit */
+        int sig;
+        int code;
+        uint64_t addr;
+        uint64_t limit;                 /* RLIMIT_AS bytes, 0: unlimited */
+};
 
 struct inst {
         char *name;
@@ -64,10 +85,32 @@ struct inst {
         char msg[CALL_MSG_MAX + 256];
         uint64_t logs_dropped;
 
+        /* Faults and what explains them (inst_fault.c). */
+        struct sup_watch *watch;        /* NULL: no supervisor */
+        _Atomic int fault_pub;          /* 'fault', for any thread (inst_health()) */
+        enum call_op cur_op;            /* the call in flight; CALL_OP_NONE: between calls */
+        enum md_type cur_type;          /* of a GET or SET in flight */
+        uint64_t cur_timeout_ns;        /* its deadline, from its start */
+        uint64_t last_timeout_ns;       /* what call_deadline() computed last */
+        uint64_t step_timeout_ns;       /* the posted step's */
+        struct inst_last_words words;
+        struct inst_log_rec recent[INST_RECENT_LOGS];
+        unsigned n_recent, recent_next;
+
+        /* Service time the worker measured inside doStep. */
+        uint64_t svc_steps, svc_ns;
+
         inst_log_fn *log;
         void *log_ctx;
         inst_iu_fn *iu;
         void *iu_ctx;
+
+        /* The sandbox (sandbox_report.c, scratch.c). */
+        enum sandbox_mode sandbox_mode;
+        struct inst_layer layers[SANDBOX_LAYER_COUNT];
+        char layer_text[SANDBOX_LAYER_COUNT][CALL_SANDBOX_DETAIL_MAX + 1];
+        char *scratch_dir;              /* the scratch directory; NULL: none */
+        char *scratch_base;             /* a directory made for it, removed with it; NULL: none */
 };
 
 /* A request under construction. */
@@ -125,6 +168,20 @@ void arena_reset(struct inst *inst);
 int rep_range(struct inst *inst, const struct rep *rp, const struct call_range *r, uint64_t elem,
               uint64_t count, const void **ret);
 
+/* inst_fault.c */
+/* The worker died (it is reaped): the sticky -ESRCH with how, during which call. */
+int fault_died(struct inst *inst);
+/* The call in flight missed its deadline: the sticky -ETIMEDOUT (the worker is killed). */
+int fault_timeout(struct inst *inst);
+/* SIGKILL the worker (its process group when it leads one) and reap it. */
+void fault_kill(struct inst *inst);
+/* Before a call: a death the supervisor saw becomes the fault now. 0 or -ESRCH. */
+int fault_check_idle(struct inst *inst);
+/* A log event: true when it was the worker's last words (consumed), else kept as recent. */
+bool fault_on_log(struct inst *inst, int status, const char *category, const char *message);
+/* "fmi3DoStep", "fmi2GetReal", ...: the call in flight, for messages. */
+const char *fault_call_name(const struct inst *inst, char *buf, size_t size);
+
 /* inst_values.c */
 /* Encode one block of value references (and values for a set) into rq; 0, -EINVAL, -EMSGSIZE. */
 int values_put(struct req *rq, enum md_type type, const uint32_t *vrs, size_t nvr,
@@ -137,14 +194,44 @@ int values_take(struct inst *inst, const struct rep *rp, const struct call_value
                 enum md_type type, size_t nvr, void *values, size_t *sizes, size_t nvalues);
 
 /* spawn.c */
+struct spawn_req {
+        const char *path;               /* fmud-worker */
+        const char *fmu_dir;
+        char *const *envp;              /* NULL: empty */
+        int chan_fd;
+        const struct sandbox_opts *sandbox;     /* NULL: off */
+        const char *scratch;            /* the instance's scratch directory; NULL: none */
+        uid_t uid;                      /* whom a root worker becomes (sandbox_user()) */
+        gid_t gid;
+};
 /* fork+exec the worker with chan_fd as INST_FD. 0 and *ret_pid, or -errno. */
-int spawn_worker(const char *path, const char *fmu_dir, char *const envp[], int chan_fd,
-                 pid_t *ret_pid);
+int spawn_worker(const struct spawn_req *rq, pid_t *ret_pid);
 /* Reap the worker if it has exited (non-blocking). true when it has. */
 bool spawn_poll(struct inst *inst);
 /* Wait up to timeout_ns for the worker to exit, then SIGKILL it and reap. */
 void spawn_reap(struct inst *inst, uint64_t timeout_ns);
 /* "exited with status 2", "was killed by signal 9 (Killed)". */
 void spawn_describe(int wstatus, char *buf, size_t size);
+
+/* scratch.c */
+/*
+ * Whom a sandboxed worker of a root daemon becomes: o->uid/gid, else the
+ * user "fmud", else "nobody". 0/0 when the daemon is not root. 0 or -errno.
+ */
+int sandbox_user(const struct sandbox_opts *o, uid_t *ret_uid, gid_t *ret_gid);
+/*
+ * Make the scratch directory of one instance (mode 0700, owned by uid/gid)
+ * below o->scratch_root, or in a new private directory under $TMPDIR or
+ * /tmp. Sets inst->scratch (and inst->scratch_base). 0 or -errno.
+ */
+int scratch_make(struct inst *inst, const struct sandbox_opts *o, uid_t uid, gid_t gid);
+/* Remove the scratch directory with everything in it (the worker is gone). */
+void scratch_remove(struct inst *inst);
+
+/* sandbox_report.c */
+/* Layers nobody reported: every one DISABLED, "not reported". */
+void sandbox_report_none(struct inst *inst);
+/* Take a CALL_EV_SANDBOX event (checked in full). 0, or an -EPROTO fault. */
+int sandbox_report_take(struct inst *inst, const struct call_in *in);
 
 #endif

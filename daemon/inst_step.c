@@ -105,9 +105,13 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
         if (outputs_need(s) > (room > inst->side_size ? room : inst->side_size))
                 return -EMSGSIZE;
         call_deadline(inst, s->timeout_ns, &inst->step_deadline);
+        inst->step_timeout_ns = inst->last_timeout_ns;
+        inst->cur_op = CALL_OP_DO_STEP;
+        inst->cur_timeout_ns = inst->step_timeout_ns;
         call_post_active();
         r = call_send(inst, &rq, &inst->step_deadline, &inst->step_seq);
         if (r < 0) {
+                inst->cur_op = CALL_OP_NONE;
                 call_active(-1);
                 return r;
         }
@@ -152,7 +156,10 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
                 snprintf(inst->msg, sizeof(inst->msg), "no step was posted");
                 return -EINVAL;
         }
+        inst->cur_op = CALL_OP_DO_STEP;
+        inst->cur_timeout_ns = inst->step_timeout_ns;
         r = call_recv(inst, CALL_OP_DO_STEP, inst->step_seq, &inst->step_deadline, &rp);
+        inst->cur_op = CALL_OP_NONE;
         inst->posted = false;
         call_active(-1);
         if (r < 0) {
@@ -160,6 +167,10 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
                 return r;
         }
         memcpy(&res, rp.result, sizeof(res));
+        /* A statistic only: any value is harmless, and the sum saturates. */
+        inst->svc_steps++;
+        inst->svc_ns = res.service_ns > UINT64_MAX - inst->svc_ns ? UINT64_MAX :
+                       inst->svc_ns + res.service_ns;
         if (res.event_handling_needed > 1 || res.terminate_simulation > 1 || res.early_return > 1 ||
             res.phase > CALL_PHASE_DONE ||
             (res.phase == CALL_PHASE_INPUTS && res.block >= inst->step->n_inputs) ||
@@ -182,6 +193,7 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
                 .last_successful_time = res.last_successful_time,
                 .phase = (enum inst_phase)res.phase,
                 .block = res.block,
+                .service_ns = res.service_ns,
         };
         call_end(inst, &rp);
         return r;

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "daemon/inst_int.h"
+#include "daemon/supervisor.h"
 
 #define SLOT_SIZE       64u
 #define RING_SLOTS      1024u
@@ -28,24 +29,55 @@ void inst_opts_default(struct inst_opts *o)
         wait_policy_init(&o->wait, WAIT_ADAPTIVE);
 }
 
+/* The next record of the worker's start, parsed; the caller releases it. */
+static int next_start_record(struct inst *inst, struct timespec *deadline, struct call_in *in)
+{
+        const void *rec;
+        size_t len;
+        bool side;
+        int r;
+
+        r = call_next(inst, deadline, &rec, &len);
+        if (r < 0)
+                return r;
+        if (call_parse(rec, len, in, &side) < 0 || side || in->hdr.kind != CALL_EVENT ||
+            in->hdr.seq != 0) {
+                ring_release(inst->rx);
+                return inst_fault_set(inst, -EPROTO, "worker %d did not start with HELLO",
+                                      (int)inst->pid);
+        }
+        return 0;
+}
+
 static int wait_hello(struct inst *inst, uint64_t timeout_ns)
 {
         char text[CALL_MSG_MAX + 1];
         struct timespec deadline;
         struct call_hello h;
         struct call_in in;
-        const void *rec, *p;
-        size_t len;
-        bool side;
+        const void *p;
         int r;
 
         inst->next_timeout_ns = timeout_ns;
         call_deadline(inst, 0, &deadline);
-        r = call_next(inst, &deadline, &rec, &len);
+        r = next_start_record(inst, &deadline, &in);
         if (r < 0)
                 return r;
-        if (call_parse(rec, len, &in, &side) < 0 || side || in.hdr.kind != CALL_EVENT ||
-            in.hdr.op != CALL_EV_HELLO || in.hdr.seq != 0 || in.hdr.body_len != sizeof(h)) {
+        /* The sandbox report comes first; a sandboxed worker must send it. */
+        if (in.hdr.op == CALL_EV_SANDBOX) {
+                r = sandbox_report_take(inst, &in);
+                ring_release(inst->rx);
+                if (r < 0)
+                        return r;
+                r = next_start_record(inst, &deadline, &in);
+                if (r < 0)
+                        return r;
+        } else if (inst->sandbox_mode != SANDBOX_OFF && in.hdr.op == CALL_EV_HELLO) {
+                ring_release(inst->rx);
+                return inst_fault_set(inst, -EPROTO, "worker %d did not report its sandbox",
+                                      (int)inst->pid);
+        }
+        if (in.hdr.op != CALL_EV_HELLO || in.hdr.body_len != sizeof(h)) {
                 ring_release(inst->rx);
                 return inst_fault_set(inst, -EPROTO, "worker %d did not start with HELLO",
                                       (int)inst->pid);
@@ -73,6 +105,9 @@ static int wait_hello(struct inst *inst, uint64_t timeout_ns)
 
 static void release(struct inst *inst)
 {
+        supervisor_unwatch(inst->watch);
+        /* The worker is reaped (or never ran): nothing can write there any more. */
+        scratch_remove(inst);
         chan_close(inst->chan);
         arena_reset(inst);
         free(inst->scratch);
@@ -83,12 +118,14 @@ static void release(struct inst *inst)
 int inst_new(const struct inst_opts *o, struct inst **ret, char **ret_message)
 {
         struct chan_params p = { .slot_size = SLOT_SIZE };
+        struct spawn_req sr = { 0 };
         struct inst *inst;
         int fd, r;
 
         if (ret_message)
                 *ret_message = NULL;
-        if (!o || !o->worker_path || !o->fmu_dir || (o->ring_slots & (o->ring_slots - 1)))
+        if (!o || !o->worker_path || !o->fmu_dir || (o->ring_slots & (o->ring_slots - 1)) ||
+            (unsigned)o->sandbox.mode > SANDBOX_STRICT)
                 return -EINVAL;
         inst = calloc(1, sizeof(*inst));
         if (!inst)
@@ -107,6 +144,8 @@ int inst_new(const struct inst_opts *o, struct inst **ret, char **ret_message)
         inst->iu_ctx = o->iu_ctx;
         inst->max_string = CALL_STRING_MAX_DEFAULT;
         inst->max_binary = CALL_BINARY_MAX_DEFAULT;
+        inst->sandbox_mode = o->sandbox.mode;
+        sandbox_report_none(inst);
         p.name = inst->name;
         p.req_slots = p.rep_slots = o->ring_slots ? o->ring_slots : RING_SLOTS;
         p.side_size = o->side_size ? o->side_size : INST_SIDE_DEFAULT;
@@ -125,12 +164,29 @@ int inst_new(const struct inst_opts *o, struct inst **ret, char **ret_message)
                 r = -ENOMEM;
                 goto out_release;
         }
-        r = spawn_worker(o->worker_path, o->fmu_dir, o->envp, fd, &inst->pid);
+        sr = (struct spawn_req){
+                .path = o->worker_path, .fmu_dir = o->fmu_dir, .envp = o->envp, .chan_fd = fd,
+                .sandbox = &o->sandbox,
+        };
+        if (o->sandbox.mode != SANDBOX_OFF) {
+                r = sandbox_user(&o->sandbox, &sr.uid, &sr.gid);
+                if (r == 0)
+                        r = scratch_make(inst, &o->sandbox, sr.uid, sr.gid);
+                if (r < 0) {
+                        snprintf(inst->msg, sizeof(inst->msg), "sandbox %s: %s",
+                                 r == -ENOENT ? "user" : "scratch directory", strerror(-r));
+                        goto out_release;
+                }
+                sr.scratch = inst->scratch_dir;
+        }
+        r = spawn_worker(&sr, &inst->pid);
         if (r < 0) {
                 snprintf(inst->msg, sizeof(inst->msg), "starting '%s': %s", o->worker_path,
                          strerror(-r));
                 goto out_release;
         }
+        /* Without a supervisor (no pidfd), deaths are still found by the calls. */
+        (void) supervisor_watch(inst->pid, &inst->watch);
         r = wait_hello(inst, o->start_timeout_ns ? o->start_timeout_ns : INST_TIMEOUT_DEFAULT);
         if (r < 0) {
                 /* A worker that said why it cannot start exits by itself; others are killed. */

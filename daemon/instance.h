@@ -37,8 +37,14 @@
  *   faults         (sticky: every later call returns the same; only
  *                  inst_free() is left to do)
  *       -ETIMEDOUT     the worker did not answer within the deadline
- *       -ESRCH         the worker died (inst_exit_status() says how)
- *       -EPROTO        the worker broke the protocol
+ *                      ("did not answer fmi3DoStep within 2 s"); it is
+ *                      killed at once (SIGKILL to its process group)
+ *       -ESRCH         the worker died (inst_exit_status() says how; the
+ *                      message names the signal, "killed by SIGSEGV
+ *                      (segmentation fault, signal 11) during
+ *                      fmi3DoStep", or the exit status, and what the
+ *                      worker said last: faulting address, out of memory)
+ *       -EPROTO        the worker broke the protocol; it is killed at once
  *
  * Strings and binaries a call returns are borrowed from the instance and
  * valid until its next call.
@@ -62,6 +68,7 @@
 
 #include "fmi/model_description.h"
 #include "shm/wait.h"
+#include "worker/sandbox.h"
 
 #define INST_SIDE_DEFAULT       (16ull << 20)           /* side buffer bytes */
 #define INST_TIMEOUT_DEFAULT    (10ull * 1000000000u)   /* per call */
@@ -113,6 +120,13 @@ struct inst_opts {
         void *log_ctx;
         inst_iu_fn *iu;
         void *iu_ctx;
+        /*
+         * The worker's sandbox (worker/sandbox.h); zero: off. Not off: the
+         * instance gets a scratch directory (its TMPDIR and working
+         * directory), removed by inst_free(), and the worker must report
+         * its layers before HELLO.
+         */
+        struct sandbox_opts sandbox;
 };
 
 /* Defaults: WAIT_ADAPTIVE, no callbacks, zero sizes (= defaults). */
@@ -152,9 +166,45 @@ int inst_fault(const struct inst *inst);
 int inst_exit_status(const struct inst *inst, int *ret);
 /* Log messages of the FMU the worker could not forward. */
 uint64_t inst_logs_dropped(const struct inst *inst);
+/*
+ * Any thread: 0 while the worker is believed alive, else a fault: the
+ * sticky one, or -ESRCH as soon as the supervisor (daemon/supervisor.h)
+ * saw the worker exit, even when no call is in flight. The instance's
+ * owner then gets -ESRCH from its next call (inst_message() says how it
+ * died).
+ */
+int inst_health(const struct inst *inst);
+/*
+ * The FMU's last few (up to 4) log messages, oldest first, as one line
+ * "[Error] logStatusError: text; [Warning] ...", each cut to 255 bytes;
+ * a message that skip (when not NULL) already contains is left out.
+ * Returns how many went into buf. Owner thread.
+ */
+size_t inst_recent_logs(const struct inst *inst, const char *skip, char *buf, size_t size);
+/*
+ * The worker's own measure of the FMU's doStep: steps answered and the
+ * nanoseconds spent inside the FMU's doStep in them (CLOCK_MONOTONIC in
+ * the worker, intermediate updates included). 0, or -EINVAL. Owner thread.
+ */
+int inst_service_stats(const struct inst *inst, uint64_t *ret_steps, uint64_t *ret_ns_total);
 void inst_set_timeout(struct inst *inst, uint64_t ns);  /* default deadline of every call */
 void inst_next_timeout(struct inst *inst, uint64_t ns); /* deadline of the next call only */
 void inst_set_log(struct inst *inst, inst_log_fn *fn, void *ctx);
+
+/* One sandbox layer as the worker reported it; detail says what it does or why it is missing. */
+struct inst_layer {
+        enum sandbox_layer_state state;
+        const char *detail;
+};
+/*
+ * The sandbox layers as the worker reported them before loading the FMU
+ * (SANDBOX_LAYER_COUNT entries, by enum sandbox_layer); borrowed, valid
+ * until inst_free(). A worker that reported nothing (sandbox off) has
+ * every layer DISABLED.
+ */
+const struct inst_layer *inst_sandbox(const struct inst *inst);
+/* The instance's scratch directory (its TMPDIR); NULL when none. Borrowed. */
+const char *inst_scratch_dir(const struct inst *inst);
 void inst_set_iu(struct inst *inst, inst_iu_fn *fn, void *ctx);
 
 /* ---- Life cycle --------------------------------------------------------- */
@@ -289,6 +339,7 @@ struct inst_step_result {
         double last_successful_time;
         enum inst_phase phase;
         size_t block;
+        uint64_t service_ns;            /* time the worker measured inside the FMU's doStep */
 };
 
 /*

@@ -129,6 +129,7 @@ struct master_inst_stats {
         uint64_t steps;                 /* DoSteps */
         uint64_t ns_total;              /* round trips, post to reply collected */
         uint64_t ns_max;
+        uint64_t ns_service;            /* of ns_total: inside the FMU's doStep, as the worker measured */
 };
 
 struct master_stats {

@@ -88,9 +88,20 @@ static void call_name(const struct mi *mi, int r, const char *fn, char *buf, siz
                  in ? "inputs" : "outputs");
 }
 
+/* Append the FMU's last log messages (not the one the text already is) to why. */
+static void recent_logs(const struct mi *mi, const char *text, char *why, size_t size)
+{
+        size_t len = strlen(why);
+        char logs[MASTER_MSG_MAX / 2];
+
+        if (!inst_recent_logs(mi->inst, text, logs, sizeof(logs)) || len >= size)
+                return;
+        snprintf(why + len, size - len, "; the FMU's last messages: %s", logs);
+}
+
 int mstep_fault(struct master *m, struct mi *mi, int r, const char *fn)
 {
-        char call[96], why[MASTER_MSG_MAX / 2];
+        char call[96], why[MASTER_MSG_MAX - 256];
         const char *text = inst_message(mi->inst);
         int err = r >= 0 ? -EIO : r, len;
 
@@ -107,6 +118,9 @@ int mstep_fault(struct master *m, struct mi *mi, int r, const char *fn)
         if (m->iu_msg[0] && len >= 0 && (size_t)len < sizeof(why))
                 snprintf(why + len, sizeof(why) - (size_t)len, "; in its intermediate update: %s",
                          m->iu_msg);
+        /* Status or death: what the FMU said last often says why. */
+        if (r >= INST_DISCARD || r == -ESRCH)
+                recent_logs(mi, text, why, sizeof(why));
         if (r >= INST_ERROR || inst_fault(mi->inst))
                 session_mark_failed(m->s, mi->idx);
         m->fault = err;
@@ -189,6 +203,8 @@ static int collect(struct master *m, struct mi *mi)
         st->ns_total += ns;
         if (ns > st->ns_max)
                 st->ns_max = ns;
+        if (r >= 0)
+                st->ns_service += mi->res.service_ns;
         if (r != INST_OK && r != INST_WARNING)
                 return r;
         return take(m, mi);

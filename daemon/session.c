@@ -154,6 +154,7 @@ static int spawn(struct session *s, struct session_inst *si)
         o.timeout_ns = s->opts.timeout_ns;
         o.start_timeout_ns = s->opts.start_timeout_ns;
         o.envp = s->opts.envp;
+        o.sandbox = s->opts.sandbox;
         o.wait = s->opts.wait;
         o.log = on_log;
         o.log_ctx = si;

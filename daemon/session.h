@@ -77,6 +77,7 @@ struct session_opts {
         bool record_intermediate;
         uint32_t init_max_iterations;   /* initialization loops; 0: 100 */
         double init_tolerance;          /* relative change that settles a loop; 0: 1e-10 */
+        struct sandbox_opts sandbox;    /* every instance's worker sandbox; zero: off */
 };
 
 /* Defaults: zero timeouts (= INST_TIMEOUT_DEFAULT), WAIT_ADAPTIVE, no log. */

@@ -90,7 +90,7 @@ Test(instance_fault, a_worker_killed_mid_call_is_reported_dead_with_its_signal, 
         cr_assert(eq(int, step(in, 0.0), -ESRCH));
         cr_assert(eq(int, inst_exit_status(in, &status), 0));
         cr_assert(eq(int, signal_of(status), SIGKILL));
-        cr_assert(strstr(inst_message(in), "was killed by signal 9") != NULL, "%s", inst_message(in));
+        cr_assert(strstr(inst_message(in), "was killed by SIGKILL (killed, signal 9)") != NULL, "%s", inst_message(in));
         /* Sticky, and nothing is sent any more. */
         cr_assert(eq(int, step(in, 0.0), -ESRCH));
         cr_assert(eq(int, inst_reset(in), -ESRCH));
@@ -126,7 +126,7 @@ Test(instance_fault, a_stopped_worker_hits_the_deadline, .init = setup, .timeout
         cr_assert(eq(int, kill(inst_pid(in), SIGSTOP), 0));
         inst_next_timeout(in, 300 * 1000000ull);
         cr_assert(eq(int, step(in, 0.0), -ETIMEDOUT));
-        cr_assert(strstr(inst_message(in), "did not answer within the deadline") != NULL);
+        cr_assert(strstr(inst_message(in), "did not answer fmi3DoStep within 0.3 s") != NULL);
         cr_assert(eq(int, inst_get(in, MD_FLOAT64, (uint32_t[]){ 1 }, 1, (double[1]){ 0 }, 1),
                      -ETIMEDOUT));
         ok(other, step(other, 0.0));

@@ -50,7 +50,7 @@ static_assert(sizeof(bool) == 1, "Booleans travel as one byte");
 static_assert(sizeof(float) == 4 && sizeof(double) == 8, "IEEE 754 binary32 and binary64");
 
 #define CALL_MAGIC      0x4c4c4143u     /* "CALL" little-endian */
-#define CALL_VERSION    1u
+#define CALL_VERSION    2u
 
 /* Bounds both sides enforce. */
 #define CALL_MSG_MAX            1024u   /* refusal and log message bytes */
@@ -114,6 +114,8 @@ enum call_op {
         CALL_OP_NUM_DEPENDENCIES,       /* call_dependencies -> call_dependencies */
         CALL_OP_DEPENDENCIES,
         CALL_OP_IU_ANSWER,              /* call_iu_answer, no reply of its own */
+        /* event, worker -> daemon, before HELLO */
+        CALL_EV_SANDBOX,                /* struct call_sandbox: the sandbox layers as applied */
         CALL_OP_COUNT,
 };
 
@@ -237,6 +239,24 @@ struct call_log {
 };
 static_assert(sizeof(struct call_log) == 40, "call_log is shared ABI");
 
+/*
+ * The worker's sandbox (worker/sandbox.h), sent once before HELLO when the
+ * daemon asked for a sandbox. state[i] is enum sandbox_layer_state of
+ * layer i; details holds n_layers NUL-terminated strings back to back,
+ * each at most CALL_SANDBOX_DETAIL_MAX bytes: what the layer does, or why
+ * it is unavailable.
+ */
+#define CALL_SANDBOX_LAYERS_MAX 8u
+#define CALL_SANDBOX_DETAIL_MAX 150u
+
+struct call_sandbox {
+        uint32_t mode;          /* enum sandbox_mode */
+        uint32_t n_layers;      /* SANDBOX_LAYER_COUNT */
+        uint8_t state[CALL_SANDBOX_LAYERS_MAX];
+        struct call_range details;
+};
+static_assert(sizeof(struct call_sandbox) == 32, "call_sandbox is shared ABI");
+
 /* fmi3IntermediateUpdateCallback's arguments (FMI 3.0 section 4.2.2). */
 struct call_iu {
         double time;
@@ -352,8 +372,9 @@ struct call_step_result {
         uint32_t n_outputs;     /* the request's n_outputs when phase is DONE, else 0 */
         double last_successful_time;
         struct call_range outputs;      /* struct call_values[n_outputs] with data */
+        uint64_t service_ns;    /* time inside the FMU's doStep (CLOCK_MONOTONIC), 0: not called */
 };
-static_assert(sizeof(struct call_step_result) == 40, "call_step_result is shared ABI");
+static_assert(sizeof(struct call_step_result) == 48, "call_step_result is shared ABI");
 
 /* Output derivatives (both versions) and FMI 2.0 input derivatives. */
 struct call_derivatives {

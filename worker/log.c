@@ -10,18 +10,27 @@
  * Only the worker's own thread sends: a message from a thread the FMU
  * started is counted and dropped, since the ring has one producer.
  * The last Error or Fatal message of a call also becomes the reply's
- * message, so a failed call says why.
+ * message, so a failed call says why. The drop count saturates: a flood
+ * of billions of messages is reported as UINT32_MAX, never as a small
+ * number.
  */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "worker/crash.h"
 #include "worker/worker.h"
 
 #define TRUNCATED_MARK " [truncated]"
 
 /* Messages from threads other than the worker's: never sent, only counted. */
 static _Atomic uint32_t foreign_drops;
+
+static void dropped(struct worker *w)
+{
+        if (w->logs_dropped < UINT32_MAX)
+                w->logs_dropped++;
+}
 
 static void forward(struct worker *w, int status, const char *category, const char *message)
 {
@@ -46,7 +55,7 @@ static void forward(struct worker *w, int status, const char *category, const ch
                 w->last_error[n] = '\0';
         }
         if (w->logs_sent >= CALL_LOGS_PER_CALL) {
-                w->logs_dropped++;
+                dropped(w);
                 return;
         }
         clen = strnlen(category, CALL_CATEGORY_MAX);
@@ -67,7 +76,7 @@ static void forward(struct worker *w, int status, const char *category, const ch
         ev.category = (struct call_range){ 0, clen };
         ev.message = (struct call_range){ moff, mlen };
         if (send_event(w, CALL_EV_LOG, &ev, sizeof(ev), payload, moff + mlen, true) < 0)
-                w->logs_dropped++;
+                dropped(w);
         else
                 w->logs_sent++;
 }
@@ -104,4 +113,22 @@ void log_worker(struct worker *w, int status, const char *fmt, ...)
         (void) vsnprintf(buf, sizeof(buf), fmt, ap);
         va_end(ap);
         forward(w, status, "fmud", buf);
+}
+
+void log_last_words(struct worker *w, const char *message, size_t len)
+{
+        /* The category padded to 8 bytes, then the message: as forward() lays them out. */
+        unsigned char payload[16 + CALL_MSG_MAX];
+        static const char cat[] = CRASH_CATEGORY;
+        size_t clen = sizeof(cat) - 1, moff = (clen + 7) & ~(size_t)7;
+        struct call_log ev = { .status = fmi3Fatal };
+
+        if (len > CALL_MSG_MAX)
+                len = CALL_MSG_MAX;
+        memset(payload, 0, moff);
+        memcpy(payload, cat, clen);
+        memcpy(payload + moff, message, len);
+        ev.category = (struct call_range){ 0, clen };
+        ev.message = (struct call_range){ moff, len };
+        (void) send_event(w, CALL_EV_LOG, &ev, sizeof(ev), payload, moff + len, true);
 }

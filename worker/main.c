@@ -1,12 +1,18 @@
 /*
  * fmud-worker: hosts one FMU instance for the daemon.
  *
- *     fmud-worker --channel-fd N --fmu-dir DIR
+ *     fmud-worker --channel-fd N --fmu-dir DIR [--sandbox off|basic|strict
+ *                 --scratch DIR --mem-limit BYTES --cpu-limit SEC
+ *                 --on-violation errno|kill --uid N --gid N]
  *
  * N is the channel memfd the daemon passed (usually 3), DIR the unpacked
- * FMU. The worker serves the daemon's requests until FREE, then exits 0;
- * 1 when it could not start (the reason went out in the HELLO event), 2
- * when the daemon went away or broke the protocol, 64 for bad arguments.
+ * FMU. The sandbox (sandbox.h) is applied before the FMU's library is
+ * loaded and reported before HELLO; --scratch is the instance's scratch
+ * directory (TMPDIR, working directory, the one writable place), --uid
+ * and --gid whom a root worker becomes. The worker serves the daemon's
+ * requests until FREE, then exits 0; 1 when it could not start (the
+ * reason went out in the HELLO event), 2 when the daemon went away or
+ * broke the protocol, 64 for bad arguments.
  * It prints nothing: everything it has to say goes through the channel.
  */
 #include <errno.h>
@@ -16,19 +22,45 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "worker/sandbox.h"
 #include "worker/worker.h"
 
 static int arg_fd = -1;
 static const char *arg_dir;
+static struct sandbox_opts arg_sandbox;
+static const char *arg_scratch;
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
+{
+        unsigned long long v;
+        char *end;
+
+        if (!*s || *s == '-')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno || *end || v > max)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
 
 static int parse_args(int argc, char *argv[])
 {
         static const struct option opts[] = {
                 { "channel-fd", required_argument, NULL, 'c' },
                 { "fmu-dir", required_argument, NULL, 'd' },
+                { "sandbox", required_argument, NULL, 's' },
+                { "scratch", required_argument, NULL, 't' },
+                { "mem-limit", required_argument, NULL, 'm' },
+                { "cpu-limit", required_argument, NULL, 'p' },
+                { "on-violation", required_argument, NULL, 'v' },
+                { "uid", required_argument, NULL, 'u' },
+                { "gid", required_argument, NULL, 'g' },
                 { 0 },
         };
-        int c;
+        uint64_t u;
+        int c, m;
 
         while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
                 char *end;
@@ -45,6 +77,38 @@ static int parse_args(int argc, char *argv[])
                 case 'd':
                         arg_dir = optarg;
                         break;
+                case 's':
+                        m = sandbox_mode_parse(optarg);
+                        if (m < 0)
+                                return m;
+                        arg_sandbox.mode = (enum sandbox_mode)m;
+                        break;
+                case 't':
+                        arg_scratch = optarg;
+                        break;
+                case 'm':
+                        if (parse_u64(optarg, UINT64_MAX, &arg_sandbox.mem_limit) < 0)
+                                return -EINVAL;
+                        break;
+                case 'p':
+                        if (parse_u64(optarg, UINT32_MAX, &arg_sandbox.cpu_limit_s) < 0)
+                                return -EINVAL;
+                        break;
+                case 'v':
+                        if (strcmp(optarg, "errno") && strcmp(optarg, "kill"))
+                                return -EINVAL;
+                        arg_sandbox.kill_on_violation = !strcmp(optarg, "kill");
+                        break;
+                case 'u':
+                case 'g':
+                        /* (uid_t)-1 means "unchanged" to setresuid: never a target. */
+                        if (parse_u64(optarg, UINT32_MAX - 1, &u) < 0)
+                                return -EINVAL;
+                        if (c == 'u')
+                                arg_sandbox.uid = (uid_t)u;
+                        else
+                                arg_sandbox.gid = (gid_t)u;
+                        break;
                 default:
                         return -EINVAL;
                 }
@@ -54,6 +118,7 @@ static int parse_args(int argc, char *argv[])
 
 int main(int argc, char *argv[])
 {
+        struct sandbox_args sb;
         struct worker *w;
         int code;
 
@@ -61,7 +126,13 @@ int main(int argc, char *argv[])
                 return 64;
         /* A worker outlives no daemon: the spawner sets this too, before exec. */
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (worker_open(arg_fd, arg_dir, &w) < 0)
+        /* Before anything of the FMU runs; worker_open() reports it before HELLO. */
+        sb = (struct sandbox_args){
+                .opts = arg_sandbox, .fmu_dir = arg_dir, .scratch = arg_scratch, .chan_fd = arg_fd,
+                .fmu_fd = -1,
+        };
+        (void) sandbox_apply(&sb);
+        if (worker_open(arg_fd, sandbox_fmu_path() ? sandbox_fmu_path() : arg_dir, &w) < 0)
                 return 1;
         code = worker_run(w);
         worker_close(w);

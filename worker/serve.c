@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "worker/sandbox.h"
 #include "worker/worker.h"
 
 #define SLICE_NS        1000000000ull   /* how often an idle wait checks the daemon is alive */
@@ -327,6 +328,8 @@ void dispatch(struct worker *w, const struct call_in *in)
                 rp.msg_len = strlen(w->last_error);
                 memcpy(rp.msg, w->last_error, rp.msg_len + 1);
         }
+        /* What the sandbox refused during the call goes out before its reply. */
+        sandbox_flush(w);
         if (reply_send(w, &rp, in->hdr.seq) < 0)
                 w->quit = true;
         if (op == CALL_OP_FREE && !rp.head.error)

@@ -9,6 +9,13 @@
  * the step got (phase, block) and carries the doStep out-arguments, and
  * the outputs only when everything succeeded.
  *
+ * Crashes: the first doStep installs the crash handler (crash.h), so a
+ * worker the FMU kills sends its last words first.
+ *
+ * Service time: the time inside the FMU's doStep (CLOCK_MONOTONIC, read
+ * just around the call; intermediate updates included) goes back with
+ * the result, so the daemon can tell the FMU's time from the channel's.
+ *
  * Intermediate update: the callback sends an event and serves the
  * daemon's nested requests (gets, then sets, of the required intermediate
  * variables) with the second set of buffers, until the daemon answers
@@ -18,9 +25,38 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "worker/crash.h"
 #include "worker/worker.h"
+
+static uint64_t mono_ns(void)
+{
+        struct timespec t;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &t);
+        return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * A doStep that failed with the address space at its limit ran out of
+ * memory, whatever the FMU says: the reply's message says so first.
+ */
+static void note_memory(struct worker *w, int status, struct reply *rp)
+{
+        char limit_text[32];
+        uint64_t limit;
+        int n;
+
+        if (status < fmi3Error || rp->head.error || !crash_near_limit(&limit))
+                return;
+        crash_format_limit(limit, limit_text, sizeof(limit_text));
+        n = snprintf(rp->msg, sizeof(rp->msg), "out of memory (address-space limit %s reached)%s%s",
+                     limit_text, w->last_error[0] ? ": " : "", w->last_error);
+        rp->msg_len = n < 0 ? 0 : (size_t)n < sizeof(rp->msg) ? (size_t)n : sizeof(rp->msg) - 1;
+}
 
 struct blocks {
         struct vblock *in, *out;
@@ -157,9 +193,11 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
         union { fmi3Boolean b; uint8_t u; } event = { 0 }, term = { 0 }, early = { 0 };
         struct call_do_step ds;
         struct blocks bl;
+        uint64_t t0;
         double t_end;
         int s;
 
+        crash_install(w);
         memcpy(&ds, in->body, sizeof(ds));
         if (!step_args_ok(&ds, fn, rp) || !parse_blocks(w, in, &ds, &bl, fn, rp))
                 return;
@@ -171,9 +209,11 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
                 w->step_h = ds.communication_step_size;
                 w->iu_failed = false;
                 w->in_call = true;
+                t0 = mono_ns();
                 s = w->lib->f3.fmi3DoStep(w->inst, ds.current_communication_point,
                                           ds.communication_step_size, ds.no_set_prior,
                                           &event.b, &term.b, &early.b, &t_end);
+                res.service_ns = mono_ns() - t0;
                 w->in_call = false;
                 s = status_norm(w, s);
                 if (w->iu_failed && s < fmi3Error)
@@ -182,9 +222,11 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
                 fmi2Real last = t_end;
                 fmi2Boolean stop = fmi2False;
 
+                t0 = mono_ns();
                 s = status_norm(w, w->lib->f2.fmi2DoStep(w->inst, ds.current_communication_point,
                                                          ds.communication_step_size,
                                                          ds.no_set_prior));
+                res.service_ns = mono_ns() - t0;
                 if (s == fmi2Discard) {
                         /* Where it got and whether it wants to stop (FMI 2.0 section 4.2.3). */
                         if (w->lib->f2.fmi2GetRealStatus(w->inst, fmi2LastSuccessfulTime, &last) == fmi2OK)
@@ -194,6 +236,7 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
                 }
         }
         reply_status(rp, s);
+        note_memory(w, s, rp);
         res.event_handling_needed = event.u != 0;
         res.terminate_simulation = term.u != 0;
         res.early_return = early.u != 0;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "worker/sandbox.h"
 #include "worker/worker.h"
 
 #define MD_FILE_MAX     (64u << 20)
@@ -131,7 +132,11 @@ static int load(struct worker *w, const char *dir, char *why, size_t size)
         size_t len = 0;
         int r;
 
-        w->dir = realpath(dir, NULL);
+        /* The sandbox's held descriptor is absolute already; resolving it would undo it. */
+        if (!strncmp(dir, "/proc/self/fd/", 14))
+                w->dir = strdup(dir);
+        else
+                w->dir = realpath(dir, NULL);
         if (!w->dir) {
                 r = -errno;
                 snprintf(why, size, "fmu dir '%.512s': %s", dir, strerror(-r));
@@ -195,6 +200,8 @@ int worker_open(int fd, const char *dir, struct worker **ret)
         w->rx = chan_rx(w->chan);
         w->side = chan_side(w->chan, &w->side_size);
         w->max_record = w->tx->max_record;
+        /* The sandbox is in place (main.c): say so first. */
+        (void) sandbox_send_report(w);
         for (unsigned d = 0; d < WORKER_DEPTHS; d++)
                 if (wbuf_reserve(&w->scratch[d], w->max_record) < 0 ||
                     wbuf_reserve(&w->req[d], w->max_record) < 0) {
@@ -211,11 +218,14 @@ int worker_open(int fd, const char *dir, struct worker **ret)
                 snprintf(why, sizeof(why), "out of memory");
                 goto out_hello;
         }
+        /* What the FMU's constructors tried and were refused, before HELLO. */
+        sandbox_flush(w);
         hello(w, 0, NULL);
         *ret = w;
         return 0;
 
 out_hello:
+        sandbox_flush(w);
         hello(w, r, why);
         worker_close(w);
         return r;

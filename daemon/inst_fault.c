@@ -1,0 +1,275 @@
+/*
+ * inst_fault: what the daemon says when a worker fails: how it died
+ * (signal by name, exit status, the call it was in), what it said last
+ * (worker/crash.h), which deadline it missed; killing a faulted worker;
+ * the FMU's last log messages; the supervisor's view of an idle worker.
+ *
+ * DESIGN: the wait status is the truth about a death. The worker's last
+ * words are untrusted detail: parsed strictly, and used only when they
+ * name the signal the wait status shows. A worker that missed its
+ * deadline or broke the protocol is never trusted again: it is killed at
+ * once (its whole process group when it leads one, so whatever the FMU
+ * started goes too), which also gives back the CPU an endless loop holds.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "daemon/inst_int.h"
+#include "daemon/supervisor.h"
+#include "worker/crash.h"      /* CRASH_CATEGORY only: the worker library is not linked */
+
+static const char *const op_names[CALL_OP_COUNT] = {
+        [CALL_OP_INSTANTIATE] = "Instantiate",
+        [CALL_OP_FREE] = "FreeInstance",
+        [CALL_OP_SET_DEBUG_LOGGING] = "SetDebugLogging",
+        [CALL_OP_SETUP_EXPERIMENT] = "SetupExperiment",
+        [CALL_OP_ENTER_INIT] = "EnterInitializationMode",
+        [CALL_OP_EXIT_INIT] = "ExitInitializationMode",
+        [CALL_OP_ENTER_CONFIG] = "EnterConfigurationMode",
+        [CALL_OP_EXIT_CONFIG] = "ExitConfigurationMode",
+        [CALL_OP_ENTER_EVENT] = "EnterEventMode",
+        [CALL_OP_ENTER_STEP] = "EnterStepMode",
+        [CALL_OP_EVALUATE_DISCRETE] = "EvaluateDiscreteStates",
+        [CALL_OP_UPDATE_DISCRETE] = "UpdateDiscreteStates",
+        [CALL_OP_TERMINATE] = "Terminate",
+        [CALL_OP_RESET] = "Reset",
+        [CALL_OP_GET_INTERVAL_DECIMAL] = "GetIntervalDecimal",
+        [CALL_OP_GET_INTERVAL_FRACTION] = "GetIntervalFraction",
+        [CALL_OP_GET_SHIFT_DECIMAL] = "GetShiftDecimal",
+        [CALL_OP_GET_SHIFT_FRACTION] = "GetShiftFraction",
+        [CALL_OP_SET_INTERVAL_DECIMAL] = "SetIntervalDecimal",
+        [CALL_OP_SET_INTERVAL_FRACTION] = "SetIntervalFraction",
+        [CALL_OP_SET_SHIFT_DECIMAL] = "SetShiftDecimal",
+        [CALL_OP_SET_SHIFT_FRACTION] = "SetShiftFraction",
+        [CALL_OP_DO_STEP] = "DoStep",
+        [CALL_OP_CANCEL_STEP] = "CancelStep",
+        [CALL_OP_GET_STATUS] = "GetStatus",
+        [CALL_OP_GET_OUTPUT_DERIVATIVES] = "GetOutputDerivatives",
+        [CALL_OP_SET_INPUT_DERIVATIVES] = "SetRealInputDerivatives",
+        [CALL_OP_DIRECTIONAL_DERIVATIVE] = "GetDirectionalDerivative",
+        [CALL_OP_ADJOINT_DERIVATIVE] = "GetAdjointDerivative",
+        [CALL_OP_GET_FMU_STATE] = "GetFMUState",
+        [CALL_OP_SET_FMU_STATE] = "SetFMUState",
+        [CALL_OP_FREE_FMU_STATE] = "FreeFMUState",
+        [CALL_OP_SERIALIZED_SIZE] = "SerializedFMUStateSize",
+        [CALL_OP_SERIALIZE] = "SerializeFMUState",
+        [CALL_OP_DESERIALIZE] = "DeserializeFMUState",
+        [CALL_OP_NUM_DEPENDENCIES] = "GetNumberOfVariableDependencies",
+        [CALL_OP_DEPENDENCIES] = "GetVariableDependencies",
+};
+
+static const char *fmi2_type(enum md_type t)
+{
+        switch (t) {
+        case MD_FLOAT64: return "Real";
+        case MD_INT32: return "Integer";
+        case MD_BOOLEAN: return "Boolean";
+        case MD_STRING: return "String";
+        default: return md_type_name(t);
+        }
+}
+
+const char *fault_call_name(const struct inst *inst, char *buf, size_t size)
+{
+        enum call_op op = inst->cur_op;
+        const char *v = inst->fmi == 2 ? "fmi2" : "fmi3";
+
+        if (!inst->fmi)
+                snprintf(buf, size, "its start-up");
+        else if (op == CALL_OP_GET || op == CALL_OP_SET)
+                snprintf(buf, size, "%s%s%s", v, op == CALL_OP_GET ? "Get" : "Set",
+                         inst->fmi == 2 ? fmi2_type(inst->cur_type) : md_type_name(inst->cur_type));
+        else if (op == CALL_OP_GET_OUTPUT_DERIVATIVES && inst->fmi == 2)
+                snprintf(buf, size, "fmi2GetRealOutputDerivatives");
+        else if (op == CALL_OP_INSTANTIATE && inst->fmi == 3)
+                snprintf(buf, size, "fmi3InstantiateCoSimulation");
+        else if (op > CALL_OP_NONE && op < CALL_OP_COUNT && op_names[op])
+                snprintf(buf, size, "%s%s", v, op_names[op]);
+        else
+                snprintf(buf, size, "no call");
+        return buf;
+}
+
+/* As the worker writes limits (worker/crash.c): "256 MiB". */
+static void format_limit(uint64_t bytes, char *buf, size_t size)
+{
+        if (bytes && bytes % (1ull << 30) == 0)
+                snprintf(buf, size, "%" PRIu64 " GiB", bytes >> 30);
+        else if (bytes && bytes % (1ull << 20) == 0)
+                snprintf(buf, size, "%" PRIu64 " MiB", bytes >> 20);
+        else
+                snprintf(buf, size, "%" PRIu64 " bytes", bytes);
+}
+
+/* "SIGSEGV (segmentation fault, signal 11)" */
+static void signal_text(int sig, char *buf, size_t size)
+{
+        const char *abbrev = sigabbrev_np(sig), *descr = sigdescr_np(sig);
+        char low[64];
+        size_t i;
+
+        for (i = 0; descr && descr[i] && i < sizeof(low) - 1; i++)
+                low[i] = (char)(descr[i] >= 'A' && descr[i] <= 'Z' ? descr[i] - 'A' + 'a' : descr[i]);
+        low[i] = '\0';
+        if (abbrev)
+                snprintf(buf, size, "SIG%s (%s, signal %d)", abbrev, i ? low : "unknown", sig);
+        else
+                snprintf(buf, size, "signal %d", sig);
+}
+
+int fault_died(struct inst *inst)
+{
+        char call[64], sig[96], detail[160] = "", limit[32];
+        const struct inst_last_words *lw = &inst->words;
+        bool in_call = inst->cur_op != CALL_OP_NONE && inst->cur_op != CALL_OP_FREE;
+        int st = inst->wstatus, n = 0;
+
+        fault_call_name(inst, call, sizeof(call));
+        if (WIFSIGNALED(st)) {
+                signal_text(WTERMSIG(st), sig, sizeof(sig));
+                if (lw->valid && lw->sig == WTERMSIG(st)) {
+                        if (lw->sig == SIGSEGV || lw->sig == SIGBUS)
+                                n = snprintf(detail, sizeof(detail), "; faulting address 0x%" PRIx64,
+                                             lw->addr);
+                        if (lw->near_limit && n >= 0 && (size_t)n < sizeof(detail)) {
+                                format_limit(lw->limit, limit, sizeof(limit));
+                                snprintf(detail + n, sizeof(detail) - (size_t)n,
+                                         "; out of memory (address-space limit %s reached)", limit);
+                        }
+                }
+                if (in_call)
+                        return inst_fault_set(inst, -ESRCH, "worker %d was killed by %s during %s%s",
+                                              (int)inst->pid, sig, call, detail);
+                return inst_fault_set(inst, -ESRCH, "worker %d was killed by %s between calls%s",
+                                      (int)inst->pid, sig, detail);
+        }
+        if (WIFEXITED(st) && in_call)
+                return inst_fault_set(inst, -ESRCH, "worker %d: the FMU exited the worker with "
+                                      "status %d during %s", (int)inst->pid, WEXITSTATUS(st), call);
+        if (WIFEXITED(st))
+                return inst_fault_set(inst, -ESRCH, "worker %d exited with status %d between calls",
+                                      (int)inst->pid, WEXITSTATUS(st));
+        return inst_fault_set(inst, -ESRCH, "worker %d ended with wait status %#x", (int)inst->pid,
+                              (unsigned)st);
+}
+
+int fault_timeout(struct inst *inst)
+{
+        char call[64];
+
+        fault_call_name(inst, call, sizeof(call));
+        return inst_fault_set(inst, -ETIMEDOUT, "worker %d did not answer %s within %g s; killed",
+                              (int)inst->pid, call, (double)inst->cur_timeout_ns / 1e9);
+}
+
+void fault_kill(struct inst *inst)
+{
+        if (inst->reaped || inst->pid <= 0)
+                return;
+        /* Unreaped, the pid cannot have been reused: the group is still the worker's. */
+        if (getpgid(inst->pid) == inst->pid)
+                (void) kill(-inst->pid, SIGKILL);
+        spawn_reap(inst, 0);
+}
+
+int fault_check_idle(struct inst *inst)
+{
+        if (inst->reaped || !supervisor_exited(inst->watch, NULL))
+                return 0;
+        if (!spawn_poll(inst))
+                return 0;       /* not reapable yet: the call finds out */
+        return fault_died(inst);
+}
+
+/* "signal 11 code 1 address 0x0 limit 268435456 near 1", all of it, nothing else. */
+static bool parse_words(const char *m, struct inst_last_words *ret)
+{
+        unsigned long long addr, limit;
+        int sig, code, near, end = -1;
+
+        if (sscanf(m, "signal %d code %d address 0x%llx limit %llu near %d%n", &sig, &code, &addr,
+                   &limit, &near, &end) != 5 || end < 0 || m[end] != '\0')
+                return false;
+        if (sig < 1 || sig > 64 || (near != 0 && near != 1))
+                return false;
+        *ret = (struct inst_last_words){ .valid = true, .near_limit = near, .sig = sig, .code = code,
+                                         .addr = addr, .limit = limit };
+        return true;
+}
+
+bool fault_on_log(struct inst *inst, int status, const char *category, const char *message)
+{
+        struct inst_log_rec *r;
+
+        if (status == INST_FATAL && !strcmp(category, CRASH_CATEGORY)) {
+                struct inst_last_words lw;
+
+                if (parse_words(message, &lw)) {
+                        inst->words = lw;
+                        return true;
+                }
+        }
+        r = &inst->recent[inst->recent_next];
+        inst->recent_next = (inst->recent_next + 1) % INST_RECENT_LOGS;
+        if (inst->n_recent < INST_RECENT_LOGS)
+                inst->n_recent++;
+        r->status = status;
+        snprintf(r->category, sizeof(r->category), "%s", category);
+        snprintf(r->text, sizeof(r->text), "%s", message);
+        return false;
+}
+
+/* ---- Public ---------------------------------------------------------------- */
+
+int inst_health(const struct inst *inst)
+{
+        int f = atomic_load_explicit(&inst->fault_pub, memory_order_acquire);
+
+        if (f)
+                return f;
+        return supervisor_exited(inst->watch, NULL) ? -ESRCH : 0;
+}
+
+size_t inst_recent_logs(const struct inst *inst, const char *skip, char *buf, size_t size)
+{
+        static const char *const names[] = { "OK", "Warning", "Discard", "Error", "Fatal" };
+        size_t len = 0, n = 0;
+
+        if (size)
+                buf[0] = '\0';
+        for (unsigned i = 0; i < inst->n_recent; i++) {
+                unsigned k = (inst->recent_next + INST_RECENT_LOGS - inst->n_recent + i) %
+                             INST_RECENT_LOGS;
+                const struct inst_log_rec *r = &inst->recent[k];
+                int w;
+
+                if (skip && r->text[0] && strstr(skip, r->text))
+                        continue;
+                if (len >= size)
+                        break;
+                w = snprintf(buf + len, size - len, "%s[%s] %s: %s", n ? "; " : "",
+                             r->status >= 0 && r->status <= 4 ? names[r->status] : "?",
+                             r->category, r->text);
+                if (w < 0)
+                        break;
+                len += (size_t)w;
+                n++;
+        }
+        return n;
+}
+
+int inst_service_stats(const struct inst *inst, uint64_t *ret_steps, uint64_t *ret_ns_total)
+{
+        if (!inst)
+                return -EINVAL;
+        if (ret_steps)
+                *ret_steps = inst->svc_steps;
+        if (ret_ns_total)
+                *ret_ns_total = inst->svc_ns;
+        return 0;
+}

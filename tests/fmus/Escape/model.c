@@ -1,0 +1,269 @@
+/*
+ * Escape: an FMI 3.0 Co-Simulation FMU that tries to leave its sandbox,
+ * for the sandbox tests. Each doStep does what input attempt says and
+ * puts the errno it saw in output result (0: it worked):
+ *
+ *   0  nothing
+ *   1  open an AF_INET socket
+ *   2  connect to 127.0.0.1, port arg
+ *   3  create and write a file in directory target
+ *   4  read the file target
+ *   5  fork (the child exits at once)
+ *   6  execve /bin/sh -c 'exit 0' (arg 1: in a forked child; result is
+ *      then the child's exit status)
+ *   7  kill(arg, SIGTERM) (arg 0: the parent, the daemon)
+ *   8  create and write a file in $TMPDIR (or /tmp)
+ *   9  read its own resources/data.txt
+ *  10  set a SIGSYS handler
+ *  11  start a thread that opens an AF_INET socket, join it (result:
+ *      pthread_create's error, else the thread's errno)
+ *
+ * Value references: time 0, attempt 1, arg 2, target 3, result 4,
+ * steps 5.
+ */
+#define _GNU_SOURCE     /* dladdr */
+
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "model.h"
+
+#define RESOURCE        "escape resource\n"
+
+struct model_data {
+        int32_t attempt;
+        int32_t arg;
+        struct var_string target;
+        int32_t result;
+        int32_t steps;
+};
+
+static const struct var vars[] = {
+        VAR_TIME(0),
+        VAR_SCALAR(1, "attempt", VAR_INT32, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, attempt),
+        VAR_SCALAR(2, "arg", VAR_INT32, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, arg),
+        VAR_SCALAR(3, "target", VAR_STRING, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, target),
+        VAR_SCALAR(4, "result", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, result),
+        VAR_SCALAR(5, "steps", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, steps),
+};
+
+static void start(struct inst *inst)
+{
+        struct model_data *d = inst_data(inst);
+
+        d->attempt = 0;
+        d->arg = 0;
+        var_string_init(&d->target, "");
+        d->result = -1;
+        d->steps = 0;
+}
+
+static int calculate(struct inst *inst)
+{
+        (void) inst;
+        return 0;
+}
+
+static int write_in(const char *dir)
+{
+        char path[PATH_MAX];
+        int fd, e = 0;
+
+        snprintf(path, sizeof(path), "%s/escape-%d.txt", dir, (int)getpid());
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return errno;
+        if (write(fd, "escaped\n", 8) != 8)
+                e = errno ? errno : EIO;
+        close(fd);
+        return e;
+}
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+        ssize_t n;
+        int fd;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return errno;
+        n = read(fd, buf, size - 1);
+        close(fd);
+        if (n < 0)
+                return errno;
+        buf[n] = '\0';
+        return 0;
+}
+
+static int tcp_connect(int port)
+{
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+        int fd, e = 0;
+
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return errno;
+        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+                e = errno;
+        close(fd);
+        return e;
+}
+
+static int run_shell(bool in_child)
+{
+        char *const argv[] = { (char *)"sh", (char *)"-c", (char *)"exit 0", NULL };
+        char *const envp[] = { NULL };
+        pid_t pid;
+        int st;
+
+        if (!in_child) {
+                execve("/bin/sh", argv, envp);
+                return errno;
+        }
+        pid = fork();
+        if (pid < 0)
+                return errno;
+        if (pid == 0) {
+                execve("/bin/sh", argv, envp);
+                _exit(errno);
+        }
+        if (waitpid(pid, &st, 0) < 0)
+                return errno;
+        return WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
+}
+
+static int own_resource(void)
+{
+        char path[PATH_MAX], buf[64];
+        Dl_info info;
+        char *slash;
+        int e;
+
+        /* DIR/binaries/<platform>/Escape.so -> DIR/resources/data.txt */
+        if (!dladdr(&model, &info) || !info.dli_fname)
+                return ENOENT;
+        snprintf(path, sizeof(path), "%s", info.dli_fname);
+        for (int i = 0; i < 3; i++) {
+                slash = strrchr(path, '/');
+                if (!slash)
+                        return ENOENT;
+                *slash = '\0';
+        }
+        strncat(path, "/resources/data.txt", sizeof(path) - strlen(path) - 1);
+        e = read_file(path, buf, sizeof(buf));
+        if (e == 0 && strcmp(buf, RESOURCE) != 0)
+                e = EILSEQ;
+        return e;
+}
+
+static void *socket_thread(void *arg)
+{
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        *(int *)arg = fd < 0 ? errno : 0;
+        if (fd >= 0)
+                close(fd);
+        return NULL;
+}
+
+static int in_thread(void)
+{
+        pthread_t t;
+        int e = -1, r;
+
+        r = pthread_create(&t, NULL, socket_thread, &e);
+        if (r != 0)
+                return r;
+        r = pthread_join(t, NULL);
+        return r ? r : e;
+}
+
+static void on_sigsys(int sig)
+{
+        (void) sig;
+}
+
+static int attempt(struct model_data *d)
+{
+        const char *tmp;
+        char buf[256];
+        pid_t pid;
+
+        switch (d->attempt) {
+        case 0:
+                return 0;
+        case 1: {
+                int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+                if (fd < 0)
+                        return errno;
+                close(fd);
+                return 0;
+        }
+        case 2:
+                return tcp_connect(d->arg);
+        case 3:
+                return write_in(d->target.s);
+        case 4:
+                return read_file(d->target.s, buf, sizeof(buf));
+        case 5:
+                pid = fork();
+                if (pid < 0)
+                        return errno;
+                if (pid == 0)
+                        _exit(0);
+                return waitpid(pid, NULL, 0) < 0 ? errno : 0;
+        case 6:
+                return run_shell(d->arg == 1);
+        case 7:
+                return kill(d->arg ? (pid_t)d->arg : getppid(), SIGTERM) < 0 ? errno : 0;
+        case 8:
+                tmp = getenv("TMPDIR");
+                return write_in(tmp && *tmp ? tmp : "/tmp");
+        case 9:
+                return own_resource();
+        case 10: {
+                struct sigaction sa = { .sa_handler = on_sigsys };
+
+                return sigaction(SIGSYS, &sa, NULL) < 0 ? errno : 0;
+        }
+        case 11:
+                return in_thread();
+        default:
+                return EINVAL;
+        }
+}
+
+static int do_step(struct inst *inst, struct step *step)
+{
+        struct model_data *d = inst_data(inst);
+
+        (void) step;
+        errno = 0;
+        d->result = attempt(d);
+        d->steps++;
+        return 0;
+}
+
+const struct model model = {
+        .token = "{5d0c1e7a-93b4-4f62-8a1d-2c7e6b90f3a4}",
+        .data_size = sizeof(struct model_data),
+        .vars = vars,
+        .n_vars = sizeof(vars) / sizeof(vars[0]),
+        .start = start,
+        .calculate = calculate,
+        .do_step = do_step,
+};

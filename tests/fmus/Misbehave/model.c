@@ -1,0 +1,319 @@
+/*
+ * Misbehave: an FMI 3.0 Co-Simulation FMU that fails on purpose, in every
+ * way an FMU can hurt its importer, for the fault isolation tests.
+ *
+ *   x' = u              integrated exactly over each step (u held)
+ *   steps               completed steps
+ *   fault               what a step starting at t >= at does:
+ *                        0 nothing special
+ *                        1 SIGSEGV (a write through a null pointer)
+ *                        2 abort()
+ *                        3 SIGFPE (integer division by zero)
+ *                        4 SIGBUS (touching a mapping of a truncated memfd)
+ *                        5 SIGILL (__builtin_trap)
+ *                        6 exit(3)
+ *                        7 _exit(4)
+ *                        8 an endless loop
+ *                        9 a deadlock (a default mutex locked twice)
+ *                       10 malloc+memset 16 MiB chunks until malloc fails,
+ *                          keep them, log "allocation failed", fmi3Error
+ *                          (refused without an address-space limit)
+ *                       11 fmi3Error after two log messages
+ *                       12 fmi3Fatal
+ *                       13 fmi3Discard (lastSuccessfulTime = t)
+ *                       14 `count` Warning log messages, then a normal step
+ *                       15 garbage over the worker's channel: the reply
+ *                          ring's indices and slots, again and again
+ *   at                  the time from which doStep misbehaves
+ *   count               messages of fault 14
+ *
+ * fmi3DoStep is this file's own (FMUD_OMIT_DO_STEP leaves the shared one
+ * out), so a step can return Discard and Fatal.
+ *
+ * Value references: time 0, u 1, x 2, steps 3, fault 4, at 5, count 6.
+ */
+#define _GNU_SOURCE     /* syscall, ftruncate, nanosleep under -std=c11 */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fmi3Functions.h"
+
+#include "common.h"
+
+#define CHUNK           (16u << 20)
+#define CHANNEL_FD      3
+
+struct model_data {
+        double u;
+        double x;
+        int32_t steps;
+        int32_t fault;
+        double at;
+        int32_t count;
+};
+
+static const struct var vars[] = {
+        VAR_TIME(0),
+        VAR_SCALAR(1, "u", VAR_FLOAT64, VAR_INPUT, VAR_CONTINUOUS, VAR_EXACT, u),
+        VAR_SCALAR(2, "x", VAR_FLOAT64, VAR_OUTPUT, VAR_CONTINUOUS, VAR_CALCULATED, x),
+        VAR_SCALAR(3, "steps", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, steps),
+        VAR_SCALAR(4, "fault", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, fault),
+        VAR_SCALAR(5, "at", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, at),
+        VAR_SCALAR(6, "count", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, count),
+};
+
+static void start(struct inst *inst)
+{
+        struct model_data *d = inst_data(inst);
+
+        d->u = 0.0;
+        d->fault = 0;
+        d->at = 1e300;
+        d->count = 0;
+}
+
+static int calculate(struct inst *inst)
+{
+        struct model_data *d = inst_data(inst);
+
+        if (inst_initializing(inst)) {
+                d->x = 0.0;
+                d->steps = 0;
+        }
+        return 0;
+}
+
+static int do_step(struct inst *inst, struct step *step)
+{
+        struct model_data *d = inst_data(inst);
+
+        d->x += d->u * step->h;
+        d->steps++;
+        return 0;
+}
+
+/* Out of sight of the sanitizers: the point is the signal itself. */
+__attribute__((no_sanitize("undefined"), no_sanitize("address")))
+static void crash(int fault)
+{
+        int *volatile null = NULL;
+        volatile int zero = 0, one = 1;
+
+        switch (fault) {
+        case 1:
+                *null = 1;
+                break;
+        case 2:
+                abort();
+        case 3:
+                one = one / zero;
+                break;
+        case 5:
+                __builtin_trap();
+        default:
+                break;
+        }
+}
+
+static void bus_error(void)
+{
+        int fd = (int)syscall(SYS_memfd_create, "misbehave", 0);
+        volatile char *p;
+
+        if (fd >= 0 && ftruncate(fd, 4096) == 0) {
+                p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+                if (p != MAP_FAILED && ftruncate(fd, 0) == 0)
+                        p[0] = 1;       /* the page is past the end of the file now */
+        }
+        raise(SIGBUS);
+}
+
+static void forever(void)
+{
+        volatile uint64_t n = 0;
+
+        for (;;)
+                n++;
+}
+
+static void deadlock(void)
+{
+        static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+
+        pthread_mutex_lock(&m);
+        pthread_mutex_lock(&m);         /* a default mutex: never returns */
+}
+
+/* What fault 10 allocated; never freed. */
+static void *volatile leaked;
+
+/* fault 10; 0 or -ENOMEM (logged) */
+static int grow(struct inst *inst)
+{
+        struct rlimit rl;
+        void **list = NULL, **chunk;
+        size_t n = 0;
+
+        if (getrlimit(RLIMIT_AS, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY) {
+                inst_log(inst, FMU_ERROR, "misbehave: no address-space limit, not growing");
+                return -EPERM;
+        }
+        while ((chunk = malloc(CHUNK)) != NULL) {
+                memset(chunk, 0xa5, CHUNK);
+                chunk[0] = list;
+                list = chunk;
+                n++;
+        }
+        /* Kept, as a leaking FMU keeps them: the instance is done for anyway. */
+        leaked = list;
+        inst_log(inst, FMU_ERROR, "allocation failed after %zu MiB", n * (CHUNK >> 20));
+        return -ENOMEM;
+}
+
+/* fault 15: the channel is descriptor 3; its header says where the reply ring is. */
+static void scribble(struct inst *inst)
+{
+        volatile uint64_t *tail, *head;
+        struct stat st;
+        unsigned char *base;
+        uint64_t rep_off, rep_size;
+
+        if (fstat(CHANNEL_FD, &st) < 0 || st.st_size < 4096) {
+                inst_log(inst, FMU_ERROR, "misbehave: no channel on descriptor %d", CHANNEL_FD);
+                return;
+        }
+        base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, CHANNEL_FD, 0);
+        if (base == MAP_FAILED) {
+                inst_log(inst, FMU_ERROR, "misbehave: cannot map the channel");
+                return;
+        }
+        /* struct chan_hdr: magic, version, total_size, req_off, req_size, rep_off, rep_size */
+        memcpy(&rep_off, base + 32, 8);
+        memcpy(&rep_size, base + 40, 8);
+        if (rep_off > (uint64_t)st.st_size || rep_size < 4096 || rep_size > (uint64_t)st.st_size - rep_off)
+                return;
+        /* struct ring_hdr: tail at 64, head at 128, slots after its 320 bytes. */
+        tail = (volatile uint64_t *)(base + rep_off + 64);
+        head = (volatile uint64_t *)(base + rep_off + 128);
+        for (;;) {
+                struct timespec ms = { 0, 1000000 };
+
+                memset(base + rep_off + 320, 0x5a, 4096 - 320);
+                *tail = 0xdeadbeefdeadbeefull;
+                *head = 0x0123456789abcdefull;
+                nanosleep(&ms, NULL);
+        }
+}
+
+/* What a step at t does under fault; returns its status when it returns at all. */
+static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
+                            fmi3Float64 *last)
+{
+        switch (d->fault) {
+        case 1: case 2: case 3: case 5:
+                crash(d->fault);
+                break;
+        case 4:
+                bus_error();
+                break;
+        case 6:
+                exit(3);
+        case 7:
+                _exit(4);
+        case 8:
+                forever();
+                break;
+        case 9:
+                deadlock();
+                break;
+        case 10:
+                (void) grow(inst);
+                inst_fail(inst);
+                return fmi3Error;
+        case 11:
+                inst_log(inst, FMU_WARNING, "misbehave: the first of two messages at t = %g", t);
+                inst_log(inst, FMU_ERROR, "misbehave: the second of two messages at t = %g", t);
+                inst_fail(inst);
+                return fmi3Error;
+        case 12:
+                inst_log(inst, FMU_FATAL, "misbehave: fatal at t = %g", t);
+                return fmi3Fatal;
+        case 13:
+                inst_log(inst, FMU_DISCARD, "misbehave: step discarded at t = %g", t);
+                *last = t;
+                return fmi3Discard;
+        case 14:
+                for (int32_t i = 0; i < d->count; i++)
+                        inst_log(inst, FMU_WARNING, "misbehave: flood message %d", (int)i);
+                return fmi3OK;
+        case 15:
+                scribble(inst);
+                break;
+        default:
+                break;
+        }
+        return fmi3OK;
+}
+
+fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoint,
+                      fmi3Float64 communicationStepSize,
+                      fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                      fmi3Boolean *eventHandlingNeeded, fmi3Boolean *terminateSimulation,
+                      fmi3Boolean *earlyReturn, fmi3Float64 *lastSuccessfulTime)
+{
+        struct inst *inst = instance;
+        double t = currentCommunicationPoint, h = communicationStepSize;
+        struct model_data *d;
+        struct step s;
+        fmi3Status st = fmi3OK;
+
+        (void) noSetFMUStatePriorToCurrentPoint;
+        if (!inst || !eventHandlingNeeded || !terminateSimulation || !earlyReturn ||
+            !lastSuccessfulTime)
+                return fmi3Error;
+        if (!inst_check_state(inst, "fmi3DoStep", STATE_BIT(ST_STEP)) || !(h > 0.0)) {
+                inst_fail(inst);
+                return fmi3Error;
+        }
+        d = inst->data;
+        *eventHandlingNeeded = fmi3False;
+        *terminateSimulation = fmi3False;
+        *earlyReturn = fmi3False;
+        *lastSuccessfulTime = t + h;
+        if (d->fault && t >= d->at) {
+                st = misbehave(inst, d, t, lastSuccessfulTime);
+                if (st != fmi3OK)
+                        return st;
+        }
+        s = (struct step){ .t = t, .h = h, .t_end = t + h };
+        (void) do_step(inst, &s);
+        inst->sim.time = t + h;
+        if (inst_calculate(inst) < 0) {
+                inst_fail(inst);
+                return fmi3Error;
+        }
+        return fmi3OK;
+}
+
+const struct model model = {
+        .token = "{0b7e3f9a-6c21-4d58-a3e4-91f2c7d05b6e}",
+        .data_size = sizeof(struct model_data),
+        .vars = vars,
+        .n_vars = sizeof(vars) / sizeof(vars[0]),
+        .caps = MODEL_CAN_GET_SET_STATE | MODEL_CAN_SERIALIZE_STATE,
+        .start = start,
+        .calculate = calculate,
+        .do_step = do_step,
+};

@@ -1,0 +1,184 @@
+/*
+ * sandbox_ns: the worker's namespaces (sandbox.h, layer "namespaces"): a
+ * new network namespace (no interface up, not even loopback) and a mount
+ * namespace in which everything is read-only but the instance's scratch
+ * directory, and the directory that holds the scratch directories of the
+ * other instances shows only this one.
+ *
+ * DESIGN: a root worker unshares directly; any other worker needs an
+ * unprivileged user namespace too, mapping its own uid and gid only (the
+ * capabilities it holds there are dropped by the privileges layer). The
+ * mounts are made private first, so nothing propagates back to the
+ * daemon's namespace. Read-only is one mount_setattr(AT_RECURSIVE) over
+ * the whole tree (Linux 5.12); the scratch directory is then its own
+ * bind mount with the read-only flag cleared. When the FMU directory
+ * lies below the scratch directories' parent, that parent is left
+ * visible (still read-only), since hiding it would hide the FMU.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "worker/sandbox_int.h"
+
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+
+/* struct mount_attr of <linux/mount.h>, which clashes with <sys/mount.h> on older glibc. */
+struct mattr {
+        uint64_t attr_set;
+        uint64_t attr_clr;
+        uint64_t propagation;
+        uint64_t userns_fd;
+};
+
+static int set_ro(const char *path, bool ro, unsigned flags)
+{
+        struct mattr m = { 0 };
+
+        if (ro)
+                m.attr_set = MOUNT_ATTR_RDONLY;
+        else
+                m.attr_clr = MOUNT_ATTR_RDONLY;
+        return syscall(SYS_mount_setattr, AT_FDCWD, path, flags, &m, sizeof(m)) < 0 ? -errno : 0;
+}
+
+static int write_file(const char *path, const char *text)
+{
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        ssize_t n;
+        int r = 0;
+
+        if (fd < 0)
+                return -errno;
+        n = write(fd, text, strlen(text));
+        if (n < 0)
+                r = -errno;
+        else if ((size_t)n != strlen(text))
+                r = -EIO;
+        close(fd);
+        return r;
+}
+
+static int map_ids(uid_t uid, gid_t gid)
+{
+        char line[64];
+        int r;
+
+        r = write_file("/proc/self/setgroups", "deny");
+        if (r < 0 && r != -ENOENT)
+                return r;
+        snprintf(line, sizeof(line), "%u %u 1", (unsigned)uid, (unsigned)uid);
+        r = write_file("/proc/self/uid_map", line);
+        if (r < 0)
+                return r;
+        snprintf(line, sizeof(line), "%u %u 1", (unsigned)gid, (unsigned)gid);
+        return write_file("/proc/self/gid_map", line);
+}
+
+static bool below(const char *path, const char *dir)
+{
+        size_t n = strlen(dir);
+
+        return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' || n == 1);
+}
+
+/* Cover the scratch dir's parent with an empty tmpfs and bind the scratch dir back. 1: hidden. */
+static int hide_siblings(const char *scratch, const char *fmu_dir)
+{
+        char parent[PATH_MAX], fmu[PATH_MAX], proc[64];
+        char *slash;
+        int fd, r = 0;
+
+        if (!realpath(scratch, parent) || !realpath(fmu_dir, fmu))
+                return -errno;
+        slash = strrchr(parent, '/');
+        if (!slash || slash == parent)
+                return 0;
+        *slash = '\0';
+        if (below(fmu, parent))
+                return 0;
+        fd = open(scratch, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (mount("tmpfs", parent, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  "mode=0755,size=16k,nr_inodes=16") < 0 ||
+            (mkdir(scratch, 0700) < 0 && errno != EEXIST)) {
+                r = -errno;
+                goto out_close;
+        }
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        if (mount(proc, scratch, NULL, MS_BIND, NULL) < 0)
+                r = -errno;
+        else
+                r = 1;
+out_close:
+        close(fd);
+        return r;
+}
+
+int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
+{
+        bool userns = geteuid() != 0;
+        uid_t uid = getuid();
+        gid_t gid = getgid();
+        const char *step;
+        int r, hidden = 0;
+
+        step = userns ? "unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS)" :
+               "unshare(CLONE_NEWNET | CLONE_NEWNS)";
+        if (unshare(CLONE_NEWNET | CLONE_NEWNS | (userns ? CLONE_NEWUSER : 0)) < 0)
+                goto out_errno;
+        step = "uid_map";
+        if (userns && (r = map_ids(uid, gid)) < 0)
+                goto out;
+        step = "making mounts private";
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                goto out_errno;
+        if (a->scratch) {
+                step = "hiding the other scratch directories";
+                hidden = hide_siblings(a->scratch, a->fmu_dir);
+                if (hidden < 0) {
+                        r = hidden;
+                        goto out;
+                }
+                step = "binding the scratch directory";
+                if (!hidden && mount(a->scratch, a->scratch, NULL, MS_BIND, NULL) < 0)
+                        goto out_errno;
+        }
+        step = "mount_setattr(/, AT_RECURSIVE, MOUNT_ATTR_RDONLY)";
+        r = set_ro("/", true, AT_RECURSIVE);
+        if (r < 0)
+                goto out;
+        if (a->scratch) {
+                step = "making the scratch directory writable";
+                r = set_ro(a->scratch, false, 0);
+                if (r < 0)
+                        goto out;
+        }
+        snprintf(buf, size, "no network; all mounts read-only%s%s%s", a->scratch ? " but the scratch "
+                 "directory" : "", hidden ? ", other scratch directories hidden" : "",
+                 userns ? " (user namespace)" : "");
+        return 0;
+
+out_errno:
+        r = -errno;
+out:
+        snprintf(buf, size, "%s: %s", step, strerror(-r));
+        return r;
+}
