@@ -138,6 +138,30 @@ void mroute_row(struct master *m, double t, unsigned flags)
         mroute_emit(m, t, flags, SIZE_MAX);
 }
 
+/*
+ * Strings and binaries a get returns are borrowed until the instance's
+ * next call, which the get of the next block is: keep copies in the
+ * block (its own slots, made on first use) until they are published.
+ */
+static int hold(struct mblock *b)
+{
+        if (!b->own) {
+                b->own = calloc(b->n ? b->n : 1, sizeof(*b->own));
+                b->own_cap = calloc(b->n ? b->n : 1, sizeof(*b->own_cap));
+                if (!b->own || !b->own_cap)
+                        return -ENOMEM;
+        }
+        for (size_t j = 0; j < b->n; j++) {
+                const void *p = ((const void *const *)b->vals)[j];
+                size_t len = b->type == MD_STRING ? (p ? strlen(p) + 1 : 1) : b->sizes[j];
+
+                if (own_copy(b, j, p ? p : "", len) < 0)
+                        return -ENOMEM;
+                ((const void **)b->vals)[j] = b->own[j];
+        }
+        return 0;
+}
+
 int mroute_get_outputs(struct master *m, struct mi *mi)
 {
         (void) m;
@@ -152,6 +176,8 @@ int mroute_get_outputs(struct master *m, struct mi *mi)
                         r = inst_get(mi->inst, b->type, b->vrs, b->n_vars, b->vals, b->n);
                 if (r != INST_OK && r != INST_WARNING)
                         return r;
+                if ((b->type == MD_STRING || b->type == MD_BINARY) && hold(b) < 0)
+                        return -ENOMEM;
         }
         return INST_OK;
 }
