@@ -194,4 +194,27 @@ void master_get_stats(const struct master *m, struct master_stats *ret);
  */
 int master_value(const struct master *m, size_t comp, size_t var, uint64_t element, double *ret);
 
+/*
+ * The master's own state at the current point (master_save.c): time and
+ * grid index, each instance's position, pending and published outputs,
+ * time events, output derivatives, statistics and state. Together with
+ * every instance's FMU state saved at the same point (inst_get_fmu_state()),
+ * master_restore() makes the run continue exactly as an uninterrupted run
+ * from that point would (bit-identical rows). Call on the master's thread
+ * (or with no stepping call running), at a point: after master_new() or a
+ * stepping call. master_save() returns 0 and *ret (free with
+ * master_saved_free()), -ENOMEM, or -EOPNOTSUPP (master_message() says
+ * why: a multirate instance holding String or Binary outputs between its
+ * points). master_restore() sets the state saved (also the master state),
+ * clears pending requests and re-bases pacing; -EINVAL when s was saved
+ * from another master. The saved state is independent of the master's
+ * lifetime but only meaningful for the master it came from.
+ */
+struct master_saved;
+int master_save(struct master *m, struct master_saved **ret);
+int master_restore(struct master *m, const struct master_saved *s);
+void master_saved_free(struct master_saved *s);
+/* The time of the point saved. */
+double master_saved_time(const struct master_saved *s);
+
 #endif

@@ -1,0 +1,137 @@
+/*
+ * master: master_save()/master_restore() with every instance's FMU state
+ * saved and set back at the same point. Running on from the restore gives
+ * the rows of the first continuation bit for bit (and those of an
+ * uninterrupted run): multirate instances between their points, early
+ * returns with extra points and Event Mode included.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_master_sys.h"
+
+static bool same(const struct msys *x, size_t a, size_t b, size_t n)
+{
+        size_t nc = x->sc->n_columns;
+
+        for (size_t i = 0; i < n; i++) {
+                const struct mrow *p = &x->rows[a + i], *q = &x->rows[b + i];
+
+                if (memcmp(&p->t, &q->t, sizeof(p->t)) || p->flags != q->flags ||
+                    p->point != q->point || memcmp(p->v, q->v, nc * sizeof(double)))
+                        return false;
+        }
+        return true;
+}
+
+static uint64_t *save_states(struct msys *x)
+{
+        uint64_t *h = calloc(session_count(x->s), sizeof(*h));
+
+        cr_assert(h != NULL);
+        for (size_t i = 0; i < session_count(x->s); i++)
+                cr_assert(inst_get_fmu_state(session_inst(x->s, i), &h[i]) == INST_OK);
+        return h;
+}
+
+static void restore_states(struct msys *x, const uint64_t *h)
+{
+        for (size_t i = 0; i < session_count(x->s); i++)
+                cr_assert(inst_set_fmu_state(session_inst(x->s, i), h[i]) == INST_OK);
+}
+
+/* Run ref to the end; run x to t1, save, to the end, restore, to the end: all the same. */
+static void check(const struct msys_spec *spec, double t1)
+{
+        struct master_saved *sv;
+        struct master_stats st1, st2;
+        struct msys ref, x;
+        size_t n1, n2, k;
+        uint64_t *h;
+
+        msys_load(&ref, spec);
+        msys_start(&ref);
+        cr_assert(master_run(ref.m) == MASTER_FINISHED, "%s", master_message(ref.m));
+        msys_load(&x, spec);
+        msys_start(&x);
+        cr_assert(master_run_until(x.m, t1) >= 0, "%s", master_message(x.m));
+        n1 = x.n_rows;
+        h = save_states(&x);
+        cr_assert(master_save(x.m, &sv) == 0, "%s", master_message(x.m));
+        cr_assert(master_saved_time(sv) == master_time(x.m));
+        cr_assert(master_run(x.m) == MASTER_FINISHED, "%s", master_message(x.m));
+        master_get_stats(x.m, &st1);
+        n2 = x.n_rows;
+        cr_assert(msys_same_rows(&ref, &x), "saving changed the run");
+        restore_states(&x, h);
+        cr_assert(master_restore(x.m, sv) == 0);
+        cr_assert(master_time(x.m) == master_saved_time(sv));
+        cr_assert(master_state(x.m) != MASTER_FINISHED);
+        cr_assert(master_run(x.m) == MASTER_FINISHED, "%s", master_message(x.m));
+        master_get_stats(x.m, &st2);
+        k = n2 - n1;
+        cr_assert(x.n_rows == n2 + k, "%zu rows after the restore, not %zu", x.n_rows - n2, k);
+        cr_assert(same(&x, n1, n2, k), "the continuation after the restore differs");
+        cr_assert(st1.points == st2.points && st1.events == st2.events &&
+                  st1.extra_points == st2.extra_points);
+        master_saved_free(sv);
+        free(h);
+        msys_fini(&x);
+        msys_fini(&ref);
+}
+
+Test(master_save, restore_continues_like_the_first_time_with_multirate)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("mass1", "MsdMass1") MSYS_COMP("mass2", "MsdMass2")
+                            MSYS_COMP("lin", "LinearOde"),
+                .connections = MSYS_CONN("mass2", "F", "mass1", "F")
+                               MSYS_CONN("mass1", "x1", "mass2", "x1")
+                               MSYS_CONN("mass1", "v1", "mass2", "v1")
+                               MSYS_CONN("mass2", "x2", "lin", "u0"),
+                .stop = 0.5,
+                .attrs = "stepSize=\"0.01\"",
+                .settings = "<fmud:Component name=\"lin\" multirate=\"3\"/>",
+        };
+
+        /* 0.17: point 17, between two of lin's points (15 and 18). */
+        check(&spec, 0.17);
+}
+
+Test(master_save, restore_continues_like_the_first_time_with_events)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ball", "BouncingBall") MSYS_COMP("lin", "LinearOde"),
+                .connections = MSYS_CONN("ball", "h", "lin", "u0"),
+                .stop = 2.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("ball.h") MSYS_RECORD("ball.v") MSYS_RECORD("lin.x"),
+        };
+
+        /* Before the first bounce (t = 0.45): the restored run meets it again. */
+        check(&spec, 0.3);
+}
+
+Test(master_save, restore_refuses_another_masters_state)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("lin", "LinearOde"),
+                .stop = 0.1,
+                .attrs = "stepSize=\"0.01\"",
+        };
+        struct master_saved *sv;
+        struct msys a, b;
+
+        msys_load(&a, &spec);
+        msys_start(&a);
+        msys_load(&b, &spec);
+        msys_start(&b);
+        cr_assert(master_save(a.m, &sv) == 0);
+        cr_assert(master_restore(b.m, sv) == -EINVAL);
+        master_saved_free(sv);
+        master_saved_free(NULL);
+        msys_fini(&a);
+        msys_fini(&b);
+}
