@@ -1,0 +1,106 @@
+/*
+ * host: the sessions a daemon hosts, each with its own master thread.
+ *
+ * DESIGN: the control thread hands every decoded request (proto.h) to
+ * host_request() and goes on; it never waits for a worker or a master.
+ * Requests that need the session's thread (load's workers, start, step,
+ * get, set, snapshot, ...) are queued to that thread, which encodes the
+ * reply and hands it to opts.complete; requests that only read (list,
+ * status) are answered on the caller's thread from state the master
+ * thread publishes (atomics, or a snapshot under a short mutex), so a
+ * slow session never delays another client's status.
+ *
+ * Load: the path must lie below one of the allowed directories (after
+ * realpath(); anything else is refused with PROTO_E_DENIED before a file
+ * is opened); the scenario is parsed and checked (PROTO_E_INVALID with the
+ * diagnostics), then the session's thread starts the workers and
+ * initializes them; the load reply comes when the session is LOADED (or
+ * the load failed).
+ *
+ * Sessions are numbered from 1, never reused. Each has a generation,
+ * which grows whenever the session's run is replaced (restore); a request
+ * naming another generation than the current (other than 0) is refused
+ * with PROTO_E_STALE and never applied.
+ *
+ * Replies (proto.h shapes): load {session, generation}; start, pause,
+ * resume, stop, warp, step, run-until a progress {state, time, points
+ * (done since load), message}; get {values}; subscribe {topic};
+ * snapshot {snapshot, time}; restore {session, generation} (the new
+ * generation); unload, set and unsubscribe nil. step and run-until run
+ * the session (state running) to their goal and pause there; steps asked
+ * for meanwhile take turns. A set value is what get answers for that
+ * variable until its instance steps (FMI 3.0 forbids other gets from it
+ * meanwhile: refused with PROTO_E_STATE). After a restore the results file
+ * goes on from the restored point (rows are appended, not rewound).
+ * Unknown snapshot or topic: PROTO_E_BAD_REQUEST.
+ *
+ * Threads: host_request() and host_status_daemon() from one thread (the
+ * control thread); opts.complete and opts.publish are called from any
+ * thread (session threads and the caller's) and must be thread-safe and
+ * must not block.
+ */
+#ifndef FMUD_DAEMON_HOST_H
+#define FMUD_DAEMON_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proto/proto.h"
+
+struct host;
+
+/* A reply to request token: one encoded msgpack reply (proto_reply_*); the callee takes buf (free()). */
+typedef void host_complete_fn(void *ctx, uint64_t token, void *buf, size_t len);
+/* A PUB message: topic and one encoded body; the callee takes body (free()). */
+typedef void host_publish_fn(void *ctx, const char *topic, void *body, size_t len);
+
+enum host_sandbox { HOST_SANDBOX_STRICT, HOST_SANDBOX_BASIC, HOST_SANDBOX_OFF };
+
+struct host_opts {
+        const char *worker_path;        /* fmud-worker; required */
+        const char *cache_dir;          /* FMU cache; required */
+        const char *scratch_dir;        /* per-instance scratch directories go below; required */
+        size_t n_allowed;               /* scenarios and FMUs only from below these */
+        const char *const *allowed;
+        enum host_sandbox sandbox;
+        uint64_t mem_limit;             /* bytes of address space per worker; 0: default */
+        uint64_t cpu_limit_s;           /* CPU seconds per worker; 0: none */
+        bool kill_on_violation;         /* a refused system call kills the worker */
+        /* A root daemon's workers run as these; 0: user "fmud", else nobody. */
+        uid_t worker_uid;
+        gid_t worker_gid;
+        double default_budget_s;        /* step budget when the scenario has none; 0: none */
+        uint64_t call_timeout_ns;       /* deadline of an FMI call; 0: default */
+        uint32_t max_sessions;          /* 0: 64 */
+        host_complete_fn *complete;
+        void *complete_ctx;
+        host_publish_fn *publish;
+        void *publish_ctx;
+};
+
+void host_opts_default(struct host_opts *o);
+
+int host_new(const struct host_opts *opts, struct host **ret, char **ret_message);
+/*
+ * Stop every session at its next point, flush its results, free its
+ * instances (workers reaped, scratch directories removed), join its
+ * thread. Replies to queued requests are still completed (state error).
+ */
+void host_free(struct host *h);
+
+/*
+ * Serve one request (any op but hello, shutdown and the daemon's own
+ * status (session 0), which the control thread answers). The reply goes to opts.complete, perhaps before this
+ * returns. req and its pv_doc may be freed when this returns.
+ */
+void host_request(struct host *h, uint64_t token, const struct proto_req *req);
+
+/* For the daemon's status: sessions and live workers now. */
+void host_counts(struct host *h, uint32_t *ret_sessions, uint32_t *ret_workers);
+
+/* Replace the allowed directories (SIGHUP); sessions already loaded keep running. */
+int host_set_allowed(struct host *h, size_t n, const char *const *allowed);
+
+#endif

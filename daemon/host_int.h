@@ -1,0 +1,246 @@
+/*
+ * host_int: the inside of struct host, shared by daemon/host*.c.
+ *
+ *   host.c          registry of sessions, life cycle, replies
+ *   host_request.c  host_request(): decode, check, answer or queue
+ *   host_load.c     load: path checks (caller), scenario, workers, master
+ *                   and results file (session thread)
+ *   host_session.c  the session thread: command queue, state machine,
+ *                   running in chunks, unload
+ *   host_values.c   get/set: names to variables, msgpack <-> FMI types
+ *   host_status.c   the status snapshot, status and list replies
+ *   host_sub.c      the master's sink: results file and subscriptions
+ *   host_snap.c     snapshot and restore
+ *
+ * Threads and what protects what:
+ * - The control thread (host_request(), host_counts(), host_set_allowed(),
+ *   host_new(), host_free()) reads and writes the registry under h->lock.
+ * - Each session has one thread (host_session.c). It alone touches its
+ *   scenario, session, instances, master, recorder, subscriptions and
+ *   snapshots ("session thread only" below).
+ * - Between the two, per session, hs->lock protects the command queue,
+ *   the status snapshot (hs->st, written by the session thread after each
+ *   command and chunk of points, read by the control thread for status
+ *   and list) and hs->m_pub (the master, for master_request_pause(),
+ *   master_request_stop() and master_set_warp() from the control thread;
+ *   the session thread clears it before freeing the master).
+ * - opts.complete and opts.publish are called from both kinds of thread
+ *   (their contract: thread-safe, non-blocking).
+ */
+#ifndef FMUD_DAEMON_HOST_INT_H
+#define FMUD_DAEMON_HOST_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "daemon/host.h"
+#include "daemon/master.h"
+#include "daemon/recorder.h"
+#include "daemon/scenario.h"
+#include "daemon/session.h"
+
+#define HOST_MSG_MAX            1024
+#define HOST_MAX_SNAPSHOTS      64      /* per session: each holds an FMU state per instance */
+#define HOST_MAX_SUBS           64      /* per session */
+#define HOST_DIAG_LINES         5       /* of a refused scenario, in the reply */
+
+/* A queued request: its op and arguments re-encoded (the caller's buffer is gone by then). */
+struct hcmd {
+        struct hcmd *next;
+        enum proto_op op;
+        uint64_t token, id;
+        void *args;                     /* msgpack of the request's args map */
+        size_t len;
+};
+
+struct hinst_status {
+        char *name, *fmu;
+        int64_t pid;
+        uint32_t multirate;
+        uint64_t steps;
+        double step_us_mean, step_us_max, service_us_mean;
+        char fault[HOST_MSG_MAX];
+        uint32_t n_layers;              /* as the worker reported them at its start */
+        struct hlayer {
+                const char *name;       /* static */
+                enum proto_layer_state state;
+                char *detail;
+        } layers[SANDBOX_LAYER_COUNT];
+};
+
+/* What status and list report; written by the session thread under hs->lock. */
+struct hstatus {
+        enum proto_state state;
+        uint64_t generation;
+        char *name;
+        double time, start, stop, step;
+        uint64_t points;
+        double rtf, warp;
+        char message[HOST_MSG_MAX];
+        size_t n_insts;
+        struct hinst_status *insts;
+};
+
+/*
+ * A value set since its instance last stepped, as get returns it: FMI 3.0
+ * forbids getting from an instance between a set and its next step.
+ */
+struct hsetv {
+        struct hsetv *next;
+        size_t comp, var;
+        uint64_t steps;                 /* the instance's steps when it was set */
+        void *bytes;                    /* the value, msgpack */
+        size_t len;
+};
+
+/* A subscription (session thread only). */
+struct hsub {
+        uint64_t n;                     /* topic "s<session>.<n>" */
+        char topic[48];
+        uint64_t decimation, seen;
+        bool named;                     /* the first sample carries names */
+        size_t n_items;
+        struct hsub_item {
+                char *name;
+                size_t col;             /* a recorded column, or SIZE_MAX */
+                size_t comp, var;       /* else a variable the master publishes */
+                uint64_t elements;
+                enum md_type type;
+        } *items;
+};
+
+struct hsnapshot {
+        uint64_t id;
+        double time;
+        enum proto_state state;         /* loaded or paused */
+        uint64_t *handles;              /* an FMU state per instance */
+        struct master_saved *saved;
+};
+
+struct hsess {
+        struct host *h;
+        uint64_t id;
+        struct hsess *next;             /* h->sessions or h->zombies; under h->lock */
+        pthread_t thread;
+
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        struct hcmd *q_head, *q_tail;   /* under lock */
+        bool quit;                      /* under lock: host_free() */
+        struct hstatus st;              /* under lock */
+        struct master *m_pub;           /* under lock */
+
+        /* Session thread only. */
+        struct hcmd *load;              /* the load request, until answered */
+        size_t n_allowed;
+        char **allowed;                 /* copied at load */
+        enum proto_state state;
+        uint64_t generation;
+        struct scenario *sc;
+        struct session *s;
+        struct master *m;
+        struct rec *rec;
+        enum rec_type *col_types;
+        union rec_value *rec_vals;
+        int rec_error;
+        double warp;
+        struct hsub *subs[HOST_MAX_SUBS];
+        uint64_t next_sub;
+        struct hsnapshot *snaps[HOST_MAX_SNAPSHOTS];
+        uint64_t next_snap;
+        uint64_t status_ns;             /* when st was last refreshed */
+        /* A step or run-until in progress: the session runs until its goal, then pauses. */
+        struct hcmd *goal;
+        struct hcmd *deferred, *deferred_tail;  /* steps asked for meanwhile, in order */
+        bool goal_time;
+        uint64_t goal_point;
+        double goal_t;
+        struct hsetv *setv;             /* values set since their instance's last step */
+        uint32_t n_workers;             /* counted in h->workers */
+};
+
+struct host {
+        struct host_opts opts;          /* strings copied */
+        char *worker_path, *cache_dir, *scratch_dir;
+        pthread_mutex_t lock;
+        size_t n_allowed;               /* under lock */
+        char **allowed;                 /* under lock; resolved with realpath() */
+        struct hsess *sessions;         /* under lock; newest first */
+        struct hsess *zombies;          /* under lock: threads that ended, to join */
+        uint64_t next_id;               /* under lock */
+        uint32_t n_sessions;            /* under lock */
+        _Atomic uint32_t workers;
+};
+
+/* ---- host.c: replies and the registry ---- */
+void host_reply_error(struct host *h, uint64_t token, uint64_t id, enum proto_err code,
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Complete with a writer that holds a whole reply; resets w. */
+void host_reply_take(struct host *h, uint64_t token, struct pw *w);
+void host_reply_progress(struct host *h, uint64_t token, uint64_t id, enum proto_state st,
+                         double time, uint64_t points, const char *message);
+/* A queued copy of req (its args re-encoded), or NULL. */
+struct hcmd *host_cmd_new(uint64_t token, const struct proto_req *req);
+/* The live session id, or NULL; valid until this (the control) thread joins zombies. */
+struct hsess *host_find(struct host *h, uint64_t id);
+void host_enqueue(struct hsess *hs, struct hcmd *c);
+/* Control thread: join and free the sessions whose threads ended. */
+void host_join_zombies(struct host *h);
+/* Free a session whose thread ended (or never started); queued commands get NO_SESSION. */
+void host_sess_destroy(struct hsess *hs);
+/* The session thread is done: move hs from the sessions to the zombies. */
+void host_retire(struct host *h, struct hsess *hs);
+/* Decode a command's copied args; 0 or -errno. Free doc with pv_doc_fini() in any case. */
+int host_cmd_args(struct host *h, const struct hcmd *c, struct pv_doc *doc);
+void hcmd_free(struct hcmd *c);
+
+/* ---- host_load.c ---- */
+/* Caller thread: check load's paths; -1 when they are fine, else the reply code with msg. */
+int hload_check(struct host *h, const struct proto_load *a, char *msg, size_t size);
+/*
+ * Session thread: load, start, build; on success replies to the load and
+ * returns 0. On failure returns -errno with the reply's code and message,
+ * hs->load kept: the caller frees what is left, retires, then replies.
+ */
+int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size);
+/* Session thread: free everything the session holds (master, recorder, session, scenario). */
+void hload_free(struct hsess *hs);
+
+/* ---- host_session.c ---- */
+void *hsess_main(void *arg);
+void hsess_set_state(struct hsess *hs, enum proto_state st, const char *message);
+const char *hsess_state_name(enum proto_state st);
+
+/* ---- host_status.c ---- */
+int hstatus_init(struct hsess *hs);
+void hstatus_fini(struct hstatus *st);
+/* Session thread: refresh hs->st from the master (force: now, else at most every few ms). */
+void hstatus_refresh(struct hsess *hs, bool force);
+/* Caller thread: encode the session's status / brief under hs->lock. */
+void hstatus_encode(struct hsess *hs, struct pw *w);
+void hstatus_brief(struct hsess *hs, struct proto_session_brief *ret, char **ret_name);
+
+/* ---- host_values.c (session thread) ---- */
+void hvalues_get(struct hsess *hs, const struct hcmd *c, const struct pv *args);
+void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args);
+/* Forget every value set (a restore; unload). */
+void hvalues_forget(struct hsess *hs);
+/* Resolve "instance.variable": 0 with *ret_comp, *ret_var, or -ENOENT. */
+int hvalues_find(const struct scenario *sc, const char *name, size_t *ret_comp, size_t *ret_var);
+/* A copy of a proto string as a C string without NULs, or NULL. */
+char *hvalues_strdup(const struct proto_str *s);
+
+/* ---- host_sub.c (session thread) ---- */
+void hsub_sink(void *ctx, const struct master_row *row);
+void hsub_subscribe(struct hsess *hs, const struct hcmd *c, const struct pv *args);
+void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *args);
+void hsub_free_all(struct hsess *hs);
+/* Publish a state change on "events". */
+void hsub_event(struct hsess *hs, const char *message);
+
+/* ---- host_snap.c (session thread) ---- */
+void hsnap_snapshot(struct hsess *hs, const struct hcmd *c);
+void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args);
+void hsnap_free_all(struct hsess *hs);
+
+#endif

@@ -1,0 +1,465 @@
+/*
+ * host_load: a session from its load request to LOADED: the paths checked
+ * against the allowed directories (on the caller's thread, before any file
+ * is opened), then on the session's thread the scenario parsed (FMUs
+ * unpacked into the cache), the workers started and initialized, the
+ * results file opened and the master built; the load reply comes last.
+ *
+ * DESIGN: scenario_load() runs on the session's thread, not the caller's:
+ * unpacking a large FMU must not hold up other clients. The path is
+ * resolved again there (realpath()) and checked again, and that resolved
+ * path is what is loaded, so a symlink swapped in between is caught.
+ * Paths must be absolute; every component of the resolved path must lie
+ * below an allowed directory (also resolved), with a '/' boundary.
+ */
+#include "daemon/host_int.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static bool below(char *const *allowed, size_t n, const char *real)
+{
+        for (size_t i = 0; i < n; i++) {
+                size_t len = strlen(allowed[i]);
+
+                if (len == 1 && allowed[i][0] == '/')
+                        return true;
+                if (!strncmp(real, allowed[i], len) && (real[len] == '/' || real[len] == '\0'))
+                        return true;
+        }
+        return false;
+}
+
+/* -1 when path may be read, else the reply code with msg. *ret_real: the resolved path. */
+static int check_in(char *const *allowed, size_t n, const char *path, char **ret_real,
+                    char *msg, size_t size)
+{
+        char *real;
+
+        if (path[0] != '/') {
+                snprintf(msg, size, "'%s' is not an absolute path", path);
+                return PROTO_E_DENIED;
+        }
+        real = realpath(path, NULL);
+        if (!real) {
+                snprintf(msg, size, "cannot read '%s': %s", path, strerror(errno));
+                /* Say nothing more about paths outside: the same answer for both. */
+                return errno == ENOENT || errno == EACCES ? PROTO_E_DENIED : PROTO_E_INVALID;
+        }
+        if (!below(allowed, n, real)) {
+                snprintf(msg, size, "'%s' is not below an allowed directory", path);
+                free(real);
+                return PROTO_E_DENIED;
+        }
+        *ret_real = real;
+        return -1;
+}
+
+/* The results file: its directory below an allowed one, itself not a symlink or a folder. */
+static int check_out(char *const *allowed, size_t n, const char *out, char *msg, size_t size)
+{
+        char *dir = strdup(out), *base = strdup(out), *real = NULL;
+        const char *b;
+        struct stat st;
+        int code = -1;
+
+        if (!dir || !base) {
+                snprintf(msg, size, "out of memory");
+                code = PROTO_E_INTERNAL;
+                goto out;
+        }
+        b = basename(base);
+        if (out[0] != '/') {
+                snprintf(msg, size, "'%s' is not an absolute path", out);
+                code = PROTO_E_DENIED;
+                goto out;
+        }
+        if (!strcmp(b, ".") || !strcmp(b, "..") || !strcmp(b, "/") || out[strlen(out) - 1] == '/') {
+                snprintf(msg, size, "'%s' does not name a file", out);
+                code = PROTO_E_INVALID;
+                goto out;
+        }
+        code = check_in(allowed, n, dirname(dir), &real, msg, size);
+        if (code >= 0)
+                goto out;
+        if (lstat(out, &st) == 0 && S_ISLNK(st.st_mode)) {
+                snprintf(msg, size, "'%s' is a symbolic link", out);
+                code = PROTO_E_DENIED;
+        } else if (code < 0 && lstat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
+                snprintf(msg, size, "'%s' is not a regular file", out);
+                code = PROTO_E_INVALID;
+        }
+out:
+        free(real);
+        free(dir);
+        free(base);
+        return code;
+}
+
+int hload_check(struct host *h, const struct proto_load *a, char *msg, size_t size)
+{
+        char *path = hvalues_strdup(&a->path), *out = NULL, *real = NULL;
+        int code;
+
+        if (!path || !path[0]) {
+                free(path);
+                snprintf(msg, size, "path: not a file name");
+                return PROTO_E_BAD_REQUEST;
+        }
+        code = check_in(h->allowed, h->n_allowed, path, &real, msg, size);
+        if (code < 0 && a->out.len) {
+                out = hvalues_strdup(&a->out);
+                code = out ? check_out(h->allowed, h->n_allowed, out, msg, size) :
+                             PROTO_E_BAD_REQUEST;
+                if (!out)
+                        snprintf(msg, size, "out: not a file name");
+        }
+        free(real);
+        free(out);
+        free(path);
+        return code;
+}
+
+/* ---- Session thread ------------------------------------------------------------- */
+
+struct load_strs {
+        struct scenario_assign *multirate, *starts;
+        char **record;
+        char **strs;                    /* every string allocated, to free */
+        size_t n_strs;
+};
+
+static char *keep(struct load_strs *ls, const struct proto_str *s)
+{
+        char *p = hvalues_strdup(s);
+
+        if (p)
+                ls->strs[ls->n_strs++] = p;
+        return p;
+}
+
+static int assigns(struct load_strs *ls, const struct proto_assign *a, uint32_t n,
+                   struct scenario_assign **ret)
+{
+        struct scenario_assign *v = calloc(n ? n : 1, sizeof(*v));
+
+        *ret = v;
+        if (!v)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < n; i++) {
+                v[i].name = keep(ls, &a[i].name);
+                v[i].value = keep(ls, &a[i].value);
+                if (!v[i].name || !v[i].value)
+                        return -EINVAL;
+        }
+        return 0;
+}
+
+static int overrides(const struct proto_load *a, struct scenario_overrides *o,
+                     struct load_strs *ls, char *msg, size_t size)
+{
+        *o = (struct scenario_overrides){
+                .has_start = a->has_start, .has_stop = a->has_stop, .has_step = a->has_step,
+                .has_budget = a->has_budget, .has_warp = a->has_warp,
+                .has_decimation = a->has_decimation, .start = a->start, .stop = a->stop,
+                .step = a->step, .budget = a->budget, .warp = a->warp,
+                .decimation = a->decimation,
+        };
+        if (a->algorithm.len) {
+                o->has_algorithm = true;
+                if (a->algorithm.len == 6 && !memcmp(a->algorithm.ptr, "jacobi", 6))
+                        o->algorithm = SCENARIO_JACOBI;
+                else if (a->algorithm.len == 12 && !memcmp(a->algorithm.ptr, "gauss-seidel", 12))
+                        o->algorithm = SCENARIO_GAUSS_SEIDEL;
+                else {
+                        snprintf(msg, size, "algorithm: '%.*s' is neither jacobi nor gauss-seidel",
+                                 (int)(a->algorithm.len > 64 ? 64 : a->algorithm.len),
+                                 a->algorithm.ptr);
+                        return -EINVAL;
+                }
+        }
+        ls->strs = calloc(2u * a->n_multirate + 2u * a->n_starts + a->n_record + 1,
+                          sizeof(char *));
+        ls->record = calloc(a->n_record + 1u, sizeof(char *));
+        if (!ls->strs || !ls->record)
+                return -ENOMEM;
+        if (assigns(ls, a->multirate, a->n_multirate, &ls->multirate) < 0 ||
+            assigns(ls, a->starts, a->n_starts, &ls->starts) < 0) {
+                snprintf(msg, size, "multirate or starts: not a name and a value");
+                return -EINVAL;
+        }
+        for (uint32_t i = 0; i < a->n_record; i++)
+                if (!(ls->record[i] = keep(ls, &a->record[i]))) {
+                        snprintf(msg, size, "record: not a variable name");
+                        return -EINVAL;
+                }
+        o->n_multirate = a->n_multirate;
+        o->multirate = ls->multirate;
+        o->n_starts = a->n_starts;
+        o->starts = ls->starts;
+        o->n_record = a->n_record;
+        o->record = (const char *const *)ls->record;
+        return 0;
+}
+
+static void load_strs_fini(struct load_strs *ls)
+{
+        for (size_t i = 0; i < ls->n_strs; i++)
+                free(ls->strs[i]);
+        free(ls->strs);
+        free(ls->record);
+        free(ls->multirate);
+        free(ls->starts);
+}
+
+/* The first few diagnostics, one a line. */
+static void diag_text(const struct diag_list *d, char *msg, size_t size)
+{
+        size_t len = 0, lines = 0;
+
+        msg[0] = '\0';
+        for (size_t i = 0; i < d->n && lines < HOST_DIAG_LINES && len + 2 < size; i++) {
+                if (d->v[i].severity != DIAG_ERROR)
+                        continue;
+                if (lines++)
+                        msg[len++] = '\n';
+                msg[len] = '\0';
+                diag_format(&d->v[i], msg + len, size - len);
+                len += strlen(msg + len);
+        }
+        if (!lines)
+                snprintf(msg, size, "the scenario is invalid");
+}
+
+static enum rec_type rec_type_of(enum md_type t)
+{
+        switch (t) {
+        case MD_FLOAT32: return REC_FLOAT32;
+        case MD_FLOAT64: return REC_FLOAT64;
+        case MD_INT8: return REC_INT8;
+        case MD_UINT8: return REC_UINT8;
+        case MD_INT16: return REC_INT16;
+        case MD_UINT16: return REC_UINT16;
+        case MD_INT32: return REC_INT32;
+        case MD_UINT32: return REC_UINT32;
+        case MD_INT64: case MD_ENUMERATION: return REC_INT64;
+        case MD_UINT64: return REC_UINT64;
+        case MD_BOOLEAN: case MD_CLOCK: return REC_BOOLEAN;
+        case MD_STRING: return REC_STRING;
+        case MD_BINARY: return REC_BINARY;
+        case MD_TYPE_COUNT: break;
+        }
+        return REC_FLOAT64;
+}
+
+static int open_rec(struct hsess *hs, const char *out, char *msg, size_t size)
+{
+        const struct scenario *sc = hs->sc;
+        size_t n = sc->n_columns ? sc->n_columns : 1;
+        struct rec_options ro = { .paced = sc->experiment.warp > 0 };
+        struct rec_column *cols = calloc(n, sizeof(*cols));
+        int r;
+
+        hs->col_types = calloc(n, sizeof(*hs->col_types));
+        hs->rec_vals = calloc(n, sizeof(*hs->rec_vals));
+        if (!cols || !hs->col_types || !hs->rec_vals) {
+                free(cols);
+                snprintf(msg, size, "out of memory");
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < sc->n_columns; i++) {
+                const struct scenario_column *c = &sc->columns[i];
+
+                hs->col_types[i] = rec_type_of(sc->components[c->comp].fmu->md->vars[c->var].type);
+                cols[i] = (struct rec_column){ .name = c->name, .type = hs->col_types[i] };
+        }
+        r = out && sc->n_columns ? rec_open(out, cols, sc->n_columns, &ro, &hs->rec) : 0;
+        free(cols);
+        if (r < 0)
+                snprintf(msg, size, "cannot write '%s': %s", out, strerror(-r));
+        return r;
+}
+
+static int start(struct hsess *hs, const char *out, char *msg, size_t size, int *code)
+{
+        const struct host_opts *o = &hs->h->opts;
+        struct session_opts so;
+        struct master_opts mo;
+        char *why = NULL;
+        int r;
+
+        session_opts_default(&so);
+        so.worker_path = o->worker_path;
+        so.timeout_ns = o->call_timeout_ns;
+        so.sandbox = (struct sandbox_opts){
+                .mode = o->sandbox == HOST_SANDBOX_STRICT ? SANDBOX_STRICT :
+                        o->sandbox == HOST_SANDBOX_BASIC ? SANDBOX_BASIC : SANDBOX_OFF,
+                .scratch_root = o->scratch_dir,
+                .mem_limit = o->mem_limit,
+                .cpu_limit_s = o->cpu_limit_s,
+                .kill_on_violation = o->kill_on_violation,
+                .uid = o->worker_uid,
+                .gid = o->worker_gid,
+        };
+        r = session_new(hs->sc, &so, &hs->s, &why);
+        if (r < 0) {
+                *code = PROTO_E_FAULT;
+                snprintf(msg, size, "%s", why ? why : strerror(-r));
+                free(why);
+                return r;
+        }
+        *code = PROTO_E_INTERNAL;
+        r = open_rec(hs, out, msg, size);
+        if (r < 0)
+                return r;
+        master_opts_default(&mo);
+        mo.sink = hsub_sink;
+        mo.sink_ctx = hs;
+        r = master_new(hs->s, &mo, &hs->m, &why);
+        if (r < 0) {
+                *code = PROTO_E_FAULT;
+                snprintf(msg, size, "%s", why ? why : strerror(-r));
+                free(why);
+        }
+        return r;
+}
+
+int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
+{
+        struct host *h = hs->h;
+        struct scenario_overrides o;
+        struct load_strs ls = { 0 };
+        struct scenario_opts sopt;
+        struct diag_list diags;
+        struct proto_load a;
+        struct pv_doc doc = { 0 };
+        char msg[HOST_MSG_MAX] = "", err[256], *path = NULL, *real = NULL, *out = NULL;
+        void *mem = NULL;
+        int r, code = PROTO_E_INTERNAL;
+
+        diag_list_init(&diags, 64);
+        r = host_cmd_args(h, hs->load, &doc);
+        if (r < 0) {
+                snprintf(msg, sizeof(msg), "arguments: malformed");
+                goto out_reply;
+        }
+        r = proto_load_decode(doc.root, &a, &mem, err, sizeof(err));
+        if (r < 0) {
+                code = PROTO_E_BAD_REQUEST;
+                snprintf(msg, sizeof(msg), "%s", err);
+                goto out_reply;
+        }
+        path = hvalues_strdup(&a.path);
+        out = a.out.len ? hvalues_strdup(&a.out) : NULL;
+        code = path ? check_in(hs->allowed, hs->n_allowed, path, &real, msg, sizeof(msg)) :
+                      PROTO_E_BAD_REQUEST;
+        if (code >= 0)
+                goto out_reply;
+        if (out && (code = check_out(hs->allowed, hs->n_allowed, out, msg, sizeof(msg))) >= 0)
+                goto out_reply;
+        code = PROTO_E_INVALID;
+        r = overrides(&a, &o, &ls, msg, sizeof(msg));
+        if (r < 0)
+                goto out_reply;
+        scenario_opts_default(&sopt);
+        sopt.cache_dir = h->opts.cache_dir;
+        sopt.n_allowed_dirs = hs->n_allowed;
+        sopt.allowed_dirs = (const char *const *)hs->allowed;
+        r = scenario_load(real, &sopt, &o, &diags, &hs->sc);
+        if (r == -EINVAL)
+                diag_text(&diags, msg, sizeof(msg));
+        else if (r < 0)
+                snprintf(msg, sizeof(msg), "cannot load '%s': %s", path, strerror(-r));
+        if (r < 0)
+                goto out_reply;
+        /*
+         * The daemon's default budget replaces the scenario's default one
+         * (a scenario that names exactly the default is taken as naming none).
+         */
+        if (!a.has_budget && h->opts.default_budget_s >= 0 &&
+            hs->sc->experiment.budget == SCENARIO_DEFAULT_BUDGET && h->opts.default_budget_s != 0)
+                hs->sc->experiment.budget = h->opts.default_budget_s;
+        hs->warp = hs->sc->experiment.warp;
+        r = start(hs, out, msg, sizeof(msg), &code);
+        if (r < 0)
+                goto out_reply;
+        r = hstatus_init(hs);
+        if (r < 0) {
+                code = PROTO_E_INTERNAL;
+                snprintf(msg, sizeof(msg), "out of memory");
+                goto out_reply;
+        }
+        hs->n_workers = (uint32_t)hs->sc->n_components;
+        atomic_fetch_add(&h->workers, hs->n_workers);
+        hs->generation = 1;
+        pthread_mutex_lock(&hs->lock);
+        hs->m_pub = hs->m;
+        hs->st.generation = 1;
+        pthread_mutex_unlock(&hs->lock);
+        hsess_set_state(hs, PROTO_STATE_LOADED, NULL);
+        {
+                struct pw w;
+
+                if (pw_init(&w) == 0) {
+                        proto_reply_ok_begin(&w, hs->load->id);
+                        proto_load_result_encode(&w, &(struct proto_load_result){
+                                .session = hs->id, .generation = hs->generation });
+                        host_reply_take(h, hs->load->token, &w);
+                        pw_fini(&w);
+                }
+        }
+        r = 0;
+        goto out_free;
+out_reply:
+        if (r == 0)
+                r = -EINVAL;
+        *ret_code = code;
+        snprintf(ret_msg, ret_size, "%s", msg[0] ? msg : "load failed");
+        /* The caller answers once nothing is left: hs->load stays for it. */
+        load_strs_fini(&ls);
+        free(path);
+        free(real);
+        free(out);
+        free(mem);
+        pv_doc_fini(&doc);
+        diag_list_fini(&diags);
+        return r;
+out_free:
+        load_strs_fini(&ls);
+        free(path);
+        free(real);
+        free(out);
+        free(mem);
+        pv_doc_fini(&doc);
+        diag_list_fini(&diags);
+        hcmd_free(hs->load);
+        hs->load = NULL;
+        return r;
+}
+
+void hload_free(struct hsess *hs)
+{
+        pthread_mutex_lock(&hs->lock);
+        hs->m_pub = NULL;
+        pthread_mutex_unlock(&hs->lock);
+        master_free(hs->m);
+        hs->m = NULL;
+        if (hs->rec) {
+                (void) rec_close(hs->rec, NULL);
+                hs->rec = NULL;
+        }
+        atomic_fetch_sub(&hs->h->workers, hs->n_workers);
+        hs->n_workers = 0;
+        session_free(hs->s);
+        hs->s = NULL;
+        free(hs->col_types);
+        free(hs->rec_vals);
+        hs->col_types = NULL;
+        hs->rec_vals = NULL;
+        scenario_free(hs->sc);
+        hs->sc = NULL;
+}

@@ -1,0 +1,290 @@
+/*
+ * host_request: host_request() (host.h): each request decoded and checked
+ * on the caller's thread, then answered from the status snapshot or queued
+ * to its session's thread (see host.c for the registry).
+ */
+#include "daemon/host_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Requests ---------------------------------------------------------------- */
+
+static void do_load(struct host *h, uint64_t token, const struct proto_req *req)
+{
+        struct proto_load a;
+        struct hsess *hs;
+        void *mem = NULL;
+        char err[256];
+        int code;
+
+        if (proto_load_decode(req->args, &a, &mem, err, sizeof(err)) < 0) {
+                free(mem);
+                host_reply_error(h, token, req->id, PROTO_E_BAD_REQUEST, "%s", err);
+                return;
+        }
+        pthread_mutex_lock(&h->lock);
+        code = hload_check(h, &a, err, sizeof(err));
+        free(mem);
+        if (code < 0 && h->n_sessions >= h->opts.max_sessions) {
+                code = PROTO_E_LIMIT;
+                snprintf(err, sizeof(err), "%u sessions already loaded (the limit)",
+                         (unsigned)h->n_sessions);
+        }
+        hs = code < 0 ? calloc(1, sizeof(*hs)) : NULL;
+        if (hs) {
+                pthread_mutex_init(&hs->lock, NULL);
+                pthread_cond_init(&hs->cond, NULL);
+                hs->h = h;
+                hs->load = host_cmd_new(token, req);
+                hs->allowed = calloc(h->n_allowed ? h->n_allowed : 1, sizeof(char *));
+                for (size_t i = 0; hs->allowed && i < h->n_allowed; i++)
+                        if ((hs->allowed[hs->n_allowed] = strdup(h->allowed[i])))
+                                hs->n_allowed++;
+        }
+        if (code < 0 && (!hs || !hs->load || !hs->allowed || hstatus_init(hs) < 0)) {
+                code = PROTO_E_INTERNAL;
+                snprintf(err, sizeof(err), "out of memory");
+        }
+        if (code >= 0) {
+                pthread_mutex_unlock(&h->lock);
+                if (hs)
+                        host_sess_destroy(hs);
+                host_reply_error(h, token, req->id, (enum proto_err)code, "%s", err);
+                return;
+        }
+        hs->id = h->next_id++;
+        hs->state = PROTO_STATE_LOADING;
+        hs->st.state = PROTO_STATE_LOADING;
+        /* A load that succeeds answers generation 1: requests may name it already. */
+        hs->st.generation = 1;
+        if (pthread_create(&hs->thread, NULL, hsess_main, hs) != 0) {
+                h->next_id--;
+                pthread_mutex_unlock(&h->lock);
+                host_sess_destroy(hs);
+                host_reply_error(h, token, req->id, PROTO_E_INTERNAL, "cannot start a thread");
+                return;
+        }
+        hs->next = h->sessions;
+        h->sessions = hs;
+        h->n_sessions++;
+        pthread_mutex_unlock(&h->lock);
+}
+
+static void do_list(struct host *h, uint64_t token, const struct proto_req *req)
+{
+        struct proto_session_brief *v;
+        char **names;
+        size_t n = 0, k = 0;
+        struct pw w;
+
+        pthread_mutex_lock(&h->lock);
+        for (struct hsess *hs = h->sessions; hs; hs = hs->next)
+                n++;
+        v = calloc(n ? n : 1, sizeof(*v));
+        names = calloc(n ? n : 1, sizeof(*names));
+        /* Oldest first: the list is kept newest first. */
+        for (struct hsess *hs = h->sessions; v && names && hs; hs = hs->next, k++)
+                hstatus_brief(hs, &v[n - 1 - k], &names[n - 1 - k]);
+        pthread_mutex_unlock(&h->lock);
+        if (!v || !names || pw_init(&w) < 0) {
+                free(v);
+                free(names);
+                host_reply_error(h, token, req->id, PROTO_E_INTERNAL, "out of memory");
+                return;
+        }
+        proto_reply_ok_begin(&w, req->id);
+        proto_list_result_encode(&w, &(struct proto_list_result){ .n = (uint32_t)n,
+                                                                   .sessions = v });
+        host_reply_take(h, token, &w);
+        pw_fini(&w);
+        for (size_t i = 0; i < n; i++)
+                free(names[i]);
+        free(names);
+        free(v);
+}
+
+/* Decode the op's arguments for their target; 0, or -EBADMSG after the reply. */
+static int target_of(struct host *h, uint64_t token, const struct proto_req *req,
+                     struct proto_target *t, double *ret_warp)
+{
+        char err[256] = "";
+        void *mem = NULL;
+        int r;
+
+        switch (req->op) {
+        case PROTO_OP_WARP: {
+                struct proto_warp a;
+
+                r = proto_warp_decode(req->args, &a, err, sizeof(err));
+                *t = a.t;
+                *ret_warp = a.factor;
+                if (r == 0 && (!(a.factor >= 0) || !isfinite(a.factor))) {
+                        snprintf(err, sizeof(err), "factor: %g is not a warp (>= 0)", a.factor);
+                        r = -EBADMSG;
+                }
+                break;
+        }
+        case PROTO_OP_STEP: {
+                struct proto_step a;
+
+                r = proto_step_decode(req->args, &a, err, sizeof(err));
+                *t = a.t;
+                break;
+        }
+        case PROTO_OP_RUN_UNTIL: {
+                struct proto_run_until a;
+
+                r = proto_run_until_decode(req->args, &a, err, sizeof(err));
+                *t = a.t;
+                break;
+        }
+        case PROTO_OP_GET: {
+                struct proto_get a;
+
+                r = proto_get_decode(req->args, &a, &mem, err, sizeof(err));
+                *t = a.t;
+                break;
+        }
+        case PROTO_OP_SET: {
+                struct proto_set a;
+
+                r = proto_set_decode(req->args, &a, &mem, err, sizeof(err));
+                *t = a.t;
+                break;
+        }
+        case PROTO_OP_SUBSCRIBE: {
+                struct proto_subscribe a;
+
+                r = proto_subscribe_decode(req->args, &a, &mem, err, sizeof(err));
+                *t = a.t;
+                break;
+        }
+        case PROTO_OP_UNSUBSCRIBE: {
+                struct proto_unsubscribe a;
+
+                r = proto_unsubscribe_decode(req->args, &a, err, sizeof(err));
+                *t = a.t;
+                break;
+        }
+        case PROTO_OP_RESTORE: {
+                struct proto_restore a;
+
+                r = proto_restore_decode(req->args, &a, err, sizeof(err));
+                *t = a.t;
+                break;
+        }
+        default:
+                r = proto_target_decode(req->args, t, err, sizeof(err));
+                break;
+        }
+        free(mem);
+        if (r < 0)
+                host_reply_error(h, token, req->id, PROTO_E_BAD_REQUEST, "%s",
+                                 err[0] ? err : "malformed arguments");
+        return r < 0 ? -EBADMSG : 0;
+}
+
+static void do_session_op(struct host *h, uint64_t token, const struct proto_req *req)
+{
+        struct proto_target t = { 0 };
+        double warp = 0;
+        struct hsess *hs;
+        struct hcmd *c;
+        struct pw w;
+
+        if (target_of(h, token, req, &t, &warp) < 0)
+                return;
+        if (req->op == PROTO_OP_STATUS && t.session == 0) {
+                host_reply_error(h, token, req->id, PROTO_E_BAD_REQUEST,
+                                 "the daemon's status (session 0) is not a session's");
+                return;
+        }
+        /*
+         * Found under h->lock, used after: only this thread frees sessions
+         * (host_join_zombies()), so hs stays valid until this call returns.
+         */
+        hs = host_find(h, t.session);
+        if (!hs) {
+                host_reply_error(h, token, req->id, PROTO_E_NO_SESSION, "no session %llu",
+                                 (unsigned long long)t.session);
+                return;
+        }
+        pthread_mutex_lock(&hs->lock);
+        if (t.generation && t.generation != hs->st.generation) {
+                uint64_t g = hs->st.generation;
+
+                pthread_mutex_unlock(&hs->lock);
+                host_reply_error(h, token, req->id, PROTO_E_STALE, "session %llu is at generation "
+                                 "%llu, not %llu", (unsigned long long)t.session,
+                                 (unsigned long long)g, (unsigned long long)t.generation);
+                return;
+        }
+        if (req->op == PROTO_OP_STATUS) {
+                if (pw_init(&w) == 0) {
+                        proto_reply_ok_begin(&w, req->id);
+                        hstatus_encode(hs, &w);
+                        pthread_mutex_unlock(&hs->lock);
+                        host_reply_take(h, token, &w);
+                        pw_fini(&w);
+                        return;
+                }
+                pthread_mutex_unlock(&hs->lock);
+                host_reply_error(h, token, req->id, PROTO_E_INTERNAL, "out of memory");
+                return;
+        }
+        /* Reach into a running master now; the session thread answers when it is done. */
+        if (hs->m_pub && hs->st.state == PROTO_STATE_RUNNING) {
+                if (req->op == PROTO_OP_PAUSE)
+                        master_request_pause(hs->m_pub);
+                else if (req->op == PROTO_OP_STOP || req->op == PROTO_OP_UNLOAD)
+                        master_request_stop(hs->m_pub);
+        }
+        if (req->op == PROTO_OP_WARP && hs->m_pub)
+                (void) master_set_warp(hs->m_pub, warp);
+        pthread_mutex_unlock(&hs->lock);
+        c = host_cmd_new(token, req);
+        if (!c) {
+                host_reply_error(h, token, req->id, PROTO_E_INTERNAL, "out of memory");
+                return;
+        }
+        host_enqueue(hs, c);
+}
+
+void host_request(struct host *h, uint64_t token, const struct proto_req *req)
+{
+        host_join_zombies(h);
+        switch (req->op) {
+        case PROTO_OP_LOAD:
+                do_load(h, token, req);
+                break;
+        case PROTO_OP_LIST:
+                do_list(h, token, req);
+                break;
+        case PROTO_OP_UNLOAD:
+        case PROTO_OP_STATUS:
+        case PROTO_OP_START:
+        case PROTO_OP_PAUSE:
+        case PROTO_OP_RESUME:
+        case PROTO_OP_STOP:
+        case PROTO_OP_WARP:
+        case PROTO_OP_STEP:
+        case PROTO_OP_RUN_UNTIL:
+        case PROTO_OP_GET:
+        case PROTO_OP_SET:
+        case PROTO_OP_SUBSCRIBE:
+        case PROTO_OP_UNSUBSCRIBE:
+        case PROTO_OP_SNAPSHOT:
+        case PROTO_OP_RESTORE:
+                do_session_op(h, token, req);
+                break;
+        default:
+                host_reply_error(h, token, req->id, PROTO_E_UNKNOWN_OP,
+                                 "'%s' is not a session operation",
+                                 proto_op_name(req->op) ? proto_op_name(req->op) : "?");
+                break;
+        }
+}

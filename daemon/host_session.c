@@ -1,0 +1,463 @@
+/*
+ * host_session: the thread of one session. It loads the session
+ * (host_load.c), then serves its command queue and, while the session is
+ * running, advances the master one point at a time, taking commands
+ * between points, until it is unloaded or the host is freed.
+ *
+ * DESIGN: the session's state (enum proto_state) is this thread's alone;
+ * every transition goes through hsess_set_state(), which refreshes the
+ * status snapshot and publishes an event. The master is stepped one grid
+ * point per call while running: pacing is unaffected (the master keeps
+ * its pace base across calls while not paused), and a command queued
+ * meanwhile waits at most one point (plus the pacing sleep of that
+ * point, which pause, stop and warp interrupt through the master's
+ * requests). Pause and stop requests are made by the control thread as
+ * well (host.c); a pause request the master has not seen yet when this
+ * thread pauses the session itself is seen at the next stepping call,
+ * which then returns MASTER_PAUSED at once with nothing done: stepping
+ * calls here simply call again in that case.
+ *
+ * step and run-until run the session the same way (state running) up to
+ * their goal and pause there; their reply comes then, or when a pause,
+ * stop or fault ends the run first. Steps asked for while one runs wait
+ * for it, in order (clients sharing a session take turns); other commands
+ * are served between points meanwhile.
+ *
+ * Threads: touches the session's scenario, instances, master, recorder,
+ * subscriptions and snapshots (this thread only), and hs->st, hs->m_pub
+ * and the queue under hs->lock (host_int.h).
+ */
+#include "daemon/host_int.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { DONE, UNLOADED, TAKEN };
+
+const char *hsess_state_name(enum proto_state st)
+{
+        const char *n = proto_state_name(st);
+
+        return n ? n : "?";
+}
+
+static void progress(struct hsess *hs, const struct hcmd *c);
+
+void hsess_set_state(struct hsess *hs, enum proto_state st, const char *message)
+{
+        bool changed = hs->state != st;
+        struct hcmd *goal = st != PROTO_STATE_RUNNING ? hs->goal : NULL;
+
+        hs->state = st;
+        pthread_mutex_lock(&hs->lock);
+        hs->st.state = st;
+        if (message)
+                snprintf(hs->st.message, sizeof(hs->st.message), "%s", message);
+        pthread_mutex_unlock(&hs->lock);
+        hstatus_refresh(hs, true);
+        if (changed)
+                hsub_event(hs, message);
+        /* A step or run-until ends with the run: at its goal, paused, stopped, finished... */
+        if (goal) {
+                hs->goal = NULL;
+                progress(hs, goal);
+                hcmd_free(goal);
+        }
+}
+
+static struct hcmd *pop(struct hsess *hs, bool wait, bool *ret_quit)
+{
+        struct hcmd *c;
+
+        pthread_mutex_lock(&hs->lock);
+        while (wait && !hs->q_head && !hs->quit)
+                pthread_cond_wait(&hs->cond, &hs->lock);
+        c = hs->q_head;
+        if (c) {
+                hs->q_head = c->next;
+                if (!hs->q_head)
+                        hs->q_tail = NULL;
+                c->next = NULL;
+        }
+        *ret_quit = hs->quit;
+        pthread_mutex_unlock(&hs->lock);
+        return c;
+}
+
+/* Answer every queued command with an error (unload, shutdown). */
+static void drain(struct hsess *hs, enum proto_err code, const char *why)
+{
+        struct hcmd *c;
+        bool quit;
+
+        while ((c = pop(hs, false, &quit))) {
+                host_reply_error(hs->h, c->token, c->id, code, "%s", why);
+                hcmd_free(c);
+        }
+}
+
+static void progress(struct hsess *hs, const struct hcmd *c)
+{
+        struct master_stats st;
+
+        master_get_stats(hs->m, &st);
+        host_reply_progress(hs->h, c->token, c->id, hs->state, master_time(hs->m), st.points,
+                            hs->state == PROTO_STATE_FAULTED || hs->state == PROTO_STATE_FINISHED ?
+                            master_message(hs->m) : "");
+}
+
+static void refuse(struct hsess *hs, const struct hcmd *c)
+{
+        host_reply_error(hs->h, c->token, c->id, PROTO_E_STATE, "cannot %s: session %llu is %s",
+                         proto_op_name(c->op), (unsigned long long)hs->id,
+                         hsess_state_name(hs->state));
+}
+
+/* The results end with the run: nothing more is recorded in these states. */
+static void close_rec(struct hsess *hs)
+{
+        if (!hs->rec)
+                return;
+        (void) rec_close(hs->rec, NULL);
+        hs->rec = NULL;
+}
+
+/* Follow the master into a final state after a stepping call. */
+static void follow(struct hsess *hs)
+{
+        switch (master_state(hs->m)) {
+        case MASTER_FINISHED:
+                close_rec(hs);
+                hsess_set_state(hs, PROTO_STATE_FINISHED, master_message(hs->m));
+                break;
+        case MASTER_FAULTED:
+                close_rec(hs);
+                hsess_set_state(hs, PROTO_STATE_FAULTED, master_message(hs->m));
+                break;
+        case MASTER_STOPPED:
+                close_rec(hs);
+                hsess_set_state(hs, PROTO_STATE_STOPPED, "stopped");
+                break;
+        default:
+                break;
+        }
+}
+
+/* Whether the step or run-until in progress has reached its goal. */
+static bool goal_reached(struct hsess *hs)
+{
+        const struct scenario_experiment *e = &hs->sc->experiment;
+        uint64_t pt = master_point(hs->m);
+        double next, tol;
+
+        if (!hs->goal_time)
+                return pt >= hs->goal_point;
+        /* The next grid point, as the master computes it (master.h: t_n = start + n * h). */
+        next = fmin(e->start + (double)(pt + 1) * e->step, e->stop);
+        tol = fmax(1e-9 * e->step, 16 * DBL_EPSILON * fabs(hs->goal_t));
+        return !(next <= hs->goal_t + tol);
+}
+
+/*
+ * step and run-until: the session runs (state running, served between
+ * points like any run) until the goal, then pauses; the reply comes then,
+ * or when a pause, stop or fault ends the run first.
+ */
+static void do_steps(struct hsess *hs, struct hcmd *c, const struct pv *args)
+{
+        char err[256];
+        int r;
+
+        if (hs->state != PROTO_STATE_LOADED && hs->state != PROTO_STATE_PAUSED) {
+                refuse(hs, c);
+                hcmd_free(c);
+                return;
+        }
+        if (c->op == PROTO_OP_STEP) {
+                struct proto_step a;
+
+                r = proto_step_decode(args, &a, err, sizeof(err));
+                hs->goal_time = false;
+                hs->goal_point = a.n > UINT64_MAX - master_point(hs->m) ? UINT64_MAX :
+                                 master_point(hs->m) + a.n;
+        } else {
+                struct proto_run_until a;
+
+                r = proto_run_until_decode(args, &a, err, sizeof(err));
+                if (r == 0 && isnan(a.time)) {
+                        snprintf(err, sizeof(err), "time: not a number");
+                        r = -EINVAL;
+                }
+                hs->goal_time = true;
+                hs->goal_t = a.time;
+        }
+        if (r < 0) {
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
+                hcmd_free(c);
+                return;
+        }
+        hs->goal = c;
+        if (goal_reached(hs)) {
+                hs->goal = NULL;
+                progress(hs, c);
+                hcmd_free(c);
+                return;
+        }
+        hsess_set_state(hs, PROTO_STATE_RUNNING, "");
+}
+
+static void do_warp(struct hsess *hs, const struct hcmd *c, const struct pv *args)
+{
+        struct proto_warp a;
+        char err[256];
+
+        if (proto_warp_decode(args, &a, err, sizeof(err)) < 0 || master_set_warp(hs->m, a.factor) < 0) {
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "factor: not a warp");
+                return;
+        }
+        hs->warp = a.factor;
+        if (hs->rec)
+                rec_set_paced(hs->rec, a.factor > 0);
+        hstatus_refresh(hs, true);
+        progress(hs, c);
+}
+
+static void unload(struct hsess *hs, const struct hcmd *c)
+{
+        struct pw w;
+
+        if (hs->m)
+                master_request_stop(hs->m);
+        if (hs->goal) {
+                host_reply_error(hs->h, hs->goal->token, hs->goal->id, PROTO_E_NO_SESSION,
+                                 "the session was unloaded");
+                hcmd_free(hs->goal);
+                hs->goal = NULL;
+        }
+        while (hs->deferred) {
+                struct hcmd *d = hs->deferred;
+
+                hs->deferred = d->next;
+                host_reply_error(hs->h, d->token, d->id, PROTO_E_NO_SESSION,
+                                 "the session was unloaded");
+                hcmd_free(d);
+        }
+        hs->deferred_tail = NULL;
+        hvalues_forget(hs);
+        hsnap_free_all(hs);
+        hsub_free_all(hs);
+        hload_free(hs);
+        drain(hs, PROTO_E_NO_SESSION, "the session was unloaded");
+        /* Off the registry before the reply: a client that got it never sees the id. */
+        host_retire(hs->h, hs);
+        if (!c || pw_init(&w) < 0)
+                return;
+        proto_reply_ok_begin(&w, c->id);
+        pw_nil(&w);
+        host_reply_take(hs->h, c->token, &w);
+        pw_fini(&w);
+}
+
+static bool generation_ok(struct hsess *hs, const struct hcmd *c, const struct pv *args)
+{
+        const struct pv *g = pv_get(args, "generation");
+        uint64_t gen = 0;
+
+        if (!g || pv_u64(g, &gen) < 0 || gen == 0 || gen == hs->generation)
+                return true;
+        host_reply_error(hs->h, c->token, c->id, PROTO_E_STALE,
+                         "session %llu is at generation %llu, not %llu",
+                         (unsigned long long)hs->id, (unsigned long long)hs->generation,
+                         (unsigned long long)gen);
+        return false;
+}
+
+static int exec(struct hsess *hs, struct hcmd *c)
+{
+        enum proto_state s = hs->state;
+        struct pv_doc doc = { 0 };
+        int ret = DONE;
+
+        if (host_cmd_args(hs->h, c, &doc) < 0) {
+                /* Encoded by host.c from a decoded request: only memory can fail here. */
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL, "out of memory");
+                goto out;
+        }
+        if (c->op != PROTO_OP_UNLOAD && !generation_ok(hs, c, doc.root))
+                goto out;
+        switch (c->op) {
+        case PROTO_OP_UNLOAD:
+                unload(hs, c);
+                ret = UNLOADED;
+                break;
+        case PROTO_OP_START:
+        case PROTO_OP_RESUME:
+                if (s != (c->op == PROTO_OP_START ? PROTO_STATE_LOADED : PROTO_STATE_PAUSED)) {
+                        refuse(hs, c);
+                        break;
+                }
+                hsess_set_state(hs, PROTO_STATE_RUNNING, "");
+                progress(hs, c);
+                break;
+        case PROTO_OP_PAUSE:
+                if (s != PROTO_STATE_RUNNING) {
+                        refuse(hs, c);
+                        break;
+                }
+                /* Between points already: the request, if not yet seen, is harmless. */
+                if (hs->rec)
+                        (void) rec_flush(hs->rec);
+                hsess_set_state(hs, PROTO_STATE_PAUSED, "");
+                progress(hs, c);
+                break;
+        case PROTO_OP_STOP:
+                if (s != PROTO_STATE_LOADED && s != PROTO_STATE_RUNNING && s != PROTO_STATE_PAUSED) {
+                        refuse(hs, c);
+                        break;
+                }
+                master_request_stop(hs->m);
+                close_rec(hs);
+                hsess_set_state(hs, PROTO_STATE_STOPPED, "stopped");
+                progress(hs, c);
+                break;
+        case PROTO_OP_WARP:
+                do_warp(hs, c, doc.root);
+                break;
+        case PROTO_OP_STEP:
+        case PROTO_OP_RUN_UNTIL:
+                ret = TAKEN;
+                /* Steps from several clients go one after the other. */
+                if (hs->goal) {
+                        if (hs->deferred_tail)
+                                hs->deferred_tail->next = c;
+                        else
+                                hs->deferred = c;
+                        hs->deferred_tail = c;
+                        break;
+                }
+                do_steps(hs, c, doc.root);      /* takes c */
+                break;
+        case PROTO_OP_GET:
+                hvalues_get(hs, c, doc.root);
+                break;
+        case PROTO_OP_SET:
+                if (s != PROTO_STATE_LOADED && s != PROTO_STATE_PAUSED)
+                        refuse(hs, c);
+                else
+                        hvalues_set(hs, c, doc.root);
+                break;
+        case PROTO_OP_SUBSCRIBE:
+                hsub_subscribe(hs, c, doc.root);
+                break;
+        case PROTO_OP_UNSUBSCRIBE:
+                hsub_unsubscribe(hs, c, doc.root);
+                break;
+        case PROTO_OP_SNAPSHOT:
+        case PROTO_OP_RESTORE:
+                if (s != PROTO_STATE_LOADED && s != PROTO_STATE_PAUSED)
+                        refuse(hs, c);
+                else if (c->op == PROTO_OP_SNAPSHOT)
+                        hsnap_snapshot(hs, c);
+                else
+                        hsnap_restore(hs, c, doc.root);
+                break;
+        default:
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_UNKNOWN_OP, "not a session operation");
+                break;
+        }
+out:
+        pv_doc_fini(&doc);
+        return ret;
+}
+
+/*
+ * One grid point of a running session. A MASTER_PAUSED return is a pause
+ * request: the PAUSE command that comes with it (host.c) pauses the
+ * session; without one (a request the session had already honoured) the
+ * run simply goes on.
+ */
+static void run_point(struct hsess *hs)
+{
+        int r;
+
+        if (hs->goal && goal_reached(hs)) {
+                hsess_set_state(hs, PROTO_STATE_PAUSED, "");
+                return;
+        }
+        r = master_step(hs->m, 1);
+        if (r == -EPERM || master_state(hs->m) != MASTER_PAUSED)
+                follow(hs);
+        if (hs->state == PROTO_STATE_RUNNING && hs->goal && goal_reached(hs))
+                hsess_set_state(hs, PROTO_STATE_PAUSED, "");
+        else
+                hstatus_refresh(hs, false);
+}
+
+void *hsess_main(void *arg)
+{
+        struct hsess *hs = arg;
+        char msg[HOST_MSG_MAX];
+        struct hcmd *c;
+        bool quit;
+        int code;
+
+        if (hload_run(hs, &code, msg, sizeof(msg)) < 0) {
+                struct hcmd *load = hs->load;
+
+                hs->load = NULL;
+                hload_free(hs);
+                drain(hs, PROTO_E_NO_SESSION, "the session failed to load");
+                /* Off the registry first: a client told of the failure never sees the id. */
+                host_retire(hs->h, hs);
+                host_reply_error(hs->h, load->token, load->id, (enum proto_err)code, "%s", msg);
+                hcmd_free(load);
+                return NULL;
+        }
+        for (;;) {
+                /* The next deferred step once the one before it is done. */
+                if (!hs->goal && hs->deferred) {
+                        struct pv_doc doc = { 0 };
+
+                        c = hs->deferred;
+                        hs->deferred = c->next;
+                        if (!hs->deferred)
+                                hs->deferred_tail = NULL;
+                        c->next = NULL;
+                        if (host_cmd_args(hs->h, c, &doc) == 0) {
+                                do_steps(hs, c, doc.root);
+                        } else {
+                                host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL,
+                                                 "out of memory");
+                                hcmd_free(c);
+                        }
+                        pv_doc_fini(&doc);
+                        continue;
+                }
+                c = pop(hs, hs->state != PROTO_STATE_RUNNING, &quit);
+                if (quit) {
+                        if (c)
+                                host_reply_error(hs->h, c->token, c->id, PROTO_E_STATE,
+                                                 "session %llu is shutting down",
+                                                 (unsigned long long)hs->id);
+                        hcmd_free(c);
+                        drain(hs, PROTO_E_STATE, "the daemon is shutting down");
+                        unload(hs, NULL);
+                        return NULL;
+                }
+                if (c) {
+                        int r = exec(hs, c);
+
+                        if (r != TAKEN)
+                                hcmd_free(c);
+                        if (r == UNLOADED)
+                                return NULL;
+                        continue;
+                }
+                if (hs->state == PROTO_STATE_RUNNING)
+                        run_point(hs);
+        }
+}

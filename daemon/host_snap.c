@@ -1,0 +1,172 @@
+/*
+ * host_snap: snapshot and restore of a loaded or paused session: every
+ * instance's FMU state (kept in its worker, named by a handle) and the
+ * master's own state (master_save()), taken at the same point. Restore
+ * sets both back and bumps the generation; the run then continues exactly
+ * as an uninterrupted run from that point would (bit-identical rows).
+ *
+ * DESIGN: the reply to restore is {session, generation} (the load result's
+ * shape): a client needs the new generation for its next request. The
+ * results file is not rewound: rows computed after a restore are appended,
+ * so the file holds the rows in the order they were computed. Snapshots
+ * live until the session is unloaded (at most HOST_MAX_SNAPSHOTS).
+ *
+ * Threads: session thread only.
+ */
+#include "daemon/host_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void snap_free(struct hsess *hs, struct hsnapshot *sn, bool release)
+{
+        if (!sn)
+                return;
+        for (size_t i = 0; release && sn->handles && i < hs->sc->n_components; i++)
+                if (sn->handles[i])
+                        (void) inst_free_fmu_state(session_inst(hs->s, i), &sn->handles[i]);
+        free(sn->handles);
+        master_saved_free(sn->saved);
+        free(sn);
+}
+
+void hsnap_free_all(struct hsess *hs)
+{
+        /* The workers free their states with the instances: only our side here. */
+        for (size_t i = 0; i < HOST_MAX_SNAPSHOTS; i++) {
+                snap_free(hs, hs->snaps[i], false);
+                hs->snaps[i] = NULL;
+        }
+}
+
+/* Take every state; -1 or the reply code with msg. */
+static int take(struct hsess *hs, struct hsnapshot *sn, char *msg, size_t size)
+{
+        const struct scenario *sc = hs->sc;
+        int r;
+
+        for (size_t i = 0; i < sc->n_components; i++)
+                if (!sc->components[i].can_get_set_state) {
+                        snprintf(msg, size, "instance '%s' cannot save its state (its FMU does "
+                                 "not declare canGetAndSetFMUState)", sc->components[i].name);
+                        return PROTO_E_UNSUPPORTED;
+                }
+        sn->handles = calloc(sc->n_components ? sc->n_components : 1, sizeof(*sn->handles));
+        if (!sn->handles) {
+                snprintf(msg, size, "out of memory");
+                return PROTO_E_INTERNAL;
+        }
+        for (size_t i = 0; i < sc->n_components; i++) {
+                struct inst *inst = session_inst(hs->s, i);
+
+                r = inst_get_fmu_state(inst, &sn->handles[i]);
+                if (r != INST_OK && r != INST_WARNING) {
+                        snprintf(msg, size, "instance '%s': GetFMUState failed: %s",
+                                 sc->components[i].name,
+                                 inst_message(inst)[0] ? inst_message(inst) :
+                                 r < 0 ? strerror(-r) : "status Error");
+                        return r == -ENOSPC ? PROTO_E_LIMIT : PROTO_E_FAULT;
+                }
+        }
+        r = master_save(hs->m, &sn->saved);
+        if (r < 0) {
+                snprintf(msg, size, "%s", r == -ENOMEM ? "out of memory" : master_message(hs->m));
+                return r == -EOPNOTSUPP ? PROTO_E_UNSUPPORTED : PROTO_E_INTERNAL;
+        }
+        return -1;
+}
+
+void hsnap_snapshot(struct hsess *hs, const struct hcmd *c)
+{
+        struct hsnapshot *sn = NULL;
+        char msg[HOST_MSG_MAX];
+        size_t slot = HOST_MAX_SNAPSHOTS;
+        int code;
+        struct pw w;
+
+        for (size_t i = 0; i < HOST_MAX_SNAPSHOTS && slot == HOST_MAX_SNAPSHOTS; i++)
+                if (!hs->snaps[i])
+                        slot = i;
+        sn = slot < HOST_MAX_SNAPSHOTS ? calloc(1, sizeof(*sn)) : NULL;
+        if (!sn) {
+                code = slot < HOST_MAX_SNAPSHOTS ? PROTO_E_INTERNAL : PROTO_E_LIMIT;
+                snprintf(msg, sizeof(msg), slot < HOST_MAX_SNAPSHOTS ? "out of memory" :
+                         "%d snapshots already (the limit)", HOST_MAX_SNAPSHOTS);
+        } else {
+                code = take(hs, sn, msg, sizeof(msg));
+        }
+        if (code >= 0) {
+                snap_free(hs, sn, true);
+                host_reply_error(hs->h, c->token, c->id, (enum proto_err)code, "%s", msg);
+                return;
+        }
+        sn->id = ++hs->next_snap;
+        sn->time = master_time(hs->m);
+        sn->state = hs->state;
+        hs->snaps[slot] = sn;
+        if (pw_init(&w) < 0)
+                return;
+        proto_reply_ok_begin(&w, c->id);
+        proto_snapshot_result_encode(&w, &(struct proto_snapshot_result){
+                .snapshot = sn->id, .time = sn->time });
+        host_reply_take(hs->h, c->token, &w);
+        pw_fini(&w);
+}
+
+void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args)
+{
+        struct proto_restore a;
+        struct hsnapshot *sn = NULL;
+        char err[256], msg[HOST_MSG_MAX];
+        struct pw w;
+        int r;
+
+        if (proto_restore_decode(args, &a, err, sizeof(err)) < 0) {
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
+                return;
+        }
+        for (size_t i = 0; i < HOST_MAX_SNAPSHOTS && !sn; i++)
+                if (hs->snaps[i] && hs->snaps[i]->id == a.snapshot)
+                        sn = hs->snaps[i];
+        if (!sn) {
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST,
+                                 "no snapshot %llu in session %llu",
+                                 (unsigned long long)a.snapshot, (unsigned long long)hs->id);
+                return;
+        }
+        for (size_t i = 0; i < hs->sc->n_components; i++) {
+                struct inst *inst = session_inst(hs->s, i);
+
+                r = inst_set_fmu_state(inst, sn->handles[i]);
+                if (r == INST_OK || r == INST_WARNING)
+                        continue;
+                /* Some instances may be back, others not: the session cannot go on. */
+                snprintf(msg, sizeof(msg), "restore: instance '%s': SetFMUState failed: %s",
+                         hs->sc->components[i].name,
+                         inst_message(inst)[0] ? inst_message(inst) :
+                         r < 0 ? strerror(-r) : "status Error");
+                master_request_stop(hs->m);
+                hsess_set_state(hs, PROTO_STATE_FAULTED, msg);
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_FAULT, "%s", msg);
+                return;
+        }
+        r = master_restore(hs->m, sn->saved);
+        if (r < 0) {
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL, "restore: %s",
+                                 strerror(-r));
+                return;
+        }
+        hvalues_forget(hs);
+        hs->generation++;
+        hs->state = PROTO_STATE_COUNT;  /* so that the event goes out with the new generation */
+        hsess_set_state(hs, sn->state, "");
+        if (pw_init(&w) < 0)
+                return;
+        proto_reply_ok_begin(&w, c->id);
+        proto_load_result_encode(&w, &(struct proto_load_result){ .session = hs->id,
+                                                                  .generation = hs->generation });
+        host_reply_take(hs->h, c->token, &w);
+        pw_fini(&w);
+}

@@ -1,0 +1,208 @@
+/*
+ * host_status: what status and list say about a session, kept as a
+ * snapshot (struct hstatus) that the session thread refreshes after each
+ * command and, while running, at most every STATUS_PERIOD_NS, and that
+ * the control thread encodes without waiting for the session thread.
+ *
+ * DESIGN: the snapshot is written and read under hs->lock, held only to
+ * copy numbers in (session thread) or to encode one reply (control
+ * thread): microseconds either way. The sandbox layers are those each
+ * worker reported when it started (inst_sandbox()); the service time is
+ * the worker's own measure of the FMU's doStep (inst_service_stats()).
+ */
+#include "daemon/host_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define STATUS_PERIOD_NS        5000000ull      /* while running: every 5 ms at most */
+
+static uint64_t now_ns(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void insts_free(struct hinst_status *v, size_t n)
+{
+        for (size_t i = 0; v && i < n; i++) {
+                free(v[i].name);
+                free(v[i].fmu);
+                for (size_t k = 0; k < v[i].n_layers; k++)
+                        free(v[i].layers[k].detail);
+        }
+        free(v);
+}
+
+static enum proto_layer_state layer_state(enum sandbox_layer_state s)
+{
+        return s == SANDBOX_ACTIVE ? PROTO_LAYER_ACTIVE :
+               s == SANDBOX_UNAVAILABLE ? PROTO_LAYER_UNAVAILABLE : PROTO_LAYER_OFF;
+}
+
+static int layers(struct hinst_status *d, const struct inst *inst)
+{
+        const struct inst_layer *l = inst_sandbox(inst);
+
+        for (size_t k = 0; l && k < SANDBOX_LAYER_COUNT; k++, d->n_layers++) {
+                d->layers[k].name = sandbox_layer_name((enum sandbox_layer)k);
+                d->layers[k].state = layer_state(l[k].state);
+                d->layers[k].detail = strdup(l[k].detail ? l[k].detail : "");
+                if (!d->layers[k].detail)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+void hstatus_fini(struct hstatus *st)
+{
+        insts_free(st->insts, st->n_insts);
+        free(st->name);
+        st->insts = NULL;
+        st->n_insts = 0;
+        st->name = NULL;
+}
+
+int hstatus_init(struct hsess *hs)
+{
+        const struct scenario *sc = hs->sc;
+        struct hinst_status *v = NULL;
+        char *name;
+        size_t n = sc ? sc->n_components : 0;
+
+        name = strdup(sc && sc->name ? sc->name : "");
+        if (sc)
+                v = calloc(n ? n : 1, sizeof(*v));
+        if (!name || (sc && !v)) {
+                free(name);
+                free(v);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++) {
+                const struct scenario_component *c = &sc->components[i];
+                const char *model = c->fmu->md->model_name;
+
+                v[i].name = strdup(c->name);
+                v[i].fmu = strdup(model ? model : "");
+                v[i].multirate = c->multirate;
+                v[i].pid = hs->s ? (int64_t)inst_pid(session_inst(hs->s, i)) : 0;
+                if (!v[i].name || !v[i].fmu ||
+                    (hs->s && layers(&v[i], session_inst(hs->s, i)) < 0)) {
+                        insts_free(v, n);
+                        free(name);
+                        return -ENOMEM;
+                }
+        }
+        pthread_mutex_lock(&hs->lock);
+        hstatus_fini(&hs->st);
+        hs->st.name = name;
+        hs->st.insts = v;
+        hs->st.n_insts = n;
+        if (sc) {
+                hs->st.start = sc->experiment.start;
+                hs->st.stop = sc->experiment.stop;
+                hs->st.step = sc->experiment.step;
+                hs->st.time = sc->experiment.start;
+                hs->st.warp = hs->warp;
+        }
+        pthread_mutex_unlock(&hs->lock);
+        return 0;
+}
+
+void hstatus_refresh(struct hsess *hs, bool force)
+{
+        struct master_stats ms;
+        uint64_t now = now_ns();
+
+        if (!hs->m || (!force && now - hs->status_ns < STATUS_PERIOD_NS))
+                return;
+        hs->status_ns = now;
+        master_get_stats(hs->m, &ms);
+        pthread_mutex_lock(&hs->lock);
+        hs->st.state = hs->state;
+        hs->st.generation = hs->generation;
+        hs->st.time = master_time(hs->m);
+        hs->st.points = ms.points;
+        hs->st.rtf = ms.rtf;
+        hs->st.warp = hs->warp;
+        for (size_t i = 0; i < hs->st.n_insts && i < ms.n_insts; i++) {
+                const struct master_inst_stats *is = &ms.insts[i];
+                struct hinst_status *d = &hs->st.insts[i];
+                struct inst *inst = session_inst(hs->s, i);
+                int f = inst_fault(inst);
+                uint64_t steps = 0, ns = 0;
+
+                d->steps = is->steps;
+                d->step_us_mean = is->steps ? (double)is->ns_total / (double)is->steps / 1e3 : 0;
+                d->step_us_max = (double)is->ns_max / 1e3;
+                d->service_us_mean = inst_service_stats(inst, &steps, &ns) == 0 && steps ?
+                                     (double)ns / (double)steps / 1e3 : 0;
+                if (f)
+                        snprintf(d->fault, sizeof(d->fault), "%s: %s", strerror(-f),
+                                 inst_message(inst));
+                else
+                        d->fault[0] = '\0';
+        }
+        pthread_mutex_unlock(&hs->lock);
+}
+
+static struct proto_str str(const char *s)
+{
+        return (struct proto_str){ s ? s : "", s ? (uint32_t)strlen(s) : 0 };
+}
+
+static const char *sandbox_name(enum host_sandbox s)
+{
+        return s == HOST_SANDBOX_STRICT ? "strict" : s == HOST_SANDBOX_BASIC ? "basic" : "off";
+}
+
+void hstatus_encode(struct hsess *hs, struct pw *w)
+{
+        const struct hstatus *st = &hs->st;
+        struct proto_inst_status *v = calloc(st->n_insts ? st->n_insts : 1, sizeof(*v));
+        struct proto_layer *lv = calloc(st->n_insts * SANDBOX_LAYER_COUNT + 1, sizeof(*lv));
+        struct proto_session_status r = {
+                .session = hs->id, .generation = st->generation, .name = str(st->name),
+                .state = st->state, .time = st->time, .start = st->start, .stop = st->stop,
+                .step = st->step, .points = st->points, .real_time_factor = st->rtf,
+                .warp = st->warp, .message = str(st->message),
+                .sandbox = str(sandbox_name(hs->h->opts.sandbox)),
+                .n_insts = v && lv ? (uint32_t)st->n_insts : 0, .insts = v,
+        };
+
+        for (size_t i = 0; v && lv && i < st->n_insts; i++) {
+                const struct hinst_status *s = &st->insts[i];
+                struct proto_layer *l = lv + i * SANDBOX_LAYER_COUNT;
+
+                for (size_t k = 0; k < s->n_layers; k++)
+                        l[k] = (struct proto_layer){ .name = str(s->layers[k].name),
+                                                     .state = s->layers[k].state,
+                                                     .detail = str(s->layers[k].detail) };
+                v[i] = (struct proto_inst_status){
+                        .name = str(s->name), .fmu = str(s->fmu), .pid = s->pid,
+                        .multirate = s->multirate, .steps = s->steps,
+                        .step_us_mean = s->step_us_mean, .step_us_max = s->step_us_max,
+                        .service_us_mean = s->service_us_mean, .fault = str(s->fault),
+                        .n_layers = s->n_layers, .layers = l,
+                };
+        }
+        proto_session_status_encode(w, &r);
+        free(lv);
+        free(v);
+}
+
+void hstatus_brief(struct hsess *hs, struct proto_session_brief *ret, char **ret_name)
+{
+        pthread_mutex_lock(&hs->lock);
+        *ret_name = strdup(hs->st.name ? hs->st.name : "");
+        *ret = (struct proto_session_brief){
+                .session = hs->id, .generation = hs->st.generation,
+                .name = str(*ret_name), .state = hs->st.state, .time = hs->st.time,
+        };
+        pthread_mutex_unlock(&hs->lock);
+}

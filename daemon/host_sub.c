@@ -1,0 +1,351 @@
+/*
+ * host_sub: where a session's rows go: the results file (recorder.h) and
+ * the subscriptions, published as samples on topic "s<session>.<n>"; and
+ * the session's state changes, published as events on topic "events".
+ *
+ * DESIGN: the master's sink runs on the session thread; subscriptions are
+ * created and removed by commands on that same thread, so the sink reads
+ * them without a lock. A subscription names recorded columns (by their
+ * column name, "<instance>.<variable>" or with "[i,j]" for an array
+ * element) or variables the master routes (read with master_value(), an
+ * array as a msgpack array); none names every recorded column. Samples
+ * are the communication points' rows (intermediate update rows are not
+ * published), every decimation-th of them; the first sample of a
+ * subscription carries the names. opts.publish is non-blocking by
+ * contract, so the master never waits on a subscriber.
+ *
+ * Threads: session thread only.
+ */
+#include "daemon/host_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void to_rec(union rec_value *v, enum rec_type t, double d, const struct master_blob *b)
+{
+        switch (t) {
+        case REC_FLOAT32: v->f32 = (float)d; break;
+        case REC_FLOAT64: v->f64 = d; break;
+        case REC_INT8: v->i8 = (int8_t)d; break;
+        case REC_UINT8: v->u8 = (uint8_t)d; break;
+        case REC_INT16: v->i16 = (int16_t)d; break;
+        case REC_UINT16: v->u16 = (uint16_t)d; break;
+        case REC_INT32: v->i32 = (int32_t)d; break;
+        case REC_UINT32: v->u32 = (uint32_t)d; break;
+        case REC_INT64: v->i64 = d >= 0x1p63 ? INT64_MAX : d < -0x1p63 ? INT64_MIN : (int64_t)d; break;
+        case REC_UINT64: v->u64 = d >= 0x1p64 ? UINT64_MAX : d < 0 ? 0 : (uint64_t)d; break;
+        case REC_BOOLEAN: v->b = d != 0; break;
+        case REC_STRING: v->s = b && b->data ? b->data : ""; break;
+        case REC_BINARY:
+                v->bin.data = b ? b->data : NULL;
+                v->bin.size = b ? b->len : 0;
+                break;
+        case REC_TYPE_COUNT: break;
+        }
+}
+
+static bool is_int(enum rec_type t)
+{
+        return t != REC_FLOAT32 && t != REC_FLOAT64 && t != REC_STRING && t != REC_BINARY;
+}
+
+static void record(struct hsess *hs, const struct master_row *row)
+{
+        int r;
+
+        if (!hs->rec || hs->rec_error)
+                return;
+        for (size_t i = 0; i < row->n_columns; i++) {
+                double d = row->values ? row->values[i] : NAN;
+
+                if (isnan(d) && is_int(hs->col_types[i]))
+                        d = 0;  /* never cast NaN to an integer */
+                to_rec(&hs->rec_vals[i], hs->col_types[i], d, row->blobs ? &row->blobs[i] : NULL);
+        }
+        r = rec_sample(hs->rec, row->time, hs->rec_vals);
+        if (r < 0 && r != -ENOBUFS)
+                hs->rec_error = r;
+}
+
+/* One number of type t (a column's or a variable's) as msgpack. */
+static void put_num(struct pw *w, enum md_type t, double d)
+{
+        if (md_type_is_float(t)) {
+                pw_f64(w, d);
+                return;
+        }
+        if (isnan(d))
+                d = 0;
+        if (t == MD_BOOLEAN)
+                pw_bool(w, d != 0);
+        else if (md_type_is_unsigned(t))
+                pw_u64(w, d >= 0x1p64 ? UINT64_MAX : d < 0 ? 0 : (uint64_t)d);
+        else
+                pw_i64(w, d >= 0x1p63 ? INT64_MAX : d < -0x1p63 ? INT64_MIN : (int64_t)d);
+}
+
+static void put_item(struct hsess *hs, struct pw *w, const struct hsub_item *it,
+                     const struct master_row *row)
+{
+        if (it->col != SIZE_MAX) {
+                const struct master_blob *b = row->blobs ? &row->blobs[it->col] : NULL;
+
+                if (it->type == MD_STRING)
+                        pw_strn(w, b && b->data ? b->data : "", b ? b->len : 0);
+                else if (it->type == MD_BINARY)
+                        pw_bin(w, b ? b->data : NULL, b ? b->len : 0);
+                else
+                        put_num(w, it->type, row->values ? row->values[it->col] : NAN);
+                return;
+        }
+        if (it->elements > 1)
+                pw_array(w, (uint32_t)it->elements);
+        for (uint64_t e = 0; e < it->elements; e++) {
+                double d = NAN;
+
+                (void) master_value(hs->m, it->comp, it->var, e, &d);
+                put_num(w, it->type, d);
+        }
+}
+
+static void publish(struct hsess *hs, struct hsub *sub, const struct master_row *row)
+{
+        struct proto_str *names = NULL;
+        struct proto_sample s = {
+                .session = hs->id, .generation = hs->generation, .time = row->time,
+                .point = row->point, .flags = row->flags, .n = (uint32_t)sub->n_items,
+        };
+        struct pw w;
+        void *buf;
+        size_t len;
+
+        if (!sub->named) {
+                names = calloc(sub->n_items ? sub->n_items : 1, sizeof(*names));
+                if (!names)
+                        return;
+                for (size_t i = 0; i < sub->n_items; i++)
+                        names[i] = (struct proto_str){ sub->items[i].name,
+                                                       (uint32_t)strlen(sub->items[i].name) };
+                s.names = names;
+        }
+        if (pw_init(&w) < 0) {
+                free(names);
+                return;
+        }
+        proto_sample_begin(&w, &s);
+        pw_array(&w, (uint32_t)sub->n_items);
+        for (size_t i = 0; i < sub->n_items; i++)
+                put_item(hs, &w, &sub->items[i], row);
+        buf = pw_take(&w, &len);
+        pw_fini(&w);
+        free(names);
+        if (!buf)
+                return;
+        sub->named = true;
+        hs->h->opts.publish(hs->h->opts.publish_ctx, sub->topic, buf, len);
+}
+
+void hsub_sink(void *ctx, const struct master_row *row)
+{
+        struct hsess *hs = ctx;
+
+        /* Intermediate updates are not communication points: not in the file, not published. */
+        if (row->flags & MASTER_ROW_INTERMEDIATE)
+                return;
+        record(hs, row);
+        if (!hs->h->opts.publish)
+                return;
+        for (size_t i = 0; i < HOST_MAX_SUBS; i++) {
+                struct hsub *sub = hs->subs[i];
+
+                if (sub && sub->seen++ % sub->decimation == 0)
+                        publish(hs, sub, row);
+        }
+}
+
+static void sub_free(struct hsub *sub)
+{
+        if (!sub)
+                return;
+        for (size_t i = 0; i < sub->n_items; i++)
+                free(sub->items[i].name);
+        free(sub->items);
+        free(sub);
+}
+
+void hsub_free_all(struct hsess *hs)
+{
+        for (size_t i = 0; i < HOST_MAX_SUBS; i++) {
+                sub_free(hs->subs[i]);
+                hs->subs[i] = NULL;
+        }
+}
+
+static enum md_type col_type(const struct scenario *sc, size_t col)
+{
+        const struct scenario_column *c = &sc->columns[col];
+
+        return sc->components[c->comp].fmu->md->vars[c->var].type;
+}
+
+/* Resolve name into it; -1 or the reply code with msg. */
+static int item(struct hsess *hs, struct hsub_item *it, const char *name, char *msg, size_t size)
+{
+        const struct scenario *sc = hs->sc;
+        const struct md_variable *v;
+        double d;
+
+        it->col = SIZE_MAX;
+        for (size_t i = 0; i < sc->n_columns; i++)
+                if (!strcmp(sc->columns[i].name, name)) {
+                        it->col = i;
+                        it->type = col_type(sc, i);
+                        return -1;
+                }
+        if (hvalues_find(sc, name, &it->comp, &it->var) < 0) {
+                snprintf(msg, size, "no variable '%s' in session %llu", name,
+                         (unsigned long long)hs->id);
+                return PROTO_E_NO_VARIABLE;
+        }
+        v = &sc->components[it->comp].fmu->md->vars[it->var];
+        it->type = v->type;
+        it->elements = md_var_elements(sc->components[it->comp].fmu->md, v);
+        if (master_value(hs->m, it->comp, it->var, 0, &d) < 0 || it->elements == 0 ||
+            it->elements > UINT32_MAX) {
+                snprintf(msg, size, "'%s' is neither recorded nor connected: only those are "
+                         "sampled", name);
+                return PROTO_E_NO_VARIABLE;
+        }
+        if (v->type == MD_STRING || v->type == MD_BINARY) {
+                snprintf(msg, size, "'%s' is a %s: record it to sample it", name,
+                         md_type_name(v->type));
+                return PROTO_E_TYPE;
+        }
+        return -1;
+}
+
+static int build(struct hsess *hs, struct hsub *sub, const struct proto_subscribe *a, char *msg,
+                 size_t size)
+{
+        const struct scenario *sc = hs->sc;
+        size_t n = a->n ? a->n : sc->n_columns;
+        int code = -1;
+
+        sub->items = calloc(n ? n : 1, sizeof(*sub->items));
+        if (!sub->items) {
+                snprintf(msg, size, "out of memory");
+                return PROTO_E_INTERNAL;
+        }
+        for (size_t i = 0; i < n && code < 0; i++, sub->n_items++) {
+                struct hsub_item *it = &sub->items[i];
+
+                it->name = a->n ? hvalues_strdup(&a->names[i]) : strdup(sc->columns[i].name);
+                if (!it->name) {
+                        snprintf(msg, size, "names: not a variable name");
+                        return PROTO_E_BAD_REQUEST;
+                }
+                code = item(hs, it, it->name, msg, size);
+        }
+        return code;
+}
+
+void hsub_subscribe(struct hsess *hs, const struct hcmd *c, const struct pv *args)
+{
+        struct proto_subscribe a;
+        struct hsub *sub = NULL;
+        char msg[HOST_MSG_MAX], err[256];
+        void *mem = NULL;
+        size_t slot = HOST_MAX_SUBS;
+        int code;
+        struct pw w;
+
+        if (proto_subscribe_decode(args, &a, &mem, err, sizeof(err)) < 0) {
+                free(mem);
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
+                return;
+        }
+        for (size_t i = 0; i < HOST_MAX_SUBS && slot == HOST_MAX_SUBS; i++)
+                if (!hs->subs[i])
+                        slot = i;
+        sub = slot < HOST_MAX_SUBS ? calloc(1, sizeof(*sub)) : NULL;
+        if (!sub) {
+                code = slot < HOST_MAX_SUBS ? PROTO_E_INTERNAL : PROTO_E_LIMIT;
+                snprintf(msg, sizeof(msg), slot < HOST_MAX_SUBS ? "out of memory" :
+                         "%d subscriptions already (the limit)", HOST_MAX_SUBS);
+        } else {
+                code = build(hs, sub, &a, msg, sizeof(msg));
+        }
+        free(mem);
+        if (code >= 0) {
+                sub_free(sub);
+                host_reply_error(hs->h, c->token, c->id, (enum proto_err)code, "%s", msg);
+                return;
+        }
+        sub->n = ++hs->next_sub;
+        sub->decimation = a.decimation ? a.decimation : 1;
+        snprintf(sub->topic, sizeof(sub->topic), "s%llu.%llu", (unsigned long long)hs->id,
+                 (unsigned long long)sub->n);
+        hs->subs[slot] = sub;
+        if (pw_init(&w) < 0)
+                return;
+        proto_reply_ok_begin(&w, c->id);
+        proto_subscribe_result_encode(&w, &(struct proto_subscribe_result){
+                .topic = { sub->topic, (uint32_t)strlen(sub->topic) } });
+        host_reply_take(hs->h, c->token, &w);
+        pw_fini(&w);
+}
+
+void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *args)
+{
+        struct proto_unsubscribe a;
+        char err[256];
+        struct pw w;
+
+        if (proto_unsubscribe_decode(args, &a, err, sizeof(err)) < 0) {
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
+                return;
+        }
+        for (size_t i = 0; i < HOST_MAX_SUBS; i++) {
+                struct hsub *sub = hs->subs[i];
+
+                if (!sub || strlen(sub->topic) != a.topic.len ||
+                    memcmp(sub->topic, a.topic.ptr, a.topic.len))
+                        continue;
+                sub_free(sub);
+                hs->subs[i] = NULL;
+                if (pw_init(&w) < 0)
+                        return;
+                proto_reply_ok_begin(&w, c->id);
+                pw_nil(&w);
+                host_reply_take(hs->h, c->token, &w);
+                pw_fini(&w);
+                return;
+        }
+        host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST,
+                         "no subscription '%.*s' in session %llu",
+                         (int)(a.topic.len > 64 ? 64 : a.topic.len), a.topic.ptr,
+                         (unsigned long long)hs->id);
+}
+
+void hsub_event(struct hsess *hs, const char *message)
+{
+        struct proto_event e = {
+                .session = hs->id, .generation = hs->generation, .state = hs->state,
+                .time = hs->m ? master_time(hs->m) : 0,
+                .message = { message ? message : "", message ? (uint32_t)strlen(message) : 0 },
+        };
+        struct pw w;
+        void *buf;
+        size_t len;
+
+        if (!hs->h->opts.publish || pw_init(&w) < 0)
+                return;
+        proto_event_encode(&w, &e);
+        buf = pw_take(&w, &len);
+        pw_fini(&w);
+        if (buf)
+                hs->h->opts.publish(hs->h->opts.publish_ctx, "events", buf, len);
+}

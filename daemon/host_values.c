@@ -1,0 +1,531 @@
+/*
+ * host_values: get and set by name ("instance.variable") on a session's
+ * instances, between msgpack values and FMI types.
+ *
+ * DESIGN: names are matched component first: the longest component name
+ * that is a prefix of the name followed by '.', then the rest as the
+ * variable's name (which may contain dots); in a single-FMU scenario a
+ * bare variable name works too. Arrays are got and set whole, as msgpack
+ * arrays in row-major order.
+ *
+ * get returns the instance's current value (inst_get() in its worker),
+ * not the value the master published at the last point (zero-order hold):
+ * outputs depending on a value set change at the next point. Between a
+ * set and the instance's next step FMI 3.0 forbids gets in Step Mode
+ * (section 4.2.1, which the worker enforces): a variable set since then
+ * is answered from the value set (as get would return it), any other
+ * get of that instance is refused (PROTO_E_STATE, the worker's reason)
+ * until it steps. Get of an
+ * output of a multirate instance between its points reads the FMU, whose
+ * outputs are those of its last step.
+ *
+ * Types on the wire: Float32/Float64 as msgpack float; Int8..Int64 and
+ * Enumeration as int; UInt8..UInt64 as uint (exact, never through a
+ * double); Boolean as bool; String as str; Binary as bin. A set value
+ * must fit: an integer into a Float only when exactly representable, never
+ * a float into an integer type, every integer within its type's range;
+ * otherwise PROTO_E_TYPE names the variable and both types. Every value of
+ * a set is checked before the first is applied.
+ *
+ * Threads: the session thread (instances are used by one thread).
+ */
+#include "daemon/host_int.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/master_value.h"
+
+#define MAX_ELEMENTS    (1u << 20)      /* of one variable got or set */
+
+char *hvalues_strdup(const struct proto_str *s)
+{
+        char *p;
+
+        if (!s->ptr && s->len)
+                return NULL;
+        if (s->len && memchr(s->ptr, '\0', s->len))
+                return NULL;
+        p = malloc((size_t)s->len + 1);
+        if (!p)
+                return NULL;
+        if (s->len)
+                memcpy(p, s->ptr, s->len);
+        p[s->len] = '\0';
+        return p;
+}
+
+int hvalues_find(const struct scenario *sc, const char *name, size_t *ret_comp, size_t *ret_var)
+{
+        size_t best = SIZE_MAX, best_len = 0;
+        const struct md_variable *v = NULL;
+        const struct md *md;
+
+        for (size_t i = 0; i < sc->n_components; i++) {
+                size_t len = strlen(sc->components[i].name);
+
+                if (len >= best_len && !strncmp(name, sc->components[i].name, len) &&
+                    name[len] == '.' && (best == SIZE_MAX || len > best_len)) {
+                        best = i;
+                        best_len = len;
+                }
+        }
+        if (best != SIZE_MAX) {
+                md = sc->components[best].fmu->md;
+                v = md_find_name(md, name + best_len + 1);
+        }
+        if (!v && sc->single_fmu && sc->n_components == 1) {
+                best = 0;
+                md = sc->components[0].fmu->md;
+                v = md_find_name(md, name);
+        }
+        if (!v)
+                return -ENOENT;
+        *ret_comp = best;
+        *ret_var = (size_t)(v - md->vars);
+        return 0;
+}
+
+/* A variable resolved for a call. */
+struct hvar {
+        char *name;
+        size_t comp;
+        struct inst *inst;
+        const struct md_variable *v;
+        enum md_type ct;                /* the call's type */
+        size_t n;                       /* elements */
+        bool array;
+        void *vals;                     /* set: n values of ct */
+        size_t *sizes;                  /* Binary */
+};
+
+static void hvar_fini(struct hvar *x)
+{
+        if (x->vals && x->ct == MD_STRING)
+                for (size_t i = 0; i < x->n; i++)
+                        free(((char **)x->vals)[i]);
+        if (x->vals && x->ct == MD_BINARY)
+                for (size_t i = 0; i < x->n; i++)
+                        free(((void **)x->vals)[i]);
+        free(x->vals);
+        free(x->sizes);
+        free(x->name);
+}
+
+/* Resolve; 0 or the reply code with msg. */
+static int resolve(struct hsess *hs, const struct proto_str *name, struct hvar *x, char *msg,
+                   size_t size)
+{
+        const struct md *md;
+        size_t var;
+        uint64_t e;
+
+        x->name = hvalues_strdup(name);
+        if (!x->name || hvalues_find(hs->sc, x->name, &x->comp, &var) < 0) {
+                snprintf(msg, size, "no variable '%.*s' in session %llu",
+                         (int)(name->len > 200 ? 200 : name->len), name->ptr ? name->ptr : "",
+                         (unsigned long long)hs->id);
+                return PROTO_E_NO_VARIABLE;
+        }
+        md = hs->sc->components[x->comp].fmu->md;
+        x->v = &md->vars[var];
+        x->inst = session_inst(hs->s, x->comp);
+        x->ct = mv_call_type(x->v->type, md->fmi == MD_FMI2 ? 2 : 3);
+        x->array = x->v->n_dims > 0;
+        e = md_var_elements(md, x->v);
+        if (x->v->type == MD_CLOCK || e == 0 || e > MAX_ELEMENTS) {
+                snprintf(msg, size, "'%s' is a %s%s: not got or set by value", x->name,
+                         md_type_name(x->v->type), e > MAX_ELEMENTS ? " array too large" : "");
+                return PROTO_E_TYPE;
+        }
+        x->n = (size_t)e;
+        return -1;
+}
+
+/* The reply code of an instance call that did not succeed, with its message. */
+static int call_code(struct hvar *x, int r, const char *what, char *msg, size_t size)
+{
+        const char *why = inst_message(x->inst);
+
+        if (r >= 0)
+                snprintf(msg, size, "%s '%s' returned status %d%s%s", what, x->name, r,
+                         why[0] ? ": " : "", why);
+        else
+                snprintf(msg, size, "%s '%s': %s", what, x->name, why[0] ? why : strerror(-r));
+        switch (r) {
+        case -EACCES:
+        case -EPERM:
+                return PROTO_E_STATE;
+        case -EPROTOTYPE:
+        case -E2BIG:
+        case -ENODATA:
+        case -EFBIG:
+        case -EINVAL:
+                return PROTO_E_TYPE;
+        default:
+                return PROTO_E_FAULT;
+        }
+}
+
+static void put(struct pw *w, enum md_type ct, const void *vals, const size_t *sizes, size_t i)
+{
+        switch (ct) {
+        case MD_FLOAT32: pw_f64(w, ((const float *)vals)[i]); break;
+        case MD_FLOAT64: pw_f64(w, ((const double *)vals)[i]); break;
+        case MD_INT8: pw_i64(w, ((const int8_t *)vals)[i]); break;
+        case MD_INT16: pw_i64(w, ((const int16_t *)vals)[i]); break;
+        case MD_INT32: pw_i64(w, ((const int32_t *)vals)[i]); break;
+        case MD_INT64: pw_i64(w, ((const int64_t *)vals)[i]); break;
+        case MD_UINT8: pw_u64(w, ((const uint8_t *)vals)[i]); break;
+        case MD_UINT16: pw_u64(w, ((const uint16_t *)vals)[i]); break;
+        case MD_UINT32: pw_u64(w, ((const uint32_t *)vals)[i]); break;
+        case MD_UINT64: pw_u64(w, ((const uint64_t *)vals)[i]); break;
+        case MD_BOOLEAN: pw_bool(w, ((const bool *)vals)[i]); break;
+        case MD_STRING: pw_str(w, ((const char *const *)vals)[i] ? ((const char *const *)vals)[i] : ""); break;
+        case MD_BINARY: pw_bin(w, ((const uint8_t *const *)vals)[i], sizes[i]); break;
+        default: pw_nil(w); break;
+        }
+}
+
+/* The steps instance comp has done (changes whenever it leaves Step Mode's set phase). */
+static uint64_t inst_steps(struct hsess *hs, size_t comp)
+{
+        struct master_stats st;
+
+        master_get_stats(hs->m, &st);
+        return comp < st.n_insts ? st.insts[comp].steps : 0;
+}
+
+void hvalues_forget(struct hsess *hs)
+{
+        while (hs->setv) {
+                struct hsetv *v = hs->setv;
+
+                hs->setv = v->next;
+                free(v->bytes);
+                free(v);
+        }
+}
+
+/* The value of (comp, var) set since comp last stepped, or NULL; drops stale ones. */
+static struct hsetv *setv_find(struct hsess *hs, size_t comp, size_t var)
+{
+        struct hsetv **p = &hs->setv, *found = NULL;
+
+        while (*p) {
+                struct hsetv *v = *p;
+
+                if (v->steps != inst_steps(hs, v->comp)) {
+                        *p = v->next;
+                        free(v->bytes);
+                        free(v);
+                        continue;
+                }
+                if (v->comp == comp && v->var == var)
+                        found = v;
+                p = &v->next;
+        }
+        return found;
+}
+
+static void put(struct pw *w, enum md_type ct, const void *vals, const size_t *sizes, size_t i);
+
+/* Remember x's value as get would return it. Best effort: without it, get asks the worker. */
+static void setv_keep(struct hsess *hs, const struct hvar *x)
+{
+        size_t var = (size_t)(x->v - hs->sc->components[x->comp].fmu->md->vars);
+        struct hsetv *v = setv_find(hs, x->comp, var);
+        struct pw w;
+
+        if (pw_init(&w) < 0)
+                return;
+        if (x->array)
+                pw_array(&w, (uint32_t)x->n);
+        for (size_t i = 0; i < x->n; i++)
+                put(&w, x->ct, x->vals, x->sizes, i);
+        if (!v && (v = calloc(1, sizeof(*v)))) {
+                v->comp = x->comp;
+                v->var = var;
+                v->next = hs->setv;
+                hs->setv = v;
+        }
+        if (v) {
+                free(v->bytes);
+                v->bytes = pw_take(&w, &v->len);
+                v->steps = inst_steps(hs, x->comp);
+        }
+        pw_fini(&w);
+}
+
+/* Write a kept value to w; false when it cannot be read back. */
+static bool setv_put(const struct hsetv *v, struct pw *w)
+{
+        struct proto_limits lim;
+        struct pv_doc doc = { 0 };
+        bool ok;
+
+        proto_limits_default(&lim);
+        ok = v->bytes && pv_decode(v->bytes, v->len, &lim, &doc, NULL, 0) == 0;
+        if (ok)
+                pw_pv(w, doc.root);
+        pv_doc_fini(&doc);
+        return ok;
+}
+
+/* Get x and write it to w; -1 or the reply code. */
+static int get_one(struct hsess *hs, struct hvar *x, struct pw *w, char *msg, size_t size)
+{
+        const struct hsetv *kept = setv_find(hs, x->comp,
+                                             (size_t)(x->v - hs->sc->components[x->comp].fmu->md->vars));
+        void *vals = calloc(x->n, mv_size(x->ct));
+        size_t *sizes = calloc(x->n, sizeof(*sizes));
+        int r;
+
+        if (!vals || !sizes) {
+                free(vals);
+                free(sizes);
+                snprintf(msg, size, "out of memory");
+                return PROTO_E_INTERNAL;
+        }
+        if (kept && setv_put(kept, w)) {
+                free(vals);
+                free(sizes);
+                return -1;
+        }
+        if (x->ct == MD_BINARY)
+                r = inst_get_binary(x->inst, &x->v->vr, 1, sizes, (const uint8_t **)vals, x->n);
+        else
+                r = inst_get(x->inst, x->ct, &x->v->vr, 1, vals, x->n);
+        if (r == INST_OK || r == INST_WARNING) {
+                if (x->array)
+                        pw_array(w, (uint32_t)x->n);
+                for (size_t i = 0; i < x->n; i++)
+                        put(w, x->ct, vals, sizes, i);
+                r = -1;
+        } else {
+                r = call_code(x, r, "get", msg, size);
+        }
+        free(vals);
+        free(sizes);
+        return r;
+}
+
+void hvalues_get(struct hsess *hs, const struct hcmd *c, const struct pv *args)
+{
+        char msg[HOST_MSG_MAX], err[256];
+        struct proto_get a;
+        void *mem = NULL;
+        struct pw w;
+        int code = -1;
+
+        if (proto_get_decode(args, &a, &mem, err, sizeof(err)) < 0) {
+                free(mem);
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
+                return;
+        }
+        if (pw_init(&w) < 0) {
+                free(mem);
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL, "out of memory");
+                return;
+        }
+        proto_reply_ok_begin(&w, c->id);
+        proto_get_result_begin(&w, a.n);
+        for (uint32_t i = 0; i < a.n && code < 0; i++) {
+                struct hvar x = { 0 };
+
+                code = resolve(hs, &a.names[i], &x, msg, sizeof(msg));
+                if (code < 0)
+                        code = get_one(hs, &x, &w, msg, sizeof(msg));
+                hvar_fini(&x);
+        }
+        free(mem);
+        if (code < 0)
+                host_reply_take(hs->h, c->token, &w);
+        else
+                host_reply_error(hs->h, c->token, c->id, (enum proto_err)code, "%s", msg);
+        pw_fini(&w);
+}
+
+static const char *pv_type_name(const struct pv *v)
+{
+        static const char *const names[] = { "nil", "bool", "int", "uint", "float", "str", "bin",
+                                             "array", "map" };
+
+        return (unsigned)v->type < sizeof(names) / sizeof(names[0]) ? names[v->type] : "?";
+}
+
+/* Integer range of call type ct. */
+static bool int_fits(enum md_type ct, int64_t i)
+{
+        switch (ct) {
+        case MD_INT8: return i >= INT8_MIN && i <= INT8_MAX;
+        case MD_INT16: return i >= INT16_MIN && i <= INT16_MAX;
+        case MD_INT32: return i >= INT32_MIN && i <= INT32_MAX;
+        default: return true;
+        }
+}
+
+static bool uint_fits(enum md_type ct, uint64_t u)
+{
+        switch (ct) {
+        case MD_UINT8: return u <= UINT8_MAX;
+        case MD_UINT16: return u <= UINT16_MAX;
+        case MD_UINT32: return u <= UINT32_MAX;
+        default: return true;
+        }
+}
+
+/* Element i of x from v; false when it does not fit. */
+static bool take(struct hvar *x, size_t i, const struct pv *v)
+{
+        void *d = x->vals;
+        double f;
+        int64_t s;
+        uint64_t u;
+
+        switch (x->ct) {
+        case MD_FLOAT32:
+                if (v->type == PV_BOOL || pv_f64(v, &f) < 0 ||
+                    (isfinite(f) && fabs(f) > FLT_MAX))
+                        return false;
+                if (v->type != PV_FLOAT && (double)(float)f != f)
+                        return false;   /* an integer must be exact */
+                ((float *)d)[i] = (float)f;
+                return true;
+        case MD_FLOAT64:
+                if (v->type == PV_BOOL || pv_f64(v, &f) < 0)
+                        return false;
+                ((double *)d)[i] = f;
+                return true;
+        case MD_INT8: case MD_INT16: case MD_INT32: case MD_INT64:
+                if ((v->type != PV_INT && v->type != PV_UINT) || pv_i64(v, &s) < 0 ||
+                    !int_fits(x->ct, s))
+                        return false;
+                if (x->ct == MD_INT8) ((int8_t *)d)[i] = (int8_t)s;
+                else if (x->ct == MD_INT16) ((int16_t *)d)[i] = (int16_t)s;
+                else if (x->ct == MD_INT32) ((int32_t *)d)[i] = (int32_t)s;
+                else ((int64_t *)d)[i] = s;
+                return true;
+        case MD_UINT8: case MD_UINT16: case MD_UINT32: case MD_UINT64:
+                if ((v->type != PV_INT && v->type != PV_UINT) || pv_u64(v, &u) < 0 ||
+                    !uint_fits(x->ct, u))
+                        return false;
+                if (x->ct == MD_UINT8) ((uint8_t *)d)[i] = (uint8_t)u;
+                else if (x->ct == MD_UINT16) ((uint16_t *)d)[i] = (uint16_t)u;
+                else if (x->ct == MD_UINT32) ((uint32_t *)d)[i] = (uint32_t)u;
+                else ((uint64_t *)d)[i] = u;
+                return true;
+        case MD_BOOLEAN:
+                if (v->type != PV_BOOL)
+                        return false;
+                ((bool *)d)[i] = v->b;
+                return true;
+        case MD_STRING:
+                if (v->type != PV_STR)
+                        return false;
+                return (((char **)d)[i] = pv_strdup(v)) != NULL;
+        case MD_BINARY:
+                if (v->type != PV_BIN)
+                        return false;
+                ((void **)d)[i] = malloc(v->s.len ? v->s.len : 1);
+                if (!((void **)d)[i])
+                        return false;
+                if (v->s.len)
+                        memcpy(((void **)d)[i], v->s.ptr, v->s.len);
+                x->sizes[i] = v->s.len;
+                return true;
+        default:
+                return false;
+        }
+}
+
+/* Convert value into x; -1 or the reply code with msg. */
+static int convert(struct hvar *x, const struct pv *value, char *msg, size_t size)
+{
+        const struct pv *items = value;
+        size_t n = 1;
+
+        x->vals = calloc(x->n, mv_size(x->ct));
+        x->sizes = calloc(x->n, sizeof(*x->sizes));
+        if (!x->vals || !x->sizes) {
+                snprintf(msg, size, "out of memory");
+                return PROTO_E_INTERNAL;
+        }
+        if (x->array) {
+                if (value->type != PV_ARRAY || value->a.n != x->n) {
+                        snprintf(msg, size, "'%s' is an array of %zu %s values; got %s%s", x->name,
+                                 x->n, md_type_name(x->v->type), pv_type_name(value),
+                                 value->type == PV_ARRAY ? " of another length" : "");
+                        return PROTO_E_TYPE;
+                }
+                items = value->a.items;
+                n = x->n;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (!take(x, i, &items[i])) {
+                        snprintf(msg, size, "'%s' is %s; %s %s does not fit", x->name,
+                                 md_type_name(x->v->type),
+                                 items[i].type == PV_INT || items[i].type == PV_UINT ?
+                                 "the value of type" : "a value of type", pv_type_name(&items[i]));
+                        return PROTO_E_TYPE;
+                }
+        return -1;
+}
+
+void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
+{
+        char msg[HOST_MSG_MAX], err[256];
+        struct hvar *xs = NULL;
+        struct proto_set a;
+        void *mem = NULL;
+        uint32_t k = 0;
+        int code = -1;
+        struct pw w;
+
+        if (proto_set_decode(args, &a, &mem, err, sizeof(err)) < 0) {
+                free(mem);
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
+                return;
+        }
+        xs = calloc(a.n ? a.n : 1, sizeof(*xs));
+        if (!xs) {
+                code = PROTO_E_INTERNAL;
+                snprintf(msg, sizeof(msg), "out of memory");
+        }
+        /* Every value checked before the first is applied. */
+        for (; xs && k < a.n && code < 0; k++) {
+                code = resolve(hs, &a.values[k].name, &xs[k], msg, sizeof(msg));
+                if (code < 0)
+                        code = convert(&xs[k], a.values[k].value, msg, sizeof(msg));
+        }
+        for (uint32_t i = 0; xs && i < a.n && code < 0; i++) {
+                struct hvar *x = &xs[i];
+                int r = x->ct == MD_BINARY ?
+                        inst_set_binary(x->inst, &x->v->vr, 1, x->sizes,
+                                        (const uint8_t *const *)x->vals, x->n) :
+                        inst_set(x->inst, x->ct, &x->v->vr, 1, x->vals, x->n);
+
+                if (r != INST_OK && r != INST_WARNING)
+                        code = call_code(x, r, "set", msg, sizeof(msg));
+                else
+                        setv_keep(hs, x);
+        }
+        for (uint32_t i = 0; i < k; i++)
+                hvar_fini(&xs[i]);
+        free(xs);
+        free(mem);
+        if (code >= 0) {
+                host_reply_error(hs->h, c->token, c->id, (enum proto_err)code, "%s", msg);
+                return;
+        }
+        if (pw_init(&w) < 0)
+                return;
+        proto_reply_ok_begin(&w, c->id);
+        pw_nil(&w);
+        host_reply_take(hs->h, c->token, &w);
+        pw_fini(&w);
+}

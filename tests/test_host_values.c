@@ -1,0 +1,235 @@
+/*
+ * host: get and set by name on a session's instances, every FMI type
+ * (Feedthrough: one input/output pair per type, a matrix and a vector),
+ * and every refusal: unknown name, wrong type, out of range, inexact,
+ * wrong state, a variable the worker refuses to set.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_host_drv.h"
+
+#define FT HDRV_FMU("Feedthrough")
+
+#define PVF(x) ((struct pv){ .type = PV_FLOAT, .f = (x) })
+#define PVI(x) ((struct pv){ .type = PV_INT, .i = (x) })
+#define PVU(x) ((struct pv){ .type = PV_UINT, .u = (x) })
+#define PVB(x) ((struct pv){ .type = PV_BOOL, .b = (x) })
+#define PVS(x) ((struct pv){ .type = PV_STR, .s = { (x), (uint32_t)strlen(x) } })
+
+static struct proto_str S(const char *s)
+{
+        return (struct proto_str){ s, (uint32_t)strlen(s) };
+}
+
+/* Get names; ret->r.result holds {values: [...]}; values decoded into *v (free(*mem)). */
+static void get(struct hdrv *d, uint64_t s, const char *const *names, uint32_t n, struct hrep *rep,
+                struct proto_get_result *v, void **mem)
+{
+        struct proto_str ps[16];
+        char err[256];
+        struct pw w;
+
+        for (uint32_t i = 0; i < n; i++)
+                ps[i] = S(names[i]);
+        cr_assert(pw_init(&w) == 0);
+        proto_get_encode(&w, hdrv_id(d), &(struct proto_get){ .t = { s, 0 }, .n = n, .names = ps });
+        hdrv_wait(d, hdrv_send(d, &w), rep);
+        pw_fini(&w);
+        if (!v)
+                return;
+        cr_assert(rep->r.ok, "get: %.*s", (int)rep->r.message_len, rep->r.message);
+        cr_assert(proto_get_result_decode(rep->r.result, v, mem, err, sizeof(err)) == 0, "%s", err);
+        cr_assert(v->n == n);
+}
+
+static void set1(struct hdrv *d, uint64_t s, const char *name, const struct pv *value,
+                 struct hrep *rep)
+{
+        struct proto_named_value nv = { S(name), value };
+        struct pw w;
+
+        cr_assert(pw_init(&w) == 0);
+        proto_set_encode(&w, hdrv_id(d), &(struct proto_set){ .t = { s, 0 }, .n = 1, .values = &nv });
+        hdrv_wait(d, hdrv_send(d, &w), rep);
+        pw_fini(&w);
+}
+
+static void set_ok(struct hdrv *d, uint64_t s, const char *name, struct pv value)
+{
+        struct hrep rep;
+
+        set1(d, s, name, &value, &rep);
+        cr_assert(rep.r.ok, "set %s: %.*s", name, (int)rep.r.message_len, rep.r.message);
+        hrep_fini(&rep);
+}
+
+static const char *set_err(struct hdrv *d, uint64_t s, const char *name, struct pv value,
+                           enum proto_err code)
+{
+        struct hrep rep;
+        const char *msg;
+
+        set1(d, s, name, &value, &rep);
+        msg = hrep_err(&rep, code);
+        hrep_fini(&rep);
+        return msg;
+}
+
+static void step(struct hdrv *d, uint64_t s, uint64_t n)
+{
+        struct hrep rep;
+        struct pw w;
+
+        cr_assert(pw_init(&w) == 0);
+        proto_step_encode(&w, hdrv_id(d), &(struct proto_step){ .t = { s, 0 }, .n = n });
+        hdrv_wait(d, hdrv_send(d, &w), &rep);
+        pw_fini(&w);
+        cr_assert(rep.r.ok);
+        hrep_fini(&rep);
+}
+
+Test(host_values, get_every_type)
+{
+        static const char *const names[] = {
+                "Float32_output", "Float64_output", "Int8_output", "UInt8_output", "Int64_output",
+                "UInt64_output", "Boolean_output", "String_output", "Binary_output",
+                "Enumeration_output", "Float64_matrix_output", "Float64_vector_output",
+                "Feedthrough.Int16_output",
+        };
+        struct proto_get_result v;
+        struct hdrv d;
+        struct hrep rep;
+        void *mem = NULL;
+        int64_t i;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        s = hdrv_load(&d, FT, NULL, NULL);
+        get(&d, s, names, 13, &rep, &v, &mem);
+        cr_assert(v.values[0]->type == PV_FLOAT && v.values[0]->f == 1.5);
+        cr_assert(v.values[1]->type == PV_FLOAT && v.values[1]->f == 2.5);
+        cr_assert(v.values[2]->type == PV_INT && v.values[2]->i == -8);
+        cr_assert(v.values[3]->type == PV_UINT && v.values[3]->u == 8);
+        cr_assert(v.values[4]->type == PV_INT && v.values[4]->i == -64);
+        cr_assert(v.values[5]->type == PV_UINT && v.values[5]->u == 64);
+        cr_assert(v.values[6]->type == PV_BOOL && v.values[6]->b);
+        cr_assert(v.values[7]->type == PV_STR && v.values[7]->s.len == 5 &&
+                  !memcmp(v.values[7]->s.ptr, "hello", 5));
+        cr_assert(v.values[8]->type == PV_BIN && v.values[8]->s.len == 2 &&
+                  !memcmp(v.values[8]->s.ptr, "\xca\xfe", 2));
+        cr_assert(pv_i64(v.values[9], &i) == 0 && i == 2);
+        cr_assert(v.values[10]->type == PV_ARRAY && v.values[10]->a.n == 6);
+        cr_assert(v.values[10]->a.items[3].type == PV_FLOAT && v.values[10]->a.items[3].f == 1.1);
+        cr_assert(v.values[11]->type == PV_ARRAY && v.values[11]->a.n == 4 &&
+                  v.values[11]->a.items[3].f == 4);
+        cr_assert(v.values[12]->type == PV_INT && v.values[12]->i == -16);
+        free(mem);
+        hrep_fini(&rep);
+        hdrv_fini(&d);
+}
+
+Test(host_values, set_reaches_the_outputs_at_the_next_point)
+{
+        static const char *const names[] = { "UInt64_output", "Int64_output", "Float64_output",
+                                             "String_output", "Binary_output", "Boolean_output",
+                                             "Float64_matrix_output", "Float32_output",
+                                             "Float64_input" };
+        struct pv m[6];
+        struct proto_get_result v;
+        struct hdrv d;
+        struct hrep rep;
+        void *mem = NULL;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        s = hdrv_load(&d, FT, NULL, NULL);
+        set_ok(&d, s, "UInt64_input", PVU(UINT64_MAX));
+        set_ok(&d, s, "Int64_input", PVI(INT64_MIN));
+        set_ok(&d, s, "Float64_input", PVU(7));         /* an int, exact in a Float */
+        set_ok(&d, s, "String_input", PVS("world"));
+        set_ok(&d, s, "Binary_input", ((struct pv){ .type = PV_BIN, .s = { "\x01\x02\x03", 3 } }));
+        set_ok(&d, s, "Boolean_input", PVB(false));
+        set_ok(&d, s, "Float32_input", PVF(0.1));
+        for (int k = 0; k < 6; k++)
+                m[k] = PVF(10.0 + k);
+        set_ok(&d, s, "Float64_matrix_input", ((struct pv){ .type = PV_ARRAY, .a = { m, 6 } }));
+        /*
+         * Until the next step FMI 3.0 forbids gets: a value set is answered
+         * as set (7 as a float), any other is refused.
+         */
+        get(&d, s, names + 8, 1, &rep, &v, &mem);
+        cr_assert(v.values[0]->type == PV_FLOAT && v.values[0]->f == 7);
+        free(mem);
+        hrep_fini(&rep);
+        get(&d, s, names + 2, 1, &rep, NULL, NULL);
+        (void) hrep_err(&rep, PROTO_E_STATE);
+        hrep_fini(&rep);
+        step(&d, s, 1);
+        get(&d, s, names + 8, 1, &rep, &v, &mem);
+        cr_assert(v.values[0]->f == 7);
+        free(mem);
+        hrep_fini(&rep);
+        get(&d, s, names, 8, &rep, &v, &mem);
+        cr_assert(v.values[0]->type == PV_UINT && v.values[0]->u == UINT64_MAX);
+        cr_assert(v.values[1]->type == PV_INT && v.values[1]->i == INT64_MIN);
+        cr_assert(v.values[2]->f == 7);
+        cr_assert(v.values[3]->s.len == 5 && !memcmp(v.values[3]->s.ptr, "world", 5));
+        cr_assert(v.values[4]->s.len == 3 && !memcmp(v.values[4]->s.ptr, "\x01\x02\x03", 3));
+        cr_assert(!v.values[5]->b);
+        cr_assert(v.values[6]->a.items[5].f == 15);
+        cr_assert(v.values[7]->f == (double)0.1f);
+        free(mem);
+        hrep_fini(&rep);
+        hdrv_fini(&d);
+}
+
+Test(host_values, refusals)
+{
+        struct pv three[3] = { PVF(1), PVF(2), PVF(3) };
+        struct hdrv d;
+        struct hrep rep;
+        const char *msg;
+        const char *const unknown[] = { "Float64_output", "nope" };
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        /* Paced and long: once resumed, it is still running when the set comes. */
+        s = hdrv_load(&d, FT, NULL, &(struct proto_load){ .has_warp = true, .warp = 1,
+                                                          .has_stop = true, .stop = 1000,
+                                                          .has_step = true, .step = 0.01 });
+        msg = set_err(&d, s, "Int32_input", PVF(1.0), PROTO_E_TYPE);
+        cr_assert(strstr(msg, "Int32_input") && strstr(msg, "Int32") && strstr(msg, "float"), "%s", msg);
+        msg = set_err(&d, s, "UInt8_input", PVU(300), PROTO_E_TYPE);
+        cr_assert(strstr(msg, "UInt8") && strstr(msg, "uint"), "%s", msg);
+        (void) set_err(&d, s, "UInt8_input", PVI(-1), PROTO_E_TYPE);
+        (void) set_err(&d, s, "Int8_input", PVI(-129), PROTO_E_TYPE);
+        (void) set_err(&d, s, "Float64_input", PVS("1"), PROTO_E_TYPE);
+        (void) set_err(&d, s, "Float64_input", PVU((1ull << 53) + 1), PROTO_E_TYPE);
+        (void) set_err(&d, s, "Boolean_input", PVU(1), PROTO_E_TYPE);
+        (void) set_err(&d, s, "Float64_matrix_input", ((struct pv){ .type = PV_ARRAY, .a = { three, 3 } }),
+                       PROTO_E_TYPE);
+        (void) set_err(&d, s, "Float64_matrix_input", PVF(1), PROTO_E_TYPE);
+        msg = set_err(&d, s, "nope", PVF(1), PROTO_E_NO_VARIABLE);
+        cr_assert(strstr(msg, "'nope'"), "%s", msg);
+        (void) set_err(&d, s, "other.Float64_input", PVF(1), PROTO_E_NO_VARIABLE);
+        /* A structural parameter in Step Mode: the worker refuses, with its reason. */
+        step(&d, s, 1);
+        msg = set_err(&d, s, "n", PVU(3), PROTO_E_STATE);
+        cr_assert(msg[0] != '\0');
+        get(&d, s, unknown, 2, &rep, NULL, NULL);
+        (void) hrep_err(&rep, PROTO_E_NO_VARIABLE);
+        hrep_fini(&rep);
+        /* Running: set is refused, get served. */
+        hdrv_target(&d, PROTO_OP_RESUME, s, 0, &rep);
+        cr_assert(rep.r.ok);
+        hrep_fini(&rep);
+        msg = set_err(&d, s, "Float64_input", PVF(1), PROTO_E_STATE);
+        cr_assert(strstr(msg, "cannot set: session 1 is running"), "%s", msg);
+        get(&d, s, unknown, 1, &rep, NULL, NULL);
+        cr_assert(rep.r.ok);
+        hrep_fini(&rep);
+        hdrv_fini(&d);
+}
