@@ -1,0 +1,54 @@
+/* endpoint: the default control and PUB endpoints of a local fmud (endpoint.h). */
+#include "endpoint.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* snprintf's result n for a buffer of len bytes: 0, or -ENAMETOOLONG when it was cut. */
+static int put(size_t len, int n)
+{
+        if (n < 0 || (size_t)n >= len)
+                return -ENAMETOOLONG;
+        return 0;
+}
+
+int fmud_runtime_dir(char *buf, size_t len)
+{
+        const char *rt = getenv("RUNTIME_DIRECTORY"), *xdg = getenv("XDG_RUNTIME_DIR");
+
+        if (rt && rt[0] == '/') {
+                /* systemd separates several RuntimeDirectory= entries with ':'. */
+                size_t n = strcspn(rt, ":");
+
+                return put(len, snprintf(buf, len, "%.*s", (int)n, rt));
+        }
+        if (geteuid() == 0)
+                return put(len, snprintf(buf, len, "/run/fmud"));
+        if (xdg && xdg[0] == '/')
+                return put(len, snprintf(buf, len, "%s/fmud", xdg));
+        return put(len, snprintf(buf, len, "/tmp/fmud-%u", (unsigned)geteuid()));
+}
+
+static int endpoint_in_rundir(char *buf, size_t len, const char *file)
+{
+        char dir[4096];
+        int r;
+
+        r = fmud_runtime_dir(dir, sizeof(dir));
+        if (r < 0)
+                return r;
+        return put(len, snprintf(buf, len, "ipc://%s/%s", dir, file));
+}
+
+int fmud_default_endpoint(char *buf, size_t len)
+{
+        return endpoint_in_rundir(buf, len, "control.sock");
+}
+
+int fmud_default_pub_endpoint(char *buf, size_t len)
+{
+        return endpoint_in_rundir(buf, len, "events.sock");
+}

@@ -1,0 +1,390 @@
+/*
+ * config: the daemon's settings from its INI file (config.h). Every key
+ * is one row of the table below; the row says how the value is parsed
+ * and where it goes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum key_type {
+        KEY_STR,                /* any string */
+        KEY_PATH,               /* an absolute path */
+        KEY_IPC,                /* ipc://... */
+        KEY_TCP,                /* tcp://... */
+        KEY_ALLOW,              /* an absolute directory, repeatable */
+        KEY_SIZE,               /* bytes, with K/M/G/T */
+        KEY_U32,
+        KEY_U64,
+        KEY_SECONDS,            /* a non-negative finite number */
+        KEY_SANDBOX,
+        KEY_VIOLATION,
+        KEY_LOG_LEVEL,
+};
+
+struct key {
+        const char *section, *name;
+        enum key_type type;
+        size_t off;
+};
+
+#define K(sec, nm, ty, field) { sec, nm, ty, offsetof(struct fmud_config, field) }
+static const struct key keys[] = {
+        K("control", "endpoint", KEY_IPC, endpoint),
+        K("control", "pub_endpoint", KEY_IPC, pub_endpoint),
+        K("control", "tcp_endpoint", KEY_TCP, tcp_endpoint),
+        K("control", "tcp_pub_endpoint", KEY_TCP, tcp_pub_endpoint),
+        K("control", "server_secret_key", KEY_PATH, server_secret_key),
+        K("control", "authorized_keys", KEY_PATH, authorized_keys),
+        K("control", "socket_group", KEY_STR, socket_group),
+        K("control", "max_message", KEY_SIZE, max_message),
+        K("paths", "allow", KEY_ALLOW, allow),
+        K("paths", "cache_dir", KEY_PATH, cache_dir),
+        K("paths", "scratch_dir", KEY_PATH, scratch_dir),
+        K("paths", "worker", KEY_PATH, worker),
+        K("limits", "max_sessions", KEY_U32, max_sessions),
+        K("limits", "memory", KEY_SIZE, memory),
+        K("limits", "cpu_seconds", KEY_U64, cpu_seconds),
+        K("limits", "call_timeout", KEY_SECONDS, call_timeout),
+        K("sandbox", "mode", KEY_SANDBOX, sandbox),
+        K("sandbox", "on_violation", KEY_VIOLATION, on_violation),
+        K("sandbox", "user", KEY_STR, sandbox_user),
+        K("master", "default_budget", KEY_SECONDS, default_budget),
+        K("log", "level", KEY_LOG_LEVEL, log_level),
+};
+#undef K
+
+/* Hard bounds on what a file may ask for. */
+#define CONFIG_MAX_ALLOW        256
+#define CONFIG_MIN_MESSAGE      1024u
+#define CONFIG_MAX_MESSAGE      (1ull << 30)
+
+void config_init(struct fmud_config *c)
+{
+        *c = (struct fmud_config){
+                .max_message = 16u << 20,
+                .sandbox = CONFIG_SANDBOX_STRICT,
+                .on_violation = CONFIG_VIOLATION_ERRNO,
+                .log_level = 6,
+        };
+}
+
+static void free_allow(struct fmud_config *c)
+{
+        for (size_t i = 0; i < c->n_allow; i++)
+                free(c->allow[i]);
+        free(c->allow);
+        c->allow = NULL;
+        c->n_allow = 0;
+}
+
+void config_fini(struct fmud_config *c)
+{
+        char **strs[] = { &c->endpoint, &c->pub_endpoint, &c->tcp_endpoint,
+                          &c->tcp_pub_endpoint, &c->server_secret_key, &c->authorized_keys,
+                          &c->socket_group, &c->cache_dir, &c->scratch_dir, &c->worker,
+                          &c->sandbox_user, &c->run_dir };
+
+        for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+                free(*strs[i]);
+                *strs[i] = NULL;
+        }
+        free_allow(c);
+}
+
+const char *config_sandbox_name(enum config_sandbox s)
+{
+        switch (s) {
+        case CONFIG_SANDBOX_STRICT: return "strict";
+        case CONFIG_SANDBOX_BASIC: return "basic";
+        case CONFIG_SANDBOX_OFF: return "off";
+        }
+        return "?";
+}
+
+int config_parse_size(const char *s, uint64_t *ret)
+{
+        unsigned long long v;
+        unsigned shift = 0;
+        char *end;
+
+        if (!s || *s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno)
+                return -EINVAL;
+        switch (*end) {
+        case 'k': case 'K': shift = 10; end++; break;
+        case 'm': case 'M': shift = 20; end++; break;
+        case 'g': case 'G': shift = 30; end++; break;
+        case 't': case 'T': shift = 40; end++; break;
+        default: break;
+        }
+        if (shift && (*end == 'i' || *end == 'I'))
+                end++;
+        if (shift && (*end == 'b' || *end == 'B'))
+                end++;
+        if (*end || (shift && v > (UINT64_MAX >> shift)))
+                return -EINVAL;
+        *ret = (uint64_t)v << shift;
+        return 0;
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
+{
+        unsigned long long v;
+        char *end;
+
+        if (*s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno || *end || v > max)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+static int parse_seconds(const char *s, double *ret)
+{
+        char *end;
+        double v;
+
+        errno = 0;
+        v = strtod(s, &end);
+        if (errno || end == s || *end || !isfinite(v) || v < 0)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+static int parse_enum(const char *s, const char *const *names, int n)
+{
+        for (int i = 0; i < n; i++)
+                if (!strcmp(s, names[i]))
+                        return i;
+        return -EINVAL;
+}
+
+static int set_str(char **dst, const char *v)
+{
+        char *p = NULL;
+
+        if (*v) {
+                p = strdup(v);
+                if (!p)
+                        return -ENOMEM;
+        }
+        free(*dst);
+        *dst = p;
+        return 0;
+}
+
+static int add_allow(struct fmud_config *c, const char *dir)
+{
+        char **a, *p;
+
+        if (c->n_allow >= CONFIG_MAX_ALLOW)
+                return -E2BIG;
+        a = realloc(c->allow, (c->n_allow + 1) * sizeof(*a));
+        if (!a)
+                return -ENOMEM;
+        c->allow = a;
+        p = strdup(dir);
+        if (!p)
+                return -ENOMEM;
+        a[c->n_allow++] = p;
+        return 0;
+}
+
+static int set_key(struct fmud_config *c, const struct key *k, const char *v, const char **why)
+{
+        static const char *const sandboxes[] = { "strict", "basic", "off" };
+        static const char *const violations[] = { "errno", "kill" };
+        static const char *const levels[] = { "emerg", "alert", "crit", "err", "warning",
+                                              "notice", "info", "debug" };
+        void *field = (char *)c + k->off;
+        uint64_t u;
+        double d;
+        int r;
+
+        switch (k->type) {
+        case KEY_STR:
+                return set_str(field, v);
+        case KEY_PATH:
+        case KEY_ALLOW:
+                if (*v != '/' && (*v || k->type == KEY_ALLOW)) {
+                        *why = "must be an absolute path";
+                        return -EINVAL;
+                }
+                if (k->type == KEY_PATH)
+                        return set_str(field, v);
+                r = add_allow(c, v);
+                if (r == -E2BIG)
+                        *why = "too many allowed directories";
+                return r == -E2BIG ? -EINVAL : r;
+        case KEY_IPC:
+        case KEY_TCP: {
+                const char *pre = k->type == KEY_IPC ? "ipc://" : "tcp://";
+
+                if (*v && (strncmp(v, pre, 6) || !v[6])) {
+                        *why = k->type == KEY_IPC ? "must be ipc://PATH" : "must be tcp://HOST:PORT";
+                        return -EINVAL;
+                }
+                return set_str(field, v);
+        }
+        case KEY_SIZE:
+                if (config_parse_size(v, &u) < 0) {
+                        *why = "must be a size such as 16M";
+                        return -EINVAL;
+                }
+                if (field == &c->max_message && (u < CONFIG_MIN_MESSAGE || u > CONFIG_MAX_MESSAGE)) {
+                        *why = "must lie between 1K and 1G";
+                        return -EINVAL;
+                }
+                *(uint64_t *)field = u;
+                return 0;
+        case KEY_U32:
+        case KEY_U64:
+                if (parse_u64(v, k->type == KEY_U32 ? UINT32_MAX : UINT64_MAX, &u) < 0) {
+                        *why = "must be a non-negative integer";
+                        return -EINVAL;
+                }
+                if (k->type == KEY_U32)
+                        *(uint32_t *)field = (uint32_t)u;
+                else
+                        *(uint64_t *)field = u;
+                return 0;
+        case KEY_SECONDS:
+                if (parse_seconds(v, &d) < 0) {
+                        *why = "must be a non-negative number of seconds";
+                        return -EINVAL;
+                }
+                *(double *)field = d;
+                return 0;
+        case KEY_SANDBOX:
+        case KEY_VIOLATION:
+        case KEY_LOG_LEVEL:
+                if (k->type == KEY_SANDBOX)
+                        r = parse_enum(v, sandboxes, 3);
+                else if (k->type == KEY_VIOLATION)
+                        r = parse_enum(v, violations, 2);
+                else
+                        r = parse_enum(v, levels, 8);
+                if (r < 0) {
+                        *why = k->type == KEY_SANDBOX ? "must be strict, basic or off" :
+                               k->type == KEY_VIOLATION ? "must be errno or kill" :
+                               "must be a syslog level name (err, warning, notice, info, debug)";
+                        return -EINVAL;
+                }
+                if (k->type == KEY_SANDBOX)
+                        *(enum config_sandbox *)field = (enum config_sandbox)r;
+                else if (k->type == KEY_VIOLATION)
+                        *(enum config_violation *)field = (enum config_violation)r;
+                else
+                        *(int *)field = r;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+struct load_ctx {
+        struct fmud_config *c;
+        const char *path;
+        FILE *f;
+        int r;                  /* the first error */
+        char *err;
+        size_t errlen;
+        bool seen_allow;        /* the file's allow replaces the defaults' */
+};
+
+/* inih does not pass line numbers to the handler; ini_parse_file() returns the first failing line. */
+static void fail(struct load_ctx *x, int r, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (x->r)
+                return;
+        x->r = r;
+        va_start(ap, fmt);
+        if (x->err)
+                vsnprintf(x->err, x->errlen, fmt, ap);
+        va_end(ap);
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+        struct load_ctx *x = user;
+        const char *why = NULL;
+        int r;
+
+        if (x->r)
+                return 0;
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+                if (strcmp(keys[i].section, section) || strcmp(keys[i].name, name))
+                        continue;
+                if (keys[i].type == KEY_ALLOW && !x->seen_allow) {
+                        free_allow(x->c);
+                        x->seen_allow = true;
+                }
+                r = set_key(x->c, &keys[i], value, &why);
+                if (r == -ENOMEM)
+                        fail(x, r, "out of memory");
+                else if (r < 0)
+                        fail(x, r, "[%s] %s = '%s': %s", section, name, value, why);
+                return r == 0;
+        }
+        for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+                if (!strcmp(keys[i].section, section)) {
+                        fail(x, -EINVAL, "unknown key '%s' in section [%s]", name, section);
+                        return 0;
+                }
+        fail(x, -EINVAL, "unknown section [%s] (key '%s')", section, name);
+        return 0;
+}
+
+int config_load(struct fmud_config *c, const char *path, bool required, char *err,
+                size_t errlen)
+{
+        struct load_ctx x = { .c = c, .path = path, .err = err, .errlen = errlen };
+        char msg[512] = "";
+        int line;
+        FILE *f;
+
+        f = fopen(path, "re");
+        if (!f) {
+                int r = -errno;
+
+                if (r == -ENOENT && !required)
+                        return 0;
+                if (err)
+                        snprintf(err, errlen, "%s: %s", path, strerror(-r));
+                return r;
+        }
+        x.err = msg;
+        x.errlen = sizeof(msg);
+        line = ini_parse_file(f, on_key, &x);
+        fclose(f);
+        if (line == 0 && !x.r)
+                return 0;
+        if (line < 0) {
+                if (err)
+                        snprintf(err, errlen, "%s: %s", path,
+                                 line == -2 ? "out of memory" : "cannot be read");
+                return line == -2 ? -ENOMEM : -EIO;
+        }
+        if (!x.r)       /* a line inih itself refused: no '=' or an unclosed section */
+                snprintf(msg, sizeof(msg), "not a section header or a key = value line");
+        if (err)
+                snprintf(err, errlen, "%s:%d: %s", path, line, msg);
+        return x.r ? x.r : -EINVAL;
+}

@@ -1,0 +1,107 @@
+/*
+ * config: the daemon's settings, from /etc/fmud/fmud.conf (INI, parsed by
+ * inih) and the command line, which overrides the file.
+ *
+ * DESIGN: config_init() sets the built-in defaults, config_load() applies
+ * a file on top (every key is documented in configs/fmud.conf; an
+ * unknown section or key, or a bad value, is an error naming file:line),
+ * config_apply_args() applies the command-line options parsed by
+ * config_parse_args(), and config_finish() fills in what derives from
+ * the environment (run directory, endpoints, scratch, cache, worker). A
+ * reload (SIGHUP) runs the same sequence into a fresh struct and the
+ * caller takes what can change at run time.
+ *
+ * Ownership: every string and the allow array belong to the struct and
+ * are freed by config_fini(). Not thread-safe; the main thread only.
+ */
+#ifndef FMUD_DAEMON_CONFIG_H
+#define FMUD_DAEMON_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONFIG_DEFAULT_PATH     "/etc/fmud/fmud.conf"
+
+enum config_sandbox { CONFIG_SANDBOX_STRICT, CONFIG_SANDBOX_BASIC, CONFIG_SANDBOX_OFF };
+enum config_violation { CONFIG_VIOLATION_ERRNO, CONFIG_VIOLATION_KILL };
+
+struct fmud_config {
+        /* [control] */
+        char *endpoint;                 /* ipc ROUTER; NULL until config_finish() */
+        char *pub_endpoint;             /* ipc PUB */
+        char *tcp_endpoint;             /* NULL: no remote access */
+        char *tcp_pub_endpoint;         /* NULL: no remote PUB */
+        char *server_secret_key;        /* file with the Z85 secret key */
+        char *authorized_keys;          /* file of Z85 public keys */
+        char *socket_group;             /* NULL: sockets 0600, run dir 0700 */
+        uint64_t max_message;           /* bytes */
+        /* [paths] */
+        char **allow;
+        size_t n_allow;
+        char *cache_dir;
+        char *scratch_dir;
+        char *worker;
+        /* [limits] */
+        uint32_t max_sessions;          /* 0: the host's default */
+        uint64_t memory;                /* bytes per worker; 0: default */
+        uint64_t cpu_seconds;           /* per worker; 0: none */
+        double call_timeout;            /* seconds; 0: default */
+        /* [sandbox] */
+        enum config_sandbox sandbox;
+        enum config_violation on_violation;
+        char *sandbox_user;             /* NULL: none */
+        /* [master] */
+        double default_budget;          /* seconds; 0: none */
+        /* [log] */
+        int log_level;                  /* syslog level: 3 err ... 7 debug */
+        /* derived by config_finish() */
+        char *run_dir;
+};
+
+/* Command-line options; NULL / negative / false: not given. */
+struct fmud_args {
+        const char *config;
+        const char *endpoint, *pub_endpoint, *cache_dir, *scratch_dir, *worker, *sandbox;
+        const char **allow;             /* n_allow of them, argv's strings; the array is malloc'ed */
+        size_t n_allow;
+        int ready_fd;                   /* -1: none */
+        bool version, help;
+};
+
+void config_init(struct fmud_config *c);
+void config_fini(struct fmud_config *c);
+
+/*
+ * Apply the INI file at path on top of c. When required is false and the
+ * file does not exist, c is unchanged and 0 is returned. Returns 0, or
+ * -errno (the file) or -EINVAL (its content) with err saying what and
+ * where ("file:line: ...").
+ */
+int config_load(struct fmud_config *c, const char *path, bool required, char *err,
+                size_t errlen);
+
+/*
+ * Parse argv (getopt_long). Returns 0, or -EINVAL with err. ret->allow is
+ * malloc'ed (free() it); its strings are argv's.
+ */
+int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, size_t errlen);
+/* Apply the given options on top of c (--allow replaces the file's list). 0 or -EINVAL/-ENOMEM. */
+int config_apply_args(struct fmud_config *c, const struct fmud_args *a, char *err, size_t errlen);
+
+/*
+ * Fill in what was not set: the run directory (client/endpoint.h), the
+ * ipc endpoints below it, scratch (RUNDIR/scratch), cache
+ * ($CACHE_DIRECTORY, /var/cache/fmud for root, else the user's cache),
+ * the worker (next to this program, ../worker/fmud-worker,
+ * ../libexec/fmud/fmud-worker). Checks cross-key rules (tcp needs both
+ * key files). Returns 0 or -errno with err.
+ */
+int config_finish(struct fmud_config *c, char *err, size_t errlen);
+
+/* Parse "4G", "512M", "100k", "1048576" (binary multiples). 0 or -EINVAL. */
+int config_parse_size(const char *s, uint64_t *ret);
+
+const char *config_sandbox_name(enum config_sandbox s);
+
+#endif

@@ -1,0 +1,262 @@
+/*
+ * config_args: fmud's command line and the settings that derive from the
+ * environment (config.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client/endpoint.h"
+
+enum {
+        OPT_CONFIG = 0x100, OPT_ENDPOINT, OPT_PUB_ENDPOINT, OPT_ALLOW, OPT_CACHE_DIR,
+        OPT_SCRATCH_DIR, OPT_WORKER, OPT_SANDBOX, OPT_READY_FD, OPT_VERSION, OPT_HELP,
+};
+
+int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, size_t errlen)
+{
+        static const struct option opts[] = {
+                { "config", required_argument, NULL, OPT_CONFIG },
+                { "endpoint", required_argument, NULL, OPT_ENDPOINT },
+                { "pub-endpoint", required_argument, NULL, OPT_PUB_ENDPOINT },
+                { "allow", required_argument, NULL, OPT_ALLOW },
+                { "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
+                { "scratch-dir", required_argument, NULL, OPT_SCRATCH_DIR },
+                { "worker", required_argument, NULL, OPT_WORKER },
+                { "sandbox", required_argument, NULL, OPT_SANDBOX },
+                { "ready-fd", required_argument, NULL, OPT_READY_FD },
+                { "version", no_argument, NULL, OPT_VERSION },
+                { "help", no_argument, NULL, OPT_HELP },
+                { 0 },
+        };
+        struct fmud_args a = { .ready_fd = -1 };
+        const char **allow;
+        char *end;
+        long fd;
+        int c;
+
+        opterr = 0;
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+                switch (c) {
+                case OPT_CONFIG: a.config = optarg; break;
+                case OPT_ENDPOINT: a.endpoint = optarg; break;
+                case OPT_PUB_ENDPOINT: a.pub_endpoint = optarg; break;
+                case OPT_CACHE_DIR: a.cache_dir = optarg; break;
+                case OPT_SCRATCH_DIR: a.scratch_dir = optarg; break;
+                case OPT_WORKER: a.worker = optarg; break;
+                case OPT_SANDBOX: a.sandbox = optarg; break;
+                case OPT_VERSION: a.version = true; break;
+                case 'h':
+                case OPT_HELP: a.help = true; break;
+                case OPT_ALLOW:
+                        allow = realloc(a.allow, (a.n_allow + 1) * sizeof(*allow));
+                        if (!allow) {
+                                free(a.allow);
+                                snprintf(err, errlen, "out of memory");
+                                return -ENOMEM;
+                        }
+                        a.allow = allow;
+                        a.allow[a.n_allow++] = optarg;
+                        break;
+                case OPT_READY_FD:
+                        errno = 0;
+                        fd = strtol(optarg, &end, 10);
+                        if (errno || *end || end == optarg || fd < 0 || fd > INT_MAX) {
+                                snprintf(err, errlen, "--ready-fd '%s': not a descriptor", optarg);
+                                free(a.allow);
+                                return -EINVAL;
+                        }
+                        a.ready_fd = (int)fd;
+                        break;
+                default:
+                        snprintf(err, errlen, "unknown option or missing argument: '%s'",
+                                 argv[optind - 1]);
+                        free(a.allow);
+                        return -EINVAL;
+                }
+        }
+        if (optind < argc) {
+                snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+                free(a.allow);
+                return -EINVAL;
+        }
+        *ret = a;
+        return 0;
+}
+
+static int replace(char **dst, const char *v)
+{
+        char *p = strdup(v);
+
+        if (!p)
+                return -ENOMEM;
+        free(*dst);
+        *dst = p;
+        return 0;
+}
+
+int config_apply_args(struct fmud_config *c, const struct fmud_args *a, char *err, size_t errlen)
+{
+        const struct {
+                const char *opt, *val;
+                char **dst;
+                const char *prefix;     /* required prefix */
+        } strs[] = {
+                { "--endpoint", a->endpoint, &c->endpoint, "ipc://" },
+                { "--pub-endpoint", a->pub_endpoint, &c->pub_endpoint, "ipc://" },
+                { "--cache-dir", a->cache_dir, &c->cache_dir, "/" },
+                { "--scratch-dir", a->scratch_dir, &c->scratch_dir, "/" },
+                { "--worker", a->worker, &c->worker, "/" },
+        };
+        char **allow;
+
+        for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+                if (!strs[i].val)
+                        continue;
+                if (strncmp(strs[i].val, strs[i].prefix, strlen(strs[i].prefix)) ||
+                    !strs[i].val[strlen(strs[i].prefix)]) {
+                        snprintf(err, errlen, "%s '%s': must start with '%s'", strs[i].opt,
+                                 strs[i].val, strs[i].prefix);
+                        return -EINVAL;
+                }
+                if (replace(strs[i].dst, strs[i].val) < 0)
+                        goto oom;
+        }
+        if (a->sandbox) {
+                if (!strcmp(a->sandbox, "strict"))
+                        c->sandbox = CONFIG_SANDBOX_STRICT;
+                else if (!strcmp(a->sandbox, "basic"))
+                        c->sandbox = CONFIG_SANDBOX_BASIC;
+                else if (!strcmp(a->sandbox, "off"))
+                        c->sandbox = CONFIG_SANDBOX_OFF;
+                else {
+                        snprintf(err, errlen, "--sandbox '%s': must be strict, basic or off",
+                                 a->sandbox);
+                        return -EINVAL;
+                }
+        }
+        if (!a->n_allow)
+                return 0;
+        for (size_t i = 0; i < a->n_allow; i++)
+                if (a->allow[i][0] != '/') {
+                        snprintf(err, errlen, "--allow '%s': must be an absolute path",
+                                 a->allow[i]);
+                        return -EINVAL;
+                }
+        allow = calloc(a->n_allow, sizeof(*allow));
+        if (!allow)
+                goto oom;
+        for (size_t i = 0; i < a->n_allow; i++) {
+                allow[i] = strdup(a->allow[i]);
+                if (!allow[i]) {
+                        while (i--)
+                                free(allow[i]);
+                        free(allow);
+                        goto oom;
+                }
+        }
+        for (size_t i = 0; i < c->n_allow; i++)
+                free(c->allow[i]);
+        free(c->allow);
+        c->allow = allow;
+        c->n_allow = a->n_allow;
+        return 0;
+oom:
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+}
+
+/* fmud-worker next to this program, in a build tree, or in an installation. */
+static char *find_worker(void)
+{
+        static const char *const rel[] = { "fmud-worker", "../worker/fmud-worker",
+                                           "../libexec/fmud/fmud-worker" };
+        char self[PATH_MAX], *dir, *p;
+        ssize_t n;
+
+        n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        if (n <= 0)
+                return NULL;
+        self[n] = '\0';
+        dir = dirname(self);
+        for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+                if (asprintf(&p, "%s/%s", dir, rel[i]) < 0)
+                        return NULL;
+                if (access(p, X_OK) == 0)
+                        return p;
+                free(p);
+        }
+        return NULL;
+}
+
+static int default_cache(char **ret)
+{
+        const char *cd = getenv("CACHE_DIRECTORY"), *xdg = getenv("XDG_CACHE_HOME");
+        const char *home = getenv("HOME");
+        int n;
+
+        if (cd && *cd == '/')
+                n = asprintf(ret, "%.*s", (int)strcspn(cd, ":"), cd);
+        else if (geteuid() == 0)
+                n = asprintf(ret, "/var/cache/fmud");
+        else if (xdg && *xdg == '/')
+                n = asprintf(ret, "%s/fmud", xdg);
+        else if (home && *home == '/')
+                n = asprintf(ret, "%s/.cache/fmud", home);
+        else
+                n = asprintf(ret, "/tmp/fmud-cache-%u", (unsigned)geteuid());
+        return n < 0 ? -ENOMEM : 0;
+}
+
+int config_finish(struct fmud_config *c, char *err, size_t errlen)
+{
+        char buf[4096];
+        int r;
+
+        r = fmud_runtime_dir(buf, sizeof(buf));
+        if (r < 0) {
+                snprintf(err, errlen, "the run directory's path is too long");
+                return r;
+        }
+        if (!c->run_dir && !(c->run_dir = strdup(buf)))
+                goto oom;
+        if (!c->endpoint && (fmud_default_endpoint(buf, sizeof(buf)) < 0 ||
+                             !(c->endpoint = strdup(buf))))
+                goto oom;
+        if (!c->pub_endpoint && (fmud_default_pub_endpoint(buf, sizeof(buf)) < 0 ||
+                                 !(c->pub_endpoint = strdup(buf))))
+                goto oom;
+        if (!c->scratch_dir && asprintf(&c->scratch_dir, "%s/scratch", c->run_dir) < 0) {
+                c->scratch_dir = NULL;
+                goto oom;
+        }
+        if (!c->cache_dir && default_cache(&c->cache_dir) < 0)
+                goto oom;
+        if (!c->worker && !(c->worker = find_worker())) {
+                snprintf(err, errlen, "fmud-worker not found next to fmud, in ../worker or "
+                                      "../libexec/fmud: set [paths] worker");
+                return -ENOENT;
+        }
+        if (c->tcp_pub_endpoint && !c->tcp_endpoint) {
+                snprintf(err, errlen, "tcp_pub_endpoint needs tcp_endpoint");
+                return -EINVAL;
+        }
+        if (c->tcp_endpoint && (!c->server_secret_key || !c->authorized_keys)) {
+                snprintf(err, errlen, "tcp_endpoint '%s' needs server_secret_key and "
+                                      "authorized_keys (remote access is CURVE only)",
+                         c->tcp_endpoint);
+                return -EINVAL;
+        }
+        return 0;
+oom:
+        snprintf(err, errlen, "out of memory or path too long");
+        return -ENOMEM;
+}

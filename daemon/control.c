@@ -1,0 +1,254 @@
+/*
+ * control: the control thread's loop (control.h).
+ *
+ * Thread: control_run() owns every socket and the peer table. Other
+ * threads touch only c->q (control_complete(), control_publish()).
+ */
+#include "control.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "control_int.h"
+#include "control_log.h"
+#include "daemon/notify.h"
+
+#define SERVE_BATCH     64      /* messages per socket per turn, so no socket starves another */
+
+int control_new(const struct fmud_config *cfg, struct control **ret, char *err, size_t errlen)
+{
+        struct control *c;
+        int r;
+
+        c = calloc(1, sizeof(*c));
+        if (!c) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        c->cfg = cfg;
+        c->q.efd = -1;
+        peers_init(&c->peers);
+        proto_limits_default(&c->lim);
+        c->lim.max_msg = cfg->max_message;
+        clock_gettime(CLOCK_MONOTONIC, &c->started);
+        r = cq_init(&c->q, CTL_MAX_PUBS);
+        if (r < 0) {
+                snprintf(err, errlen, "eventfd: %s", strerror(-r));
+                goto out_free;
+        }
+        c->zctx = zmq_ctx_new();
+        if (!c->zctx) {
+                r = -errno;
+                snprintf(err, errlen, "zmq_ctx_new: %s", zmq_strerror(errno));
+                goto out_free;
+        }
+        r = ctl_bind_all(c, err, errlen);
+        if (r < 0)
+                goto out_free;
+        *ret = c;
+        return 0;
+out_free:
+        control_free(c);
+        return r;
+}
+
+void control_set_host(struct control *c, struct host *h)
+{
+        c->host = h;
+}
+
+void control_set_reload(struct control *c, control_reload_fn *fn, void *ctx)
+{
+        c->reload = fn;
+        c->reload_ctx = ctx;
+}
+
+void control_complete(void *ctx, uint64_t token, void *buf, size_t len)
+{
+        struct control *c = ctx;
+
+        cq_push_reply(&c->q, token, buf, len);
+}
+
+void control_publish(void *ctx, const char *topic, void *body, size_t len)
+{
+        struct control *c = ctx;
+
+        cq_push_pub(&c->q, topic, body, len);
+}
+
+int control_reload_keys(struct control *c, const char *path, char *err, size_t errlen)
+{
+        if (!c->zap)
+                return 0;
+        return zap_reload(c->zap, path, err, errlen);
+}
+
+static void publish(struct control *c, const struct cq_item *it)
+{
+        for (int i = 0; i < CTL_MAX_SOCKS; i++) {
+                if (!c->pub[i])
+                        continue;
+                /* PUB never blocks: past ZMQ_SNDHWM a slow subscriber loses messages. */
+                if (zmq_send(c->pub[i], it->topic, strlen(it->topic), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
+                        continue;
+                zmq_send(c->pub[i], it->buf, it->len, ZMQ_DONTWAIT);
+        }
+}
+
+static void drain(struct control *c)
+{
+        struct cq_item *replies, *pubs, *next;
+        struct ctl_peer p;
+        uint64_t dropped;
+
+        dropped = cq_take(&c->q, &replies, &pubs);
+        for (; replies; replies = next) {
+                next = replies->next;
+                if (peers_take(&c->peers, replies->token, &p) == 0)
+                        ctl_send(c, &p, replies->buf, replies->len);
+                else
+                        log_warn("a reply to unknown request token %llu, dropped",
+                                 (unsigned long long)replies->token);
+                cq_item_free(replies);
+        }
+        for (; pubs; pubs = next) {
+                next = pubs->next;
+                publish(c, pubs);
+                cq_item_free(pubs);
+        }
+        /* Log growth by factors of two, so a flood costs a few lines only. */
+        if (dropped > c->dropped_logged && dropped >= 2 * c->dropped_logged) {
+                log_warn("%llu publications dropped so far (queue full: subscribers or the "
+                         "loop are slower than the sessions)", (unsigned long long)dropped);
+                c->dropped_logged = dropped;
+        }
+}
+
+static void on_signal(struct control *c, int sigfd)
+{
+        struct signalfd_siginfo si;
+
+        while (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+                switch (si.ssi_signo) {
+                case SIGTERM:
+                case SIGINT:
+                        log_notice("%s received, stopping", si.ssi_signo == SIGTERM ? "SIGTERM" :
+                                                                                     "SIGINT");
+                        c->stop = true;
+                        break;
+                case SIGHUP:
+                        if (c->reload)
+                                c->reload(c->reload_ctx, c);
+                        break;
+                default:        /* SIGPIPE: a peer went away; the write that caused it says so */
+                        break;
+                }
+        }
+}
+
+static void announce_ready(int ready_fd)
+{
+        int r;
+
+        if (ready_fd >= 0) {
+                if (write(ready_fd, "READY\n", 6) != 6)
+                        log_warn("--ready-fd %d: %s, ignoring", ready_fd, strerror(errno));
+                close(ready_fd);
+        }
+        r = notify_send("READY=1\nSTATUS=serving");
+        if (r < 0)
+                log_warn("sd_notify READY=1: %s, ignoring", strerror(-r));
+}
+
+int control_run(struct control *c, int sigfd, int ready_fd)
+{
+        uint64_t wd_us = notify_watchdog_period_us();
+        struct timespec next_wd = { 0 }, now;
+        zmq_pollitem_t items[CTL_MAX_SOCKS + 2];
+        int n = 0, sock_of[CTL_MAX_SOCKS + 2];
+
+        for (int i = 0; i < CTL_MAX_SOCKS; i++)
+                if (c->router[i]) {
+                        sock_of[n] = i;
+                        items[n++] = (zmq_pollitem_t){ .socket = c->router[i], .events = ZMQ_POLLIN };
+                }
+        items[n++] = (zmq_pollitem_t){ .fd = c->q.efd, .events = ZMQ_POLLIN };
+        items[n++] = (zmq_pollitem_t){ .fd = sigfd, .events = ZMQ_POLLIN };
+        announce_ready(ready_fd);
+        while (!c->stop) {
+                long timeout = -1;
+
+                if (wd_us) {
+                        clock_gettime(CLOCK_MONOTONIC, &now);
+                        if (now.tv_sec > next_wd.tv_sec ||
+                            (now.tv_sec == next_wd.tv_sec && now.tv_nsec >= next_wd.tv_nsec)) {
+                                (void)notify_send("WATCHDOG=1");
+                                next_wd.tv_sec = now.tv_sec + (time_t)(wd_us / 1000000);
+                                next_wd.tv_nsec = now.tv_nsec + (long)(wd_us % 1000000) * 1000;
+                                if (next_wd.tv_nsec >= 1000000000L) {
+                                        next_wd.tv_sec++;
+                                        next_wd.tv_nsec -= 1000000000L;
+                                }
+                        }
+                        timeout = (long)(next_wd.tv_sec - now.tv_sec) * 1000 +
+                                  (next_wd.tv_nsec - now.tv_nsec) / 1000000 + 1;
+                        if (timeout < 1)
+                                timeout = 1;
+                }
+                if (zmq_poll(items, n, timeout) < 0) {
+                        if (zmq_errno() == EINTR)
+                                continue;
+                        log_err("zmq_poll: %s", zmq_strerror(zmq_errno()));
+                        return -zmq_errno();
+                }
+                for (int i = 0; i < n - 2; i++) {
+                        for (int k = 0; k < SERVE_BATCH && !c->stop; k++) {
+                                int ev = 0;
+                                size_t sz = sizeof(ev);
+
+                                if (zmq_getsockopt(items[i].socket, ZMQ_EVENTS, &ev, &sz) < 0 ||
+                                    !(ev & ZMQ_POLLIN))
+                                        break;
+                                ctl_serve(c, sock_of[i]);
+                        }
+                }
+                if (items[n - 2].revents & ZMQ_POLLIN)
+                        drain(c);
+                if (items[n - 1].revents & ZMQ_POLLIN)
+                        on_signal(c, sigfd);
+        }
+        (void)notify_send("STOPPING=1");
+        drain(c);
+        return 0;
+}
+
+void control_flush(struct control *c)
+{
+        drain(c);
+}
+
+void control_free(struct control *c)
+{
+        if (!c)
+                return;
+        for (int i = 0; i < CTL_MAX_SOCKS; i++) {
+                if (c->router[i])
+                        zmq_close(c->router[i]);
+                if (c->pub[i])
+                        zmq_close(c->pub[i]);
+        }
+        zap_stop(c->zap);
+        if (c->zctx)
+                zmq_ctx_term(c->zctx);  /* waits up to CTL_LINGER_MS for the last replies */
+        ctl_remove_files(c);
+        cq_fini(&c->q);
+        peers_fini(&c->peers);
+        free(c);
+}

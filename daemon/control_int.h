@@ -1,0 +1,59 @@
+/*
+ * control_int: the control thread's state, shared by control*.c only.
+ *
+ * Ownership: every socket, the peer table and the queue's consumer side
+ * belong to the control thread; the queue's producer side is shared
+ * (control_queue.h).
+ */
+#ifndef FMUD_DAEMON_CONTROL_INT_H
+#define FMUD_DAEMON_CONTROL_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "daemon/control.h"
+#include "daemon/control_peers.h"
+#include "daemon/control_queue.h"
+#include "daemon/zap.h"
+#include "proto/proto.h"
+
+#define CTL_SOCK_IPC    0
+#define CTL_SOCK_TCP    1
+#define CTL_MAX_SOCKS   2
+#define CTL_MAX_PUBS    4096    /* publications queued for the PUB sockets */
+#define CTL_PUB_HWM     10000   /* messages queued per subscriber before PUB drops */
+#define CTL_LINGER_MS   1000    /* to deliver the last replies on close */
+#define CTL_MAX_PATHS   8
+
+struct control {
+        const struct fmud_config *cfg;
+        void *zctx;
+        struct zap *zap;
+        void *router[CTL_MAX_SOCKS];    /* NULL when not configured */
+        void *pub[CTL_MAX_SOCKS];
+        struct ctl_queue q;
+        struct ctl_peers peers;
+        struct proto_limits lim;
+        struct host *host;
+        control_reload_fn *reload;
+        void *reload_ctx;
+        struct timespec started;
+        bool stop;
+        uint64_t dropped_logged;
+        /* Files and directories to remove on the way out. */
+        char *sock_files[CTL_MAX_PATHS];
+        char *made_dirs[CTL_MAX_PATHS];
+        int n_sock_files, n_made_dirs;
+};
+
+/* control_sock.c */
+int ctl_bind_all(struct control *c, char *err, size_t errlen);
+void ctl_remove_files(struct control *c);
+
+/* control_req.c: one message received on router[sock]. */
+void ctl_serve(struct control *c, int sock);
+/* Send one encoded body to a peer; takes nothing. */
+void ctl_send(struct control *c, const struct ctl_peer *p, const void *body, size_t len);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * control_peers: which client a request token belongs to, so that a reply
+ * completed later (by a session's thread) goes back to the right ROUTER
+ * socket and peer.
+ *
+ * DESIGN: tokens grow monotonically, so entries are appended in order and
+ * found by binary search; a finished entry is marked and the array is
+ * compacted when half of it is dead. The number of requests in flight is
+ * bounded by CTL_MAX_PENDING (a request beyond it is refused "limit").
+ *
+ * Threads: the control thread only.
+ */
+#ifndef FMUD_DAEMON_CONTROL_PEERS_H
+#define FMUD_DAEMON_CONTROL_PEERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CTL_MAX_PENDING         65536
+#define CTL_MAX_IDENTITY        255     /* ZeroMQ routing ids are at most 255 bytes */
+
+struct ctl_peer {
+        uint64_t token;                 /* 0: finished */
+        uint8_t sock;                   /* index of the ROUTER socket */
+        bool delim;                     /* the request had an empty delimiter frame (REQ) */
+        uint8_t id_len;
+        uint8_t id[CTL_MAX_IDENTITY];
+};
+
+struct ctl_peers {
+        struct ctl_peer *v;
+        size_t n, cap, live;
+        uint64_t next_token;
+};
+
+void peers_init(struct ctl_peers *p);
+void peers_fini(struct ctl_peers *p);
+/* Record a peer; returns its token (> 0), or 0 when full or out of memory. */
+uint64_t peers_add(struct ctl_peers *p, uint8_t sock, bool delim, const void *id, size_t id_len);
+/* Find and remove token into ret. Returns 0 or -ENOENT. */
+int peers_take(struct ctl_peers *p, uint64_t token, struct ctl_peer *ret);
+size_t peers_live(const struct ctl_peers *p);
+
+#endif

@@ -1,0 +1,263 @@
+/*
+ * control_req: one message from a ROUTER socket, decoded and answered or
+ * handed to the host (control.h). Everything read here is untrusted: the
+ * frame count, each frame's size and the body are checked before use.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "control_int.h"
+#include "control_log.h"
+#include "daemon/host.h"
+
+#ifndef FMUD_VERSION
+#define FMUD_VERSION "unknown"
+#endif
+
+#define SERVER_NAME     "fmud " FMUD_VERSION
+#define MAX_FRAMES      3       /* identity, delimiter, body */
+
+void ctl_send(struct control *c, const struct ctl_peer *p, const void *body, size_t len)
+{
+        void *s = c->router[p->sock];
+
+        /* ROUTER drops a message to a peer it no longer knows (ROUTER_MANDATORY off). */
+        if (zmq_send(s, p->id, p->id_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
+                goto fail;
+        if (p->delim && zmq_send(s, "", 0, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
+                goto fail;
+        if (zmq_send(s, body, len, ZMQ_DONTWAIT) < 0)
+                goto fail;
+        return;
+fail:
+        log_warn("reply of %zu bytes not sent: %s, ignoring", len, zmq_strerror(zmq_errno()));
+}
+
+static void send_pw(struct control *c, const struct ctl_peer *p, struct pw *w)
+{
+        if (w->error) {
+                static const char oom[] = "";
+
+                log_err("out of memory encoding a reply");
+                ctl_send(c, p, oom, 0);
+                return;
+        }
+        ctl_send(c, p, pw_data(w), pw_size(w));
+}
+
+static void reply_error(struct control *c, const struct ctl_peer *p, uint64_t id,
+                        enum proto_err code, const char *msg)
+{
+        struct pw w;
+
+        if (pw_init(&w) < 0)
+                return;
+        proto_reply_error(&w, id, code, msg);
+        send_pw(c, p, &w);
+        pw_fini(&w);
+}
+
+/* Refuse and log one line. */
+static void refuse(struct control *c, const struct ctl_peer *p, uint64_t id, enum proto_err code,
+                   const char *msg)
+{
+        log_notice("refused request %llu from %s peer: %s: %s", (unsigned long long)id,
+                   p->sock == CTL_SOCK_TCP ? "a tcp" : "an ipc", proto_err_name(code), msg);
+        reply_error(c, p, id, code, msg);
+}
+
+static void do_hello(struct control *c, const struct ctl_peer *p, const struct proto_req *req)
+{
+        const char *pub = p->sock == CTL_SOCK_TCP ? c->cfg->tcp_pub_endpoint : c->cfg->pub_endpoint;
+        struct proto_hello_result r = {
+                .version = PROTO_VERSION,
+                .server = { SERVER_NAME, (uint32_t)strlen(SERVER_NAME) },
+                .pub_endpoint = { pub ? pub : "", pub ? (uint32_t)strlen(pub) : 0 },
+                .max_msg = c->cfg->max_message,
+        };
+        struct proto_hello h;
+        char err[256], msg[320];
+        struct pw w;
+
+        if (proto_hello_decode(req->args, &h, err, sizeof(err)) < 0) {
+                refuse(c, p, req->id, PROTO_E_BAD_REQUEST, err);
+                return;
+        }
+        if (h.version != PROTO_VERSION) {
+                snprintf(msg, sizeof(msg), "protocol version %u is not served (this daemon "
+                                           "speaks %u)", h.version, PROTO_VERSION);
+                refuse(c, p, req->id, PROTO_E_VERSION, msg);
+                return;
+        }
+        log_debug("hello from '%.*s'", (int)(h.client.len > 64 ? 64 : h.client.len),
+                  h.client.ptr ? h.client.ptr : "");
+        if (pw_init(&w) < 0)
+                return;
+        proto_reply_ok_begin(&w, req->id);
+        proto_hello_result_encode(&w, &r);
+        send_pw(c, p, &w);
+        pw_fini(&w);
+}
+
+static void do_daemon_status(struct control *c, const struct ctl_peer *p, uint64_t id)
+{
+        const char *sb = config_sandbox_name(c->cfg->sandbox);
+        struct proto_daemon_status s = {
+                .version = PROTO_VERSION,
+                .server = { SERVER_NAME, (uint32_t)strlen(SERVER_NAME) },
+                .sandbox = { sb, (uint32_t)strlen(sb) },
+        };
+        struct timespec now;
+        struct pw w;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        s.uptime_s = (double)(now.tv_sec - c->started.tv_sec) +
+                     (double)(now.tv_nsec - c->started.tv_nsec) * 1e-9;
+        if (c->host)
+                host_counts(c->host, &s.sessions, &s.workers);
+        if (pw_init(&w) < 0)
+                return;
+        proto_reply_ok_begin(&w, id);
+        proto_daemon_status_encode(&w, &s);
+        send_pw(c, p, &w);
+        pw_fini(&w);
+}
+
+static void do_shutdown(struct control *c, const struct ctl_peer *p, uint64_t id)
+{
+        struct pw w;
+
+        log_notice("shutdown requested by %s peer", p->sock == CTL_SOCK_TCP ? "a tcp" : "an ipc");
+        if (pw_init(&w) == 0) {
+                proto_reply_ok_begin(&w, id);
+                pw_nil(&w);
+                send_pw(c, p, &w);
+                pw_fini(&w);
+        }
+        c->stop = true;
+}
+
+static void to_host(struct control *c, const struct ctl_peer *p, const struct proto_req *req)
+{
+        uint64_t token;
+
+        if (!c->host) {
+                refuse(c, p, req->id, PROTO_E_INTERNAL, "no sessions are served");
+                return;
+        }
+        token = peers_add(&c->peers, p->sock, p->delim, p->id, p->id_len);
+        if (!token) {
+                refuse(c, p, req->id, PROTO_E_LIMIT, "too many requests in flight");
+                return;
+        }
+        host_request(c->host, token, req);
+}
+
+/* The id of a map that has one, for the error reply to a request we could not take. */
+static uint64_t salvage_id(const struct pv *root)
+{
+        const struct pv *id = root ? pv_get(root, "id") : NULL;
+        uint64_t v;
+
+        return id && pv_u64(id, &v) == 0 ? v : 0;
+}
+
+static void dispatch(struct control *c, const struct ctl_peer *p, const void *body, size_t len)
+{
+        char err[256];
+        struct pv_doc doc = { 0 };
+        struct proto_req req;
+        struct proto_target t;
+        int r;
+
+        r = pv_decode(body, len, &c->lim, &doc, err, sizeof(err));
+        if (r < 0) {
+                if (r == -ENOMEM)
+                        refuse(c, p, 0, PROTO_E_INTERNAL, "out of memory");
+                else
+                        refuse(c, p, 0, PROTO_E_BAD_REQUEST, err);
+                goto out;
+        }
+        r = proto_req_decode(doc.root, &req, err, sizeof(err));
+        if (r < 0) {
+                refuse(c, p, salvage_id(doc.root),
+                       r == -EOPNOTSUPP ? PROTO_E_UNKNOWN_OP : PROTO_E_BAD_REQUEST, err);
+                goto out;
+        }
+        switch (req.op) {
+        case PROTO_OP_HELLO:
+                do_hello(c, p, &req);
+                break;
+        case PROTO_OP_SHUTDOWN:
+                do_shutdown(c, p, req.id);
+                break;
+        case PROTO_OP_STATUS:
+                if (proto_target_decode(req.args, &t, err, sizeof(err)) < 0)
+                        refuse(c, p, req.id, PROTO_E_BAD_REQUEST, err);
+                else if (t.session == 0)
+                        do_daemon_status(c, p, req.id);
+                else
+                        to_host(c, p, &req);
+                break;
+        default:
+                to_host(c, p, &req);
+                break;
+        }
+out:
+        pv_doc_fini(&doc);
+}
+
+void ctl_serve(struct control *c, int sock)
+{
+        zmq_msg_t f[MAX_FRAMES];
+        struct ctl_peer p = { .sock = (uint8_t)sock };
+        int n = 0, more = 1, extra = 0;
+        size_t total = 0, sz = sizeof(more);
+        void *s = c->router[sock];
+
+        while (more) {
+                zmq_msg_t m;
+
+                zmq_msg_init(&m);
+                if (zmq_msg_recv(&m, s, ZMQ_DONTWAIT) < 0) {
+                        zmq_msg_close(&m);
+                        break;
+                }
+                if (zmq_getsockopt(s, ZMQ_RCVMORE, &more, &sz) < 0)
+                        more = 0;
+                total += zmq_msg_size(&m);
+                if (n < MAX_FRAMES)
+                        f[n++] = m;
+                else {
+                        extra++;
+                        zmq_msg_close(&m);
+                }
+        }
+        if (n == 0)
+                return;
+        /* Frame 0 is the routing id ROUTER prepends; it names the peer for the reply. */
+        if (zmq_msg_size(&f[0]) > CTL_MAX_IDENTITY) {
+                log_warn("a routing id of %zu bytes, dropped", zmq_msg_size(&f[0]));
+                goto out;
+        }
+        p.id_len = (uint8_t)zmq_msg_size(&f[0]);
+        memcpy(p.id, zmq_msg_data(&f[0]), p.id_len);
+        if (n == 3 && zmq_msg_size(&f[1]) == 0 && !extra)
+                p.delim = true;
+        if (n < 2 || extra || (n == 3 && !p.delim)) {
+                refuse(c, &p, 0, PROTO_E_BAD_REQUEST,
+                       "a request is one frame (after an empty delimiter from REQ sockets)");
+                goto out;
+        }
+        if (total > c->cfg->max_message) {
+                refuse(c, &p, 0, PROTO_E_BAD_REQUEST, "message above max_message");
+                goto out;
+        }
+        dispatch(c, &p, zmq_msg_data(&f[n - 1]), zmq_msg_size(&f[n - 1]));
+out:
+        for (int i = 0; i < n; i++)
+                zmq_msg_close(&f[i]);
+}

@@ -1,0 +1,287 @@
+/*
+ * fmud: the co-simulation daemon. Reads its settings (config.h), binds
+ * the control sockets (control.h), hosts sessions (host.h) and serves
+ * until SIGTERM, SIGINT or a shutdown request. It stays in the
+ * foreground (systemd Type=notify, or a parent waiting on --ready-fd).
+ *
+ * DESIGN: the main thread blocks the signals it handles before any
+ * other thread exists (ZeroMQ's I/O threads, the ZAP handler, session
+ * threads inherit the mask), then becomes the control thread and takes
+ * them from a signalfd in its loop. On the way out: host_free() (sessions
+ * stopped, workers ended, results flushed, scratch directories removed),
+ * the last replies sent, sockets closed, socket files and the
+ * directories we created removed, exit 0.
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/config.h"
+#include "daemon/control.h"
+#include "daemon/control_log.h"
+#include "daemon/host.h"
+#include "daemon/notify.h"
+
+#ifndef FMUD_VERSION
+#define FMUD_VERSION "unknown"
+#endif
+
+struct daemon {
+        struct fmud_config cfg;
+        struct fmud_args args;
+        const char *config_path;
+        bool config_required;
+        struct host *host;
+        bool made_scratch;
+};
+
+static void usage(FILE *f)
+{
+        fprintf(f,
+                "usage: fmud [--config FILE] [--endpoint ipc://PATH] [--pub-endpoint ipc://PATH]\n"
+                "            [--allow DIR]... [--cache-dir DIR] [--scratch-dir DIR] [--worker PATH]\n"
+                "            [--sandbox strict|basic|off] [--ready-fd N] [--version]\n"
+                "\n"
+                "Serves co-simulation sessions over ZeroMQ. Settings come from FILE\n"
+                "(default " CONFIG_DEFAULT_PATH ", built-in defaults when it does not exist);\n"
+                "options override it. --ready-fd N: write \"READY\\n\" to descriptor N once serving.\n");
+}
+
+static int load_config(struct daemon *d, struct fmud_config *cfg, char *err, size_t errlen)
+{
+        int r;
+
+        config_init(cfg);
+        r = config_load(cfg, d->config_path, d->config_required, err, errlen);
+        if (r == 0)
+                r = config_apply_args(cfg, &d->args, err, errlen);
+        if (r == 0)
+                r = config_finish(cfg, err, errlen);
+        if (r < 0)
+                config_fini(cfg);
+        return r;
+}
+
+static bool same(const char *a, const char *b)
+{
+        return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static void reload(void *ctx, struct control *c)
+{
+        struct daemon *d = ctx;
+        struct fmud_config n;
+        char err[512];
+        int r;
+
+        (void)notify_send("RELOADING=1");
+        log_notice("SIGHUP: reloading '%s'", d->config_path);
+        if (load_config(d, &n, err, sizeof(err)) < 0) {
+                log_err("reload: %s; keeping the running settings", err);
+                goto out;
+        }
+        log_set_level(n.log_level);
+        d->cfg.log_level = n.log_level;
+        if (d->host) {
+                r = host_set_allowed(d->host, n.n_allow, (const char *const *)n.allow);
+                if (r < 0) {
+                        log_err("reload: allowed directories: %s, keeping the old ones",
+                                strerror(-r));
+                } else {
+                        /* The host keeps its own copy; swap ours. */
+                        char **tmp = d->cfg.allow;
+                        size_t ntmp = d->cfg.n_allow;
+
+                        d->cfg.allow = n.allow;
+                        d->cfg.n_allow = n.n_allow;
+                        n.allow = tmp;
+                        n.n_allow = ntmp;
+                        log_info("allowing %zu directories", d->cfg.n_allow);
+                }
+        }
+        if (d->cfg.tcp_endpoint && n.authorized_keys &&
+            control_reload_keys(c, n.authorized_keys, err, sizeof(err)) < 0)
+                log_err("reload: %s; keeping the admitted keys", err);
+        if (!same(n.endpoint, d->cfg.endpoint) || !same(n.pub_endpoint, d->cfg.pub_endpoint) ||
+            !same(n.tcp_endpoint, d->cfg.tcp_endpoint) ||
+            !same(n.tcp_pub_endpoint, d->cfg.tcp_pub_endpoint) ||
+            !same(n.socket_group, d->cfg.socket_group) ||
+            !same(n.server_secret_key, d->cfg.server_secret_key) ||
+            !same(n.authorized_keys, d->cfg.authorized_keys) || n.max_message != d->cfg.max_message)
+                log_warn("reload: changed endpoints, keys or message limits take effect at the "
+                         "next restart");
+        if (!same(n.cache_dir, d->cfg.cache_dir) || !same(n.scratch_dir, d->cfg.scratch_dir) ||
+            !same(n.worker, d->cfg.worker) || n.sandbox != d->cfg.sandbox ||
+            n.memory != d->cfg.memory || n.cpu_seconds != d->cfg.cpu_seconds ||
+            n.max_sessions != d->cfg.max_sessions || n.call_timeout != d->cfg.call_timeout ||
+            n.default_budget != d->cfg.default_budget)
+                log_warn("reload: changed paths, limits, sandbox or budgets take effect at the "
+                         "next restart");
+        config_fini(&n);
+out:
+        (void)notify_send("READY=1");
+}
+
+static int start_host(struct daemon *d, struct control *c)
+{
+        static const enum host_sandbox modes[] = {
+                [CONFIG_SANDBOX_STRICT] = HOST_SANDBOX_STRICT,
+                [CONFIG_SANDBOX_BASIC] = HOST_SANDBOX_BASIC,
+                [CONFIG_SANDBOX_OFF] = HOST_SANDBOX_OFF,
+        };
+        const struct fmud_config *cfg = &d->cfg;
+        struct host_opts o;
+        char *msg = NULL;
+        int r;
+
+        host_opts_default(&o);
+        o.worker_path = cfg->worker;
+        o.cache_dir = cfg->cache_dir;
+        o.scratch_dir = cfg->scratch_dir;
+        o.n_allowed = cfg->n_allow;
+        o.allowed = (const char *const *)cfg->allow;
+        o.sandbox = modes[cfg->sandbox];
+        o.mem_limit = cfg->memory;
+        o.cpu_limit_s = cfg->cpu_seconds;
+        o.kill_on_violation = cfg->on_violation == CONFIG_VIOLATION_KILL;
+        if (cfg->sandbox_user) {
+                struct passwd pw, *res = NULL;
+                char buf[4096];
+
+                if (getpwnam_r(cfg->sandbox_user, &pw, buf, sizeof(buf), &res) != 0 || !res) {
+                        log_err("[sandbox] user '%s': no such user", cfg->sandbox_user);
+                        return -ENOENT;
+                }
+                if (pw.pw_uid == 0) {
+                        log_err("[sandbox] user '%s' is root: workers must not run as root",
+                                cfg->sandbox_user);
+                        return -EINVAL;
+                }
+                o.worker_uid = pw.pw_uid;
+                o.worker_gid = pw.pw_gid;
+        }
+        o.default_budget_s = cfg->default_budget;
+        o.call_timeout_ns = (uint64_t)(cfg->call_timeout * 1e9);
+        if (cfg->max_sessions)
+                o.max_sessions = cfg->max_sessions;
+        o.complete = control_complete;
+        o.complete_ctx = c;
+        o.publish = control_publish;
+        o.publish_ctx = c;
+        r = host_new(&o, &d->host, &msg);
+        if (r < 0) {
+                log_err("starting the session host: %s", msg ? msg : strerror(-r));
+                free(msg);
+                return r;
+        }
+        free(msg);
+        control_set_host(c, d->host);
+        return 0;
+}
+
+static int make_dirs(struct daemon *d)
+{
+        const struct fmud_config *cfg = &d->cfg;
+
+        /* The cache outlives us; the scratch root is ours while we run. */
+        if (mkdir(cfg->cache_dir, 0755) < 0 && errno != EEXIST) {
+                log_err("mkdir('%s'): %s", cfg->cache_dir, strerror(errno));
+                return -errno;
+        }
+        if (mkdir(cfg->scratch_dir, 0700) == 0)
+                d->made_scratch = true;
+        else if (errno != EEXIST) {
+                log_err("mkdir('%s'): %s", cfg->scratch_dir, strerror(errno));
+                return -errno;
+        }
+        return 0;
+}
+
+static void log_settings(const struct fmud_config *cfg)
+{
+        log_info("fmud %s: worker '%s', cache '%s', scratch '%s', sandbox %s, %zu allowed "
+                 "directories", FMUD_VERSION, cfg->worker, cfg->cache_dir, cfg->scratch_dir,
+                 config_sandbox_name(cfg->sandbox), cfg->n_allow);
+        if (cfg->sandbox == CONFIG_SANDBOX_OFF)
+                log_warn("SANDBOX OFF: FMUs run with the daemon's privileges, network and files");
+}
+
+static int serve(struct daemon *d, int sigfd)
+{
+        struct control *c = NULL;
+        char err[512];
+        int r;
+
+        r = control_new(&d->cfg, &c, err, sizeof(err));
+        if (r < 0) {
+                log_err("%s", err);
+                return r;
+        }
+        control_set_reload(c, reload, d);
+        r = make_dirs(d);
+        if (r == 0)
+                r = start_host(d, c);
+        if (r == 0)
+                r = control_run(c, sigfd, d->args.ready_fd);
+        host_free(d->host);
+        d->host = NULL;
+        control_flush(c);
+        if (d->made_scratch)
+                (void)rmdir(d->cfg.scratch_dir);
+        control_free(c);
+        return r;
+}
+
+int main(int argc, char **argv)
+{
+        struct daemon d = { 0 };
+        char err[512];
+        sigset_t mask;
+        int sigfd, r;
+
+        /* Before any thread exists, so that every thread inherits the mask. */
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigaddset(&mask, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &mask, NULL);
+        sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (sigfd < 0) {
+                log_err("signalfd: %s", strerror(errno));
+                return EXIT_FAILURE;
+        }
+        if (config_parse_args(argc, argv, &d.args, err, sizeof(err)) < 0) {
+                fprintf(stderr, "fmud: %s\n", err);
+                usage(stderr);
+                return 2;
+        }
+        if (d.args.help || d.args.version) {
+                if (d.args.help)
+                        usage(stdout);
+                else
+                        printf("fmud %s\n", FMUD_VERSION);
+                free(d.args.allow);
+                return EXIT_SUCCESS;
+        }
+        d.config_path = d.args.config ? d.args.config : CONFIG_DEFAULT_PATH;
+        d.config_required = d.args.config != NULL;
+        if (load_config(&d, &d.cfg, err, sizeof(err)) < 0) {
+                log_err("%s", err);
+                free(d.args.allow);
+                return EXIT_FAILURE;
+        }
+        log_set_level(d.cfg.log_level);
+        log_settings(&d.cfg);
+        r = serve(&d, sigfd);
+        config_fini(&d.cfg);
+        free(d.args.allow);
+        close(sigfd);
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,288 @@
+/*
+ * fmud's settings: every key of the INI file, refusals with file:line,
+ * command-line overrides (daemon/config.h), and the daemon's refusal to
+ * start on a bad file.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/config.h"
+#include "support/run.h"
+#include "support/tmpdir.h"
+
+static char *dir;
+
+static void setup(void)
+{
+        dir = tmpdir_new("fmud-config");
+        cr_assert(dir);
+}
+
+static void teardown(void)
+{
+        tmpdir_free(dir);
+}
+
+static int load_text(struct fmud_config *c, const char *text, char *err, size_t errlen)
+{
+        char path[512];
+
+        cr_assert(tmpdir_write(dir, "fmud.conf", text, strlen(text)) == 0);
+        snprintf(path, sizeof(path), "%s/fmud.conf", dir);
+        return config_load(c, path, true, err, errlen);
+}
+
+static const char every_key[] =
+        "# every key\n"
+        "[control]\n"
+        "endpoint = ipc:///x/control.sock\n"
+        "pub_endpoint = ipc:///x/events.sock\n"
+        "tcp_endpoint = tcp://127.0.0.1:5555\n"
+        "tcp_pub_endpoint = tcp://127.0.0.1:5556\n"
+        "server_secret_key = /etc/fmud/server.key\n"
+        "authorized_keys = /etc/fmud/authorized_keys\n"
+        "socket_group = fmud\n"
+        "max_message = 2M\n"
+        "[paths]\n"
+        "allow = /srv/a\n"
+        "allow = /srv/b\n"
+        "  /srv/c\n"
+        "cache_dir = /var/cache/x\n"
+        "scratch_dir = /run/x/scratch\n"
+        "worker = /usr/libexec/fmud/fmud-worker\n"
+        "[limits]\n"
+        "max_sessions = 7\n"
+        "memory = 4G\n"
+        "cpu_seconds = 600\n"
+        "call_timeout = 2.5\n"
+        "[sandbox]\n"
+        "mode = basic\n"
+        "on_violation = kill\n"
+        "user = nobody\n"
+        "[master]\n"
+        "default_budget = 0.25\n"
+        "[log]\n"
+        "level = debug\n";
+
+Test(fmud_config, every_key_is_parsed, .init = setup, .fini = teardown)
+{
+        struct fmud_config c;
+        char err[512] = "";
+
+        config_init(&c);
+        cr_assert(load_text(&c, every_key, err, sizeof(err)) == 0, "%s", err);
+        cr_assert_str_eq(c.endpoint, "ipc:///x/control.sock");
+        cr_assert_str_eq(c.pub_endpoint, "ipc:///x/events.sock");
+        cr_assert_str_eq(c.tcp_endpoint, "tcp://127.0.0.1:5555");
+        cr_assert_str_eq(c.tcp_pub_endpoint, "tcp://127.0.0.1:5556");
+        cr_assert_str_eq(c.server_secret_key, "/etc/fmud/server.key");
+        cr_assert_str_eq(c.authorized_keys, "/etc/fmud/authorized_keys");
+        cr_assert_str_eq(c.socket_group, "fmud");
+        cr_assert(c.max_message == 2u << 20);
+        cr_assert(c.n_allow == 3, "%zu allowed", c.n_allow);
+        cr_assert_str_eq(c.allow[0], "/srv/a");
+        cr_assert_str_eq(c.allow[1], "/srv/b");
+        cr_assert_str_eq(c.allow[2], "/srv/c");
+        cr_assert_str_eq(c.cache_dir, "/var/cache/x");
+        cr_assert_str_eq(c.scratch_dir, "/run/x/scratch");
+        cr_assert_str_eq(c.worker, "/usr/libexec/fmud/fmud-worker");
+        cr_assert(c.max_sessions == 7);
+        cr_assert(c.memory == 4ull << 30);
+        cr_assert(c.cpu_seconds == 600);
+        cr_assert(c.call_timeout == 2.5);
+        cr_assert(c.sandbox == CONFIG_SANDBOX_BASIC);
+        cr_assert(c.on_violation == CONFIG_VIOLATION_KILL);
+        cr_assert_str_eq(c.sandbox_user, "nobody");
+        cr_assert(c.default_budget == 0.25);
+        cr_assert(c.log_level == 7);
+        config_fini(&c);
+}
+
+Test(fmud_config, the_shipped_file_parses, .init = setup, .fini = teardown)
+{
+        struct fmud_config c;
+        char err[512] = "";
+
+        config_init(&c);
+        cr_assert(config_load(&c, FMUD_TEST_SRC_DIR "/../configs/fmud.conf", true, err,
+                              sizeof(err)) == 0, "%s", err);
+        cr_assert(c.sandbox == CONFIG_SANDBOX_STRICT);
+        cr_assert(c.max_message == 16u << 20);
+        config_fini(&c);
+}
+
+static void expect_refused(const char *text, const char *where, const char *what)
+{
+        struct fmud_config c;
+        char err[512] = "";
+
+        config_init(&c);
+        cr_assert(load_text(&c, text, err, sizeof(err)) == -EINVAL, "accepted: %s", text);
+        cr_assert(strstr(err, where), "'%s' does not say '%s'", err, where);
+        cr_assert(strstr(err, what), "'%s' does not say '%s'", err, what);
+        config_fini(&c);
+}
+
+Test(fmud_config, unknown_keys_and_sections_are_refused_with_file_and_line, .init = setup,
+     .fini = teardown)
+{
+        expect_refused("[control]\nmax_message = 1M\n\nendpont = ipc:///x\n", "fmud.conf:4:",
+                       "endpont");
+        expect_refused("[paths]\nallow = /a\n[colour]\nred = 1\n", "fmud.conf:4:", "colour");
+        expect_refused("stray = 1\n", "fmud.conf:1:", "stray");
+        expect_refused("[limits]\nnot a key line\n", "fmud.conf:2:", "key = value");
+}
+
+Test(fmud_config, bad_values_are_refused_with_file_and_line, .init = setup, .fini = teardown)
+{
+        expect_refused("[limits]\nmemory = lots\n", "fmud.conf:2:", "memory");
+        expect_refused("[limits]\nmax_sessions = -1\n", "fmud.conf:2:", "max_sessions");
+        expect_refused("[limits]\ncall_timeout = nan\n", "fmud.conf:2:", "call_timeout");
+        expect_refused("[sandbox]\nmode = loose\n", "fmud.conf:2:", "strict");
+        expect_refused("[sandbox]\non_violation = shrug\n", "fmud.conf:2:", "errno");
+        expect_refused("[control]\nendpoint = tcp://0.0.0.0:1\n", "fmud.conf:2:", "ipc://");
+        expect_refused("[control]\ntcp_endpoint = ipc:///x\n", "fmud.conf:2:", "tcp://");
+        expect_refused("[control]\nmax_message = 10\n", "fmud.conf:2:", "max_message");
+        expect_refused("[paths]\nallow = relative/dir\n", "fmud.conf:2:", "absolute");
+        expect_refused("[log]\nlevel = loud\n", "fmud.conf:2:", "level");
+}
+
+Test(fmud_config, sizes_take_binary_suffixes)
+{
+        uint64_t v;
+
+        cr_assert(config_parse_size("4G", &v) == 0 && v == 4ull << 30);
+        cr_assert(config_parse_size("512M", &v) == 0 && v == 512ull << 20);
+        cr_assert(config_parse_size("64KiB", &v) == 0 && v == 64ull << 10);
+        cr_assert(config_parse_size("1000", &v) == 0 && v == 1000);
+        cr_assert(config_parse_size("", &v) == -EINVAL);
+        cr_assert(config_parse_size("-1G", &v) == -EINVAL);
+        cr_assert(config_parse_size("4X", &v) == -EINVAL);
+        cr_assert(config_parse_size("99999999999T", &v) == -EINVAL);
+}
+
+Test(fmud_config, a_missing_default_file_is_no_error_but_a_given_one_is, .init = setup,
+     .fini = teardown)
+{
+        struct fmud_config c;
+        char err[512] = "", path[512];
+
+        snprintf(path, sizeof(path), "%s/none.conf", dir);
+        config_init(&c);
+        cr_assert(config_load(&c, path, false, err, sizeof(err)) == 0);
+        cr_assert(config_load(&c, path, true, err, sizeof(err)) == -ENOENT);
+        cr_assert(strstr(err, "none.conf"));
+        config_fini(&c);
+}
+
+Test(fmud_config, command_line_options_override_the_file, .init = setup, .fini = teardown)
+{
+        char *argv[] = { "fmud", "--endpoint", "ipc:///y/c.sock", "--allow", "/opt/one",
+                         "--allow", "/opt/two", "--sandbox", "off", "--cache-dir", "/c",
+                         "--scratch-dir", "/s", "--worker", "/w", "--pub-endpoint",
+                         "ipc:///y/e.sock", "--ready-fd", "5", NULL };
+        struct fmud_config c;
+        struct fmud_args a;
+        char err[512] = "";
+
+        config_init(&c);
+        cr_assert(load_text(&c, every_key, err, sizeof(err)) == 0, "%s", err);
+        cr_assert(config_parse_args(19, argv, &a, err, sizeof(err)) == 0, "%s", err);
+        cr_assert(a.ready_fd == 5);
+        cr_assert(config_apply_args(&c, &a, err, sizeof(err)) == 0, "%s", err);
+        cr_assert_str_eq(c.endpoint, "ipc:///y/c.sock");
+        cr_assert_str_eq(c.pub_endpoint, "ipc:///y/e.sock");
+        cr_assert(c.n_allow == 2);
+        cr_assert_str_eq(c.allow[0], "/opt/one");
+        cr_assert_str_eq(c.allow[1], "/opt/two");
+        cr_assert(c.sandbox == CONFIG_SANDBOX_OFF);
+        cr_assert_str_eq(c.cache_dir, "/c");
+        cr_assert_str_eq(c.scratch_dir, "/s");
+        cr_assert_str_eq(c.worker, "/w");
+        /* What the command line does not name stays from the file. */
+        cr_assert(c.max_sessions == 7);
+        cr_assert_str_eq(c.tcp_endpoint, "tcp://127.0.0.1:5555");
+        free(a.allow);
+        config_fini(&c);
+}
+
+Test(fmud_config, bad_options_are_refused)
+{
+        char *argv1[] = { "fmud", "--sandbox", "loose", NULL };
+        char *argv2[] = { "fmud", "--no-such-option", NULL };
+        char *argv3[] = { "fmud", "--ready-fd", "x", NULL };
+        char *argv4[] = { "fmud", "--endpoint", "tcp://1.2.3.4:5", NULL };
+        struct fmud_config c;
+        struct fmud_args a;
+        char err[512];
+
+        cr_assert(config_parse_args(2, argv2, &a, err, sizeof(err)) == -EINVAL);
+        cr_assert(config_parse_args(3, argv3, &a, err, sizeof(err)) == -EINVAL);
+        config_init(&c);
+        cr_assert(config_parse_args(3, argv1, &a, err, sizeof(err)) == 0);
+        cr_assert(config_apply_args(&c, &a, err, sizeof(err)) == -EINVAL);
+        free(a.allow);
+        cr_assert(config_parse_args(3, argv4, &a, err, sizeof(err)) == 0);
+        cr_assert(config_apply_args(&c, &a, err, sizeof(err)) == -EINVAL);
+        free(a.allow);
+        config_fini(&c);
+}
+
+Test(fmud_config, tcp_without_keys_is_refused, .init = setup, .fini = teardown)
+{
+        struct fmud_config c;
+        char err[512] = "";
+
+        config_init(&c);
+        cr_assert(load_text(&c, "[control]\ntcp_endpoint = tcp://127.0.0.1:1\n"
+                                "server_secret_key = /k\n[paths]\nworker = /bin/true\n",
+                            err, sizeof(err)) == 0, "%s", err);
+        cr_assert(config_finish(&c, err, sizeof(err)) == -EINVAL);
+        cr_assert(strstr(err, "authorized_keys"), "%s", err);
+        config_fini(&c);
+}
+
+Test(fmud_config, the_daemon_refuses_an_unknown_key_naming_file_and_line, .init = setup,
+     .fini = teardown)
+{
+        char path[512];
+        char *argv[] = { FMUD_BINARY, "--config", path, NULL };
+        struct run_result r;
+
+        cr_assert(tmpdir_write(dir, "bad.conf", "[limits]\n\nbogus = 1\n", 20) == 0);
+        snprintf(path, sizeof(path), "%s/bad.conf", dir);
+        cr_assert(run_capture(argv, &r) == 0);
+        cr_assert(r.exit_code == 1, "exit %d", r.exit_code);
+        cr_assert(strstr(r.err, "bad.conf:3:") && strstr(r.err, "bogus"), "stderr: %s", r.err);
+        run_result_fini(&r);
+}
+
+Test(fmud_config, the_daemon_refuses_a_missing_given_file, .init = setup, .fini = teardown)
+{
+        char path[512];
+        char *argv[] = { FMUD_BINARY, "--config", path, NULL };
+        struct run_result r;
+
+        snprintf(path, sizeof(path), "%s/absent.conf", dir);
+        cr_assert(run_capture(argv, &r) == 0);
+        cr_assert(r.exit_code == 1, "exit %d", r.exit_code);
+        cr_assert(strstr(r.err, "absent.conf"), "stderr: %s", r.err);
+        run_result_fini(&r);
+}
+
+Test(fmud_config, version_and_help)
+{
+        char *argv[] = { FMUD_BINARY, "--version", NULL };
+        char *argv2[] = { FMUD_BINARY, "--help", NULL };
+        struct run_result r;
+
+        cr_assert(run_capture(argv, &r) == 0);
+        cr_assert(r.exit_code == 0 && !strncmp(r.out, "fmud ", 5), "%s", r.out);
+        run_result_fini(&r);
+        cr_assert(run_capture(argv2, &r) == 0);
+        cr_assert(r.exit_code == 0 && strstr(r.out, "--ready-fd"));
+        run_result_fini(&r);
+}
