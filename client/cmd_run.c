@@ -1,7 +1,9 @@
 /*
  * fmuctl run SCENARIO [options]: load a scenario (.ssp, .ssd, folder or
  * .fmu), run it to its stop time in worker processes, write the results as
- * CSV and print a one-screen summary. Runs without a daemon (daemon/run.h).
+ * CSV and print a one-screen summary. Through the daemon (cmd_run_daemon.c;
+ * a private one when none answers), or in this process with --local
+ * (daemon/run.h), which this file does.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,22 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd_run.h"
 #include "commands.h"
 #include "daemon/run.h"
 #include "paths.h"
 
-#define MAX_ASSIGN 256
-
-struct run_args {
-        struct scenario_overrides ov;
-        struct scenario_assign starts[MAX_ASSIGN];
-        struct scenario_assign multirate[MAX_ASSIGN];
-        const char *record[MAX_ASSIGN];
-        const char *out;
-        char *out_default;
-        const char *scenario;
-        bool quiet;
-};
+enum { O_QUIET = 1400, O_LOCAL, O_PRIVATE };
 
 static void usage(FILE *f)
 {
@@ -35,125 +27,62 @@ static void usage(FILE *f)
                    "\n"
                    "Runs a scenario (.ssp, .ssd, a folder with SystemStructure.ssd, or one\n"
                    ".fmu) to its stop time, each FMU instance in its own worker process,\n"
-                   "writes the results as CSV and prints a summary.\n"
+                   "writes the results as CSV and prints a summary. The run goes through\n"
+                   "the daemon at the endpoint; when none answers, fmuctl starts a private\n"
+                   "one for this run and stops it afterwards.\n"
                    "\n"
                    "  --out FILE.csv        results file (default: SCENARIO_out.csv here)\n"
-                   "  --start-time T        override the start time\n"
-                   "  --stop-time T         override the stop time\n"
-                   "  --step H              override the base communication step\n"
-                   "  --start NAME=VALUE    a start value or parameter (instance.variable in\n"
-                   "                        a system, the bare name for one FMU); repeatable\n"
-                   "  --multirate INST=M    step INST every M-th point; repeatable\n"
-                   "  --record NAME         record this variable (instead of the scenario's\n"
-                   "                        choice); repeatable\n"
-                   "  --decimation K        record every K-th point\n"
-                   "  --budget S            wall-clock seconds allowed per coupled step\n"
-                   "  --warp W              run at W times real time (0: as fast as possible)\n"
-                   "  --gauss-seidel        Gauss-Seidel order instead of Jacobi\n"
+                   CLI_LOAD_HELP
                    "  --quiet               no progress and no summary\n"
+                   "  --local               run in this process, without a daemon\n"
+                   "  --private             always start a private daemon\n"
+                   CLI_CONN_HELP
                    "\n"
-                   "Environment: FMUD_CACHE_DIR (where FMUs are unpacked), FMUD_WORKER.\n");
+                   "Environment: FMUD_CACHE_DIR (where FMUs are unpacked), FMUD_WORKER,\n"
+                   "FMUD_DAEMON (the fmud to start privately).\n");
 }
 
-static int number(const char *opt, const char *s, double *ret)
+/* Parse options into a; returns 0, -1 after --help, or an exit code. */
+static int parse(int argc, char **argv, struct run_cmd *a)
 {
-        char *end;
-        double d;
-
-        errno = 0;
-        d = strtod(s, &end);
-        if (errno || end == s || *end || !isfinite(d)) {
-                fprintf(stderr, "fmuctl run: %s needs a finite number, not '%s'\n", opt, s);
-                return -EINVAL;
-        }
-        *ret = d;
-        return 0;
-}
-
-static int assign(const char *opt, char *arg, struct scenario_assign *v, size_t *n)
-{
-        if (*n == MAX_ASSIGN) {
-                fprintf(stderr, "fmuctl run: at most %d %s options\n", MAX_ASSIGN, opt);
-                return -E2BIG;
-        }
-        if (scenario_assign_split(arg, &v[*n]) < 0) {
-                fprintf(stderr, "fmuctl run: %s needs NAME=VALUE, not '%s'\n", opt, arg);
-                return -EINVAL;
-        }
-        (*n)++;
-        return 0;
-}
-
-/* Parse options into a; returns 0, or an exit code. */
-static int parse(int argc, char **argv, struct run_args *a)
-{
-        enum { O_OUT = 256, O_T0, O_T1, O_STEP, O_START, O_MULTI, O_REC, O_DEC, O_BUDGET, O_WARP, O_GS };
         static const struct option opts[] = {
-                { "out", required_argument, NULL, O_OUT },
-                { "start-time", required_argument, NULL, O_T0 },
-                { "stop-time", required_argument, NULL, O_T1 },
-                { "step", required_argument, NULL, O_STEP },
-                { "start", required_argument, NULL, O_START },
-                { "multirate", required_argument, NULL, O_MULTI },
-                { "record", required_argument, NULL, O_REC },
-                { "decimation", required_argument, NULL, O_DEC },
-                { "budget", required_argument, NULL, O_BUDGET },
-                { "warp", required_argument, NULL, O_WARP },
-                { "gauss-seidel", no_argument, NULL, O_GS },
-                { "quiet", no_argument, NULL, 'q' },
-                { "help", no_argument, NULL, 'h' },
+                CLI_CONN_OPTIONS, CLI_LOAD_OPTIONS,
+                { "quiet", no_argument, NULL, O_QUIET },
+                { "local", no_argument, NULL, O_LOCAL },
+                { "private", no_argument, NULL, O_PRIVATE },
                 { 0 },
         };
-        struct scenario_overrides *ov = &a->ov;
-        double d;
         int c, r = 0;
 
         optind = 1;
-        while (r == 0 && (c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+        while (r == 0 && (c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
+                if (cli_option(&a->cli, c, optarg))
+                        continue;
                 switch (c) {
-                case O_OUT: a->out = optarg; break;
-                case O_T0: r = number("--start-time", optarg, &ov->start); ov->has_start = true; break;
-                case O_T1: r = number("--stop-time", optarg, &ov->stop); ov->has_stop = true; break;
-                case O_STEP: r = number("--step", optarg, &ov->step); ov->has_step = true; break;
-                case O_BUDGET: r = number("--budget", optarg, &ov->budget); ov->has_budget = true; break;
-                case O_WARP: r = number("--warp", optarg, &ov->warp); ov->has_warp = true; break;
-                case O_DEC:
-                        r = number("--decimation", optarg, &d);
-                        if (r == 0 && (d < 1 || d != floor(d) || d > 1e9)) {
-                                fprintf(stderr, "fmuctl run: --decimation needs a whole number >= 1\n");
-                                r = -EINVAL;
-                        }
-                        ov->decimation = (uint64_t)d;
-                        ov->has_decimation = true;
-                        break;
-                case O_START: r = assign("--start", optarg, a->starts, &ov->n_starts); break;
-                case O_MULTI: r = assign("--multirate", optarg, a->multirate, &ov->n_multirate); break;
-                case O_REC:
-                        if (ov->n_record == MAX_ASSIGN)
-                                r = -E2BIG;
-                        else
-                                a->record[ov->n_record++] = optarg;
-                        break;
-                case O_GS:
-                        ov->has_algorithm = true;
-                        ov->algorithm = SCENARIO_GAUSS_SEIDEL;
-                        break;
-                case 'q': a->quiet = true; break;
-                case 'h': usage(stdout); return -1;
-                default: usage(stderr); return FMUCTL_EXIT_USAGE;
+                case 'q':
+                case O_QUIET: a->quiet = true; break;
+                case O_LOCAL: a->local = true; break;
+                case O_PRIVATE: a->private_only = true; break;
+                default:
+                        r = cli_load_option(&a->cli, &a->load, c, optarg);
+                        if (r == 0)
+                                r = cli_usage_error(&a->cli, "unknown option");
+                        else if (r == 1)
+                                r = 0;
                 }
         }
-        if (r < 0)
-                return FMUCTL_EXIT_USAGE;
+        if (r)
+                return r;
+        if (a->cli.help) {
+                usage(stdout);
+                return -1;
+        }
         if (optind != argc - 1) {
                 fprintf(stderr, "fmuctl run: expected exactly one scenario\n");
                 usage(stderr);
                 return FMUCTL_EXIT_USAGE;
         }
         a->scenario = argv[optind];
-        ov->starts = a->starts;
-        ov->multirate = a->multirate;
-        ov->record = a->record;
         return 0;
 }
 
@@ -174,19 +103,27 @@ static char *default_out(const char *scenario)
         return out;
 }
 
-static void progress(void *ctx, double t, double start, double stop, double rtf)
+void run_progress_bar(double t, double start, double stop, double rtf, double left_s)
 {
         const int width = 40;
         double frac = stop > start ? (t - start) / (stop - start) : 1;
         int fill = (int)(frac * width + 0.5);
 
-        (void)ctx;
         fill = fill < 0 ? 0 : fill > width ? width : fill;
         fprintf(stderr, "\r[%.*s%*s] t = %-10.6g rtf %.3gx ", fill,
                 "########################################", width - fill, "", t, rtf);
+        if (left_s >= 0 && frac < 1)
+                fprintf(stderr, "%.0f s left ", ceil(left_s));
+        fputs("\033[K", stderr);
         if (frac >= 1)
                 fputc('\n', stderr);
         fflush(stderr);
+}
+
+static void progress(void *ctx, double t, double start, double stop, double rtf)
+{
+        (void)ctx;
+        run_progress_bar(t, start, stop, rtf, rtf > 0 ? (stop - t) / rtf : -1);
 }
 
 static void log_message(void *ctx, size_t comp, const char *name, int status, const char *category,
@@ -236,32 +173,63 @@ static void print_diags(const struct diag_list *d)
         }
 }
 
-int cmd_run(int argc, char **argv)
+/* --local: the overrides as daemon/run.h takes them (names cut at '=' in argv). */
+static void overrides(struct run_cmd *a, struct scenario_overrides *ov, struct scenario_assign *starts,
+                     struct scenario_assign *multirate, const char **record)
 {
-        struct run_args a = { 0 };
+        const struct proto_load *l = &a->load.l;
+
+        *ov = (struct scenario_overrides){
+                .has_start = l->has_start, .has_stop = l->has_stop, .has_step = l->has_step,
+                .has_budget = l->has_budget, .has_warp = l->has_warp,
+                .has_decimation = l->has_decimation, .start = l->start, .stop = l->stop,
+                .step = l->step, .budget = l->budget, .warp = l->warp,
+                .decimation = l->decimation,
+                .n_starts = l->n_starts, .starts = starts,
+                .n_multirate = l->n_multirate, .multirate = multirate,
+                .n_record = l->n_record, .record = record,
+        };
+        if (l->algorithm.len) {
+                ov->has_algorithm = true;
+                ov->algorithm = SCENARIO_GAUSS_SEIDEL;
+        }
+        for (uint32_t i = 0; i < l->n_starts; i++) {
+                ((char *)l->starts[i].name.ptr)[l->starts[i].name.len] = '\0';
+                starts[i] = (struct scenario_assign){ l->starts[i].name.ptr, l->starts[i].value.ptr };
+        }
+        for (uint32_t i = 0; i < l->n_multirate; i++) {
+                ((char *)l->multirate[i].name.ptr)[l->multirate[i].name.len] = '\0';
+                multirate[i] = (struct scenario_assign){ l->multirate[i].name.ptr,
+                                                         l->multirate[i].value.ptr };
+        }
+        for (uint32_t i = 0; i < l->n_record; i++)
+                record[i] = l->record[i].ptr;
+}
+
+static int run_local(struct run_cmd *a)
+{
+        static struct scenario_assign starts[CLI_MAX_ASSIGN], multirate[CLI_MAX_ASSIGN];
+        static const char *record[CLI_MAX_ASSIGN];
+        struct scenario_overrides ov;
         struct run_opts o = { 0 };
         struct run_report rep;
         struct diag_list diags;
         char *worker = NULL, *cache = NULL;
         int code, r;
 
-        code = parse(argc, argv, &a);
-        if (code)
-                return code < 0 ? FMUCTL_EXIT_OK : code;
+        overrides(a, &ov, starts, multirate, record);
         worker = paths_worker();
         cache = paths_cache();
-        if (!a.out)
-                a.out = a.out_default = default_out(a.scenario);
-        if (!worker || !cache || !a.out) {
+        if (!worker || !cache) {
                 fprintf(stderr, "fmuctl run: %s\n", !worker ? "cannot find fmud-worker (set FMUD_WORKER)" :
                         "out of memory");
                 code = FMUCTL_EXIT_SYSTEM;
                 goto out;
         }
         o = (struct run_opts){
-                .scenario = a.scenario, .out = a.out, .cache_dir = cache, .worker_path = worker,
-                .overrides = &a.ov, .log = log_message,
-                .progress = !a.quiet && isatty(STDERR_FILENO) ? progress : NULL,
+                .scenario = a->scenario, .out = a->load.out, .cache_dir = cache,
+                .worker_path = worker, .overrides = &ov, .log = log_message,
+                .progress = !a->quiet && isatty(STDERR_FILENO) ? progress : NULL,
         };
         diag_list_init(&diags, 0);
         r = run_scenario(&o, &diags, &rep);
@@ -273,13 +241,32 @@ int cmd_run(int argc, char **argv)
         } else {
                 code = FMUCTL_EXIT_OK;
         }
-        if (!a.quiet && rep.phase >= RUN_PHASE_RUN)
-                summary(&rep, a.scenario, a.out);
+        if (!a->quiet && rep.phase >= RUN_PHASE_RUN)
+                summary(&rep, a->scenario, a->load.out);
         run_report_fini(&rep);
         diag_list_fini(&diags);
 out:
         free(worker);
         free(cache);
+        return code;
+}
+
+int cmd_run(int argc, char **argv)
+{
+        struct run_cmd a = { .cli = { .cmd = "run" } };
+        int code;
+
+        code = parse(argc, argv, &a);
+        if (code)
+                return code < 0 ? FMUCTL_EXIT_OK : code;
+        if (!a.load.out)
+                a.load.out = a.out_default = default_out(a.scenario);
+        if (!a.load.out) {
+                fprintf(stderr, "fmuctl run: out of memory\n");
+                return FMUCTL_EXIT_SYSTEM;
+        }
+        code = a.local ? run_local(&a) : run_daemon(&a);
+        cli_load_fini(&a.load);
         free(a.out_default);
         return code;
 }

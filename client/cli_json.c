@@ -1,0 +1,179 @@
+/*
+ * cli_json: the daemon's results as JSON (json-c) and as one-line text
+ * (cli.h). Keys are camelCase, as in `fmuctl inspect --json`.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_json_print(struct json_object *obj)
+{
+        puts(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
+                                                 JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(obj);
+}
+
+struct json_object *cli_json_str(struct proto_str s)
+{
+        return json_object_new_string_len(s.ptr ? s.ptr : "", (int)s.len);
+}
+
+/*
+ * Numbers in the shortest form that reads back exactly (0.2, not
+ * 0.20000000000000001). JSON has no inf or nan: they become strings.
+ */
+struct json_object *cli_json_double(double d)
+{
+        struct pv v = { .type = PV_FLOAT, .f = d };
+        char buf[64];
+
+        if (isnan(d))
+                return json_object_new_string("nan");
+        if (isinf(d))
+                return json_object_new_string(d < 0 ? "-inf" : "inf");
+        fmud_value_format(&v, buf, sizeof(buf));
+        return json_object_new_double_s(d, buf);
+}
+
+struct json_object *cli_json_value(const struct pv *v)
+{
+        struct json_object *o;
+
+        switch (v->type) {
+        case PV_BOOL: return json_object_new_boolean(v->b);
+        case PV_INT: return json_object_new_int64(v->i);
+        case PV_UINT: return json_object_new_uint64(v->u);
+        case PV_FLOAT: return cli_json_double(v->f);
+        case PV_STR: return json_object_new_string_len(v->s.ptr, (int)v->s.len);
+        case PV_ARRAY:
+                o = json_object_new_array_ext((int)v->a.n);
+                for (uint32_t i = 0; i < v->a.n; i++)
+                        json_object_array_add(o, cli_json_value(&v->a.items[i]));
+                return o;
+        case PV_MAP:
+                o = json_object_new_object();
+                for (uint32_t i = 0; i < v->m.n; i++) {
+                        const struct pv *k = v->m.kv[i].key;
+                        char key[256];
+
+                        if (k->type != PV_STR)
+                                continue;
+                        fmud_str((struct proto_str){ k->s.ptr, k->s.len }, key, sizeof(key));
+                        json_object_object_add(o, key, cli_json_value(v->m.kv[i].val));
+                }
+                return o;
+        case PV_NIL:
+        case PV_BIN:
+        default:
+                return NULL;
+        }
+}
+
+static const char *state_name(enum proto_state s)
+{
+        const char *n = proto_state_name(s);
+
+        return n ? n : "unknown";
+}
+
+struct json_object *cli_json_progress(const struct proto_progress *p)
+{
+        struct json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "state", json_object_new_string(state_name(p->state)));
+        json_object_object_add(o, "time", cli_json_double(p->time));
+        json_object_object_add(o, "points", json_object_new_uint64(p->points));
+        json_object_object_add(o, "message", cli_json_str(p->message));
+        return o;
+}
+
+static const char *layer_state(enum proto_layer_state s)
+{
+        const char *n = proto_layer_state_name(s);
+
+        return n ? n : "unknown";
+}
+
+static struct json_object *inst_json(const struct proto_inst_status *in)
+{
+        struct json_object *o = json_object_new_object(), *layers;
+
+        json_object_object_add(o, "name", cli_json_str(in->name));
+        json_object_object_add(o, "fmu", cli_json_str(in->fmu));
+        json_object_object_add(o, "pid", json_object_new_int64(in->pid));
+        json_object_object_add(o, "multirate", json_object_new_uint64(in->multirate));
+        json_object_object_add(o, "steps", json_object_new_uint64(in->steps));
+        json_object_object_add(o, "stepUsMean", cli_json_double(in->step_us_mean));
+        json_object_object_add(o, "stepUsMax", cli_json_double(in->step_us_max));
+        json_object_object_add(o, "serviceUsMean", cli_json_double(in->service_us_mean));
+        json_object_object_add(o, "fault", cli_json_str(in->fault));
+        layers = json_object_new_array_ext((int)in->n_layers);
+        for (uint32_t i = 0; i < in->n_layers; i++) {
+                const struct proto_layer *l = &in->layers[i];
+                struct json_object *lo = json_object_new_object();
+
+                json_object_object_add(lo, "name", cli_json_str(l->name));
+                json_object_object_add(lo, "state", json_object_new_string(layer_state(l->state)));
+                json_object_object_add(lo, "detail", cli_json_str(l->detail));
+                json_object_array_add(layers, lo);
+        }
+        json_object_object_add(o, "sandbox", layers);
+        return o;
+}
+
+struct json_object *cli_json_session_status(const struct proto_session_status *s)
+{
+        struct json_object *o = json_object_new_object(), *insts;
+
+        json_object_object_add(o, "session", json_object_new_uint64(s->session));
+        json_object_object_add(o, "generation", json_object_new_uint64(s->generation));
+        json_object_object_add(o, "name", cli_json_str(s->name));
+        json_object_object_add(o, "state", json_object_new_string(state_name(s->state)));
+        json_object_object_add(o, "time", cli_json_double(s->time));
+        json_object_object_add(o, "start", cli_json_double(s->start));
+        json_object_object_add(o, "stop", cli_json_double(s->stop));
+        json_object_object_add(o, "step", cli_json_double(s->step));
+        json_object_object_add(o, "points", json_object_new_uint64(s->points));
+        json_object_object_add(o, "realTimeFactor", cli_json_double(s->real_time_factor));
+        json_object_object_add(o, "warp", cli_json_double(s->warp));
+        json_object_object_add(o, "message", cli_json_str(s->message));
+        json_object_object_add(o, "sandbox", cli_json_str(s->sandbox));
+        insts = json_object_new_array_ext((int)s->n_insts);
+        for (uint32_t i = 0; i < s->n_insts; i++)
+                json_object_array_add(insts, inst_json(&s->insts[i]));
+        json_object_object_add(o, "instances", insts);
+        return o;
+}
+
+struct json_object *cli_json_daemon_status(const struct proto_daemon_status *s)
+{
+        struct json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "version", json_object_new_uint64(s->version));
+        json_object_object_add(o, "server", cli_json_str(s->server));
+        json_object_object_add(o, "uptime", cli_json_double(s->uptime_s));
+        json_object_object_add(o, "sessions", json_object_new_uint64(s->sessions));
+        json_object_object_add(o, "workers", json_object_new_uint64(s->workers));
+        json_object_object_add(o, "sandbox", cli_json_str(s->sandbox));
+        return o;
+}
+
+void cli_put_clean(FILE *f, const char *s, size_t len)
+{
+        for (size_t i = 0; i < len; i++)
+                fputc(s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?', f);
+}
+
+void cli_print_progress(uint64_t session, const struct proto_progress *p)
+{
+        printf("session %llu: %s, t = %.9g, %llu points", (unsigned long long)session,
+               state_name(p->state), p->time, (unsigned long long)p->points);
+        if (p->message.len) {
+                fputs(" (", stdout);
+                cli_put_clean(stdout, p->message.ptr, p->message.len);
+                fputc(')', stdout);
+        }
+        putchar('\n');
+}

@@ -1,0 +1,135 @@
+/*
+ * cli_load: the options that shape a load (fmuctl load and fmuctl run),
+ * parsed into a struct proto_load (cli.h). Paths are made absolute here:
+ * the daemon has another working directory.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+
+static int assign(const struct cli *a, const char *opt, char *arg, struct proto_assign *v,
+                  uint32_t *n)
+{
+        char *eq = strchr(arg, '=');
+
+        if (*n == CLI_MAX_ASSIGN)
+                return cli_usage_error(a, "at most %d %s options", CLI_MAX_ASSIGN, opt);
+        if (!eq || eq == arg)
+                return cli_usage_error(a, "%s needs NAME=VALUE, not '%s'", opt, arg);
+        v[*n] = (struct proto_assign){
+                .name = { arg, (uint32_t)(eq - arg) },
+                .value = { eq + 1, (uint32_t)strlen(eq + 1) },
+        };
+        (*n)++;
+        return 1;
+}
+
+static int num(const struct cli *a, const char *opt, const char *arg, double *v, bool *has)
+{
+        int r = cli_number(a, opt, arg, v);
+
+        if (r)
+                return r;
+        *has = true;
+        return 1;
+}
+
+int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
+{
+        struct proto_load *p = &l->l;
+        uint64_t k;
+
+        switch (opt) {
+        case CLI_O_OUT: l->out = arg; return 1;
+        case CLI_O_T0: return num(a, "--start-time", arg, &p->start, &p->has_start);
+        case CLI_O_T1: return num(a, "--stop-time", arg, &p->stop, &p->has_stop);
+        case CLI_O_STEP: return num(a, "--step", arg, &p->step, &p->has_step);
+        case CLI_O_BUDGET: return num(a, "--budget", arg, &p->budget, &p->has_budget);
+        case CLI_O_WARP: return num(a, "--warp", arg, &p->warp, &p->has_warp);
+        case CLI_O_DEC:
+                if (cli_count(a, "--decimation", arg, &k) || k < 1 || k > 1000000000)
+                        return cli_usage_error(a, "--decimation needs a whole number >= 1");
+                p->decimation = k;
+                p->has_decimation = true;
+                return 1;
+        case CLI_O_START: return assign(a, "--start", arg, l->starts, &p->n_starts);
+        case CLI_O_MULTI: return assign(a, "--multirate", arg, l->multirate, &p->n_multirate);
+        case CLI_O_REC:
+                if (p->n_record == CLI_MAX_ASSIGN)
+                        return cli_usage_error(a, "at most %d --record options", CLI_MAX_ASSIGN);
+                l->record[p->n_record++] = (struct proto_str){ arg, (uint32_t)strlen(arg) };
+                return 1;
+        case CLI_O_GS:
+                p->algorithm = (struct proto_str){ "gauss-seidel", 12 };
+                return 1;
+        default:
+                return 0;
+        }
+}
+
+char *cli_abspath(const char *path)
+{
+        char *copy, *dir, *base, *rdir, *out = NULL;
+
+        if (!path || !*path)
+                return NULL;
+        out = realpath(path, NULL);
+        if (out)
+                return out;
+        /* Not there yet (an output file): resolve its directory. */
+        copy = strdup(path);
+        if (!copy)
+                return NULL;
+        dir = strdup(dirname(copy));
+        free(copy);
+        copy = strdup(path);
+        if (!dir || !copy)
+                goto out;
+        base = basename(copy);
+        rdir = realpath(dir, NULL);
+        if (rdir && asprintf(&out, "%s/%s", strcmp(rdir, "/") ? rdir : "", base) < 0)
+                out = NULL;
+        free(rdir);
+out:
+        free(dir);
+        free(copy);
+        return out;
+}
+
+int cli_load_paths(const struct cli *a, struct cli_load *l, const char *path)
+{
+        l->path_abs = realpath(path, NULL);
+        if (!l->path_abs) {
+                /* A file we cannot reach failed us, as in fmuctl run --local. */
+                fprintf(stderr, "fmuctl %s: cannot read '%s': %s\n", a->cmd, path, strerror(errno));
+                return FMUCTL_EXIT_SYSTEM;
+        }
+        l->l.path = (struct proto_str){ l->path_abs, (uint32_t)strlen(l->path_abs) };
+        if (l->out) {
+                l->out_abs = cli_abspath(l->out);
+                if (!l->out_abs) {
+                        fprintf(stderr, "fmuctl %s: cannot write '%s': %s\n", a->cmd, l->out,
+                                strerror(errno ? errno : ENOENT));
+                        return FMUCTL_EXIT_INVALID;
+                }
+                l->l.out = (struct proto_str){ l->out_abs, (uint32_t)strlen(l->out_abs) };
+        }
+        l->l.starts = l->starts;
+        l->l.multirate = l->multirate;
+        l->l.record = l->record;
+        return 0;
+}
+
+void cli_load_fini(struct cli_load *l)
+{
+        free(l->path_abs);
+        free(l->out_abs);
+        l->path_abs = l->out_abs = NULL;
+}

@@ -1,0 +1,101 @@
+/*
+ * fmuctl start|pause|resume|stop|unload SESSION: the session verbs that
+ * take nothing but the session, and print its state afterwards.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+typedef int verb_fn(struct fmud *c, const struct proto_target *t, struct proto_progress *ret);
+
+static int do_unload(struct fmud *c, const struct proto_target *t, struct proto_progress *ret)
+{
+        (void)ret;
+        return fmud_unload(c, t);
+}
+
+static const struct verb {
+        const char *name;
+        verb_fn *fn;
+        const char *help;
+} verbs[] = {
+        { "start", fmud_start, "Start a loaded session: it runs to its stop time at its warp." },
+        { "pause", fmud_pause, "Pause a running session at its next communication point." },
+        { "resume", fmud_resume, "Resume a paused session from the point where it paused." },
+        { "stop", fmud_stop, "Stop a session for good (its results are flushed)." },
+        { "unload", do_unload, "Unload a session: stop it, end its workers, forget it." },
+};
+
+static int verb(int argc, char **argv, const struct verb *v)
+{
+        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
+        struct cli a = { .cmd = v->name };
+        struct proto_progress p = { 0 };
+        struct proto_target t;
+        int c, code;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+                if (!cli_option(&a, c, optarg))
+                        return cli_usage_error(&a, "unknown option");
+        if (a.help) {
+                printf("usage: fmuctl %s SESSION [options]\n\n%s\nSESSION is N, or N@GENERATION "
+                       "to refuse a session replaced since.\n\n" CLI_CONN_HELP, v->name, v->help);
+                return FMUCTL_EXIT_OK;
+        }
+        if (optind != argc - 1)
+                return cli_usage_error(&a, "expected one SESSION");
+        code = cli_target(&a, argv[optind], &t);
+        if (code)
+                return code;
+        code = cli_open(&a);
+        if (code)
+                return code;
+        c = v->fn(a.c, &t, &p);
+        if (c < 0) {
+                code = cli_fail(&a, c, "%s session %s", v->name, argv[optind]);
+        } else if (v->fn == do_unload) {
+                if (a.json) {
+                        struct json_object *o = json_object_new_object();
+
+                        json_object_object_add(o, "session", json_object_new_uint64(t.session));
+                        cli_json_print(o);
+                }
+        } else {
+                if (a.json)
+                        cli_json_print(cli_json_progress(&p));
+                else
+                        cli_print_progress(t.session, &p);
+                code = p.state == PROTO_STATE_FAULTED ? FMUCTL_EXIT_FAULT : FMUCTL_EXIT_OK;
+        }
+        cli_close(&a);
+        return code;
+}
+
+int cmd_start(int argc, char **argv)
+{
+        return verb(argc, argv, &verbs[0]);
+}
+
+int cmd_pause(int argc, char **argv)
+{
+        return verb(argc, argv, &verbs[1]);
+}
+
+int cmd_resume(int argc, char **argv)
+{
+        return verb(argc, argv, &verbs[2]);
+}
+
+int cmd_stop(int argc, char **argv)
+{
+        return verb(argc, argv, &verbs[3]);
+}
+
+int cmd_unload(int argc, char **argv)
+{
+        return verb(argc, argv, &verbs[4]);
+}

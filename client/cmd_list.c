@@ -1,0 +1,71 @@
+/* fmuctl list: the daemon's sessions, one line each (--json: {"sessions": [...]}). */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "commands.h"
+
+static void print_text(const struct proto_list_result *l)
+{
+        printf("%8s %5s %-10s %14s  %s\n", "SESSION", "GEN", "STATE", "TIME", "NAME");
+        for (uint32_t i = 0; i < l->n; i++) {
+                const struct proto_session_brief *s = &l->sessions[i];
+                const char *st = proto_state_name(s->state);
+
+                printf("%8llu %5llu %-10s %14.9g  ", (unsigned long long)s->session,
+                       (unsigned long long)s->generation, st ? st : "?", s->time);
+                cli_put_clean(stdout, s->name.ptr, s->name.len);
+                putchar('\n');
+        }
+}
+
+static void print_json(const struct proto_list_result *l)
+{
+        struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+
+        for (uint32_t i = 0; i < l->n; i++) {
+                const struct proto_session_brief *s = &l->sessions[i];
+                struct json_object *e = json_object_new_object();
+                const char *st = proto_state_name(s->state);
+
+                json_object_object_add(e, "session", json_object_new_uint64(s->session));
+                json_object_object_add(e, "generation", json_object_new_uint64(s->generation));
+                json_object_object_add(e, "name", cli_json_str(s->name));
+                json_object_object_add(e, "state", json_object_new_string(st ? st : "unknown"));
+                json_object_object_add(e, "time", cli_json_double(s->time));
+                json_object_array_add(arr, e);
+        }
+        json_object_object_add(o, "sessions", arr);
+        cli_json_print(o);
+}
+
+int cmd_list(int argc, char **argv)
+{
+        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
+        struct cli a = { .cmd = "list" };
+        struct proto_list_result l;
+        int c, code;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+                if (!cli_option(&a, c, optarg))
+                        return cli_usage_error(&a, "unknown option");
+        if (a.help) {
+                printf("usage: fmuctl list [options]\n\nLists the daemon's sessions.\n\n" CLI_CONN_HELP);
+                return FMUCTL_EXIT_OK;
+        }
+        if (optind != argc)
+                return cli_usage_error(&a, "no arguments expected");
+        code = cli_open(&a);
+        if (code)
+                return code;
+        c = fmud_list(a.c, &l);
+        if (c < 0)
+                code = cli_fail(&a, c, "list the sessions");
+        else if (a.json)
+                print_json(&l);
+        else
+                print_text(&l);
+        cli_close(&a);
+        return code;
+}

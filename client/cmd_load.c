@@ -1,0 +1,73 @@
+/*
+ * fmuctl load PATH [options]: load a scenario into the daemon and print
+ * the new session's id (--json: {"session": N, "generation": G}). The
+ * session waits, loaded, for fmuctl start (or a remote master's step).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+static void usage(void)
+{
+        printf("usage: fmuctl load PATH [options]\n"
+               "\n"
+               "Loads a scenario (.ssp, .ssd, a folder with SystemStructure.ssd, or one\n"
+               ".fmu) into the daemon: workers started, FMUs instantiated and\n"
+               "initialized. Prints the new session's id. Relative paths are made\n"
+               "absolute; the daemon only accepts paths below its allowed directories.\n"
+               "\n"
+               "  --out FILE.csv        results file (default: none)\n"
+               CLI_LOAD_HELP CLI_CONN_HELP);
+}
+
+int cmd_load(int argc, char **argv)
+{
+        static const struct option opts[] = { CLI_CONN_OPTIONS, CLI_LOAD_OPTIONS, { 0 } };
+        struct cli a = { .cmd = "load" };
+        struct cli_load l = { 0 };
+        uint64_t session, gen;
+        int c, r, code = 0;
+
+        optind = 1;
+        while (code == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+                if (cli_option(&a, c, optarg))
+                        continue;
+                r = cli_load_option(&a, &l, c, optarg);
+                if (r == 0)
+                        code = cli_usage_error(&a, "unknown option");
+                else if (r != 1)
+                        code = r;
+        }
+        if (code)
+                return code;
+        if (a.help) {
+                usage();
+                return FMUCTL_EXIT_OK;
+        }
+        if (optind != argc - 1)
+                return cli_usage_error(&a, "expected exactly one PATH");
+        code = cli_load_paths(&a, &l, argv[optind]);
+        if (code == 0)
+                code = cli_open(&a);
+        if (code)
+                goto out;
+        r = fmud_load(a.c, &l.l, &session, &gen);
+        if (r < 0) {
+                code = cli_fail(&a, r, "load '%s'", argv[optind]);
+        } else if (a.json) {
+                struct json_object *o = json_object_new_object();
+
+                json_object_object_add(o, "session", json_object_new_uint64(session));
+                json_object_object_add(o, "generation", json_object_new_uint64(gen));
+                cli_json_print(o);
+        } else {
+                printf("%llu\n", (unsigned long long)session);
+        }
+        cli_close(&a);
+out:
+        cli_load_fini(&l);
+        return code;
+}

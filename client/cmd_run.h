@@ -1,0 +1,48 @@
+/*
+ * cmd_run: what fmuctl run's files share. cmd_run.c parses the command
+ * line and runs in process (--local); cmd_run_daemon.c runs through a
+ * daemon; cmd_run_private.c starts a private daemon when none answers.
+ */
+#ifndef FMUD_CLIENT_CMD_RUN_H
+#define FMUD_CLIENT_CMD_RUN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "cli.h"
+
+struct run_cmd {
+        struct cli cli;
+        struct cli_load load;           /* load.out: --out or the default */
+        const char *scenario;           /* as given */
+        char *out_default;
+        bool quiet, local, private_only;
+};
+
+/* The progress bar on stderr (a terminal): left_s < 0 when unknown. */
+void run_progress_bar(double t, double start, double stop, double rtf, double left_s);
+
+/* Run through a daemon (the endpoint's, or a private one). Returns the exit code. */
+int run_daemon(struct run_cmd *a);
+
+/* A daemon started for one run, listening in its own temporary directory. */
+struct private_daemon {
+        pid_t pid;
+        char *dir;                      /* removed by private_daemon_stop() */
+        char endpoint[256];
+        char log[300];                  /* its stderr */
+};
+
+/*
+ * Start fmud ($FMUD_DAEMON, else next to fmuctl, else ../daemon/fmud) on
+ * ipc sockets in a new temporary directory, allowed to read below each of
+ * allow[], and wait until it says it serves. Returns 0 or an exit code
+ * after printing why.
+ */
+int private_daemon_start(struct private_daemon *d, const char *const *allow, size_t n_allow);
+/* SIGTERM, wait (SIGKILL after a grace period), remove the directory. */
+void private_daemon_stop(struct private_daemon *d);
+/* Print the last lines of its log to stderr (after a failure). */
+void private_daemon_tail(const struct private_daemon *d);
+
+#endif

@@ -1,0 +1,318 @@
+/*
+ * cmd_run_daemon: fmuctl run through a daemon (cmd_run.h): connect (a
+ * short hello; a private daemon when none answers), load with the output
+ * file, start, follow the run (state events, and the status every ~100 ms
+ * for the progress bar), unload, and print the summary fmuctl run --local
+ * prints, as far as the daemon reports it.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd_run.h"
+#include "commands.h"
+
+#define PROBE_TIMEOUT_MS 300
+#define POLL_MS 100
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+        (void)sig;
+        interrupted = 1;
+}
+
+static double now_s(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Connect to the endpoint, or to a private daemon when none answers. */
+static int connect_any(struct run_cmd *a, struct private_daemon *d)
+{
+        char buf[4096], err[4096], *dirs[2] = { NULL, NULL }, *copy;
+        const char *allow[2];
+        struct fmud_opts o = { .connect_timeout_ms = PROBE_TIMEOUT_MS, .client_name = "fmuctl run" };
+        const char *ep = cli_endpoint(&a->cli, buf, sizeof(buf));
+        int code, r;
+
+        /*
+         * On ipc, a missing listener is refused at once (-ECONNREFUSED), so
+         * one that listens is a daemon, perhaps busy: give it time to answer.
+         */
+        if (ep && !strncmp(ep, "ipc://", 6))
+                o.connect_timeout_ms = 5000;
+        if (!a->private_only && ep && !a->cli.server_key_file && !a->cli.key_file &&
+            !getenv("FMUD_SERVER_KEY")) {
+                r = fmud_connect(ep, &o, &a->cli.c, err, sizeof(err));
+                if (r == 0)
+                        return 0;
+                if (r != -ECONNREFUSED && r != -ETIMEDOUT) {
+                        fprintf(stderr, "fmuctl: cannot connect to '%s': %s\n", ep, err);
+                        return r == -EINTR ? FMUCTL_EXIT_INTERRUPTED : FMUCTL_EXIT_SYSTEM;
+                }
+        } else if (!a->private_only) {
+                /* CURVE: a remote daemon was asked for; never fall back to a private one. */
+                return cli_open(&a->cli);
+        }
+        copy = strdup(a->load.l.path.ptr);
+        if (copy)
+                dirs[0] = strdup(dirname(copy));
+        free(copy);
+        copy = a->load.l.out.len ? strdup(a->load.l.out.ptr) : NULL;
+        if (copy)
+                dirs[1] = strdup(dirname(copy));
+        free(copy);
+        if (!dirs[0] || (a->load.l.out.len && !dirs[1])) {
+                fprintf(stderr, "fmuctl run: out of memory\n");
+                code = FMUCTL_EXIT_SYSTEM;
+                goto out;
+        }
+        allow[0] = dirs[0];
+        allow[1] = dirs[1];
+        code = private_daemon_start(d, allow, dirs[1] && strcmp(dirs[0], dirs[1]) ? 2 : 1);
+        if (code)
+                goto out;
+        a->cli.endpoint = d->endpoint;
+        code = cli_open(&a->cli);
+        a->cli.endpoint = NULL;
+out:
+        free(dirs[0]);
+        free(dirs[1]);
+        return code;
+}
+
+struct follow {
+        double wall_start, wall_s;
+        enum proto_state state;
+        double time;
+        bool bar;                       /* a progress bar is on the line */
+        double start, stop, rtf;        /* for the bar's last draw */
+};
+
+/* The session ended: note where, and leave the progress bar at its end. */
+static void finish(struct follow *f, enum proto_state state, double time)
+{
+        f->wall_s = now_s() - f->wall_start;
+        f->state = state;
+        f->time = time;
+        if (!f->bar)
+                return;
+        run_progress_bar(time, f->start, f->stop, f->rtf, 0);
+        if (f->stop > f->start && (time - f->start) / (f->stop - f->start) < 1)
+                fputc('\n', stderr);
+}
+
+static bool ended(enum proto_state s)
+{
+        return s == PROTO_STATE_FINISHED || s == PROTO_STATE_FAULTED || s == PROTO_STATE_STOPPED;
+}
+
+/* Until the session ends; 0, or a libfmud error. */
+static int follow(struct run_cmd *a, const struct proto_target *t, struct follow *f)
+{
+        struct proto_session_status st;
+        bool bar = !a->quiet && isatty(STDERR_FILENO);
+        struct fmud_msg m;
+        double last = 0, rate;
+        int r;
+
+        for (;;) {
+                r = fmud_next(a->cli.c, POLL_MS, &m);
+                if (interrupted)
+                        return -EINTR;
+                if (r < 0 && r != -EAGAIN && r != -EPROTO) {
+                        /* No events (none published, or lost): the status polls suffice. */
+                        struct timespec ts = { 0, POLL_MS * 1000000L };
+
+                        nanosleep(&ts, NULL);
+                        if (interrupted)
+                                return -EINTR;
+                }
+                if (r == 0 && m.kind == FMUD_MSG_EVENT && m.event.session == t->session &&
+                    ended(m.event.state)) {
+                        finish(f, m.event.state, m.event.time);
+                        return 0;
+                }
+                if (now_s() - last < POLL_MS * 1e-3)
+                        continue;
+                last = now_s();
+                r = fmud_status(a->cli.c, t->session, &st);
+                if (r < 0)
+                        return r;
+                if (bar && st.state != PROTO_STATE_LOADED) {
+                        /* Simulated seconds per wall second, seen from here. */
+                        rate = (st.time - st.start) / (last - f->wall_start);
+                        run_progress_bar(st.time, st.start, st.stop, st.real_time_factor,
+                                         rate > 0 ? (st.stop - st.time) / rate : -1);
+                        *f = (struct follow){ .wall_start = f->wall_start, .bar = true,
+                                              .start = st.start, .stop = st.stop,
+                                              .rtf = st.real_time_factor };
+                }
+                if (ended(st.state)) {
+                        finish(f, st.state, st.time);
+                        return 0;
+                }
+        }
+}
+
+/* The summary lines fmuctl run --local prints, from the final status. */
+static void summary(const struct run_cmd *a, const struct proto_session_status *s,
+                    const struct follow *f)
+{
+        const char *st = proto_state_name(s->state);
+
+        printf("scenario      %.*s (%s)\n", (int)s->name.len, s->name.ptr, a->scenario);
+        printf("experiment    t = %g .. %g, h = %g\n", s->start, s->stop, s->step);
+        printf("instances     %u\n", s->n_insts);
+        printf("  %-20s %-20s %5s %10s %12s %12s\n", "name", "model", "rate", "steps",
+               "step us mean", "step us max");
+        for (uint32_t i = 0; i < s->n_insts; i++) {
+                const struct proto_inst_status *in = &s->insts[i];
+
+                printf("  %-20.*s %-20.*s %5u %10llu %12.2f %12.2f\n", (int)in->name.len,
+                       in->name.ptr, (int)in->fmu.len, in->fmu.ptr, in->multirate,
+                       (unsigned long long)in->steps, in->step_us_mean, in->step_us_max);
+        }
+        printf("points        %llu, reached t = %g (%s)\n", (unsigned long long)s->points,
+               s->time, st ? st : "unknown");
+        printf("wall time     %.3f s, real-time factor %.4gx\n", f->wall_s,
+               f->wall_s > 0 ? (s->time - s->start) / f->wall_s : 0.0);
+}
+
+/* "results FILE: N rows, M columns", counted from the file the daemon wrote. */
+static void results_line(const char *out)
+{
+        FILE *fp = fopen(out, "re");
+        unsigned long long rows = 0;
+        size_t cols = 0;        /* the time column is not counted, as --local does */
+        bool header = true;
+        int ch;
+
+        if (!fp) {
+                printf("results       %s: not written (%s)\n", out, strerror(errno));
+                return;
+        }
+        while ((ch = getc(fp)) != EOF) {
+                if (ch == '\n') {
+                        if (!header)
+                                rows++;
+                        header = false;
+                } else if (header && ch == ',') {
+                        cols++;
+                }
+        }
+        fclose(fp);
+        printf("results       %s: %llu rows, %zu columns\n", out, rows, cols);
+}
+
+static void clean_names(struct proto_session_status *s)
+{
+        /* The daemon's text goes to a terminal: no control characters. */
+        for (uint32_t i = 0; i < s->n_insts; i++) {
+                struct proto_inst_status *in = (struct proto_inst_status *)&s->insts[i];
+
+                for (uint32_t k = 0; k < in->name.len; k++)
+                        if (in->name.ptr[k] < 0x20 || in->name.ptr[k] >= 0x7f)
+                                in->name.len = k;
+                for (uint32_t k = 0; k < in->fmu.len; k++)
+                        if (in->fmu.ptr[k] < 0x20 || in->fmu.ptr[k] >= 0x7f)
+                                in->fmu.len = k;
+        }
+        for (uint32_t k = 0; k < s->name.len; k++)
+                if (s->name.ptr[k] < 0x20 || s->name.ptr[k] >= 0x7f)
+                        s->name.len = k;
+}
+
+/* Load, start, follow, report; returns the exit code. The session is unloaded. */
+static int run_session(struct run_cmd *a)
+{
+        struct proto_session_status st;
+        struct proto_progress p;
+        struct proto_target t = { 0 };
+        struct follow f = { 0 };
+        int r, code = FMUCTL_EXIT_OK;
+
+        r = fmud_load(a->cli.c, &a->load.l, &t.session, &t.generation);
+        if (r < 0) {
+                code = cli_fail(&a->cli, r, "load '%s'", a->scenario);
+                if (r == FMUD_E_REFUSED && fmud_errcode(a->cli.c) == PROTO_E_DENIED)
+                        fprintf(stderr, "  (the daemon does not allow that directory; --private or "
+                                "--local run without it)\n");
+                return code;
+        }
+        (void)fmud_events(a->cli.c, true);      /* without events, status polls still see the end */
+        f.wall_start = now_s();
+        r = fmud_start(a->cli.c, &t, &p);
+        if (r == 0)
+                r = follow(a, &t, &f);
+        if (r == -EINTR || interrupted) {
+                fmud_set_timeout(a->cli.c, 5000);
+                (void)fmud_stop(a->cli.c, &t, NULL);
+                fprintf(stderr, "\nfmuctl run: interrupted\n");
+                code = FMUCTL_EXIT_INTERRUPTED;
+        } else if (r < 0) {
+                if (f.bar)
+                        fputc('\n', stderr);
+                code = cli_fail(&a->cli, r, "run session %llu", (unsigned long long)t.session);
+        } else if ((r = fmud_status(a->cli.c, t.session, &st)) < 0) {
+                code = cli_fail(&a->cli, r, "get the status of session %llu",
+                                (unsigned long long)t.session);
+        } else {
+                clean_names(&st);
+                if (f.state == PROTO_STATE_FAULTED) {
+                        fprintf(stderr, "fmuctl run: ");
+                        cli_put_clean(stderr, st.message.ptr, st.message.len);
+                        fputc('\n', stderr);
+                        code = FMUCTL_EXIT_FAULT;
+                } else if (f.state == PROTO_STATE_STOPPED) {
+                        fprintf(stderr, "fmuctl run: the session was stopped at t = %g\n", f.time);
+                        code = FMUCTL_EXIT_INVALID;
+                }
+                if (!a->quiet)
+                        summary(a, &st, &f);
+        }
+        fmud_set_timeout(a->cli.c, 30000);
+        r = fmud_unload(a->cli.c, &t);
+        if (r < 0 && code == FMUCTL_EXIT_OK)
+                code = cli_fail(&a->cli, r, "unload session %llu", (unsigned long long)t.session);
+        if (!a->quiet && code != FMUCTL_EXIT_INTERRUPTED && a->load.l.out.len && r == 0)
+                results_line(a->load.out);
+        return code;
+}
+
+int run_daemon(struct run_cmd *a)
+{
+        struct private_daemon d = { .pid = -1 };
+        struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+        int code;
+
+        code = cli_load_paths(&a->cli, &a->load, a->scenario);
+        if (code)
+                return code;
+        /* No SA_RESTART: Ctrl-C must end a wait, then the session is stopped cleanly. */
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        code = connect_any(a, &d);
+        if (code == 0)
+                code = run_session(a);
+        if ((code == FMUCTL_EXIT_SYSTEM || code == FMUCTL_EXIT_FAULT) && d.pid > 0)
+                private_daemon_tail(&d);
+        cli_close(&a->cli);
+        if (d.pid > 0 || d.dir)
+                private_daemon_stop(&d);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        return code;
+}

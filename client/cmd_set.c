@@ -1,0 +1,92 @@
+/*
+ * fmuctl set SESSION NAME=VALUE...: write variables, all in one request
+ * (applied together). VALUE: true/false, an integer, a number, "a
+ * string", [an, array], or other text as a string (fmud_value_parse()).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+struct assigns {
+        size_t n;
+        struct proto_named_value *nv;
+        struct pv **values;
+};
+
+static void assigns_fini(struct assigns *s)
+{
+        for (size_t i = 0; i < s->n; i++)
+                fmud_value_free(s->values[i]);
+        free(s->values);
+        free(s->nv);
+}
+
+static int parse(const struct cli *a, char **args, size_t n, struct assigns *s)
+{
+        char err[256];
+
+        s->nv = calloc(n, sizeof(*s->nv));
+        s->values = calloc(n, sizeof(*s->values));
+        if (!s->nv || !s->values) {
+                fprintf(stderr, "fmuctl set: out of memory\n");
+                return FMUCTL_EXIT_SYSTEM;
+        }
+        for (size_t i = 0; i < n; i++) {
+                char *eq = strchr(args[i], '=');
+
+                if (!eq || eq == args[i])
+                        return cli_usage_error(a, "expected NAME=VALUE, not '%s'", args[i]);
+                if (fmud_value_parse(eq + 1, &s->values[i], err, sizeof(err)) < 0)
+                        return cli_usage_error(a, "'%s': %s", args[i], err);
+                s->n = i + 1;
+                s->nv[i] = (struct proto_named_value){
+                        .name = { args[i], (uint32_t)(eq - args[i]) },
+                        .value = s->values[i],
+                };
+        }
+        return 0;
+}
+
+int cmd_set(int argc, char **argv)
+{
+        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
+        struct cli a = { .cmd = "set" };
+        struct assigns s = { 0 };
+        struct proto_target t;
+        int c, code;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+                if (!cli_option(&a, c, optarg))
+                        return cli_usage_error(&a, "unknown option");
+        if (a.help) {
+                printf("usage: fmuctl set SESSION NAME=VALUE... [options]\n\n"
+                       "Writes variables, all in one request. VALUE is true or false, an\n"
+                       "integer (42, -3, 0x1f), a number (1.5, 2e-3, inf), \"a string\" (escapes\n"
+                       "\\\" \\\\ \\n \\t), an array [1, 2, 3], or any other text, taken as a string.\n\n"
+                       CLI_CONN_HELP);
+                return FMUCTL_EXIT_OK;
+        }
+        if (optind > argc - 2)
+                return cli_usage_error(&a, "expected SESSION and at least one NAME=VALUE");
+        code = cli_target(&a, argv[optind], &t);
+        if (code == 0)
+                code = parse(&a, argv + optind + 1, (size_t)(argc - optind - 1), &s);
+        if (code == 0)
+                code = cli_open(&a);
+        if (code)
+                goto out;
+        c = fmud_set(a.c, &t, s.nv, s.n);
+        if (c < 0)
+                code = cli_fail(&a, c, "set in session %s", argv[optind]);
+        else if (a.json)
+                cli_json_print(json_object_new_object());
+        cli_close(&a);
+out:
+        assigns_fini(&s);
+        return code;
+}

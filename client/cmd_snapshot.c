@@ -1,0 +1,49 @@
+/* fmuctl snapshot SESSION: save every instance's FMU state; prints the snapshot's id. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "commands.h"
+
+int cmd_snapshot(int argc, char **argv)
+{
+        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
+        struct cli a = { .cmd = "snapshot" };
+        struct proto_target t;
+        uint64_t id;
+        double time;
+        int c, code;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+                if (!cli_option(&a, c, optarg))
+                        return cli_usage_error(&a, "unknown option");
+        if (a.help) {
+                printf("usage: fmuctl snapshot SESSION [options]\n\n"
+                       "Saves every instance's FMU state at the session's current point and\n"
+                       "prints the snapshot's id (for fmuctl restore). Refused when an FMU\n"
+                       "cannot save its state.\n\n" CLI_CONN_HELP);
+                return FMUCTL_EXIT_OK;
+        }
+        if (optind != argc - 1)
+                return cli_usage_error(&a, "expected one SESSION");
+        code = cli_target(&a, argv[optind], &t);
+        if (code == 0)
+                code = cli_open(&a);
+        if (code)
+                return code;
+        c = fmud_snapshot(a.c, &t, &id, &time);
+        if (c < 0) {
+                code = cli_fail(&a, c, "snapshot session %s", argv[optind]);
+        } else if (a.json) {
+                struct json_object *o = json_object_new_object();
+
+                json_object_object_add(o, "snapshot", json_object_new_uint64(id));
+                json_object_object_add(o, "time", cli_json_double(time));
+                cli_json_print(o);
+        } else {
+                printf("%llu\n", (unsigned long long)id);
+        }
+        cli_close(&a);
+        return code;
+}

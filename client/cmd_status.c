@@ -1,0 +1,139 @@
+/*
+ * fmuctl status [SESSION]: one session's state, progress, instances and
+ * the sandbox layers of each worker; without SESSION the daemon's own.
+ */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "commands.h"
+
+static void str(const char *label, struct proto_str s)
+{
+        printf("%-12s ", label);
+        cli_put_clean(stdout, s.ptr, s.len);
+        putchar('\n');
+}
+
+static const char *layer_state(enum proto_layer_state s)
+{
+        const char *n = proto_layer_state_name(s);
+
+        return n ? n : "unknown";
+}
+
+static void print_inst(const struct proto_inst_status *in)
+{
+        printf("  %-20.*s %-20.*s %8lld %5u %10llu %12.2f %12.2f %12.2f\n", (int)in->name.len,
+               in->name.ptr, (int)in->fmu.len, in->fmu.ptr, (long long)in->pid, in->multirate,
+               (unsigned long long)in->steps, in->step_us_mean, in->step_us_max,
+               in->service_us_mean);
+        if (in->fault.len) {
+                printf("    fault: ");
+                cli_put_clean(stdout, in->fault.ptr, in->fault.len);
+                putchar('\n');
+        }
+        for (uint32_t i = 0; i < in->n_layers; i++) {
+                const struct proto_layer *l = &in->layers[i];
+
+                printf("    sandbox ");
+                cli_put_clean(stdout, l->name.ptr, l->name.len);
+                printf("%*s %-11s ", l->name.len < 12 ? 12 - (int)l->name.len : 0, "",
+                       layer_state(l->state));
+                cli_put_clean(stdout, l->detail.ptr, l->detail.len);
+                putchar('\n');
+        }
+}
+
+static void print_session(const struct proto_session_status *s)
+{
+        const char *st = proto_state_name(s->state);
+
+        printf("%-12s %llu (generation %llu)\n", "session", (unsigned long long)s->session,
+               (unsigned long long)s->generation);
+        str("name", s->name);
+        printf("%-12s %s\n", "state", st ? st : "unknown");
+        if (s->message.len)
+                str("message", s->message);
+        printf("%-12s t = %.9g (%g .. %g, h = %g), %llu points\n", "time", s->time, s->start,
+               s->stop, s->step, (unsigned long long)s->points);
+        printf("%-12s real-time factor %.4gx, warp %g\n", "speed", s->real_time_factor, s->warp);
+        str("sandbox", s->sandbox);
+        printf("%-12s %u\n", "instances", s->n_insts);
+        if (s->n_insts)
+                printf("  %-20s %-20s %8s %5s %10s %12s %12s %12s\n", "name", "model", "pid", "rate",
+                       "steps", "step us mean", "step us max", "service us");
+        /* Names are the daemon's: printed as given, but never as terminal controls. */
+        for (uint32_t i = 0; i < s->n_insts; i++) {
+                struct proto_inst_status in = s->insts[i];
+
+                for (uint32_t k = 0; k < in.name.len; k++)
+                        if (in.name.ptr[k] < 0x20 || in.name.ptr[k] >= 0x7f)
+                                in.name.len = k;
+                for (uint32_t k = 0; k < in.fmu.len; k++)
+                        if (in.fmu.ptr[k] < 0x20 || in.fmu.ptr[k] >= 0x7f)
+                                in.fmu.len = k;
+                print_inst(&in);
+        }
+}
+
+static void print_daemon(const struct proto_daemon_status *d)
+{
+        str("server", d->server);
+        printf("%-12s %u\n", "protocol", d->version);
+        printf("%-12s %.1f s\n", "uptime", d->uptime_s);
+        printf("%-12s %u\n", "sessions", d->sessions);
+        printf("%-12s %u\n", "workers", d->workers);
+        str("sandbox", d->sandbox);
+}
+
+int cmd_status(int argc, char **argv)
+{
+        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
+        struct cli a = { .cmd = "status" };
+        struct proto_session_status s;
+        struct proto_daemon_status d;
+        struct proto_target t = { 0 };
+        int c, code;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+                if (!cli_option(&a, c, optarg))
+                        return cli_usage_error(&a, "unknown option");
+        if (a.help) {
+                printf("usage: fmuctl status [SESSION] [options]\n\n"
+                       "The session's state, time, speed, instances and each worker's sandbox\n"
+                       "layers; without SESSION, the daemon's own status.\n\n" CLI_CONN_HELP);
+                return FMUCTL_EXIT_OK;
+        }
+        if (optind < argc - 1)
+                return cli_usage_error(&a, "expected at most one SESSION");
+        if (optind == argc - 1) {
+                code = cli_target(&a, argv[optind], &t);
+                if (code)
+                        return code;
+        }
+        code = cli_open(&a);
+        if (code)
+                return code;
+        if (t.session) {
+                c = fmud_status(a.c, t.session, &s);
+                if (c < 0)
+                        code = cli_fail(&a, c, "get the status of session %llu",
+                                        (unsigned long long)t.session);
+                else if (a.json)
+                        cli_json_print(cli_json_session_status(&s));
+                else
+                        print_session(&s);
+        } else {
+                c = fmud_status_daemon(a.c, &d);
+                if (c < 0)
+                        code = cli_fail(&a, c, "get the daemon's status");
+                else if (a.json)
+                        cli_json_print(cli_json_daemon_status(&d));
+                else
+                        print_daemon(&d);
+        }
+        cli_close(&a);
+        return code;
+}

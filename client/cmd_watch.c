@@ -1,0 +1,245 @@
+/*
+ * fmuctl watch SESSION [NAME...] [--every N]: follow variables live from a
+ * subscription until the session ends or Ctrl-C. On a terminal a table
+ * redrawn in place (at most ~20 times a second); otherwise one line per
+ * sample: the time, then each value, separated by spaces, after a header
+ * line with the names.
+ *
+ * PUB is lossy (a late subscriber misses what came before), so the end of
+ * the session is also checked by asking its status about once a second.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+
+enum { O_EVERY = 1300 };
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+        (void)sig;
+        interrupted = 1;
+}
+
+struct view {
+        bool tty;
+        bool header;                    /* printed (not tty) */
+        unsigned lines;                 /* on the terminal (tty) */
+        char *frame;                    /* the latest table, not yet drawn (tty) */
+        size_t frame_len;
+        unsigned frame_lines;
+        struct timespec drawn;
+};
+
+static double since(const struct timespec *t)
+{
+        struct timespec now;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) * 1e-9;
+}
+
+/* Render the table for s into w->frame (drawn later by flush()). */
+static void render(struct view *w, uint64_t session, const struct proto_sample *s)
+{
+        char val[256], name[128];
+        FILE *f;
+
+        free(w->frame);
+        w->frame = NULL;
+        f = open_memstream(&w->frame, &w->frame_len);
+        if (!f)
+                return;
+        fprintf(f, "\rsession %llu  t = %-14.9g point %llu\033[K\n", (unsigned long long)session,
+                s->time, (unsigned long long)s->point);
+        for (uint32_t i = 0; i < s->n; i++) {
+                if (s->names)
+                        fmud_str(s->names[i], name, sizeof(name));
+                else
+                        snprintf(name, sizeof(name), "#%u", i);
+                for (char *p = name; *p; p++)
+                        if (*p < 0x20 || *p >= 0x7f)
+                                *p = '?';
+                fmud_value_format(&s->values->a.items[i], val, sizeof(val));
+                fprintf(f, "  %-32s %s\033[K\n", name, val);
+        }
+        if (fclose(f) != 0) {
+                free(w->frame);
+                w->frame = NULL;
+                return;
+        }
+        w->frame_lines = s->n + 1;
+}
+
+/* Draw the pending frame over the previous one. */
+static void flush(struct view *w)
+{
+        if (!w->frame)
+                return;
+        if (w->lines)
+                printf("\033[%uA", w->lines);
+        fwrite(w->frame, 1, w->frame_len, stdout);
+        fflush(stdout);
+        w->lines = w->frame_lines;
+        free(w->frame);
+        w->frame = NULL;
+        clock_gettime(CLOCK_MONOTONIC, &w->drawn);
+}
+
+static void print_line(struct view *w, const struct proto_sample *s)
+{
+        char val[256];
+
+        if (!w->header) {
+                fputs("time", stdout);
+                for (uint32_t i = 0; i < s->n; i++) {
+                        putchar(' ');
+                        if (s->names)
+                                cli_put_clean(stdout, s->names[i].ptr, s->names[i].len);
+                        else
+                                printf("#%u", i);
+                }
+                putchar('\n');
+                w->header = true;
+        }
+        {
+                struct pv t = { .type = PV_FLOAT, .f = s->time };
+
+                fmud_value_format(&t, val, sizeof(val));
+                fputs(val, stdout);
+        }
+        for (uint32_t i = 0; i < s->n; i++) {
+                fmud_value_format(&s->values->a.items[i], val, sizeof(val));
+                printf(" %s", val);
+        }
+        putchar('\n');
+        fflush(stdout);
+}
+
+static bool ended(enum proto_state s)
+{
+        return s == PROTO_STATE_FINISHED || s == PROTO_STATE_FAULTED || s == PROTO_STATE_STOPPED;
+}
+
+static int end_code(enum proto_state s, double t)
+{
+        const char *n = proto_state_name(s);
+
+        fprintf(stderr, "fmuctl watch: session %s at t = %.9g\n", n ? n : "ended", t);
+        return s == PROTO_STATE_FAULTED ? FMUCTL_EXIT_FAULT : FMUCTL_EXIT_OK;
+}
+
+/* Follow until the end; returns the exit code. */
+static int follow(struct cli *a, const struct proto_target *t, struct view *w)
+{
+        struct proto_session_status st;
+        struct timespec polled;
+        struct fmud_msg m;
+        int r;
+
+        clock_gettime(CLOCK_MONOTONIC, &polled);
+        while (!interrupted) {
+                r = fmud_next(a->c, w->frame ? 50 : 200, &m);
+                if (r == -EINTR || interrupted)
+                        break;
+                if (w->frame && (r != 0 || since(&w->drawn) >= 0.05))
+                        flush(w);
+                if (r == 0 && m.kind == FMUD_MSG_EVENT && m.event.session == t->session &&
+                    ended(m.event.state))
+                        return end_code(m.event.state, m.event.time);
+                if (r == 0 && m.kind == FMUD_MSG_SAMPLE && m.sample.session == t->session) {
+                        if (w->tty)
+                                render(w, t->session, &m.sample);
+                        else
+                                print_line(w, &m.sample);
+                }
+                if (r < 0 && r != -EAGAIN && r != -EPROTO)
+                        return cli_fail(a, r, "watch session %llu", (unsigned long long)t->session);
+                if (since(&polled) < 1.0)
+                        continue;
+                r = fmud_status(a->c, t->session, &st);
+                if (r == FMUD_E_REFUSED && fmud_errcode(a->c) == PROTO_E_NO_SESSION) {
+                        fprintf(stderr, "fmuctl watch: session %llu is gone\n",
+                                (unsigned long long)t->session);
+                        return FMUCTL_EXIT_OK;
+                }
+                if (r == -EINTR)
+                        break;
+                if (r < 0)
+                        return cli_fail(a, r, "watch session %llu", (unsigned long long)t->session);
+                if (ended(st.state))
+                        return end_code(st.state, st.time);
+                clock_gettime(CLOCK_MONOTONIC, &polled);
+        }
+        return FMUCTL_EXIT_OK;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+        static const struct option opts[] = {
+                CLI_CONN_OPTIONS, { "every", required_argument, NULL, O_EVERY }, { 0 },
+        };
+        struct cli a = { .cmd = "watch" };
+        struct sigaction sa = { .sa_handler = on_sigint };
+        struct view w = { .tty = isatty(STDOUT_FILENO) };
+        struct proto_target t;
+        char topic[FMUD_MAX_TOPIC + 1];
+        uint64_t every = 1;
+        int c, code = 0;
+
+        optind = 1;
+        while (code == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+                if (cli_option(&a, c, optarg))
+                        continue;
+                if (c == O_EVERY)
+                        code = cli_count(&a, "--every", optarg, &every);
+                else
+                        code = cli_usage_error(&a, "unknown option");
+        }
+        if (code)
+                return code;
+        if (a.help) {
+                printf("usage: fmuctl watch SESSION [NAME...] [options]\n\n"
+                       "Follows variables (none named: every recorded column) live until the\n"
+                       "session ends or Ctrl-C: a table redrawn in place on a terminal, one\n"
+                       "line per sample otherwise (time, then the values).\n\n"
+                       "  --every N             every N-th sample (default 1)\n"
+                       CLI_CONN_HELP);
+                return FMUCTL_EXIT_OK;
+        }
+        if (optind >= argc)
+                return cli_usage_error(&a, "expected SESSION");
+        code = cli_target(&a, argv[optind], &t);
+        if (code == 0)
+                code = cli_open(&a);
+        if (code)
+                return code;
+        /* No SA_RESTART: Ctrl-C must end the wait in zmq_poll. */
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        c = fmud_events(a.c, true);
+        if (c == 0)
+                c = fmud_subscribe(a.c, &t, (const char *const *)argv + optind + 1,
+                                   (size_t)(argc - optind - 1), every, topic, sizeof(topic));
+        if (c < 0) {
+                code = cli_fail(&a, c, "watch session %s", argv[optind]);
+        } else {
+                code = follow(&a, &t, &w);
+                flush(&w);
+                /* Best effort: the session may be gone, and the daemon drops it anyway. */
+                fmud_set_timeout(a.c, 1000);
+                (void)fmud_unsubscribe(a.c, &t, topic);
+        }
+        cli_close(&a);
+        return code;
+}

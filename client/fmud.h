@@ -1,0 +1,239 @@
+/*
+ * libfmud: the C client library of fmud, for fmuctl and for remote masters.
+ *
+ * DESIGN: one struct fmud is one connection: a ZMQ DEALER socket to the
+ * daemon's ROUTER (requests and replies, proto.h) and, once something is
+ * subscribed, a SUB socket to the PUB endpoint the daemon names in its
+ * hello reply (events and samples). fmud_connect() says hello and checks
+ * the protocol version before it returns, so a connected handle is known
+ * to talk to an fmud of the same protocol.
+ *
+ * Requests are synchronous: each call sends one request with a fresh id
+ * and waits up to the timeout for the reply with that id. A reply to an
+ * earlier request that timed out is read and dropped, never mistaken for
+ * the current one. Every reply and every PUB message is untrusted and
+ * decoded with proto's bounded decoder; a malformed one is -EPROTO.
+ *
+ * Return values: 0 on success, otherwise a negative value:
+ *   FMUD_E_REFUSED (-EREMOTEIO)  the daemon refused the request;
+ *                               fmud_errcode() gives the enum proto_err
+ *                               and fmud_errmsg() the daemon's message
+ *   -ETIMEDOUT                  no reply within the timeout (the
+ *                               connection stays usable)
+ *   -ECONNREFUSED               no daemon listens on an ipc:// endpoint
+ *   -ECONNRESET                 the connection was lost while a request
+ *                               was in flight (the daemon exited, or a
+ *                               tcp peer stopped answering heartbeats)
+ *   -EPROTO                     a malformed reply or PUB message
+ *   -EPROTONOSUPPORT            the daemon speaks another protocol version
+ *   -EPROTOTYPE                 a value of another type than asked for
+ *                               (fmud_get_f64)
+ *   -EINVAL, -ENOMEM, -E2BIG, other -errno: local problems
+ * fmud_errmsg() always describes the last failure: one line, except a
+ * refusal whose message from the daemon has further lines (a scenario's
+ * diagnostics), which follow after '\n'.
+ *
+ * Borrowed results: strings and values in results (struct proto_progress,
+ * proto_session_status, proto_list_result, the pv values of fmud_get())
+ * point into the last reply and stay valid until the next request on the
+ * same handle. Those of fmud_next() (struct fmud_msg) stay valid until the
+ * next fmud_next(); requests in between do not disturb them.
+ *
+ * Sessions: every session operation takes a struct proto_target {session,
+ * generation}. Generation 0 means "whatever is current"; naming the
+ * generation a load or restore returned makes the daemon refuse
+ * (PROTO_E_STALE) a request meant for a run that has since been replaced.
+ *
+ * Security: ipc:// endpoints rely on the socket file's permissions. For
+ * tcp://, give server_key (the daemon's Z85 public key) and secret_key
+ * (this client's Z85 secret key; the public key is derived from it): the
+ * connection then uses CURVE and the daemon admits only listed clients.
+ *
+ * Threads: a handle belongs to one thread at a time (ZMQ sockets are not
+ * thread-safe). Separate handles are independent.
+ */
+#ifndef FMUD_CLIENT_FMUD_H
+#define FMUD_CLIENT_FMUD_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FMUD_E_REFUSED          (-EREMOTEIO)
+#define FMUD_TIMEOUT_DEFAULT    30000           /* ms per request */
+#define FMUD_KEY_Z85_LEN        40              /* a CURVE key in Z85, without the NUL */
+#define FMUD_MAX_TOPIC          256             /* bytes of a PUB topic, without the NUL */
+
+struct fmud;
+
+struct fmud_opts {
+        int timeout_ms;                 /* per request; 0: FMUD_TIMEOUT_DEFAULT; < 0: forever */
+        int connect_timeout_ms;         /* for hello; 0: timeout_ms */
+        const char *client_name;        /* sent in hello, for the daemon's logs; NULL: "libfmud" */
+        const char *server_key;         /* Z85 public key of the daemon: tcp with CURVE; NULL: none */
+        const char *secret_key;         /* Z85 secret key of this client; required with server_key */
+};
+
+/*
+ * Connect to endpoint ("ipc:///run/fmud/control.sock", "tcp://host:port"),
+ * say hello and check the protocol version. o may be NULL (defaults).
+ * Returns 0 with *ret set (free with fmud_close()), or a negative value as
+ * above with *ret untouched and, when err is not NULL, the reason in
+ * err[0..errlen) (one line).
+ */
+int fmud_connect(const char *endpoint, const struct fmud_opts *o, struct fmud **ret, char *err,
+                 size_t errlen);
+/* Close both sockets without waiting for unsent messages. NULL is a no-op. */
+void fmud_close(struct fmud *c);
+
+/* The last failure ("" when none; see above). Borrowed until the next call. */
+const char *fmud_errmsg(const struct fmud *c);
+/* The enum proto_err of the last refusal, or -1 (no refusal, or a code this side does not know). */
+int fmud_errcode(const struct fmud *c);
+/* Change the per-request timeout (as fmud_opts.timeout_ms). */
+void fmud_set_timeout(struct fmud *c, int timeout_ms);
+/* What the daemon said in hello: "fmud 0.1.0", and its PUB endpoint. Borrowed until fmud_close(). */
+const char *fmud_server(const struct fmud *c);
+const char *fmud_pub_endpoint(const struct fmud *c);
+
+/* ---- Sessions ----------------------------------------------------------------- */
+
+/* Load a scenario (paths absolute). The reply comes once the session is loaded. */
+int fmud_load(struct fmud *c, const struct proto_load *args, uint64_t *ret_session,
+              uint64_t *ret_generation);
+int fmud_unload(struct fmud *c, const struct proto_target *t);
+
+/* ret (may be NULL): the session's state after the operation; borrowed. */
+int fmud_start(struct fmud *c, const struct proto_target *t, struct proto_progress *ret);
+int fmud_pause(struct fmud *c, const struct proto_target *t, struct proto_progress *ret);
+int fmud_resume(struct fmud *c, const struct proto_target *t, struct proto_progress *ret);
+int fmud_stop(struct fmud *c, const struct proto_target *t, struct proto_progress *ret);
+/* Warp w: w times real time; 0: as fast as possible. */
+int fmud_warp(struct fmud *c, const struct proto_target *t, double w, struct proto_progress *ret);
+/* Advance n communication points (a remote master drives time); the reply comes when done. */
+int fmud_step(struct fmud *c, const struct proto_target *t, uint64_t n, struct proto_progress *ret);
+/* Advance to the last communication point at or before time. */
+int fmud_run_until(struct fmud *c, const struct proto_target *t, double time,
+                   struct proto_progress *ret);
+
+/* One session's status (session != 0); borrowed. */
+int fmud_status(struct fmud *c, uint64_t session, struct proto_session_status *ret);
+/* The daemon's own status; borrowed. */
+int fmud_status_daemon(struct fmud *c, struct proto_daemon_status *ret);
+/* Every session, briefly; borrowed. */
+int fmud_list(struct fmud *c, struct proto_list_result *ret);
+
+/* ---- Values -------------------------------------------------------------------- */
+
+/*
+ * Read n variables ("instance.variable"; the bare name in a one-FMU
+ * session). *ret_values: n values in the order asked (arrays as PV_ARRAY);
+ * borrowed.
+ */
+int fmud_get(struct fmud *c, const struct proto_target *t, const char *const names[], size_t n,
+             const struct pv *const **ret_values);
+/* Write n values at once, in a loaded or paused session (a running one refuses: "state"). */
+int fmud_set(struct fmud *c, const struct proto_target *t, const struct proto_named_value *v,
+             size_t n);
+/* Typed conveniences: numbers (and booleans as 0/1) as doubles; out[] written only on success. */
+int fmud_get_f64(struct fmud *c, const struct proto_target *t, const char *const names[], size_t n,
+                 double out[]);
+int fmud_set_f64(struct fmud *c, const struct proto_target *t, const char *const names[],
+                 const double v[], size_t n);
+
+/* ---- Snapshots ----------------------------------------------------------------- */
+
+/* Save every instance's FMU state at the current point (PROTO_E_UNSUPPORTED when one cannot). */
+int fmud_snapshot(struct fmud *c, const struct proto_target *t, uint64_t *ret_snapshot,
+                  double *ret_time);
+/* Go back to a snapshot; the session's generation grows: *ret_generation (may be NULL). */
+int fmud_restore(struct fmud *c, const struct proto_target *t, uint64_t snapshot,
+                 uint64_t *ret_generation);
+
+/* Ask the daemon to stop every session and exit. */
+int fmud_shutdown(struct fmud *c);
+
+/* ---- Events and samples (PUB) ------------------------------------------------------ */
+
+/*
+ * Subscribe to samples of n variables (none: every recorded column), every
+ * decimation-th point (0: each). The SUB socket is connected on first use
+ * and subscribed to the returned topic, which is copied to ret_topic
+ * (NUL-terminated; -ENAMETOOLONG when it does not fit; may be NULL).
+ * Samples then arrive through fmud_next(). PUB is lossy by nature: a
+ * sample published before the subscription reached the daemon is missed.
+ */
+int fmud_subscribe(struct fmud *c, const struct proto_target *t, const char *const names[],
+                   size_t n, uint64_t decimation, char *ret_topic, size_t topic_len);
+int fmud_unsubscribe(struct fmud *c, const struct proto_target *t, const char *topic);
+/* Receive (on) or stop receiving (off) every session's state events (topic "events"). */
+int fmud_events(struct fmud *c, bool on);
+
+enum fmud_msg_kind { FMUD_MSG_SAMPLE = 1, FMUD_MSG_EVENT = 2 };
+
+struct fmud_msg {
+        enum fmud_msg_kind kind;
+        const char *topic;              /* NUL-terminated */
+        struct proto_sample sample;     /* FMUD_MSG_SAMPLE; names filled in from the
+                                           subscription when this sample carries none
+                                           (NULL when unknown) */
+        struct proto_event event;       /* FMUD_MSG_EVENT */
+};
+
+/*
+ * Wait up to timeout_ms (< 0: forever, 0: do not wait) for the next event
+ * or sample. Returns 0 with *ret filled (borrowed until the next
+ * fmud_next()), -EAGAIN when nothing came in time, -EPROTO for a malformed
+ * message (it is dropped; call again), -ENOTCONN when nothing is
+ * subscribed.
+ */
+int fmud_next(struct fmud *c, int timeout_ms, struct fmud_msg *ret);
+
+/* ---- Helpers --------------------------------------------------------------------- */
+
+/* A NUL-terminated copy of a proto_str into buf (truncated to len - 1); returns buf. */
+const char *fmud_str(struct proto_str s, char *buf, size_t len);
+
+/*
+ * Parse a value as written on a command line (surrounding blanks ignored):
+ *   true, false                   PV_BOOL
+ *   -12                           PV_INT (negative integers)
+ *   12, 0x1f                      PV_UINT
+ *   1.5, -2e-3, inf, nan          PV_FLOAT
+ *   "text" (escapes \" \\ \n \t)  PV_STR of the text between the quotes
+ *   [1, 2.5, "a", [true]]         PV_ARRAY of such values (nested up to PROTO_MAX_DEPTH)
+ *   anything else                 PV_STR of the text as given
+ * Returns 0 with *ret (free with fmud_value_free()), -EINVAL with err
+ * (may be NULL) for an unterminated quote, a malformed array or an
+ * integer out of range, -ENOMEM.
+ */
+int fmud_value_parse(const char *text, struct pv **ret, char *err, size_t errlen);
+void fmud_value_free(struct pv *v);
+/*
+ * Format a value as fmud_value_parse() reads it back (strings quoted,
+ * floats in the shortest form that round-trips). Returns the length it
+ * needed (as snprintf); buf is NUL-terminated when len > 0.
+ */
+size_t fmud_value_format(const struct pv *v, char *buf, size_t len);
+
+/*
+ * Create a CURVE key pair: NAME.key (the secret key, mode 0600) and
+ * NAME.pub (the public key), each one Z85 line. Never overwrites: -EEXIST
+ * when either exists. Returns 0 or -errno with err (may be NULL).
+ */
+int fmud_keygen(const char *name, char *err, size_t errlen);
+/* Read a key file (one Z85 key, blanks around it ignored) into ret. 0 or -errno with err. */
+int fmud_key_read(const char *path, char ret[FMUD_KEY_Z85_LEN + 1], char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

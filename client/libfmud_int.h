@@ -1,0 +1,80 @@
+/*
+ * libfmud internals shared by libfmud*.c: the connection, the last reply
+ * (which borrowed results point into) and the PUB side.
+ *
+ * DESIGN: two borrow slots. The reply slot (reply_msg, reply_doc,
+ * reply_mem) holds the last request's reply and is released when the next
+ * request starts; the PUB slot (pub_*) holds the last fmud_next() message
+ * and is released by the next fmud_next(). So a caller may read a sample
+ * and query status in between without losing either.
+ */
+#ifndef FMUD_CLIENT_LIBFMUD_INT_H
+#define FMUD_CLIENT_LIBFMUD_INT_H
+
+#include <stdarg.h>
+#include <zmq.h>
+
+#include "fmud.h"
+
+#define FMUD_MAX_ENDPOINT       1024
+
+struct fmud_sub {
+        char *topic;
+        uint32_t n;                     /* names known (0: none yet) */
+        struct proto_str *names;        /* n of them, pointing into blob */
+        char *blob;
+};
+
+struct fmud {
+        void *ctx, *dealer, *sub;
+        void *mon;                      /* PAIR: the dealer's disconnections */
+        int timeout_ms;
+        uint64_t next_id;
+        char endpoint[FMUD_MAX_ENDPOINT];
+        char *server, *pub_endpoint;
+        char server_key[FMUD_KEY_Z85_LEN + 1], secret_key[FMUD_KEY_Z85_LEN + 1];
+        bool curve;
+        struct pw w;
+
+        zmq_msg_t reply_msg;            /* the reply slot */
+        struct pv_doc reply_doc;
+        void *reply_mem;
+
+        zmq_msg_t pub_msg;              /* the PUB slot */
+        struct pv_doc pub_doc;
+        void *pub_mem;
+        char pub_topic[FMUD_MAX_TOPIC + 1];
+        const struct proto_str *pub_names;
+
+        struct fmud_sub *subs;
+        size_t n_subs;
+        bool events_on;
+
+        int errcode;
+        char errmsg[4096];
+};
+
+/* Record the last failure; returns r. */
+int fmud_fail(struct fmud *c, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * Begin a request: release the reply slot and return the id to encode it
+ * with (into c->w, which is reset).
+ */
+uint64_t fmud_begin(struct fmud *c);
+/*
+ * Send c->w and wait for the reply with id. Returns 0 with *ret_result
+ * (borrowed, the reply slot), FMUD_E_REFUSED, -ETIMEDOUT, -EPROTO, ...
+ * what names the operation in messages ("load").
+ */
+int fmud_call(struct fmud *c, uint64_t id, const char *what, const struct pv **ret_result);
+/* A decode failure of a result: -EPROTO with the decoder's message. */
+int fmud_bad_result(struct fmud *c, const char *what, const char *err);
+
+/* Apply CURVE client options (when c->curve) to a socket. */
+int fmud_socket_curve(struct fmud *c, void *s);
+/* Release the PUB slot and forget every subscription; close the SUB socket. */
+void fmud_pub_fini(struct fmud *c);
+void fmud_pub_release(struct fmud *c);
+
+#endif

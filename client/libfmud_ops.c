@@ -1,0 +1,360 @@
+/*
+ * libfmud_ops: the daemon's operations, one request each (fmud.h). Each
+ * encodes through proto, calls fmud_call() and decodes the result through
+ * proto; results stay in the reply slot (borrowed until the next request).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libfmud_int.h"
+
+#define ERRLEN 160
+
+static int target_op(struct fmud *c, enum proto_op op, const struct proto_target *t,
+                     const struct pv **ret)
+{
+        uint64_t id = fmud_begin(c);
+
+        proto_target_encode(&c->w, id, op, t);
+        return fmud_call(c, id, proto_op_name(op), ret);
+}
+
+static int progress(struct fmud *c, const char *what, const struct pv *v, struct proto_progress *ret)
+{
+        struct proto_progress p;
+        char err[ERRLEN];
+
+        if (!ret)
+                return 0;
+        if (proto_progress_decode(v, &p, err, sizeof(err)) < 0)
+                return fmud_bad_result(c, what, err);
+        *ret = p;
+        return 0;
+}
+
+static int progress_op(struct fmud *c, enum proto_op op, const struct proto_target *t,
+                       struct proto_progress *ret)
+{
+        const struct pv *v;
+        int r = target_op(c, op, t, &v);
+
+        return r < 0 ? r : progress(c, proto_op_name(op), v, ret);
+}
+
+int fmud_load(struct fmud *c, const struct proto_load *args, uint64_t *ret_session,
+              uint64_t *ret_generation)
+{
+        struct proto_load_result res;
+        const struct pv *v;
+        char err[ERRLEN];
+        uint64_t id = fmud_begin(c);
+        int r;
+
+        proto_load_encode(&c->w, id, args);
+        r = fmud_call(c, id, "load", &v);
+        if (r < 0)
+                return r;
+        if (proto_load_result_decode(v, &res, err, sizeof(err)) < 0)
+                return fmud_bad_result(c, "load", err);
+        if (ret_session)
+                *ret_session = res.session;
+        if (ret_generation)
+                *ret_generation = res.generation;
+        return 0;
+}
+
+int fmud_unload(struct fmud *c, const struct proto_target *t)
+{
+        const struct pv *v;
+
+        return target_op(c, PROTO_OP_UNLOAD, t, &v);
+}
+
+int fmud_start(struct fmud *c, const struct proto_target *t, struct proto_progress *ret)
+{
+        return progress_op(c, PROTO_OP_START, t, ret);
+}
+
+int fmud_pause(struct fmud *c, const struct proto_target *t, struct proto_progress *ret)
+{
+        return progress_op(c, PROTO_OP_PAUSE, t, ret);
+}
+
+int fmud_resume(struct fmud *c, const struct proto_target *t, struct proto_progress *ret)
+{
+        return progress_op(c, PROTO_OP_RESUME, t, ret);
+}
+
+int fmud_stop(struct fmud *c, const struct proto_target *t, struct proto_progress *ret)
+{
+        return progress_op(c, PROTO_OP_STOP, t, ret);
+}
+
+int fmud_warp(struct fmud *c, const struct proto_target *t, double w, struct proto_progress *ret)
+{
+        struct proto_warp a = { .t = *t, .factor = w };
+        const struct pv *v;
+        uint64_t id = fmud_begin(c);
+        int r;
+
+        proto_warp_encode(&c->w, id, &a);
+        r = fmud_call(c, id, "warp", &v);
+        return r < 0 ? r : progress(c, "warp", v, ret);
+}
+
+int fmud_step(struct fmud *c, const struct proto_target *t, uint64_t n, struct proto_progress *ret)
+{
+        struct proto_step a = { .t = *t, .n = n };
+        const struct pv *v;
+        uint64_t id = fmud_begin(c);
+        int r;
+
+        proto_step_encode(&c->w, id, &a);
+        r = fmud_call(c, id, "step", &v);
+        return r < 0 ? r : progress(c, "step", v, ret);
+}
+
+int fmud_run_until(struct fmud *c, const struct proto_target *t, double time,
+                   struct proto_progress *ret)
+{
+        struct proto_run_until a = { .t = *t, .time = time };
+        const struct pv *v;
+        uint64_t id = fmud_begin(c);
+        int r;
+
+        proto_run_until_encode(&c->w, id, &a);
+        r = fmud_call(c, id, "run-until", &v);
+        return r < 0 ? r : progress(c, "run-until", v, ret);
+}
+
+int fmud_status(struct fmud *c, uint64_t session, struct proto_session_status *ret)
+{
+        struct proto_target t = { .session = session };
+        struct proto_session_status st;
+        const struct pv *v;
+        char err[ERRLEN];
+        int r;
+
+        if (session == 0)
+                return fmud_fail(c, -EINVAL, "status: session 0 is the daemon's (fmud_status_daemon)");
+        r = target_op(c, PROTO_OP_STATUS, &t, &v);
+        if (r < 0)
+                return r;
+        if (proto_session_status_decode(v, &st, &c->reply_mem, err, sizeof(err)) < 0)
+                return fmud_bad_result(c, "status", err);
+        *ret = st;
+        return 0;
+}
+
+int fmud_status_daemon(struct fmud *c, struct proto_daemon_status *ret)
+{
+        struct proto_target t = { 0 };
+        struct proto_daemon_status st;
+        const struct pv *v;
+        char err[ERRLEN];
+        int r;
+
+        r = target_op(c, PROTO_OP_STATUS, &t, &v);
+        if (r < 0)
+                return r;
+        if (proto_daemon_status_decode(v, &st, err, sizeof(err)) < 0)
+                return fmud_bad_result(c, "status", err);
+        *ret = st;
+        return 0;
+}
+
+int fmud_list(struct fmud *c, struct proto_list_result *ret)
+{
+        struct proto_list_result l;
+        const struct pv *v;
+        char err[ERRLEN];
+        uint64_t id = fmud_begin(c);
+        int r;
+
+        proto_req_begin(&c->w, id, PROTO_OP_LIST, 0);
+        r = fmud_call(c, id, "list", &v);
+        if (r < 0)
+                return r;
+        if (proto_list_result_decode(v, &l, &c->reply_mem, err, sizeof(err)) < 0)
+                return fmud_bad_result(c, "list", err);
+        *ret = l;
+        return 0;
+}
+
+/* names[] as proto_strs (caller frees *ret). */
+static int strs(struct fmud *c, const char *const names[], size_t n, struct proto_str **ret)
+{
+        struct proto_str *s;
+
+        if (n > PROTO_MAX_ITEMS)
+                return fmud_fail(c, -E2BIG, "at most %u names", PROTO_MAX_ITEMS);
+        s = calloc(n ? n : 1, sizeof(*s));
+        if (!s)
+                return fmud_fail(c, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                size_t len = names[i] ? strlen(names[i]) : 0;
+
+                if (!len || len > PROTO_MAX_STR) {
+                        free(s);
+                        return fmud_fail(c, -EINVAL, "invalid variable name");
+                }
+                s[i] = (struct proto_str){ names[i], (uint32_t)len };
+        }
+        *ret = s;
+        return 0;
+}
+
+int fmud_get(struct fmud *c, const struct proto_target *t, const char *const names[], size_t n,
+             const struct pv *const **ret_values)
+{
+        struct proto_get a = { .t = *t };
+        struct proto_get_result res;
+        struct proto_str *s;
+        const struct pv *v;
+        char err[ERRLEN];
+        uint64_t id = fmud_begin(c);
+        int r;
+
+        r = strs(c, names, n, &s);
+        if (r < 0)
+                return r;
+        a.n = (uint32_t)n;
+        a.names = s;
+        proto_get_encode(&c->w, id, &a);
+        free(s);
+        r = fmud_call(c, id, "get", &v);
+        if (r < 0)
+                return r;
+        if (proto_get_result_decode(v, &res, &c->reply_mem, err, sizeof(err)) < 0)
+                return fmud_bad_result(c, "get", err);
+        if (res.n != n)
+                return fmud_fail(c, -EPROTO, "get: %u values for %zu names", res.n, n);
+        *ret_values = res.values;
+        return 0;
+}
+
+int fmud_set(struct fmud *c, const struct proto_target *t, const struct proto_named_value *v,
+             size_t n)
+{
+        struct proto_set a = { .t = *t, .n = (uint32_t)n, .values = v };
+        const struct pv *res;
+        uint64_t id = fmud_begin(c);
+
+        if (n > PROTO_MAX_ITEMS)
+                return fmud_fail(c, -E2BIG, "at most %u values", PROTO_MAX_ITEMS);
+        proto_set_encode(&c->w, id, &a);
+        return fmud_call(c, id, "set", &res);
+}
+
+int fmud_get_f64(struct fmud *c, const struct proto_target *t, const char *const names[], size_t n,
+                 double out[])
+{
+        const struct pv *const *v;
+        double *tmp;
+        int r;
+
+        r = fmud_get(c, t, names, n, &v);
+        if (r < 0)
+                return r;
+        tmp = calloc(n ? n : 1, sizeof(*tmp));
+        if (!tmp)
+                return fmud_fail(c, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                bool b;
+
+                if (pv_f64(v[i], &tmp[i]) == 0)
+                        continue;
+                if (pv_bool(v[i], &b) == 0) {
+                        tmp[i] = b;
+                        continue;
+                }
+                free(tmp);
+                return fmud_fail(c, -EPROTOTYPE, "get: '%s' is not a number", names[i]);
+        }
+        memcpy(out, tmp, n * sizeof(*out));
+        free(tmp);
+        return 0;
+}
+
+int fmud_set_f64(struct fmud *c, const struct proto_target *t, const char *const names[],
+                 const double v[], size_t n)
+{
+        struct proto_named_value *nv;
+        struct proto_str *s;
+        struct pv *pv;
+        int r;
+
+        r = strs(c, names, n, &s);
+        if (r < 0)
+                return r;
+        nv = calloc(n ? n : 1, sizeof(*nv));
+        pv = calloc(n ? n : 1, sizeof(*pv));
+        if (!nv || !pv) {
+                r = fmud_fail(c, -ENOMEM, "out of memory");
+                goto out;
+        }
+        for (size_t i = 0; i < n; i++) {
+                pv[i] = (struct pv){ .type = PV_FLOAT, .f = v[i] };
+                nv[i] = (struct proto_named_value){ .name = s[i], .value = &pv[i] };
+        }
+        r = fmud_set(c, t, nv, n);
+out:
+        free(pv);
+        free(nv);
+        free(s);
+        return r;
+}
+
+int fmud_snapshot(struct fmud *c, const struct proto_target *t, uint64_t *ret_snapshot,
+                  double *ret_time)
+{
+        struct proto_snapshot_result res;
+        const struct pv *v;
+        char err[ERRLEN];
+        int r;
+
+        r = target_op(c, PROTO_OP_SNAPSHOT, t, &v);
+        if (r < 0)
+                return r;
+        if (proto_snapshot_result_decode(v, &res, err, sizeof(err)) < 0)
+                return fmud_bad_result(c, "snapshot", err);
+        if (ret_snapshot)
+                *ret_snapshot = res.snapshot;
+        if (ret_time)
+                *ret_time = res.time;
+        return 0;
+}
+
+int fmud_restore(struct fmud *c, const struct proto_target *t, uint64_t snapshot,
+                 uint64_t *ret_generation)
+{
+        struct proto_restore a = { .t = *t, .snapshot = snapshot };
+        const struct pv *v, *g;
+        uint64_t gen = 0;
+        uint64_t id = fmud_begin(c);
+        int r;
+
+        proto_restore_encode(&c->w, id, &a);
+        r = fmud_call(c, id, "restore", &v);
+        if (r < 0)
+                return r;
+        /* The result carries the new generation (a load result's shape). */
+        g = pv_get(v, "generation");
+        if (ret_generation) {
+                if (!g || pv_u64(g, &gen) < 0)
+                        return fmud_bad_result(c, "restore", "no generation");
+                *ret_generation = gen;
+        }
+        return 0;
+}
+
+int fmud_shutdown(struct fmud *c)
+{
+        const struct pv *v;
+        uint64_t id = fmud_begin(c);
+
+        proto_req_begin(&c->w, id, PROTO_OP_SHUTDOWN, 0);
+        return fmud_call(c, id, "shutdown", &v);
+}

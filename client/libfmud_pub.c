@@ -1,0 +1,363 @@
+/*
+ * libfmud_pub: subscriptions and the SUB socket (fmud.h).
+ *
+ * DESIGN: ZMQ filters by topic prefix ("s1" would also match "s12"), so
+ * every message is checked here against the exact topics subscribed and
+ * dropped otherwise. A subscription remembers its variables' names: the
+ * daemon sends them only with a subscription's first sample, which a SUB
+ * socket that joined late never sees.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libfmud_int.h"
+
+#define EVENTS_TOPIC "events"
+
+void fmud_pub_release(struct fmud *c)
+{
+        pv_doc_fini(&c->pub_doc);
+        free(c->pub_mem);
+        c->pub_mem = NULL;
+        zmq_msg_close(&c->pub_msg);
+        zmq_msg_init(&c->pub_msg);
+        c->pub_topic[0] = '\0';
+}
+
+static void sub_fini(struct fmud_sub *s)
+{
+        free(s->topic);
+        free(s->names);
+        free(s->blob);
+        *s = (struct fmud_sub){ 0 };
+}
+
+void fmud_pub_fini(struct fmud *c)
+{
+        fmud_pub_release(c);
+        for (size_t i = 0; i < c->n_subs; i++)
+                sub_fini(&c->subs[i]);
+        free(c->subs);
+        c->subs = NULL;
+        c->n_subs = 0;
+        c->events_on = false;
+        if (c->sub)
+                zmq_close(c->sub);
+        c->sub = NULL;
+}
+
+static int open_sub(struct fmud *c)
+{
+        int zero = 0, r;
+        int64_t maxmsg = PROTO_MAX_MSG;
+
+        if (c->sub)
+                return 0;
+        if (!c->pub_endpoint || !c->pub_endpoint[0])
+                return fmud_fail(c, -ENOTSUP, "the daemon publishes no events");
+        c->sub = zmq_socket(c->ctx, ZMQ_SUB);
+        if (!c->sub)
+                return fmud_fail(c, -errno, "zmq_socket: %s", zmq_strerror(errno));
+        if (zmq_setsockopt(c->sub, ZMQ_LINGER, &zero, sizeof(zero)) < 0 ||
+            zmq_setsockopt(c->sub, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg)) < 0)
+                r = -errno;
+        else
+                r = fmud_socket_curve(c, c->sub);
+        if (r == 0 && zmq_connect(c->sub, c->pub_endpoint) < 0)
+                r = -errno;
+        if (r < 0) {
+                zmq_close(c->sub);
+                c->sub = NULL;
+                return fmud_fail(c, r, "cannot connect to '%s': %s", c->pub_endpoint,
+                                 strerror(-r));
+        }
+        return 0;
+}
+
+/* Copy names into s (one blob). */
+static int sub_set_names(struct fmud_sub *s, const struct proto_str *names, uint32_t n)
+{
+        size_t bytes = 0, at = 0;
+        struct proto_str *v;
+        char *blob;
+
+        for (uint32_t i = 0; i < n; i++)
+                bytes += names[i].len + 1;
+        v = calloc(n ? n : 1, sizeof(*v));
+        blob = malloc(bytes ? bytes : 1);
+        if (!v || !blob) {
+                free(v);
+                free(blob);
+                return -ENOMEM;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+                memcpy(blob + at, names[i].ptr, names[i].len);
+                blob[at + names[i].len] = '\0';
+                v[i] = (struct proto_str){ blob + at, names[i].len };
+                at += names[i].len + 1;
+        }
+        free(s->names);
+        free(s->blob);
+        s->names = v;
+        s->blob = blob;
+        s->n = n;
+        return 0;
+}
+
+static struct fmud_sub *find_sub(struct fmud *c, const char *topic)
+{
+        for (size_t i = 0; i < c->n_subs; i++)
+                if (!strcmp(c->subs[i].topic, topic))
+                        return &c->subs[i];
+        return NULL;
+}
+
+static int add_sub(struct fmud *c, const char *topic, const char *const names[], size_t n)
+{
+        struct fmud_sub *v, s = { 0 };
+        struct proto_str *tmp;
+        int r;
+
+        if (find_sub(c, topic))
+                return 0;
+        tmp = calloc(n ? n : 1, sizeof(*tmp));
+        s.topic = strdup(topic);
+        if (!tmp || !s.topic)
+                goto out_nomem;
+        for (size_t i = 0; i < n; i++)
+                tmp[i] = (struct proto_str){ names[i], (uint32_t)strlen(names[i]) };
+        r = sub_set_names(&s, tmp, (uint32_t)n);
+        if (r < 0)
+                goto out_nomem;
+        v = realloc(c->subs, (c->n_subs + 1) * sizeof(*v));
+        if (!v)
+                goto out_nomem;
+        c->subs = v;
+        c->subs[c->n_subs++] = s;
+        free(tmp);
+        return 0;
+
+out_nomem:
+        free(tmp);
+        sub_fini(&s);
+        return fmud_fail(c, -ENOMEM, "out of memory");
+}
+
+int fmud_subscribe(struct fmud *c, const struct proto_target *t, const char *const names[],
+                   size_t n, uint64_t decimation, char *ret_topic, size_t topic_len)
+{
+        struct proto_subscribe a = { .t = *t, .n = (uint32_t)n, .decimation = decimation };
+        struct proto_subscribe_result res;
+        struct proto_str *s;
+        const struct pv *v;
+        char err[160], topic[FMUD_MAX_TOPIC + 1];
+        uint64_t id;
+        int r;
+
+        if (n > PROTO_MAX_ITEMS)
+                return fmud_fail(c, -E2BIG, "at most %u names", PROTO_MAX_ITEMS);
+        r = open_sub(c);
+        if (r < 0)
+                return r;
+        s = calloc(n ? n : 1, sizeof(*s));
+        if (!s)
+                return fmud_fail(c, -ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++)
+                s[i] = (struct proto_str){ names[i], (uint32_t)strlen(names[i]) };
+        a.names = s;
+        id = fmud_begin(c);
+        proto_subscribe_encode(&c->w, id, &a);
+        free(s);
+        r = fmud_call(c, id, "subscribe", &v);
+        if (r < 0)
+                return r;
+        if (proto_subscribe_result_decode(v, &res, err, sizeof(err)) < 0)
+                return fmud_bad_result(c, "subscribe", err);
+        if (res.topic.len == 0 || res.topic.len > FMUD_MAX_TOPIC ||
+            memchr(res.topic.ptr, '\0', res.topic.len) ||
+            (res.topic.len == strlen(EVENTS_TOPIC) && !memcmp(res.topic.ptr, EVENTS_TOPIC,
+                                                              res.topic.len)))
+                return fmud_bad_result(c, "subscribe", "invalid topic");
+        fmud_str(res.topic, topic, sizeof(topic));
+        if (ret_topic && strlen(topic) >= topic_len)
+                return fmud_fail(c, -ENAMETOOLONG, "subscribe: topic '%s' too long", topic);
+        r = add_sub(c, topic, names, n);
+        if (r < 0)
+                return r;
+        if (zmq_setsockopt(c->sub, ZMQ_SUBSCRIBE, topic, strlen(topic)) < 0)
+                return fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
+        if (ret_topic)
+                memcpy(ret_topic, topic, strlen(topic) + 1);
+        return 0;
+}
+
+int fmud_unsubscribe(struct fmud *c, const struct proto_target *t, const char *topic)
+{
+        struct proto_unsubscribe a = { .t = *t };
+        struct fmud_sub *s = find_sub(c, topic);
+        const struct pv *v;
+        uint64_t id;
+
+        if (s) {
+                if (c->sub)
+                        (void)zmq_setsockopt(c->sub, ZMQ_UNSUBSCRIBE, topic, strlen(topic));
+                sub_fini(s);
+                *s = c->subs[--c->n_subs];
+        }
+        a.topic = (struct proto_str){ topic, (uint32_t)strlen(topic) };
+        id = fmud_begin(c);
+        proto_unsubscribe_encode(&c->w, id, &a);
+        return fmud_call(c, id, "unsubscribe", &v);
+}
+
+int fmud_events(struct fmud *c, bool on)
+{
+        int r;
+
+        if (on == c->events_on)
+                return 0;
+        r = open_sub(c);
+        if (r < 0)
+                return r;
+        if (zmq_setsockopt(c->sub, on ? ZMQ_SUBSCRIBE : ZMQ_UNSUBSCRIBE, EVENTS_TOPIC,
+                           strlen(EVENTS_TOPIC)) < 0)
+                return fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
+        c->events_on = on;
+        return 0;
+}
+
+static int64_t now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Drop the rest of a multipart message. */
+static void drain(void *sock)
+{
+        zmq_msg_t rest;
+        bool more;
+
+        do {
+                zmq_msg_init(&rest);
+                if (zmq_msg_recv(&rest, sock, ZMQ_DONTWAIT) < 0) {
+                        zmq_msg_close(&rest);
+                        return;
+                }
+                more = zmq_msg_more(&rest);
+                zmq_msg_close(&rest);
+        } while (more);
+}
+
+/*
+ * Receive topic and body into the PUB slot; -EAGAIN when nothing is
+ * queued, -EPROTO when malformed (dropped).
+ */
+static int recv_pub(struct fmud *c)
+{
+        zmq_msg_t m;
+        size_t len;
+        bool more;
+
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, c->sub, ZMQ_DONTWAIT) < 0) {
+                zmq_msg_close(&m);
+                return -errno;
+        }
+        more = zmq_msg_more(&m);
+        len = zmq_msg_size(&m);
+        if (!more || len > FMUD_MAX_TOPIC || memchr(zmq_msg_data(&m), '\0', len)) {
+                zmq_msg_close(&m);
+                if (more)
+                        drain(c->sub);
+                return -EPROTO;
+        }
+        memcpy(c->pub_topic, zmq_msg_data(&m), len);
+        c->pub_topic[len] = '\0';
+        zmq_msg_close(&m);
+        if (zmq_msg_recv(&c->pub_msg, c->sub, ZMQ_DONTWAIT) < 0)
+                return -EPROTO;
+        if (zmq_msg_more(&c->pub_msg)) {
+                drain(c->sub);
+                return -EPROTO;
+        }
+        return 0;
+}
+
+/* Decode the message in the PUB slot; 1: not for us (dropped). */
+static int decode_pub(struct fmud *c, struct fmud_msg *ret)
+{
+        struct proto_limits lim;
+        struct fmud_sub *s;
+        char err[160];
+        int r;
+
+        if (c->events_on && !strcmp(c->pub_topic, EVENTS_TOPIC)) {
+                s = NULL;
+        } else {
+                s = find_sub(c, c->pub_topic);
+                if (!s)
+                        return 1;
+        }
+        proto_limits_default(&lim);
+        r = pv_decode(zmq_msg_data(&c->pub_msg), zmq_msg_size(&c->pub_msg), &lim, &c->pub_doc,
+                      err, sizeof(err));
+        if (r < 0)
+                return fmud_fail(c, -EPROTO, "malformed message on '%s': %s", c->pub_topic, err);
+        *ret = (struct fmud_msg){ .topic = c->pub_topic };
+        if (!s) {
+                ret->kind = FMUD_MSG_EVENT;
+                if (proto_event_decode(c->pub_doc.root, &ret->event, err, sizeof(err)) < 0)
+                        return fmud_fail(c, -EPROTO, "malformed event: %s", err);
+                return 0;
+        }
+        ret->kind = FMUD_MSG_SAMPLE;
+        if (proto_sample_decode(c->pub_doc.root, &ret->sample, &c->pub_mem, err, sizeof(err)) < 0)
+                return fmud_fail(c, -EPROTO, "malformed sample on '%s': %s", c->pub_topic, err);
+        if (ret->sample.names) {
+                if (sub_set_names(s, ret->sample.names, ret->sample.n) < 0)
+                        return fmud_fail(c, -ENOMEM, "out of memory");
+        }
+        ret->sample.names = s->n == ret->sample.n && s->n ? s->names : NULL;
+        return 0;
+}
+
+int fmud_next(struct fmud *c, int timeout_ms, struct fmud_msg *ret)
+{
+        int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+        zmq_pollitem_t it;
+        long left;
+        int n, r;
+
+        fmud_pub_release(c);
+        if (!c->sub || (!c->n_subs && !c->events_on))
+                return fmud_fail(c, -ENOTCONN, "nothing is subscribed");
+        for (;;) {
+                r = recv_pub(c);
+                if (r == 0) {
+                        r = decode_pub(c, ret);
+                        if (r <= 0)
+                                return r;
+                        fmud_pub_release(c);
+                        continue;
+                }
+                if (r == -EPROTO)
+                        return fmud_fail(c, r, "malformed PUB message framing");
+                if (r != -EAGAIN)
+                        return fmud_fail(c, r, "receive: %s", zmq_strerror(-r));
+                left = deadline < 0 ? -1 : (long)(deadline - now_ms());
+                if (deadline >= 0 && left <= 0)
+                        return -EAGAIN;
+                it = (zmq_pollitem_t){ .socket = c->sub, .events = ZMQ_POLLIN };
+                n = zmq_poll(&it, 1, left);
+                if (n < 0)
+                        return fmud_fail(c, -errno, "poll: %s", zmq_strerror(errno));
+                if (n == 0)
+                        return -EAGAIN;
+        }
+}
