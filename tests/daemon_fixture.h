@@ -1,0 +1,106 @@
+/*
+ * daemon_fixture: a real `fmud` for end-to-end tests. Each test gets its
+ * own daemon on private ipc endpoints in a fresh temporary folder, with
+ * its own FMU cache and scratch folder, started from the built binary and
+ * stopped with SIGTERM.
+ *
+ * DESIGN: the daemon is forked and exec'd with --ready-fd; the fixture
+ * waits (bounded) for its "READY\n" line, so a test never races the
+ * daemon's bind. Stopping checks the daemon's whole promise about
+ * shutdown: exit status 0, both socket files removed, no process left
+ * that the daemon started (the test process becomes a child subreaper, so
+ * an orphaned fmud-worker would be re-parented to it and found) and an
+ * empty scratch folder. The daemon's stderr goes to DIR/fmud.log, printed
+ * when a check fails.
+ *
+ * The daemon may read scenarios and FMUs below the test FMUs' folder, the
+ * example scenarios, the master's test FMU folder and DIR itself (plus
+ * the folders a test adds); results are written below DIR.
+ *
+ * Threads: start and stop from the test's main thread (the daemon gets
+ * PR_SET_PDEATHSIG from the forking thread).
+ */
+#ifndef FMUD_TESTS_DAEMON_FIXTURE_H
+#define FMUD_TESTS_DAEMON_FIXTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "client/fmud.h"
+#include "proto/proto.h"
+
+struct fmud_daemon {
+        char *dir;                      /* the temporary folder */
+        char *endpoint;                 /* ipc://DIR/control.sock */
+        char *pub_endpoint;             /* ipc://DIR/events.sock */
+        char *control_sock, *events_sock;       /* the socket files */
+        char *cache_dir, *scratch_dir;
+        char *log_path;                 /* the daemon's stderr */
+        pid_t pid;                      /* 0 when not running */
+};
+
+/*
+ * Start fmud with the fixture's arguments followed by extra (NULL or a
+ * NULL-terminated list; a later --endpoint overrides the fixture's).
+ * Waits for READY; aborts the test (with the daemon's log) on failure.
+ */
+void daemon_start(struct fmud_daemon *d, const char *const *extra);
+
+/*
+ * SIGTERM, then assert: exit status 0, socket files gone, no process the
+ * daemon started left, scratch folder empty. Frees the folder. A no-op on
+ * a zeroed struct.
+ */
+void daemon_stop(struct fmud_daemon *d);
+
+/*
+ * Wait for a daemon that was asked to exit (shutdown) to end, then check
+ * as daemon_stop() does. Frees the folder.
+ */
+void daemon_join(struct fmud_daemon *d);
+
+/* For a failing test's teardown: SIGKILL, reap, free the folder, no checks. */
+void daemon_kill(struct fmud_daemon *d);
+
+/* dir/name, malloc'ed (aborts on OOM). */
+char *daemon_path(const struct fmud_daemon *d, const char *name);
+
+/* The daemon's log so far (caller frees), or an empty string. */
+char *daemon_log(const struct fmud_daemon *d);
+
+/* The pids whose parent is ppid, at most max of them; returns the count. */
+size_t daemon_children(pid_t ppid, pid_t *ret, size_t max);
+
+/* Whether process pid exists (a zombie counts). */
+bool daemon_pid_alive(pid_t pid);
+
+/* A whole file, NUL-terminated (caller frees), *ret_len its length; aborts on failure. */
+char *daemon_slurp(const char *path, size_t *ret_len);
+
+/* ---- Client side: libfmud against the fixture's daemon ----------------------- */
+
+/* A connection to d's control endpoint (aborts on failure). */
+struct fmud *daemon_connect(const struct fmud_daemon *d);
+
+/* A proto_str over a C string (borrowed). */
+struct proto_str daemon_str(const char *s);
+/* Whether s holds exactly the C string c. */
+bool daemon_str_eq(struct proto_str s, const char *c);
+
+/* Load a (aborts with the daemon's message on failure); returns the session. */
+uint64_t daemon_load(struct fmud *c, const struct proto_load *a, uint64_t *ret_generation);
+
+/*
+ * Poll session's status until its state is want (aborts after a
+ * generous bound, or when it reaches another final state). *ret_status
+ * (may be NULL) is borrowed as fmud_status()'s.
+ */
+void daemon_wait_state(struct fmud *c, uint64_t session, enum proto_state want,
+                       struct proto_session_status *ret_status);
+
+/* Assert the last call was refused with code; r is its return value. */
+void daemon_assert_refused(struct fmud *c, int r, enum proto_err code, const char *what);
+
+#endif

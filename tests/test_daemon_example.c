@@ -1,0 +1,183 @@
+/*
+ * daemon_example: client/examples/remote_master drives a session of a real
+ * fmud point by point; what it prints equals, bit for bit, the results of
+ * the same scenario run in process (daemon/run.h) at every point.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "daemon/run.h"
+#include "daemon_fixture.h"
+#include "support/run.h"
+
+static struct fmud_daemon d;
+
+static void setup(void)
+{
+        daemon_start(&d, NULL);
+}
+
+static void teardown(void)
+{
+        daemon_stop(&d);
+}
+
+/* A CSV table: a header and rows of numbers. */
+struct table {
+        char *text;
+        size_t n_cols, n_rows;
+        char *cols[16];
+        double *cells;
+};
+
+static void table_parse(char *text, struct table *ret)
+{
+        char *save = NULL, *line;
+
+        *ret = (struct table){ .text = text };
+        line = strtok_r(text, "\n", &save);
+        cr_assert(line != NULL, "no header");
+        for (char *f = line; f && ret->n_cols < 16; ret->n_cols++) {
+                ret->cols[ret->n_cols] = f;
+                f = strchr(f, ',');
+                if (f)
+                        *f++ = '\0';
+        }
+        while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+                char *end = line;
+
+                ret->cells = realloc(ret->cells, (ret->n_rows + 1) * ret->n_cols * sizeof(double));
+                cr_assert(ret->cells != NULL);
+                for (size_t i = 0; i < ret->n_cols; i++) {
+                        ret->cells[ret->n_rows * ret->n_cols + i] = strtod(end, &end);
+                        end += *end == ',';
+                }
+                ret->n_rows++;
+        }
+}
+
+static void table_fini(struct table *t)
+{
+        free(t->text);
+        free(t->cells);
+}
+
+static long table_col(const struct table *t, const char *name)
+{
+        for (size_t i = 0; i < t->n_cols; i++)
+                if (strcmp(t->cols[i], name) == 0)
+                        return (long)i;
+        return -1;
+}
+
+/* The scenario in process, every point recorded, into ref (freed by the caller). */
+static void in_process(const char *scenario, const struct scenario_assign *starts, size_t n_starts,
+                       struct table *ref)
+{
+        char *out = daemon_path(&d, "in_process.csv"), *cache = daemon_path(&d, "ref-cache");
+        const char *const allowed[] = { FMUD_TEST_FMU_DIR, FMUD_EXAMPLES, FMUD_MASTER_FMU_DIR };
+        struct scenario_overrides ov = {
+                .has_decimation = true, .decimation = 1,
+                .n_starts = n_starts, .starts = starts,
+        };
+        struct run_opts o = {
+                .scenario = scenario, .out = out, .cache_dir = cache, .worker_path = FMUD_WORKER,
+                .overrides = &ov, .n_allowed_dirs = 3, .allowed_dirs = allowed,
+        };
+        struct diag_list diags;
+        struct run_report rep = { 0 };
+        int r;
+
+        cr_assert(mkdir(cache, 0700) == 0 || errno == EEXIST);
+        diag_list_init(&diags, 16);
+        r = run_scenario(&o, &diags, &rep);
+        cr_assert(r == 0, "in-process run: %s", rep.message ? rep.message : "(no message)");
+        run_report_fini(&rep);
+        diag_list_fini(&diags);
+        table_parse(daemon_slurp(out, NULL), ref);
+        free(out);
+        free(cache);
+}
+
+/* Every row remote_master printed equals the in-process row at the same time. */
+static void compare(const struct table *got, const struct table *ref, size_t expect_rows)
+{
+        cr_assert(got->n_rows == expect_rows, "%zu rows, expected %zu", got->n_rows, expect_rows);
+        cr_assert(strcmp(got->cols[0], "time") == 0);
+        for (size_t r = 0; r < got->n_rows; r++) {
+                const double *g = &got->cells[r * got->n_cols];
+                const double *f = &ref->cells[r * ref->n_cols];
+
+                cr_assert(r < ref->n_rows);
+                cr_assert(g[0] == f[0], "row %zu: time %.17g vs %.17g", r, g[0], f[0]);
+                for (size_t k = 1; k < got->n_cols; k++) {
+                        long col = table_col(ref, got->cols[k]);
+
+                        cr_assert(col > 0, "'%s' is not a column of the in-process run",
+                                  got->cols[k]);
+                        cr_assert(memcmp(&g[k], &f[col], sizeof(double)) == 0,
+                                  "t %g, %s: remote %.17g, in process %.17g", g[0], got->cols[k],
+                                  g[k], f[col]);
+                }
+        }
+}
+
+static struct table remote(char *const argv[])
+{
+        struct run_result res = { 0 };
+        struct table t;
+
+        cr_assert(run_capture(argv, &res) == 0);
+        cr_assert(res.exit_code == 0, "remote_master exited %d: %s", res.exit_code, res.err);
+        table_parse(res.out, &t);
+        free(res.err);
+        return t;
+}
+
+Test(daemon_example, remote_master_prints_the_in_process_results, .init = setup,
+     .fini = teardown)
+{
+        char *argv[] = { FMUD_REMOTE_MASTER, "--endpoint", d.endpoint, "--points", "300",
+                         FMUD_EXAMPLES "/msd.ssp", "mass1.x1", "mass1.v1", "mass2.x2",
+                         "mass2.v2", "mass2.F", NULL };
+        struct table got = remote(argv), ref;
+
+        in_process(FMUD_EXAMPLES "/msd.ssp", NULL, 0, &ref);
+        cr_assert(got.n_cols == 6);
+        compare(&got, &ref, 301);
+        table_fini(&got);
+        table_fini(&ref);
+}
+
+Test(daemon_example, remote_master_sets_inputs_and_runs_to_the_stop_time, .init = setup,
+     .fini = teardown)
+{
+        char *argv[] = { FMUD_REMOTE_MASTER, "--endpoint", d.endpoint, "--set", "u=2.5",
+                         FMUD_MASTER_FMU_DIR "/Scripted.fmu", "x", "steps", NULL };
+        struct scenario_assign u = { "u", "2.5" };
+        struct table got = remote(argv), ref;
+
+        in_process(FMUD_MASTER_FMU_DIR "/Scripted.fmu", &u, 1, &ref);
+        /* Scripted runs 0..1 in steps of 0.1: 11 points, the last at the stop time. */
+        compare(&got, &ref, 11);
+        cr_assert(got.cells[10 * got.n_cols] == 1.0);
+        cr_assert(got.cells[10 * got.n_cols + 1] != 0.0, "u = 2.5 reached the FMU");
+        table_fini(&got);
+        table_fini(&ref);
+}
+
+Test(daemon_example, remote_master_reports_a_refusal, .init = setup, .fini = teardown)
+{
+        char *argv[] = { FMUD_REMOTE_MASTER, "--endpoint", d.endpoint,
+                         FMUD_EXAMPLES "/msd.ssp", "mass1.nosuch", NULL };
+        struct run_result res = { 0 };
+
+        cr_assert(run_capture(argv, &res) == 0);
+        cr_assert(res.exit_code == 1, "exit %d", res.exit_code);
+        cr_assert(strstr(res.err, "nosuch") != NULL, "%s", res.err);
+        run_result_fini(&res);
+}

@@ -1,0 +1,359 @@
+/*
+ * fmuctl_daemon: the real fmuctl against a real fmud: the session verbs,
+ * their JSON, exit codes and one-line refusals; `fmuctl run` with no
+ * daemon listening (it starts a private one and leaves nothing behind);
+ * keys for remote access over tcp with CURVE.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "daemon_fixture.h"
+#include "support/run.h"
+#include "support/tmpdir.h"
+
+static struct fmud_daemon d;
+
+static void setup(void)
+{
+        daemon_start(&d, NULL);
+        cr_assert(setenv("FMUD_ENDPOINT", d.endpoint, 1) == 0);
+}
+
+static void teardown(void)
+{
+        daemon_stop(&d);
+}
+
+/* fmuctl ARGS... (NULL-terminated); the caller frees with run_result_fini(). */
+static struct run_result fmuctl(const char *const args[])
+{
+        char *argv[32] = { (char *)FMUD_FMUCTL };
+        struct run_result r = { 0 };
+        size_t n = 1;
+
+        for (; args[n - 1] && n < 31; n++)
+                argv[n] = (char *)args[n - 1];
+        argv[n] = NULL;
+        cr_assert(run_capture(argv, &r) == 0);
+        return r;
+}
+
+/* fmuctl ARGS... that must succeed, its stdout parsed as JSON (caller puts). */
+static struct json_object *fmuctl_json(const char *const args[])
+{
+        struct run_result r = fmuctl(args);
+        struct json_object *o;
+
+        cr_assert(r.exit_code == 0, "fmuctl %s: exit %d: %s", args[0], r.exit_code, r.err);
+        o = json_tokener_parse(r.out);
+        cr_assert(o != NULL, "fmuctl %s --json printed no JSON: '%s'", args[0], r.out);
+        run_result_fini(&r);
+        return o;
+}
+
+static struct json_object *key(struct json_object *o, const char *k)
+{
+        struct json_object *v = NULL;
+
+        cr_assert(json_object_object_get_ex(o, k, &v), "no key '%s' in %s", k,
+                  json_object_to_json_string(o));
+        return v;
+}
+
+static size_t count_lines(const char *s)
+{
+        size_t n = 0;
+
+        for (; *s; s++)
+                n += *s == '\n';
+        return n;
+}
+
+Test(fmuctl_daemon, session_verbs_with_json_and_exit_codes, .init = setup, .fini = teardown)
+{
+        struct json_object *o, *v;
+        struct run_result r;
+        char sid[32];
+
+        o = fmuctl_json((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", "--warp", "1",
+                                          "--json", NULL });
+        snprintf(sid, sizeof(sid), "%llu",
+                 (unsigned long long)json_object_get_uint64(key(o, "session")));
+        cr_assert(strcmp(sid, "1") == 0, "session %s", sid);
+        json_object_put(o);
+
+        o = fmuctl_json((const char *[]){ "status", sid, "--json", NULL });
+        cr_assert(strcmp(json_object_get_string(key(o, "state")), "loaded") == 0);
+        cr_assert(json_object_get_double(key(o, "time")) == 0.0);
+        cr_assert(json_object_get_uint64(key(o, "points")) == 0);
+        (void) key(o, "realTimeFactor");
+        json_object_put(o);
+
+        /* Refused: one line on stderr naming the command, exit code 1. */
+        r = fmuctl((const char *[]){ "pause", sid, NULL });
+        cr_assert(r.exit_code == 1, "exit %d", r.exit_code);
+        cr_assert(count_lines(r.err) == 1 && strncmp(r.err, "fmuctl: ", 8) == 0, "'%s'", r.err);
+        cr_assert(strstr(r.err, "pause") != NULL, "%s", r.err);
+        run_result_fini(&r);
+
+        r = fmuctl((const char *[]){ "start", sid, NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        run_result_fini(&r);
+        o = fmuctl_json((const char *[]){ "pause", sid, "--json", NULL });
+        cr_assert(strcmp(json_object_get_string(key(o, "state")), "paused") == 0);
+        json_object_put(o);
+
+        o = fmuctl_json((const char *[]){ "get", sid, "mass1.x1", "mass2.x2", "--json", NULL });
+        v = key(o, "mass2.x2");
+        cr_assert(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int));
+        json_object_put(o);
+
+        o = fmuctl_json((const char *[]){ "list", "--json", NULL });
+        v = key(o, "sessions");
+        cr_assert(json_object_is_type(v, json_type_array) && json_object_array_length(v) == 1,
+                  "%s", json_object_to_json_string(o));
+        v = json_object_array_get_idx(v, 0);
+        cr_assert(json_object_get_uint64(key(v, "session")) == 1);
+        cr_assert(strcmp(json_object_get_string(key(v, "state")), "paused") == 0);
+        json_object_put(o);
+
+        r = fmuctl((const char *[]){ "unload", sid, NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        run_result_fini(&r);
+        /* Now the session is unknown. */
+        r = fmuctl((const char *[]){ "status", sid, NULL });
+        cr_assert(r.exit_code == 1, "exit %d", r.exit_code);
+        cr_assert(count_lines(r.err) == 1, "'%s'", r.err);
+        run_result_fini(&r);
+        /* Usage errors are 2. */
+        r = fmuctl((const char *[]){ "start", NULL });
+        cr_assert(r.exit_code == 2, "exit %d", r.exit_code);
+        run_result_fini(&r);
+}
+
+Test(fmuctl_daemon, no_daemon_is_exit_code_3, .init = setup, .fini = teardown)
+{
+        char *ep = NULL;
+        struct run_result r;
+
+        cr_assert(asprintf(&ep, "ipc://%s/nobody.sock", d.dir) > 0);
+        r = fmuctl((const char *[]){ "list", "--endpoint", ep, NULL });
+        cr_assert(r.exit_code == 3, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(count_lines(r.err) == 1, "'%s'", r.err);
+        run_result_fini(&r);
+        free(ep);
+}
+
+/* ---- fmuctl run, no daemon ----------------------------------------------------- */
+
+Test(fmuctl_daemon, run_without_a_daemon_starts_a_private_one_and_leaves_none)
+{
+        char *dir = tmpdir_new("fmud-run"), *ep = NULL, *out = NULL, *csv;
+        pid_t left[8];
+        struct run_result r;
+
+        cr_assert(dir != NULL);
+        /* The cache: the private daemon's workers run as an unprivileged user. */
+        cr_assert(chmod(dir, 0755) == 0);
+        /* Nobody listens there; orphans of fmuctl would come to us. */
+        cr_assert(asprintf(&ep, "ipc://%s/control.sock", dir) > 0);
+        cr_assert(asprintf(&out, "%s/msd.csv", dir) > 0);
+        cr_assert(setenv("FMUD_ENDPOINT", ep, 1) == 0);
+        cr_assert(setenv("FMUD_CACHE_DIR", dir, 1) == 0);
+        cr_assert(prctl(PR_SET_CHILD_SUBREAPER, 1) == 0);
+        r = fmuctl((const char *[]){ "run", FMUD_EXAMPLES "/msd.ssp", "--out", out, NULL });
+        cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.out, "finished") != NULL, "%s", r.out);
+        csv = daemon_slurp(out, NULL);
+        cr_assert(strncmp(csv, "time,mass1.x1,mass1.v1,mass2.x2,mass2.v2,mass2.F\n", 49) == 0,
+                  "%s", csv);
+        cr_assert(count_lines(csv) == 102);
+        /* Nothing of the private daemon is left: no process, no socket. */
+        cr_assert(daemon_children(getpid(), left, 8) == 0, "a process outlived fmuctl run");
+        cr_assert(access(ep + 6, F_OK) < 0, "the private daemon's socket is left");
+        free(csv);
+        run_result_fini(&r);
+        tmpdir_free(dir);
+        free(ep);
+        free(out);
+}
+
+/* ---- Keys and tcp with CURVE -------------------------------------------------- */
+
+/* A free tcp port on the loopback (bind to 0, read it back). */
+static int free_port(void)
+{
+        void *ctx = zmq_ctx_new(), *s = zmq_socket(ctx, ZMQ_REP);
+        char ep[64];
+        size_t len = sizeof(ep);
+        int port;
+
+        cr_assert(zmq_bind(s, "tcp://127.0.0.1:*") == 0);
+        cr_assert(zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, ep, &len) == 0);
+        port = atoi(strrchr(ep, ':') + 1);
+        zmq_close(s);
+        zmq_ctx_term(ctx);
+        return port;
+}
+
+/* The first line of a key file: a 40-character Z85 key. */
+static void read_key(const char *path, char key[FMUD_KEY_Z85_LEN + 1])
+{
+        char *text = daemon_slurp(path, NULL);
+
+        cr_assert(strlen(text) >= FMUD_KEY_Z85_LEN, "'%s' holds no key", path);
+        memcpy(key, text, FMUD_KEY_Z85_LEN);
+        key[FMUD_KEY_Z85_LEN] = '\0';
+        free(text);
+}
+
+static void keygen(const char *dir, const char *name)
+{
+        char *base = NULL;
+        struct run_result r;
+
+        cr_assert(asprintf(&base, "%s/%s", dir, name) > 0);
+        r = fmuctl((const char *[]){ "keygen", base, NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        run_result_fini(&r);
+        /* Never overwrites a key. */
+        r = fmuctl((const char *[]){ "keygen", base, NULL });
+        cr_assert(r.exit_code == 1, "keygen over an existing key: exit %d", r.exit_code);
+        run_result_fini(&r);
+        free(base);
+}
+
+Test(fmuctl_daemon, keygen_keys_admit_a_client_over_tcp_with_curve)
+{
+        char *dir = tmpdir_new("fmud-keys"), *conf = NULL, *tcp = NULL, *path = NULL,
+             *client = NULL;
+        char client_pub[FMUD_KEY_Z85_LEN + 1], server_pub[FMUD_KEY_Z85_LEN + 1],
+             other_key[FMUD_KEY_Z85_LEN + 1], err[256];
+        const char *extra[3] = { "--config", NULL, NULL };
+        struct fmud_opts o = { .connect_timeout_ms = 2000 };
+        struct fmud_daemon td;
+        struct run_result r;
+        struct fmud *fc = NULL;
+
+        cr_assert(dir != NULL);
+        keygen(dir, "server");
+        keygen(dir, "other");
+        /*
+         * Z85 keys may hold '#', which authorized_keys takes for a comment
+         * (a_public_key_with_a_hash_sign_can_be_authorized): use a client
+         * key without one here, so that this test checks the rest.
+         */
+        for (int i = 0;; i++) {
+                char name[32];
+
+                cr_assert(i < 50, "50 keys with a '#'");
+                snprintf(name, sizeof(name), "client%d", i);
+                keygen(dir, name);
+                free(client);
+                cr_assert(asprintf(&client, "%s/%s", dir, name) > 0);
+                cr_assert(asprintf(&path, "%s.pub", client) > 0);
+                read_key(path, client_pub);
+                free(path);
+                if (!strchr(client_pub, '#'))
+                        break;
+        }
+        cr_assert(asprintf(&path, "%s/server.pub", dir) > 0);
+        read_key(path, server_pub);
+        free(path);
+        cr_assert(asprintf(&path, "%s/other.key", dir) > 0);
+        read_key(path, other_key);
+        free(path);
+        /* Only the client's public key is authorized. */
+        cr_assert(tmpdir_write(dir, "authorized_keys", client_pub, FMUD_KEY_Z85_LEN) == 0);
+        cr_assert(asprintf(&tcp, "tcp://127.0.0.1:%d", free_port()) > 0);
+        cr_assert(asprintf(&conf, "[control]\ntcp_endpoint = %s\nserver_secret_key = %s/server.key\n"
+                           "authorized_keys = %s/authorized_keys\n", tcp, dir, dir) > 0);
+        cr_assert(tmpdir_write(dir, "fmud.conf", conf, strlen(conf)) == 0);
+        free(conf);
+        cr_assert(asprintf(&conf, "%s/fmud.conf", dir) > 0);
+        extra[1] = conf;
+        daemon_start(&td, extra);
+
+        /* The listed key is admitted through fmuctl's --server-key and --key ... */
+        {
+                char *spub = NULL, *ckey = NULL;
+
+                cr_assert(asprintf(&spub, "%s/server.pub", dir) > 0);
+                cr_assert(asprintf(&ckey, "%s.key", client) > 0);
+                r = fmuctl((const char *[]){ "list", "--endpoint", tcp, "--server-key", spub,
+                                             "--key", ckey, "--json", NULL });
+                cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+                run_result_fini(&r);
+                free(spub);
+                free(ckey);
+        }
+        /* ... another key is not: the handshake fails, hello gets no reply. */
+        o.server_key = server_pub;
+        o.secret_key = other_key;
+        cr_assert(fmud_connect(tcp, &o, &fc, err, sizeof(err)) < 0, "an unlisted key was admitted");
+        /* And without CURVE at all, neither. */
+        o.server_key = o.secret_key = NULL;
+        cr_assert(fmud_connect(tcp, &o, &fc, err, sizeof(err)) < 0, "plain tcp was admitted");
+        daemon_stop(&td);
+        tmpdir_free(dir);
+        free(conf);
+        free(tcp);
+        free(client);
+}
+
+/* A daemon on tcp that authorizes the one public key pub; returns the tcp endpoint. */
+static char *start_tcp(struct fmud_daemon *td, const char *dir, const char *server_secret,
+                       const char *pub)
+{
+        char *conf = NULL, *tcp = NULL, *path = NULL;
+        const char *extra[3] = { "--config", NULL, NULL };
+
+        cr_assert(tmpdir_write(dir, "server.key", server_secret, strlen(server_secret)) == 0);
+        cr_assert(asprintf(&path, "%s/server.key", dir) > 0);
+        cr_assert(chmod(path, 0600) == 0);
+        free(path);
+        cr_assert(tmpdir_write(dir, "authorized_keys", pub, strlen(pub)) == 0);
+        cr_assert(asprintf(&tcp, "tcp://127.0.0.1:%d", free_port()) > 0);
+        cr_assert(asprintf(&conf, "[control]\ntcp_endpoint = %s\nserver_secret_key = %s/server.key\n"
+                           "authorized_keys = %s/authorized_keys\n", tcp, dir, dir) > 0);
+        cr_assert(tmpdir_write(dir, "fmud.conf", conf, strlen(conf)) == 0);
+        free(conf);
+        cr_assert(asprintf(&conf, "%s/fmud.conf", dir) > 0);
+        extra[1] = conf;
+        daemon_start(td, extra);
+        free(conf);
+        return tcp;
+}
+
+/* Z85 (ZeroMQ RFC 32) has '#' among its 85 characters: about one key in three holds one. */
+Test(fmuctl_daemon, a_public_key_with_a_hash_sign_can_be_authorized)
+{
+        char *dir = tmpdir_new("fmud-keys"), *tcp, err[256];
+        char spub[41], ssec[41], cpub[41], csec[41];
+        struct fmud_opts o = { .connect_timeout_ms = 10000 };
+        struct fmud_daemon td;
+        struct fmud *fc = NULL;
+
+        cr_assert(dir != NULL);
+        cr_assert(zmq_curve_keypair(spub, ssec) == 0);
+        do
+                cr_assert(zmq_curve_keypair(cpub, csec) == 0);
+        while (!strchr(cpub, '#'));
+        tcp = start_tcp(&td, dir, ssec, cpub);
+        o.server_key = spub;
+        o.secret_key = csec;
+        cr_assert(fmud_connect(tcp, &o, &fc, err, sizeof(err)) == 0, "key '%s': %s", cpub, err);
+        fmud_close(fc);
+        daemon_stop(&td);
+        tmpdir_free(dir);
+        free(tcp);
+}
