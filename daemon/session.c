@@ -248,13 +248,14 @@ void session_free(struct session *s)
         for (size_t i = 0; i < s->n; i++) {
                 struct session_inst *si = &s->insts[i];
 
+                /* Also made for an instance whose worker never started. */
+                free(si->required);
                 if (!si->inst)
                         continue;
                 /* fmi3Terminate only from a healthy, initialized instance (section 2.2.4). */
                 if (si->initialized && !si->failed && !inst_fault(si->inst))
                         (void) inst_terminate(si->inst);
                 (void) inst_free(si->inst);
-                free(si->required);
         }
         free(s->insts);
         free(s->worker_path);
