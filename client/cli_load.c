@@ -69,6 +69,11 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
         case CLI_O_GS:
                 p->algorithm = (struct proto_str){ "gauss-seidel", 12 };
                 return 1;
+        case CLI_O_SANDBOX:
+                if (strcmp(arg, "strict") && strcmp(arg, "basic") && strcmp(arg, "off"))
+                        return cli_usage_error(a, "--sandbox needs strict, basic or off");
+                p->sandbox = (struct proto_str){ arg, (uint32_t)strlen(arg) };
+                return 1;
         default:
                 return 0;
         }

@@ -132,6 +132,7 @@ struct hsess {
 
         /* Session thread only. */
         struct hcmd *load;              /* the load request, until answered */
+        enum host_sandbox sandbox;      /* the session's workers' mode */
         size_t n_allowed;
         char **allowed;                 /* copied at load */
         enum proto_state state;
@@ -196,7 +197,13 @@ void hcmd_free(struct hcmd *c);
 
 /* ---- host_load.c ---- */
 /* Caller thread: check load's paths; -1 when they are fine, else the reply code with msg. */
-int hload_check(struct host *h, const struct proto_load *a, char *msg, size_t size);
+/*
+ * Check a load's paths and sandbox mode before a session exists: -1, or
+ * the refusal's code with msg. *ret_sandbox: the session's mode (the
+ * daemon's, or a stricter one the load asked for).
+ */
+int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *ret_sandbox,
+                char *msg, size_t size);
 /*
  * Session thread: load, start, build; on success replies to the load and
  * returns 0. On failure returns -errno with the reply's code and message,

@@ -100,7 +100,36 @@ out:
         return code;
 }
 
-int hload_check(struct host *h, const struct proto_load *a, char *msg, size_t size)
+static const char *const mode_names[] = {
+        [HOST_SANDBOX_STRICT] = "strict",
+        [HOST_SANDBOX_BASIC] = "basic",
+        [HOST_SANDBOX_OFF] = "off",
+};
+
+/* A session may only tighten the daemon's sandbox: the modes go from strict to off. */
+static int sandbox_of(const struct host *h, const struct proto_str *s, enum host_sandbox *ret,
+                      char *msg, size_t size)
+{
+        *ret = h->opts.sandbox;
+        if (!s->len)
+                return -1;
+        for (int m = HOST_SANDBOX_STRICT; m <= HOST_SANDBOX_OFF; m++) {
+                if (strlen(mode_names[m]) != s->len || memcmp(mode_names[m], s->ptr, s->len))
+                        continue;
+                if ((enum host_sandbox)m > h->opts.sandbox) {
+                        snprintf(msg, size, "sandbox '%s' is weaker than the daemon's '%s'",
+                                 mode_names[m], mode_names[h->opts.sandbox]);
+                        return PROTO_E_DENIED;
+                }
+                *ret = (enum host_sandbox)m;
+                return -1;
+        }
+        snprintf(msg, size, "sandbox: expected strict, basic or off");
+        return PROTO_E_BAD_REQUEST;
+}
+
+int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *ret_sandbox,
+                char *msg, size_t size)
 {
         char *path = hvalues_strdup(&a->path), *out = NULL, *real = NULL;
         int code;
@@ -111,6 +140,8 @@ int hload_check(struct host *h, const struct proto_load *a, char *msg, size_t si
                 return PROTO_E_BAD_REQUEST;
         }
         code = check_in(h->allowed, h->n_allowed, path, &real, msg, size);
+        if (code < 0)
+                code = sandbox_of(h, &a->sandbox, ret_sandbox, msg, size);
         if (code < 0 && a->out.len) {
                 out = hvalues_strdup(&a->out);
                 code = out ? check_out(h->allowed, h->n_allowed, out, msg, size) :
@@ -296,8 +327,8 @@ static int start(struct hsess *hs, const char *out, char *msg, size_t size, int 
         so.worker_path = o->worker_path;
         so.timeout_ns = o->call_timeout_ns;
         so.sandbox = (struct sandbox_opts){
-                .mode = o->sandbox == HOST_SANDBOX_STRICT ? SANDBOX_STRICT :
-                        o->sandbox == HOST_SANDBOX_BASIC ? SANDBOX_BASIC : SANDBOX_OFF,
+                .mode = hs->sandbox == HOST_SANDBOX_STRICT ? SANDBOX_STRICT :
+                        hs->sandbox == HOST_SANDBOX_BASIC ? SANDBOX_BASIC : SANDBOX_OFF,
                 .scratch_root = o->scratch_dir,
                 .mem_limit = o->mem_limit,
                 .cpu_limit_s = o->cpu_limit_s,

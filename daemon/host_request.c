@@ -15,6 +15,7 @@
 
 static void do_load(struct host *h, uint64_t token, const struct proto_req *req)
 {
+        enum host_sandbox sandbox;
         struct proto_load a;
         struct hsess *hs;
         void *mem = NULL;
@@ -27,7 +28,7 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req)
                 return;
         }
         pthread_mutex_lock(&h->lock);
-        code = hload_check(h, &a, err, sizeof(err));
+        code = hload_check(h, &a, &sandbox, err, sizeof(err));
         free(mem);
         if (code < 0 && h->n_sessions >= h->opts.max_sessions) {
                 code = PROTO_E_LIMIT;
@@ -39,6 +40,7 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req)
                 pthread_mutex_init(&hs->lock, NULL);
                 pthread_cond_init(&hs->cond, NULL);
                 hs->h = h;
+                hs->sandbox = sandbox;
                 hs->load = host_cmd_new(token, req);
                 hs->allowed = calloc(h->n_allowed ? h->n_allowed : 1, sizeof(char *));
                 for (size_t i = 0; hs->allowed && i < h->n_allowed; i++)

@@ -171,7 +171,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
                 .state = st->state, .time = st->time, .start = st->start, .stop = st->stop,
                 .step = st->step, .points = st->points, .real_time_factor = st->rtf,
                 .warp = st->warp, .message = str(st->message),
-                .sandbox = str(sandbox_name(hs->h->opts.sandbox)),
+                .sandbox = str(sandbox_name(hs->sandbox)),
                 .n_insts = v && lv ? (uint32_t)st->n_insts : 0, .insts = v,
         };
 

@@ -24,6 +24,7 @@ static const struct field load_fields[] = {
         FIELD_HAS("warp", FT_F64, FF_FINITE | FF_NONNEG, struct proto_load, warp, has_warp),
         FIELD_HAS("decimation", FT_U64, 0, struct proto_load, decimation, has_decimation),
         FIELD("algorithm", FT_STR, FF_NAME | FF_OMIT, struct proto_load, algorithm),
+        FIELD("sandbox", FT_STR, FF_NAME | FF_OMIT, struct proto_load, sandbox),
         FIELD_EXT("multirate"),
         FIELD_EXT("starts"),
         FIELD_EXT("record"),
@@ -91,6 +92,10 @@ static int check_overrides(const struct proto_load *a, char *err, size_t errlen)
             !pstr_is(a->algorithm, "gauss-seidel"))
                 return proto_fail(err, errlen,
                                   "args.algorithm: expected \"jacobi\" or \"gauss-seidel\"");
+        if (a->sandbox.len && !pstr_is(a->sandbox, "strict") && !pstr_is(a->sandbox, "basic") &&
+            !pstr_is(a->sandbox, "off"))
+                return proto_fail(err, errlen,
+                                  "args.sandbox: expected \"strict\", \"basic\" or \"off\"");
         return 0;
 }
 

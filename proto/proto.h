@@ -267,6 +267,7 @@ struct proto_load {
         double start, stop, step, budget, warp;
         uint64_t decimation;
         struct proto_str algorithm;     /* "jacobi", "gauss-seidel" or empty */
+        struct proto_str sandbox;       /* "strict", "basic", "off" or empty: the daemon's mode */
         uint32_t n_multirate;           /* component=factor */
         const struct proto_assign *multirate;
         uint32_t n_starts;              /* component.variable=value */

@@ -38,6 +38,30 @@ Test(host, status_reports_each_workers_sandbox_layers)
         hdrv_fini(&d);
 }
 
+Test(host, a_session_may_tighten_the_sandbox_but_not_loosen_it)
+{
+        struct proto_session_status st;
+        struct hdrv d;
+        struct hrep rep;
+        void *mem = NULL;
+        uint64_t s;
+
+        hdrv_init_sandbox(&d, HOST_SANDBOX_BASIC);
+        hdrv_wait(&d, hdrv_load_send(&d, HDRV_FMU("Feedthrough"), NULL,
+                                     &(struct proto_load){ .sandbox = { "off", 3 } }), &rep);
+        cr_assert(strstr(hrep_err(&rep, PROTO_E_DENIED), "weaker than the daemon's 'basic'"));
+        hrep_fini(&rep);
+        s = hdrv_load(&d, HDRV_FMU("Feedthrough"), NULL,
+                      &(struct proto_load){ .sandbox = { "strict", 6 } });
+        hdrv_status(&d, s, &rep, &st, &mem);
+        cr_assert(st.sandbox.len == 6 && !memcmp(st.sandbox.ptr, "strict", 6));
+        /* Strict asks for namespaces: each worker reports them active or why not. */
+        cr_assert(st.n_insts == 1 && st.insts[0].layers[3].state != PROTO_LAYER_OFF);
+        free(mem);
+        hrep_fini(&rep);
+        hdrv_fini(&d);
+}
+
 Test(host, subscribe_publishes_samples_until_unsubscribed)
 {
         struct proto_str names[] = { { "mass1.x1", 8 }, { "mass2.F", 7 } }, bad = { "mass1.zz", 8 };

@@ -71,6 +71,7 @@ Test(proto_ops, load_round_trips_with_every_override)
                 .has_step = true, .step = 0.001, .has_budget = true, .budget = INFINITY,
                 .has_warp = true, .warp = 0.0, .has_decimation = true, .decimation = 7,
                 .algorithm = S("gauss-seidel"),
+                .sandbox = S("basic"),
                 .n_multirate = 2, .multirate = mr, .n_starts = 1, .starts = st,
                 .n_record = 3, .record = rec,
         }, b;
@@ -84,6 +85,7 @@ Test(proto_ops, load_round_trips_with_every_override)
         cr_assert(b.has_step && b.step == 0.001 && b.has_budget && isinf(b.budget));
         cr_assert(b.has_warp && b.warp == 0.0 && b.has_decimation && b.decimation == 7);
         cr_assert(str_eq(b.algorithm, "gauss-seidel"));
+        cr_assert(str_eq(b.sandbox, "basic"));
         cr_assert(b.n_multirate == 2 && str_eq(b.multirate[1].name, "Ctrl") &&
                   str_eq(b.multirate[1].value, "2"));
         cr_assert(b.n_starts == 1 && str_eq(b.starts[0].name, "Plant.k") &&
@@ -106,7 +108,7 @@ Test(proto_ops, load_minimal_takes_the_defaults)
         cr_assert(str_eq(b.path, "/a.fmu") && b.out.len == 0 && b.out.ptr != NULL);
         cr_assert(!b.has_start && !b.has_stop && !b.has_step && !b.has_budget && !b.has_warp &&
                   !b.has_decimation);
-        cr_assert(b.algorithm.len == 0 && !b.n_multirate && !b.n_starts && !b.n_record);
+        cr_assert(b.algorithm.len == 0 && b.sandbox.len == 0 && !b.n_multirate && !b.n_starts && !b.n_record);
         cr_assert(mem == NULL);
 }
 
