@@ -23,46 +23,6 @@
 #include "daemon/supervisor.h"
 #include "worker/crash.h"      /* CRASH_CATEGORY only: the worker library is not linked */
 
-static const char *const op_names[CALL_OP_COUNT] = {
-        [CALL_OP_INSTANTIATE] = "Instantiate",
-        [CALL_OP_FREE] = "FreeInstance",
-        [CALL_OP_SET_DEBUG_LOGGING] = "SetDebugLogging",
-        [CALL_OP_SETUP_EXPERIMENT] = "SetupExperiment",
-        [CALL_OP_ENTER_INIT] = "EnterInitializationMode",
-        [CALL_OP_EXIT_INIT] = "ExitInitializationMode",
-        [CALL_OP_ENTER_CONFIG] = "EnterConfigurationMode",
-        [CALL_OP_EXIT_CONFIG] = "ExitConfigurationMode",
-        [CALL_OP_ENTER_EVENT] = "EnterEventMode",
-        [CALL_OP_ENTER_STEP] = "EnterStepMode",
-        [CALL_OP_EVALUATE_DISCRETE] = "EvaluateDiscreteStates",
-        [CALL_OP_UPDATE_DISCRETE] = "UpdateDiscreteStates",
-        [CALL_OP_TERMINATE] = "Terminate",
-        [CALL_OP_RESET] = "Reset",
-        [CALL_OP_GET_INTERVAL_DECIMAL] = "GetIntervalDecimal",
-        [CALL_OP_GET_INTERVAL_FRACTION] = "GetIntervalFraction",
-        [CALL_OP_GET_SHIFT_DECIMAL] = "GetShiftDecimal",
-        [CALL_OP_GET_SHIFT_FRACTION] = "GetShiftFraction",
-        [CALL_OP_SET_INTERVAL_DECIMAL] = "SetIntervalDecimal",
-        [CALL_OP_SET_INTERVAL_FRACTION] = "SetIntervalFraction",
-        [CALL_OP_SET_SHIFT_DECIMAL] = "SetShiftDecimal",
-        [CALL_OP_SET_SHIFT_FRACTION] = "SetShiftFraction",
-        [CALL_OP_DO_STEP] = "DoStep",
-        [CALL_OP_CANCEL_STEP] = "CancelStep",
-        [CALL_OP_GET_STATUS] = "GetStatus",
-        [CALL_OP_GET_OUTPUT_DERIVATIVES] = "GetOutputDerivatives",
-        [CALL_OP_SET_INPUT_DERIVATIVES] = "SetRealInputDerivatives",
-        [CALL_OP_DIRECTIONAL_DERIVATIVE] = "GetDirectionalDerivative",
-        [CALL_OP_ADJOINT_DERIVATIVE] = "GetAdjointDerivative",
-        [CALL_OP_GET_FMU_STATE] = "GetFMUState",
-        [CALL_OP_SET_FMU_STATE] = "SetFMUState",
-        [CALL_OP_FREE_FMU_STATE] = "FreeFMUState",
-        [CALL_OP_SERIALIZED_SIZE] = "SerializedFMUStateSize",
-        [CALL_OP_SERIALIZE] = "SerializeFMUState",
-        [CALL_OP_DESERIALIZE] = "DeserializeFMUState",
-        [CALL_OP_NUM_DEPENDENCIES] = "GetNumberOfVariableDependencies",
-        [CALL_OP_DEPENDENCIES] = "GetVariableDependencies",
-};
-
 static const char *fmi2_type(enum md_type t)
 {
         switch (t) {
@@ -84,12 +44,8 @@ const char *fault_call_name(const struct inst *inst, char *buf, size_t size)
         else if (op == CALL_OP_GET || op == CALL_OP_SET)
                 snprintf(buf, size, "%s%s%s", v, op == CALL_OP_GET ? "Get" : "Set",
                          inst->fmi == 2 ? fmi2_type(inst->cur_type) : md_type_name(inst->cur_type));
-        else if (op == CALL_OP_GET_OUTPUT_DERIVATIVES && inst->fmi == 2)
-                snprintf(buf, size, "fmi2GetRealOutputDerivatives");
-        else if (op == CALL_OP_INSTANTIATE && inst->fmi == 3)
-                snprintf(buf, size, "fmi3InstantiateCoSimulation");
-        else if (op > CALL_OP_NONE && op < CALL_OP_COUNT && op_names[op])
-                snprintf(buf, size, "%s%s", v, op_names[op]);
+        else if (op > CALL_OP_NONE && call_fmi_function(op, inst->fmi))
+                snprintf(buf, size, "%s%s", v, call_fmi_function(op, inst->fmi));
         else
                 snprintf(buf, size, "no call");
         return buf;

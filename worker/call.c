@@ -84,6 +84,67 @@ static const struct op_info ops[CALL_OP_COUNT] = {
 static_assert(sizeof(struct call_reply) + sizeof(struct call_partial) <= CALL_BODY_MAX,
               "CALL_BODY_MAX holds every reply body");
 
+/* FMI function names without their prefix (FMI 3.0 sections 2.2 to 4.2). */
+static const char *const fmi_functions[CALL_OP_COUNT] = {
+        [CALL_OP_INSTANTIATE] = "InstantiateCoSimulation",
+        [CALL_OP_FREE] = "FreeInstance",
+        [CALL_OP_SET_DEBUG_LOGGING] = "SetDebugLogging",
+        [CALL_OP_SETUP_EXPERIMENT] = "SetupExperiment",
+        [CALL_OP_ENTER_INIT] = "EnterInitializationMode",
+        [CALL_OP_EXIT_INIT] = "ExitInitializationMode",
+        [CALL_OP_ENTER_CONFIG] = "EnterConfigurationMode",
+        [CALL_OP_EXIT_CONFIG] = "ExitConfigurationMode",
+        [CALL_OP_ENTER_EVENT] = "EnterEventMode",
+        [CALL_OP_ENTER_STEP] = "EnterStepMode",
+        [CALL_OP_EVALUATE_DISCRETE] = "EvaluateDiscreteStates",
+        [CALL_OP_UPDATE_DISCRETE] = "UpdateDiscreteStates",
+        [CALL_OP_TERMINATE] = "Terminate",
+        [CALL_OP_RESET] = "Reset",
+        [CALL_OP_GET_INTERVAL_DECIMAL] = "GetIntervalDecimal",
+        [CALL_OP_GET_INTERVAL_FRACTION] = "GetIntervalFraction",
+        [CALL_OP_GET_SHIFT_DECIMAL] = "GetShiftDecimal",
+        [CALL_OP_GET_SHIFT_FRACTION] = "GetShiftFraction",
+        [CALL_OP_SET_INTERVAL_DECIMAL] = "SetIntervalDecimal",
+        [CALL_OP_SET_INTERVAL_FRACTION] = "SetIntervalFraction",
+        [CALL_OP_SET_SHIFT_DECIMAL] = "SetShiftDecimal",
+        [CALL_OP_SET_SHIFT_FRACTION] = "SetShiftFraction",
+        [CALL_OP_DO_STEP] = "DoStep",
+        [CALL_OP_CANCEL_STEP] = "CancelStep",
+        [CALL_OP_GET_STATUS] = "GetStatus",
+        [CALL_OP_GET_OUTPUT_DERIVATIVES] = "GetOutputDerivatives",
+        [CALL_OP_SET_INPUT_DERIVATIVES] = "SetRealInputDerivatives",
+        [CALL_OP_DIRECTIONAL_DERIVATIVE] = "GetDirectionalDerivative",
+        [CALL_OP_ADJOINT_DERIVATIVE] = "GetAdjointDerivative",
+        [CALL_OP_GET_FMU_STATE] = "GetFMUState",
+        [CALL_OP_SET_FMU_STATE] = "SetFMUState",
+        [CALL_OP_FREE_FMU_STATE] = "FreeFMUState",
+        [CALL_OP_SERIALIZED_SIZE] = "SerializedFMUStateSize",
+        [CALL_OP_SERIALIZE] = "SerializeFMUState",
+        [CALL_OP_DESERIALIZE] = "DeserializeFMUState",
+        [CALL_OP_NUM_DEPENDENCIES] = "GetNumberOfVariableDependencies",
+        [CALL_OP_DEPENDENCIES] = "GetVariableDependencies",
+};
+/* Where FMI 2.0 spells them otherwise. */
+static const char *const fmi2_functions[CALL_OP_COUNT] = {
+        [CALL_OP_INSTANTIATE] = "Instantiate",
+        [CALL_OP_GET_OUTPUT_DERIVATIVES] = "GetRealOutputDerivatives",
+        [CALL_OP_GET_FMU_STATE] = "GetFMUstate",
+        [CALL_OP_SET_FMU_STATE] = "SetFMUstate",
+        [CALL_OP_FREE_FMU_STATE] = "FreeFMUstate",
+        [CALL_OP_SERIALIZED_SIZE] = "SerializedFMUstateSize",
+        [CALL_OP_SERIALIZE] = "SerializeFMUstate",
+        [CALL_OP_DESERIALIZE] = "DeSerializeFMUstate",
+};
+
+const char *call_fmi_function(enum call_op op, int fmi)
+{
+        if ((unsigned)op >= CALL_OP_COUNT)
+                return NULL;
+        if (fmi == 2 && fmi2_functions[op])
+                return fmi2_functions[op];
+        return fmi_functions[op];
+}
+
 const char *call_op_name(enum call_op op)
 {
         return (unsigned)op < CALL_OP_COUNT ? ops[op].name : "?";

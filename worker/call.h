@@ -547,6 +547,12 @@ int call_error_errno(int32_t error);
 /* Names for messages: "DO_STEP", "Step Mode". */
 const char *call_op_name(enum call_op op);
 const char *call_state_name(enum call_state s);
+/*
+ * The FMI function op calls, without its "fmi2"/"fmi3" prefix, as FMI
+ * version fmi spells it ("DoStep", "GetFMUstate" in 2.0); NULL for the
+ * typed GET and SET and for ops that are no FMI call.
+ */
+const char *call_fmi_function(enum call_op op, int fmi);
 
 /* Body bytes of a request and of a reply result (after struct call_reply) for op. */
 size_t call_request_body(enum call_op op);

@@ -147,65 +147,14 @@ static const char *type_part(const struct worker *w, enum md_type t)
 static void format_name(const struct worker *w, enum call_op op, enum md_type type, char *buf,
                         size_t size)
 {
-        static const char *const base[CALL_OP_COUNT] = {
-                [CALL_OP_FREE] = "FreeInstance",
-                [CALL_OP_SET_DEBUG_LOGGING] = "SetDebugLogging",
-                [CALL_OP_SETUP_EXPERIMENT] = "SetupExperiment",
-                [CALL_OP_ENTER_INIT] = "EnterInitializationMode",
-                [CALL_OP_EXIT_INIT] = "ExitInitializationMode",
-                [CALL_OP_ENTER_CONFIG] = "EnterConfigurationMode",
-                [CALL_OP_EXIT_CONFIG] = "ExitConfigurationMode",
-                [CALL_OP_ENTER_EVENT] = "EnterEventMode",
-                [CALL_OP_ENTER_STEP] = "EnterStepMode",
-                [CALL_OP_EVALUATE_DISCRETE] = "EvaluateDiscreteStates",
-                [CALL_OP_UPDATE_DISCRETE] = "UpdateDiscreteStates",
-                [CALL_OP_TERMINATE] = "Terminate",
-                [CALL_OP_RESET] = "Reset",
-                [CALL_OP_GET_INTERVAL_DECIMAL] = "GetIntervalDecimal",
-                [CALL_OP_GET_INTERVAL_FRACTION] = "GetIntervalFraction",
-                [CALL_OP_GET_SHIFT_DECIMAL] = "GetShiftDecimal",
-                [CALL_OP_GET_SHIFT_FRACTION] = "GetShiftFraction",
-                [CALL_OP_SET_INTERVAL_DECIMAL] = "SetIntervalDecimal",
-                [CALL_OP_SET_INTERVAL_FRACTION] = "SetIntervalFraction",
-                [CALL_OP_SET_SHIFT_DECIMAL] = "SetShiftDecimal",
-                [CALL_OP_SET_SHIFT_FRACTION] = "SetShiftFraction",
-                [CALL_OP_DO_STEP] = "DoStep",
-                [CALL_OP_CANCEL_STEP] = "CancelStep",
-                [CALL_OP_GET_STATUS] = "GetStatus",
-                [CALL_OP_GET_OUTPUT_DERIVATIVES] = "GetOutputDerivatives",
-                [CALL_OP_SET_INPUT_DERIVATIVES] = "SetRealInputDerivatives",
-                [CALL_OP_DIRECTIONAL_DERIVATIVE] = "GetDirectionalDerivative",
-                [CALL_OP_ADJOINT_DERIVATIVE] = "GetAdjointDerivative",
-                [CALL_OP_GET_FMU_STATE] = "GetFMUState",
-                [CALL_OP_SET_FMU_STATE] = "SetFMUState",
-                [CALL_OP_FREE_FMU_STATE] = "FreeFMUState",
-                [CALL_OP_SERIALIZED_SIZE] = "SerializedFMUStateSize",
-                [CALL_OP_SERIALIZE] = "SerializeFMUState",
-                [CALL_OP_DESERIALIZE] = "DeserializeFMUState",
-                [CALL_OP_NUM_DEPENDENCIES] = "GetNumberOfVariableDependencies",
-                [CALL_OP_DEPENDENCIES] = "GetVariableDependencies",
-        };
-        static const char *const fmi2_base[CALL_OP_COUNT] = {
-                [CALL_OP_GET_OUTPUT_DERIVATIVES] = "GetRealOutputDerivatives",
-                [CALL_OP_GET_FMU_STATE] = "GetFMUstate",
-                [CALL_OP_SET_FMU_STATE] = "SetFMUstate",
-                [CALL_OP_FREE_FMU_STATE] = "FreeFMUstate",
-                [CALL_OP_SERIALIZED_SIZE] = "SerializedFMUstateSize",
-                [CALL_OP_SERIALIZE] = "SerializeFMUstate",
-                [CALL_OP_DESERIALIZE] = "DeSerializeFMUstate",
-        };
         const char *p = w->fmi == MD_FMI2 ? "fmi2" : "fmi3";
+        const char *f = call_fmi_function(op, w->fmi == MD_FMI2 ? 2 : 3);
 
-        if (op == CALL_OP_INSTANTIATE)
-                snprintf(buf, size, "%s", w->fmi == MD_FMI2 ? "fmi2Instantiate" :
-                         "fmi3InstantiateCoSimulation");
-        else if (op == CALL_OP_GET || op == CALL_OP_SET)
+        if (op == CALL_OP_GET || op == CALL_OP_SET)
                 snprintf(buf, size, "%s%s%s", p, op == CALL_OP_GET ? "Get" : "Set",
                          (unsigned)type < MD_TYPE_COUNT ? type_part(w, type) : "?");
-        else if (w->fmi == MD_FMI2 && fmi2_base[op])
-                snprintf(buf, size, "%s%s", p, fmi2_base[op]);
-        else if (base[op])
-                snprintf(buf, size, "%s%s", p, base[op]);
+        else if (f)
+                snprintf(buf, size, "%s%s", p, f);
         else
                 snprintf(buf, size, "%s", call_op_name(op));
 }
