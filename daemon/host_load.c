@@ -13,6 +13,7 @@
  * below an allowed directory (also resolved), with a '/' boundary.
  */
 #include "daemon/host_int.h"
+#include "daemon/row_rec.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -266,27 +267,6 @@ static void diag_text(const struct diag_list *d, char *msg, size_t size)
                 snprintf(msg, size, "the scenario is invalid");
 }
 
-static enum rec_type rec_type_of(enum md_type t)
-{
-        switch (t) {
-        case MD_FLOAT32: return REC_FLOAT32;
-        case MD_FLOAT64: return REC_FLOAT64;
-        case MD_INT8: return REC_INT8;
-        case MD_UINT8: return REC_UINT8;
-        case MD_INT16: return REC_INT16;
-        case MD_UINT16: return REC_UINT16;
-        case MD_INT32: return REC_INT32;
-        case MD_UINT32: return REC_UINT32;
-        case MD_INT64: case MD_ENUMERATION: return REC_INT64;
-        case MD_UINT64: return REC_UINT64;
-        case MD_BOOLEAN: case MD_CLOCK: return REC_BOOLEAN;
-        case MD_STRING: return REC_STRING;
-        case MD_BINARY: return REC_BINARY;
-        case MD_TYPE_COUNT: break;
-        }
-        return REC_FLOAT64;
-}
-
 static int open_rec(struct hsess *hs, const char *out, char *msg, size_t size)
 {
         const struct scenario *sc = hs->sc;
@@ -305,7 +285,7 @@ static int open_rec(struct hsess *hs, const char *out, char *msg, size_t size)
         for (size_t i = 0; i < sc->n_columns; i++) {
                 const struct scenario_column *c = &sc->columns[i];
 
-                hs->col_types[i] = rec_type_of(sc->components[c->comp].fmu->md->vars[c->var].type);
+                hs->col_types[i] = row_rec_type(sc->components[c->comp].fmu->md->vars[c->var].type);
                 cols[i] = (struct rec_column){ .name = c->name, .type = hs->col_types[i] };
         }
         r = out && sc->n_columns ? rec_open(out, cols, sc->n_columns, &ro, &hs->rec) : 0;

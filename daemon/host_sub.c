@@ -17,35 +17,13 @@
  * Threads: session thread only.
  */
 #include "daemon/host_int.h"
+#include "daemon/row_rec.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void to_rec(union rec_value *v, enum rec_type t, double d, const struct master_blob *b)
-{
-        switch (t) {
-        case REC_FLOAT32: v->f32 = (float)d; break;
-        case REC_FLOAT64: v->f64 = d; break;
-        case REC_INT8: v->i8 = (int8_t)d; break;
-        case REC_UINT8: v->u8 = (uint8_t)d; break;
-        case REC_INT16: v->i16 = (int16_t)d; break;
-        case REC_UINT16: v->u16 = (uint16_t)d; break;
-        case REC_INT32: v->i32 = (int32_t)d; break;
-        case REC_UINT32: v->u32 = (uint32_t)d; break;
-        case REC_INT64: v->i64 = d >= 0x1p63 ? INT64_MAX : d < -0x1p63 ? INT64_MIN : (int64_t)d; break;
-        case REC_UINT64: v->u64 = d >= 0x1p64 ? UINT64_MAX : d < 0 ? 0 : (uint64_t)d; break;
-        case REC_BOOLEAN: v->b = d != 0; break;
-        case REC_STRING: v->s = b && b->data ? b->data : ""; break;
-        case REC_BINARY:
-                v->bin.data = b ? b->data : NULL;
-                v->bin.size = b ? b->len : 0;
-                break;
-        case REC_TYPE_COUNT: break;
-        }
-}
 
 static bool is_int(enum rec_type t)
 {
@@ -63,7 +41,7 @@ static void record(struct hsess *hs, const struct master_row *row)
 
                 if (isnan(d) && is_int(hs->col_types[i]))
                         d = 0;  /* never cast NaN to an integer */
-                to_rec(&hs->rec_vals[i], hs->col_types[i], d, row->blobs ? &row->blobs[i] : NULL);
+                row_rec_value(&hs->rec_vals[i], hs->col_types[i], d, row->blobs ? &row->blobs[i] : NULL);
         }
         r = rec_sample(hs->rec, row->time, hs->rec_vals);
         if (r < 0 && r != -ENOBUFS)

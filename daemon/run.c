@@ -4,6 +4,7 @@
  * typed columns lives here.
  */
 #include "daemon/run.h"
+#include "daemon/row_rec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,52 +23,6 @@ struct run_ctx {
         int error;                      /* first recorder error */
 };
 
-static enum rec_type rec_type_of(enum md_type t)
-{
-        switch (t) {
-        case MD_FLOAT32: return REC_FLOAT32;
-        case MD_FLOAT64: return REC_FLOAT64;
-        case MD_INT8: return REC_INT8;
-        case MD_UINT8: return REC_UINT8;
-        case MD_INT16: return REC_INT16;
-        case MD_UINT16: return REC_UINT16;
-        case MD_INT32: return REC_INT32;
-        case MD_UINT32: return REC_UINT32;
-        case MD_INT64: case MD_ENUMERATION: return REC_INT64;
-        case MD_UINT64: return REC_UINT64;
-        case MD_BOOLEAN: case MD_CLOCK: return REC_BOOLEAN;
-        case MD_STRING: return REC_STRING;
-        case MD_BINARY: return REC_BINARY;
-        case MD_TYPE_COUNT: break;
-        }
-        return REC_FLOAT64;
-}
-
-/* A row's double back in its column's type (exact: the master widened it). */
-static void to_rec(union rec_value *v, enum rec_type t, double d, const struct master_blob *b)
-{
-        switch (t) {
-        case REC_FLOAT32: v->f32 = (float)d; break;
-        case REC_FLOAT64: v->f64 = d; break;
-        case REC_INT8: v->i8 = (int8_t)d; break;
-        case REC_UINT8: v->u8 = (uint8_t)d; break;
-        case REC_INT16: v->i16 = (int16_t)d; break;
-        case REC_UINT16: v->u16 = (uint16_t)d; break;
-        case REC_INT32: v->i32 = (int32_t)d; break;
-        case REC_UINT32: v->u32 = (uint32_t)d; break;
-        /* Beyond 2^53 the master's double has already rounded (master.h). */
-        case REC_INT64: v->i64 = d >= 0x1p63 ? INT64_MAX : d < -0x1p63 ? INT64_MIN : (int64_t)d; break;
-        case REC_UINT64: v->u64 = d >= 0x1p64 ? UINT64_MAX : d < 0 ? 0 : (uint64_t)d; break;
-        case REC_BOOLEAN: v->b = d != 0; break;
-        case REC_STRING: v->s = b && b->data ? b->data : ""; break;
-        case REC_BINARY:
-                v->bin.data = b ? b->data : NULL;
-                v->bin.size = b ? b->len : 0;
-                break;
-        case REC_TYPE_COUNT: break;
-        }
-}
-
 static void sink(void *ctx, const struct master_row *row)
 {
         struct run_ctx *c = ctx;
@@ -82,7 +37,7 @@ static void sink(void *ctx, const struct master_row *row)
                 if (isnan(d) && c->types[i] != REC_FLOAT32 && c->types[i] != REC_FLOAT64 &&
                     c->types[i] != REC_STRING && c->types[i] != REC_BINARY)
                         d = 0;  /* never cast NaN to an integer */
-                to_rec(&c->values[i], c->types[i], d, row->blobs ? &row->blobs[i] : NULL);
+                row_rec_value(&c->values[i], c->types[i], d, row->blobs ? &row->blobs[i] : NULL);
         }
         r = rec_sample(c->rec, row->time, c->values);
         if (r < 0 && r != -ENOBUFS)
@@ -123,7 +78,7 @@ static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run
                 const struct scenario_column *col = &sc->columns[i];
                 const struct md *md = sc->components[col->comp].fmu->md;
 
-                c->types[i] = rec_type_of(md->vars[col->var].type);
+                c->types[i] = row_rec_type(md->vars[col->var].type);
                 cols[i] = (struct rec_column){ .name = col->name, .type = c->types[i] };
         }
         r = o->out && sc->n_columns ? rec_open(o->out, cols, sc->n_columns, &ropt, &c->rec) : 0;
