@@ -38,25 +38,8 @@
 static char *find_daemon(void)
 {
         static const char *const rel[] = { "fmud", "../daemon/fmud", "../sbin/fmud" };
-        const char *env = getenv("FMUD_DAEMON");
-        char self[PATH_MAX], *dir, *p;
-        ssize_t n;
 
-        if (env && *env)
-                return strdup(env);
-        n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-        if (n <= 0)
-                return NULL;
-        self[n] = '\0';
-        dir = dirname(self);
-        for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-                if (asprintf(&p, "%s/%s", dir, rel[i]) < 0)
-                        return NULL;
-                if (access(p, X_OK) == 0)
-                        return p;
-                free(p);
-        }
-        return NULL;
+        return paths_program("FMUD_DAEMON", rel, sizeof(rel) / sizeof(rel[0]));
 }
 
 /* mkdir -p with mode for the directories it creates. */

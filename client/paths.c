@@ -8,22 +8,20 @@
 #include <string.h>
 #include <unistd.h>
 
-char *paths_worker(void)
+char *paths_program(const char *env, const char *const rel[], size_t n)
 {
-        static const char *const rel[] = { "fmud-worker", "../worker/fmud-worker",
-                                           "../libexec/fmud/fmud-worker" };
-        const char *env = getenv("FMUD_WORKER");
+        const char *e = env ? getenv(env) : NULL;
         char self[PATH_MAX], *dir, *p;
-        ssize_t n;
+        ssize_t len;
 
-        if (env && *env)
-                return strdup(env);
-        n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-        if (n <= 0)
+        if (e && *e)
+                return strdup(e);
+        len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+        if (len <= 0)
                 return NULL;
-        self[n] = '\0';
+        self[len] = '\0';
         dir = dirname(self);
-        for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+        for (size_t i = 0; i < n; i++) {
                 if (asprintf(&p, "%s/%s", dir, rel[i]) < 0)
                         return NULL;
                 if (access(p, X_OK) == 0)
@@ -31,6 +29,14 @@ char *paths_worker(void)
                 free(p);
         }
         return NULL;
+}
+
+char *paths_worker(void)
+{
+        static const char *const rel[] = { "fmud-worker", "../worker/fmud-worker",
+                                           "../libexec/fmud/fmud-worker" };
+
+        return paths_program("FMUD_WORKER", rel, sizeof(rel) / sizeof(rel[0]));
 }
 
 char *paths_cache(void)

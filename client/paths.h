@@ -5,6 +5,15 @@
 #ifndef FMUD_CLIENT_PATHS_H
 #define FMUD_CLIENT_PATHS_H
 
+#include <stddef.h>
+
+/*
+ * A program: $env when set (env may be NULL), else the first of rel[]
+ * (paths relative to this program's directory) that is executable.
+ * Returns a malloc'ed path, or NULL when none exists.
+ */
+char *paths_program(const char *env, const char *const rel[], size_t n);
+
 /*
  * The fmud-worker to start: $FMUD_WORKER, else next to this program, else
  * ../worker/fmud-worker (a build tree), else ../libexec/fmud/fmud-worker

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "client/endpoint.h"
+#include "client/paths.h"
 
 enum {
         OPT_CONFIG = 0x100, OPT_ENDPOINT, OPT_PUB_ENDPOINT, OPT_ALLOW, OPT_CACHE_DIR,
@@ -175,26 +176,13 @@ oom:
 }
 
 /* fmud-worker next to this program, in a build tree, or in an installation. */
+/* fmud-worker next to fmud, in a build tree or an installation (no environment). */
 static char *find_worker(void)
 {
         static const char *const rel[] = { "fmud-worker", "../worker/fmud-worker",
                                            "../libexec/fmud/fmud-worker" };
-        char self[PATH_MAX], *dir, *p;
-        ssize_t n;
 
-        n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-        if (n <= 0)
-                return NULL;
-        self[n] = '\0';
-        dir = dirname(self);
-        for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-                if (asprintf(&p, "%s/%s", dir, rel[i]) < 0)
-                        return NULL;
-                if (access(p, X_OK) == 0)
-                        return p;
-                free(p);
-        }
-        return NULL;
+        return paths_program(NULL, rel, sizeof(rel) / sizeof(rel[0]));
 }
 
 static int default_cache(char **ret)
