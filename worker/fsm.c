@@ -16,7 +16,9 @@
  * - fmi3Terminate is allowed in Step and Event Mode; fmi3Reset, the FMU
  *   state functions and fmi3SetDebugLogging in every state of super state
  *   FMU State Settable but Intermediate Update Mode.
- * - Clock timing functions are allowed in Initialization and Event Mode.
+ * - Clock interval functions are allowed in Initialization and Event Mode,
+ *   shift functions only in Initialization Mode (table 5: no Clock type
+ *   has its shift got or set in Event Mode; 2.3.5 does not list them).
  * - FMI 2.0: fmi2Get* is not allowed in instantiated; an fmi2Pending
  *   step is only inquired (fmi2GetStatus) or cancelled.
  */
@@ -51,12 +53,12 @@ static const uint32_t allowed3[CALL_OP_COUNT] = {
                         B(EVENT) | B(RECONFIGURATION) | B(INTERMEDIATE),
         [CALL_OP_GET_INTERVAL_DECIMAL] = B(INITIALIZATION) | B(EVENT),
         [CALL_OP_GET_INTERVAL_FRACTION] = B(INITIALIZATION) | B(EVENT),
-        [CALL_OP_GET_SHIFT_DECIMAL] = B(INITIALIZATION) | B(EVENT),
-        [CALL_OP_GET_SHIFT_FRACTION] = B(INITIALIZATION) | B(EVENT),
+        [CALL_OP_GET_SHIFT_DECIMAL] = B(INITIALIZATION),
+        [CALL_OP_GET_SHIFT_FRACTION] = B(INITIALIZATION),
         [CALL_OP_SET_INTERVAL_DECIMAL] = B(INITIALIZATION) | B(EVENT),
         [CALL_OP_SET_INTERVAL_FRACTION] = B(INITIALIZATION) | B(EVENT),
-        [CALL_OP_SET_SHIFT_DECIMAL] = B(INITIALIZATION) | B(EVENT),
-        [CALL_OP_SET_SHIFT_FRACTION] = B(INITIALIZATION) | B(EVENT),
+        [CALL_OP_SET_SHIFT_DECIMAL] = B(INITIALIZATION),
+        [CALL_OP_SET_SHIFT_FRACTION] = B(INITIALIZATION),
         [CALL_OP_DO_STEP] = B(STEP),
         [CALL_OP_GET_OUTPUT_DERIVATIVES] = B(STEP) | B(INTERMEDIATE) | B(TERMINATED) | B(ERROR),
         [CALL_OP_DIRECTIONAL_DERIVATIVE] = B(INITIALIZATION) | B(STEP) | B(EVENT) |

@@ -5,8 +5,11 @@
  * DESIGN: GET and SET are vars_check() then values_get()/values_set();
  * a successful set of structural parameters is remembered, since array
  * sizes follow it. The Clock timing functions take one value per Clock,
- * so their checks are simpler: each value reference must name a Clock,
- * and the fraction forms need supportsFraction.
+ * so their checks are simpler: each value reference must name an input
+ * Clock whose type has the quantity (table 5: triggered Clocks have no
+ * interval or shift, aperiodic ones no shift; only fixed and tunable
+ * periodic Clocks take a new interval, a fixed one only in Initialization
+ * Mode), and the fraction forms need supportsFraction.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -74,11 +77,46 @@ static bool has_qualifiers(enum call_op op)
         return op == CALL_OP_GET_INTERVAL_DECIMAL || op == CALL_OP_GET_INTERVAL_FRACTION;
 }
 
+static bool is_shift(enum call_op op)
+{
+        return op == CALL_OP_GET_SHIFT_DECIMAL || op == CALL_OP_GET_SHIFT_FRACTION ||
+               op == CALL_OP_SET_SHIFT_DECIMAL || op == CALL_OP_SET_SHIFT_FRACTION;
+}
+
+/* Why Clock v has no such quantity (table 5), or NULL; *ret_code the refusal's code. */
+static const char *timing_refusal(const struct worker *w, enum call_op op,
+                                  const struct md_variable *v, enum call_error *ret_code)
+{
+        enum md_interval_variability iv = v->attrs.clock.interval_variability;
+        bool periodic = iv == MD_INTERVAL_CONSTANT || iv == MD_INTERVAL_FIXED ||
+                        iv == MD_INTERVAL_TUNABLE;
+
+        *ret_code = CALL_E_INVAL;
+        if (v->causality != MD_CAUSALITY_INPUT)
+                return "is not an input Clock: it has no interval or shift (table 5)";
+        if (!periodic && iv != MD_INTERVAL_CHANGING && iv != MD_INTERVAL_COUNTDOWN)
+                return "is a triggered Clock: it has no interval or shift (table 5)";
+        if (!periodic && is_shift(op))
+                return "is an aperiodic Clock: it has no shift (section 2.2.8.2)";
+        if (is_get(op))
+                return NULL;
+        if (iv != MD_INTERVAL_FIXED && iv != MD_INTERVAL_TUNABLE)
+                return "has its timing defined by the FMU: it cannot be set (table 5)";
+        if (iv == MD_INTERVAL_FIXED && w->state != CALL_ST_INITIALIZATION) {
+                *ret_code = CALL_E_ACCESS;
+                return "is a fixed periodic Clock: its interval can only be set in "
+                       "Initialization Mode (table 5)";
+        }
+        return NULL;
+}
+
 static bool clocks_ok(struct worker *w, enum call_op op, const uint32_t *vrs, uint32_t n,
                       const char *fn, struct reply *rp)
 {
         for (uint32_t i = 0; i < n; i++) {
                 const struct md_variable *v = md_find_vr(w->md, vrs[i]);
+                enum call_error code;
+                const char *why;
 
                 if (!v) {
                         reply_refuse(rp, CALL_E_NOVAR, "%s: unknown value reference %" PRIu32, fn,
@@ -88,6 +126,12 @@ static bool clocks_ok(struct worker *w, enum call_op op, const uint32_t *vrs, ui
                 if (v->type != MD_CLOCK) {
                         reply_refuse(rp, CALL_E_TYPE, "%s: variable '%s' (vr %" PRIu32 ") is of type "
                                      "%s, not Clock", fn, v->name, vrs[i], md_type_name(v->type));
+                        return false;
+                }
+                why = timing_refusal(w, op, v, &code);
+                if (why) {
+                        reply_refuse(rp, code, "%s: Clock '%s' (vr %" PRIu32 ") %s", fn, v->name,
+                                     vrs[i], why);
                         return false;
                 }
                 if (is_fraction(op) && !v->attrs.clock.supports_fraction) {
