@@ -2,9 +2,10 @@
  * fmi3_api.c: the FMI 3.0 Co-Simulation life cycle of a test FMU:
  * instantiation, the state machine (sections 2.3 and 4.2), fmi3DoStep,
  * Event Mode and (Re)Configuration Mode. Variable access is in
- * fmi3_values.c, FMU state functions in fmi3_state.c; functions the test
- * FMUs only refuse (Model Exchange, Scheduled Execution, Clocks, partial
- * derivatives) are in fmi3_refuse.c.
+ * fmi3_values.c, FMU state functions in fmi3_state.c, Clock timing in
+ * fmi3_clocks.c, partial derivatives and dependencies in fmi3_partials.c
+ * (refused unless the model provides them); functions the test FMUs only
+ * refuse (Model Exchange, Scheduled Execution) are in fmi3_refuse.c.
  *
  * DESIGN: every call first checks the state it is allowed in and refuses
  * with fmi3Error and a message naming the state. Any fmi3Error moves the

@@ -1,7 +1,9 @@
 /*
  * fmi3_refuse.c: the FMI 3.0 functions a test FMU exports but only refuses:
- * the other interface types (Model Exchange, Scheduled Execution), Clock
- * timing, partial derivatives and per-element dependencies.
+ * the other interface types (Model Exchange, Scheduled Execution). Clock
+ * timing (fmi3_clocks.c), partial derivatives and per-element dependencies
+ * (fmi3_partials.c) are refused the same way unless the model provides
+ * them.
  *
  * DESIGN: an importer resolves every function of the standard, so every
  * test FMU binary exports all of them. Each one here logs why it is not
@@ -27,10 +29,6 @@ static fmi3Status refuse(fmi3Instance instance, const char *fn, const char *why)
 }
 
 #define NOT_ME "this FMU implements Co-Simulation only, not Model Exchange"
-#define NO_CLOCKS "the model has no time-based Clocks"
-#define NO_DIRECTIONAL "providesDirectionalDerivatives is false"
-#define NO_ADJOINT "providesAdjointDerivatives is false"
-#define NO_DEPENDENCIES "providesPerElementDependencies is false"
 
 fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName,
                                           fmi3String instantiationToken,
@@ -162,148 +160,4 @@ fmi3Status fmi3ActivateModelPartition(fmi3Instance instance, fmi3ValueReference 
         (void) activationTime;
         return refuse(instance, "fmi3ActivateModelPartition",
                       "this FMU implements Co-Simulation only, not Scheduled Execution");
-}
-
-/* ---- Clock timing ----------------------------------------------------- */
-
-fmi3Status fmi3GetIntervalDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                  size_t nValueReferences, fmi3Float64 intervals[],
-                                  fmi3IntervalQualifier qualifiers[])
-{
-        (void) valueReferences;
-        (void) nValueReferences;
-        (void) intervals;
-        (void) qualifiers;
-        return refuse(instance, "fmi3GetIntervalDecimal", NO_CLOCKS);
-}
-
-fmi3Status fmi3GetIntervalFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                   size_t nValueReferences, fmi3UInt64 counters[],
-                                   fmi3UInt64 resolutions[], fmi3IntervalQualifier qualifiers[])
-{
-        (void) valueReferences;
-        (void) nValueReferences;
-        (void) counters;
-        (void) resolutions;
-        (void) qualifiers;
-        return refuse(instance, "fmi3GetIntervalFraction", NO_CLOCKS);
-}
-
-fmi3Status fmi3GetShiftDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                               size_t nValueReferences, fmi3Float64 shifts[])
-{
-        (void) valueReferences;
-        (void) nValueReferences;
-        (void) shifts;
-        return refuse(instance, "fmi3GetShiftDecimal", NO_CLOCKS);
-}
-
-fmi3Status fmi3GetShiftFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                size_t nValueReferences, fmi3UInt64 counters[],
-                                fmi3UInt64 resolutions[])
-{
-        (void) valueReferences;
-        (void) nValueReferences;
-        (void) counters;
-        (void) resolutions;
-        return refuse(instance, "fmi3GetShiftFraction", NO_CLOCKS);
-}
-
-fmi3Status fmi3SetIntervalDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                  size_t nValueReferences, const fmi3Float64 intervals[])
-{
-        (void) valueReferences;
-        (void) nValueReferences;
-        (void) intervals;
-        return refuse(instance, "fmi3SetIntervalDecimal", NO_CLOCKS);
-}
-
-fmi3Status fmi3SetIntervalFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                   size_t nValueReferences, const fmi3UInt64 counters[],
-                                   const fmi3UInt64 resolutions[])
-{
-        (void) valueReferences;
-        (void) nValueReferences;
-        (void) counters;
-        (void) resolutions;
-        return refuse(instance, "fmi3SetIntervalFraction", NO_CLOCKS);
-}
-
-fmi3Status fmi3SetShiftDecimal(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                               size_t nValueReferences, const fmi3Float64 shifts[])
-{
-        (void) valueReferences;
-        (void) nValueReferences;
-        (void) shifts;
-        return refuse(instance, "fmi3SetShiftDecimal", NO_CLOCKS);
-}
-
-fmi3Status fmi3SetShiftFraction(fmi3Instance instance, const fmi3ValueReference valueReferences[],
-                                size_t nValueReferences, const fmi3UInt64 counters[],
-                                const fmi3UInt64 resolutions[])
-{
-        (void) valueReferences;
-        (void) nValueReferences;
-        (void) counters;
-        (void) resolutions;
-        return refuse(instance, "fmi3SetShiftFraction", NO_CLOCKS);
-}
-
-/* ---- Partial derivatives and dependencies ----------------------------- */
-
-fmi3Status fmi3GetDirectionalDerivative(fmi3Instance instance, const fmi3ValueReference unknowns[],
-                                        size_t nUnknowns, const fmi3ValueReference knowns[],
-                                        size_t nKnowns, const fmi3Float64 seed[], size_t nSeed,
-                                        fmi3Float64 sensitivity[], size_t nSensitivity)
-{
-        (void) unknowns;
-        (void) nUnknowns;
-        (void) knowns;
-        (void) nKnowns;
-        (void) seed;
-        (void) nSeed;
-        (void) sensitivity;
-        (void) nSensitivity;
-        return refuse(instance, "fmi3GetDirectionalDerivative", NO_DIRECTIONAL);
-}
-
-fmi3Status fmi3GetAdjointDerivative(fmi3Instance instance, const fmi3ValueReference unknowns[],
-                                    size_t nUnknowns, const fmi3ValueReference knowns[],
-                                    size_t nKnowns, const fmi3Float64 seed[], size_t nSeed,
-                                    fmi3Float64 sensitivity[], size_t nSensitivity)
-{
-        (void) unknowns;
-        (void) nUnknowns;
-        (void) knowns;
-        (void) nKnowns;
-        (void) seed;
-        (void) nSeed;
-        (void) sensitivity;
-        (void) nSensitivity;
-        return refuse(instance, "fmi3GetAdjointDerivative", NO_ADJOINT);
-}
-
-fmi3Status fmi3GetNumberOfVariableDependencies(fmi3Instance instance,
-                                               fmi3ValueReference valueReference,
-                                               size_t *nDependencies)
-{
-        (void) valueReference;
-        (void) nDependencies;
-        return refuse(instance, "fmi3GetNumberOfVariableDependencies", NO_DEPENDENCIES);
-}
-
-fmi3Status fmi3GetVariableDependencies(fmi3Instance instance, fmi3ValueReference dependent,
-                                       size_t elementIndicesOfDependent[],
-                                       fmi3ValueReference independents[],
-                                       size_t elementIndicesOfIndependents[],
-                                       fmi3DependencyKind dependencyKinds[],
-                                       size_t nDependencies)
-{
-        (void) dependent;
-        (void) elementIndicesOfDependent;
-        (void) independents;
-        (void) elementIndicesOfIndependents;
-        (void) dependencyKinds;
-        (void) nDependencies;
-        return refuse(instance, "fmi3GetVariableDependencies", NO_DEPENDENCIES);
 }

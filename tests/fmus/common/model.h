@@ -183,6 +183,54 @@ struct inst;
 #define MODEL_PROVIDES_INTERMEDIATE     (1u << 3)
 #define MODEL_MIGHT_RETURN_EARLY        (1u << 4)
 #define MODEL_EARLY_RETURN_AFTER_IU     (1u << 5)
+/* providesDirectionalDerivatives, providesAdjointDerivatives: need partial(). */
+#define MODEL_PROVIDES_DIRECTIONAL      (1u << 6)
+#define MODEL_PROVIDES_ADJOINT          (1u << 7)
+/* providesPerElementDependencies: needs the dependencies table. */
+#define MODEL_PER_ELEMENT_DEPENDENCIES  (1u << 8)
+
+/* The kind of one dependency (same values as fmi3DependencyKind). */
+enum dep_kind {
+        DEP_INDEPENDENT,
+        DEP_CONSTANT,
+        DEP_FIXED,
+        DEP_TUNABLE,
+        DEP_DISCRETE,
+        DEP_DEPENDENT,
+};
+
+/*
+ * One entry of a model's dependency table, for fmi3GetVariableDependencies
+ * (section 2.2.9): dependent depends on independent (whole variables,
+ * element index 0). initial: an <InitialUnknown> dependency, returned
+ * before fmi3ExitInitializationMode; else an <Output> or
+ * <ContinuousStateDerivative> one, returned after it.
+ */
+struct dependency {
+        uint32_t dependent;
+        uint32_t independent;
+        enum dep_kind kind;
+        bool initial;
+};
+
+/* What a Clock timing call gets or sets (section 2.2.8.4). */
+enum clock_quantity {
+        CLOCK_INTERVAL,
+        CLOCK_SHIFT,
+};
+
+/*
+ * One Clock's interval or shift. A get fills both forms (and, for an
+ * interval, the qualifier, an fmi3IntervalQualifier); a set gives the form
+ * fraction says.
+ */
+struct clock_time {
+        bool fraction;          /* counter/resolution asked for or given, else decimal */
+        double decimal;
+        uint64_t counter;
+        uint64_t resolution;
+        int qualifier;
+};
 
 /*
  * The model. Hooks return 0 or a negative errno; on failure they log the
@@ -213,6 +261,24 @@ struct model {
         /* Optional: the order-th time derivative of an output's values. */
         int (*output_derivative)(struct inst *inst, const struct var *v,
                                  int order, double *values);
+        /*
+         * Optional (MODEL_PROVIDES_DIRECTIONAL/ADJOINT): the partial
+         * derivative d unknown / d known at the current values, both scalar
+         * float variables; 0 where unknown does not depend on known. The
+         * shared code builds directional and adjoint derivatives from it.
+         */
+        int (*partial)(struct inst *inst, const struct var *unknown,
+                       const struct var *known, double *ret);
+        /* Optional (MODEL_PER_ELEMENT_DEPENDENCIES): the dependency table. */
+        const struct dependency *dependencies;
+        size_t n_dependencies;
+        /*
+         * Optional: get (set false) or set the interval or shift of the
+         * input Clock clock, in Initialization or Event Mode. NULL: the
+         * model has no time-based Clocks and every timing call is refused.
+         */
+        int (*clock_timing)(struct inst *inst, const struct var *clock,
+                            enum clock_quantity what, bool set, struct clock_time *t);
 };
 
 /* The one model an FMU binary is built from; model.c defines it. */
