@@ -173,7 +173,11 @@ static void print_diags(const struct diag_list *d)
         }
 }
 
-/* --local: the overrides as daemon/run.h takes them (names cut at '=' in argv). */
+/*
+ * --local: the overrides as daemon/run.h takes them (names cut at '=' in
+ * argv). The arrays of a->load: l's pointers to them are only set by
+ * cli_load_paths(), which --local does not call.
+ */
 static void overrides(struct run_cmd *a, struct scenario_overrides *ov, struct scenario_assign *starts,
                      struct scenario_assign *multirate, const char **record)
 {
@@ -194,16 +198,16 @@ static void overrides(struct run_cmd *a, struct scenario_overrides *ov, struct s
                 ov->algorithm = SCENARIO_GAUSS_SEIDEL;
         }
         for (uint32_t i = 0; i < l->n_starts; i++) {
-                ((char *)l->starts[i].name.ptr)[l->starts[i].name.len] = '\0';
-                starts[i] = (struct scenario_assign){ l->starts[i].name.ptr, l->starts[i].value.ptr };
+                ((char *)a->load.starts[i].name.ptr)[a->load.starts[i].name.len] = '\0';
+                starts[i] = (struct scenario_assign){ a->load.starts[i].name.ptr, a->load.starts[i].value.ptr };
         }
         for (uint32_t i = 0; i < l->n_multirate; i++) {
-                ((char *)l->multirate[i].name.ptr)[l->multirate[i].name.len] = '\0';
-                multirate[i] = (struct scenario_assign){ l->multirate[i].name.ptr,
-                                                         l->multirate[i].value.ptr };
+                ((char *)a->load.multirate[i].name.ptr)[a->load.multirate[i].name.len] = '\0';
+                multirate[i] = (struct scenario_assign){ a->load.multirate[i].name.ptr,
+                                                         a->load.multirate[i].value.ptr };
         }
         for (uint32_t i = 0; i < l->n_record; i++)
-                record[i] = l->record[i].ptr;
+                record[i] = a->load.record[i].ptr;
 }
 
 static int run_local(struct run_cmd *a)
