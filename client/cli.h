@@ -75,7 +75,7 @@ int cli_count(const struct cli *a, const char *opt, const char *s, uint64_t *ret
 
 enum {
         CLI_O_OUT = 1100, CLI_O_T0, CLI_O_T1, CLI_O_STEP, CLI_O_START, CLI_O_MULTI, CLI_O_REC,
-        CLI_O_DEC, CLI_O_BUDGET, CLI_O_WARP, CLI_O_GS, CLI_O_SANDBOX,
+        CLI_O_DEC, CLI_O_BUDGET, CLI_O_WARP, CLI_O_GS, CLI_O_SANDBOX, CLI_O_INPUT,
 };
 
 #define CLI_LOAD_OPTIONS                                                        \
@@ -92,9 +92,12 @@ enum {
         { "budget", required_argument, NULL, CLI_O_BUDGET },                    \
         { "warp", required_argument, NULL, CLI_O_WARP },                        \
         { "gauss-seidel", no_argument, NULL, CLI_O_GS },                        \
-        { "sandbox", required_argument, NULL, CLI_O_SANDBOX }
+        { "sandbox", required_argument, NULL, CLI_O_SANDBOX },                  \
+        { "input", required_argument, NULL, CLI_O_INPUT }
 
 #define CLI_LOAD_HELP                                                                   \
+        "  --input FILE.csv      drive unconnected inputs from FILE.csv (header\n"     \
+        "                        time,<input>...; see docs/fmuctl.md)\n"             \
         "  --start-time T        override the start time\n"                             \
         "  --stop-time T         override the stop time (also --stop T)\n"              \
         "  --step H              override the base communication step\n"                \
@@ -118,12 +121,13 @@ struct cli_load {
         struct proto_assign starts[CLI_MAX_ASSIGN], multirate[CLI_MAX_ASSIGN];
         struct proto_str record[CLI_MAX_ASSIGN];
         const char *out;                /* as given */
-        char *path_abs, *out_abs;
+        const char *input;              /* --input as given; NULL: none */
+        char *path_abs, *out_abs, *input_abs;
 };
 
 /* Handle a CLI_LOAD_OPTIONS option: 1 done, 0 not one of them, FMUCTL_EXIT_USAGE (printed). */
 int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg);
-/* Make path (and --out, when given) absolute into l->l. 0, or an exit code after printing why. */
+/* Make path (and --out, --input, when given) absolute into l->l. 0, or an exit code after printing why. */
 int cli_load_paths(const struct cli *a, struct cli_load *l, const char *path);
 void cli_load_fini(struct cli_load *l);
 /* An absolute form of path (which need not exist; its directory must). Caller frees. */

@@ -48,6 +48,7 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
 
         switch (opt) {
         case CLI_O_OUT: l->out = arg; return 1;
+        case CLI_O_INPUT: l->input = arg; return 1;
         case CLI_O_T0: return num(a, "--start-time", arg, &p->start, &p->has_start);
         case CLI_O_T1: return num(a, "--stop-time", arg, &p->stop, &p->has_stop);
         case CLI_O_STEP: return num(a, "--step", arg, &p->step, &p->has_step);
@@ -126,6 +127,15 @@ int cli_load_paths(const struct cli *a, struct cli_load *l, const char *path)
                 }
                 l->l.out = (struct proto_str){ l->out_abs, (uint32_t)strlen(l->out_abs) };
         }
+        if (l->input) {
+                l->input_abs = realpath(l->input, NULL);
+                if (!l->input_abs) {
+                        fprintf(stderr, "fmuctl %s: cannot read '%s': %s\n", a->cmd, l->input,
+                                strerror(errno));
+                        return FMUCTL_EXIT_SYSTEM;
+                }
+                l->l.input = (struct proto_str){ l->input_abs, (uint32_t)strlen(l->input_abs) };
+        }
         l->l.starts = l->starts;
         l->l.multirate = l->multirate;
         l->l.record = l->record;
@@ -136,5 +146,6 @@ void cli_load_fini(struct cli_load *l)
 {
         free(l->path_abs);
         free(l->out_abs);
-        l->path_abs = l->out_abs = NULL;
+        free(l->input_abs);
+        l->path_abs = l->out_abs = l->input_abs = NULL;
 }

@@ -231,7 +231,8 @@ static int run_local(struct run_cmd *a)
                 goto out;
         }
         o = (struct run_opts){
-                .scenario = a->scenario, .out = a->load.out, .cache_dir = cache,
+                .scenario = a->scenario, .out = a->load.out, .input = a->load.input,
+                .cache_dir = cache,
                 .worker_path = worker, .overrides = &ov, .log = log_message,
                 .progress = !a->quiet && isatty(STDERR_FILENO) ? progress : NULL,
         };

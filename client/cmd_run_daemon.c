@@ -40,8 +40,9 @@ static double now_s(void)
 /* Connect to the endpoint, or to a private daemon when none answers. */
 static int connect_any(struct run_cmd *a, struct private_daemon *d)
 {
-        char buf[4096], err[4096], *dirs[2] = { NULL, NULL }, *copy;
-        const char *allow[2];
+        char buf[4096], err[4096], *dirs[3] = { NULL, NULL, NULL }, *copy;
+        const char *allow[3];
+        size_t n_allow;
         struct fmud_opts o = { .connect_timeout_ms = PROBE_TIMEOUT_MS, .client_name = "fmuctl run" };
         const char *ep = cli_endpoint(&a->cli, buf, sizeof(buf));
         int code, r;
@@ -73,14 +74,22 @@ static int connect_any(struct run_cmd *a, struct private_daemon *d)
         if (copy)
                 dirs[1] = strdup(dirname(copy));
         free(copy);
-        if (!dirs[0] || (a->load.l.out.len && !dirs[1])) {
+        copy = a->load.l.input.len ? strdup(a->load.l.input.ptr) : NULL;
+        if (copy)
+                dirs[2] = strdup(dirname(copy));
+        free(copy);
+        if (!dirs[0] || (a->load.l.out.len && !dirs[1]) || (a->load.l.input.len && !dirs[2])) {
                 fprintf(stderr, "fmuctl run: out of memory\n");
                 code = FMUCTL_EXIT_SYSTEM;
                 goto out;
         }
         allow[0] = dirs[0];
-        allow[1] = dirs[1];
-        code = private_daemon_start(d, allow, dirs[1] && strcmp(dirs[0], dirs[1]) ? 2 : 1);
+        n_allow = 1;
+        if (dirs[1] && strcmp(dirs[0], dirs[1]))
+                allow[n_allow++] = dirs[1];
+        if (dirs[2] && strcmp(dirs[0], dirs[2]) && (!dirs[1] || strcmp(dirs[1], dirs[2])))
+                allow[n_allow++] = dirs[2];
+        code = private_daemon_start(d, allow, n_allow);
         if (code)
                 goto out;
         a->cli.endpoint = d->endpoint;
@@ -89,6 +98,7 @@ static int connect_any(struct run_cmd *a, struct private_daemon *d)
 out:
         free(dirs[0]);
         free(dirs[1]);
+        free(dirs[2]);
         return code;
 }
 

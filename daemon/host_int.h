@@ -138,6 +138,7 @@ struct hsess {
         enum proto_state state;
         uint64_t generation;
         struct scenario *sc;
+        struct input_table *inputs;     /* the load's input file; NULL: none */
         struct session *s;
         struct master *m;
         struct rec *rec;

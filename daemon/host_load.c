@@ -13,6 +13,7 @@
  * below an allowed directory (also resolved), with a '/' boundary.
  */
 #include "daemon/host_int.h"
+#include "daemon/input_csv.h"
 #include "daemon/row_rec.h"
 
 #include <errno.h>
@@ -150,6 +151,16 @@ int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *r
                 if (!out)
                         snprintf(msg, size, "out: not a file name");
         }
+        if (code < 0 && a->input.len) {
+                free(real);
+                real = NULL;
+                free(out);
+                out = hvalues_strdup(&a->input);
+                code = out ? check_in(h->allowed, h->n_allowed, out, &real, msg, size) :
+                             PROTO_E_BAD_REQUEST;
+                if (!out)
+                        snprintf(msg, size, "input: not a file name");
+        }
         free(real);
         free(out);
         free(path);
@@ -157,6 +168,36 @@ int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *r
 }
 
 /* ---- Session thread ------------------------------------------------------------- */
+
+/* The input file: resolved and checked again (as the scenario), read for the scenario. */
+static int read_inputs(struct hsess *hs, const struct proto_str *input, char *msg, size_t size,
+                       int *code)
+{
+        char *path = hvalues_strdup(input), *real = NULL, *why = NULL;
+        int r;
+
+        if (!path) {
+                *code = PROTO_E_BAD_REQUEST;
+                snprintf(msg, size, "input: not a file name");
+                return -EINVAL;
+        }
+        *code = check_in(hs->allowed, hs->n_allowed, path, &real, msg, size);
+        if (*code >= 0) {
+                free(path);
+                return -EACCES;
+        }
+        r = input_csv_read(real, hs->sc, NULL, &hs->inputs, &why);
+        *code = r == -ENOMEM ? PROTO_E_INTERNAL : PROTO_E_INVALID;
+        /* Name the file as the client did, not as it resolved. */
+        if (r < 0 && why && !strncmp(why, real, strlen(real)))
+                snprintf(msg, size, "%s%s", path, why + strlen(real));
+        else if (r < 0)
+                snprintf(msg, size, "%s", why ? why : strerror(-r));
+        free(why);
+        free(real);
+        free(path);
+        return r;
+}
 
 struct load_strs {
         struct scenario_assign *multirate, *starts;
@@ -306,6 +347,7 @@ static int start(struct hsess *hs, const char *out, char *msg, size_t size, int 
         session_opts_default(&so);
         so.worker_path = o->worker_path;
         so.timeout_ns = o->call_timeout_ns;
+        so.inputs = hs->inputs;
         so.sandbox = (struct sandbox_opts){
                 .mode = hs->sandbox == HOST_SANDBOX_STRICT ? SANDBOX_STRICT :
                         hs->sandbox == HOST_SANDBOX_BASIC ? SANDBOX_BASIC : SANDBOX_OFF,
@@ -330,6 +372,7 @@ static int start(struct hsess *hs, const char *out, char *msg, size_t size, int 
         master_opts_default(&mo);
         mo.sink = hsub_sink;
         mo.sink_ctx = hs;
+        mo.inputs = hs->inputs;
         r = master_new(hs->s, &mo, &hs->m, &why);
         if (r < 0) {
                 *code = PROTO_E_FAULT;
@@ -395,6 +438,11 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
             hs->sc->experiment.budget == SCENARIO_DEFAULT_BUDGET && h->opts.default_budget_s != 0)
                 hs->sc->experiment.budget = h->opts.default_budget_s;
         hs->warp = hs->sc->experiment.warp;
+        if (a.input.len) {
+                r = read_inputs(hs, &a.input, msg, sizeof(msg), &code);
+                if (r < 0)
+                        goto out_reply;
+        }
         r = start(hs, out, msg, sizeof(msg), &code);
         if (r < 0)
                 goto out_reply;
@@ -467,6 +515,8 @@ void hload_free(struct hsess *hs)
         hs->n_workers = 0;
         session_free(hs->s);
         hs->s = NULL;
+        input_table_free(hs->inputs);
+        hs->inputs = NULL;
         free(hs->col_types);
         free(hs->rec_vals);
         hs->col_types = NULL;

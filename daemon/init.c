@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/input_table.h"
 #include "daemon/master_value.h"
 
 static const char *cname(const struct session *s, const struct session_inst *si)
@@ -208,7 +209,8 @@ int init_check_inputs(struct session *s)
                         int w;
 
                         if (var->causality != MD_CAUSALITY_INPUT || var->type == MD_CLOCK ||
-                            var->has_start || fed(sc, c, v) || started(&sc->components[c], v))
+                            var->has_start || fed(sc, c, v) || started(&sc->components[c], v) ||
+                            input_table_drives(s->opts.inputs, c, v))
                                 continue;
                         if (missing++ < 8 && len < sizeof(list)) {
                                 w = snprintf(list + len, sizeof(list) - len, "%s'%s.%s'",
@@ -242,6 +244,9 @@ int init_system(struct session *s)
                 if (r < 0)
                         return r;
         }
+        r = init_file_inputs(s);
+        if (r < 0)
+                return r;
         r = init_inputs(s);
         if (r < 0)
                 return r;

@@ -37,6 +37,9 @@ int init_inputs(struct session *s);
  */
 int init_check_inputs(struct session *s);
 
+/* Set the inputs s->opts.inputs drives, at the start time (input_init.c). 0 or -errno (s->msg). */
+int init_file_inputs(struct session *s);
+
 /* Set one variable of component comp from a start value (scenario or model description). */
 int init_set_start(struct session *s, struct session_inst *si, const struct md_variable *v,
                    const struct md_values *value, const char *origin);

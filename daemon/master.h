@@ -70,6 +70,7 @@
 #include "daemon/session.h"
 
 struct master;
+struct input_table;
 
 enum master_state {
         MASTER_LOADED,          /* initialized, no step yet */
@@ -123,6 +124,12 @@ struct master_opts {
         master_iu_hook_fn *iu_hook;
         void *iu_hook_ctx;
         uint32_t max_event_iterations;  /* per Event Mode; 0: 1000 */
+        /*
+         * Unconnected inputs driven from a file (input_table.h; NULL:
+         * none): set with the other inputs of every step, sampled at the
+         * step's start. Borrowed; must outlive the master.
+         */
+        const struct input_table *inputs;
 };
 
 struct master_inst_stats {

@@ -93,6 +93,13 @@ struct miu_col {
         size_t off;
 };
 
+/* An input driven from a file: table column col -> element off of an input block (input_feed.c). */
+struct mfeed {
+        size_t col;
+        struct mblock *dst;
+        size_t off;
+};
+
 /* The master's view of one instance. */
 struct mi {
         struct inst *inst;
@@ -111,6 +118,8 @@ struct mi {
         struct mroute *routes;
         size_t n_in_slots;
         struct mslot *in_slots;
+        size_t n_feeds;                 /* inputs driven from a file, set after the routes */
+        struct mfeed *feeds;
 
         /* Values got with each step (next) and published at a point (pub). */
         size_t n_out;
@@ -259,6 +268,14 @@ void mroute_emit(struct master *m, double t, unsigned flags, size_t comp);
 int mroute_get_outputs(struct master *m, struct mi *mi);
 /* Set every input block of mi (outside a step). */
 int mroute_set_inputs(struct master *m, struct mi *mi);
+
+/* input_feed.c */
+/* The variables of mi the input table drives (with repeats) into vars (NULL: count only). */
+size_t mfeed_vars(const struct master *m, const struct mi *mi, size_t *vars);
+/* The feeds of mi, once its input blocks are planned. 0 or -errno (m->msg). */
+int mfeed_plan(struct master *m, struct mi *mi);
+/* Fill mi's driven inputs with the table at the current point. */
+void mfeed_inputs(struct master *m, struct mi *mi);
 
 /* master_point.c */
 /* One coupled step from the current point to the next (grid or extra). 0 or the fault. */

@@ -6,8 +6,9 @@
  * stages, and where each recorded column reads its value.
  *
  * DESIGN: an instance gets, with every step, exactly the variables that
- * feed a connection or a column; it sets exactly its connected inputs.
- * Unconnected inputs keep the value initialization gave them. Published
+ * feed a connection or a column; it sets exactly its connected inputs
+ * and the unconnected inputs an input file drives (input_feed.c).
+ * Other unconnected inputs keep the value initialization gave them. Published
  * values and the values a step returns are separate blocks of the same
  * shape (pub and next), so a failed step leaves the published values of
  * the last good point untouched and a Gauss-Seidel consumer reads its
@@ -195,7 +196,8 @@ static int plan_outputs(struct master *m, struct mi *mi)
 static int plan_inputs(struct master *m, struct mi *mi)
 {
         const struct scenario *sc = m->sc;
-        size_t nv = 0, *vars = malloc((sc->n_connections + 1) * sizeof(*vars));
+        size_t nv = 0, *vars = malloc((sc->n_connections + mfeed_vars(m, mi, NULL) + 1) *
+                                      sizeof(*vars));
         int r;
 
         if (!vars)
@@ -203,6 +205,7 @@ static int plan_inputs(struct master *m, struct mi *mi)
         for (size_t i = 0; i < sc->n_connections; i++)
                 if (sc->connections[i].to_comp == mi->idx && routed(&sc->connections[i]))
                         vars[nv++] = sc->connections[i].to_var;
+        nv += mfeed_vars(m, mi, vars + nv);     /* unconnected inputs a file drives */
         nv = mplan_uniq(vars, nv);
         r = mplan_blocks(m, mi, vars, nv, &mi->in, &mi->n_in, &mi->in_slots);
         mi->n_in_slots = nv;
@@ -215,7 +218,7 @@ static int plan_inputs(struct master *m, struct mi *mi)
         for (size_t i = 0; i < mi->n_in; i++)
                 mi->inst_in[i] = (struct inst_in){ mi->in[i].type, mi->in[i].vrs, mi->in[i].n_vars,
                                                    mi->in[i].vals, mi->in[i].sizes, mi->in[i].n };
-        return 0;
+        return mfeed_plan(m, mi);
 }
 
 
@@ -317,6 +320,7 @@ void mplan_free(struct master *m)
                 free(mi->inst_in);
                 free(mi->slots);
                 free(mi->in_slots);
+                free(mi->feeds);
         }
         free(m->by_stage);
         free(m->stage_start);

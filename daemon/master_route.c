@@ -34,6 +34,7 @@ void mroute_inputs(struct master *m, struct mi *mi)
                         src->type, at(src, r->src_off), src->sizes + r->src_off, r->n,
                         r->identity, r->factor, r->offset);
         }
+        mfeed_inputs(m, mi);
 }
 
 /* Copy n bytes into the owned slot j of block b, growing it when needed. */

@@ -4,6 +4,7 @@
  * typed columns lives here.
  */
 #include "daemon/run.h"
+#include "daemon/input_csv.h"
 #include "daemon/row_rec.h"
 
 #include <errno.h>
@@ -166,6 +167,7 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         struct scenario *sc = NULL;
         struct session *s = NULL;
         struct master *m = NULL;
+        struct input_table *inputs = NULL;
         char *why = NULL;
         int r, rr;
 
@@ -185,7 +187,16 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
                 goto out;
         }
 
+        if (o->input) {
+                r = input_csv_read(o->input, sc, NULL, &inputs, &why);
+                if (r < 0) {
+                        r = fail(rep, RUN_PHASE_LOAD, r, "%s", why ? why : strerror(-r));
+                        goto out;
+                }
+        }
+
         session_opts_default(&sess_opt);
+        sess_opt.inputs = inputs;
         sess_opt.worker_path = o->worker_path;
         sess_opt.log = o->log;
         sess_opt.log_ctx = o->log_ctx;
@@ -201,6 +212,7 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         master_opts_default(&mopt);
         mopt.sink = sink;
         mopt.sink_ctx = &c;
+        mopt.inputs = inputs;
         r = master_new(s, &mopt, &m, &why);
         if (r < 0) {
                 r = fail(rep, RUN_PHASE_START, r, "%s", why ? why : strerror(-r));
@@ -225,6 +237,7 @@ out:
         free(c.types);
         free(c.values);
         free(why);
+        input_table_free(inputs);
         scenario_free(sc);
         return r;
 }

@@ -27,6 +27,7 @@ typedef void run_progress_fn(void *ctx, double time, double start, double stop, 
 struct run_opts {
         const char *scenario;                   /* .ssp, .ssd, folder or .fmu */
         const char *out;                        /* results CSV; NULL: none */
+        const char *input;                      /* input CSV (input_csv.h); NULL: none */
         const char *cache_dir;                  /* where FMUs are unpacked (required) */
         const char *worker_path;                /* fmud-worker (required) */
         const struct scenario_overrides *overrides;     /* NULL: none */

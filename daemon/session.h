@@ -48,6 +48,7 @@
 #include "daemon/scenario.h"
 
 struct session;
+struct input_table;
 
 /* A message an instance's FMU logged; strings are valid during the call. */
 typedef void session_log_fn(void *ctx, size_t comp, const char *comp_name, int status,
@@ -78,6 +79,12 @@ struct session_opts {
         uint32_t init_max_iterations;   /* initialization loops; 0: 100 */
         double init_tolerance;          /* relative change that settles a loop; 0: 1e-10 */
         struct sandbox_opts sandbox;    /* every instance's worker sandbox; zero: off */
+        /*
+         * Unconnected inputs driven from a file (input_table.h; NULL: none):
+         * they count as having a value, and are set in Initialization Mode
+         * at the start time. Borrowed; must outlive the session.
+         */
+        const struct input_table *inputs;
 };
 
 /* Defaults: zero timeouts (= INST_TIMEOUT_DEFAULT), WAIT_ADAPTIVE, no log. */

@@ -17,6 +17,7 @@
 static const struct field load_fields[] = {
         FIELD("path", FT_STR, FF_REQ | FF_PATH, struct proto_load, path),
         FIELD("out", FT_STR, FF_PATH | FF_OMIT, struct proto_load, out),
+        FIELD("input", FT_STR, FF_PATH | FF_OMIT, struct proto_load, input),
         FIELD_HAS("start", FT_F64, FF_FINITE, struct proto_load, start, has_start),
         FIELD_HAS("stop", FT_F64, FF_FINITE, struct proto_load, stop, has_stop),
         FIELD_HAS("step", FT_F64, FF_FINITE, struct proto_load, step, has_step),

@@ -262,6 +262,7 @@ struct proto_assign {                   /* name=value, both text (as scenario_ov
 struct proto_load {
         struct proto_str path;          /* a .ssp, .ssd, folder or .fmu, absolute */
         struct proto_str out;           /* results CSV (absolute), or empty: none */
+        struct proto_str input;         /* input CSV (absolute), or empty: none */
         /* Overrides; has_* false: the scenario's own. */
         bool has_start, has_stop, has_step, has_budget, has_warp, has_decimation;
         double start, stop, step, budget, warp;
