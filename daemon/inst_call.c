@@ -412,8 +412,7 @@ int call_recv(struct inst *inst, enum call_op op, uint64_t seq, struct timespec 
                                 return r;
                         /* A worker that only ever sends events must still meet the deadline. */
                         if (now_ns() > ts_ns(deadline))
-                                return inst_fault_set(inst, -ETIMEDOUT, "worker %d sent events but "
-                                                      "no reply within the deadline", (int)inst->pid);
+                                return fault_timeout(inst);
                         continue;
                 }
                 if (rp->in.hdr.kind != CALL_REPLY || rp->in.hdr.op != op) {
