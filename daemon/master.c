@@ -213,6 +213,7 @@ int master_new(struct session *s, const struct master_opts *opts, struct master 
                 return r;
         }
         mroute_row(m, m->t0, 0);
+        mroute_flush(m);
         if (session_terminate_requested(s, &who)) {
                 master_err(m, 0, "terminateSimulation requested by '%s' at t = %.17g "
                            "(initialization)", session_name(s, who), m->t0);
@@ -293,10 +294,14 @@ static int advance(struct master *m, uint64_t target)
                         master_set_state(m, MASTER_FINISHED);
                         break;
                 }
-                if (m->warp > 0)
+                if (m->warp > 0) {
+                        /* A paced run's rows go out on time, not a point late. */
+                        mroute_flush(m);
                         (void) pace_sleep(pace_due_ns(&m->pace, m->t_cur), PACE_SLICE_NS,
                                           interrupted, m);
+                }
         }
+        mroute_flush(m);
         m->wall_ns += pace_now_ns() - start;
         return r < 0 ? r : (int)master_state(m);
 }

@@ -48,6 +48,10 @@
  *   values before it come first in a row flagged MASTER_ROW_EVENT_LEFT.
  *   Decimation is the master's (it knows which points are on the grid),
  *   so a recorder given these rows must not decimate again.
+ *   When every column is numeric, a grid row reaches the sink after the
+ *   next step's DoSteps are posted, so its formatting overlaps the
+ *   workers' step; every stepping call hands over its last row before it
+ *   returns, and a paced run before it sleeps.
  * - Pacing. With warp w > 0, the point at simulation time t is not passed
  *   before wall time t_wall0 + (t - t_0) / w (CLOCK_MONOTONIC,
  *   clock_nanosleep TIMER_ABSTIME); a change of w re-bases (t_wall0, t_0)

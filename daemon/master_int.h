@@ -206,6 +206,18 @@ struct master {
         size_t *col_off;
         double *row_vals;
         struct master_blob *row_blobs;
+        /*
+         * A grid row is handed to the sink after the next step's DoSteps
+         * are posted, so that its formatting overlaps the workers' step
+         * (mroute_flush()). Only numeric rows are held: a String or Binary
+         * cell borrows from buffers the next step's replies replace.
+         */
+        bool row_defer;
+        bool row_held;
+        double held_t;
+        uint64_t held_pt;
+        unsigned held_flags;
+        double *held_vals;
         uint32_t decimation;
 
         /* Pacing. */
@@ -264,6 +276,8 @@ void mroute_row(struct master *m, double t, unsigned flags);
 void mroute_fill(struct master *m);
 void mroute_cell(struct master *m, size_t col, const struct mblock *b, size_t off);
 void mroute_emit(struct master *m, double t, unsigned flags, size_t comp);
+/* Hand a held row to the sink now (after the next posts, before returning to the caller). */
+void mroute_flush(struct master *m);
 /* Get every output block of mi into next (outside a step, e.g. after Event Mode). */
 int mroute_get_outputs(struct master *m, struct mi *mi);
 /* Set every input block of mi (outside a step). */

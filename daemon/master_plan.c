@@ -271,8 +271,10 @@ static int plan_columns(struct master *m)
         m->col_off = calloc(n, sizeof(*m->col_off));
         m->row_vals = calloc(n, sizeof(*m->row_vals));
         m->row_blobs = calloc(n, sizeof(*m->row_blobs));
-        if (!m->col_block || !m->col_off || !m->row_vals || !m->row_blobs)
+        m->held_vals = calloc(n, sizeof(*m->held_vals));
+        if (!m->col_block || !m->col_off || !m->row_vals || !m->row_blobs || !m->held_vals)
                 return -ENOMEM;
+        m->row_defer = m->opts.sink != NULL;
         for (size_t i = 0; i < sc->n_columns; i++) {
                 const struct scenario_column *c = &sc->columns[i];
                 const struct mslot *sl = c->comp < m->n ? mplan_slot(&m->mi[c->comp], c->var) : NULL;
@@ -281,6 +283,8 @@ static int plan_columns(struct master *m)
                         return master_err(m, -EINVAL, "column '%s': no such value", c->name);
                 m->col_block[i] = &m->mi[c->comp].pub[sl->block];
                 m->col_off[i] = sl->off + (size_t)c->element;
+                if (m->col_block[i]->type == MD_STRING || m->col_block[i]->type == MD_BINARY)
+                        m->row_defer = false;
         }
         return 0;
 }
@@ -328,4 +332,5 @@ void mplan_free(struct master *m)
         free(m->col_off);
         free(m->row_vals);
         free(m->row_blobs);
+        free(m->held_vals);
 }

@@ -116,19 +116,34 @@ void mroute_cell(struct master *m, size_t col, const struct mblock *b, size_t of
         cell(m, col, b, off);
 }
 
-void mroute_emit(struct master *m, double t, unsigned flags, size_t comp)
+static void emit(struct master *m, double t, uint64_t pt, unsigned flags, size_t comp,
+                 const double *vals)
 {
         struct master_row row = {
                 .time = t,
-                .point = m->pt,
+                .point = pt,
                 .flags = flags,
                 .comp = comp,
                 .n_columns = m->n_cols,
-                .values = m->row_vals,
+                .values = vals,
                 .blobs = m->row_blobs,
         };
 
         m->opts.sink(m->opts.sink_ctx, &row);
+}
+
+void mroute_flush(struct master *m)
+{
+        if (!m->row_held)
+                return;
+        m->row_held = false;
+        emit(m, m->held_t, m->held_pt, m->held_flags, SIZE_MAX, m->held_vals);
+}
+
+void mroute_emit(struct master *m, double t, unsigned flags, size_t comp)
+{
+        mroute_flush(m);
+        emit(m, t, m->pt, flags, comp, m->row_vals);
 }
 
 void mroute_row(struct master *m, double t, unsigned flags)
@@ -136,7 +151,16 @@ void mroute_row(struct master *m, double t, unsigned flags)
         if (!m->opts.sink)
                 return;
         mroute_fill(m);
-        mroute_emit(m, t, flags, SIZE_MAX);
+        if (!m->row_defer) {
+                mroute_emit(m, t, flags, SIZE_MAX);
+                return;
+        }
+        mroute_flush(m);
+        memcpy(m->held_vals, m->row_vals, m->n_cols * sizeof(*m->held_vals));
+        m->held_t = t;
+        m->held_pt = m->pt;
+        m->held_flags = flags;
+        m->row_held = true;
 }
 
 /*

@@ -278,6 +278,8 @@ int mstep_run(struct master *m)
                         fault = post(m, mi, true, now);
                 }
                 inst_post_batch_end();
+                /* The last point's row is formatted while the workers step. */
+                mroute_flush(m);
                 fault = collect_stage(m, a, b, fault, &t_early);
         }
         return fault;
