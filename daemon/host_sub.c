@@ -25,24 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_int(enum rec_type t)
-{
-        return t != REC_FLOAT32 && t != REC_FLOAT64 && t != REC_STRING && t != REC_BINARY;
-}
-
 static void record(struct hsess *hs, const struct master_row *row)
 {
         int r;
 
         if (!hs->rec || hs->rec_error)
                 return;
-        for (size_t i = 0; i < row->n_columns; i++) {
-                double d = row->values ? row->values[i] : NAN;
-
-                if (isnan(d) && is_int(hs->col_types[i]))
-                        d = 0;  /* never cast NaN to an integer */
-                row_rec_value(&hs->rec_vals[i], hs->col_types[i], d, row->blobs ? &row->blobs[i] : NULL);
-        }
+        for (size_t i = 0; i < row->n_columns; i++)
+                row_rec_cell(&hs->rec_vals[i], hs->col_types[i], row, i);
         r = rec_sample(hs->rec, row->time, hs->rec_vals);
         if (r < 0 && r != -ENOBUFS)
                 hs->rec_error = r;
@@ -75,6 +65,10 @@ static void put_item(struct hsess *hs, struct pw *w, const struct hsub_item *it,
                         pw_strn(w, b && b->data ? b->data : "", b ? b->len : 0);
                 else if (it->type == MD_BINARY)
                         pw_bin(w, b ? b->data : NULL, b ? b->len : 0);
+                else if ((it->type == MD_INT64 || it->type == MD_ENUMERATION) && row->bits)
+                        pw_i64(w, (int64_t)row->bits[it->col]);
+                else if (it->type == MD_UINT64 && row->bits)
+                        pw_u64(w, row->bits[it->col]);
                 else
                         put_num(w, it->type, row->values ? row->values[it->col] : NAN);
                 return;

@@ -104,6 +104,11 @@ struct master_row {
         size_t n_columns;               /* the scenario's columns, in order */
         /* Numeric and Boolean columns as doubles (Int64 beyond 2^53 rounds); NaN otherwise. */
         const double *values;
+        /*
+         * Int64, Enumeration and UInt64 columns exactly: the value's 64 bits
+         * (Int64 two's complement); 0 for the other columns.
+         */
+        const uint64_t *bits;
         /* String and Binary columns ({NULL, 0} for the others). */
         const struct master_blob *blobs;
 };

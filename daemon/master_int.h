@@ -205,6 +205,7 @@ struct master {
         const struct mblock **col_block;
         size_t *col_off;
         double *row_vals;
+        uint64_t *row_bits;             /* master_row.bits */
         struct master_blob *row_blobs;
         /*
          * A grid row is handed to the sink after the next step's DoSteps
@@ -218,6 +219,7 @@ struct master {
         uint64_t held_pt;
         unsigned held_flags;
         double *held_vals;
+        uint64_t *held_bits;
         uint32_t decimation;
 
         /* Pacing. */

@@ -271,8 +271,11 @@ static int plan_columns(struct master *m)
         m->col_off = calloc(n, sizeof(*m->col_off));
         m->row_vals = calloc(n, sizeof(*m->row_vals));
         m->row_blobs = calloc(n, sizeof(*m->row_blobs));
+        m->row_bits = calloc(n, sizeof(*m->row_bits));
         m->held_vals = calloc(n, sizeof(*m->held_vals));
-        if (!m->col_block || !m->col_off || !m->row_vals || !m->row_blobs || !m->held_vals)
+        m->held_bits = calloc(n, sizeof(*m->held_bits));
+        if (!m->col_block || !m->col_off || !m->row_vals || !m->row_blobs || !m->row_bits ||
+            !m->held_vals || !m->held_bits)
                 return -ENOMEM;
         m->row_defer = m->opts.sink != NULL;
         for (size_t i = 0; i < sc->n_columns; i++) {
@@ -333,4 +336,6 @@ void mplan_free(struct master *m)
         free(m->row_vals);
         free(m->row_blobs);
         free(m->held_vals);
+        free(m->row_bits);
+        free(m->held_bits);
 }

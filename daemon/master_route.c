@@ -101,6 +101,9 @@ static void cell(struct master *m, size_t col, const struct mblock *b, size_t of
         default:
                 m->row_vals[col] = mv_to_double(b->type, b->vals, off);
                 m->row_blobs[col] = (struct master_blob){ NULL, 0 };
+                m->row_bits[col] = b->type == MD_INT64 || b->type == MD_ENUMERATION ?
+                                   (uint64_t)((const int64_t *)b->vals)[off] :
+                                   b->type == MD_UINT64 ? ((const uint64_t *)b->vals)[off] : 0;
                 break;
         }
 }
@@ -117,7 +120,7 @@ void mroute_cell(struct master *m, size_t col, const struct mblock *b, size_t of
 }
 
 static void emit(struct master *m, double t, uint64_t pt, unsigned flags, size_t comp,
-                 const double *vals)
+                 const double *vals, const uint64_t *bits)
 {
         struct master_row row = {
                 .time = t,
@@ -126,6 +129,7 @@ static void emit(struct master *m, double t, uint64_t pt, unsigned flags, size_t
                 .comp = comp,
                 .n_columns = m->n_cols,
                 .values = vals,
+                .bits = bits,
                 .blobs = m->row_blobs,
         };
 
@@ -137,13 +141,13 @@ void mroute_flush(struct master *m)
         if (!m->row_held)
                 return;
         m->row_held = false;
-        emit(m, m->held_t, m->held_pt, m->held_flags, SIZE_MAX, m->held_vals);
+        emit(m, m->held_t, m->held_pt, m->held_flags, SIZE_MAX, m->held_vals, m->held_bits);
 }
 
 void mroute_emit(struct master *m, double t, unsigned flags, size_t comp)
 {
         mroute_flush(m);
-        emit(m, t, m->pt, flags, comp, m->row_vals);
+        emit(m, t, m->pt, flags, comp, m->row_vals, m->row_bits);
 }
 
 void mroute_row(struct master *m, double t, unsigned flags)
@@ -157,6 +161,7 @@ void mroute_row(struct master *m, double t, unsigned flags)
         }
         mroute_flush(m);
         memcpy(m->held_vals, m->row_vals, m->n_cols * sizeof(*m->held_vals));
+        memcpy(m->held_bits, m->row_bits, m->n_cols * sizeof(*m->held_bits));
         m->held_t = t;
         m->held_pt = m->pt;
         m->held_flags = flags;

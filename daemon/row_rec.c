@@ -4,6 +4,8 @@
  */
 #include "daemon/row_rec.h"
 
+#include <math.h>
+
 enum rec_type row_rec_type(enum md_type t)
 {
         switch (t) {
@@ -25,8 +27,15 @@ enum rec_type row_rec_type(enum md_type t)
         return REC_FLOAT64;
 }
 
-void row_rec_value(union rec_value *v, enum rec_type t, double d, const struct master_blob *b)
+void row_rec_cell(union rec_value *v, enum rec_type t, const struct master_row *row, size_t col)
 {
+        const struct master_blob *b = row->blobs ? &row->blobs[col] : NULL;
+        double d = row->values ? row->values[col] : NAN;
+        uint64_t bits = row->bits ? row->bits[col] : 0;
+
+        /* Never cast NaN to an integer. */
+        if (isnan(d) && t != REC_FLOAT32 && t != REC_FLOAT64)
+                d = 0;
         switch (t) {
         case REC_FLOAT32: v->f32 = (float)d; break;
         case REC_FLOAT64: v->f64 = d; break;
@@ -36,9 +45,8 @@ void row_rec_value(union rec_value *v, enum rec_type t, double d, const struct m
         case REC_UINT16: v->u16 = (uint16_t)d; break;
         case REC_INT32: v->i32 = (int32_t)d; break;
         case REC_UINT32: v->u32 = (uint32_t)d; break;
-        /* Beyond 2^53 the master's double has already rounded (master.h). */
-        case REC_INT64: v->i64 = d >= 0x1p63 ? INT64_MAX : d < -0x1p63 ? INT64_MIN : (int64_t)d; break;
-        case REC_UINT64: v->u64 = d >= 0x1p64 ? UINT64_MAX : d < 0 ? 0 : (uint64_t)d; break;
+        case REC_INT64: v->i64 = (int64_t)bits; break;
+        case REC_UINT64: v->u64 = bits; break;
         case REC_BOOLEAN: v->b = d != 0; break;
         case REC_STRING: v->s = b && b->data ? b->data : ""; break;
         case REC_BINARY:

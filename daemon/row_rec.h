@@ -5,8 +5,8 @@
  *
  * DESIGN: the master widens every numeric column to a double, which holds
  * every value of every FMI type exactly except Int64 and UInt64 beyond
- * 2^53 (rounded by the master already); converting back is exact
- * otherwise. Out-of-range values saturate rather than overflow.
+ * 2^53; those come from the row's 64-bit copy instead, so every value
+ * is written exactly.
  */
 #ifndef FMUD_DAEMON_ROW_REC_H
 #define FMUD_DAEMON_ROW_REC_H
@@ -17,7 +17,11 @@
 
 /* The recorder type of a column of FMI type t (Enumeration as Int64, Clock as Boolean). */
 enum rec_type row_rec_type(enum md_type t);
-/* Column value d (or blob b for String and Binary) as a value of type t; b may be NULL. */
-void row_rec_value(union rec_value *v, enum rec_type t, double d, const struct master_blob *b);
+/*
+ * Column col of row as a value of type t: Int64 and UInt64 exactly (the
+ * row's bits), the others from its double (a NaN integer as 0), String
+ * and Binary from its blob.
+ */
+void row_rec_cell(union rec_value *v, enum rec_type t, const struct master_row *row, size_t col);
 
 #endif

@@ -32,14 +32,8 @@ static void sink(void *ctx, const struct master_row *row)
         /* Intermediate updates are not communication points: not in this file. */
         if (!c->rec || c->error || (row->flags & MASTER_ROW_INTERMEDIATE))
                 return;
-        for (size_t i = 0; i < row->n_columns; i++) {
-                double d = row->values ? row->values[i] : NAN;
-
-                if (isnan(d) && c->types[i] != REC_FLOAT32 && c->types[i] != REC_FLOAT64 &&
-                    c->types[i] != REC_STRING && c->types[i] != REC_BINARY)
-                        d = 0;  /* never cast NaN to an integer */
-                row_rec_value(&c->values[i], c->types[i], d, row->blobs ? &row->blobs[i] : NULL);
-        }
+        for (size_t i = 0; i < row->n_columns; i++)
+                row_rec_cell(&c->values[i], c->types[i], row, i);
         r = rec_sample(c->rec, row->time, c->values);
         if (r < 0 && r != -ENOBUFS)
                 c->error = r;

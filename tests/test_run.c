@@ -125,6 +125,26 @@ Test(run, start_values_change_the_result, .init = setup, .fini = teardown)
         run_result_fini(&r);
 }
 
+Test(run, int64_columns_are_written_exactly, .init = setup, .fini = teardown)
+{
+        char *out = NULL, *csv;
+        struct run_result r;
+
+        /* 2^53 + 1 and 2^64 - 1: a double would round both. */
+        cr_assert(asprintf(&out, "%s/ft.csv", dir) > 0);
+        r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/Feedthrough.fmu", "--out", out,
+                                     "--stop-time", "0.1", "--start", "Int64_input=-9007199254740993",
+                                     "--start", "UInt64_input=18446744073709551615",
+                                     "--record", "Int64_output", "--record", "UInt64_output",
+                                     "--quiet", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        csv = slurp(out);
+        cr_assert(strstr(csv, "\n0,-9007199254740993,18446744073709551615\n") != NULL, "%s", csv);
+        free(csv);
+        free(out);
+        run_result_fini(&r);
+}
+
 Test(run, refuses_an_unknown_start_variable_naming_it, .init = setup, .fini = teardown)
 {
         struct run_result r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/BouncingBall.fmu",
