@@ -162,6 +162,7 @@ Test(daemon_example, remote_master_sets_inputs_and_runs_to_the_stop_time, .init 
         struct table got = remote(argv), ref;
 
         in_process(FMUD_MASTER_FMU_DIR "/Scripted.fmu", &u, 1, &ref);
+        cr_assert(got.n_cols == 3, "%zu columns", got.n_cols);
         /* Scripted runs 0..1 in steps of 0.1: 11 points, the last at the stop time. */
         compare(&got, &ref, 11);
         cr_assert(got.cells[10 * got.n_cols] == 1.0);

@@ -326,6 +326,7 @@ static long rss_kb(void)
                 if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
                         break;
         fclose(f);
+        cr_assert(kb >= 0, "no VmRSS in /proc/self/status");
         return kb;
 }
 

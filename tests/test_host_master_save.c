@@ -72,6 +72,7 @@ static void check(const struct msys_spec *spec, double t1)
         cr_assert(master_run(x.m) == MASTER_FINISHED, "%s", master_message(x.m));
         master_get_stats(x.m, &st2);
         k = n2 - n1;
+        cr_assert(k > 0, "no rows after t = %g", t1);
         cr_assert(x.n_rows == n2 + k, "%zu rows after the restore, not %zu", x.n_rows - n2, k);
         cr_assert(same(&x, n1, n2, k), "the continuation after the restore differs");
         cr_assert(st1.points == st2.points && st1.events == st2.events &&

@@ -103,11 +103,16 @@ static void same_samples(struct hdrv *d, const char *topic, size_t a, size_t b, 
 /* Line i of a CSV buffer: pointer and length including its newline. */
 static const char *line(const char *buf, size_t len, size_t i, size_t *ret_len)
 {
-        const char *p = buf, *end = buf + len;
+        const char *p = buf, *end = buf + len, *nl;
 
-        for (; i > 0 && p < end; i--)
-                p = memchr(p, '\n', (size_t)(end - p)) + 1;
-        *ret_len = (size_t)((const char *)memchr(p, '\n', (size_t)(end - p)) + 1 - p);
+        for (;; i--) {
+                nl = memchr(p, '\n', (size_t)(end - p));
+                cr_assert(nl != NULL, "the CSV has too few lines");
+                if (!i)
+                        break;
+                p = nl + 1;
+        }
+        *ret_len = (size_t)(nl + 1 - p);
         return p;
 }
 

@@ -476,6 +476,7 @@ static int fmi_kind(enum md_dep_kind k)
 /* Each unknown's dependencies from the worker equal the description's and the in-process ones. */
 static void check_dependencies(struct side *r, struct side *l, const struct md_unknowns *us)
 {
+        cr_assert(us->n > 0, "the model structure lists no unknowns here");
         for (size_t i = 0; i < us->n; i++) {
                 const struct md_unknown *u = &us->v[i];
                 uint32_t vr = r->md->vars[u->var].vr, ind[8], ind_l[8];
