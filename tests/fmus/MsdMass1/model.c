@@ -30,6 +30,7 @@
 #include <errno.h>
 
 #include "model.h"
+#include "rk4.h"
 
 struct model_data {
         double x1;
@@ -83,32 +84,23 @@ static int calculate(struct inst *inst)
 }
 
 /* Acceleration of mass 1 with the coupling force held at F. */
-static double accel(const struct model_data *d, double x, double v)
+static double accel(const void *ctx, double x, double v)
 {
+        const struct model_data *d = ctx;
+
         return (-d->k1 * x - d->d1 * v + d->F) / d->m1;
 }
 
 static int do_step(struct inst *inst, struct step *step)
 {
         struct model_data *d = inst_data(inst);
-        double dt;
 
         if (d->substeps < 1 || !(d->m1 > 0.0)) {
                 inst_log(inst, FMU_ERROR, "substeps (%d) must be >= 1 and m1 (%g) > 0",
                          (int)d->substeps, d->m1);
                 return -EINVAL;
         }
-        dt = step->h / d->substeps;
-        for (int32_t i = 0; i < d->substeps; i++) {
-                double x = d->x1, v = d->v1;
-                double k1x = v, k1v = accel(d, x, v);
-                double k2x = v + 0.5 * dt * k1v, k2v = accel(d, x + 0.5 * dt * k1x, k2x);
-                double k3x = v + 0.5 * dt * k2v, k3v = accel(d, x + 0.5 * dt * k2x, k3x);
-                double k4x = v + dt * k3v, k4v = accel(d, x + dt * k3x, k4x);
-
-                d->x1 = x + dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-                d->v1 = v + dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-        }
+        rk4_steps(&d->x1, &d->v1, step->h / d->substeps, d->substeps, accel, d);
         return 0;
 }
 

@@ -30,6 +30,7 @@
 #include <errno.h>
 
 #include "model.h"
+#include "rk4.h"
 
 struct model_data {
         double x2;
@@ -93,32 +94,23 @@ static int calculate(struct inst *inst)
         return 0;
 }
 
-static double accel(const struct model_data *d, double x, double v)
+static double accel(const void *ctx, double x, double v)
 {
+        const struct model_data *d = ctx;
+
         return -force(d, x, v) / d->m2;
 }
 
 static int do_step(struct inst *inst, struct step *step)
 {
         struct model_data *d = inst_data(inst);
-        double dt;
 
         if (d->substeps < 1 || !(d->m2 > 0.0)) {
                 inst_log(inst, FMU_ERROR, "substeps (%d) must be >= 1 and m2 (%g) > 0",
                          (int)d->substeps, d->m2);
                 return -EINVAL;
         }
-        dt = step->h / d->substeps;
-        for (int32_t i = 0; i < d->substeps; i++) {
-                double x = d->x2, v = d->v2;
-                double k1x = v, k1v = accel(d, x, v);
-                double k2x = v + 0.5 * dt * k1v, k2v = accel(d, x + 0.5 * dt * k1x, k2x);
-                double k3x = v + 0.5 * dt * k2v, k3v = accel(d, x + 0.5 * dt * k2x, k3x);
-                double k4x = v + dt * k3v, k4v = accel(d, x + dt * k3x, k4x);
-
-                d->x2 = x + dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-                d->v2 = v + dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-        }
+        rk4_steps(&d->x2, &d->v2, step->h / d->substeps, d->substeps, accel, d);
         return 0;
 }
 

@@ -107,6 +107,17 @@ struct inst *inst_new(const char *name, const char *resource_path);
 /* Free an instance; NULL is a no-op. */
 void inst_free(struct inst *inst);
 
+/* True if s holds only spaces, tabs and line breaks (an unusable instance name). */
+bool inst_name_blank(const char *s);
+
+/*
+ * Start the experiment at start, ending at stop if stop_defined. Refuses
+ * (logs "<fn>: stopTime ... < startTime ..." and returns -EINVAL) a stop
+ * before the start.
+ */
+int inst_set_experiment(struct inst *inst, const char *fn, double start, bool stop_defined,
+                        double stop);
+
 /* Back to Instantiated with start values (fmi3Reset, fmi2Reset). */
 void inst_reset(struct inst *inst);
 

@@ -45,14 +45,6 @@ const char *fmi2GetVersion(void)
         return fmi2Version;
 }
 
-static bool blank(const char *s)
-{
-        for (; *s; s++)
-                if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
-                        return false;
-        return true;
-}
-
 fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
                               fmi2String fmuResourceLocation,
                               const fmi2CallbackFunctions *functions,
@@ -64,7 +56,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         (void) visible;
         if (!functions)
                 return NULL;    /* nowhere to report to */
-        if (!instanceName || blank(instanceName))
+        if (!instanceName || inst_name_blank(instanceName))
                 why = "fmi2Instantiate: instanceName must not be empty";
         else if (fmuType != fmi2CoSimulation)
                 why = "fmi2Instantiate: this FMU implements Co-Simulation only, not Model Exchange";
@@ -125,15 +117,9 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined,
                 return fmi2Error;
         if (!inst_check_state(inst, "fmi2SetupExperiment", STATE_BIT(ST_INSTANTIATED)))
                 return fail(inst);
-        if (stopTimeDefined && stopTime < startTime) {
-                inst_log(inst, FMU_ERROR, "fmi2SetupExperiment: stopTime %.17g < startTime %.17g",
-                         stopTime, startTime);
+        if (inst_set_experiment(inst, "fmi2SetupExperiment", startTime, stopTimeDefined,
+                                stopTime) < 0)
                 return fail(inst);
-        }
-        inst->sim.start_time = startTime;
-        inst->sim.time = startTime;
-        inst->sim.stop_time_defined = stopTimeDefined;
-        inst->sim.stop_time = stopTime;
         return fmi2OK;
 }
 

@@ -58,21 +58,13 @@ static void log_refusal(fmi3InstanceEnvironment env, fmi3LogMessageCallback cb,
                 cb(env, fmi3Error, log_category_names[LOG_STATUS_ERROR], message);
 }
 
-static bool blank(const char *s)
-{
-        for (; *s; s++)
-                if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
-                        return false;
-        return true;
-}
-
 /* Check the instantiation arguments; returns a static reason or NULL. */
 static const char *instantiation_refusal(fmi3String name, fmi3String token,
                                          fmi3Boolean event_mode_used,
                                          const fmi3ValueReference required[],
                                          size_t n_required)
 {
-        if (!name || blank(name))
+        if (!name || inst_name_blank(name))
                 return "fmi3InstantiateCoSimulation: instanceName must not be empty";
         if (!token || strcmp(token, model.token) != 0)
                 return "fmi3InstantiateCoSimulation: instantiationToken does not match "
@@ -188,15 +180,9 @@ fmi3Status fmi3EnterInitializationMode(fmi3Instance instance,
                 return fmi3Error;
         if (!inst_check_state(inst, "fmi3EnterInitializationMode", STATE_BIT(ST_INSTANTIATED)))
                 return fail(inst);
-        if (stopTimeDefined && stopTime < startTime) {
-                inst_log(inst, FMU_ERROR, "fmi3EnterInitializationMode: stopTime %.17g < startTime %.17g",
-                         stopTime, startTime);
+        if (inst_set_experiment(inst, "fmi3EnterInitializationMode", startTime, stopTimeDefined,
+                                stopTime) < 0)
                 return fail(inst);
-        }
-        inst->sim.start_time = startTime;
-        inst->sim.time = startTime;
-        inst->sim.stop_time_defined = stopTimeDefined;
-        inst->sim.stop_time = stopTime;
         inst->sim.state = ST_INITIALIZATION;
         inst->sim.dirty = true;
         return fmi3OK;

@@ -71,6 +71,28 @@ void inst_free(struct inst *inst)
         free(inst);
 }
 
+bool inst_name_blank(const char *s)
+{
+        for (; *s; s++)
+                if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+                        return false;
+        return true;
+}
+
+int inst_set_experiment(struct inst *inst, const char *fn, double start, bool stop_defined,
+                        double stop)
+{
+        if (stop_defined && stop < start) {
+                inst_log(inst, FMU_ERROR, "%s: stopTime %.17g < startTime %.17g", fn, stop, start);
+                return -EINVAL;
+        }
+        inst->sim.start_time = start;
+        inst->sim.time = start;
+        inst->sim.stop_time_defined = stop_defined;
+        inst->sim.stop_time = stop;
+        return 0;
+}
+
 void inst_reset(struct inst *inst)
 {
         inst->sim = (struct sim){ .state = ST_INSTANTIATED, .dirty = true };
