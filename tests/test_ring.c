@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "shm/ring.h"
+#include "ring_records.h"
 
 struct pair {
         void *mem;
@@ -448,98 +449,23 @@ Test(ring, init_refuses_a_forged_header)
 /* --- two threads on one mapping: the race test (run it under the tsan preset) --- */
 
 #define STRESS_MSGS     2000000u
-#define STRESS_MAX      300u
 
 struct stress {
         struct pair p;
         uint64_t bad;
 };
 
-static uint32_t mix(uint64_t x)
-{
-        x ^= x >> 33;
-        x *= 0xff51afd7ed558ccdull;
-        x ^= x >> 33;
-        return (uint32_t)x;
-}
-
-static uint32_t checksum(const unsigned char *b, size_t len)
-{
-        uint32_t h = 2166136261u;
-
-        for (size_t i = 0; i < len; i++)
-                h = (h ^ b[i]) * 16777619u;
-        return h;
-}
-
-/* Record i: len from the sequence number; [seq:8][sum:4][bytes...] when it fits. */
-static size_t stress_fill(unsigned char *b, uint64_t seq)
-{
-        size_t len = mix(seq) % (STRESS_MAX + 1);
-
-        if (len < 12) {
-                memset(b, (int)(seq & 0xff), len);
-                return len;
-        }
-        for (size_t i = 12; i < len; i++)
-                b[i] = (unsigned char)mix(seq + i);
-        uint32_t sum = checksum(b + 12, len - 12);
-        memcpy(b, &seq, 8);
-        memcpy(b + 8, &sum, 4);
-        return len;
-}
-
-static int stress_check(const unsigned char *b, size_t len, uint64_t seq)
-{
-        uint64_t got;
-        uint32_t sum;
-
-        if (len != mix(seq) % (STRESS_MAX + 1))
-                return 0;
-        if (len < 12) {
-                for (size_t i = 0; i < len; i++)
-                        if (b[i] != (unsigned char)(seq & 0xff))
-                                return 0;
-                return 1;
-        }
-        memcpy(&got, b, 8);
-        memcpy(&sum, b + 8, 4);
-        return got == seq && sum == checksum(b + 12, len - 12);
-}
-
 static void *stress_producer(void *arg)
 {
         struct stress *s = arg;
         struct wait_policy wp;
-        struct timespec dl;
-        unsigned char buf[STRESS_MAX];
 
         wait_policy_init(&wp, WAIT_ADAPTIVE);
-        for (uint64_t seq = 0; seq < STRESS_MSGS; seq++) {
-                size_t len = stress_fill(buf, seq);
-                void *w;
-                int r;
-
-                for (;;) {
-                        /* Half through the copying call, half zero-copy. */
-                        if (seq & 1)
-                                r = ring_push(&s->p.prod, buf, len);
-                        else if ((r = ring_reserve(&s->p.prod, len, &w)) == 0) {
-                                memcpy(w, buf, len);
-                                r = ring_commit(&s->p.prod, len);
-                        }
-                        if (r != -ENOSPC)
-                                break;
-                        wait_deadline_in(&dl, 60ull * 1000000000u);
-                        r = ring_wait_writable(&s->p.prod, &wp, &dl);
-                        if (r < 0)
-                                break;
-                }
-                if (r < 0) {
+        for (uint64_t seq = 0; seq < STRESS_MSGS; seq++)
+                if (ring_rec_send(&s->p.prod, &wp, seq) < 0) {
                         s->bad++;
                         return NULL;
                 }
-        }
         return NULL;
 }
 
@@ -561,7 +487,7 @@ Test(ring, two_threads_pass_millions_of_checked_records, .timeout = 240)
 
                 r = ring_peek(&s.p.cons, &v, &len);
                 if (r == -EAGAIN) {
-                        wait_deadline_in(&dl, 60ull * 1000000000u);
+                        wait_deadline_in(&dl, RING_REC_HANG_NS);
                         r = ring_wait_readable(&s.p.cons, &wp, &dl);
                         if (r < 0)
                                 break;
@@ -570,14 +496,14 @@ Test(ring, two_threads_pass_millions_of_checked_records, .timeout = 240)
                 if (r < 0)
                         break;
                 if (seq & 2) {
-                        if (!stress_check(v, len, seq))
+                        if (!ring_rec_check(v, len, seq))
                                 bad++;
                         r = ring_release(&s.p.cons);
                 } else {
-                        unsigned char buf[STRESS_MAX];
+                        unsigned char buf[RING_REC_MAX];
 
                         r = ring_pop(&s.p.cons, buf, sizeof(buf));
-                        if (r < 0 || !stress_check(buf, (size_t)r, seq))
+                        if (r < 0 || !ring_rec_check(buf, (size_t)r, seq))
                                 bad++;
                 }
                 if (r < 0)

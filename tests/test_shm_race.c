@@ -17,10 +17,9 @@
 #include <string.h>
 
 #include "shm/ring.h"
+#include "ring_records.h"
 
 #define MSGS            200000u
-#define MAX_LEN         300u
-#define HANG_NS         (60ull * 1000000000u)
 
 struct race {
         void *mem;
@@ -29,87 +28,15 @@ struct race {
         int prod_err;
 };
 
-static uint32_t mix(uint64_t x)
-{
-        x ^= x >> 33;
-        x *= 0xff51afd7ed558ccdull;
-        x ^= x >> 33;
-        return (uint32_t)x;
-}
-
-static uint32_t checksum(const unsigned char *b, size_t len)
-{
-        uint32_t h = 2166136261u;
-
-        for (size_t i = 0; i < len; i++)
-                h = (h ^ b[i]) * 16777619u;
-        return h;
-}
-
-/* Record seq: a length from seq; [seq:8][sum:4][bytes] when at least 12 long. */
-static size_t fill(unsigned char *b, uint64_t seq)
-{
-        size_t len = mix(seq) % (MAX_LEN + 1);
-        uint32_t sum;
-
-        if (len < 12) {
-                memset(b, (int)(seq & 0xff), len);
-                return len;
-        }
-        for (size_t i = 12; i < len; i++)
-                b[i] = (unsigned char)mix(seq + i);
-        sum = checksum(b + 12, len - 12);
-        memcpy(b, &seq, 8);
-        memcpy(b + 8, &sum, 4);
-        return len;
-}
-
-static int check(const unsigned char *b, size_t len, uint64_t seq)
-{
-        uint64_t got;
-        uint32_t sum;
-
-        if (len != mix(seq) % (MAX_LEN + 1))
-                return 0;
-        if (len < 12) {
-                for (size_t i = 0; i < len; i++)
-                        if (b[i] != (unsigned char)(seq & 0xff))
-                                return 0;
-                return 1;
-        }
-        memcpy(&got, b, 8);
-        memcpy(&sum, b + 8, 4);
-        return got == seq && sum == checksum(b + 12, len - 12);
-}
-
 static void *producer(void *arg)
 {
         struct race *rc = arg;
         struct wait_policy wp;
-        struct timespec dl;
-        unsigned char buf[MAX_LEN];
         int r = 0;
 
         wait_policy_init(&wp, rc->strategy);
-        for (uint64_t seq = 0; seq < MSGS && r >= 0; seq++) {
-                size_t len = fill(buf, seq);
-                void *w;
-
-                for (;;) {
-                        if (seq & 1)
-                                r = ring_push(&rc->prod, buf, len);
-                        else if ((r = ring_reserve(&rc->prod, len, &w)) == 0) {
-                                memcpy(w, buf, len);
-                                r = ring_commit(&rc->prod, len);
-                        }
-                        if (r != -ENOSPC)
-                                break;
-                        wait_deadline_in(&dl, HANG_NS);
-                        r = ring_wait_writable(&rc->prod, &wp, &dl);
-                        if (r < 0)
-                                break;
-                }
-        }
+        for (uint64_t seq = 0; seq < MSGS && r >= 0; seq++)
+                r = ring_rec_send(&rc->prod, &wp, seq);
         rc->prod_err = r < 0 ? r : 0;
         return NULL;
 }
@@ -123,13 +50,13 @@ static const char *consume(struct race *rc)
 
         wait_policy_init(&wp, rc->strategy);
         while (seq < MSGS) {
-                unsigned char buf[MAX_LEN];
+                unsigned char buf[RING_REC_MAX];
                 const void *v;
                 size_t len;
                 int r = ring_peek(&rc->cons, &v, &len);
 
                 if (r == -EAGAIN) {
-                        wait_deadline_in(&dl, HANG_NS);
+                        wait_deadline_in(&dl, RING_REC_HANG_NS);
                         if (ring_wait_readable(&rc->cons, &wp, &dl) < 0)
                                 return "wait for data timed out";
                         continue;
@@ -137,13 +64,13 @@ static const char *consume(struct race *rc)
                 if (r < 0)
                         return "peek failed";
                 if (seq & 2) {
-                        if (!check(v, len, seq))
+                        if (!ring_rec_check(v, len, seq))
                                 return "bad record (peek)";
                         if (ring_release(&rc->cons) < 0)
                                 return "release failed";
                 } else {
                         r = ring_pop(&rc->cons, buf, sizeof(buf));
-                        if (r < 0 || !check(buf, (size_t)r, seq))
+                        if (r < 0 || !ring_rec_check(buf, (size_t)r, seq))
                                 return "bad record (pop)";
                 }
                 seq++;
