@@ -27,7 +27,6 @@
  * Results are in docs/BENCHMARKS.md ("master: overhead per communication
  * point").
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -35,17 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "daemon/master.h"
-#include "daemon/scenario.h"
-#include "daemon/session.h"
-#include "fmi/loader.h"
+#include "session_util.h"
 
 #define MAX_N           64
-#define MAX_RUNS        31
 #define H               1e-3
 
 static unsigned arg_runs = 7;
@@ -54,49 +46,6 @@ static unsigned arg_ns[16] = { 1, 2, 4, 8, 16, 64 };
 static unsigned arg_n_ns = 6;
 static double arg_heavy_us = 50.0;
 static enum wait_strategy arg_wait = WAIT_ADAPTIVE;
-
-static double now_s(void)
-{
-        struct timespec t;
-
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-        double x = *(const double *)a, y = *(const double *)b;
-
-        return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned n)
-{
-        qsort(v, n, sizeof(*v), cmp_dbl);
-        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static void die(const char *what, int r)
-{
-        fprintf(stderr, "master_overhead: %s: %s\n", what, strerror(r < 0 ? -r : r));
-        exit(1);
-}
-
-static void copy(const char *from, const char *to)
-{
-        FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-        char buf[65536];
-        size_t n;
-
-        if (!in || !out)
-                die(from, errno);
-        while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-                if (fwrite(buf, 1, n, out) != n)
-                        die(to, errno);
-        fclose(in);
-        if (fclose(out))
-                die(to, errno);
-}
 
 struct sys {
         char dir[64], cache[64];
@@ -123,11 +72,11 @@ static void sys_load(struct sys *x, unsigned n, const char *fmu, const char *in,
         snprintf(x->dir, sizeof(x->dir), "/tmp/fmud-bench-XXXXXX");
         snprintf(x->cache, sizeof(x->cache), "/tmp/fmud-bench-cache-XXXXXX");
         if (!ssd || !mkdtemp(x->dir) || !mkdtemp(x->cache))
-                die("mkdtemp", errno);
+                bench_die("mkdtemp", errno);
         snprintf(path, sizeof(path), "%s/resources", x->dir);
         mkdir(path, 0755);
         snprintf(path, sizeof(path), "%s/resources/%s.fmu", x->dir, fmu);
-        copy(!strcmp(fmu, "Scripted") ? FMUD_MASTER_FMU_DIR "/Scripted.fmu" :
+        bench_copy(!strcmp(fmu, "Scripted") ? FMUD_MASTER_FMU_DIR "/Scripted.fmu" :
              FMUD_TEST_FMU_DIR "/LinearOde.fmu", path);
         len += (size_t)snprintf(ssd + len, cap - len,
                 "<?xml version=\"1.0\"?>\n<ssd:SystemStructureDescription version=\"1.0\" name=\"b\" "
@@ -163,7 +112,7 @@ static void sys_load(struct sys *x, unsigned n, const char *fmu, const char *in,
         snprintf(path, sizeof(path), "%s/SystemStructure.ssd", x->dir);
         FILE *f = fopen(path, "w");
         if (!f || fwrite(ssd, 1, len, f) != len || fclose(f))
-                die(path, errno);
+                bench_die(path, errno);
         free(ssd);
         scenario_opts_default(&o);
         o.cache_dir = x->cache;
@@ -174,7 +123,7 @@ static void sys_load(struct sys *x, unsigned n, const char *fmu, const char *in,
                         diag_format(&diags.v[i], path, sizeof(path));
                         fprintf(stderr, "%s\n", path);
                 }
-                die("scenario_load", r);
+                bench_die("scenario_load", r);
         }
         diag_list_fini(&diags);
 }
@@ -192,25 +141,22 @@ static void sys_start(struct sys *x)
         r = session_new(x->sc, &so, &x->s, &msg);
         if (r < 0) {
                 fprintf(stderr, "%s\n", msg ? msg : "");
-                die("session_new", r);
+                bench_die("session_new", r);
         }
         r = master_new(x->s, NULL, &x->m, &msg);
         if (r < 0) {
                 fprintf(stderr, "%s\n", msg ? msg : "");
-                die("master_new", r);
+                bench_die("master_new", r);
         }
 }
 
 static void sys_close(struct sys *x)
 {
-        char cmd[256];
-
         master_free(x->m);
         session_free(x->s);
         scenario_free(x->sc);
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", x->dir, x->cache);
-        if (system(cmd) != 0)
-                fprintf(stderr, "master_overhead: could not remove %s\n", x->dir);
+        bench_rmrf(x->dir);
+        bench_rmrf(x->cache);
 }
 
 /* The master: seconds per point of each run. */
@@ -224,13 +170,13 @@ static void run_master(unsigned n, const char *fmu, const char *in, const char *
         sys_load(&x, n, fmu, in, out, param, value, H * (double)(warm + points * runs + 10));
         sys_start(&x);
         if (master_step(x.m, warm) < 0)
-                die(master_message(x.m), EIO);
+                bench_die(master_message(x.m), EIO);
         for (unsigned r = 0; r < runs; r++) {
-                double t0 = now_s();
+                double t0 = bench_now();
 
                 if (master_step(x.m, points) != MASTER_RUNNING)
-                        die(master_message(x.m), EIO);
-                ret[r] = (now_s() - t0) / points;
+                        bench_die(master_message(x.m), EIO);
+                ret[r] = (bench_now() - t0) / points;
         }
         sys_close(&x);
 }
@@ -257,13 +203,13 @@ static void run_inst(unsigned n, unsigned points, unsigned runs, double *ret)
         so.worker_path = FMUD_WORKER;
         wait_policy_init(&so.wait, arg_wait);
         if (session_new(x.sc, &so, &x.s, &msg) < 0)
-                die(msg ? msg : "session_new", EIO);
+                bench_die(msg ? msg : "session_new", EIO);
         for (unsigned i = 0; i < n; i++) {
                 in[i] = (struct inst_in){ MD_FLOAT64, &vin, 1, &u[i], NULL, 1 };
                 out[i] = (struct inst_out){ MD_FLOAT64, &vout, 1, &y[i], NULL, 1 };
         }
         for (unsigned k = 0, run = 0; k < total; k++) {
-                double t0 = now_s(), t = (double)k * H;
+                double t0 = bench_now(), t = (double)k * H;
 
                 for (unsigned i = 0; i < n; i++)
                         u[i] = y[(i + n - 1) % n];
@@ -275,14 +221,14 @@ static void run_inst(unsigned n, unsigned points, unsigned runs, double *ret)
                                                     .n_inputs = 1, .outputs = &out[i],
                                                     .n_outputs = 1 };
                         if (inst_post_step(session_inst(x.s, i), &st[i]) < 0)
-                                die("inst_post_step", EIO);
+                                bench_die("inst_post_step", EIO);
                 }
                 inst_post_batch_end();
                 for (unsigned i = 0; i < n; i++)
                         if (inst_wait_step(session_inst(x.s, i), &res) != INST_OK)
-                                die("inst_wait_step", EIO);
+                                bench_die("inst_wait_step", EIO);
                 if (k >= warm) {
-                        ret[run] += now_s() - t0;
+                        ret[run] += bench_now() - t0;
                         if ((k - warm + 1) % points == 0)
                                 ret[run++] /= points;
                 }
@@ -303,7 +249,7 @@ static uint32_t vr_of(const struct md *md, const char *name)
         const struct md_variable *v = md_find_name(md, name);
 
         if (!v)
-                die(name, ENOENT);
+                bench_die(name, ENOENT);
         return v->vr;
 }
 
@@ -329,7 +275,7 @@ static void run_local(unsigned n, const char *fmu, const char *in, const char *o
         diag_list_init(&diags, 0);
         r = fmu_lib_open(x.sc->components[0].fmu->unpacked_dir, md, &diags, &lib);
         if (r < 0)
-                die("fmu_lib_open", r);
+                bench_die("fmu_lib_open", r);
         diag_list_fini(&diags);
         for (unsigned i = 0; i < n; i++) {
                 char name[16];
@@ -339,7 +285,7 @@ static void run_local(unsigned n, const char *fmu, const char *in, const char *o
                                                               false, false, false, false, NULL, 0,
                                                               NULL, on_log, NULL);
                 if (!inst[i])
-                        die("fmi3InstantiateCoSimulation", EIO);
+                        bench_die("fmi3InstantiateCoSimulation", EIO);
                 if (param) {
                         uint32_t pvr = vr_of(md, param);
                         int32_t pv = atoi(value);
@@ -350,10 +296,10 @@ static void run_local(unsigned n, const char *fmu, const char *in, const char *o
                                                         H * (double)(total + 10)) > fmi3Warning ||
                     lib->f3.fmi3ExitInitializationMode(inst[i]) > fmi3Warning ||
                     lib->f3.fmi3GetFloat64(inst[i], &vout, 1, &y[i], 1) > fmi3Warning)
-                        die("initialization", EIO);
+                        bench_die("initialization", EIO);
         }
         for (unsigned k = 0, run = 0; k < total; k++) {
-                double t0 = now_s(), t = (double)k * H;
+                double t0 = bench_now(), t = (double)k * H;
                 fmi3Boolean ev, term, early;
                 fmi3Float64 last;
 
@@ -361,12 +307,12 @@ static void run_local(unsigned n, const char *fmu, const char *in, const char *o
                         lib->f3.fmi3SetFloat64(inst[i], &vin, 1, &y[(i + n - 1) % n], 1);
                         if (lib->f3.fmi3DoStep(inst[i], t, (double)(k + 1) * H - t, true, &ev, &term,
                                                &early, &last) > fmi3Warning)
-                                die("fmi3DoStep", EIO);
+                                bench_die("fmi3DoStep", EIO);
                         lib->f3.fmi3GetFloat64(inst[i], &vout, 1, &ynew[i], 1);
                 }
                 memcpy(y, ynew, n * sizeof(*y));
                 if (k >= warm) {
-                        ret[run] += now_s() - t0;
+                        ret[run] += bench_now() - t0;
                         if ((k - warm + 1) % points == 0)
                                 ret[run++] /= points;
                 }
@@ -379,29 +325,15 @@ static void run_local(unsigned n, const char *fmu, const char *in, const char *o
 
 static void machine(void)
 {
-        char line[256], model[256] = "?";
-        struct utsname u;
-        FILE *f = fopen("/proc/cpuinfo", "r");
-
-        while (f && fgets(line, sizeof(line), f))
-                if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-                        snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
-                        model[strcspn(model, "\n")] = '\0';
-                        break;
-                }
-        if (f)
-                fclose(f);
-        uname(&u);
-        printf("machine: %s, %ld online cpus, Linux %s\n", model, sysconf(_SC_NPROCESSORS_ONLN),
-               u.release);
+        bench_machine();
         printf("runs: %u of %u points each (medians of the per-run means), wait %s\n\n",
                arg_runs, arg_points, wait_strategy_name(arg_wait));
 }
 
 static void row(const char *label, unsigned n, double *local, double *floor_, double *mst)
 {
-        double l = median(local, arg_runs) * 1e6, m = median(mst, arg_runs) * 1e6;
-        double f = floor_ ? median(floor_, arg_runs) * 1e6 : NAN;
+        double l = bench_median(local, arg_runs) * 1e6, m = bench_median(mst, arg_runs) * 1e6;
+        double f = floor_ ? bench_median(floor_, arg_runs) * 1e6 : NAN;
 
         printf("| %-9s | %3u | %10.2f | %10.2f | %10.2f | %10.2f | %10.2f | %6.2f |\n", label,
                n, l, f, m, m - l, (m - l) / n, m / l);
@@ -411,18 +343,18 @@ static void row(const char *label, unsigned n, double *local, double *floor_, do
 /* Spin iterations for arg_heavy_us of work per step, measured in-process. */
 static unsigned calibrate(void)
 {
-        double t[MAX_RUNS] = { 0 };
+        double t[BENCH_MAX_RUNS] = { 0 };
         unsigned spin = 20000;
         char value[32];
 
         snprintf(value, sizeof(value), "%u", spin);
         run_local(1, "Scripted", "u", "x", "spin", value, 200, arg_runs, t);
-        return (unsigned)(arg_heavy_us * 1e-6 / (median(t, arg_runs) / spin));
+        return (unsigned)(arg_heavy_us * 1e-6 / (bench_median(t, arg_runs) / spin));
 }
 
 int main(int argc, char **argv)
 {
-        double local[MAX_RUNS], floor_[MAX_RUNS], mst[MAX_RUNS];
+        double local[BENCH_MAX_RUNS], floor_[BENCH_MAX_RUNS], mst[BENCH_MAX_RUNS];
         char value[32];
         unsigned spin;
         int c;
@@ -445,7 +377,7 @@ int main(int argc, char **argv)
                         break;
                 case 'w':
                         if (wait_strategy_parse(optarg, &arg_wait) < 0)
-                                die(optarg, EINVAL);
+                                bench_die(optarg, EINVAL);
                         break;
                 default:
                         fprintf(stderr, "usage: %s [-r runs] [-p points] [-n 1,2,4] [-u heavy_us] "
@@ -454,8 +386,8 @@ int main(int argc, char **argv)
                         return 2;
                 }
         }
-        if (arg_runs < 1 || arg_runs > MAX_RUNS || arg_points < 10)
-                die("options", EINVAL);
+        if (arg_runs < 1 || arg_runs > BENCH_MAX_RUNS || arg_points < 10)
+                bench_die("options", EINVAL);
         machine();
         printf("| system    |   N | in-process | inst. API  | master     | overhead   | per inst.  | ratio  |\n");
         printf("|           |     | µs/point   | µs/point   | µs/point   | µs/point   | µs/point   |        |\n");
@@ -464,7 +396,7 @@ int main(int argc, char **argv)
                 unsigned n = arg_ns[i];
 
                 if (n < 1 || n > MAX_N)
-                        die("N", EINVAL);
+                        bench_die("N", EINVAL);
                 memset(local, 0, sizeof(local));
                 memset(floor_, 0, sizeof(floor_));
                 /* Run by run, the three in turn: a change of load hits all three alike. */

@@ -90,7 +90,7 @@ void bench_rmrf(const char *dir)
                 fprintf(stderr, "bench: could not remove %s\n", dir);
 }
 
-static void copy(const char *from, const char *to)
+void bench_copy(const char *from, const char *to)
 {
         FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
         char buf[65536];
@@ -139,7 +139,7 @@ void bench_ssd_write(const char *dir, const struct bench_ssd *d, char *ret, size
                 bench_die(path, errno);
         for (size_t i = 0; i < d->n; i++) {
                 snprintf(path, sizeof(path), "%s/resources/%s.fmu", dir, d->comps[i].name);
-                copy(d->comps[i].fmu, path);
+                bench_copy(d->comps[i].fmu, path);
         }
         snprintf(ret, size, "%s/SystemStructure.ssd", dir);
         f = fopen(ret, "w");

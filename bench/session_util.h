@@ -1,6 +1,7 @@
 /*
  * session_util: what the session benchmarks (session_parallel.c,
- * session_csv.c, session_record.c) share: clocks and medians, the
+ * session_csv.c, session_record.c) share, master_overhead.c its first
+ * half: clocks and medians, the
  * machine and its load, temporary scenarios written as a
  * SystemStructure.ssd beside copies of the test FMUs, and an FMU
  * dlopen'ed into the benchmark for the in-process baselines.
@@ -40,6 +41,8 @@ double bench_load(void);
 void bench_mkdtemp(char *ret, size_t size);
 /* rm -rf dir (best effort). */
 void bench_rmrf(const char *dir);
+/* Copy the file from to the file to. */
+void bench_copy(const char *from, const char *to);
 
 /* One instance of a temporary scenario. */
 struct bench_comp {
