@@ -12,6 +12,7 @@
  */
 #include "daemon/input_csv_int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -163,17 +164,26 @@ static int parse_signed(const char *s, int64_t lo, int64_t hi, int64_t *ret)
 
 static int parse_unsigned(const char *s, uint64_t hi, uint64_t *ret)
 {
+        const char *sign = s;
         char *e;
         unsigned long long x;
         int64_t neg;
 
-        /* strtoull() would wrap "-1" around: a sign is a negative number, out of range. */
-        if (*s == '-') {
+        /*
+         * strtoull() would wrap "-1" around, also after the white space it
+         * skips ("\v-1"): a sign is a negative number, out of range.
+         */
+        while (isspace((unsigned char)*sign))
+                sign++;
+        if (*sign == '-') {
                 int r = parse_signed(s, INT64_MIN, 0, &neg);
 
-                if (r == 0 && neg == 0)
-                        *ret = 0;
-                return r == -EINVAL ? -EINVAL : neg == 0 && r == 0 ? 0 : -ERANGE;
+                if (r < 0)
+                        return r;
+                if (neg != 0)
+                        return -ERANGE;
+                *ret = 0;
+                return 0;
         }
         errno = 0;
         x = strtoull(s, &e, 10);

@@ -214,6 +214,9 @@ Test(input_csv, refuses_values_that_do_not_parse_for_the_type, .init = fmu_setup
                 "in.csv:2:3: 'Int32_input': '1.5' is not a whole number (Int32)");
         refused("time,UInt64_input\n0,18446744073709551616\n", "in.csv:2:3: 'UInt64_input': "
                 "'18446744073709551616' is out of the range of UInt64");
+        /* strtoull() skips white space other than blanks before wrapping a sign around. */
+        refused("time,UInt64_input\n0,\v-1\n", "in.csv:2:3: 'UInt64_input': '\v-1' is out of "
+                "the range of UInt64");
         refused("time,Float64_input\n0,abc\n",
                 "in.csv:2:3: 'Float64_input': 'abc' is not a finite Float64");
         refused("time,Float64_input\n0,nan\n",
