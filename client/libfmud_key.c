@@ -120,7 +120,9 @@ int fmud_key_read(const char *path, char ret[FMUD_KEY_Z85_LEN + 1], char *err, s
                 start++;
         while (end > start && isspace((unsigned char)buf[end - 1]))
                 end--;
-        if (end - start != FMUD_KEY_Z85_LEN || (size_t)n == KEY_FILE_MAX) {
+        /* A NUL would end the key early for zmq_z85_decode(), which then takes the prefix. */
+        if (end - start != FMUD_KEY_Z85_LEN || (size_t)n == KEY_FILE_MAX ||
+            memchr(buf + start, '\0', end - start)) {
                 explicit_bzero(buf, sizeof(buf));
                 return kerr(err, errlen, -EINVAL, "'%s' does not hold one Z85 key", path);
         }

@@ -136,6 +136,11 @@ Test(client_key, key_read_refuses_what_is_not_one_key, .init = setup, .fini = te
                 cr_assert(fmud_key_read(p, got, err, sizeof(err)) == -EINVAL, "'%s' was taken", bad[i]);
                 cr_assert(strstr(err, "Z85") != NULL, "'%s'", err);
         }
+        /* 40 characters whose first 35 (a whole number of Z85 groups) end at a NUL. */
+        (void)unlink(p);
+        cr_assert(tmpdir_write(dir, "bad", "01234567890123456789012345678901234\0" "5678\n", 41) == 0);
+        cr_assert(fmud_key_read(p, got, err, sizeof(err)) == -EINVAL, "a key with a NUL was taken");
+        cr_assert(strstr(err, "Z85") != NULL, "'%s'", err);
         cr_assert(fmud_key_read(missing, got, err, sizeof(err)) == -ENOENT);
         cr_assert(strcmp(got, "untouched") == 0, "written on failure");
         free(p);
