@@ -69,6 +69,17 @@ static void refuse(struct control *c, const struct ctl_peer *p, uint64_t id, enu
         reply_error(c, p, id, code, msg);
 }
 
+/* Untrusted text for a log line: at most size - 1 bytes, and none that could start a new line. */
+static const char *log_text(char *buf, size_t size, struct proto_str s)
+{
+        size_t i;
+
+        for (i = 0; i < s.len && i < size - 1; i++)
+                buf[i] = s.ptr[i] >= 0x20 && s.ptr[i] < 0x7f ? s.ptr[i] : '?';
+        buf[i] = '\0';
+        return buf;
+}
+
 static void do_hello(struct control *c, const struct ctl_peer *p, const struct proto_req *req)
 {
         const char *pub = p->sock == CTL_SOCK_TCP ? c->cfg->tcp_pub_endpoint : c->cfg->pub_endpoint;
@@ -79,7 +90,7 @@ static void do_hello(struct control *c, const struct ctl_peer *p, const struct p
                 .max_msg = c->cfg->max_message,
         };
         struct proto_hello h;
-        char err[256], msg[320];
+        char err[256], msg[320], client[65];
         struct pw w;
 
         if (proto_hello_decode(req->args, &h, err, sizeof(err)) < 0) {
@@ -92,8 +103,7 @@ static void do_hello(struct control *c, const struct ctl_peer *p, const struct p
                 refuse(c, p, req->id, PROTO_E_VERSION, msg);
                 return;
         }
-        log_debug("hello from '%.*s'", (int)(h.client.len > 64 ? 64 : h.client.len),
-                  h.client.ptr ? h.client.ptr : "");
+        log_debug("hello from '%s'", log_text(client, sizeof(client), h.client));
         if (pw_init(&w) < 0)
                 return;
         proto_reply_ok_begin(&w, req->id);

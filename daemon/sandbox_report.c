@@ -32,8 +32,9 @@ int sandbox_report_take(struct inst *inst, const struct call_in *in)
         if (in->hdr.body_len != sizeof(cs))
                 goto out_bad;
         memcpy(&cs, in->body, sizeof(cs));
+        /* Empty details (p NULL) cannot hold one string per layer. */
         if (cs.mode != (uint32_t)inst->sandbox_mode || cs.n_layers != SANDBOX_LAYER_COUNT ||
-            cs.details.len > sizeof(copy) || call_in_bytes(in, &cs.details, sizeof(copy), &p) < 0)
+            call_in_bytes(in, &cs.details, sizeof(copy), &p) < 0 || !p)
                 goto out_bad;
         for (unsigned l = 0; l < CALL_SANDBOX_LAYERS_MAX; l++)
                 if (l < SANDBOX_LAYER_COUNT ? cs.state[l] > SANDBOX_DISABLED : cs.state[l] != 0)
