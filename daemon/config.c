@@ -299,8 +299,6 @@ static int set_key(struct fmud_config *c, const struct key *k, const char *v, co
 
 struct load_ctx {
         struct fmud_config *c;
-        const char *path;
-        FILE *f;
         int r;                  /* the first error */
         char *err;
         size_t errlen;
@@ -355,8 +353,8 @@ static int on_key(void *user, const char *section, const char *name, const char 
 int config_load(struct fmud_config *c, const char *path, bool required, char *err,
                 size_t errlen)
 {
-        struct load_ctx x = { .c = c, .path = path, .err = err, .errlen = errlen };
         char msg[512] = "";
+        struct load_ctx x = { .c = c, .err = msg, .errlen = sizeof(msg) };
         int line;
         FILE *f;
 
@@ -370,8 +368,6 @@ int config_load(struct fmud_config *c, const char *path, bool required, char *er
                         snprintf(err, errlen, "%s: %s", path, strerror(-r));
                 return r;
         }
-        x.err = msg;
-        x.errlen = sizeof(msg);
         line = ini_parse_file(f, on_key, &x);
         fclose(f);
         if (line == 0 && !x.r)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "proto/proto.h"
+#include "proto/proto_int.h"
 
 const struct pv *pv_get(const struct pv *m, const char *key)
 {
@@ -161,7 +162,7 @@ char *pv_strdup(const struct pv *v)
 
         if (!v || v->type != PV_STR)
                 return NULL;
-        if (v->s.len && memchr(v->s.ptr, '\0', v->s.len))
+        if (has_nul(v->s.ptr, v->s.len))
                 return NULL;
         s = malloc((size_t)v->s.len + 1);
         if (!s)
