@@ -16,11 +16,6 @@
 
 #include "daemon/inst_int.h"
 
-static int protocol(struct inst *inst, const char *what)
-{
-        return inst_fault_set(inst, -EPROTO, "worker %d broke the protocol: %s", (int)inst->pid, what);
-}
-
 /* Reply payload bytes a step's outputs need at most. */
 static uint64_t outputs_need(const struct inst_step *s)
 {
@@ -46,37 +41,38 @@ static int encode(struct inst *inst, struct req *rq, const struct inst_step *s)
                 .n_outputs = (uint32_t)s->n_outputs,
         };
         size_t n = s->n_inputs + s->n_outputs;
-        struct call_values *cv;
+        struct call_values cv;
         uint64_t off;
         int r;
 
-        cv = arena_alloc(inst, (n + 1) * sizeof(*cv));
-        if (!cv)
-                return -ENOMEM;
         req_init(inst, rq, CALL_OP_DO_STEP, sizeof(ds));
-        if (call_out_alloc(&rq->out, (uint64_t)n * sizeof(*cv), &off) < 0)
+        if (call_out_alloc(&rq->out, (uint64_t)n * sizeof(cv), &off) < 0)
                 return -EMSGSIZE;
+        /*
+         * Each descriptor goes into its reserved place as soon as it is
+         * known: a values_put() may move the payload to the side buffer,
+         * so the place is looked up again after each one.
+         */
         for (size_t i = 0; i < s->n_inputs; i++) {
                 const struct inst_in *b = &s->inputs[i];
 
-                r = values_put(rq, b->type, b->vrs, b->nvr, b->values, b->sizes, b->nvalues, true, &cv[i]);
+                r = values_put(rq, b->type, b->vrs, b->nvr, b->values, b->sizes, b->nvalues, true, &cv);
                 if (r < 0)
                         return r;
+                memcpy(call_out_ptr(&rq->out, off + i * sizeof(cv)), &cv, sizeof(cv));
         }
         for (size_t i = 0; i < s->n_outputs; i++) {
                 const struct inst_out *b = &s->outputs[i];
 
                 if ((b->nvalues && !b->values) || (b->type == MD_BINARY && b->nvalues && !b->sizes))
                         return -EINVAL;
-                r = values_put(rq, b->type, b->vrs, b->nvr, NULL, NULL, b->nvalues, false,
-                               &cv[s->n_inputs + i]);
+                r = values_put(rq, b->type, b->vrs, b->nvr, NULL, NULL, b->nvalues, false, &cv);
                 if (r < 0)
                         return r;
+                memcpy(call_out_ptr(&rq->out, off + (s->n_inputs + i) * sizeof(cv)), &cv, sizeof(cv));
         }
-        if (n)
-                memcpy(call_out_ptr(&rq->out, off), cv, n * sizeof(*cv));
-        ds.inputs = (struct call_range){ off, s->n_inputs * sizeof(*cv) };
-        ds.outputs = (struct call_range){ off + s->n_inputs * sizeof(*cv), s->n_outputs * sizeof(*cv) };
+        ds.inputs = (struct call_range){ off, s->n_inputs * sizeof(cv) };
+        ds.outputs = (struct call_range){ off + s->n_inputs * sizeof(cv), s->n_outputs * sizeof(cv) };
         memcpy(rq->body, &ds, sizeof(ds));
         return 0;
 }
@@ -127,7 +123,7 @@ static int take_outputs(struct inst *inst, const struct rep *rp, const struct ca
         int r;
 
         if (res->n_outputs != s->n_outputs)
-                return protocol(inst, "a step result with another number of outputs");
+                return inst_protocol(inst, "a step result with another number of outputs");
         r = rep_range(inst, rp, &res->outputs, sizeof(struct call_values), s->n_outputs, &p);
         if (r < 0)
                 return r;
@@ -177,7 +173,7 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
             (res.phase == CALL_PHASE_OUTPUTS && res.block >= inst->step->n_outputs) ||
             (res.phase == CALL_PHASE_DONE) != (r <= INST_WARNING)) {
                 call_end(inst, &rp);
-                return protocol(inst, "an inconsistent step result");
+                return inst_protocol(inst, "an inconsistent step result");
         }
         if (res.phase == CALL_PHASE_DONE) {
                 t = take_outputs(inst, &rp, &res);
@@ -236,7 +232,7 @@ static int status_query(struct inst *inst, enum call_status_which which, int kin
                     (which == CALL_STATUS_STATUS && (q.i < 0 || q.i > INST_PENDING)) ||
                     (which == CALL_STATUS_INTEGER && (q.i < INT32_MIN || q.i > INT32_MAX))) {
                         call_end(inst, &rp);
-                        return protocol(inst, "an invalid status value");
+                        return inst_protocol(inst, "an invalid status value");
                 }
                 if (which == CALL_STATUS_STRING) {
                         const void *p;
@@ -244,7 +240,7 @@ static int status_query(struct inst *inst, enum call_status_which which, int kin
 
                         if (call_in_bytes(&rp.in, &q.str, CALL_MSG_MAX, &p) < 0) {
                                 call_end(inst, &rp);
-                                return protocol(inst, "a status string outside the message");
+                                return inst_protocol(inst, "a status string outside the message");
                         }
                         s = arena_alloc(inst, q.str.len + 1);
                         if (!s) {

@@ -69,10 +69,9 @@ int mroute_publish(struct master *m, struct mi *mi)
                         const void *p = ((const void *const *)nb->vals)[j];
                         size_t len = nb->type == MD_STRING ? (p ? strlen(p) + 1 : 0) : nb->sizes[j];
 
+                        /* A NULL String is published as "" (its NUL copied), size 0. */
                         if (own_copy(pb, j, p ? p : "", nb->type == MD_STRING && !p ? 1 : len) < 0)
                                 return -ENOMEM;
-                        if (nb->type == MD_STRING && !p)
-                                pb->own[j][0] = '\0';
                         ((const void **)pb->vals)[j] = pb->own[j];
                         pb->sizes[j] = len;
                 }
@@ -82,8 +81,7 @@ int mroute_publish(struct master *m, struct mi *mi)
         return 0;
 }
 
-/* One cell of the row from element off of block b. */
-static void cell(struct master *m, size_t col, const struct mblock *b, size_t off)
+void mroute_cell(struct master *m, size_t col, const struct mblock *b, size_t off)
 {
         switch (b->type) {
         case MD_STRING: {
@@ -111,12 +109,7 @@ static void cell(struct master *m, size_t col, const struct mblock *b, size_t of
 void mroute_fill(struct master *m)
 {
         for (size_t i = 0; i < m->n_cols; i++)
-                cell(m, i, m->col_block[i], m->col_off[i]);
-}
-
-void mroute_cell(struct master *m, size_t col, const struct mblock *b, size_t off)
-{
-        cell(m, col, b, off);
+                mroute_cell(m, i, m->col_block[i], m->col_off[i]);
 }
 
 static void emit(struct master *m, double t, uint64_t pt, unsigned flags, size_t comp,
@@ -152,6 +145,9 @@ void mroute_emit(struct master *m, double t, unsigned flags, size_t comp)
 
 void mroute_row(struct master *m, double t, unsigned flags)
 {
+        double *vals = m->row_vals;
+        uint64_t *bits = m->row_bits;
+
         if (!m->opts.sink)
                 return;
         mroute_fill(m);
@@ -160,8 +156,14 @@ void mroute_row(struct master *m, double t, unsigned flags)
                 return;
         }
         mroute_flush(m);
-        memcpy(m->held_vals, m->row_vals, m->n_cols * sizeof(*m->held_vals));
-        memcpy(m->held_bits, m->row_bits, m->n_cols * sizeof(*m->held_bits));
+        /*
+         * The row just filled becomes the held one by trading arrays, not
+         * copying: every row is filled in full before it is emitted.
+         */
+        m->row_vals = m->held_vals;
+        m->row_bits = m->held_bits;
+        m->held_vals = vals;
+        m->held_bits = bits;
         m->held_t = t;
         m->held_pt = m->pt;
         m->held_flags = flags;
