@@ -114,11 +114,6 @@ int inst_fault_set(struct inst *inst, int err, const char *fmt, ...)
         return err;
 }
 
-static int protocol(struct inst *inst, const char *what)
-{
-        return inst_fault_set(inst, -EPROTO, "worker %d broke the protocol: %s", (int)inst->pid, what);
-}
-
 int call_begin(struct inst *inst, bool step_wait)
 {
         if (inst->fault)
@@ -205,7 +200,7 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
                 if (r == 0)
                         return 0;
                 if (r != -EAGAIN)
-                        return protocol(inst, "the reply ring is broken");
+                        return inst_protocol(inst, "the reply ring is broken");
                 now = now_ns();
                 if (now >= end) {
                         if (spawn_poll(inst) && ring_peek(inst->rx, rec, len) != 0)
@@ -223,7 +218,7 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
                         if (spawn_poll(inst) && ring_peek(inst->rx, rec, len) != 0)
                                 return fault_died(inst);
                 } else if (r < 0) {
-                        return protocol(inst, "the reply ring is broken");
+                        return inst_protocol(inst, "the reply ring is broken");
                 }
         }
 }
@@ -235,12 +230,12 @@ static int take_text(struct inst *inst, const struct call_in *in, const struct c
         const void *p;
 
         if (call_in_bytes(in, r, max, &p) < 0)
-                return protocol(inst, "a text range is outside the message");
+                return inst_protocol(inst, "a text range is outside the message");
         if (r->len)
                 memcpy(buf, p, r->len);
         buf[r->len] = '\0';
         if (strlen(buf) != r->len)
-                return protocol(inst, "a text holds a NUL byte");
+                return inst_protocol(inst, "a text holds a NUL byte");
         return 0;
 }
 
@@ -265,10 +260,10 @@ static int on_log(struct inst *inst, const struct call_in *in, struct timespec *
         int r;
 
         if (in->hdr.body_len != sizeof(ev))
-                return protocol(inst, "a log event of the wrong size");
+                return inst_protocol(inst, "a log event of the wrong size");
         memcpy(&ev, in->body, sizeof(ev));
         if (ev.status < 0 || ev.status > 4 || ev.truncated > 1)
-                return protocol(inst, "a log event with an invalid status");
+                return inst_protocol(inst, "a log event with an invalid status");
         r = take_text(inst, in, &ev.category, CALL_CATEGORY_MAX, category);
         if (r == 0)
                 r = take_text(inst, in, &ev.message, CALL_MSG_MAX, message);
@@ -298,14 +293,14 @@ static int on_iu(struct inst *inst, const struct call_in *in, enum call_op op,
         int r;
 
         if (in->hdr.body_len != sizeof(ev))
-                return protocol(inst, "an intermediate update event of the wrong size");
+                return inst_protocol(inst, "an intermediate update event of the wrong size");
         memcpy(&ev, in->body, sizeof(ev));
         ring_release(inst->rx);
         if (op != CALL_OP_DO_STEP || inst->depth || !inst->iu_wanted || inst->fmi != 3)
-                return protocol(inst, "an intermediate update nobody asked for");
+                return inst_protocol(inst, "an intermediate update nobody asked for");
         if (ev.set_requested > 1 || ev.get_allowed > 1 || ev.step_finished > 1 ||
             ev.can_return_early > 1)
-                return protocol(inst, "an intermediate update with invalid flags");
+                return inst_protocol(inst, "an intermediate update with invalid flags");
         iu = (struct inst_iu){
                 .time = ev.time,
                 .set_requested = ev.set_requested,
@@ -343,16 +338,16 @@ static int check_reply(struct inst *inst, enum call_op op, struct rep *rp)
         int r;
 
         if (rp->in.hdr.body_len != sizeof(*h) + result)
-                return protocol(inst, "a reply body of the wrong size");
-        memcpy(rp->body, rp->in.body, rp->in.hdr.body_len);
-        memcpy(h, rp->body, sizeof(*h));
-        memcpy(rp->result, rp->body + sizeof(*h), result);
+                return inst_protocol(inst, "a reply body of the wrong size");
+        /* Out of the record once, each part straight to where it is checked and used. */
+        memcpy(h, rp->in.body, sizeof(*h));
+        memcpy(rp->result, rp->in.body + sizeof(*h), result);
         if (h->error < 0 || h->error >= CALL_E_COUNT || h->state >= CALL_ST_COUNT)
-                return protocol(inst, "a reply with an invalid error or state");
+                return inst_protocol(inst, "a reply with an invalid error or state");
         if (!h->error && (h->status < 0 || h->status > INST_FATAL) &&
             !(h->status == INST_PENDING && inst->fmi == 2 &&
               (op == CALL_OP_DO_STEP || op == CALL_OP_GET_STATUS)))
-                return protocol(inst, "a reply with an invalid status");
+                return inst_protocol(inst, "a reply with an invalid status");
         r = take_text(inst, &rp->in, &h->msg, CALL_MSG_MAX, text);
         if (r < 0)
                 return r;
@@ -382,7 +377,7 @@ int call_recv(struct inst *inst, enum call_op op, uint64_t seq, struct timespec 
                         return r;
                 if (call_parse(rec, len, &rp->in, &side) < 0) {
                         ring_release(inst->rx);
-                        return protocol(inst, "a malformed record");
+                        return inst_protocol(inst, "a malformed record");
                 }
                 if (side) {
                         void *p;
@@ -390,14 +385,14 @@ int call_recv(struct inst *inst, enum call_op op, uint64_t seq, struct timespec 
                         if (chan_side_ref(inst->chan, rp->in.hdr.payload_off, rp->in.hdr.payload_len,
                                           &p) < 0) {
                                 ring_release(inst->rx);
-                                return protocol(inst, "a payload outside the side buffer");
+                                return inst_protocol(inst, "a payload outside the side buffer");
                         }
                         rp->in.payload = p;
                         rp->in.payload_len = rp->in.hdr.payload_len;
                 }
                 if (rp->in.hdr.seq != seq) {
                         ring_release(inst->rx);
-                        return protocol(inst, "a message for another request");
+                        return inst_protocol(inst, "a message for another request");
                 }
                 if (rp->in.hdr.kind == CALL_EVENT) {
                         if (rp->in.hdr.op == CALL_EV_LOG)
@@ -406,7 +401,7 @@ int call_recv(struct inst *inst, enum call_op op, uint64_t seq, struct timespec 
                                 r = on_iu(inst, &rp->in, op, deadline);
                         else {
                                 ring_release(inst->rx);
-                                r = protocol(inst, "an unexpected event");
+                                r = inst_protocol(inst, "an unexpected event");
                         }
                         if (r < 0)
                                 return r;
@@ -417,7 +412,7 @@ int call_recv(struct inst *inst, enum call_op op, uint64_t seq, struct timespec 
                 }
                 if (rp->in.hdr.kind != CALL_REPLY || rp->in.hdr.op != op) {
                         ring_release(inst->rx);
-                        return protocol(inst, "a reply to another function");
+                        return inst_protocol(inst, "a reply to another function");
                 }
                 rp->held = true;
                 r = check_reply(inst, op, rp);
@@ -486,7 +481,7 @@ int rep_range(struct inst *inst, const struct rep *rp, const struct call_range *
               uint64_t count, const void **ret)
 {
         if (call_in_range(&rp->in, r, elem, count, ret) < 0)
-                return protocol(inst, "a result range that does not hold its values");
+                return inst_protocol(inst, "a result range that does not hold its values");
         return 0;
 }
 

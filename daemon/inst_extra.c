@@ -13,11 +13,6 @@
 
 #include "daemon/inst_int.h"
 
-static int protocol(struct inst *inst, const char *what)
-{
-        return inst_fault_set(inst, -EPROTO, "worker %d broke the protocol: %s", (int)inst->pid, what);
-}
-
 static int derivatives(struct inst *inst, enum call_op op, const uint32_t vrs[], size_t nvr,
                        const int32_t orders[], const double *in, double *out, size_t nvalues)
 {
@@ -43,7 +38,7 @@ static int derivatives(struct inst *inst, enum call_op op, const uint32_t vrs[],
         if (out && r >= 0 && r <= INST_WARNING) {
                 memcpy(&d, rp.result, sizeof(d));
                 if (d.n_values != nvalues)
-                        r = protocol(inst, "derivatives of another count");
+                        r = inst_protocol(inst, "derivatives of another count");
                 else if ((r = rep_range(inst, &rp, &d.data, 8, nvalues, &p)) == 0 && nvalues)
                         memcpy(out, p, nvalues * 8);
         }
@@ -96,7 +91,7 @@ static int partial(struct inst *inst, enum call_op op, const uint32_t unknowns[]
         if (r >= 0 && r <= INST_WARNING) {
                 memcpy(&p, rp.result, sizeof(p));
                 if (p.n_sensitivity != n_sens)
-                        r = protocol(inst, "a sensitivity of another length");
+                        r = inst_protocol(inst, "a sensitivity of another length");
                 else if ((r = rep_range(inst, &rp, &p.sensitivity, 8, n_sens, &data)) == 0 && n_sens)
                         memcpy(sens, data, n_sens * 8);
         }
@@ -152,7 +147,7 @@ int inst_get_variable_dependencies(struct inst *inst, uint32_t vr, size_t elem_d
         if (r >= 0 && r <= INST_WARNING) {
                 memcpy(&d, rp.result, sizeof(d));
                 if (d.n != n) {
-                        r = protocol(inst, "dependencies of another count");
+                        r = inst_protocol(inst, "dependencies of another count");
                 } else if ((r = rep_range(inst, &rp, &d.elem_dependent, 8, n, &p[0])) == 0 &&
                            (r = rep_range(inst, &rp, &d.independents, 4, n, &p[1])) == 0 &&
                            (r = rep_range(inst, &rp, &d.elem_independents, 8, n, &p[2])) == 0 &&
@@ -165,7 +160,7 @@ int inst_get_variable_dependencies(struct inst *inst, uint32_t vr, size_t elem_d
 
                                 memcpy(&k, (const uint32_t *)p[3] + i, sizeof(k));
                                 if (k > 5) {
-                                        r = protocol(inst, "an invalid dependency kind");
+                                        r = inst_protocol(inst, "an invalid dependency kind");
                                         break;
                                 }
                                 kinds[i] = (int)k;
@@ -199,7 +194,7 @@ int inst_get_fmu_state(struct inst *inst, uint64_t *handle)
         r = state_call(inst, CALL_OP_GET_FMU_STATE, &f, &out, &rp);
         if (r >= 0 && r <= INST_WARNING) {
                 if (!out.handle || (f.handle && out.handle != f.handle))
-                        r = protocol(inst, "an FMU state handle that is not the one asked for");
+                        r = inst_protocol(inst, "an FMU state handle that is not the one asked for");
                 else
                         *handle = out.handle;
         }
@@ -262,9 +257,9 @@ int inst_serialize_fmu_state(struct inst *inst, uint64_t handle, uint8_t buf[], 
         r = state_call(inst, CALL_OP_SERIALIZE, &f, &out, &rp);
         if (r >= 0 && r <= INST_WARNING) {
                 if (out.size != size || out.data.len != size)
-                        r = protocol(inst, "a serialized state of another size");
+                        r = inst_protocol(inst, "a serialized state of another size");
                 else if (call_in_bytes(&rp.in, &out.data, size, &p) < 0)
-                        r = protocol(inst, "a serialized state outside the message");
+                        r = inst_protocol(inst, "a serialized state outside the message");
                 else if (size)
                         memcpy(buf, p, size);
         }
@@ -294,7 +289,7 @@ int inst_deserialize_fmu_state(struct inst *inst, const uint8_t buf[], size_t si
         if (r >= 0 && r <= INST_WARNING) {
                 memcpy(&out, rp.result, sizeof(out));
                 if (!out.handle)
-                        r = protocol(inst, "no handle for a deserialized state");
+                        r = inst_protocol(inst, "no handle for a deserialized state");
                 else
                         *ret_handle = out.handle;
         }

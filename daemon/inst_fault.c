@@ -229,3 +229,8 @@ int inst_service_stats(const struct inst *inst, uint64_t *ret_steps, uint64_t *r
                 *ret_ns_total = inst->svc_ns;
         return 0;
 }
+
+int inst_protocol(struct inst *inst, const char *what)
+{
+        return inst_fault_set(inst, -EPROTO, "worker %d broke the protocol: %s", (int)inst->pid, what);
+}

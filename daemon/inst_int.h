@@ -124,7 +124,6 @@ struct req {
 /* A reply as received; the record stays held until call_end(). */
 struct rep {
         struct call_in in;              /* header copy; payload in the record or side buffer */
-        unsigned char body[CALL_BODY_MAX];
         struct call_reply head;
         unsigned char result[CALL_BODY_MAX];
         bool held;
@@ -161,6 +160,8 @@ int call_simple(struct inst *inst, enum call_op op, const void *body, size_t bod
 void call_deadline(struct inst *inst, uint64_t override_ns, struct timespec *ret);
 /* Record a sticky fault with a message; returns err. */
 int inst_fault_set(struct inst *inst, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The worker broke the protocol: what, as the sticky -EPROTO fault. */
+int inst_protocol(struct inst *inst, const char *what);
 /* Memory valid until the next call; NULL for OOM. */
 void *arena_alloc(struct inst *inst, size_t n);
 void arena_reset(struct inst *inst);

@@ -82,11 +82,6 @@ uint64_t values_reply_need(enum md_type type, size_t nvalues)
         return call_out_need((uint64_t)nvalues * esize, 2);
 }
 
-static int protocol(struct inst *inst, const char *what)
-{
-        return inst_fault_set(inst, -EPROTO, "worker %d broke the protocol: %s", (int)inst->pid, what);
-}
-
 static int take_strings(struct inst *inst, const struct rep *rp, const struct call_values *cv,
                         const char **values, size_t nvalues)
 {
@@ -95,14 +90,14 @@ static int take_strings(struct inst *inst, const struct rep *rp, const struct ca
         char *copy;
 
         if (call_in_bytes(&rp->in, &cv->data, UINT64_MAX, &p) < 0)
-                return protocol(inst, "String values outside the message");
+                return inst_protocol(inst, "String values outside the message");
         copy = arena_alloc(inst, cv->data.len + 1);
         if (!copy)
                 return -ENOMEM;
         if (cv->data.len)
                 memcpy(copy, p, cv->data.len);
         if (call_check_strings(copy, cv->data.len, nvalues, inst->max_string, &bad) < 0)
-                return protocol(inst, "String values that are malformed or over the limit");
+                return inst_protocol(inst, "String values that are malformed or over the limit");
         for (size_t i = 0; i < nvalues; i++) {
                 values[i] = copy;
                 copy += strlen(copy) + 1;
@@ -126,11 +121,11 @@ static int take_binaries(struct inst *inst, const struct rep *rp, const struct c
                 memcpy(sizes, ps, nvalues * sizeof(uint64_t));
         for (size_t i = 0; i < nvalues; i++) {
                 if (sizes[i] > inst->max_binary || sizes[i] > UINT64_MAX - sum)
-                        return protocol(inst, "a Binary value over the limit");
+                        return inst_protocol(inst, "a Binary value over the limit");
                 sum += sizes[i];
         }
         if (cv->data.len != sum || call_in_bytes(&rp->in, &cv->data, UINT64_MAX, &pd) < 0)
-                return protocol(inst, "Binary sizes that do not add up");
+                return inst_protocol(inst, "Binary sizes that do not add up");
         copy = arena_alloc(inst, sum);
         if (!copy)
                 return -ENOMEM;
@@ -153,13 +148,13 @@ int values_take(struct inst *inst, const struct rep *rp, const struct call_value
 
         static_assert(sizeof(size_t) == sizeof(uint64_t), "Binary sizes travel as u64");
         if (cv->type != (uint32_t)type || cv->n_vrs != nvr || cv->n_values != nvalues || cv->vrs.len)
-                return protocol(inst, "a result block that does not match its request");
+                return inst_protocol(inst, "a result block that does not match its request");
         if (type == MD_STRING)
                 return take_strings(inst, rp, cv, values, nvalues);
         if (type == MD_BINARY)
                 return take_binaries(inst, rp, cv, values, sizes, nvalues);
         if (cv->sizes.len)
-                return protocol(inst, "sizes for a fixed-size type");
+                return inst_protocol(inst, "sizes for a fixed-size type");
         r = rep_range(inst, rp, &cv->data, esize, nvalues, &p);
         if (r < 0)
                 return r;
@@ -175,7 +170,7 @@ int values_take(struct inst *inst, const struct rep *rp, const struct call_value
                 memcpy(bytes, p, nvalues);
         for (size_t i = 0; i < nvalues; i++)
                 if (bytes[i] > 1)
-                        return protocol(inst, "a Boolean that is neither 0 nor 1");
+                        return inst_protocol(inst, "a Boolean that is neither 0 nor 1");
         for (size_t i = 0; i < nvalues; i++)
                 ((bool *)values)[i] = bytes[i];
         return 0;
