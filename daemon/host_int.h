@@ -233,8 +233,6 @@ void hvalues_get(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 /* Forget every value set (a restore; unload). */
 void hvalues_forget(struct hsess *hs);
-/* Resolve "instance.variable": 0 with *ret_comp, *ret_var, or -ENOENT. */
-int hvalues_find(const struct scenario *sc, const char *name, size_t *ret_comp, size_t *ret_var);
 /* A copy of a proto string as a C string without NULs, or NULL. */
 char *hvalues_strdup(const struct proto_str *s);
 

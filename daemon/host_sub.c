@@ -177,7 +177,7 @@ static int item(struct hsess *hs, struct hsub_item *it, const char *name, char *
                         it->type = col_type(sc, i);
                         return -1;
                 }
-        if (hvalues_find(sc, name, &it->comp, &it->var) < 0) {
+        if (scenario_find_variable(sc, name, &it->comp, &it->var) < 0) {
                 snprintf(msg, size, "no variable '%s' in session %llu", name,
                          (unsigned long long)hs->id);
                 return PROTO_E_NO_VARIABLE;

@@ -59,37 +59,6 @@ char *hvalues_strdup(const struct proto_str *s)
         return p;
 }
 
-int hvalues_find(const struct scenario *sc, const char *name, size_t *ret_comp, size_t *ret_var)
-{
-        size_t best = SIZE_MAX, best_len = 0;
-        const struct md_variable *v = NULL;
-        const struct md *md;
-
-        for (size_t i = 0; i < sc->n_components; i++) {
-                size_t len = strlen(sc->components[i].name);
-
-                if (len >= best_len && !strncmp(name, sc->components[i].name, len) &&
-                    name[len] == '.' && (best == SIZE_MAX || len > best_len)) {
-                        best = i;
-                        best_len = len;
-                }
-        }
-        if (best != SIZE_MAX) {
-                md = sc->components[best].fmu->md;
-                v = md_find_name(md, name + best_len + 1);
-        }
-        if (!v && sc->single_fmu && sc->n_components == 1) {
-                best = 0;
-                md = sc->components[0].fmu->md;
-                v = md_find_name(md, name);
-        }
-        if (!v)
-                return -ENOENT;
-        *ret_comp = best;
-        *ret_var = (size_t)(v - md->vars);
-        return 0;
-}
-
 /* A variable resolved for a call. */
 struct hvar {
         char *name;
@@ -125,7 +94,7 @@ static int resolve(struct hsess *hs, const struct proto_str *name, struct hvar *
         uint64_t e;
 
         x->name = hvalues_strdup(name);
-        if (!x->name || hvalues_find(hs->sc, x->name, &x->comp, &var) < 0) {
+        if (!x->name || scenario_find_variable(hs->sc, x->name, &x->comp, &var) < 0) {
                 snprintf(msg, size, "no variable '%.*s' in session %llu",
                          (int)(name->len > 200 ? 200 : name->len), name->ptr ? name->ptr : "",
                          (unsigned long long)hs->id);

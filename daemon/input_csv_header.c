@@ -4,7 +4,7 @@
  * input_csv.h for the names).
  *
  * DESIGN: names resolve as the results file writes them (the scenario's
- * own lookup, scenario_int.h): the whole name first, since an FMI 2.0
+ * own lookup, scenario.h): the whole name first, since an FMI 2.0
  * scalar may be called "x[1]", then an array variable with FMI's 1-based
  * indices. Duplicate columns and arrays missing an element are refused
  * after the whole header is known: O(columns log columns).
@@ -77,13 +77,13 @@ static int lookup(const struct scenario *sc, char *name, size_t *ret_comp, size_
         int r;
 
         *ret_index = NULL;
-        if (sc_find_var(sc, name, ret_comp, ret_var) == 0)
+        if (scenario_find_variable(sc, name, ret_comp, ret_var) == 0)
                 return 0;
         br = strrchr(name, '[');
         if (!br || br == name || name[n - 1] != ']')
                 return -ENOENT;
         *br = '\0';
-        r = sc_find_var(sc, name, ret_comp, ret_var);
+        r = scenario_find_variable(sc, name, ret_comp, ret_var);
         *br = '[';
         if (r == 0)
                 *ret_index = br;

@@ -192,6 +192,15 @@ void scenario_free(struct scenario *s);
 int scenario_find_component(const struct scenario *s, const char *name);
 
 /*
+ * Resolve "component.variable" (component names may hold dots: the
+ * longest one with such a variable wins), or a bare variable name of a
+ * single-FMU scenario, to (*ret_comp, *ret_var: the index in its model
+ * description). Returns 0 or -ENOENT.
+ */
+int scenario_find_variable(const struct scenario *s, const char *name, size_t *ret_comp,
+                           size_t *ret_var);
+
+/*
  * Split "NAME=VALUE" at the first '=' into *ret (pointing into arg, which
  * the caller keeps). Returns 0, or -EINVAL when there is no '=' or NAME is
  * empty.

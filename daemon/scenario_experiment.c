@@ -153,7 +153,7 @@ static int mark(struct sc_load *l, const char *name, int line)
         struct scenario *s = l->s;
         size_t comp, var;
 
-        if (sc_find_var(s, name, &comp, &var) < 0)
+        if (scenario_find_variable(s, name, &comp, &var) < 0)
                 return sc_err(l, l->label, line, name, "unknown variable (GaussSeidel input)");
         for (size_t i = 0; i < s->n_connections; i++) {
                 struct scenario_connection *c = &s->connections[i];

@@ -107,8 +107,6 @@ void sc_settings_fini(struct sc_settings *st);
 int sc_experiment(struct sc_load *l, const struct sc_settings *st);
 
 /* scenario_record.c */
-/* Resolve "component.variable" (or a bare variable of a single FMU). */
-int sc_find_var(const struct scenario *s, const char *name, size_t *ret_comp, size_t *ret_var);
 /* Columns for the listed names (all outputs when n == 0). */
 int sc_columns(struct sc_load *l, size_t n, const char *const *names, const char *const *origins);
 

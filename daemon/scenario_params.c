@@ -253,7 +253,7 @@ static int overrides(struct sc_load *l, struct plist *out)
                 const struct md *md;
                 const char *why;
 
-                if (sc_find_var(l->s, a->name, &pe.comp, &pe.var) < 0) {
+                if (scenario_find_variable(l->s, a->name, &pe.comp, &pe.var) < 0) {
                         bad |= sc_err(l, "--start", 0, a->name, "unknown variable") < 0;
                         continue;
                 }

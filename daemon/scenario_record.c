@@ -15,7 +15,7 @@
 
 #define MAX_DIMS 32
 
-int sc_find_var(const struct scenario *s, const char *name, size_t *ret_comp, size_t *ret_var)
+int scenario_find_variable(const struct scenario *s, const char *name, size_t *ret_comp, size_t *ret_var)
 {
         const struct md_variable *best = NULL, *v;
         size_t best_len = 0, best_comp = 0;
@@ -147,7 +147,7 @@ static int listed(struct sc_load *l, struct cols *c, size_t n, const char *const
 
                 r = 0;
                 seen[2 * i] = seen[2 * i + 1] = SIZE_MAX;
-                if (sc_find_var(l->s, names[i], &comp, &var) < 0) {
+                if (scenario_find_variable(l->s, names[i], &comp, &var) < 0) {
                         r = sc_err(l, origins[i], 0, names[i], "unknown variable: nothing to record");
                 } else {
                         /* O(n^2) over the listed names; fine for hand-written lists. */
