@@ -151,6 +151,7 @@ struct hsess {
         struct hsnapshot *snaps[HOST_MAX_SNAPSHOTS];
         uint64_t next_snap;
         uint64_t status_ns;             /* when st was last refreshed */
+        uint64_t chunk;                 /* grid points per stepping call while running */
         /* A step or run-until in progress: the session runs until its goal, then pauses. */
         struct hcmd *goal;
         struct hcmd *deferred, *deferred_tail;  /* steps asked for meanwhile, in order */

@@ -6,12 +6,16 @@
  *
  * DESIGN: the session's state (enum proto_state) is this thread's alone;
  * every transition goes through hsess_set_state(), which refreshes the
- * status snapshot and publishes an event. The master is stepped one grid
- * point per call while running: pacing is unaffected (the master keeps
- * its pace base across calls while not paused), and a command queued
- * meanwhile waits at most one point (plus the pacing sleep of that
- * point, which pause, stop and warp interrupt through the master's
- * requests). Pause and stop requests are made by the control thread as
+ * status snapshot and publishes an event. While running, the master is
+ * stepped a chunk of grid points per call, sized so that a call lasts
+ * about CHUNK_NS of wall time: a run as fast as possible keeps the
+ * master's row overlap (a row is formatted while the next step runs,
+ * master.h, and a call flushes its last row before it returns), and a
+ * paced run (a point longer than CHUNK_NS) steps one point per call.
+ * Pacing is unaffected (the master keeps its pace base across calls
+ * while not paused), and a command queued meanwhile waits at most one
+ * call (the pacing sleep in it is interrupted by pause, stop and warp
+ * through the master's requests). Pause and stop requests are made by the control thread as
  * well (host.c); a pause request the master has not seen yet when this
  * thread pauses the session itself is seen at the next stepping call,
  * which then returns MASTER_PAUSED at once with nothing done: stepping
@@ -35,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { DONE, UNLOADED, TAKEN };
 
@@ -374,21 +379,75 @@ out:
         return ret;
 }
 
+#define CHUNK_NS        1000000u        /* the wall time a stepping call aims at */
+#define CHUNK_MAX       65536u
+
+static uint64_t now_ns(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /*
- * One grid point of a running session. A MASTER_PAUSED return is a pause
+ * How many grid points the next stepping call may take: the adaptive
+ * chunk, but never past a step's or run-until's goal. For a time goal the
+ * points left are estimated from the grid and kept one short, so the last
+ * points before the goal go one at a time through goal_reached().
+ */
+static uint64_t chunk_for_goal(struct hsess *hs)
+{
+        const struct scenario_experiment *e = &hs->sc->experiment;
+        uint64_t pt = master_point(hs->m), n = hs->chunk;
+        double left;
+
+        if (!hs->goal)
+                return n;
+        if (!hs->goal_time)
+                return hs->goal_point - pt < n ? hs->goal_point - pt : n;
+        left = (hs->goal_t - (e->start + (double)pt * e->step)) / e->step;
+        if (!(left >= 3.0))
+                return 1;
+        return left - 2.0 < (double)n ? (uint64_t)(left - 2.0) : n;
+}
+
+/* Grow the chunk while calls are short, shrink it when one was long. */
+static void chunk_adapt(struct hsess *hs, uint64_t asked, uint64_t done, uint64_t ns)
+{
+        if (ns > 2 * CHUNK_NS)
+                hs->chunk = hs->chunk > 1 ? hs->chunk / 2 : 1;
+        else if (done == asked && asked == hs->chunk && ns < CHUNK_NS / 2 && hs->chunk < CHUNK_MAX)
+                hs->chunk *= 2;
+}
+
+/*
+ * One stepping call of a running session. A MASTER_PAUSED return is a pause
  * request: the PAUSE command that comes with it (host.c) pauses the
  * session; without one (a request the session had already honoured) the
- * run simply goes on.
+ * run simply goes on. A stopped master is a stop request made by the
+ * control thread, whose STOP or UNLOAD command is queued right after it:
+ * that command ends the session (and answers), so the session stays
+ * running until it comes, and hsess_main() waits for it.
  */
-static void run_point(struct hsess *hs)
+static void run_chunk(struct hsess *hs)
 {
+        uint64_t n, pt, t0;
         int r;
 
         if (hs->goal && goal_reached(hs)) {
                 hsess_set_state(hs, PROTO_STATE_PAUSED, "");
                 return;
         }
-        r = master_step(hs->m, 1);
+        if (!hs->chunk)
+                hs->chunk = 1;
+        n = chunk_for_goal(hs);
+        pt = master_point(hs->m);
+        t0 = now_ns();
+        r = master_step(hs->m, n);
+        chunk_adapt(hs, n, master_point(hs->m) - pt, now_ns() - t0);
+        if (master_state(hs->m) == MASTER_STOPPED)
+                return;
         if (r == -EPERM || master_state(hs->m) != MASTER_PAUSED)
                 follow(hs);
         if (hs->state == PROTO_STATE_RUNNING && hs->goal && goal_reached(hs))
@@ -437,7 +496,8 @@ void *hsess_main(void *arg)
                         pv_doc_fini(&doc);
                         continue;
                 }
-                c = pop(hs, hs->state != PROTO_STATE_RUNNING, &quit);
+                c = pop(hs, hs->state != PROTO_STATE_RUNNING || master_state(hs->m) == MASTER_STOPPED,
+                        &quit);
                 if (quit) {
                         if (c)
                                 host_reply_error(hs->h, c->token, c->id, PROTO_E_STATE,
@@ -458,6 +518,6 @@ void *hsess_main(void *arg)
                         continue;
                 }
                 if (hs->state == PROTO_STATE_RUNNING)
-                        run_point(hs);
+                        run_chunk(hs);
         }
 }

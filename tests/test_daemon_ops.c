@@ -159,6 +159,12 @@ Test(daemon, step_and_run_until_advance_point_by_point, .init = setup, .fini = t
         cr_assert(fmud_status(c, t.session, &st) == 0);
         cr_assert(st.points == 50 && st.time == p.time);
         cr_assert(st.insts[0].steps == 50 && st.insts[1].steps == 50);
+        /* Far goals are stepped in chunks: neither may overshoot. */
+        cr_assert(fmud_step(c, &t, 417, &p) == 0, "%s", fmud_errmsg(c));
+        cr_assert(p.points == 467, "%" PRIu64 " points", p.points);
+        cr_assert(fmud_run_until(c, &t, 7.005, &p) == 0, "%s", fmud_errmsg(c));
+        cr_assert(p.points == 700 && p.time == 700 * 0.01, "%" PRIu64 " points, t %.17g",
+                  p.points, p.time);
         /* And then free running to the end. */
         cr_assert(fmud_resume(c, &t, &p) == 0, "%s",
                   fmud_errmsg(c));
