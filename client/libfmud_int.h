@@ -68,6 +68,11 @@ uint64_t fmud_begin(struct fmud *c);
  * what names the operation in messages ("load").
  */
 int fmud_call(struct fmud *c, uint64_t id, const char *what, const struct pv **ret_result);
+/*
+ * names[] as proto_strs (caller frees *ret): -E2BIG over PROTO_MAX_ITEMS,
+ * -EINVAL for a NULL, empty or over-long name.
+ */
+int fmud_names(struct fmud *c, const char *const names[], size_t n, struct proto_str **ret);
 /* A decode failure of a result: -EPROTO with the decoder's message. */
 int fmud_bad_result(struct fmud *c, const char *what, const char *err);
 

@@ -183,8 +183,7 @@ int fmud_list(struct fmud *c, struct proto_list_result *ret)
         return 0;
 }
 
-/* names[] as proto_strs (caller frees *ret). */
-static int strs(struct fmud *c, const char *const names[], size_t n, struct proto_str **ret)
+int fmud_names(struct fmud *c, const char *const names[], size_t n, struct proto_str **ret)
 {
         struct proto_str *s;
 
@@ -217,7 +216,7 @@ int fmud_get(struct fmud *c, const struct proto_target *t, const char *const nam
         uint64_t id = fmud_begin(c);
         int r;
 
-        r = strs(c, names, n, &s);
+        r = fmud_names(c, names, n, &s);
         if (r < 0)
                 return r;
         a.n = (uint32_t)n;
@@ -286,7 +285,7 @@ int fmud_set_f64(struct fmud *c, const struct proto_target *t, const char *const
         struct pv *pv;
         int r;
 
-        r = strs(c, names, n, &s);
+        r = fmud_names(c, names, n, &s);
         if (r < 0)
                 return r;
         nv = calloc(n ? n : 1, sizeof(*nv));

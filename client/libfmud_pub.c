@@ -157,16 +157,14 @@ int fmud_subscribe(struct fmud *c, const struct proto_target *t, const char *con
         uint64_t id;
         int r;
 
-        if (n > PROTO_MAX_ITEMS)
-                return fmud_fail(c, -E2BIG, "at most %u names", PROTO_MAX_ITEMS);
-        r = open_sub(c);
+        r = fmud_names(c, names, n, &s);
         if (r < 0)
                 return r;
-        s = calloc(n ? n : 1, sizeof(*s));
-        if (!s)
-                return fmud_fail(c, -ENOMEM, "out of memory");
-        for (size_t i = 0; i < n; i++)
-                s[i] = (struct proto_str){ names[i], (uint32_t)strlen(names[i]) };
+        r = open_sub(c);
+        if (r < 0) {
+                free(s);
+                return r;
+        }
         a.names = s;
         id = fmud_begin(c);
         proto_subscribe_encode(&c->w, id, &a);

@@ -4,6 +4,7 @@
  * serving.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,24 @@ Test(daemon_refuse, unknown_variable, .init = setup, .fini = teardown)
                               "get nosuch.x1");
         daemon_assert_refused(c, fmud_set_f64(c, &t, nosuch_var + 1, &one, 1),
                               PROTO_E_NO_VARIABLE, "set mass1.nosuch");
+}
+
+Test(daemon_refuse, an_invalid_name_is_refused_by_the_client, .init = setup, .fini = teardown)
+{
+        struct proto_target t = { load_path(FMUD_EXAMPLES "/msd.ssp", NULL), 0 };
+        const char *const with_null[] = { "mass1.x1", NULL };
+        const char *const empty[] = { "" };
+        const struct pv *const *vals;
+        char topic[64];
+
+        cr_assert(fmud_subscribe(c, &t, with_null, 2, 1, topic, sizeof(topic)) == -EINVAL);
+        cr_assert(strstr(fmud_errmsg(c), "invalid variable name") != NULL, "%s", fmud_errmsg(c));
+        cr_assert(fmud_subscribe(c, &t, empty, 1, 1, topic, sizeof(topic)) == -EINVAL);
+        cr_assert(fmud_get(c, &t, with_null, 2, &vals) == -EINVAL);
+        /* Nothing reached the daemon: the connection goes on serving. */
+        cr_assert(fmud_get(c, &t, with_null, 1, &vals) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_subscribe(c, &t, with_null, 1, 1, topic, sizeof(topic)) == 0, "%s",
+                  fmud_errmsg(c));
 }
 
 Test(daemon_refuse, wrong_type, .init = setup, .fini = teardown)
