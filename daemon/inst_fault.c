@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -142,19 +143,68 @@ int fault_check_idle(struct inst *inst)
         return fault_died(inst);
 }
 
-/* "signal 11 code 1 address 0x0 limit 268435456 near 1", all of it, nothing else. */
-static bool parse_words(const char *m, struct inst_last_words *ret)
+/*
+ * The worker's crash handler writes its last words in exactly one form
+ * (worker/crash.c): "signal 11 code 1 address 0x0 limit 268435456 near 1".
+ * They come from a process that may be corrupt, so each piece is taken
+ * strictly: the literal text, then digits only (no sign, space or '+'
+ * where the writer puts none), each number bounded while it is read.
+ */
+static bool take_lit(const char **p, const char *lit)
 {
-        unsigned long long addr, limit;
-        int sig, code, near, end = -1;
+        size_t n = strlen(lit);
 
-        if (sscanf(m, "signal %d code %d address 0x%llx limit %llu near %d%n", &sig, &code, &addr,
-                   &limit, &near, &end) != 5 || end < 0 || m[end] != '\0')
+        if (strncmp(*p, lit, n))
                 return false;
-        if (sig < 1 || sig > 64 || (near != 0 && near != 1))
+        *p += n;
+        return true;
+}
+
+/* 1 to 'max_digits' digits in 'base' (10 or 16), at most 'max'. */
+static bool take_num(const char **p, unsigned base, unsigned max_digits, uint64_t max,
+                     uint64_t *ret)
+{
+        const char *s = *p;
+        uint64_t v = 0;
+        unsigned n = 0;
+
+        for (;; s++, n++) {
+                unsigned d;
+
+                if (*s >= '0' && *s <= '9')
+                        d = (unsigned)(*s - '0');
+                else if (base == 16 && *s >= 'a' && *s <= 'f')
+                        d = (unsigned)(*s - 'a') + 10;
+                else
+                        break;
+                if (n == max_digits || d > max || v > (max - d) / base)
+                        return false;
+                v = v * base + d;
+        }
+        if (!n)
                 return false;
-        *ret = (struct inst_last_words){ .valid = true, .near_limit = near, .sig = sig, .code = code,
-                                         .addr = addr, .limit = limit };
+        *p = s;
+        *ret = v;
+        return true;
+}
+
+bool fault_parse_words(const char *m, struct inst_last_words *ret)
+{
+        uint64_t sig, code, addr, limit, near;
+        bool neg;
+
+        if (!take_lit(&m, "signal ") || !take_num(&m, 10, 2, 64, &sig) || sig < 1 ||
+            !take_lit(&m, " code "))
+                return false;
+        neg = take_lit(&m, "-");
+        if (!take_num(&m, 10, 10, INT_MAX, &code) || !take_lit(&m, " address 0x") ||
+            !take_num(&m, 16, 16, UINT64_MAX, &addr) || !take_lit(&m, " limit ") ||
+            !take_num(&m, 10, 20, UINT64_MAX, &limit) || !take_lit(&m, " near ") ||
+            !take_num(&m, 10, 1, 1, &near) || *m != '\0')
+                return false;
+        *ret = (struct inst_last_words){ .valid = true, .near_limit = near, .sig = (int)sig,
+                                         .code = neg ? -(int)code : (int)code, .addr = addr,
+                                         .limit = limit };
         return true;
 }
 
@@ -165,7 +215,7 @@ bool fault_on_log(struct inst *inst, int status, const char *category, const cha
         if (status == INST_FATAL && !strcmp(category, CRASH_CATEGORY)) {
                 struct inst_last_words lw;
 
-                if (parse_words(message, &lw)) {
+                if (fault_parse_words(message, &lw)) {
                         inst->words = lw;
                         return true;
                 }

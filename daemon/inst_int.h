@@ -180,6 +180,11 @@ void fault_kill(struct inst *inst);
 int fault_check_idle(struct inst *inst);
 /* A log event: true when it was the worker's last words (consumed), else kept as recent. */
 bool fault_on_log(struct inst *inst, int status, const char *category, const char *message);
+/*
+ * Parse a crash handler's last words (worker/crash.c), strictly: false for
+ * anything but exactly the form it writes, with every number in range.
+ */
+bool fault_parse_words(const char *m, struct inst_last_words *ret);
 /* "fmi3DoStep", "fmi2GetReal", ...: the call in flight, for messages. */
 const char *fault_call_name(const struct inst *inst, char *buf, size_t size);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "daemon/inst_int.h"
 #include "test_instance_drv.h"
 #include "worker/call.h"
 
@@ -269,4 +270,34 @@ Test(instance_fault, free_leaves_no_child_and_no_descriptor, .init = setup, .tim
         to_step(a, NULL, 0);
         cr_assert(eq(int, inst_free(a), 0));
         hygiene();
+}
+
+Test(instance_fault, last_words_are_parsed_strictly)
+{
+        static const char *const bad[] = {
+                "", "signal 11", "signal 11 code 1 address 0x0 limit 0 near 1 ",
+                "signal +11 code 1 address 0x0 limit 0 near 1",
+                "signal  11 code 1 address 0x0 limit 0 near 1",
+                "signal 0 code 1 address 0x0 limit 0 near 1",
+                "signal 65 code 1 address 0x0 limit 0 near 1",
+                "signal 11 code 99999999999 address 0x0 limit 0 near 1",
+                "signal 11 code -2147483648 address 0x0 limit 0 near 1",
+                "signal 11 code 1 address 0x10000000000000000 limit 0 near 1",
+                "signal 11 code 1 address 0xABC limit 0 near 1",
+                "signal 11 code 1 address 0x0 limit 18446744073709551616 near 1",
+                "signal 11 code 1 address 0x0 limit 0 near 2",
+                "signal 11 code 1 address 0x0 limit 0 near 01",
+                "signal 11 code 1 address 0x limit 0 near 1",
+        };
+        struct inst_last_words w;
+
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+                cr_assert(fault_parse_words(bad[i], &w) == false, "accepted '%s'", bad[i]);
+        cr_assert(fault_parse_words("signal 11 code -6 address 0xdeadbeef limit "
+                                    "18446744073709551615 near 1", &w));
+        cr_assert(w.valid && w.sig == 11 && w.code == -6 && w.addr == 0xdeadbeefu &&
+                  w.limit == UINT64_MAX && w.near_limit);
+        cr_assert(fault_parse_words("signal 7 code 2 address 0xffffffffffffffff limit 0 near 0", &w));
+        cr_assert(w.sig == 7 && w.code == 2 && w.addr == UINT64_MAX && w.limit == 0 &&
+                  w.near_limit == false);
 }
