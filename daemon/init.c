@@ -26,9 +26,11 @@ static const char *cname(const struct session *s, const struct session_inst *si)
 
 static int call_failed(struct session *s, struct session_inst *si, int r, const char *fn)
 {
-        return session_err(s, session_call_result(si, r), "component '%s': %s%s returned %s: %s",
-                           cname(s, si), session_fmi_prefix(si), fn,
-                           r >= 0 ? session_status_name(r) : strerror(-r), inst_message(si->inst));
+        return session_logs(s, si, session_err(s, session_call_result(si, r),
+                            "component '%s': %s%s returned %s: %s", cname(s, si),
+                            session_fmi_prefix(si), fn,
+                            r >= 0 ? session_status_name(r) : strerror(-r),
+                            inst_message(si->inst)));
 }
 
 static bool ok(int r)
@@ -71,9 +73,10 @@ int init_set_start(struct session *s, struct session_inst *si, const struct md_v
         else
                 r = inst_set(si->inst, t, &v->vr, 1, buf, (size_t)n);
         if (!ok(r))
-                r = session_err(s, session_call_result(si, r), "component '%s': setting '%s' "
-                                "(%s) failed: %s", cname(s, si), v->name, origin,
-                                r >= 0 ? session_status_name(r) : inst_message(si->inst));
+                r = session_logs(s, si, session_err(s, session_call_result(si, r),
+                                 "component '%s': setting '%s' (%s) failed: %s", cname(s, si),
+                                 v->name, origin,
+                                 r >= 0 ? session_status_name(r) : inst_message(si->inst)));
         else
                 r = 0;
 out:

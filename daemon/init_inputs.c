@@ -323,11 +323,12 @@ int ig_get(struct graph *g, struct node *nd)
                 r = inst_get(si->inst, nd->type, &vr, 1, nd->val, nd->n);
         if (r != INST_OK && r != INST_WARNING) {
                 memset(nd->val, 0, nd->n * mv_size(nd->type));
-                return session_err(g->s, session_call_result(si, r), "component '%s': getting '%s' "
+                return session_logs(g->s, si, session_err(g->s, session_call_result(si, r),
+                                   "component '%s': getting '%s' "
                                    "in Initialization Mode failed: %s",
                                    g->s->sc->components[nd->comp].name,
                                    ig_vname(g->s, nd->comp, nd->var),
-                                   r >= 0 ? session_status_name(r) : inst_message(si->inst));
+                                   r >= 0 ? session_status_name(r) : inst_message(si->inst)));
         }
         return ig_own(g, nd);
 }
@@ -360,11 +361,12 @@ int ig_set(struct graph *g, struct node *nd)
         else
                 r = inst_set(si->inst, nd->type, &vr, 1, nd->val, nd->n);
         if (r != INST_OK && r != INST_WARNING)
-                return session_err(g->s, session_call_result(si, r), "component '%s': setting '%s' "
+                return session_logs(g->s, si, session_err(g->s, session_call_result(si, r),
+                                   "component '%s': setting '%s' "
                                    "in Initialization Mode failed: %s",
                                    g->s->sc->components[nd->comp].name,
                                    ig_vname(g->s, nd->comp, nd->var),
-                                   r >= 0 ? session_status_name(r) : inst_message(si->inst));
+                                   r >= 0 ? session_status_name(r) : inst_message(si->inst)));
         return 0;
 }
 

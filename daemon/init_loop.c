@@ -46,9 +46,10 @@ static int guess(struct graph *g, struct node *nd)
         else
                 r = inst_set(si->inst, nd->type, &vr, 1, nd->val, nd->n);
         if (r != INST_OK && r != INST_WARNING)
-                return session_err(g->s, session_call_result(si, r), "component '%s': setting '%s' "
+                return session_logs(g->s, si, session_err(g->s, session_call_result(si, r),
+                                   "component '%s': setting '%s' "
                                    "in Initialization Mode failed: %s", c->name, v->name,
-                                   r >= 0 ? session_status_name(r) : inst_message(si->inst));
+                                   r >= 0 ? session_status_name(r) : inst_message(si->inst)));
         return 0;
 }
 

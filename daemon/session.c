@@ -36,6 +36,18 @@ int session_err(struct session *s, int err, const char *fmt, ...)
         return err;
 }
 
+int session_logs(struct session *s, const struct session_inst *si, int err)
+{
+        size_t len = strlen(s->msg);
+        char logs[SESSION_MSG_MAX / 2];
+
+        if (si->inst && inst_recent_logs(si->inst, s->msg, logs, sizeof(logs)) &&
+            len < sizeof(s->msg))
+                snprintf(s->msg + len, sizeof(s->msg) - len, "; the FMU's last messages: %s",
+                         logs);
+        return err;
+}
+
 const char *session_status_name(int status)
 {
         static const char *const names[] = { "OK", "Warning", "Discard", "Error", "Fatal",
@@ -186,11 +198,11 @@ static int instantiate(struct session *s, struct session_inst *si)
         int r = inst_instantiate(si->inst, &a);
 
         if (r != INST_OK && r != INST_WARNING)
-                return session_err(s, session_call_result(si, r),
+                return session_logs(s, si, session_err(s, session_call_result(si, r),
                                    "component '%s': %sInstantiate%s returned %s: %s", c->name,
                                    session_fmi_prefix(si), si->fmi == 3 ? "CoSimulation" : "",
                                    r >= 0 ? session_status_name(r) : strerror(-r),
-                                   inst_message(si->inst));
+                                   inst_message(si->inst)));
         si->instantiated = true;
         return 0;
 }

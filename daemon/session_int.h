@@ -46,6 +46,13 @@ int session_err(struct session *s, int err, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 
 /*
+ * Append the FMU's last log messages (those not already in the message)
+ * to the session's message after a failed call of si; returns err, so
+ * that it wraps session_err(): return session_logs(s, si, session_err(...)).
+ */
+int session_logs(struct session *s, const struct session_inst *si, int err);
+
+/*
  * The -errno for an instance call's result r (an FMI status or -errno):
  * 0 for OK and Warning, -EIO for Discard, Error and Fatal, else r. A
  * Fatal or Error marks the instance failed.

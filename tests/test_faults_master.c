@@ -252,6 +252,25 @@ Test(faults_master, an_error_comes_with_the_last_messages)
                 "messages at t = 0.5" } });
 }
 
+Test(faults_master, a_failed_initialization_comes_with_the_last_messages)
+{
+        struct msys x;
+        char *msg = NULL;
+        int r;
+
+        pair(&x, 16, PLAIN);
+        r = session_new(x.sc, &x.so, &x.s, &msg);
+        cr_assert(r == -EIO, "session_new: %d: %s", r, msg ? msg : "");
+        cr_assert(msg != NULL);
+        cr_assert(strstr(msg, "component 'm': ") == msg, "%s", msg);
+        cr_assert(strstr(msg, "the FMU's last messages: [Warning] logStatusWarning: misbehave: "
+                              "the initial state is doubtful; [Error] logStatusError: misbehave: "
+                              "the initial equations failed") != NULL, "%s", msg);
+        cr_assert(x.s == NULL);
+        free(msg);
+        msys_fini(&x);
+}
+
 Test(faults_master, fatal_holds_the_session)
 {
         row(&(struct row){ 12, -EIO, PLAIN, { "returned Fatal: misbehave: fatal at t = 0.5", NULL } });

@@ -24,6 +24,9 @@
  *                       14 `count` Warning log messages, then a normal step
  *                       15 garbage over the worker's channel: the reply
  *                          ring's indices and slots, again and again
+ *                       16 (whatever at is) the initial equations fail:
+ *                          fmi3Error in Initialization Mode after two log
+ *                          messages
  *   at                  the time from which doStep misbehaves
  *   count               messages of fault 14
  *
@@ -89,6 +92,11 @@ static int calculate(struct inst *inst)
         struct model_data *d = inst_data(inst);
 
         if (inst_initializing(inst)) {
+                if (d->fault == 16) {
+                        inst_log(inst, FMU_WARNING, "misbehave: the initial state is doubtful");
+                        inst_log(inst, FMU_ERROR, "misbehave: the initial equations failed");
+                        return -EDOM;
+                }
                 d->x = 0.0;
                 d->steps = 0;
         }
