@@ -128,6 +128,28 @@ out:
         (void)notify_send("READY=1");
 }
 
+/*
+ * The directory of the local control socket (ipc://PATH), else the run
+ * directory: what strict workers must not see, so that an FMU running as
+ * the daemon's own user cannot connect to the daemon.
+ */
+static int socket_dir(const struct fmud_config *cfg, char *buf, size_t size)
+{
+        const char *ep = cfg->endpoint, *slash;
+
+        if (ep && !strncmp(ep, "ipc://", 6) && ep[6] == '/' && (slash = strrchr(ep + 6, '/')) &&
+            slash > ep + 6) {
+                if ((size_t)(slash - (ep + 6)) >= size)
+                        return -ENAMETOOLONG;
+                snprintf(buf, size, "%.*s", (int)(slash - (ep + 6)), ep + 6);
+                return 0;
+        }
+        if (!cfg->run_dir || strlen(cfg->run_dir) >= size)
+                return -ENOENT;
+        snprintf(buf, size, "%s", cfg->run_dir);
+        return 0;
+}
+
 static int start_host(struct daemon *d, struct control *c)
 {
         static const enum host_sandbox modes[] = {
@@ -136,6 +158,7 @@ static int start_host(struct daemon *d, struct control *c)
                 [CONFIG_SANDBOX_OFF] = HOST_SANDBOX_OFF,
         };
         const struct fmud_config *cfg = &d->cfg;
+        char hide[4096];
         struct host_opts o;
         char *msg = NULL;
         int r;
@@ -144,6 +167,8 @@ static int start_host(struct daemon *d, struct control *c)
         o.worker_path = cfg->worker;
         o.cache_dir = cfg->cache_dir;
         o.scratch_dir = cfg->scratch_dir;
+        if (socket_dir(cfg, hide, sizeof(hide)) == 0)
+                o.hide_dir = hide;
         o.n_allowed = cfg->n_allow;
         o.allowed = (const char *const *)cfg->allow;
         o.sandbox = modes[cfg->sandbox];

@@ -244,18 +244,22 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
         h->worker_path = strdup(opts->worker_path);
         h->cache_dir = strdup(opts->cache_dir);
         h->scratch_dir = strdup(opts->scratch_dir);
+        h->hide_dir = opts->hide_dir ? strdup(opts->hide_dir) : NULL;
         h->allowed = copy_allowed(opts->n_allowed, opts->allowed, &h->n_allowed);
-        if (!h->worker_path || !h->cache_dir || !h->scratch_dir || !h->allowed) {
+        if (!h->worker_path || !h->cache_dir || !h->scratch_dir || !h->allowed ||
+            (opts->hide_dir && !h->hide_dir)) {
                 free_allowed(h->allowed, h->n_allowed);
                 free(h->worker_path);
                 free(h->cache_dir);
                 free(h->scratch_dir);
+                free(h->hide_dir);
                 free(h);
                 return -ENOMEM;
         }
         h->opts.worker_path = h->worker_path;
         h->opts.cache_dir = h->cache_dir;
         h->opts.scratch_dir = h->scratch_dir;
+        h->opts.hide_dir = h->hide_dir;
         h->opts.allowed = NULL;
         h->opts.n_allowed = 0;
         if (!h->opts.max_sessions)
@@ -313,6 +317,7 @@ void host_free(struct host *h)
         free(h->worker_path);
         free(h->cache_dir);
         free(h->scratch_dir);
+        free(h->hide_dir);
         pthread_mutex_destroy(&h->lock);
         free(h);
 }

@@ -62,6 +62,8 @@ struct host_opts {
         const char *worker_path;        /* fmud-worker; required */
         const char *cache_dir;          /* FMU cache; required */
         const char *scratch_dir;        /* per-instance scratch directories go below; required */
+        /* Strict workers do not see it: the run directory (worker/sandbox.h, hide); NULL: none. */
+        const char *hide_dir;
         size_t n_allowed;               /* scenarios and FMUs only from below these */
         const char *const *allowed;
         enum host_sandbox sandbox;

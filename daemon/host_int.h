@@ -164,7 +164,7 @@ struct hsess {
 
 struct host {
         struct host_opts opts;          /* strings copied */
-        char *worker_path, *cache_dir, *scratch_dir;
+        char *worker_path, *cache_dir, *scratch_dir, *hide_dir;
         pthread_mutex_t lock;
         size_t n_allowed;               /* under lock */
         char **allowed;                 /* under lock; resolved with realpath() */

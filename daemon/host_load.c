@@ -352,6 +352,7 @@ static int start(struct hsess *hs, const char *out, char *msg, size_t size, int 
                 .mode = hs->sandbox == HOST_SANDBOX_STRICT ? SANDBOX_STRICT :
                         hs->sandbox == HOST_SANDBOX_BASIC ? SANDBOX_BASIC : SANDBOX_OFF,
                 .scratch_root = o->scratch_dir,
+                .hide = o->hide_dir,
                 .mem_limit = o->mem_limit,
                 .cpu_limit_s = o->cpu_limit_s,
                 .kill_on_violation = o->kill_on_violation,

@@ -157,6 +157,10 @@ int spawn_worker(const struct spawn_req *rq, pid_t *ret_pid)
                         argv[a++] = (char *)"--scratch";
                         argv[a++] = (char *)rq->scratch;
                 }
+                if (sb->hide) {
+                        argv[a++] = (char *)"--hide";
+                        argv[a++] = (char *)sb->hide;
+                }
                 argv[a++] = (char *)"--mem-limit";
                 argv[a++] = mem_arg;
                 argv[a++] = (char *)"--cpu-limit";

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -208,4 +209,82 @@ Test(sandbox, strict_instances_cannot_see_each_others_scratch)
 Test(sandbox, basic_instances_cannot_read_each_others_scratch)
 {
         neighbours(SANDBOX_BASIC);
+}
+
+/* A listening AF_UNIX socket at dir/name that anybody may connect to; its descriptor. */
+static int listener(const char *dir, const char *name, char *path, size_t size)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        cr_assert(fd >= 0);
+        cr_assert((size_t)snprintf(path, size, "%s/%s", dir, name) < size);
+        cr_assert(strlen(path) < sizeof(sa.sun_path));
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        cr_assert(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "bind: %s", strerror(errno));
+        cr_assert(listen(fd, 4) == 0);
+        cr_assert(chmod(path, 0777) == 0);
+        return fd;
+}
+
+/* Escape in strict mode with 'hide' and the scratch directories below 'scratch_root'. */
+static void start_hiding(struct esc *e, const char *hide, const char *scratch_root)
+{
+        struct inst_opts o;
+
+        memset(e, 0, sizeof(*e));
+        sbx_opts_for(&o, "Escape", SANDBOX_STRICT);
+        o.sandbox.hide = hide;
+        o.sandbox.scratch_root = scratch_root;
+        o.log = sbx_on_log;
+        o.log_ctx = &e->log;
+        e->inst = sbx_start(&o);
+}
+
+Test(sandbox, strict_hides_the_daemons_socket_directory)
+{
+        char *run = tmpdir_new("fmud-sandbox-run");
+        char sock[512], scratch[512];
+        const struct inst_layer *l;
+        struct esc e;
+        int lfd, r;
+
+        cr_assert(run);
+        /* Open to all, as a daemon run by the FMU's own user would be: only the sandbox stops it. */
+        cr_assert(chmod(run, 0777) == 0);
+        lfd = listener(run, "fmud.sock", sock, sizeof(sock));
+        snprintf(scratch, sizeof(scratch), "%s/scratch", run);
+        cr_assert(mkdir(scratch, 0777) == 0);
+
+        /* The control: without hiding, the socket answers. */
+        start_hiding(&e, NULL, scratch);
+        l = inst_sandbox(e.inst);
+        if (l[SANDBOX_NAMESPACES].state != SANDBOX_ACTIVE) {
+                cr_log_warn("no mount namespace (%s): the run directory cannot be hidden",
+                            l[SANDBOX_NAMESPACES].detail);
+                cr_assert(inst_free(e.inst) == 0);
+                close(lfd);
+                tmpdir_free(run);
+                return;
+        }
+        r = sbx_esc_try(&e, 12, 0, sock);
+        cr_assert(r == 0, "connect without hiding: errno %d (%s)", r, strerror(r));
+        cr_assert(inst_free(e.inst) == 0);
+
+        /* Hidden: the socket is not there, and the scratch directory below still works. */
+        start_hiding(&e, run, scratch);
+        l = inst_sandbox(e.inst);
+        cr_assert(strstr(l[SANDBOX_NAMESPACES].detail, "the daemon's run directory hidden") != NULL,
+                  "%s", l[SANDBOX_NAMESPACES].detail);
+        r = sbx_esc_try(&e, 12, 0, sock);
+        cr_assert(r == ENOENT, "connect while hidden: errno %d (%s)", r, strerror(r));
+        cr_assert(sbx_esc_try(&e, 8, 0, NULL) == 0, "writing in TMPDIR");
+        snprintf(sock, sizeof(sock), "%s/escape-%d.txt", inst_scratch_dir(e.inst),
+                 (int)inst_pid(e.inst));
+        cr_assert(access(sock, F_OK) == 0, "no '%s'", sock);
+        cr_assert(sbx_esc_try(&e, 9, 0, NULL) == 0, "reading its own resources");
+        cr_assert(inst_free(e.inst) == 0);
+        close(lfd);
+        cr_assert(rmdir(scratch) == 0, "rmdir('%s'): %s", scratch, strerror(errno));
+        tmpdir_free(run);
 }

@@ -2,13 +2,14 @@
  * fmud-worker: hosts one FMU instance for the daemon.
  *
  *     fmud-worker --channel-fd N --fmu-dir DIR [--sandbox off|basic|strict
- *                 --scratch DIR --mem-limit BYTES --cpu-limit SEC
+ *                 --scratch DIR --hide DIR --mem-limit BYTES --cpu-limit SEC
  *                 --on-violation errno|kill --uid N --gid N]
  *
  * N is the channel memfd the daemon passed (usually 3), DIR the unpacked
  * FMU. The sandbox (sandbox.h) is applied before the FMU's library is
  * loaded and reported before HELLO; --scratch is the instance's scratch
- * directory (TMPDIR, working directory, the one writable place), --uid
+ * directory (TMPDIR, working directory, the one writable place), --hide
+ * a directory strict mode covers (the daemon's run directory), --uid
  * and --gid whom a root worker becomes. The worker serves the daemon's
  * requests until FREE, then exits 0; 1 when it could not start (the
  * reason went out in the HELLO event), 2 when the daemon went away or
@@ -52,6 +53,7 @@ static int parse_args(int argc, char *argv[])
                 { "fmu-dir", required_argument, NULL, 'd' },
                 { "sandbox", required_argument, NULL, 's' },
                 { "scratch", required_argument, NULL, 't' },
+                { "hide", required_argument, NULL, 'h' },
                 { "mem-limit", required_argument, NULL, 'm' },
                 { "cpu-limit", required_argument, NULL, 'p' },
                 { "on-violation", required_argument, NULL, 'v' },
@@ -85,6 +87,11 @@ static int parse_args(int argc, char *argv[])
                         break;
                 case 't':
                         arg_scratch = optarg;
+                        break;
+                case 'h':
+                        if (optarg[0] != '/')
+                                return -EINVAL;
+                        arg_sandbox.hide = optarg;
                         break;
                 case 'm':
                         if (parse_u64(optarg, UINT64_MAX, &arg_sandbox.mem_limit) < 0)

@@ -74,6 +74,14 @@ struct sandbox_opts {
         uint64_t mem_limit;             /* RLIMIT_AS bytes; 0: default 4 GiB */
         uint64_t cpu_limit_s;           /* RLIMIT_CPU seconds; 0: none */
         bool kill_on_violation;         /* seccomp: kill the worker instead of EPERM */
+        /*
+         * Strict mode: a directory the worker must not see, covered with an
+         * empty tmpfs in its mount namespace (the daemon's run directory,
+         * whose control socket a worker of the same user could otherwise
+         * connect to; AF_UNIX stays allowed). Not hidden when the FMU lies
+         * below it; the scratch directory below it is bound back. NULL: none.
+         */
+        const char *hide;
         /* When the daemon is root: run as these (0: resolve user "fmud", else nobody). */
         uid_t uid;
         gid_t gid;

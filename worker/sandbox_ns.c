@@ -13,7 +13,9 @@
  * the whole tree (Linux 5.12); the scratch directory is then its own
  * bind mount with the read-only flag cleared. When the FMU directory
  * lies below the scratch directories' parent, that parent is left
- * visible (still read-only), since hiding it would hide the FMU.
+ * visible (still read-only), since hiding it would hide the FMU. The
+ * daemon's run directory (opts.hide), where its control socket lives, is
+ * covered the same way, so that an FMU cannot connect to the daemon.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -132,13 +134,85 @@ out_close:
         return r;
 }
 
+/* mkdir -p for the part of 'path' below 'top' (an existing directory). */
+static int make_path(const char *path, size_t top_len)
+{
+        char p[PATH_MAX], keep;
+
+        if (strlen(path) >= sizeof(p))
+                return -ENAMETOOLONG;
+        strcpy(p, path);
+        for (char *c = p + top_len + 1; ; c++) {
+                if (*c != '/' && *c != '\0')
+                        continue;
+                keep = *c;
+                *c = '\0';
+                if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                *c = keep;
+                if (!keep)
+                        return 0;
+        }
+}
+
+/*
+ * Cover 'hide' with an empty tmpfs (sandbox.h, opts.hide). When the
+ * scratch directory lies below it, its path is made again inside the
+ * tmpfs and the scratch directory bound back there: *ret_bound. 1:
+ * hidden; 0: not, since it does not exist or the FMU lies below it.
+ */
+static int hide_dir(const char *hide, const char *scratch, const char *fmu_dir, bool *ret_bound)
+{
+        char h[PATH_MAX], fmu[PATH_MAX], sc[PATH_MAX], proc[64];
+        int fd = -1, r = 1;
+
+        *ret_bound = false;
+        if (!realpath(hide, h))
+                return errno == ENOENT ? 0 : -errno;
+        if (!realpath(fmu_dir, fmu))
+                return -errno;
+        if (below(fmu, h) || !strcmp(h, "/"))
+                return 0;
+        if (scratch) {
+                if (!realpath(scratch, sc))
+                        return -errno;
+                if (below(sc, h) && strcmp(sc, h)) {
+                        fd = open(sc, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                        if (fd < 0)
+                                return -errno;
+                }
+        }
+        if (mount("tmpfs", h, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                  "mode=0755,size=16k,nr_inodes=64") < 0) {
+                r = -errno;
+                goto out;
+        }
+        if (fd >= 0) {
+                r = make_path(sc, strlen(h));
+                if (r < 0)
+                        goto out;
+                snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+                if (mount(proc, sc, NULL, MS_BIND, NULL) < 0) {
+                        r = -errno;
+                        goto out;
+                }
+                *ret_bound = true;
+                r = 1;
+        }
+out:
+        if (fd >= 0)
+                close(fd);
+        return r;
+}
+
 int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
 {
         bool userns = geteuid() != 0;
         uid_t uid = getuid();
         gid_t gid = getgid();
         const char *step;
-        int r, hidden = 0;
+        bool bound = false;
+        int r, hidden = 0, covered = 0;
 
         step = userns ? "unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS)" :
                "unshare(CLONE_NEWNET | CLONE_NEWNS)";
@@ -150,7 +224,16 @@ int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
         step = "making mounts private";
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
                 goto out_errno;
-        if (a->scratch) {
+        if (a->opts.hide) {
+                step = "hiding the daemon's run directory";
+                covered = hide_dir(a->opts.hide, a->scratch, a->fmu_dir, &bound);
+                if (covered < 0) {
+                        r = covered;
+                        goto out;
+                }
+                hidden = bound;
+        }
+        if (a->scratch && !bound) {
                 step = "hiding the other scratch directories";
                 hidden = hide_siblings(a->scratch, a->fmu_dir);
                 if (hidden < 0) {
@@ -171,8 +254,9 @@ int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
                 if (r < 0)
                         goto out;
         }
-        snprintf(buf, size, "no network; all mounts read-only%s%s%s", a->scratch ? " but the scratch "
-                 "directory" : "", hidden ? ", other scratch directories hidden" : "",
+        snprintf(buf, size, "no network; all mounts read-only%s%s%s%s", a->scratch ? " but the "
+                 "scratch directory" : "", hidden ? ", other scratch directories hidden" : "",
+                 covered ? ", the daemon's run directory hidden" : "",
                  userns ? " (user namespace)" : "");
         return 0;
 

@@ -17,6 +17,7 @@
  *  10  set a SIGSYS handler
  *  11  start a thread that opens an AF_INET socket, join it (result:
  *      pthread_create's error, else the thread's errno)
+ *  12  connect to the AF_UNIX stream socket at path target
  *
  * Value references: time 0, attempt 1, arg 2, target 3, result 4,
  * steps 5.
@@ -35,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -114,6 +116,23 @@ static int tcp_connect(int port)
 
         sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return errno;
+        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+                e = errno;
+        close(fd);
+        return e;
+}
+
+static int unix_connect(const char *path)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd, e = 0;
+
+        if (!path || strlen(path) >= sizeof(sa.sun_path))
+                return ENAMETOOLONG;
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return errno;
         if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
@@ -242,6 +261,8 @@ static int attempt(struct model_data *d)
         }
         case 11:
                 return in_thread();
+        case 12:
+                return unix_connect(d->target.s);
         default:
                 return EINVAL;
         }
