@@ -431,12 +431,8 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                 snprintf(msg, sizeof(msg), "cannot load '%s': %s", path, strerror(-r));
         if (r < 0)
                 goto out_reply;
-        /*
-         * The daemon's default budget replaces the scenario's default one
-         * (a scenario that names exactly the default is taken as naming none).
-         */
-        if (!a.has_budget && h->opts.default_budget_s >= 0 &&
-            hs->sc->experiment.budget == SCENARIO_DEFAULT_BUDGET && h->opts.default_budget_s != 0)
+        /* The daemon's default budget where neither the scenario nor the load named one. */
+        if (!hs->sc->experiment.budget_given && h->opts.default_budget_s > 0)
                 hs->sc->experiment.budget = h->opts.default_budget_s;
         hs->warp = hs->sc->experiment.warp;
         if (a.input.len) {

@@ -96,6 +96,7 @@ struct scenario_experiment {
         double start, stop;
         double step;                    /* base step h: t_n = start + n * h */
         double budget;                  /* seconds per coupled step; INFINITY: none */
+        bool budget_given;              /* by the scenario or an override, not the default */
         double warp;                    /* 0: as fast as possible */
         uint32_t decimation;            /* record every decimation-th point; >= 1 */
         enum scenario_algorithm algorithm;

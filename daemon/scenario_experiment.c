@@ -63,6 +63,7 @@ static void defaults(struct sc_load *l, const struct sc_settings *st, struct sce
         if (isinf(e->step))
                 e->step = (e->stop - e->start) / SCENARIO_DEFAULT_POINTS;
         e->budget = st->has_budget ? st->budget : SCENARIO_DEFAULT_BUDGET;
+        e->budget_given = st->has_budget;
         e->warp = st->has_warp ? st->warp : 0;
         e->decimation = st->decimation ? (uint32_t)st->decimation : 1;
 }

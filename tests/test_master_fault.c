@@ -101,6 +101,7 @@ Test(master_fault, a_missed_step_budget_faults_the_step)
         int r;
 
         msys_load(&x, &spec);
+        cr_assert(x.sc->experiment.budget_given);
         x.mo.rollback_on_fault = true;
         msys_start(&x);
         r = master_run(x.m);

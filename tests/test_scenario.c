@@ -156,6 +156,7 @@ static void check_multirate(void)
         cr_assert(eq(dbl, x.s->experiment.step, 0.01));
         cr_assert(eq(dbl, x.s->experiment.stop, 2.0));
         cr_assert(eq(dbl, x.s->experiment.budget, SCENARIO_DEFAULT_BUDGET));
+        cr_assert(not(x.s->experiment.budget_given));
         cr_assert(eq(u32, x.s->experiment.decimation, 1));
         assert_columns(cols, 4);
 }
@@ -280,6 +281,7 @@ Test(scenario, overrides_replace_what_the_scenario_says, .init = setup, .fini = 
         cr_assert(eq(dbl, e->stop, 20.0));
         cr_assert(eq(dbl, e->step, 0.001));
         cr_assert(isinf(e->budget));
+        cr_assert(e->budget_given);
         cr_assert(eq(dbl, e->warp, 2.0));
         cr_assert(eq(u32, e->decimation, 5));
         cr_assert(eq(int, e->algorithm, SCENARIO_GAUSS_SEIDEL));
