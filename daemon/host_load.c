@@ -17,11 +17,13 @@
 #include "daemon/row_rec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static bool below(char *const *allowed, size_t n, const char *real)
 {
@@ -100,6 +102,32 @@ out:
         free(dir);
         free(base);
         return code;
+}
+
+/*
+ * Open the results file checked by check_out() without following a link
+ * put there since (O_NOFOLLOW: ELOOP), and truncate it only once it is
+ * known to be a regular file (a FIFO does not block the open).
+ */
+static int open_out(const char *out, const struct rec_column *cols, size_t n,
+                    const struct rec_options *ro, struct rec **ret)
+{
+        int fd = open(out, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+        struct stat st;
+        int r;
+
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+            fcntl(fd, F_SETFL, 0) < 0 || ftruncate(fd, 0) < 0) {
+                r = S_ISREG(st.st_mode) ? -errno : -EINVAL;
+                close(fd);
+                return r;
+        }
+        r = rec_open_fd(fd, cols, n, ro, ret);
+        if (r < 0)
+                close(fd);
+        return r;
 }
 
 static const char *const mode_names[] = {
@@ -329,7 +357,7 @@ static int open_rec(struct hsess *hs, const char *out, char *msg, size_t size)
                 hs->col_types[i] = row_rec_type(sc->components[c->comp].fmu->md->vars[c->var].type);
                 cols[i] = (struct rec_column){ .name = c->name, .type = hs->col_types[i] };
         }
-        r = out && sc->n_columns ? rec_open(out, cols, sc->n_columns, &ro, &hs->rec) : 0;
+        r = out && sc->n_columns ? open_out(out, cols, sc->n_columns, &ro, &hs->rec) : 0;
         free(cols);
         if (r < 0)
                 snprintf(msg, size, "cannot write '%s': %s", out, strerror(-r));
