@@ -17,9 +17,13 @@
  * Clock hi ticks in the Event Mode in which tick is active with cu > 1.
  * fmi3UpdateDiscreteStates deactivates both Clocks (section 2.2.7.2).
  *
- * Two more input Clocks clock nothing and exist for their types: slow
- * (fixed periodic, interval 0.5, no fractions) and trig (triggered, cannot
- * be deactivated).
+ * The output hy = 10 cu is clocked by hi: it changes and may be accessed
+ * only while hi ticks.
+ *
+ * Three more input Clocks clock nothing and exist for their types: slow
+ * (fixed periodic, interval 0.5, no fractions), trig (triggered, cannot
+ * be deactivated) and sub (triggered, itself clocked by tick: it may be
+ * set only while tick is active).
  *
  * Clock timing of tick and slow: interval and shift may be set and got in
  * Initialization Mode, the interval of tick also in Event Mode (table 5);
@@ -29,7 +33,8 @@
  * fmi3IntervalUnchanged.
  *
  * Value references: time 0, x1 1, x2 2, der_x1 3, der_x2 4, u1 5, u2 6,
- * y1 7, y2 8, k 9, tick 10, cu 11, cy 12, hi 13, slow 14, trig 15.
+ * y1 7, y2 8, k 9, tick 10, cu 11, cy 12, hi 13, slow 14, trig 15, hy 16,
+ * sub 17.
  */
 #include <errno.h>
 #include <math.h>
@@ -41,7 +46,7 @@
 
 enum {
         VR_X1 = 1, VR_X2, VR_DER_X1, VR_DER_X2, VR_U1, VR_U2, VR_Y1, VR_Y2, VR_K,
-        VR_TICK, VR_CU, VR_CY, VR_HI, VR_SLOW, VR_TRIG,
+        VR_TICK, VR_CU, VR_CY, VR_HI, VR_SLOW, VR_TRIG, VR_HY, VR_SUB,
 };
 
 /* The time-based Clocks: tick and slow. */
@@ -70,6 +75,8 @@ struct model_data {
         bool hi;
         bool slow;
         bool trig;
+        double hy;
+        bool sub;
         struct timing interval[N_TIMED];        /* [0] tick, [1] slow */
         struct timing shift[N_TIMED];
         bool interval_changed[N_TIMED];         /* not yet reported by a get */
@@ -92,6 +99,8 @@ static const struct var vars[] = {
         VAR_SCALAR(VR_HI, "hi", VAR_CLOCK, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, hi),
         VAR_SCALAR(VR_SLOW, "slow", VAR_CLOCK, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, slow),
         VAR_SCALAR(VR_TRIG, "trig", VAR_CLOCK, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, trig),
+        VAR_SCALAR(VR_HY, "hy", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, hy),
+        VAR_SCALAR(VR_SUB, "sub", VAR_CLOCK, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, sub),
 };
 
 /* As modelDescription.xml's <ModelStructure>, entry for entry. */
@@ -105,6 +114,7 @@ static const struct dependency dependencies[] = {
         { VR_CY, VR_CU, DEP_CONSTANT, false },
         { VR_HI, VR_TICK, DEP_DEPENDENT, false },
         { VR_HI, VR_CU, DEP_DEPENDENT, false },
+        { VR_HY, VR_CU, DEP_CONSTANT, false },
         { VR_DER_X1, VR_X1, DEP_CONSTANT, false },
         { VR_DER_X1, VR_X2, DEP_CONSTANT, false },
         { VR_DER_X1, VR_U1, DEP_CONSTANT, false },
@@ -160,6 +170,8 @@ static int calculate(struct inst *inst)
         if (d->tick || inst_initializing(inst))
                 d->cy = 2.0 * d->cu;
         d->hi = d->tick && d->cu > 1.0;
+        if (d->hi)
+                d->hy = 10.0 * d->cu;
         return 0;
 }
 
@@ -185,6 +197,7 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
         d->hi = false;
         d->slow = false;
         d->trig = false;
+        d->sub = false;
         return 0;
 }
 
