@@ -2,7 +2,8 @@
  * access: which variable may be set or read in which state, from its
  * causality, variability, initial attribute, clocks and intermediate
  * update flags: FMI 3.0 sections 2.2.7.2, 2.3.2 to 2.3.7, 4.2.1, 4.2.2
- * and table 18; FMI 2.0 section 4.2.4 for FMI 2.0 FMUs.
+ * and table 18; FMI 2.0 section 4.2.4 for FMI 2.0 FMUs. In Event Mode a
+ * clocked variable also needs one of its Clocks active (clocks.c).
  *
  * DESIGN: one function per direction, one case per state, each refusal a
  * sentence that completes "variable 'x' (vr n) ..." and names the rule.
@@ -71,13 +72,14 @@ static const char *set_refusal3(const struct worker *w, const struct md_variable
 {
         bool structural = v->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER;
         bool clocked = v->n_clocks > 0;
+        const char *why;
 
         if (v->type == MD_CLOCK) {
                 if (w->state != CALL_ST_EVENT)
                         return "is a Clock: it can only be set in Event Mode";
                 if (!is_input(v))
                         return "is not an input Clock";
-                return NULL;
+                return clocks_access_refusal(w, v);
         }
         if (clocked && w->state != CALL_ST_EVENT && w->state != CALL_ST_INITIALIZATION)
                 return "is clocked: it can only be set in Event Mode and Initialization Mode";
@@ -107,7 +109,8 @@ static const char *set_refusal3(const struct worker *w, const struct md_variable
         case CALL_ST_STEP:
                 return running_set_refusal(v);
         case CALL_ST_EVENT:
-                return running_set_refusal(v);
+                why = running_set_refusal(v);
+                return why ? why : clocks_access_refusal(w, v);
         case CALL_ST_INTERMEDIATE:
                 return intermediate_set_refusal(w, v);
         default:
@@ -153,6 +156,8 @@ const char *access_get_refusal(const struct worker *w, const struct md_variable 
                 return "is a Clock: it can only be read in Event Mode";
         if (v->n_clocks > 0 && w->state != CALL_ST_EVENT && w->state != CALL_ST_INITIALIZATION)
                 return "is clocked: it can only be read in Event Mode and Initialization Mode";
+        if (w->state == CALL_ST_EVENT)
+                return clocks_access_refusal(w, v);
         if (w->state != CALL_ST_INTERMEDIATE)
                 return NULL;
         if (!v->intermediate_update)

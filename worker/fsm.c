@@ -19,6 +19,15 @@
  * - Clock interval functions are allowed in Initialization and Event Mode,
  *   shift functions only in Initialization Mode (table 5: no Clock type
  *   has its shift got or set in Event Mode; 2.3.5 does not list them).
+ * - Clock activation (clocks.c, FMI 3.0 only): in Event Mode a clocked
+ *   variable is set or got only while one of its Clocks is active
+ *   (2.2.7.2, 2.2.8.3); in Initialization Mode whatever the Clocks. An
+ *   input Clock is active from fmi3SetClock(true) until fmi3SetClock(false),
+ *   fmi3UpdateDiscreteStates, fmi3SetFMUState or the end of Event Mode; an
+ *   output or local Clock once fmi3GetClock reported it active, until the
+ *   same points or the deactivation of an input Clock it may depend on
+ *   (2.3.5). A periodic Clock active at one fmi3UpdateDiscreteStates is
+ *   not set active again in the same Event Mode (2.3.5).
  * - FMI 2.0: fmi2Get* is not allowed in instantiated; an fmi2Pending
  *   step is only inquired (fmi2GetStatus) or cancelled.
  */

@@ -36,6 +36,8 @@ void h_get(struct worker *w, const struct call_in *in, struct reply *rp)
         if (s < 0)
                 return;
         reply_status(rp, s);
+        if (s <= fmi3Warning)
+                clocks_note_get(w, &b, rp, &out);
         memcpy(rp->result, &out, sizeof(out));
 }
 
@@ -48,7 +50,7 @@ void h_set(struct worker *w, const struct call_in *in, struct reply *rp)
 
         memcpy(&cv, in->body, sizeof(cv));
         fn = fsm_fmi_name(w, CALL_OP_SET, (enum md_type)cv.type);
-        if (!vars_check(w, in, &cv, true, fn, &b, rp))
+        if (!vars_check(w, in, &cv, true, fn, &b, rp) || !clocks_set_ok(w, &b, fn, rp))
                 return;
         s = values_set(w, &b, rp);
         if (s < 0)
@@ -56,6 +58,7 @@ void h_set(struct worker *w, const struct call_in *in, struct reply *rp)
         reply_status(rp, s);
         if (s <= fmi3Warning) {
                 vars_note_set(w, &b);
+                clocks_note_set(w, &b);
                 if (w->state == CALL_ST_INTERMEDIATE)
                         w->iu_did_set = true;
         }

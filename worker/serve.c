@@ -321,8 +321,10 @@ void dispatch(struct worker *w, const struct call_in *in)
                                      call_op_name(op), w->fmi == MD_FMI3 ? 3 : 2);
                 else if (fsm_allows(w, op, request_type(in), &rp))
                         h(w, in, &rp);
-                if (!rp.head.error)
+                if (!rp.head.error) {
                         fsm_after(w, op, rp.head.status);
+                        clocks_after(w, op, rp.head.status);
+                }
         }
         if (!rp.head.error && rp.head.status >= fmi3Discard && !rp.msg_len && w->last_error[0]) {
                 rp.msg_len = strlen(w->last_error);

@@ -214,6 +214,8 @@ int worker_open(int fd, const char *dir, struct worker **ret)
                 goto out_hello;
         w->fmi = w->md->fmi;
         r = index_structural(w);
+        if (r == 0)
+                r = clocks_init(w);
         if (r < 0) {
                 snprintf(why, sizeof(why), "out of memory");
                 goto out_hello;
@@ -272,6 +274,7 @@ void worker_close(struct worker *w)
         free(w->stamp);
         free(w->sp_index);
         vars_table_fini(w);
+        clocks_fini(w);
         free(w->dir);
         free(w);
 }

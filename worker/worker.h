@@ -87,6 +87,7 @@ struct worker {
         uint32_t stamp_gen;
         uint32_t *vr_table;     /* [slot * vr_span + vr]: variable index + 1, 0: none; NULL: search */
         uint32_t vr_span;       /* the largest value reference + 1 */
+        struct clocks *clk;     /* which Clocks are active (clocks.c); NULL: no Clocks */
 
         /* Messages, by nesting depth. */
         struct wbuf req[WORKER_DEPTHS];
@@ -164,6 +165,22 @@ bool fsm_settable(enum call_state s);
 /* Why v cannot be set / read now (completes "variable 'x' ..."), or NULL. */
 const char *access_set_refusal(const struct worker *w, const struct md_variable *v);
 const char *access_get_refusal(const struct worker *w, const struct md_variable *v);
+
+/* clocks.c: Clock activation (FMI 3.0 sections 2.2.7.2, 2.2.8.3, 2.3.5) */
+/* Track the Clocks of an FMI 3.0 model that has any (else w->clk stays NULL). 0 or -ENOMEM. */
+int clocks_init(struct worker *w);
+void clocks_fini(struct worker *w);
+/* In Event Mode: why clocked v cannot be accessed (none of its Clocks active), or NULL. */
+const char *clocks_access_refusal(const struct worker *w, const struct md_variable *v);
+struct vblock;
+/* Before an fmi3SetClock: refuse reactivating a periodic Clock (section 2.3.5). */
+bool clocks_set_ok(struct worker *w, const struct vblock *b, const char *fn, struct reply *rp);
+/* After a successful fmi3SetClock / fmi3GetClock: what it says about activation. */
+void clocks_note_set(struct worker *w, const struct vblock *b);
+void clocks_note_get(struct worker *w, const struct vblock *b, const struct reply *rp,
+                     const struct call_values *out);
+/* After any call the state machine let through: deactivations. */
+void clocks_after(struct worker *w, enum call_op op, int status);
 
 /* vars.c */
 /* One typed block of value references and values, checked against the description. */
