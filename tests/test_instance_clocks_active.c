@@ -3,7 +3,7 @@
  * to a clocked variable in Event Mode while none of its Clocks is
  * (sections 2.2.7.2, 2.2.8.3, 2.3.5), on the ClockedDeriv test FMU
  * through a real worker: tick clocks cu and cy (and the input Clock sub),
- * the output Clock hi clocks hy. Each refusal comes with its own test:
+ * the output Clock hi clocks hy, tick and trig both clock cw. Each refusal comes with its own test:
  * the worker's error, a message naming the function, the variable, its
  * Clock and the state, and an instance that did not change (the FMU,
  * which does not check Clock activation itself, never saw the call).
@@ -20,10 +20,10 @@
 
 #define ok(expr) cr_assert(eq(int, (expr), INST_OK), "%s: %s", #expr, inst_message(in))
 
-enum { VR_TICK = 10, VR_CU, VR_CY, VR_HI, VR_SLOW, VR_TRIG, VR_HY, VR_SUB };
+enum { VR_TICK = 10, VR_CU, VR_CY, VR_HI, VR_SLOW, VR_TRIG, VR_HY, VR_SUB, VR_CW };
 
 static const uint32_t tick = VR_TICK, cu = VR_CU, cy = VR_CY, hi = VR_HI, trig = VR_TRIG,
-        hy = VR_HY, sub = VR_SUB;
+        hy = VR_HY, sub = VR_SUB, cw = VR_CW;
 
 /* A worker with ClockedDeriv instantiated (eventModeUsed) and in Initialization Mode. */
 static struct inst *initializing(void)
@@ -231,6 +231,17 @@ Test(instance_clocks_active, clocked_input_clock_while_its_clock_is_inactive)
         done(in);
 }
 
+Test(instance_clocks_active, variable_of_two_clocks_while_neither_is_active)
+{
+        struct inst *in = event_mode();
+
+        refused(in, set_f64(in, cw, 1.0),
+                TEXTS("fmi3SetFloat64: variable 'cw' (vr 18, input, discrete) is clocked by "
+                      "'tick' (vr 10) and 'trig' (vr 15), none of them active",
+                      "(state: Event Mode)"));
+        done(in);
+}
+
 Test(instance_clocks_active, periodic_clock_active_at_a_second_update_in_one_event_mode)
 {
         struct inst *in = event_mode();
@@ -334,6 +345,19 @@ Test(instance_clocks_active, each_event_mode_activates_its_clocks_anew)
                 cr_assert(v == 2.0 * i, "event %d: cy = %g", i, v);
                 next_event(in, 0.1 * i);
         }
+        done(in);
+}
+
+Test(instance_clocks_active, variable_of_two_clocks_while_one_is_active)
+{
+        struct inst *in = event_mode();
+        double v = 0.0;
+
+        ok(set_clock(in, trig, true));  /* tick stays inactive */
+        ok(set_f64(in, cw, 4.0));
+        ok(get_f64(in, cw, &v));
+        cr_assert(v == 4.0, "cw = %g", v);
+        ok(update(in));
         done(in);
 }
 

@@ -18,7 +18,8 @@
  * fmi3UpdateDiscreteStates deactivates both Clocks (section 2.2.7.2).
  *
  * The output hy = 10 cu is clocked by hi: it changes and may be accessed
- * only while hi ticks.
+ * only while hi ticks. The input cw is clocked by both tick and trig: it
+ * may be set while either ticks.
  *
  * Three more input Clocks clock nothing and exist for their types: slow
  * (fixed periodic, interval 0.5, no fractions), trig (triggered, cannot
@@ -34,7 +35,7 @@
  *
  * Value references: time 0, x1 1, x2 2, der_x1 3, der_x2 4, u1 5, u2 6,
  * y1 7, y2 8, k 9, tick 10, cu 11, cy 12, hi 13, slow 14, trig 15, hy 16,
- * sub 17.
+ * sub 17, cw 18.
  */
 #include <errno.h>
 #include <math.h>
@@ -46,7 +47,7 @@
 
 enum {
         VR_X1 = 1, VR_X2, VR_DER_X1, VR_DER_X2, VR_U1, VR_U2, VR_Y1, VR_Y2, VR_K,
-        VR_TICK, VR_CU, VR_CY, VR_HI, VR_SLOW, VR_TRIG, VR_HY, VR_SUB,
+        VR_TICK, VR_CU, VR_CY, VR_HI, VR_SLOW, VR_TRIG, VR_HY, VR_SUB, VR_CW,
 };
 
 /* The time-based Clocks: tick and slow. */
@@ -77,6 +78,7 @@ struct model_data {
         bool trig;
         double hy;
         bool sub;
+        double cw;
         struct timing interval[N_TIMED];        /* [0] tick, [1] slow */
         struct timing shift[N_TIMED];
         bool interval_changed[N_TIMED];         /* not yet reported by a get */
@@ -101,6 +103,7 @@ static const struct var vars[] = {
         VAR_SCALAR(VR_TRIG, "trig", VAR_CLOCK, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, trig),
         VAR_SCALAR(VR_HY, "hy", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, hy),
         VAR_SCALAR(VR_SUB, "sub", VAR_CLOCK, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, sub),
+        VAR_SCALAR(VR_CW, "cw", VAR_FLOAT64, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, cw),
 };
 
 /* As modelDescription.xml's <ModelStructure>, entry for entry. */
