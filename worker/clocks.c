@@ -55,7 +55,8 @@
 
 enum {
         CLK_ACTIVE = 1u << 0,   /* active now */
-        CLK_UPDATED = 1u << 1,  /* periodic, was active at an fmi3UpdateDiscreteStates of this Event Mode */
+        CLK_UPDATED = 1u << 1,  /* periodic and active at an fmi3UpdateDiscreteStates of this
+                                   Event Mode */
         CLK_GONE = 1u << 2,     /* scratch of forget_dependents(): deactivated just now */
 };
 
