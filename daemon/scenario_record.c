@@ -108,6 +108,10 @@ static int add_var(struct sc_load *l, struct cols *c, size_t comp, size_t var, c
 
         if (v->type == MD_CLOCK)
                 return sc_err(l, file, 0, name, "Clock variables cannot be recorded");
+        /* Readable only in Event Mode while its Clock ticks (FMI 3.0 section 2.2.8.3). */
+        if (v->n_clocks)
+                return sc_err(l, file, 0, name, "clocked variables cannot be recorded (the master "
+                              "reads outputs in Step Mode and does not drive Clocks)");
         if (nd < 0 || n == 0)
                 return sc_err(l, file, 0, name,
                               "cannot be recorded: its dimensions cannot be resolved");
@@ -128,7 +132,7 @@ static int all_outputs(struct sc_load *l, struct cols *c)
 
                 for (size_t j = 0; j < md->n_vars && r == 0; j++)
                         if (md->vars[j].causality == MD_CAUSALITY_OUTPUT &&
-                            md->vars[j].type != MD_CLOCK)
+                            md->vars[j].type != MD_CLOCK && !md->vars[j].n_clocks)
                                 r = add_var(l, c, i, j, l->label, md->vars[j].name);
         }
         return r;

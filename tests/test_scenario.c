@@ -237,6 +237,19 @@ Test(scenario, a_single_fmu_is_a_scenario_named_after_its_model, .init = setup, 
         free(p);
 }
 
+Test(scenario, a_single_fmu_records_neither_clocks_nor_clocked_outputs, .init = setup,
+     .fini = teardown)
+{
+        /* ClockedDeriv's outputs: y1, y2, the clocked cy and hy, and the output Clock hi. */
+        static const char *const cols[] = { "y1", "y2" };
+        char *p;
+
+        cr_assert(asprintf(&p, "%s/ClockedDeriv.fmu", FMUD_TEST_FMU_DIR) >= 0);
+        load_ok(p, NULL);
+        assert_columns(cols, 2);
+        free(p);
+}
+
 Test(scenario, a_single_fmu_names_array_columns_by_element, .init = setup, .fini = teardown)
 {
         char *p;

@@ -14,7 +14,7 @@
 
 static const char *const test_fmus[] = {
         "LinearOde", "LinearOde2", "MsdMass1", "MsdMass2", "Feedthrough", "BouncingBall",
-        "IntermediateProbe", "GlobalCounter",
+        "IntermediateProbe", "GlobalCounter", "ClockedDeriv",
 };
 
 void sx_copy(const char *from, const char *to)

@@ -190,6 +190,16 @@ Test(scenario_refuse, recording_an_unknown_variable, .fini = teardown)
         refuses("record_unknown", "'mass1.x9'", "unknown variable");
 }
 
+Test(scenario_refuse, a_recorded_clocked_variable, .fini = teardown)
+{
+        refuses("record_clocked", "'c.cy'", "clocked variables cannot be recorded");
+}
+
+Test(scenario_refuse, a_connected_clocked_variable, .fini = teardown)
+{
+        refuses("connect_clocked", ":16: 'lin.u0'", "clocked variables cannot be connected");
+}
+
 Test(scenario_refuse, a_source_with_a_uri_scheme, .fini = teardown)
 {
         refuses("source_scheme", "'mass1'", "a URI scheme other than file:");
