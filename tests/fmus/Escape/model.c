@@ -109,36 +109,35 @@ static int read_file(const char *path, char *buf, size_t size)
         return 0;
 }
 
-static int tcp_connect(int port)
+/* A stream socket of family sa->sa_family connected to sa: the errno, 0 when it connected. */
+static int try_connect(const struct sockaddr *sa, socklen_t len)
 {
-        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-        int fd, e = 0;
+        int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0), e = 0;
 
-        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return errno;
-        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+        if (connect(fd, sa, len) < 0)
                 e = errno;
         close(fd);
         return e;
 }
 
+static int tcp_connect(int port)
+{
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        return try_connect((struct sockaddr *)&sa, sizeof(sa));
+}
+
 static int unix_connect(const char *path)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        int fd, e = 0;
 
         if (!path || strlen(path) >= sizeof(sa.sun_path))
                 return ENAMETOOLONG;
         memcpy(sa.sun_path, path, strlen(path) + 1);
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return errno;
-        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-                e = errno;
-        close(fd);
-        return e;
+        return try_connect((struct sockaddr *)&sa, sizeof(sa));
 }
 
 static int run_shell(bool in_child)
