@@ -136,9 +136,14 @@ struct json_object *cli_json_session_status(const struct proto_session_status *s
         json_object_object_add(o, "stop", cli_json_double(s->stop));
         json_object_object_add(o, "step", cli_json_double(s->step));
         json_object_object_add(o, "points", json_object_new_uint64(s->points));
+        json_object_object_add(o, "extraPoints", json_object_new_uint64(s->extra_points));
+        json_object_object_add(o, "events", json_object_new_uint64(s->events));
         json_object_object_add(o, "realTimeFactor", cli_json_double(s->real_time_factor));
         json_object_object_add(o, "warp", cli_json_double(s->warp));
         json_object_object_add(o, "message", cli_json_str(s->message));
+        json_object_object_add(o, "recorder", cli_json_str(s->recorder));
+        json_object_object_add(o, "rowsRecorded", json_object_new_uint64(s->rows_recorded));
+        json_object_object_add(o, "rowsDropped", json_object_new_uint64(s->rows_dropped));
         json_object_object_add(o, "sandbox", cli_json_str(s->sandbox));
         insts = json_object_new_array_ext((int)s->n_insts);
         for (uint32_t i = 0; i < s->n_insts; i++)

@@ -194,14 +194,18 @@ static void summary(const struct run_cmd *a, const struct proto_session_status *
                        in->name.ptr, (int)in->fmu.len, in->fmu.ptr, in->multirate,
                        (unsigned long long)in->steps, in->step_us_mean, in->step_us_max);
         }
-        printf("points        %llu, reached t = %g (%s)\n", (unsigned long long)s->points,
-               s->time, st ? st : "unknown");
+        printf("points        %llu (%llu extra), %llu events, reached t = %g (%s)\n",
+               (unsigned long long)s->points, (unsigned long long)s->extra_points,
+               (unsigned long long)s->events, s->time, st ? st : "unknown");
         printf("wall time     %.3f s, real-time factor %.4gx\n", f->wall_s,
                f->wall_s > 0 ? (s->time - s->start) / f->wall_s : 0.0);
 }
 
-/* "results FILE: N rows, M columns", counted from the file the daemon wrote. */
-static void results_line(const char *out)
+/*
+ * "results FILE: N rows, M columns (backend)", counted from the file the
+ * daemon wrote; the backend and the rows it dropped from its status.
+ */
+static void results_line(const char *out, const struct proto_session_status *s)
 {
         FILE *fp = fopen(out, "re");
         unsigned long long rows = 0;
@@ -223,12 +227,22 @@ static void results_line(const char *out)
                 }
         }
         fclose(fp);
-        printf("results       %s: %llu rows, %zu columns\n", out, rows, cols);
+        printf("results       %s: %llu rows, %zu columns", out, rows, cols);
+        if (s->recorder.len)
+                printf(" (%.*s%s)", (int)s->recorder.len, s->recorder.ptr,
+                       s->rows_dropped ? ", rows dropped" : "");
+        printf("\n");
+        if (s->rows_dropped)
+                printf("dropped       %llu rows (the disk could not keep pace)\n",
+                       (unsigned long long)s->rows_dropped);
 }
 
 static void clean_names(struct proto_session_status *s)
 {
         /* The daemon's text goes to a terminal: no control characters. */
+        for (uint32_t k = 0; k < s->recorder.len; k++)
+                if (s->recorder.ptr[k] < 0x20 || s->recorder.ptr[k] >= 0x7f)
+                        s->recorder.len = k;
         for (uint32_t i = 0; i < s->n_insts; i++) {
                 struct proto_inst_status *in = (struct proto_inst_status *)&s->insts[i];
 
@@ -297,7 +311,7 @@ static int run_session(struct run_cmd *a)
         if (r < 0 && code == FMUCTL_EXIT_OK)
                 code = cli_fail(&a->cli, r, "unload session %llu", (unsigned long long)t.session);
         if (!a->quiet && code != FMUCTL_EXIT_INTERRUPTED && a->load.l.out.len && r == 0)
-                results_line(a->load.out);
+                results_line(a->load.out, &st);
         return code;
 }
 

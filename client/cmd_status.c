@@ -55,8 +55,13 @@ static void print_session(const struct proto_session_status *s)
         printf("%-12s %s\n", "state", st ? st : "unknown");
         if (s->message.len)
                 str("message", s->message);
-        printf("%-12s t = %.9g (%g .. %g, h = %g), %llu points\n", "time", s->time, s->start,
-               s->stop, s->step, (unsigned long long)s->points);
+        printf("%-12s t = %.9g (%g .. %g, h = %g), %llu points (%llu extra), %llu events\n",
+               "time", s->time, s->start, s->stop, s->step, (unsigned long long)s->points,
+               (unsigned long long)s->extra_points, (unsigned long long)s->events);
+        if (s->recorder.len)
+                printf("%-12s %llu rows (%.*s), %llu dropped\n", "results",
+                       (unsigned long long)s->rows_recorded, (int)s->recorder.len,
+                       s->recorder.ptr, (unsigned long long)s->rows_dropped);
         printf("%-12s real-time factor %.4gx, warp %g\n", "speed", s->real_time_factor, s->warp);
         str("sandbox", s->sandbox);
         printf("%-12s %u\n", "instances", s->n_insts);

@@ -74,9 +74,11 @@ struct hstatus {
         uint64_t generation;
         char *name;
         double time, start, stop, step;
-        uint64_t points;
+        uint64_t points, extra_points, events;
         double rtf, warp;
         char message[HOST_MSG_MAX];
+        const char *recorder;           /* static: rec_backend_name(); NULL: no results file */
+        uint64_t rows, dropped;
         size_t n_insts;
         struct hinst_status *insts;
 };
@@ -142,6 +144,8 @@ struct hsess {
         struct session *s;
         struct master *m;
         struct rec *rec;
+        struct rec_stats rec_final;     /* the results file's figures once it is closed */
+        const char *rec_name;           /* and its backend; NULL: none was closed */
         enum rec_type *col_types;
         union rec_value *rec_vals;
         int rec_error;

@@ -127,7 +127,8 @@ static void close_rec(struct hsess *hs)
 {
         if (!hs->rec)
                 return;
-        (void) rec_close(hs->rec, NULL);
+        hs->rec_name = rec_backend_name(rec_backend(hs->rec));
+        (void) rec_close(hs->rec, &hs->rec_final);
         hs->rec = NULL;
 }
 

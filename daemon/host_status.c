@@ -128,7 +128,21 @@ void hstatus_refresh(struct hsess *hs, bool force)
         hs->st.generation = hs->generation;
         hs->st.time = master_time(hs->m);
         hs->st.points = ms.points;
+        hs->st.extra_points = ms.extra_points;
+        hs->st.events = ms.events;
         hs->st.rtf = ms.rtf;
+        if (hs->rec) {
+                struct rec_stats rs;
+
+                rec_get_stats(hs->rec, &rs);
+                hs->st.recorder = rec_backend_name(rec_backend(hs->rec));
+                hs->st.rows = rs.rows;
+                hs->st.dropped = rs.dropped;
+        } else if (hs->rec_name) {
+                hs->st.recorder = hs->rec_name;
+                hs->st.rows = hs->rec_final.rows;
+                hs->st.dropped = hs->rec_final.dropped;
+        }
         hs->st.warp = hs->warp;
         for (size_t i = 0; i < hs->st.n_insts && i < ms.n_insts; i++) {
                 const struct master_inst_stats *is = &ms.insts[i];
@@ -169,8 +183,10 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
         struct proto_session_status r = {
                 .session = hs->id, .generation = st->generation, .name = str(st->name),
                 .state = st->state, .time = st->time, .start = st->start, .stop = st->stop,
-                .step = st->step, .points = st->points, .real_time_factor = st->rtf,
-                .warp = st->warp, .message = str(st->message),
+                .step = st->step, .points = st->points, .extra_points = st->extra_points,
+                .events = st->events, .real_time_factor = st->rtf,
+                .warp = st->warp, .message = str(st->message), .recorder = str(st->recorder),
+                .rows_recorded = st->rows, .rows_dropped = st->dropped,
                 .sandbox = str(sandbox_name(hs->sandbox)),
                 .n_insts = v && lv ? (uint32_t)st->n_insts : 0, .insts = v,
         };

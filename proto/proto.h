@@ -335,8 +335,12 @@ struct proto_session_status {
         enum proto_state state;
         double time, start, stop, step;
         uint64_t points;
+        uint64_t extra_points;                  /* of points: extra (early return, time event) */
+        uint64_t events;                        /* Event Modes run */
         double real_time_factor, warp;
         struct proto_str message;               /* the fault, or why it ended */
+        struct proto_str recorder;              /* the results backend; empty: no results file */
+        uint64_t rows_recorded, rows_dropped;   /* rows in the results file; rows lost (paced) */
         struct proto_str sandbox;               /* "strict", "basic", "off" */
         uint32_t n_insts;
         const struct proto_inst_status *insts;

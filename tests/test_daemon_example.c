@@ -74,9 +74,17 @@ static long table_col(const struct table *t, const char *name)
         return -1;
 }
 
-/* The scenario in process, every point recorded, into ref (freed by the caller). */
+/* What a run counted: points, extra points, events and rows written. */
+struct counts {
+        uint64_t points, extra_points, events, rows;
+};
+
+/*
+ * The scenario in process, every point recorded, into ref (freed by the
+ * caller), and what the run counted into *ret (may be NULL).
+ */
 static void in_process(const char *scenario, const struct scenario_assign *starts, size_t n_starts,
-                       struct table *ref)
+                       struct table *ref, struct counts *ret)
 {
         char *out = daemon_path(&d, "in_process.csv"), *cache = daemon_path(&d, "ref-cache");
         const char *const allowed[] = { FMUD_TEST_FMU_DIR, FMUD_EXAMPLES, FMUD_MASTER_FMU_DIR };
@@ -96,6 +104,8 @@ static void in_process(const char *scenario, const struct scenario_assign *start
         diag_list_init(&diags, 16);
         r = run_scenario(&o, &diags, &rep);
         cr_assert(r == 0, "in-process run: %s", rep.message ? rep.message : "(no message)");
+        if (ret)
+                *ret = (struct counts){ rep.points, rep.extra_points, rep.events, rep.rec.rows };
         run_report_fini(&rep);
         diag_list_fini(&diags);
         table_parse(daemon_slurp(out, NULL), ref);
@@ -146,7 +156,7 @@ Test(daemon_example, remote_master_prints_the_in_process_results, .init = setup,
                          "mass2.v2", "mass2.F", NULL };
         struct table got = remote(argv), ref;
 
-        in_process(FMUD_EXAMPLES "/msd.ssp", NULL, 0, &ref);
+        in_process(FMUD_EXAMPLES "/msd.ssp", NULL, 0, &ref, NULL);
         cr_assert(got.n_cols == 6);
         compare(&got, &ref, 301);
         table_fini(&got);
@@ -161,7 +171,7 @@ Test(daemon_example, remote_master_sets_inputs_and_runs_to_the_stop_time, .init 
         struct scenario_assign u = { "u", "2.5" };
         struct table got = remote(argv), ref;
 
-        in_process(FMUD_MASTER_FMU_DIR "/Scripted.fmu", &u, 1, &ref);
+        in_process(FMUD_MASTER_FMU_DIR "/Scripted.fmu", &u, 1, &ref, NULL);
         cr_assert(got.n_cols == 3, "%zu columns", got.n_cols);
         /* Scripted runs 0..1 in steps of 0.1: 11 points, the last at the stop time. */
         compare(&got, &ref, 11);
@@ -181,4 +191,39 @@ Test(daemon_example, remote_master_reports_a_refusal, .init = setup, .fini = tea
         cr_assert(res.exit_code == 1, "exit %d", res.exit_code);
         cr_assert(strstr(res.err, "nosuch") != NULL, "%s", res.err);
         run_result_fini(&res);
+}
+
+Test(daemon_example, status_counts_extra_points_events_and_rows_as_in_process, .init = setup,
+     .fini = teardown)
+{
+        /* The bouncing ball: every bounce is an early return met at an extra point, then an event. */
+        char *out = daemon_path(&d, "ball.csv");
+        struct proto_load a = { .path = daemon_str(FMUD_TEST_FMU_DIR "/BouncingBall.fmu"),
+                                .out = daemon_str(out), .has_decimation = true,
+                                .decimation = 1 };
+        struct fmud *c = daemon_connect(&d);
+        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
+        struct proto_session_status st;
+        struct counts ref;
+        struct table ref_rows;
+
+        cr_assert(fmud_start(c, &t, NULL) == 0, "%s", fmud_errmsg(c));
+        daemon_wait_state(c, t.session, PROTO_STATE_FINISHED, &st);
+        in_process(FMUD_TEST_FMU_DIR "/BouncingBall.fmu", NULL, 0, &ref_rows, &ref);
+        cr_assert(ref.extra_points > 0 && ref.events > 0, "the ball bounced: %llu extra, %llu events",
+                  (unsigned long long)ref.extra_points, (unsigned long long)ref.events);
+        cr_assert(st.points == ref.points && st.extra_points == ref.extra_points &&
+                  st.events == ref.events, "daemon %llu/%llu/%llu, in process %llu/%llu/%llu",
+                  (unsigned long long)st.points, (unsigned long long)st.extra_points,
+                  (unsigned long long)st.events, (unsigned long long)ref.points,
+                  (unsigned long long)ref.extra_points, (unsigned long long)ref.events);
+        cr_assert(st.rows_recorded == ref.rows && st.rows_recorded == ref_rows.n_rows,
+                  "%llu rows, in process %llu (%zu in its file)",
+                  (unsigned long long)st.rows_recorded, (unsigned long long)ref.rows,
+                  ref_rows.n_rows);
+        cr_assert(st.rows_dropped == 0);
+        cr_assert(st.recorder.len > 0, "the status names the recorder");
+        table_fini(&ref_rows);
+        fmud_close(c);
+        free(out);
 }
