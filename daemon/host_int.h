@@ -254,4 +254,26 @@ void hsnap_snapshot(struct hsess *hs, const struct hcmd *c);
 void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 void hsnap_free_all(struct hsess *hs);
 
+/* host_paths.c */
+/*
+ * -1 when path may be read (below an allowed directory), else the reply
+ * code with msg. *ret_real: the resolved path (caller frees).
+ */
+int hpath_check_in(char *const *allowed, size_t n, const char *path, char **ret_real,
+                   char *msg, size_t size);
+/*
+ * -1 when out may be written: absolute, naming a file, its directory below
+ * an allowed one, itself not a symbolic link or a folder; else the reply
+ * code with msg.
+ */
+int hpath_check_out(char *const *allowed, size_t n, const char *out, char *msg, size_t size);
+/*
+ * Open the results file checked by hpath_check_out() without following a
+ * link put there since (O_NOFOLLOW: -ELOOP), and truncate it only once it
+ * is known to be a regular file (a FIFO does not block the open). 0 and
+ * *ret, or -errno.
+ */
+int hpath_open_out(const char *out, const struct rec_column *cols, size_t n,
+                   const struct rec_options *ro, struct rec **ret);
+
 #endif

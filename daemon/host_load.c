@@ -7,128 +7,18 @@
  *
  * DESIGN: scenario_load() runs on the session's thread, not the caller's:
  * unpacking a large FMU must not hold up other clients. The path is
- * resolved again there (realpath()) and checked again, and that resolved
- * path is what is loaded, so a symlink swapped in between is caught.
- * Paths must be absolute; every component of the resolved path must lie
- * below an allowed directory (also resolved), with a '/' boundary.
+ * resolved again there (realpath()) and checked again (host_paths.c), and
+ * that resolved path is what is loaded, so a symlink swapped in between
+ * is caught.
  */
 #include "daemon/host_int.h"
 #include "daemon/input_csv.h"
 #include "daemon/row_rec.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-static bool below(char *const *allowed, size_t n, const char *real)
-{
-        for (size_t i = 0; i < n; i++) {
-                size_t len = strlen(allowed[i]);
-
-                if (len == 1 && allowed[i][0] == '/')
-                        return true;
-                if (!strncmp(real, allowed[i], len) && (real[len] == '/' || real[len] == '\0'))
-                        return true;
-        }
-        return false;
-}
-
-/* -1 when path may be read, else the reply code with msg. *ret_real: the resolved path. */
-static int check_in(char *const *allowed, size_t n, const char *path, char **ret_real,
-                    char *msg, size_t size)
-{
-        char *real;
-
-        if (path[0] != '/') {
-                snprintf(msg, size, "'%s' is not an absolute path", path);
-                return PROTO_E_DENIED;
-        }
-        real = realpath(path, NULL);
-        if (!real) {
-                snprintf(msg, size, "cannot read '%s': %s", path, strerror(errno));
-                /* Say nothing more about paths outside: the same answer for both. */
-                return errno == ENOENT || errno == EACCES ? PROTO_E_DENIED : PROTO_E_INVALID;
-        }
-        if (!below(allowed, n, real)) {
-                snprintf(msg, size, "'%s' is not below an allowed directory", path);
-                free(real);
-                return PROTO_E_DENIED;
-        }
-        *ret_real = real;
-        return -1;
-}
-
-/* The results file: its directory below an allowed one, itself not a symlink or a folder. */
-static int check_out(char *const *allowed, size_t n, const char *out, char *msg, size_t size)
-{
-        char *dir = strdup(out), *base = strdup(out), *real = NULL;
-        const char *b;
-        struct stat st;
-        int code = -1;
-
-        if (!dir || !base) {
-                snprintf(msg, size, "out of memory");
-                code = PROTO_E_INTERNAL;
-                goto out;
-        }
-        b = basename(base);
-        if (out[0] != '/') {
-                snprintf(msg, size, "'%s' is not an absolute path", out);
-                code = PROTO_E_DENIED;
-                goto out;
-        }
-        if (!strcmp(b, ".") || !strcmp(b, "..") || !strcmp(b, "/") || out[strlen(out) - 1] == '/') {
-                snprintf(msg, size, "'%s' does not name a file", out);
-                code = PROTO_E_INVALID;
-                goto out;
-        }
-        code = check_in(allowed, n, dirname(dir), &real, msg, size);
-        if (code >= 0)
-                goto out;
-        if (lstat(out, &st) == 0 && S_ISLNK(st.st_mode)) {
-                snprintf(msg, size, "'%s' is a symbolic link", out);
-                code = PROTO_E_DENIED;
-        } else if (code < 0 && lstat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
-                snprintf(msg, size, "'%s' is not a regular file", out);
-                code = PROTO_E_INVALID;
-        }
-out:
-        free(real);
-        free(dir);
-        free(base);
-        return code;
-}
-
-/*
- * Open the results file checked by check_out() without following a link
- * put there since (O_NOFOLLOW: ELOOP), and truncate it only once it is
- * known to be a regular file (a FIFO does not block the open).
- */
-static int open_out(const char *out, const struct rec_column *cols, size_t n,
-                    const struct rec_options *ro, struct rec **ret)
-{
-        int fd = open(out, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
-        struct stat st;
-        int r;
-
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-            fcntl(fd, F_SETFL, 0) < 0 || ftruncate(fd, 0) < 0) {
-                r = S_ISREG(st.st_mode) ? -errno : -EINVAL;
-                close(fd);
-                return r;
-        }
-        r = rec_open_fd(fd, cols, n, ro, ret);
-        if (r < 0)
-                close(fd);
-        return r;
-}
 
 static const char *const mode_names[] = {
         [HOST_SANDBOX_STRICT] = "strict",
@@ -169,12 +59,12 @@ int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *r
                 snprintf(msg, size, "path: not a file name");
                 return PROTO_E_BAD_REQUEST;
         }
-        code = check_in(h->allowed, h->n_allowed, path, &real, msg, size);
+        code = hpath_check_in(h->allowed, h->n_allowed, path, &real, msg, size);
         if (code < 0)
                 code = sandbox_of(h, &a->sandbox, ret_sandbox, msg, size);
         if (code < 0 && a->out.len) {
                 out = hvalues_strdup(&a->out);
-                code = out ? check_out(h->allowed, h->n_allowed, out, msg, size) :
+                code = out ? hpath_check_out(h->allowed, h->n_allowed, out, msg, size) :
                              PROTO_E_BAD_REQUEST;
                 if (!out)
                         snprintf(msg, size, "out: not a file name");
@@ -184,7 +74,7 @@ int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *r
                 real = NULL;
                 free(out);
                 out = hvalues_strdup(&a->input);
-                code = out ? check_in(h->allowed, h->n_allowed, out, &real, msg, size) :
+                code = out ? hpath_check_in(h->allowed, h->n_allowed, out, &real, msg, size) :
                              PROTO_E_BAD_REQUEST;
                 if (!out)
                         snprintf(msg, size, "input: not a file name");
@@ -209,7 +99,7 @@ static int read_inputs(struct hsess *hs, const struct proto_str *input, char *ms
                 snprintf(msg, size, "input: not a file name");
                 return -EINVAL;
         }
-        *code = check_in(hs->allowed, hs->n_allowed, path, &real, msg, size);
+        *code = hpath_check_in(hs->allowed, hs->n_allowed, path, &real, msg, size);
         if (*code >= 0) {
                 free(path);
                 return -EACCES;
@@ -357,7 +247,7 @@ static int open_rec(struct hsess *hs, const char *out, char *msg, size_t size)
                 hs->col_types[i] = row_rec_type(sc->components[c->comp].fmu->md->vars[c->var].type);
                 cols[i] = (struct rec_column){ .name = c->name, .type = hs->col_types[i] };
         }
-        r = out && sc->n_columns ? open_out(out, cols, sc->n_columns, &ro, &hs->rec) : 0;
+        r = out && sc->n_columns ? hpath_open_out(out, cols, sc->n_columns, &ro, &hs->rec) : 0;
         free(cols);
         if (r < 0)
                 snprintf(msg, size, "cannot write '%s': %s", out, strerror(-r));
@@ -438,11 +328,11 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         }
         path = hvalues_strdup(&a.path);
         out = a.out.len ? hvalues_strdup(&a.out) : NULL;
-        code = path ? check_in(hs->allowed, hs->n_allowed, path, &real, msg, sizeof(msg)) :
+        code = path ? hpath_check_in(hs->allowed, hs->n_allowed, path, &real, msg, sizeof(msg)) :
                       PROTO_E_BAD_REQUEST;
         if (code >= 0)
                 goto out_reply;
-        if (out && (code = check_out(hs->allowed, hs->n_allowed, out, msg, sizeof(msg))) >= 0)
+        if (out && (code = hpath_check_out(hs->allowed, hs->n_allowed, out, msg, sizeof(msg))) >= 0)
                 goto out_reply;
         code = PROTO_E_INVALID;
         r = overrides(&a, &o, &ls, msg, sizeof(msg));

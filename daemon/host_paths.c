@@ -1,0 +1,115 @@
+/*
+ * host_paths: which files a client may name. A scenario, an input file or
+ * a results file's directory must resolve (realpath()) to below an
+ * allowed directory (also resolved), with a '/' boundary; a results file
+ * must not be a symbolic link or anything but a regular file, checked
+ * again when it is opened.
+ */
+#include "daemon/host_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool below(char *const *allowed, size_t n, const char *real)
+{
+        for (size_t i = 0; i < n; i++) {
+                size_t len = strlen(allowed[i]);
+
+                if (len == 1 && allowed[i][0] == '/')
+                        return true;
+                if (!strncmp(real, allowed[i], len) && (real[len] == '/' || real[len] == '\0'))
+                        return true;
+        }
+        return false;
+}
+
+int hpath_check_in(char *const *allowed, size_t n, const char *path, char **ret_real,
+                   char *msg, size_t size)
+{
+        char *real;
+
+        if (path[0] != '/') {
+                snprintf(msg, size, "'%s' is not an absolute path", path);
+                return PROTO_E_DENIED;
+        }
+        real = realpath(path, NULL);
+        if (!real) {
+                snprintf(msg, size, "cannot read '%s': %s", path, strerror(errno));
+                /* Say nothing more about paths outside: the same answer for both. */
+                return errno == ENOENT || errno == EACCES ? PROTO_E_DENIED : PROTO_E_INVALID;
+        }
+        if (!below(allowed, n, real)) {
+                snprintf(msg, size, "'%s' is not below an allowed directory", path);
+                free(real);
+                return PROTO_E_DENIED;
+        }
+        *ret_real = real;
+        return -1;
+}
+
+int hpath_check_out(char *const *allowed, size_t n, const char *out, char *msg, size_t size)
+{
+        char *dir = strdup(out), *base = strdup(out), *real = NULL;
+        const char *b;
+        struct stat st;
+        int code = -1;
+
+        if (!dir || !base) {
+                snprintf(msg, size, "out of memory");
+                code = PROTO_E_INTERNAL;
+                goto out;
+        }
+        b = basename(base);
+        if (out[0] != '/') {
+                snprintf(msg, size, "'%s' is not an absolute path", out);
+                code = PROTO_E_DENIED;
+                goto out;
+        }
+        if (!strcmp(b, ".") || !strcmp(b, "..") || !strcmp(b, "/") || out[strlen(out) - 1] == '/') {
+                snprintf(msg, size, "'%s' does not name a file", out);
+                code = PROTO_E_INVALID;
+                goto out;
+        }
+        code = hpath_check_in(allowed, n, dirname(dir), &real, msg, size);
+        if (code >= 0)
+                goto out;
+        if (lstat(out, &st) == 0 && S_ISLNK(st.st_mode)) {
+                snprintf(msg, size, "'%s' is a symbolic link", out);
+                code = PROTO_E_DENIED;
+        } else if (code < 0 && lstat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
+                snprintf(msg, size, "'%s' is not a regular file", out);
+                code = PROTO_E_INVALID;
+        }
+out:
+        free(real);
+        free(dir);
+        free(base);
+        return code;
+}
+
+int hpath_open_out(const char *out, const struct rec_column *cols, size_t n,
+                   const struct rec_options *ro, struct rec **ret)
+{
+        int fd = open(out, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+        struct stat st;
+        int r;
+
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+            fcntl(fd, F_SETFL, 0) < 0 || ftruncate(fd, 0) < 0) {
+                r = S_ISREG(st.st_mode) ? -errno : -EINVAL;
+                close(fd);
+                return r;
+        }
+        r = rec_open_fd(fd, cols, n, ro, ret);
+        if (r < 0)
+                close(fd);
+        return r;
+}
