@@ -1,9 +1,7 @@
 /*
- * libfmud: the connection, hello, and one request's round trip (fmud.h).
- *
- * Wire framing: a request is one frame (the msgpack map) on the DEALER; a
- * reply is that frame too, possibly behind empty delimiter frames, which
- * are skipped (a ROUTER may keep REQ-style envelopes).
+ * libfmud: the connection (DEALER, monitor, CURVE), hello and the
+ * client's error state (fmud.h). One request's round trip is
+ * libfmud_call.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,8 +14,6 @@
 #include <unistd.h>
 
 #include "libfmud_int.h"
-
-#define MAX_FRAMES 4
 
 int fmud_fail(struct fmud *c, int r, const char *fmt, ...)
 {
@@ -80,210 +76,6 @@ static void clean_copy(char *dst, size_t len, const char *src, size_t n)
         dst[i] = '\0';
 }
 
-static void release_reply(struct fmud *c)
-{
-        pv_doc_fini(&c->reply_doc);
-        free(c->reply_mem);
-        c->reply_mem = NULL;
-        zmq_msg_close(&c->reply_msg);
-        zmq_msg_init(&c->reply_msg);
-}
-
-uint64_t fmud_begin(struct fmud *c)
-{
-        release_reply(c);
-        pw_reset(&c->w);
-        c->errcode = -1;
-        c->errmsg[0] = '\0';
-        return ++c->next_id;
-}
-
-static int64_t now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Drain the rest of a multipart message. */
-static void drain(void *s)
-{
-        int more = 1;
-        size_t len = sizeof(more);
-        zmq_msg_t m;
-
-        while (zmq_getsockopt(s, ZMQ_RCVMORE, &more, &len) == 0 && more) {
-                zmq_msg_init(&m);
-                if (zmq_msg_recv(&m, s, ZMQ_DONTWAIT) < 0) {
-                        zmq_msg_close(&m);
-                        return;
-                }
-                zmq_msg_close(&m);
-                len = sizeof(more);
-        }
-}
-
-/* Receive one reply's body frame into c->reply_msg (skipping empty delimiters). */
-static int recv_body(struct fmud *c)
-{
-        for (int i = 0; i < MAX_FRAMES; i++) {
-                zmq_msg_close(&c->reply_msg);
-                zmq_msg_init(&c->reply_msg);
-                if (zmq_msg_recv(&c->reply_msg, c->dealer, ZMQ_DONTWAIT) < 0)
-                        return -errno;
-                if (zmq_msg_size(&c->reply_msg) > 0) {
-                        if (zmq_msg_more(&c->reply_msg)) {
-                                drain(c->dealer);
-                                return -EPROTO;
-                        }
-                        return 0;
-                }
-                if (!zmq_msg_more(&c->reply_msg))
-                        return -EPROTO;
-        }
-        drain(c->dealer);
-        return -EPROTO;
-}
-
-/*
- * Read the monitor's queued events; true when one says the connection to
- * the daemon was lost (a request in flight then has no reply coming).
- */
-static bool lost(struct fmud *c)
-{
-        bool gone = false;
-        zmq_msg_t m;
-
-        for (;;) {
-                zmq_msg_init(&m);
-                if (zmq_msg_recv(&m, c->mon, ZMQ_DONTWAIT) < 0) {
-                        zmq_msg_close(&m);
-                        return gone;
-                }
-                /* Frame 1: uint16 event, uint32 value; frame 2: the endpoint. */
-                if (zmq_msg_size(&m) >= 2) {
-                        uint16_t ev;
-
-                        memcpy(&ev, zmq_msg_data(&m), sizeof(ev));
-                        gone |= ev == ZMQ_EVENT_DISCONNECTED;
-                }
-                if (zmq_msg_more(&m))
-                        drain(c->mon);
-                zmq_msg_close(&m);
-        }
-}
-
-/* Wait until the reply socket is readable, the connection is lost, or the deadline passes. */
-static int wait_in(struct fmud *c, int64_t deadline)
-{
-        zmq_pollitem_t it[2] = {
-                { .socket = c->dealer, .events = ZMQ_POLLIN },
-                { .socket = c->mon, .events = ZMQ_POLLIN },
-        };
-        long left;
-        int n;
-
-        for (;;) {
-                left = deadline < 0 ? -1 : (long)(deadline - now_ms());
-                if (deadline >= 0 && left < 0)
-                        left = 0;
-                n = zmq_poll(it, c->mon ? 2 : 1, left);
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        return -ETIMEDOUT;
-                if (it[0].revents & ZMQ_POLLIN)
-                        return 0;
-                if (lost(c))
-                        return -ECONNRESET;
-        }
-}
-
-static int refused(struct fmud *c, const char *what, const struct proto_reply *rep)
-{
-        size_t i, n = rep->message_len < sizeof(c->errmsg) - 1 ? rep->message_len :
-                      sizeof(c->errmsg) - 1;
-
-        /* Keep the daemon's line breaks (diagnostics), nothing else unprintable. */
-        for (i = 0; i < n; i++) {
-                char ch = rep->message[i];
-
-                c->errmsg[i] = ch == '\n' || (ch >= 0x20 && ch < 0x7f) ? ch : '?';
-        }
-        c->errmsg[i] = '\0';
-        while (i > 0 && c->errmsg[i - 1] == '\n')
-                c->errmsg[--i] = '\0';
-        if (!i)
-                snprintf(c->errmsg, sizeof(c->errmsg), "%s refused (%s)", what,
-                         rep->code >= 0 ? proto_err_name(rep->code) : "unknown code");
-        c->errcode = rep->code;
-        return FMUD_E_REFUSED;
-}
-
-static int probe_ipc(struct fmud *c);
-
-int fmud_call(struct fmud *c, uint64_t id, const char *what, const struct pv **ret_result)
-{
-        struct proto_limits lim;
-        struct proto_reply rep;
-        int64_t deadline = c->timeout_ms < 0 ? -1 : now_ms() + c->timeout_ms;
-        char err[160];
-        int r;
-
-        if (c->w.error)
-                return fmud_fail(c, c->w.error, "%s: cannot encode the request: %s", what,
-                                 strerror(-c->w.error));
-        /*
-         * A loss before this request is no loss of it: ZMQ reconnects and
-         * delivers it, unless nobody listens any more.
-         */
-        if (c->mon && lost(c) && probe_ipc(c) < 0)
-                return -ECONNREFUSED;
-        if (pw_size(&c->w) > PROTO_MAX_MSG)
-                return fmud_fail(c, -E2BIG, "%s: the request is larger than %u bytes", what,
-                                 PROTO_MAX_MSG);
-        /* A full send queue only happens when the daemon is gone: do not block forever. */
-        if (zmq_send(c->dealer, pw_data(&c->w), pw_size(&c->w), ZMQ_DONTWAIT) < 0)
-                return fmud_fail(c, errno == EAGAIN ? -ETIMEDOUT : -errno, "%s: cannot send: %s",
-                                 what, zmq_strerror(errno));
-        proto_limits_default(&lim);
-        for (;;) {
-                r = wait_in(c, deadline);
-                if (r == -ETIMEDOUT)
-                        return fmud_fail(c, r, "%s: no reply from %s within %d ms", what,
-                                         c->endpoint, c->timeout_ms);
-                if (r == -ECONNRESET)
-                        return fmud_fail(c, r, "%s: the connection to %s was lost", what,
-                                         c->endpoint);
-                if (r < 0)
-                        return fmud_fail(c, r, "%s: %s", what, strerror(-r));
-                r = recv_body(c);
-                if (r == -EAGAIN)
-                        continue;
-                if (r < 0)
-                        return fmud_fail(c, r, "%s: malformed reply framing", what);
-                pv_doc_fini(&c->reply_doc);
-                r = pv_decode(zmq_msg_data(&c->reply_msg), zmq_msg_size(&c->reply_msg), &lim,
-                              &c->reply_doc, err, sizeof(err));
-                if (r == 0)
-                        r = proto_reply_decode(c->reply_doc.root, &rep, err, sizeof(err));
-                if (r < 0)
-                        return fmud_fail(c, -EPROTO, "%s: malformed reply: %s", what, err);
-                if (rep.id != id)
-                        continue;       /* a late reply to a request that timed out */
-                if (!rep.ok)
-                        return refused(c, what, &rep);
-                *ret_result = rep.result;
-                return 0;
-        }
-}
-
-int fmud_bad_result(struct fmud *c, const char *what, const char *err)
-{
-        return fmud_fail(c, -EPROTO, "%s: malformed result: %s", what, err);
-}
-
 int fmud_socket_curve(struct fmud *c, void *s)
 {
         char pub[FMUD_KEY_Z85_LEN + 1];
@@ -313,7 +105,7 @@ static int key_copy(char dst[FMUD_KEY_Z85_LEN + 1], const char *src)
  * ZMQ keeps reconnecting to an ipc socket nobody listens on; ask the
  * kernel first so a missing daemon is refused at once, not after a timeout.
  */
-static int probe_ipc(struct fmud *c)
+int fmud_probe_ipc(struct fmud *c)
 {
         const char *path = c->endpoint + 6;
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -493,7 +285,7 @@ int fmud_connect(const char *endpoint, const struct fmud_opts *o, struct fmud **
                 goto out_close;
         }
         memcpy(c->endpoint, endpoint, strlen(endpoint) + 1);
-        r = probe_ipc(c);
+        r = fmud_probe_ipc(c);
         if (r == 0)
                 r = open_dealer(c, o);
         if (r == 0)
@@ -501,7 +293,7 @@ int fmud_connect(const char *endpoint, const struct fmud_opts *o, struct fmud **
                           o->connect_timeout_ms ? o->connect_timeout_ms : c->timeout_ms);
         if (r < 0)
                 goto out_close;
-        release_reply(c);
+        fmud_release_reply(c);
         *ret = c;
         return 0;
 
@@ -517,7 +309,7 @@ void fmud_close(struct fmud *c)
         if (!c)
                 return;
         fmud_pub_fini(c);
-        release_reply(c);
+        fmud_release_reply(c);
         zmq_msg_close(&c->reply_msg);
         zmq_msg_close(&c->pub_msg);
         if (c->mon)

@@ -57,6 +57,8 @@ struct fmud {
 /* Record the last failure; returns r. */
 int fmud_fail(struct fmud *c, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Free the last reply (its document, memory and message). */
+void fmud_release_reply(struct fmud *c);
 /*
  * Begin a request: release the reply slot and return the id to encode it
  * with (into c->w, which is reset).
@@ -76,6 +78,11 @@ int fmud_names(struct fmud *c, const char *const names[], size_t n, struct proto
 /* A decode failure of a result: -EPROTO with the decoder's message. */
 int fmud_bad_result(struct fmud *c, const char *what, const char *err);
 
+/*
+ * An ipc endpoint nobody listens on: -ECONNREFUSED at once (ZMQ would keep
+ * reconnecting until the timeout); 0 otherwise. libfmud.c.
+ */
+int fmud_probe_ipc(struct fmud *c);
 /* Apply CURVE client options (when c->curve) to a socket. */
 int fmud_socket_curve(struct fmud *c, void *s);
 /* Release the PUB slot and forget every subscription; close the SUB socket. */
