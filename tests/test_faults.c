@@ -187,6 +187,23 @@ Test(faults, sigsegv_is_reported_by_name_with_the_faulting_address, .init = setu
              "faulting address 0x0");
 }
 
+Test(faults, a_crash_while_instantiating_has_last_words_too, .init = setup)
+{
+        struct inst *other = bystander();
+        struct inst *in = start("Misbehave", "misbehave-crash-at-instantiation", NULL, 0);
+        struct inst_instantiate a = { 0 };
+        pid_t pid = inst_pid(in);
+        int r = inst_instantiate(in, &a);
+
+        cr_assert(r == -ESRCH, "%d %s", r, inst_message(in));
+        cr_assert(strstr(inst_message(in), "killed by SIGSEGV (segmentation fault, signal 11) during "
+                         "fmi3InstantiateCoSimulation; faulting address 0x0") != NULL, "%s",
+                  inst_message(in));
+        bystander_done(other);
+        cr_assert(inst_free(in) == -ESRCH);
+        hygiene(pid, "misbehave-crash-at-instantiation");
+}
+
 Test(faults, abort_is_reported_as_sigabrt, .init = setup)
 {
         dies(2, SIGABRT, 0, "killed by SIGABRT (aborted, signal 6)");

@@ -197,7 +197,6 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
         double t_end;
         int s;
 
-        crash_install(w);
         memcpy(&ds, in->body, sizeof(ds));
         if (!step_args_ok(&ds, fn, rp) || !parse_blocks(w, in, &ds, &bl, fn, rp))
                 return;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "worker/sandbox.h"
+#include "worker/crash.h"
 #include "worker/worker.h"
 
 #define MD_FILE_MAX     (64u << 20)
@@ -202,6 +203,8 @@ int worker_open(int fd, const char *dir, struct worker **ret)
         w->max_record = w->tx->max_record;
         /* The sandbox is in place (main.c): say so first. */
         (void) sandbox_send_report(w);
+        /* Before the FMU's code first runs (its constructors, in load()): last words from then on. */
+        crash_install(w);
         for (unsigned d = 0; d < WORKER_DEPTHS; d++)
                 if (wbuf_reserve(&w->scratch[d], w->max_record) < 0 ||
                     wbuf_reserve(&w->req[d], w->max_record) < 0) {

@@ -27,6 +27,8 @@
  *                       16 (whatever at is) the initial equations fail:
  *                          fmi3Error in Initialization Mode after two log
  *                          messages
+ *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
+ *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
  *   count               messages of fault 14
  *
@@ -80,6 +82,9 @@ static const struct var vars[] = {
 static void start(struct inst *inst)
 {
         struct model_data *d = inst_data(inst);
+
+        if (!strcmp(inst_name(inst), "misbehave-crash-at-instantiation"))
+                *(volatile int *)NULL = 1;      /* a write through a null pointer, as fault 1 */
 
         d->u = 0.0;
         d->fault = 0;

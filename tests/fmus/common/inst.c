@@ -100,6 +100,11 @@ void inst_reset(struct inst *inst)
         inst->model->start(inst);
 }
 
+const char *inst_name(const struct inst *inst)
+{
+        return inst->name;
+}
+
 void *inst_data(struct inst *inst)
 {
         return inst->data;

@@ -290,6 +290,8 @@ void *inst_data(struct inst *inst);
 /* Current time of the instance (the independent variable). */
 double inst_time(const struct inst *inst);
 
+/* The instance name the importer gave. */
+const char *inst_name(const struct inst *inst);
 /* True in Instantiated and Initialization Mode: initial equations apply. */
 bool inst_initializing(const struct inst *inst);
 
