@@ -94,6 +94,36 @@ Test(instance_refuse, fixed_parameter_in_step_mode, .timeout = 120)
         stop();
 }
 
+/*
+ * The worker remembers the last value reference list that passed, per
+ * direction: the same list must still be refused in a state that does not
+ * allow it, with another type, or with another count of values.
+ */
+Test(instance_refuse, a_list_that_passed_is_checked_again)
+{
+        static const uint32_t x0 = 4, u0u1[] = { 10, 11 };
+        double v[3] = { 3.0, 1.0, 2.0 };
+        float f[2];
+
+        start("LinearOde");
+        instantiate(false);
+        ok(inst_enter_initialization_mode(in, NULL));
+        ok(inst_set(in, MD_FLOAT64, &x0, 1, v, 1));
+        ok(inst_set(in, MD_FLOAT64, &x0, 1, v, 1));
+        ok(inst_exit_initialization_mode(in));
+        refused(inst_set(in, MD_FLOAT64, &x0, 1, v, 1), -EACCES,
+                "fmi3SetFloat64: variable 'x0' (vr 4, parameter, fixed) is a fixed parameter");
+        ok(inst_set(in, MD_FLOAT64, u0u1, 2, v, 2));
+        refused(inst_set(in, MD_FLOAT32, u0u1, 2, f, 2), -EPROTOTYPE, "is of type Float64, not Float32");
+        refused(inst_set(in, MD_FLOAT64, u0u1, 2, v, 3), -E2BIG, "nValues = 3");
+        refused(inst_set(in, MD_FLOAT64, u0u1, 2, v, 1), -ENODATA, "nValues = 1");
+        ok(inst_set(in, MD_FLOAT64, u0u1, 2, v, 2));
+        ok(inst_get(in, MD_FLOAT64, u0u1, 2, v, 2));
+        ok(inst_terminate(in));
+        refused(inst_set(in, MD_FLOAT64, u0u1, 2, v, 2), -EPERM, "must not be called in Terminated");
+        stop();
+}
+
 Test(instance_refuse, enter_event_mode_without_event_mode, .timeout = 120)
 {
         to_step("LinearOde");

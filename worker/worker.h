@@ -30,6 +30,20 @@
 #include "worker/call.h"
 
 #define WORKER_DEPTHS   2       /* a request, and one nested in an intermediate update */
+#define VRS_MEMO_MAX    64      /* longest value reference list vars_check() remembers */
+
+/*
+ * The last value reference list vars_check() passed for one direction (get
+ * or set): a master sends the same lists with every step, and a list that
+ * passed once passes again while nothing its checks read has changed.
+ */
+struct vrs_memo {
+        bool valid;
+        enum md_type type;
+        enum call_state state;  /* the access rules depend on it */
+        uint32_t n;
+        uint32_t vrs[VRS_MEMO_MAX];
+};
 
 /* A private, growable byte buffer. */
 struct wbuf {
@@ -88,6 +102,7 @@ struct worker {
         uint32_t *vr_table;     /* [slot * vr_span + vr]: variable index + 1, 0: none; NULL: search */
         uint32_t vr_span;       /* the largest value reference + 1 */
         struct clocks *clk;     /* which Clocks are active (clocks.c); NULL: no Clocks */
+        struct vrs_memo memo[2];        /* [set]: see struct vrs_memo */
 
         /* Messages, by nesting depth. */
         struct wbuf req[WORKER_DEPTHS];
