@@ -42,15 +42,22 @@ bool wait_writable(struct worker *w)
         }
 }
 
+/*
+ * The deadline of the idle check is kept from wait to wait and moved on
+ * only when it passes: reading the clock before every wait would cost as
+ * much as the wait itself when the next request is already coming.
+ */
 static int wait_readable(struct worker *w)
 {
-        struct timespec dl;
         int r;
 
-        wait_deadline_in(&dl, SLICE_NS);
-        r = chan_wait_rx(w->chan, &w->wait, &dl);
-        if (r == -ETIMEDOUT)
+        if (!w->idle_deadline.tv_sec && !w->idle_deadline.tv_nsec)
+                wait_deadline_in(&w->idle_deadline, SLICE_NS);
+        r = chan_wait_rx(w->chan, &w->wait, &w->idle_deadline);
+        if (r == -ETIMEDOUT) {
+                wait_deadline_in(&w->idle_deadline, SLICE_NS);
                 return daemon_alive(w) ? 0 : -EPIPE;
+        }
         return r;
 }
 

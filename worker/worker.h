@@ -71,6 +71,7 @@ struct worker {
         uint64_t side_size;
         uint32_t max_record;
         struct wait_policy wait;
+        struct timespec idle_deadline;  /* next check that the daemon lives; 0: none yet */
         pid_t ppid;             /* the daemon; the worker exits when it goes */
         pthread_t main_thread;
 
