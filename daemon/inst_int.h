@@ -92,6 +92,7 @@ struct inst {
         enum md_type cur_type;          /* of a GET or SET in flight */
         uint64_t cur_timeout_ns;        /* its deadline, from its start */
         uint64_t last_timeout_ns;       /* what call_deadline() computed last */
+        uint64_t last_start_ns;         /* the clock call_deadline() read last */
         uint64_t step_timeout_ns;       /* the posted step's */
         struct inst_last_words words;
         struct inst_log_rec recent[INST_RECENT_LOGS];
