@@ -118,6 +118,7 @@ Test(instance_refuse, a_list_that_passed_is_checked_again)
         refused(inst_set(in, MD_FLOAT64, u0u1, 2, v, 3), -E2BIG, "nValues = 3");
         refused(inst_set(in, MD_FLOAT64, u0u1, 2, v, 1), -ENODATA, "nValues = 1");
         ok(inst_set(in, MD_FLOAT64, u0u1, 2, v, 2));
+        ok(step(0.0));
         ok(inst_get(in, MD_FLOAT64, u0u1, 2, v, 2));
         ok(inst_terminate(in));
         refused(inst_set(in, MD_FLOAT64, u0u1, 2, v, 2), -EPERM, "must not be called in Terminated");
