@@ -35,7 +35,11 @@
 
 #include "shm/wait.h"
 
-/* Polls before the first clock read; about 3 clock reads' worth of pauses. */
+/*
+ * Polls before the first clock read. A pause costs from ~1.5 ns to ~50 ns
+ * (the Xeon of docs/BENCHMARKS.md), so these take 0.1 to 3 µs: short
+ * against any spin budget, long enough for most hand-offs.
+ */
 #define WAIT_FREE_POLLS 64u
 
 static const char *const strategy_names[WAIT_STRATEGY_COUNT] = {
@@ -169,7 +173,7 @@ static int poll_index(const _Atomic uint64_t *idx, uint64_t seen, uint64_t until
                         (void) sched_yield();
                 else
                         cpu_relax();
-                /* Reading the clock costs ~20 pauses; a yield costs far more. */
+                /* Reading the clock costs 1.5 to 20 pauses; a yield costs far more. */
                 if (yield || i % 64 == 0) {
                         uint64_t t = now_ns();
 
@@ -245,9 +249,10 @@ int wait_until_ne(const _Atomic uint64_t *idx, uint64_t seen, struct wait_word *
 
         end_ns = ts_ns(deadline);
         /*
-         * The first polls go without the clock: a clock read costs as much
-         * as ~20 pauses, and a peer on another cpu often answers within
-         * them. The budgets start after them.
+         * The first polls go without the clock: a clock read costs 25 to
+         * 80 ns on the machines measured, as much as the rest of a wait
+         * that a peer on another cpu answers at once. The budgets start
+         * after them.
          */
         if (spin_ns) {
                 for (unsigned i = 0; i < WAIT_FREE_POLLS; i++) {
