@@ -191,11 +191,17 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
 {
         uint64_t end = ts_ns(deadline);
         /*
-         * The first slice is measured from the clock call_deadline() read
-         * (it ends early if that was a while ago: only the liveness check
-         * comes sooner), so a reply that comes at once costs no clock read.
+         * The first slice is measured from the clock call_deadline() read,
+         * so a reply that comes at once costs no clock read. Only when the
+         * deadline is at least a slice after that reading: then the slice
+         * ends first, and if the reading is stale (a step collected a while
+         * after it was posted) the slice is only shorter, and a deadline
+         * that passed meanwhile is still seen within the wait's first polls.
+         * A short deadline (a step budget) reads the clock before waiting,
+         * so a reply that is late is late.
          */
         uint64_t now = inst->last_start_ns;
+        bool reuse = end > now && end - now >= SLICE_NS;
         struct wait_policy p = inst->wait;
 
         for (bool first = true;; first = false) {
@@ -207,7 +213,7 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
                         return 0;
                 if (r != -EAGAIN)
                         return inst_protocol(inst, "the reply ring is broken");
-                if (!first || now > end)
+                if (!first || !reuse)
                         now = now_ns();
                 if (now >= end) {
                         if (spawn_poll(inst) && ring_peek(inst->rx, rec, len) != 0)
