@@ -1,0 +1,166 @@
+/*
+ * TimeEvent: a counter that jumps at time events scheduled by parameters,
+ * as an FMI 3.0 Co-Simulation FMU with Event Mode, and a calculated
+ * parameter computed from a parameter.
+ *
+ *   time events at t_k = phase + k * period, k = 0, 1, ...  (period > 0)
+ *   count := count + 1 at each t_k         (a discrete output; level = count)
+ *   x' = count                             (a continuous state, exact)
+ *   z' = u                                 (u: an input held over a step)
+ *   gain = 2 * base                        (calculatedParameter)
+ *   y = gain * (1 + count)                 (an output that shows gain)
+ *
+ * With eventModeUsed, the counter only moves in Event Mode: after each
+ * fmi3UpdateDiscreteStates the FMU reports nextEventTime = t_k (FMI 3.0
+ * section 3.2.2 and 4.3.3), and a DoStep that would go past t_k is an
+ * error (the importer must stop there; the FMU does not set
+ * eventHandlingNeeded for a time event the importer was told about).
+ * Without Event Mode the events are handled inside DoStep.
+ *
+ * Value references: time 0, period 1, phase 2, count 3, x 4, der_x 5,
+ * base 6, gain 7, y 8, u 9, z 10, level 11.
+ */
+#include <errno.h>
+#include <math.h>
+
+#include "model.h"
+
+struct model_data {
+        double period;
+        double phase;
+        int32_t count;
+        double x;
+        double der_x;
+        double base;
+        double gain;
+        double y;
+        double u;
+        double z;
+        double level;
+        uint64_t next_k;        /* index of the next time event */
+};
+
+static const struct var vars[] = {
+        VAR_TIME(0),
+        VAR_SCALAR(1, "period", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, period),
+        VAR_SCALAR(2, "phase", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, phase),
+        VAR_SCALAR(3, "count", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, count),
+        VAR_SCALAR(4, "x", VAR_FLOAT64, VAR_OUTPUT, VAR_CONTINUOUS, VAR_CALCULATED, x),
+        VAR_SCALAR(5, "der_x", VAR_FLOAT64, VAR_LOCAL, VAR_CONTINUOUS, VAR_CALCULATED, der_x),
+        VAR_SCALAR(6, "base", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, base),
+        VAR_SCALAR(7, "gain", VAR_FLOAT64, VAR_CALCULATED_PARAMETER, VAR_FIXED, VAR_CALCULATED,
+                   gain),
+        VAR_SCALAR(8, "y", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, y),
+        VAR_SCALAR(9, "u", VAR_FLOAT64, VAR_INPUT, VAR_CONTINUOUS, VAR_EXACT, u),
+        VAR_SCALAR(10, "z", VAR_FLOAT64, VAR_OUTPUT, VAR_CONTINUOUS, VAR_CALCULATED, z),
+        VAR_SCALAR(11, "level", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, level),
+};
+
+static void start(struct inst *inst)
+{
+        struct model_data *d = inst_data(inst);
+
+        d->period = 0.5;
+        d->phase = 0.15;
+        d->base = 1.5;
+        d->u = 0.0;
+}
+
+/* How close to t_k counts as at t_k: rounding of t0 + n h against phase + k period. */
+static double tol(double t)
+{
+        return 1e-9 * fmax(1.0, fabs(t));
+}
+
+static double event_time(const struct model_data *d)
+{
+        return d->period > 0.0 ? d->phase + (double)d->next_k * d->period : INFINITY;
+}
+
+static int calculate(struct inst *inst)
+{
+        struct model_data *d = inst_data(inst);
+
+        if (inst_initializing(inst)) {
+                if (!(d->period >= 0.0) || !isfinite(d->phase)) {
+                        inst_log(inst, FMU_ERROR, "period (%g) must be >= 0 (0: no events) and "
+                                 "phase (%g) finite", d->period, d->phase);
+                        return -EINVAL;
+                }
+                d->count = 0;
+                d->x = 0.0;
+                d->z = 0.0;
+                d->next_k = 0;
+                /* Events before the start time are past: the first is the next one after it. */
+                while (event_time(d) < inst_time(inst) - tol(inst_time(inst)))
+                        d->next_k++;
+        }
+        d->gain = 2.0 * d->base;
+        d->der_x = d->count;
+        d->level = d->count;
+        d->y = d->gain * (1.0 + d->count);
+        return 0;
+}
+
+/* Every time event due at t: count it. */
+static void take_events(struct inst *inst, struct model_data *d, double t)
+{
+        while (event_time(d) <= t + tol(t)) {
+                d->count++;
+                d->next_k++;
+                inst_log(inst, FMU_OK, "time event %d at t = %.17g", (int)d->count, t);
+        }
+}
+
+static int do_step(struct inst *inst, struct step *step)
+{
+        struct model_data *d = inst_data(inst);
+        double t = step->t, t_end = step->t + step->h;
+
+        d->z += d->u * step->h;
+        if (step->event_mode_used) {
+                double te = event_time(d);
+
+                if (t_end > te + tol(te)) {
+                        inst_log(inst, FMU_ERROR, "fmi3DoStep from t = %.17g to %.17g goes past "
+                                 "the time event at t = %.17g", t, t_end, te);
+                        return -EINVAL;
+                }
+                d->x += d->count * step->h;
+                return 0;
+        }
+        /* No Event Mode: the counter jumps inside the step. */
+        while (event_time(d) < t_end - tol(t_end)) {
+                double te = event_time(d);
+
+                d->x += d->count * (te - t);
+                t = te;
+                take_events(inst, d, te);
+        }
+        d->x += d->count * (t_end - t);
+        take_events(inst, d, t_end);
+        return 0;
+}
+
+static int update_discrete(struct inst *inst, struct discrete *ret)
+{
+        struct model_data *d = inst_data(inst);
+
+        take_events(inst, d, inst_time(inst));
+        ret->need_update = false;
+        ret->next_event_time_defined = d->period > 0.0;
+        ret->next_event_time = event_time(d);
+        return 0;
+}
+
+const struct model model = {
+        .token = "{5b7e2c90-1f4d-4e8a-b6a3-0c9d8e7f6a51}",
+        .data_size = sizeof(struct model_data),
+        .vars = vars,
+        .n_vars = sizeof(vars) / sizeof(vars[0]),
+        .caps = MODEL_HAS_EVENT_MODE | MODEL_CAN_GET_SET_STATE | MODEL_CAN_SERIALIZE_STATE,
+        .start = start,
+        .calculate = calculate,
+        .do_step = do_step,
+        .update_discrete = update_discrete,
+};

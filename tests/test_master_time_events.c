@@ -1,0 +1,247 @@
+/*
+ * master: time events (FMI 3.0 sections 3.2.2 and 4.3.3: the nextEventTime
+ * an FMU returns from fmi3UpdateDiscreteStates) and calculatedParameter ->
+ * parameter connections resolved in Initialization Mode, with TimeEvent
+ * (a counter that jumps at phase + k period, x' = count, z' = u,
+ * gain = 2 base, y = gain (1 + count)).
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_master_sys.h"
+
+static double val(const struct msys *x, const struct mrow *row, const char *name)
+{
+        return row->v[msys_col(x, name)];
+}
+
+/* The rows at time t: *ret_left the MASTER_ROW_EVENT_LEFT one, *ret_right the next. */
+static size_t rows_at(const struct msys *x, double t, const struct mrow **ret_left,
+                      const struct mrow **ret_right)
+{
+        size_t n = 0;
+
+        *ret_left = *ret_right = NULL;
+        for (size_t i = 0; i < x->n_rows; i++) {
+                if (x->rows[i].t != t || (x->rows[i].flags & MASTER_ROW_INTERMEDIATE))
+                        continue;
+                n++;
+                if (x->rows[i].flags & MASTER_ROW_EVENT_LEFT)
+                        *ret_left = &x->rows[i];
+                else
+                        *ret_right = &x->rows[i];
+        }
+        return n;
+}
+
+/* Every grid row is at t0 + n h exactly (never accumulated), n = 0..n_expected-1. */
+static void grid_is_exact(const struct msys *x, double h, size_t n_expected)
+{
+        size_t n;
+        const struct mrow **g = msys_grid(x, &n);
+
+        cr_assert(eq(sz, n, n_expected));
+        for (size_t k = 0; k < n; k++)
+                cr_assert(g[k]->t == (double)k * h, "grid row %zu at %.17g, not %.17g", k,
+                          g[k]->t, (double)k * h);
+        free(g);
+}
+
+#define TE_LIN_SPEC(phase, period) { \
+        .elements = MSYS_COMP("te", "TimeEvent") MSYS_COMP("lin", "LinearOde"), \
+        .connections = MSYS_CONN("te", "level", "lin", "u0"), \
+        .parameters = MSYS_REAL("te.phase", phase) MSYS_REAL("te.period", period), \
+        .stop = 1.0, \
+        .attrs = "stepSize=\"0.1\"", \
+        .settings = MSYS_RECORD("te.count") MSYS_RECORD("te.x") MSYS_RECORD("te.level") \
+                    MSYS_RECORD("lin.x") MSYS_RECORD("lin.u0"), \
+}
+
+Test(master_time_events, an_event_between_grid_points_is_an_extra_point_everyone_meets)
+{
+        struct msys_spec spec = TE_LIN_SPEC("0.15", "0.5");
+        const struct mrow *left, *right, *before, *after;
+        struct master_stats st;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(session_event_mode_used(x.s, msys_comp(&x, "te")));
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        master_get_stats(x.m, &st);
+        /* Events at 0.15 and 0.65: planned extra points, no early return, no restore. */
+        cr_assert(eq(u64, st.extra_points, 2));
+        cr_assert(eq(u64, st.events, 2));
+        cr_assert(eq(u64, st.restores, 0));
+        cr_assert(eq(sz, x.n_rows, (size_t)(11 + 2 * 2)));
+        grid_is_exact(&x, 0.1, 11);
+        for (int e = 0; e < 2; e++) {
+                double te = e == 0 ? 0.15 : 0.65;
+
+                cr_assert(eq(sz, rows_at(&x, te, &left, &right), (size_t)2), "rows at %g", te);
+                cr_assert(left && right && right == left + 1);
+                cr_assert(eq(uint, left->flags, MASTER_ROW_EXTRA | MASTER_ROW_EVENT_LEFT));
+                cr_assert(eq(uint, right->flags, MASTER_ROW_EXTRA));
+                /* The counter's left and right values. */
+                cr_assert(eq(dbl, val(&x, left, "te.count"), (double)e));
+                cr_assert(eq(dbl, val(&x, right, "te.count"), (double)(e + 1)));
+                cr_assert(eq(dbl, val(&x, right, "te.level"), (double)(e + 1)));
+                before = left - 1;
+                after = right + 1;
+                cr_assert(before->flags == 0 && after->flags == 0);
+                cr_assert(before->t < te && after->t > te);
+                /* LinearOde stepped to the event (x' = -x with u0 held at the old level). */
+                cr_assert(val(&x, left, "lin.x") == val(&x, before, "lin.x") *
+                          exp(-1.0 * (te - before->t)));
+                cr_assert(val(&x, right, "lin.x") == val(&x, left, "lin.x"));
+                cr_assert(eq(dbl, val(&x, left, "lin.u0"), (double)e));
+                /* From the event on, it steps with the new level. */
+                cr_assert(eq(dbl, val(&x, after, "lin.u0"), (double)(e + 1)));
+        }
+        /* x = integral of count: 1 from 0.15, 2 from 0.65. */
+        cr_assert(fabs(val(&x, msys_row(&x, 0.5, 0), "te.x") - 0.35) < 1e-12);
+        cr_assert(fabs(val(&x, &x.rows[x.n_rows - 1], "te.x") - (0.5 + 2 * 0.35)) < 1e-12);
+        msys_fini(&x);
+}
+
+Test(master_time_events, an_event_on_a_grid_point_adds_no_point)
+{
+        /* 0.2, 0.5 and 0.8 are 2 h, 5 h and 8 h exactly in binary too. */
+        struct msys_spec spec = TE_LIN_SPEC("0.2", "0.3");
+        const struct mrow *left, *right;
+        struct master_stats st;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        master_get_stats(x.m, &st);
+        cr_assert(eq(u64, st.extra_points, 0));
+        cr_assert(eq(u64, st.events, 3));
+        cr_assert(eq(sz, x.n_rows, (size_t)(11 + 3)));
+        grid_is_exact(&x, 0.1, 11);
+        for (int e = 0; e < 3; e++) {
+                double te = (double)(2 + 3 * e) * 0.1;
+
+                cr_assert(eq(sz, rows_at(&x, te, &left, &right), (size_t)2), "rows at %g", te);
+                cr_assert(left && right && right == left + 1);
+                cr_assert(eq(uint, left->flags, MASTER_ROW_EVENT_LEFT));
+                cr_assert(eq(dbl, val(&x, left, "te.count"), (double)e));
+                cr_assert(eq(dbl, val(&x, right, "te.count"), (double)(e + 1)));
+        }
+        msys_fini(&x);
+}
+
+Test(master_time_events, two_instances_meet_at_each_others_events)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("a", "TimeEvent") MSYS_COMP("b", "TimeEvent"),
+                .connections = MSYS_CONN("a", "level", "b", "u") MSYS_CONN("b", "level", "a", "u"),
+                .parameters = MSYS_REAL("a.phase", "0.15") MSYS_REAL("a.period", "1")
+                              MSYS_REAL("b.phase", "0.35") MSYS_REAL("b.period", "1"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("a.count") MSYS_RECORD("a.z") MSYS_RECORD("b.count")
+                            MSYS_RECORD("b.z"),
+        };
+        const struct mrow *left, *right, *last;
+        struct master_stats st;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        master_get_stats(x.m, &st);
+        cr_assert(eq(u64, st.extra_points, 2));
+        cr_assert(eq(u64, st.events, 2));
+        cr_assert(eq(u64, st.restores, 0));
+        grid_is_exact(&x, 0.1, 11);
+        cr_assert(eq(sz, rows_at(&x, 0.15, &left, &right), (size_t)2));
+        cr_assert(val(&x, right, "a.count") == 1.0 && val(&x, right, "b.count") == 0.0);
+        cr_assert(eq(sz, rows_at(&x, 0.35, &left, &right), (size_t)2));
+        cr_assert(val(&x, right, "a.count") == 1.0 && val(&x, right, "b.count") == 1.0);
+        /*
+         * z integrates the other's level: each stepped to the other's event
+         * and took the new level from there, so z is the time since it.
+         */
+        cr_assert(fabs(val(&x, right, "b.z") - 0.2) < 1e-12, "b.z = %.17g", val(&x, right, "b.z"));
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(fabs(val(&x, last, "b.z") - 0.85) < 1e-12, "b.z = %.17g", val(&x, last, "b.z"));
+        cr_assert(fabs(val(&x, last, "a.z") - 0.65) < 1e-12, "a.z = %.17g", val(&x, last, "a.z"));
+        msys_fini(&x);
+}
+
+Test(master_time_events, a_multirate_instance_meets_its_own_event_alone)
+{
+        struct msys_spec spec = TE_LIN_SPEC("0.15", "0.5");
+        const struct mrow *r5, *left, *right;
+        struct master_stats st;
+        struct msys x;
+
+        spec.settings = "<fmud:Component name=\"te\" multirate=\"5\"/>"
+                        MSYS_RECORD("te.count") MSYS_RECORD("te.x") MSYS_RECORD("lin.x")
+                        MSYS_RECORD("lin.u0");
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        master_get_stats(x.m, &st);
+        /* Its events at 0.15 and 0.65 fall inside its own steps: nobody else stops there. */
+        cr_assert(eq(u64, st.extra_points, 0));
+        cr_assert(eq(u64, st.events, 2));
+        cr_assert(eq(sz, x.n_rows, (size_t)11));
+        grid_is_exact(&x, 0.1, 11);
+        cr_assert(eq(sz, rows_at(&x, 0.15, &left, &right), (size_t)0));
+        for (size_t k = 1; k < 5; k++)
+                cr_assert(eq(dbl, val(&x, &x.rows[k], "te.count"), 0.0), "count held at %zu", k);
+        r5 = msys_row(&x, 0.5, 0);
+        cr_assert(r5 != NULL);
+        cr_assert(eq(dbl, val(&x, r5, "te.count"), 1.0));
+        cr_assert(fabs(val(&x, r5, "te.x") - 0.35) < 1e-12, "x = %.17g", val(&x, r5, "te.x"));
+        /* LinearOde sees the new level only from te's point 0.5 on. */
+        cr_assert(eq(dbl, val(&x, r5, "lin.u0"), 0.0));
+        cr_assert(eq(dbl, val(&x, msys_row(&x, 6 * 0.1, 0), "lin.u0"), 1.0));
+        cr_assert(eq(dbl, val(&x, &x.rows[10], "te.count"), 2.0));
+        cr_assert(fabs(val(&x, &x.rows[10], "te.x") - 1.2) < 1e-12);
+        msys_fini(&x);
+}
+
+Test(master_time_events, without_event_mode_the_fmu_takes_its_events_inside_the_step)
+{
+        struct msys_spec spec = TE_LIN_SPEC("0.15", "0.5");
+        struct master_stats st;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        x.so.no_event_mode = true;
+        msys_start(&x);
+        cr_assert(false == session_event_mode_used(x.s, msys_comp(&x, "te")));
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        master_get_stats(x.m, &st);
+        cr_assert(eq(u64, st.extra_points, 0));
+        cr_assert(eq(u64, st.events, 0));
+        cr_assert(eq(sz, x.n_rows, (size_t)11));
+        cr_assert(eq(dbl, val(&x, msys_row(&x, 0.2, 0), "te.count"), 1.0));
+        cr_assert(fabs(val(&x, &x.rows[10], "te.x") - 1.2) < 1e-12);
+        msys_fini(&x);
+}
+
+Test(master_time_events, runs_are_bit_identical)
+{
+        struct msys_spec spec = TE_LIN_SPEC("0.15", "0.5");
+        struct msys a, b;
+
+        msys_load(&a, &spec);
+        msys_start(&a);
+        cr_assert(eq(int, master_run(a.m), MASTER_FINISHED), "%s", master_message(a.m));
+        msys_load(&b, &spec);
+        msys_start(&b);
+        cr_assert(eq(int, master_run(b.m), MASTER_FINISHED), "%s", master_message(b.m));
+        cr_assert(eq(sz, a.n_rows, (size_t)15));
+        cr_assert(msys_same_rows(&a, &b));
+        msys_fini(&a);
+        msys_fini(&b);
+}
