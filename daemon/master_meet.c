@@ -56,8 +56,10 @@ static int alone(struct master *m, struct mi *mi)
                                 return r;
                 }
                 mi->from = mi->reached;
-                mi->aim = mi->next_event > mi->from && mi->next_event < mi->goal ? mi->next_event
-                                                                                  : mi->goal;
+                /* An event within rounding of the goal is at the goal (mstep_plan()). */
+                mi->aim = mi->next_event > mi->from &&
+                          mi->next_event < mi->goal - master_tol(m, mi->goal) ? mi->next_event
+                                                                              : mi->goal;
                 r = mstep_one(m, mi, false);
                 if (r < 0)
                         return r;

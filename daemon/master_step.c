@@ -43,6 +43,7 @@ void mstep_plan(struct master *m)
 
         for (size_t i = 0; i < m->n; i++) {
                 struct mi *mi = &m->mi[i];
+                double te;
 
                 mi->due = mi->t == m->t_cur;
                 mi->todo = mi->stepped = mi->saved = false;
@@ -51,10 +52,17 @@ void mstep_plan(struct master *m)
                 if (m->at_grid)
                         mi->k = next_own(m, m->pt, mi->rate);
                 mi->goal = mi->aim = master_grid(m, mi->k);
-                if (mi->next_event > m->t_cur && mi->next_event < mi->goal) {
-                        mi->aim = mi->next_event;
-                        if (mi->next_event < t_plan)
-                                t_plan = mi->next_event;
+                /*
+                 * An event within rounding of a grid point (phase + k period
+                 * against t0 + n h) is at the grid point: stepping to a time
+                 * a hair before it would leave the instance behind the
+                 * session, never due again.
+                 */
+                te = fabs(mi->next_event - m->t_next) <= tol ? m->t_next : mi->next_event;
+                if (te > m->t_cur && te < mi->goal - master_tol(m, mi->goal)) {
+                        mi->aim = te;
+                        if (te < t_plan)
+                                t_plan = te;
                 }
         }
         for (size_t i = 0; i < m->n; i++) {

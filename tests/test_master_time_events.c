@@ -136,6 +136,33 @@ Test(master_time_events, an_event_on_a_grid_point_adds_no_point)
         msys_fini(&x);
 }
 
+Test(master_time_events, an_event_a_rounding_error_before_a_grid_point_is_at_the_grid_point)
+{
+        /* The event at 0.3; the grid point 3 h = 0.30000000000000004. */
+        struct msys_spec spec = TE_LIN_SPEC("0.3", "10");
+        const struct mrow *left, *right, *last;
+        struct master_stats st;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        master_get_stats(x.m, &st);
+        cr_assert(eq(u64, st.extra_points, 0));
+        cr_assert(eq(u64, st.events, 1));
+        cr_assert(eq(sz, x.n_rows, (size_t)12), "%zu rows", x.n_rows);
+        grid_is_exact(&x, 0.1, 11);
+        cr_assert(eq(sz, rows_at(&x, 3 * 0.1, &left, &right), (size_t)2));
+        cr_assert(left && right && right == left + 1);
+        cr_assert(eq(dbl, val(&x, left, "te.count"), 0.0));
+        cr_assert(eq(dbl, val(&x, right, "te.count"), 1.0));
+        /* The instance went on with the others to the end. */
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, last->t, 1.0));
+        cr_assert(fabs(val(&x, last, "te.x") - 0.7) < 1e-12, "x = %.17g", val(&x, last, "te.x"));
+        msys_fini(&x);
+}
+
 Test(master_time_events, two_instances_meet_at_each_others_events)
 {
         struct msys_spec spec = {
