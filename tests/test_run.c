@@ -170,3 +170,37 @@ Test(run, exit_codes_for_usage_and_missing_files, .init = setup, .fini = teardow
         cr_assert(strstr(r.err, "/nonexistent/x.ssp") != NULL, "%s", r.err);
         run_result_fini(&r);
 }
+
+Test(run, runs_the_time_event_example_with_extra_points, .init = setup, .fini = teardown)
+{
+        char *out = NULL, *csv, *p;
+        struct run_result r;
+
+        cr_assert(asprintf(&out, "%s/te.csv", dir) > 0);
+        r = fmuctl((const char *[]){ "run", FMUD_EXAMPLES "/timeevent.ssp", "--out", out,
+                                     "--quiet", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        csv = slurp(out);
+        /* scaled.y = 2 * clock.gain = 6 from the start: set in Initialization Mode. */
+        cr_assert(eq(int, strncmp(csv, "time,clock.count,clock.x,lin.x,lin.u0,scaled.y\n"
+                                       "0,0,0,1,0,6\n", 59), 0), "%s", csv);
+        /* 21 grid rows and two per event (0.15, 0.65, 1.15, 1.65), after the header. */
+        cr_assert(eq(sz, lines(csv), 1 + 21 + 4 * 2));
+        /* Before and after Event Mode at 0.15; lin steps on with the new level. */
+        p = strstr(csv, "\n0.15,0,0,");
+        cr_assert(p != NULL, "%s", csv);
+        p = strchr(p + 1, '\n');
+        cr_assert(eq(int, strncmp(p, "\n0.15,1,0,", strlen("\n0.15,1,0,")), 0), "%s", csv);
+        p = strchr(p + 1, '\n');
+        cr_assert(eq(int, strncmp(p, "\n0.2,1,0.05000000000000002,",
+                                  strlen("\n0.2,1,0.05000000000000002,")), 0), "%s", csv);
+        p = strchr(p + 1, '\n');
+        cr_assert(eq(int, strncmp(p - 4, ",1,6\n", 5), 0), "lin.u0 at 0.2: %s", csv);
+        /* The grid after the events is 0.1 n, not accumulated from 0.15. */
+        cr_assert(strstr(csv, "\n0.30000000000000004,1,") != NULL, "%s", csv);
+        cr_assert(strstr(csv, "\n1.65,4,") != NULL && strstr(csv, "\n1.7000000000000002,4,"));
+        cr_assert(eq(dbl, last_time(csv), 2.0));
+        free(csv);
+        free(out);
+        run_result_fini(&r);
+}
