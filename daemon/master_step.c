@@ -56,7 +56,9 @@ void mstep_plan(struct master *m)
                  * An event within rounding of a grid point (phase + k period
                  * against t0 + n h) is at the grid point: stepping to a time
                  * a hair before it would leave the instance behind the
-                 * session, never due again.
+                 * session, never due again. FMI 3.0 section 2.3.5 allows it:
+                 * the importer computes up to nextEventTime "or if needed
+                 * slightly further".
                  */
                 te = fabs(mi->next_event - m->t_next) <= tol ? m->t_next : mi->next_event;
                 if (te > m->t_cur && te < mi->goal - master_tol(m, mi->goal)) {

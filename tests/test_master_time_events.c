@@ -397,3 +397,79 @@ Test(master_time_events, a_connected_parameter_takes_the_connected_value_over_it
         cr_assert(eq(dbl, val(&x, &x.rows[0], "b.y"), 5.0));
         msys_fini(&x);
 }
+
+Test(master_time_events, an_event_at_the_stop_time_is_handled_there)
+{
+        struct msys_spec spec = TE_LIN_SPEC("1", "10");
+        const struct mrow *left, *right;
+        struct master_stats st;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        master_get_stats(x.m, &st);
+        cr_assert(eq(u64, st.extra_points, 0));
+        cr_assert(eq(u64, st.events, 1));
+        cr_assert(eq(sz, rows_at(&x, 1.0, &left, &right), (size_t)2));
+        cr_assert(left && right && val(&x, right, "te.count") == 1.0);
+        cr_assert(eq(dbl, val(&x, left, "te.count"), 0.0));
+        msys_fini(&x);
+}
+
+/* A bounce (an early return) at tb = sqrt(2 / 9.81) = 0.4515... and a time event near it. */
+static void ball_and_event(const char *phase, double te, bool event_first)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ball", "BouncingBall") MSYS_COMP("te", "TimeEvent"),
+                .connections = MSYS_CONN("ball", "h", "te", "u"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("ball.v") MSYS_RECORD("te.count") MSYS_RECORD("te.z"),
+        };
+        char params[256];
+        double tb = sqrt(2.0 / 9.81);
+        const struct mrow *left, *right;
+        struct master_stats st;
+        struct msys x;
+
+        snprintf(params, sizeof(params), MSYS_REAL("te.phase", "%s") MSYS_REAL("te.period", "10"),
+                 phase);
+        spec.parameters = params;
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        master_get_stats(x.m, &st);
+        cr_assert(eq(u64, st.extra_points, 2));
+        cr_assert(eq(u64, st.events, 2));
+        /* The time event instance went past the bounce in the step that found it. */
+        cr_assert(st.restores >= 1);
+        grid_is_exact(&x, 0.1, 11);
+        cr_assert(eq(sz, rows_at(&x, te, &left, &right), (size_t)2), "rows at the event");
+        cr_assert(val(&x, left, "te.count") == 0.0 && val(&x, right, "te.count") == 1.0);
+        /* The bounce is an extra point too, one row each side, in time order with the event. */
+        left = right = NULL;
+        for (size_t i = 0; i < x.n_rows; i++)
+                if (fabs(x.rows[i].t - tb) < 1e-12) {
+                        if (!left)
+                                left = &x.rows[i];
+                        right = &x.rows[i];
+                }
+        cr_assert(left && right && right == left + 1, "rows at the bounce");
+        cr_assert(val(&x, left, "ball.v") < 0.0 && val(&x, right, "ball.v") > 0.0);
+        cr_assert(event_first ? te < left->t : te > left->t);
+        for (size_t i = 1; i < x.n_rows; i++)
+                cr_assert(x.rows[i].t >= x.rows[i - 1].t, "rows out of order at %zu", i);
+        msys_fini(&x);
+}
+
+Test(master_time_events, a_time_event_just_before_an_early_return)
+{
+        ball_and_event("0.45", 0.45, true);
+}
+
+Test(master_time_events, a_time_event_just_after_an_early_return)
+{
+        /* The event instance went past the bounce: it is restored and meets it first. */
+        ball_and_event("0.452", 0.452, false);
+}
