@@ -473,3 +473,67 @@ Test(master_time_events, a_time_event_just_after_an_early_return)
         /* The event instance went past the bounce: it is restored and meets it first. */
         ball_and_event("0.452", 0.452, false);
 }
+
+/* te at multirate rate with its events at phase + k period; it must reach the end. */
+static void multirate_event(const char *rate, const char *phase, double t_event)
+{
+        struct msys_spec spec = TE_LIN_SPEC("0", "10");
+        char params[256], settings[512];
+        const struct mrow *last;
+        struct master_stats st;
+        struct msys x;
+
+        snprintf(params, sizeof(params), MSYS_REAL("te.phase", "%s") MSYS_REAL("te.period", "10"),
+                 phase);
+        snprintf(settings, sizeof(settings), "<fmud:Component name=\"te\" multirate=\"%s\"/>"
+                 MSYS_RECORD("te.count") MSYS_RECORD("te.x") MSYS_RECORD("te.level")
+                 MSYS_RECORD("lin.x") MSYS_RECORD("lin.u0"), rate);
+        spec.parameters = params;
+        spec.settings = settings;
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        master_get_stats(x.m, &st);
+        cr_assert(eq(u64, st.extra_points, 0));
+        cr_assert(eq(u64, st.events, 1));
+        grid_is_exact(&x, 0.1, 11);
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, val(&x, last, "te.count"), 1.0));
+        cr_assert(fabs(val(&x, last, "te.x") - (1.0 - t_event)) < 1e-12, "x = %.17g",
+                  val(&x, last, "te.x"));
+        msys_fini(&x);
+}
+
+Test(master_time_events, a_multirate_instance_s_event_on_a_base_grid_point)
+{
+        multirate_event("5", "0.2", 0.2);
+}
+
+Test(master_time_events, a_multirate_instance_s_event_a_rounding_error_before_its_point)
+{
+        /* Its own point 3 h = 0.30000000000000004; the event at 0.3. */
+        multirate_event("3", "0.3", 0.3);
+}
+
+Test(master_time_events, a_multirate_instance_s_later_event_a_rounding_error_before_its_point)
+{
+        /* Events at 0.15 (inside its step, met alone) and 0.15 + 0.15 = 0.3, before 3 h. */
+        struct msys_spec spec = TE_LIN_SPEC("0.15", "0.15");
+        const struct mrow *last;
+        struct master_stats st;
+        struct msys x;
+
+        spec.settings = "<fmud:Component name=\"te\" multirate=\"3\"/>"
+                        MSYS_RECORD("te.count") MSYS_RECORD("te.x") MSYS_RECORD("lin.x");
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        master_get_stats(x.m, &st);
+        cr_assert(eq(u64, st.extra_points, 0));
+        /* 0.15, 0.3, 0.45, 0.6, 0.75, 0.9 (k * 0.15 rounded as the FMU computes it). */
+        cr_assert(eq(u64, st.events, 6));
+        grid_is_exact(&x, 0.1, 11);
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, val(&x, last, "te.count"), 6.0));
+        msys_fini(&x);
+}
