@@ -537,3 +537,30 @@ Test(master_time_events, a_multirate_instance_s_later_event_a_rounding_error_bef
         cr_assert(eq(dbl, val(&x, last, "te.count"), 6.0));
         msys_fini(&x);
 }
+
+Test(master_time_events, a_calculated_parameter_sets_the_dynamics_of_fmi3_and_fmi2_consumers)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent") MSYS_COMP("lin", "LinearOde")
+                            MSYS_COMP("lin2", "LinearOde2"),
+                .connections = MSYS_CONN("te", "gain", "lin", "k") MSYS_CONN("te", "gain", "lin2", "k"),
+                .parameters = MSYS_REAL("te.base", "0.25"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("lin.x") MSYS_RECORD("lin2.x"),
+        };
+        const struct mrow *last;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        /* k = gain = 0.5 in both, not their start value 1. */
+        cr_assert(eq(dbl, param(&x, "lin", "k"), 0.5));
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(fabs(val(&x, last, "lin.x") - exp(-0.5)) < 1e-12, "lin.x = %.17g",
+                  val(&x, last, "lin.x"));
+        cr_assert(fabs(val(&x, last, "lin2.x") - exp(-0.5)) < 1e-9, "lin2.x = %.17g",
+                  val(&x, last, "lin2.x"));
+        msys_fini(&x);
+}
