@@ -158,9 +158,15 @@ static int add_edge(struct sc_load *l, struct sg_graph *g, const struct ssd_elem
         e.to = a.role == ROLE_SOURCE ? nb : na;
         e.parameter = a.parameter;
         if (g->nodes[e.to].in != SIZE_MAX) {
+                const struct ssd_connection *o = g->edges[g->nodes[e.to].in].c;
+
+                /* Its ends too: the line alone is ambiguous when connections share one. */
                 r = sc_err(l, l->label, c->line, a.role == ROLE_SINK ? a.name : b.name,
-                           "fed twice: also by the connection at line %d",
-                           g->edges[g->nodes[e.to].in].c->line);
+                           "fed twice: also by the connection at line %d (%s%s%s to %s%s%s)",
+                           o->line, o->start_element ? o->start_element : "",
+                           o->start_element ? "." : "", o->start_connector,
+                           o->end_element ? o->end_element : "", o->end_element ? "." : "",
+                           o->end_connector);
                 goto out;
         }
         r = sg_edge(g, &e, &k);

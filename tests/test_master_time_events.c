@@ -363,8 +363,9 @@ Test(master_time_events, parameter_connections_that_cannot_be_are_refused)
         refused(MSYS_CONN("a", "level", "b", "base"),
                 "'a.level' and 'b.base' do not match");
         refused(MSYS_CONN("a", "gain", "b", "gain"), "are both outputs (or calculated parameters)");
+        /* Both connections on one line: the message names the other one's ends. */
         refused(MSYS_CONN("a", "gain", "c", "base") MSYS_CONN("b", "gain", "c", "base"),
-                "'c.base': fed twice: also by the connection at line");
+                "'c.base': fed twice: also by the connection at line 10 (a.gain to c.base)");
 }
 
 Test(master_time_events, a_parameter_loop_that_does_not_settle_is_a_precise_error)
