@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const fmi3_fmus[7] = {
+const char *const fmi3_fmus[8] = {
         "LinearOde", "MsdMass1", "MsdMass2", "Feedthrough", "BouncingBall",
-        "IntermediateProbe", "GlobalCounter",
+        "IntermediateProbe", "GlobalCounter", "TimeEvent",
 };
 
 /* ---- Loading, as an importer does --------------------------------------- */

@@ -79,7 +79,7 @@ struct fmi2 {
 
 
 /* The FMI 3.0 test FMUs (not MissingSymbol, which lacks fmi3DoStep). */
-extern const char *const fmi3_fmus[7];
+extern const char *const fmi3_fmus[8];
 
 /* LinearOde's value references. */
 enum { LO_X = 1, LO_DER_X = 2, LO_K = 3, LO_X0 = 4, LO_U0 = 10, LO_Y0 = 20 };

@@ -198,7 +198,7 @@ Test(fmus, descriptions_match_the_binaries)
 {
         const char *names[] = {
                 "LinearOde", "MsdMass1", "MsdMass2", "Feedthrough", "BouncingBall",
-                "IntermediateProbe", "GlobalCounter", "MissingSymbol",
+                "IntermediateProbe", "GlobalCounter", "MissingSymbol", "TimeEvent",
         };
 
         for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {

@@ -430,3 +430,55 @@ Test(fmus, debug_logging_filters_informational_messages)
         cr_assert(eq(int, api.SetDebugLogging(inst, fmi3True, 1, bogus), fmi3Error));
         api.FreeInstance(inst);
 }
+
+/* ---- TimeEvent --------------------------------------------------------------- */
+
+enum { TE_PERIOD = 1, TE_PHASE = 2, TE_COUNT = 3, TE_X = 4, TE_BASE = 6, TE_GAIN = 7 };
+
+Test(fmus, time_event_reports_its_schedule_and_refuses_to_step_past_it)
+{
+        fmi3Boolean need, term, nominals, values, defined, event, terminate, early;
+        double next = 0.0, t_end;
+        struct fmi3 api;
+        fmi3Instance inst;
+
+        load3(&api, "TimeEvent", NULL);
+        inst = instantiate3(&api, "TimeEvent", true, false, NULL, 0, NULL);
+        set_f64(&api, inst, TE_BASE, 0.75);
+        initialize3(&api, inst, 0.0);
+        /* The calculatedParameter follows the parameter. */
+        cr_assert(eq(dbl, get_f64(&api, inst, TE_GAIN), 1.5));
+        cr_assert(eq(int, api.UpdateDiscreteStates(inst, &need, &term, &nominals, &values,
+                                                   &defined, &next), fmi3OK));
+        cr_assert(eq(int, defined, fmi3True));
+        cr_assert(eq(dbl, next, 0.15));
+        cr_assert(eq(int, api.EnterStepMode(inst), fmi3OK));
+        /* To the event: no eventHandlingNeeded, the importer knows the time. */
+        cr_assert(eq(int, api.DoStep(inst, 0.0, 0.15, fmi3False, &event, &terminate, &early,
+                                     &t_end), fmi3OK), "%s", last_log);
+        cr_assert(eq(int, event, fmi3False));
+        cr_assert(eq(i32, get_i32(&api, inst, TE_COUNT), 0));
+        /* Past it, without Event Mode in between: an error. */
+        cr_assert(eq(int, api.DoStep(inst, 0.15, 0.1, fmi3False, &event, &terminate, &early,
+                                     &t_end), fmi3Error));
+        cr_assert(strstr(last_log, "goes past the time event") != NULL, "%s", last_log);
+        api.FreeInstance(inst);
+
+        inst = instantiate3(&api, "TimeEvent", true, false, NULL, 0, NULL);
+        initialize3(&api, inst, 0.0);
+        cr_assert(eq(int, api.UpdateDiscreteStates(inst, &need, &term, &nominals, &values,
+                                                   &defined, &next), fmi3OK));
+        cr_assert(eq(int, api.EnterStepMode(inst), fmi3OK));
+        cr_assert(eq(int, api.DoStep(inst, 0.0, 0.15, fmi3False, &event, &terminate, &early,
+                                     &t_end), fmi3OK));
+        cr_assert(eq(int, api.EnterEventMode(inst), fmi3OK));
+        cr_assert(eq(int, api.UpdateDiscreteStates(inst, &need, &term, &nominals, &values,
+                                                   &defined, &next), fmi3OK));
+        cr_assert(eq(i32, get_i32(&api, inst, TE_COUNT), 1));
+        cr_assert(eq(dbl, next, 0.65));
+        cr_assert(eq(int, api.EnterStepMode(inst), fmi3OK));
+        cr_assert(eq(int, api.DoStep(inst, 0.15, 0.1, fmi3False, &event, &terminate, &early,
+                                     &t_end), fmi3OK));
+        cr_assert(epsilon_eq(dbl, get_f64(&api, inst, TE_X), 0.1, 1e-15));
+        api.FreeInstance(inst);
+}
