@@ -134,12 +134,21 @@ struct master_opts {
         void *iu_hook_ctx;
         uint32_t max_event_iterations;  /* per Event Mode; 0: 1000 */
         /*
+         * Extra points (early returns, time events) in a row between two
+         * grid points before the step faults (-ELOOP): an FMU announcing
+         * its next event ever closer would otherwise stall the session in
+         * ever smaller steps. 0: MASTER_EXTRA_RUN_MAX.
+         */
+        uint64_t max_extra_points;
+        /*
          * Unconnected inputs driven from a file (input_table.h; NULL:
          * none): set with the other inputs of every step, sampled at the
          * step's start. Borrowed; must outlive the master.
          */
         const struct input_table *inputs;
 };
+
+#define MASTER_EXTRA_RUN_MAX    1000000u
 
 struct master_inst_stats {
         uint64_t steps;                 /* DoSteps */

@@ -197,6 +197,7 @@ struct master {
         double t_next;                  /* the grid point after it */
         bool at_grid;
         uint32_t zero_meets;            /* consecutive meetings that did not advance */
+        uint64_t extra_run;             /* extra points since the last grid point */
         double budget_s;                /* INFINITY: none */
         uint64_t step_deadline_ns;      /* this coupled step's, 0: none */
 

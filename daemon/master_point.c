@@ -18,6 +18,11 @@
 
 #define ZERO_MEETS_MAX 100      /* early returns in a row that do not advance time */
 
+static uint64_t max_extra(const struct master *m)
+{
+        return m->opts.max_extra_points ? m->opts.max_extra_points : MASTER_EXTRA_RUN_MAX;
+}
+
 static int move(struct master *m, double t_prev)
 {
         double t_new = m->t_next;
@@ -34,13 +39,22 @@ static int move(struct master *m, double t_prev)
         if (t_new < m->t_next - master_tol(m, m->t_next)) {
                 m->at_grid = false;
                 m->extra_points++;
+                m->extra_run++;
         } else {
                 t_new = m->t_next;
                 m->pt++;
                 m->at_grid = true;
+                m->extra_run = 0;
         }
         m->points++;
         m->t_cur = t_new;
+        if (m->extra_run > max_extra(m)) {
+                m->fault = -ELOOP;
+                return master_err(m, -ELOOP, "more than %llu extra points (early returns or time "
+                                  "events) between t = %.17g and the next grid point %.17g: "
+                                  "events too dense to go on", (unsigned long long)max_extra(m),
+                                  master_grid(m, m->pt), m->t_next);
+        }
         if (t_new > t_prev) {
                 m->zero_meets = 0;
                 return 0;

@@ -52,6 +52,7 @@ struct master_saved {
         double t_cur, t_next;
         bool at_grid;
         uint32_t zero_meets;
+        uint64_t extra_run;
         uint64_t points, extra_points, events, restores, wall_ns;
         char msg[MASTER_MSG_MAX];
         size_t n;
@@ -198,6 +199,7 @@ int master_save(struct master *m, struct master_saved **ret)
         *s = (struct master_saved){
                 .m = m, .state = (int)master_state(m), .pt = m->pt, .t_cur = m->t_cur,
                 .t_next = m->t_next, .at_grid = m->at_grid, .zero_meets = m->zero_meets,
+                .extra_run = m->extra_run,
                 .points = m->points, .extra_points = m->extra_points, .events = m->events,
                 .restores = m->restores, .wall_ns = m->wall_ns, .n = m->n,
         };
@@ -258,6 +260,7 @@ int master_restore(struct master *m, const struct master_saved *s)
         m->t_next = s->t_next;
         m->at_grid = s->at_grid;
         m->zero_meets = s->zero_meets;
+        m->extra_run = s->extra_run;
         m->points = s->points;
         m->extra_points = s->extra_points;
         m->events = s->events;

@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -563,5 +564,28 @@ Test(master_time_events, a_calculated_parameter_sets_the_dynamics_of_fmi3_and_fm
                   val(&x, last, "lin.x"));
         cr_assert(fabs(val(&x, last, "lin2.x") - exp(-0.5)) < 1e-9, "lin2.x = %.17g",
                   val(&x, last, "lin2.x"));
+        msys_fini(&x);
+}
+
+Test(master_time_events, events_too_dense_fault_the_step_instead_of_stalling_it)
+{
+        /* An event every microsecond against h = 0.1: 100,000 extra points per grid interval. */
+        struct msys_spec spec = TE_LIN_SPEC("0.05", "1e-6");
+        struct master_stats st;
+        struct msys x;
+        int r;
+
+        msys_load(&x, &spec);
+        x.mo.max_extra_points = 200;
+        msys_start(&x);
+        r = master_run(x.m);
+        cr_assert(eq(int, r, -ELOOP), "%d: %s", r, master_message(x.m));
+        cr_assert(strstr(master_message(x.m), "more than 200 extra points (early returns or time "
+                         "events) between t = 0 and the next grid point 0.10000000000000001") != NULL,
+                  "%s", master_message(x.m));
+        cr_assert(eq(int, master_state(x.m), MASTER_FAULTED));
+        master_get_stats(x.m, &st);
+        cr_assert(eq(u64, st.extra_points, 201));
+        cr_assert(master_time(x.m) < 0.1);
         msys_fini(&x);
 }
