@@ -12,10 +12,7 @@
  *   back the same float). Negative zero is written "-0".
  * - Shortest: the fewest significant digits that round-trip (at most 17,
  *   or 9 for a Float32); among those, the digits nearest the value, ties
- *   to even: the digits Python's repr() writes. That last choice is exact
- *   for 1e-10 <= |v| < 1e44 (Float32: 1e-18 .. 1e36); outside, in about one
- *   random value in 10^4, the last digit may be the other neighbour (still
- *   exact and just as short).
+ *   to even: the digits Python's repr() writes, for every double.
  * - Layout (Python's repr): fixed notation when the leading digit's decimal
  *   exponent X is in -4..15 ("0.0001", "123.5", "1000000000000000"),
  *   otherwise scientific with a signed exponent of at least two digits
@@ -23,23 +20,20 @@
  * - Non-finite: "inf", "-inf" and "nan" (any NaN, whatever its sign or
  *   payload: strtod() reads it back as a quiet NaN; the payload is lost).
  *
- * DESIGN: the digits come from one scaling |v| * 10^p computed in x87
- * 80-bit long double (64-bit mantissa; 10^p from two tables of exactly
- * rounded constants), rounded to a 17-digit integer D (9 for a Float32).
- * Its relative error (< 2.2e-19) is far inside the 5.5e-17 that separates a
- * correctly rounded 17-digit decimal from the rounding boundary, so D
- * always round-trips without a check. Shorter candidates (D rounded to 15,
- * then 16 digits) are checked against the exact rounding interval of v in
- * long double; a candidate within 1/128 of a half-gap of the boundary is
- * decided exactly by the C library's strtod() on radix-free text. A
- * 15-digit candidate that fits is the only one of its length, hence the
- * shortest once its trailing zeros are removed. Near-ties (to a decimal
- * midpoint) are decided with an exact product (Dekker), not an estimate.
- * Integers below 2^53 take an integer-only path. No bignum, no per-call
- * state, no libc formatting: 3 to 7 times faster than snprintf("%.17g"),
- * measured in bench/recorder.c (docs/BENCHMARKS.md).
- * Needs a long double with at least a 64-bit mantissa (x86-64, aarch64)
- * and round-to-nearest, the default floating-point environment.
+ * DESIGN: Schubfach (R. Giulietti, "The Schubfach way to render doubles",
+ * 2020), written from the paper: v = c * 2^q and the two ends of its
+ * rounding interval are each scaled by 10^-k, k = floor(log10(2^q)),
+ * with one 64 x 126-bit integer product rounded to odd; that is exact
+ * enough to compare them with the decimals around v, so the one or two
+ * candidates (a multiple of 10^(k+1) in the interval, else the nearer of
+ * the two multiples of 10^k around v) are decided with integer compares
+ * alone: no floating point, no loop over lengths, no fallback to strtod.
+ * The 617 126-bit powers of ten come from numfmt_gen.c, which computes
+ * them with exact big-integer arithmetic at build time. A Float32 goes
+ * through the same code with its own c and q (checked for all 2^32
+ * floats against strtof()). Integers below 2^53 take an integer-only
+ * path. Digits are written two at a time from a table. No per-call state,
+ * no libc formatting, no locale; figures in docs/BENCHMARKS.md (recorder).
  */
 #ifndef FMUD_DAEMON_NUMFMT_H
 #define FMUD_DAEMON_NUMFMT_H

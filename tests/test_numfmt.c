@@ -1,4 +1,8 @@
-/* numfmt: exact text for chosen values, and bit-exact round trips over many values. */
+/*
+ * numfmt: exact text for chosen values, bit-exact round trips over many
+ * values, and agreement with the previous, independent implementation
+ * (numfmt_ref.c) and with printf's correctly rounded digits.
+ */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <float.h>
@@ -11,6 +15,7 @@
 #include <string.h>
 
 #include "daemon/numfmt.h"
+#include "numfmt_ref.h"
 #include "support/run.h"
 #include "support/tmpdir.h"
 
@@ -114,7 +119,8 @@ static int shortest_ref(double v)
 
 /*
  * Elsewhere the interval is symmetric, the correctly rounded k digits are
- * the nearest k-digit decimal, and the two lengths must be equal.
+ * the nearest k-digit decimal, and the two lengths must be equal; the
+ * digits are glibc's correctly rounded ones (ties to even, as Python's).
  */
 static void check_length(double v, const char *s)
 {
@@ -128,12 +134,9 @@ static void check_length(double v, const char *s)
         }
         n = sig_digits_of(s, ours);
         cr_assert(eq(int, n, shortest_ref(v)), "%a written as \"%s\"", v, s);
-        /* In the exact window the digits are glibc's correctly rounded ones (as Python's). */
-        if (fabs(v) >= 1e-10 && fabs(v) < 1e44) {
-                snprintf(text, sizeof text, "%.*e", n - 1, v);
-                sig_digits_of(text, ref);
-                cr_assert(eq(str, ours, ref), "%a written as \"%s\", correctly rounded \"%s\"", v, s, text);
-        }
+        snprintf(text, sizeof text, "%.*e", n - 1, v);
+        sig_digits_of(text, ref);
+        cr_assert(eq(str, ours, ref), "%a written as \"%s\", correctly rounded \"%s\"", v, s, text);
 }
 
 /* Format, read back with strtod, compare bits; every 8th value also for length. */
@@ -169,9 +172,76 @@ Test(numfmt, f64_chosen_values_exactly)
                 { -0x1.2d075e0f46a52p+3, "-9.407149343334058" },
                 { INFINITY, "inf" }, { -INFINITY, "-inf" }, { NAN, "nan" }, { -NAN, "nan" },
         };
+        /*
+         * Outside 1e-10 .. 1e44 too, the nearest of the shortest (Python's
+         * repr() of these bits); subnormals whose shortest text is a
+         * multiple of the next power of ten (20 * 2^-1074 is 1e-322).
+         */
+        static const struct { uint64_t bits; const char *s; } by_bits[] = {
+                { 0x000ce892031dd0d3u, "1.7951448051154353e-308" },
+                { 0x8883de08bd07c5b6u, "-1.2034087603180943e-267" },
+                { 0xaafbfac9691ddf08u, "-1.2492332387323005e-101" },
+                { 0x4fe68ddf6181d675u, "8.161239858551425e+76" },
+                { 0x2f1556483a72aaecu, "7.029352973766823e-82" },
+                { 0x0000000000000014u, "1e-322" }, { 0x8000000000000014u, "-1e-322" },
+                { 0x0000000000000001u, "5e-324" }, { 0x0000000000000002u, "1e-323" },
+                { 0x000fffffffffffffu, "2.225073858507201e-308" },
+        };
 
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
                 cr_expect(eq(str, (char *)f64(cases[i].v), (char *)cases[i].s), "case %zu", i);
+        for (size_t i = 0; i < sizeof by_bits / sizeof by_bits[0]; i++)
+                cr_expect(eq(str, (char *)f64(bits_f64(by_bits[i].bits)), (char *)by_bits[i].s),
+                          "bits %016llx", (unsigned long long)by_bits[i].bits);
+}
+
+/*
+ * The previous implementation (long double scaling, strtod() near the
+ * boundaries: numfmt_ref.c) chose the nearest of the shortest digits in
+ * 1e-10 <= |v| < 1e44 and just as short digits elsewhere: the same text
+ * there, the same length everywhere, for millions of random bit patterns
+ * and every subnormal class of value. Where they differ, ours is the
+ * correctly rounded one (check_length()).
+ */
+static void check_against_ref(double v)
+{
+        char ours[64], ref[64];
+        size_t n = numfmt_f64(ours, v), m = numfmt_ref_f64(ref, v);
+        double av = fabs(v);
+
+        ours[n] = '\0';
+        ref[m] = '\0';
+        if (strcmp(ours, ref) == 0)
+                return;
+        cr_assert(av < 1e-10 || av >= 1e44, "%a: \"%s\", previously \"%s\"", v, ours, ref);
+        cr_assert(eq(int, sig_digits(ours), sig_digits(ref)), "%a: \"%s\", previously \"%s\"", v,
+                  ours, ref);
+        cr_assert(eq(u64, f64_bits(strtod(ours, NULL)), f64_bits(v)), "\"%s\"", ours);
+        check_length(v, ours);
+}
+
+Test(numfmt, f64_same_text_as_the_previous_implementation)
+{
+        for (unsigned i = 0; i < 2000000; i++) {
+                uint64_t u = next();
+                double v;
+
+                /* Every fourth a subnormal, every fourth in the usual range 2^-20 .. 2^20. */
+                if (i % 4 == 1)
+                        u &= (UINT64_C(1) << 52) - 1;
+                else if (i % 4 == 2)
+                        u = (u & ~(UINT64_C(0x7ff) << 52)) | (uint64_t)(1003 + u % 41) << 52;
+                v = bits_f64(u);
+                if (!isnan(v))
+                        check_against_ref(v);
+        }
+        for (int e = -1074; e <= 1023; e++) {
+                double p = ldexp(1.0, e);
+
+                check_against_ref(p);
+                check_against_ref(nextafter(p, 0));
+                check_against_ref(nextafter(p, INFINITY));
+        }
 }
 
 Test(numfmt, f64_random_bit_patterns_round_trip_exactly_and_shortest)
@@ -208,9 +278,22 @@ Test(numfmt, f64_boundaries_round_trip_exactly)
                 snprintf(buf, sizeof buf, "1e%d", e);
                 p = strtod(buf, NULL);
                 check_f64(p, 0);
+                cr_assert(eq(str, (char *)f64(p), e >= 0 && e <= 15 ? (snprintf(buf, sizeof buf, "%.0f", p), buf)
+                                                  : e >= -4 && e < 0 ? (snprintf(buf, sizeof buf, "%.*f", -e, p), buf)
+                                                  : (snprintf(buf, sizeof buf, "1e%+03d", e), buf)),
+                          "10^%d", e);
                 check_f64(nextafter(p, 0), i++);
                 check_f64(nextafter(p, INFINITY), i++);
                 check_f64(-p, i++);
+                /* d * 10^e: one significant digit, read back as such */
+                for (int d = 2; d <= 9; d++) {
+                        snprintf(buf, sizeof buf, "%de%d", d, e);
+                        p = strtod(buf, NULL);
+                        if (isinf(p))
+                                continue;
+                        check_f64(p, 0);
+                        cr_assert(eq(int, sig_digits(f64(p)), 1), "%s written as \"%s\"", buf, f64(p));
+                }
         }
         check_f64(DBL_MIN, 0);
         check_f64(nextafter(DBL_MIN, 0), 0);
@@ -267,6 +350,60 @@ Test(numfmt, f32_round_trips_through_strtof_and_strtod)
                 cr_assert(eq(u32, f32_bits(a), x), "%a written as \"%s\"", (double)v, s);
                 cr_assert(eq(u32, f32_bits(b), x), "%a written as \"%s\" (via strtod)", (double)v, s);
         }
+}
+
+/*
+ * One float: reads back through strtof() and through strtod() then a
+ * conversion to float (no double rounding trap), and is the previous
+ * implementation's text where that one is documented to be the nearest
+ * (1e-18 .. 1e36), and as short everywhere.
+ */
+static void check_f32(uint32_t x)
+{
+        char ours[64], ref[64];
+        size_t n, m;
+        float v, a, b;
+
+        memcpy(&v, &x, sizeof v);
+        if (isnan(v))
+                return;
+        n = numfmt_f32(ours, v);
+        m = numfmt_ref_f32(ref, v);
+        cr_assert(n <= NUMFMT_F32_MAX, "%zu bytes for %a", n, (double)v);
+        ours[n] = '\0';
+        ref[m] = '\0';
+        a = strtof(ours, NULL);
+        b = (float)strtod(ours, NULL);
+        cr_assert(eq(u32, f32_bits(a), x), "%a written as \"%s\"", (double)v, ours);
+        cr_assert(eq(u32, f32_bits(b), x), "%a written as \"%s\" (via strtod)", (double)v, ours);
+        if (strcmp(ours, ref) == 0)
+                return;
+        cr_assert(fabsf(v) < 1e-18f || fabsf(v) >= 1e36f, "%a: \"%s\", previously \"%s\"",
+                  (double)v, ours, ref);
+        cr_assert(eq(int, sig_digits(ours), sig_digits(ref)), "%a: \"%s\", previously \"%s\"",
+                  (double)v, ours, ref);
+}
+
+Test(numfmt, f32_same_text_as_the_previous_implementation)
+{
+        /* Every subnormal class and exponent; every float in [1, 2); a stride over all. */
+        for (uint32_t x = 0; x < (UINT32_C(1) << 23); x += 7)
+                check_f32(x);
+        for (uint32_t x = 0x3f800000u; x < 0x40000000u; x += 3)
+                check_f32(x);
+        for (uint64_t u = 0; u < (UINT64_C(1) << 32); u += 1021)
+                check_f32((uint32_t)u);
+}
+
+/* All 2^32 floats (some 15 minutes); only with FMUD_NUMFMT_EXHAUSTIVE=1 in the environment. */
+Test(numfmt, f32_every_float_exhaustive)
+{
+        const char *on = getenv("FMUD_NUMFMT_EXHAUSTIVE");
+
+        if (!on || strcmp(on, "1") != 0)
+                cr_skip_test("set FMUD_NUMFMT_EXHAUSTIVE=1 to check all 2^32 floats");
+        for (uint64_t u = 0; u < (UINT64_C(1) << 32); u++)
+                check_f32((uint32_t)u);
 }
 
 Test(numfmt, integers_of_every_width)
