@@ -73,7 +73,9 @@ static int setup_columns(struct rec *r, const struct rec_column *cols, size_t nc
                 return -ENOMEM;
         /* time, a separator and the widest value per column, marker, newline */
         r->row_fixed = NUMFMT_F64_MAX + 2 + 1;
+        r->all_f64 = true;
         for (size_t i = 0; i < ncols; i++) {
+                r->all_f64 &= cols[i].type == REC_FLOAT64;
                 r->types[i] = cols[i].type;
                 r->row_fixed += 1 + rec_type_width(cols[i].type);
                 if (cols[i].type == REC_STRING || cols[i].type == REC_BINARY)
@@ -196,6 +198,11 @@ void rec_set_paced(struct rec *r, bool paced)
 enum rec_backend rec_backend(const struct rec *r)
 {
         return r->ops->kind;
+}
+
+bool rec_all_f64(const struct rec *r)
+{
+        return r->all_f64;
 }
 
 const char *rec_backend_name(enum rec_backend b)

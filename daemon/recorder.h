@@ -162,6 +162,17 @@ int rec_open_fd(int fd, const struct rec_column *cols, size_t ncols,
 int rec_sample(struct rec *r, double time, const union rec_value *values);
 
 /*
+ * rec_sample() for a recorder whose columns are all Float64, from the
+ * doubles themselves (what the master's rows hold): no rec_value per
+ * column and no per-column type dispatch. -EINVAL if some column is not
+ * Float64 (see rec_all_f64()); otherwise returns as rec_sample().
+ */
+int rec_sample_f64(struct rec *r, double time, const double *values);
+
+/* Whether every column is Float64 (rec_sample_f64() applies). */
+bool rec_all_f64(const struct rec *r);
+
+/*
  * Record an intermediate-update row (marker column 1), never decimated.
  * Returns as rec_sample(), or -EINVAL if the recorder has no marker column.
  */

@@ -75,6 +75,7 @@ struct rec {
         size_t ncols;
         size_t row_fixed;       /* worst-case row length without String/Binary contents */
         bool has_var;           /* some column is String or Binary */
+        bool all_f64;           /* every column is Float64: rec_sample_f64() */
         char *scratch;          /* rows larger than a buffer, and the header */
         size_t scratch_cap;
 

@@ -83,16 +83,36 @@ static char *put_value(char *p, enum rec_type t, const union rec_value *v)
         }
 }
 
-/* The row at p, which has room for its worst case. Returns its length. */
-static size_t format_row(const struct rec *r, char *p, double time, const union rec_value *v,
+/*
+ * A row's values: typed (rec_sample()) or, when every column is Float64,
+ * the doubles themselves (rec_sample_f64()); exactly one is set.
+ */
+struct row_in {
+        const union rec_value *v;
+        const double *f64;
+};
+
+/*
+ * The row at p, which has room for its worst case. Returns its length.
+ * All-Float64 rows (the common case: the master widens to double) take a
+ * loop with no per-column dispatch.
+ */
+static size_t format_row(const struct rec *r, char *p, double time, struct row_in in,
                          bool intermediate)
 {
         char *start = p;
 
         p += numfmt_f64(p, time);
-        for (size_t i = 0; i < r->ncols; i++) {
-                *p++ = ',';
-                p = put_value(p, r->types[i], &v[i]);
+        if (in.f64) {
+                for (size_t i = 0; i < r->ncols; i++) {
+                        *p++ = ',';
+                        p += numfmt_f64(p, in.f64[i]);
+                }
+        } else {
+                for (size_t i = 0; i < r->ncols; i++) {
+                        *p++ = ',';
+                        p = put_value(p, r->types[i], &in.v[i]);
+                }
         }
         if (r->marker) {
                 *p++ = ',';
@@ -149,7 +169,7 @@ static int dropped(struct rec *r)
         return -ENOBUFS;
 }
 
-static int record_large(struct rec *r, size_t need, double time, const union rec_value *v,
+static int record_large(struct rec *r, size_t need, double time, struct row_in in,
                         bool intermediate)
 {
         size_t n;
@@ -160,24 +180,24 @@ static int record_large(struct rec *r, size_t need, double time, const union rec
         e = scratch_reserve(r, need);
         if (e < 0)
                 return e;
-        n = format_row(r, r->scratch, time, v, intermediate);
+        n = format_row(r, r->scratch, time, in, intermediate);
         if (r->paced && rec_pool_room(r) < n)
                 return dropped(r);
         return put_bytes(r, r->scratch, n);
 }
 
-static int record(struct rec *r, double time, const union rec_value *v, bool intermediate)
+static int record(struct rec *r, double time, struct row_in in, bool intermediate)
 {
         size_t need = r->row_fixed;
         int e;
 
         if (r->has_var) {
-                size_t w = var_width(r, v);
+                size_t w = var_width(r, in.v);
 
                 need = w == SIZE_MAX ? SIZE_MAX : need + w;
         }
         if (need > r->bufsize) {
-                e = record_large(r, need, time, v, intermediate);
+                e = record_large(r, need, time, in, intermediate);
         } else {
                 e = 0;
                 if (!r->cur || r->bufsize - r->cur->len < need) {
@@ -188,7 +208,7 @@ static int record(struct rec *r, double time, const union rec_value *v, bool int
                                 return dropped(r);
                 }
                 if (!e)
-                        r->cur->len += format_row(r, r->cur->data + r->cur->len, time, v,
+                        r->cur->len += format_row(r, r->cur->data + r->cur->len, time, in,
                                                   intermediate);
         }
         if (e < 0)
@@ -206,7 +226,20 @@ int rec_sample(struct rec *r, double time, const union rec_value *values)
         if (--r->countdown)
                 return 0;
         r->countdown = r->decimation;
-        return record(r, time, values, false);
+        return record(r, time, (struct row_in){ .v = values }, false);
+}
+
+int rec_sample_f64(struct rec *r, double time, const double *values)
+{
+        if (!r->all_f64)
+                return -EINVAL;
+        if (r->st.error)
+                return r->st.error;
+        r->st.samples++;
+        if (--r->countdown)
+                return 0;
+        r->countdown = r->decimation;
+        return record(r, time, (struct row_in){ .f64 = values }, false);
 }
 
 int rec_sample_intermediate(struct rec *r, double time, const union rec_value *values)
@@ -215,7 +248,7 @@ int rec_sample_intermediate(struct rec *r, double time, const union rec_value *v
                 return -EINVAL;
         if (r->st.error)
                 return r->st.error;
-        return record(r, time, values, true);
+        return record(r, time, (struct row_in){ .v = values }, true);
 }
 
 /* "time,<names>[,<marker>]\n", through the pool like a large row; never dropped. */

@@ -168,6 +168,56 @@ Test(recorder, float_values_shortest_and_non_finite_like_python)
         free(path);
 }
 
+/*
+ * rec_sample_f64() writes what rec_sample() writes for the same doubles
+ * (decimation included), on every backend; and only for all-Float64 columns.
+ */
+Test(recorder, all_float64_rows_from_plain_doubles_match_typed_rows)
+{
+        static const struct rec_column cols[] = { { "a", REC_FLOAT64 }, { "b", REC_FLOAT64 },
+                                                  { "c", REC_FLOAT64 } };
+        static const struct rec_column mixed[] = { { "a", REC_FLOAT64 }, { "b", REC_FLOAT32 } };
+
+        for (size_t i = 0; i < NBACKENDS; i++) {
+                struct rec_options o = { .decimation = 2 };
+                char *p1 = path_for("f64-plain", backends[i]), *p2 = path_for("f64-typed", backends[i]);
+                struct rec *r1 = open_on(p1, backends[i], cols, 3, &o);
+                struct rec *r2 = open_on(p2, backends[i], cols, 3, &o);
+                char *want;
+
+                cr_assert(rec_all_f64(r1));
+                for (int k = 0; k < 2000; k++) {
+                        double d[3] = { sin(k * 1e-3) * 9.81, k * 0.1, k % 7 ? 1.0 / (k + 1) : -0.0 };
+                        union rec_value v[3] = { { .f64 = d[0] }, { .f64 = d[1] }, { .f64 = d[2] } };
+
+                        if (k == 5)
+                                d[1] = v[1].f64 = NAN;
+                        cr_assert(eq(int, rec_sample_f64(r1, k * 1e-3, d), 0));
+                        cr_assert(eq(int, rec_sample(r2, k * 1e-3, v), 0));
+                }
+                cr_assert(eq(int, rec_close(r2, NULL), 0));
+                want = slurp(p2);
+                /* Every second sample: the times 0, 0.002, ...; and the NaN of k = 5 is not one. */
+                cr_assert(strstr(want, "\n0.001,") == NULL, "%s", p2);
+                cr_assert(strstr(want, "\n0.002,0.019619986920002615,0.2,") != NULL, "%s", p2);
+                close_and_compare(r1, p1, want);
+                free(want);
+                free(p1);
+                free(p2);
+        }
+        {
+                struct rec_options o = { 0 };
+                char *path = path_for("f64-mixed", REC_BACKEND_SYNC);
+                struct rec *r = open_on(path, REC_BACKEND_SYNC, mixed, 2, &o);
+                double d[2] = { 1, 2 };
+
+                cr_assert(rec_all_f64(r) == false);
+                cr_assert(eq(int, rec_sample_f64(r, 0, d), -EINVAL));
+                close_and_compare(r, path, "time,a,b\n");
+                free(path);
+        }
+}
+
 Test(recorder, decimation_records_every_kth_sample)
 {
         static const struct rec_column cols[] = { { "n", REC_INT64 } };
