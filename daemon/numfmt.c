@@ -62,8 +62,17 @@ static inline void put_digits(char *dst, uint64_t u, int nd)
                 put8(end, (uint32_t)(u % 100000000));
                 u /= 100000000;
         }
+        /* The rest (1 to 8 digits): four, then two, then one or two. */
         w = (uint32_t)u;
-        while (w >= 100) {
+        if (w >= 10000) {
+                uint32_t lo = w % 10000;
+
+                w /= 10000;
+                end -= 4;
+                memcpy(end, digit_pairs + (lo / 100) * 2, 2);
+                memcpy(end + 2, digit_pairs + (lo % 100) * 2, 2);
+        }
+        if (w >= 100) {
                 end -= 2;
                 memcpy(end, digit_pairs + (w % 100) * 2, 2);
                 w /= 100;
@@ -93,12 +102,41 @@ size_t numfmt_i64(char *dst, int64_t v)
 }
 
 /*
+ * dst[1..] holds digits; moves the first x + 1 of them one place left and
+ * puts the decimal point after them. For x < 7 (values below 10^7, the
+ * usual ones) that is one 8-byte word assembled from two overlapping
+ * loads: no loop, and no memmove() call (which the compiler makes of a
+ * byte loop). The word is dst[0..7] as they must end up: its bytes past
+ * the text, if any, are stored back unchanged, and all lie within the
+ * NUMFMT_F64_MAX bytes the caller provides.
+ */
+static inline void point_after(char *dst, int x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (x < 7) {
+                uint64_t next, cur, low, high;
+
+                memcpy(&next, dst + 1, 8);      /* digits 0..7 */
+                memcpy(&cur, dst, 8);           /* the byte before them, digits 0..6 */
+                low = (UINT64_C(1) << (8 * (x + 1))) - 1;      /* bytes 0..x */
+                high = ~((low << 8) | 0xff);                    /* bytes x+2..7 */
+                next = (next & low) | (uint64_t)'.' << (8 * (x + 1)) | (cur & high);
+                memcpy(dst, &next, 8);
+                return;
+        }
+#endif
+        for (int i = 0; i <= x; i++)
+                dst[i] = dst[i + 1];
+        dst[x + 1] = '.';
+}
+
+/*
  * The value c * 10^q as text, c > 0 (layout in numfmt.h). The digits are
  * written once, straight to where they belong; dst has room for
  * NUMFMT_F64_MAX - 1 bytes (a sign may precede it), and nothing here
  * writes further than the final text (at most 23 bytes).
  */
-static size_t emit(char *dst, uint64_t c, int q)
+static inline size_t emit(char *dst, uint64_t c, int q)
 {
         int nd, x;
         char *p;
@@ -120,9 +158,7 @@ static size_t emit(char *dst, uint64_t c, int q)
                 if (x >= 0) {
                         /* The digits one place to the right, the first x + 1 back, then '.'. */
                         put_digits(dst + 1, c, nd);
-                        for (int i = 0; i <= x; i++)
-                                dst[i] = dst[i + 1];
-                        dst[x + 1] = '.';
+                        point_after(dst, x);
                         return (size_t)nd + 1;
                 }
                 /* "0." and -x - 1 zeros (at most 3: the constant is 6 bytes of at most 23). */
