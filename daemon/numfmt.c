@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "numfmt_digits.h"
 #include "numfmt_log.h"
 #include "numfmt_pow10.h"       /* numfmt_g[], written by numfmt_gen.c at build time */
 
@@ -83,6 +84,44 @@ static inline void put_digits(char *dst, uint64_t u, int nd)
                 end[-1] = (char)('0' + w);
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * The nd = digit_count(u) digits of u < 10^17 at dst with whole 8-byte
+ * stores; bytes up to dst + 8 past a shorter text may be overwritten (with
+ * zeros). Two stores that overlap put a 9- to 16-digit number in place:
+ * the high block shifted past its leading zeros, then the low block.
+ */
+static inline void put_digits_wide(char *dst, uint64_t u, int nd)
+{
+        uint64_t w;
+
+        if (nd <= 8) {
+                w = numfmt_digits8((uint32_t)u) >> (8 * (8 - nd));
+                memcpy(dst, &w, 8);
+                return;
+        }
+        if (nd == 17) {
+                uint64_t hi = u / 100000000;
+
+                dst[0] = (char)('0' + hi / 100000000);
+                w = numfmt_digits8((uint32_t)(hi % 100000000));
+                memcpy(dst + 1, &w, 8);
+                w = numfmt_digits8((uint32_t)(u % 100000000));
+                memcpy(dst + 9, &w, 8);
+                return;
+        }
+        w = numfmt_digits8((uint32_t)(u / 100000000)) >> (8 * (16 - nd));
+        memcpy(dst, &w, 8);
+        w = numfmt_digits8((uint32_t)(u % 100000000));
+        memcpy(dst + nd - 8, &w, 8);
+}
+#else
+static inline void put_digits_wide(char *dst, uint64_t u, int nd)
+{
+        put_digits(dst, u, nd);
+}
+#endif
+
 size_t numfmt_u64(char *dst, uint64_t v)
 {
         int nd = v ? digit_count(v) : 1;
@@ -132,42 +171,59 @@ static inline void point_after(char *dst, int x)
 
 /*
  * The value c * 10^q as text, c > 0 (layout in numfmt.h). The digits are
- * written once, straight to where they belong; dst has room for
- * NUMFMT_F64_MAX - 1 bytes (a sign may precede it), and nothing here
- * writes further than the final text (at most 23 bytes).
+ * written once, straight to where they belong. dst has room for
+ * NUMFMT_F64_MAX - 1 bytes (a sign may precede it; NUMFMT_F32_MAX - 1 for
+ * a float's at most 9 digits): no store reaches past dst + 5 + 17 (the
+ * "0.000" layout), or dst + 5 + 8 for a float's.
  */
-static inline size_t emit(char *dst, uint64_t c, int q)
+/* Always inlined: a call here costs more than the digits (register saves). */
+static inline __attribute__((always_inline)) size_t emit(char *dst, uint64_t c, int q)
 {
         int nd, x;
         char *p;
 
         /* Trailing zeros go: the shortest digits, as the layout wants them. */
-        while (c % 10 == 0) {
-                c /= 10;
-                q++;
+        if (c % 10 == 0) {
+                /* Up to 16 zeros (c < 10^17): by 8s, then 4, 2 and 1, not one by one. */
+                while (c % 100000000 == 0) {
+                        c /= 100000000;
+                        q += 8;
+                }
+                if (c % 10000 == 0) {
+                        c /= 10000;
+                        q += 4;
+                }
+                if (c % 100 == 0) {
+                        c /= 100;
+                        q += 2;
+                }
+                if (c % 10 == 0) {
+                        c /= 10;
+                        q++;
+                }
         }
         nd = digit_count(c);
         x = q + nd - 1;         /* decimal exponent of the leading digit */
         if (x >= -4 && x <= 15) {
                 if (q >= 0) {
                         /* An integer: its digits, then q zeros (nd + q <= 16). */
-                        put_digits(dst, c, nd);
+                        put_digits_wide(dst, c, nd);
                         memset(dst + nd, '0', (size_t)q);
                         return (size_t)(nd + q);
                 }
                 if (x >= 0) {
                         /* The digits one place to the right, the first x + 1 back, then '.'. */
-                        put_digits(dst + 1, c, nd);
+                        put_digits_wide(dst + 1, c, nd);
                         point_after(dst, x);
                         return (size_t)nd + 1;
                 }
                 /* "0." and -x - 1 zeros (at most 3: the constant is 6 bytes of at most 23). */
                 memcpy(dst, "0.0000", 6);
-                put_digits(dst + 1 - x, c, nd);
+                put_digits_wide(dst + 1 - x, c, nd);
                 return (size_t)(1 - x + nd);
         }
         /* d.ddde+XX: the digits one place to the right, the first one back. */
-        put_digits(dst + 1, c, nd);
+        put_digits_wide(dst + 1, c, nd);
         dst[0] = dst[1];
         p = dst + 1;
         if (nd > 1) {
@@ -284,7 +340,8 @@ static size_t non_finite(char *dst, bool nan, bool neg)
         return n;
 }
 
-size_t numfmt_f64(char *dst, double v)
+/* numfmt_f64(), inlined into numfmt_f64_list()'s loop. */
+static inline size_t f64_text(char *dst, double v)
 {
         struct decimal dec;
         uint64_t bits, c;
@@ -313,6 +370,22 @@ size_t numfmt_f64(char *dst, double v)
                 return (size_t)(p - dst) + numfmt_u64(p, c >> -q);
         dec = to_decimal(c, q, c == UINT64_C(1) << F64_FRAC_BITS && be > 1);
         return (size_t)(p - dst) + emit(p, dec.d, dec.e);
+}
+
+size_t numfmt_f64(char *dst, double v)
+{
+        return f64_text(dst, v);
+}
+
+size_t numfmt_f64_list(char *dst, const double *v, size_t n, char sep)
+{
+        char *p = dst;
+
+        for (size_t i = 0; i < n; i++) {
+                *p++ = sep;
+                p += f64_text(p, v[i]);
+        }
+        return (size_t)(p - dst);
 }
 
 size_t numfmt_f32(char *dst, float v)

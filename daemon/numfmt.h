@@ -2,7 +2,9 @@
  * numfmt: numbers as text for the result files, exact and fast.
  *
  * Every function writes into dst (no NUL terminator) and returns the number
- * of bytes written, at most the matching NUMFMT_*_MAX. The text never
+ * of bytes written, at most the matching NUMFMT_*_MAX. dst must have room
+ * for that many: numfmt_f64() and numfmt_f32() may store bytes past the
+ * text within it (whole words are faster than single bytes). The text never
  * depends on the process or thread locale: the decimal point is always '.'.
  * All functions are pure and thread-safe.
  *
@@ -48,6 +50,13 @@
 
 /* Shortest round-trip text of v (see above). Returns the length. */
 size_t numfmt_f64(char *dst, double v);
+
+/*
+ * n values, each preceded by sep (",1.5,-2,0.1" for sep ','), as
+ * numfmt_f64() writes them: one call for a row, the formatter inlined in
+ * its loop. dst must hold n * (1 + NUMFMT_F64_MAX) bytes. Returns the length.
+ */
+size_t numfmt_f64_list(char *dst, const double *v, size_t n, char sep);
 
 /* Shortest text that reads back as the same float. Returns the length. */
 size_t numfmt_f32(char *dst, float v);

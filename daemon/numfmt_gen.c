@@ -10,7 +10,8 @@
  *
  * It also checks, exactly, the three integer logarithms numfmt.c computes
  * with multiply-and-shift (numfmt_log.h) over every exponent they are used
- * for, so a wrong constant fails the build instead of a digit.
+ * for, and the eight-digits-at-once conversion (numfmt_digits.h) for every
+ * input, so a wrong constant fails the build instead of a digit.
  *
  * Usage: numfmt_gen OUTPUT.h
  */
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numfmt_digits.h"
 #include "numfmt_log.h"
 
 #define LIMBS   200     /* 6400 bits: 5^1100 * 2^1100 is about 3660 */
@@ -143,6 +145,19 @@ static void check_logs(void)
         }
 }
 
+/* Byte i of the word is digit i of u, most significant first. */
+static void check_digits8(void)
+{
+        for (uint32_t u = 0; u < 100000000; u++) {
+                uint64_t w = numfmt_digits8(u);
+                uint32_t r = u;
+
+                for (int i = 7; i >= 0; i--, r /= 10)
+                        if (((w >> (8 * i)) & 0xff) != '0' + r % 10)
+                                die("numfmt_digits8 is wrong", (int)u);
+        }
+}
+
 /* g for 10^e (see the top of the file), as an unsigned 128-bit integer. */
 static unsigned __int128 g_of(int e)
 {
@@ -188,6 +203,7 @@ int main(int argc, char **argv)
         if (argc != 2)
                 die("usage: numfmt_gen OUTPUT.h", argc);
         check_logs();
+        check_digits8();
         f = fopen(argv[1], "w");
         if (!f)
                 die("cannot open the output", 0);

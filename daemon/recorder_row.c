@@ -104,10 +104,7 @@ static size_t format_row(const struct rec *r, char *p, double time, struct row_i
 
         p += numfmt_f64(p, time);
         if (in.f64) {
-                for (size_t i = 0; i < r->ncols; i++) {
-                        *p++ = ',';
-                        p += numfmt_f64(p, in.f64[i]);
-                }
+                p += numfmt_f64_list(p, in.f64, r->ncols, ',');
         } else {
                 for (size_t i = 0; i < r->ncols; i++) {
                         *p++ = ',';

@@ -311,6 +311,26 @@ Test(numfmt, f64_simulation_like_values_round_trip_exactly)
         }
 }
 
+Test(numfmt, f64_list_is_each_value_after_a_separator)
+{
+        double v[64];
+        char got[64 * (1 + NUMFMT_F64_MAX)], want[sizeof got];
+        size_t n, m = 0;
+
+        for (size_t i = 0; i < 64; i++)
+                v[i] = i % 5 == 0 ? bits_f64(next()) : i % 5 == 1 ? -(double)i : sin((double)i) * 1e-3;
+        v[7] = NAN;
+        v[8] = -0.0;
+        for (size_t i = 0; i < 64; i++) {
+                want[m++] = ';';
+                m += numfmt_f64(want + m, v[i]);
+        }
+        n = numfmt_f64_list(got, v, 64, ';');
+        cr_assert(eq(sz, n, m));
+        cr_assert(memcmp(got, want, n) == 0, "%.*s\n%.*s", (int)n, got, (int)m, want);
+        cr_assert(eq(sz, numfmt_f64_list(got, v, 0, ','), 0));
+}
+
 Test(numfmt, f64_non_finite_read_back_by_strtod)
 {
         cr_assert(eq(dbl, strtod(f64(INFINITY), NULL), INFINITY));
