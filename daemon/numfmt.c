@@ -248,8 +248,8 @@ static inline __attribute__((always_inline)) size_t emit(char *dst, uint64_t c, 
 
 /*
  * The shortest decimal in the rounding interval of v = c * 2^q, nearest to
- * v among those (ties to even), as digits (trailing zeros are rare but
- * possible, as in 0.5 * 10^1) and a decimal exponent: Schubfach's choice (see the DESIGN note in numfmt.h).
+ * v among those (ties to even), as digits (possibly with trailing zeros)
+ * and a decimal exponent: Schubfach's choice (DESIGN note in numfmt.h).
  *
  * In units of 2^q / 4, v is cb = 4c and its interval runs from cbl to cbr:
  * half a gap each side (cb -+ 2), except at a power of two (c = 2^52 with
@@ -274,8 +274,8 @@ struct decimal {
 };
 
 /*
- * floor(g * cp / 2^127), rounded to odd, g = g1 * 2^63 + g0 (numfmt_gen.c).
- * The low half of g0 * cp is dropped: its error is far below the gap
+ * floor(g * cp / 2^127), rounded to odd, g = g[0] * 2^63 + g[1]
+ * (numfmt_gen.c). The low half of g[1] * cp is dropped: its error is far below the gap
  * between the scaled value and the next integer, for every c and q of a
  * double (Giulietti's analysis of this product), and for a float's, which
  * the tests check one by one.
@@ -291,7 +291,10 @@ static inline uint64_t rop(const uint64_t g[2], uint64_t cp)
         return vbp | (((z & mask63) + mask63) >> 63);
 }
 
-/* The decimal d4 / 4 (in units of 10^k) chosen, and whether it is next to an end. */
+/*
+ * The decimal chosen, d * 10^e, and whether it is next to an end: d4 is
+ * 4 * d in the units of vbl and vbr (10^k / 4), and "next" is within one.
+ */
 static inline struct decimal pick(uint64_t d, int e, uint64_t d4, uint64_t vbl, uint64_t vbr)
 {
         return (struct decimal){ d, e, vbr - d4 + 1 <= 2 || d4 - vbl + 1 <= 2 };

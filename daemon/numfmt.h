@@ -32,10 +32,12 @@
  * alone: no floating point, no loop over lengths, no fallback to strtod.
  * The 617 126-bit powers of ten come from numfmt_gen.c, which computes
  * them with exact big-integer arithmetic at build time. A Float32 goes
- * through the same code with its own c and q (checked for all 2^32
- * floats against strtof()). Integers below 2^53 take an integer-only
- * path. Digits are written two at a time from a table. No per-call state,
- * no libc formatting, no locale; figures in docs/BENCHMARKS.md (recorder).
+ * through the same code with its own c and q, plus one guard against the
+ * double rounding of strtod() then (float) (numfmt_f32()); every float
+ * was checked. Integers below 2^53 take an integer-only path. Digits are
+ * made eight at a time in a 64-bit word (numfmt_digits.h). No per-call
+ * state, no libc formatting, no locale; figures in docs/BENCHMARKS.md
+ * (Sessions, "After the faster formatting").
  */
 #ifndef FMUD_DAEMON_NUMFMT_H
 #define FMUD_DAEMON_NUMFMT_H
