@@ -428,7 +428,7 @@ Test(numfmt, f32_same_text_as_the_previous_implementation)
                 check_f32((uint32_t)u);
 }
 
-/* All 2^32 floats (some 15 minutes); only with FMUD_NUMFMT_EXHAUSTIVE=1 in the environment. */
+/* All 2^32 floats (about 30 minutes); only with FMUD_NUMFMT_EXHAUSTIVE=1 in the environment. */
 Test(numfmt, f32_every_float_exhaustive)
 {
         const char *on = getenv("FMUD_NUMFMT_EXHAUSTIVE");
