@@ -79,12 +79,14 @@ static const struct var vars[] = {
         VAR_SCALAR(6, "count", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, count),
 };
 
+static void crash(int fault);
+
 static void start(struct inst *inst)
 {
         struct model_data *d = inst_data(inst);
 
         if (!strcmp(inst_name(inst), "misbehave-crash-at-instantiation"))
-                *(volatile int *)NULL = 1;      /* a write through a null pointer, as fault 1 */
+                crash(1);
 
         d->u = 0.0;
         d->fault = 0;
