@@ -100,6 +100,7 @@ struct inst {
 
         /* Service time the worker measured inside doStep. */
         uint64_t svc_steps, svc_ns;
+        uint64_t svc_last_ns;           /* the last step's: a wait hint, any value is safe */
 
         inst_log_fn *log;
         void *log_ctx;

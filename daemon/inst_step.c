@@ -165,6 +165,7 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
         memcpy(&res, rp.result, sizeof(res));
         /* A statistic only: any value is harmless, and the sum saturates. */
         inst->svc_steps++;
+        inst->svc_last_ns = res.service_ns;
         inst->svc_ns = res.service_ns > UINT64_MAX - inst->svc_ns ? UINT64_MAX :
                        inst->svc_ns + res.service_ns;
         if (res.event_handling_needed > 1 || res.terminate_simulation > 1 || res.early_return > 1 ||
