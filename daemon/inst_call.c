@@ -123,19 +123,21 @@ int inst_fault_set(struct inst *inst, int err, const char *fmt, ...)
         return err;
 }
 
-int call_begin(struct inst *inst, bool step_wait)
+int call_begin(struct inst *inst, bool chained)
 {
         if (inst->fault)
                 return inst->fault;
         /* Dead while nobody was calling: say so now, without sending anything. */
         if (fault_check_idle(inst) < 0)
                 return inst->fault;
-        if (inst->posted && !step_wait && inst->depth == 0) {
+        if (inst->n_posted && !chained && inst->depth == 0) {
                 snprintf(inst->msg, sizeof(inst->msg), "a posted step awaits inst_wait_step()");
                 return -EBUSY;
         }
         inst->msg[0] = '\0';
-        arena_reset(inst);
+        /* A chained post keeps what the step in flight has not handed over yet. */
+        if (!chained)
+                arena_reset(inst);
         return 0;
 }
 

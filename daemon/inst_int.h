@@ -2,7 +2,8 @@
  * inst_int: the inside of struct inst, shared by daemon/inst_*.c.
  *
  * DESIGN: one request is in flight per instance, two when an intermediate
- * update callback calls back into the instance (depth 1). Everything read
+ * update callback calls back into the instance (depth 1) or when a step is
+ * chained behind another (inst_step.c). Everything read
  * from the worker is checked here before use: the header and body are
  * copied into struct rep, payload ranges are resolved against the record
  * or the side buffer, and values are copied out of shared memory before
@@ -77,10 +78,18 @@ struct inst {
         int fault;
         int state;
         unsigned depth;                 /* 1 inside the intermediate update callback */
-        bool posted;                    /* a DO_STEP awaits inst_wait_step() */
-        const struct inst_step *step;
-        uint64_t step_seq;
-        struct timespec step_deadline;
+        /*
+         * DO_STEPs awaiting inst_wait_step(), oldest first: one, or two
+         * when the second was posted chained (struct inst_step.chained).
+         */
+        unsigned n_posted;
+        struct inst_posted {
+                const struct inst_step *step;
+                uint64_t seq;
+                struct timespec deadline;
+                uint64_t timeout_ns;
+        } posted[INST_CHAIN_MAX];
+        const struct inst_step *step;   /* the one inst_wait_step() is collecting */
         struct arena_chunk *arena;
         char msg[CALL_MSG_MAX + 256];
         uint64_t logs_dropped;
@@ -93,7 +102,7 @@ struct inst {
         uint64_t cur_timeout_ns;        /* its deadline, from its start */
         uint64_t last_timeout_ns;       /* what call_deadline() computed last */
         uint64_t last_start_ns;         /* the clock call_deadline() read last */
-        uint64_t step_timeout_ns;       /* the posted step's */
+        uint64_t step_timeout_ns;       /* the step being collected */
         struct inst_last_words words;
         struct inst_log_rec recent[INST_RECENT_LOGS];
         unsigned n_recent, recent_next;
@@ -132,8 +141,11 @@ struct rep {
 };
 
 /* inst_call.c */
-/* Start a call: the fault, busy and depth checks, fresh message and arena. 0 or -errno. */
-int call_begin(struct inst *inst, bool step_wait);
+/*
+ * Start a call: the fault, busy and depth checks, fresh message and arena
+ * (a chained step's post keeps the arena). 0 or -errno.
+ */
+int call_begin(struct inst *inst, bool chained);
 void req_init(struct inst *inst, struct req *rq, enum call_op op, size_t body_len);
 /* Copy n bytes into the payload; -EMSGSIZE when they cannot fit. */
 int req_put(struct req *rq, const void *p, uint64_t n, struct call_range *ret);

@@ -8,7 +8,10 @@
  * runs the log and intermediate update callbacks as their events arrive,
  * then checks the result against the request: phase and block in range,
  * out-arguments 0 or 1, and for a completed step exactly the output blocks
- * asked for, each of the type and count asked for.
+ * asked for, each of the type and count asked for. A chained step (one
+ * posted behind another, instance.h) is the worker's to skip: it runs it
+ * only after a plain step, so a caller that posts the next point of a run
+ * early never gets an instance ahead of what it decides from the reply.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -46,6 +49,12 @@ static int encode(struct inst *inst, struct req *rq, const struct inst_step *s)
         int r;
 
         req_init(inst, rq, CALL_OP_DO_STEP, sizeof(ds));
+        /* A chained step's request stays in the ring: the side buffer may be the worker's now. */
+        if (s->chained) {
+                rq->out.side = NULL;
+                rq->out.side_cap = 0;
+        }
+        ds.chained = s->chained;
         if (call_out_alloc(&rq->out, (uint64_t)n * sizeof(cv), &off) < 0)
                 return -EMSGSIZE;
         /*
@@ -77,8 +86,30 @@ static int encode(struct inst *inst, struct req *rq, const struct inst_step *s)
         return 0;
 }
 
+/*
+ * A chained step and the one before it must both travel in the ring: the
+ * side buffer is the worker's until it replies to the first, and its reply
+ * to the second may come before the daemon has read the first's.
+ */
+static int chain_refused(struct inst *inst, const struct inst_step *s, uint64_t room)
+{
+        const char *why = NULL;
+
+        if (inst->n_posted != 1)
+                why = "a chained step needs exactly one step in flight";
+        else if (inst->iu)
+                why = "no chained step with an intermediate update callback";
+        else if (outputs_need(s) > room / 2 || outputs_need(inst->posted[0].step) > room / 2)
+                why = "a chained step's outputs must fit the ring";
+        if (!why)
+                return 0;
+        snprintf(inst->msg, sizeof(inst->msg), "%s", why);
+        return -EAGAIN;
+}
+
 int inst_post_step(struct inst *inst, const struct inst_step *s)
 {
+        struct inst_posted *e;
         uint64_t room;
         struct req rq;
         int r;
@@ -90,29 +121,41 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
                 snprintf(inst->msg, sizeof(inst->msg), "no step inside an intermediate update");
                 return -EBUSY;
         }
-        r = call_begin(inst, false);
+        room = inst->max_record - sizeof(struct call_hdr) - sizeof(struct call_reply) -
+               sizeof(struct call_step_result);
+        if (s->chained && (r = chain_refused(inst, s, room)) < 0)
+                return inst->fault ? inst->fault : r;
+        r = call_begin(inst, s->chained);
         if (r < 0)
                 return r;
         r = encode(inst, &rq, s);
+        if (r == -EMSGSIZE && s->chained) {
+                snprintf(inst->msg, sizeof(inst->msg), "a chained step's inputs must fit the ring");
+                return -EAGAIN;
+        }
         if (r < 0)
                 return r;
-        room = inst->max_record - sizeof(struct call_hdr) - sizeof(struct call_reply) -
-               sizeof(struct call_step_result);
         if (outputs_need(s) > (room > inst->side_size ? room : inst->side_size))
                 return -EMSGSIZE;
-        call_deadline(inst, s->timeout_ns, &inst->step_deadline);
-        inst->step_timeout_ns = inst->last_timeout_ns;
-        inst->cur_op = CALL_OP_DO_STEP;
-        inst->cur_timeout_ns = inst->step_timeout_ns;
-        call_post_active();
-        r = call_send(inst, &rq, &inst->step_deadline, &inst->step_seq);
+        e = &inst->posted[inst->n_posted];
+        call_deadline(inst, s->timeout_ns, &e->deadline);
+        e->timeout_ns = inst->last_timeout_ns;
+        e->step = s;
+        if (!inst->n_posted) {
+                inst->cur_op = CALL_OP_DO_STEP;
+                inst->cur_timeout_ns = e->timeout_ns;
+                /* One worker busy, however many steps it has queued. */
+                call_post_active();
+        }
+        r = call_send(inst, &rq, &e->deadline, &e->seq);
         if (r < 0) {
-                inst->cur_op = CALL_OP_NONE;
-                call_active(-1);
+                if (!inst->n_posted) {
+                        inst->cur_op = CALL_OP_NONE;
+                        call_active(-1);
+                }
                 return r;
         }
-        inst->posted = true;
-        inst->step = s;
+        inst->n_posted++;
         return 0;
 }
 
@@ -143,21 +186,29 @@ static int take_outputs(struct inst *inst, const struct rep *rp, const struct ca
 int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
 {
         struct call_step_result res;
+        struct inst_posted e;
         struct rep rp;
         int r, t;
 
         if (!ret)
                 return -EINVAL;
-        if (!inst->posted) {
+        if (!inst->n_posted) {
                 snprintf(inst->msg, sizeof(inst->msg), "no step was posted");
                 return -EINVAL;
         }
+        /* The oldest first: replies come in the order of the requests. */
+        e = inst->posted[0];
+        inst->posted[0] = inst->posted[1];
+        inst->n_posted--;
+        inst->step = e.step;
+        inst->step_timeout_ns = e.timeout_ns;
         inst->cur_op = CALL_OP_DO_STEP;
-        inst->cur_timeout_ns = inst->step_timeout_ns;
-        r = call_recv(inst, CALL_OP_DO_STEP, inst->step_seq, &inst->step_deadline, &rp);
-        inst->cur_op = CALL_OP_NONE;
-        inst->posted = false;
-        call_active(-1);
+        inst->cur_timeout_ns = e.timeout_ns;
+        r = call_recv(inst, CALL_OP_DO_STEP, e.seq, &e.deadline, &rp);
+        inst->cur_op = inst->n_posted ? CALL_OP_DO_STEP : CALL_OP_NONE;
+        inst->cur_timeout_ns = inst->posted[0].timeout_ns;
+        if (!inst->n_posted)
+                call_active(-1);
         if (r < 0) {
                 call_end(inst, &rp);
                 return r;

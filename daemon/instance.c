@@ -212,7 +212,7 @@ int inst_free(struct inst *inst)
         if (!inst)
                 return 0;
         if (!inst->reaped && !inst->fault) {
-                if (inst->posted)
+                while (inst->n_posted && !inst->fault)
                         (void) inst_wait_step(inst, &res);
                 inst->depth = 0;
                 r = call_simple(inst, CALL_OP_FREE, NULL, 0, &rp);

@@ -313,10 +313,29 @@ struct inst_out {
         size_t nvalues;
 };
 
+/* Steps in flight on one instance: a step and one chained behind it. */
+#define INST_CHAIN_MAX  2
+
 struct inst_step {
         double t;                       /* currentCommunicationPoint */
         double h;                       /* communicationStepSize */
         bool no_set_prior;              /* noSetFMUStatePriorToCurrentPoint */
+        /*
+         * Post behind the step in flight, before its reply is read. The
+         * worker runs it only if that step completes plainly (status OK or
+         * Warning, all outputs got, no event, no terminate, no early
+         * return, lastSuccessfulTime the end of the step); otherwise the
+         * FMU is not called and inst_wait_step() returns -ECANCELED for it.
+         * So a caller may post the next step of a run it will make anyway
+         * when the current one is plain, and the worker starts it without
+         * waiting for the round trip. Its deadline counts from its post,
+         * while the step before it may still run: give it that one's time
+         * too. Refused (-EAGAIN, nothing sent) without exactly one step in
+         * flight, with an intermediate update callback, or when the request
+         * or its reply would not fit the ring (the side buffer has one
+         * owner at a time).
+         */
+        bool chained;
         const struct inst_in *inputs;
         size_t n_inputs;
         const struct inst_out *outputs;
@@ -353,7 +372,8 @@ int inst_do_step(struct inst *inst, const struct inst_step *step, struct inst_st
  * The same in two halves, so a master can start many instances' steps and
  * then collect them: inst_post_step() sends (step and the arrays it points
  * to must stay valid until inst_wait_step() returns); inst_wait_step()
- * waits, runs the callbacks, and fills the outputs.
+ * waits, runs the callbacks, and fills the outputs. With a chained step
+ * posted too, inst_wait_step() collects the oldest first.
  */
 int inst_post_step(struct inst *inst, const struct inst_step *step);
 int inst_wait_step(struct inst *inst, struct inst_step_result *ret);

@@ -201,6 +201,7 @@ int call_error_errno(int32_t error)
                 [CALL_E_NOMEM] = -ENOMEM,
                 [CALL_E_LIMIT] = -ENOSPC,
                 [CALL_E_BADMSG] = -EBADMSG,
+                [CALL_E_SKIPPED] = -ECANCELED,
         };
 
         if (error <= 0 || error >= CALL_E_COUNT)

@@ -50,7 +50,7 @@ static_assert(sizeof(bool) == 1, "Booleans travel as one byte");
 static_assert(sizeof(float) == 4 && sizeof(double) == 8, "IEEE 754 binary32 and binary64");
 
 #define CALL_MAGIC      0x4c4c4143u     /* "CALL" little-endian */
-#define CALL_VERSION    2u
+#define CALL_VERSION    3u
 
 /* Bounds both sides enforce. */
 #define CALL_MSG_MAX            1024u   /* refusal and log message bytes */
@@ -141,6 +141,7 @@ enum call_error {
         CALL_E_NOMEM,           /* -ENOMEM */
         CALL_E_LIMIT,           /* -ENOSPC: too many live FMU states */
         CALL_E_BADMSG,          /* -EBADMSG: the request itself was malformed */
+        CALL_E_SKIPPED,         /* -ECANCELED: a chained step after one that was not plain */
         CALL_E_COUNT,
 };
 
@@ -345,7 +346,18 @@ struct call_do_step {
         double current_communication_point;
         double communication_step_size;
         uint8_t no_set_prior;           /* noSetFMUStatePriorToCurrentPoint */
-        uint8_t reserved[3];
+        /*
+         * 1: posted behind another DO_STEP before its reply was read. Run
+         * only if the request served just before this one was a DO_STEP
+         * that completed plainly: status OK or Warning, every output got,
+         * no event, no terminate, no early return, lastSuccessfulTime its
+         * end exactly. Else it is refused with CALL_E_SKIPPED and the FMU
+         * is not called, so the daemon can post the next step of a run
+         * before the reply of the current one without ever getting ahead
+         * of what it decides from that reply.
+         */
+        uint8_t chained;
+        uint8_t reserved[2];
         uint32_t n_inputs;
         uint32_t n_outputs;
         uint32_t reserved2;

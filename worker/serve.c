@@ -306,12 +306,26 @@ static bool body_ok(const struct call_in *in)
         return in->hdr.body_len == call_request_body(op);
 }
 
+/* A chained DO_STEP whose predecessor did not complete plainly (call.h, call_do_step.chained). */
+static bool chain_broken(const struct call_in *in, bool after_plain)
+{
+        struct call_do_step ds;
+
+        if (in->hdr.op != CALL_OP_DO_STEP || in->hdr.body_len != sizeof(ds))
+                return false;
+        memcpy(&ds, in->body, sizeof(ds));
+        return ds.chained == 1 && !after_plain;
+}
+
 void dispatch(struct worker *w, const struct call_in *in)
 {
         enum call_op op = (enum call_op)in->hdr.op;
         handler_fn *h = NULL;
         struct reply rp;
+        bool after_plain = w->plain;
 
+        /* Only h_do_step() sets it again, and only for a plain step. */
+        w->plain = false;
         w->seq = in->hdr.seq;
         w->logs_sent = w->logs_dropped = 0;
         w->last_error[0] = '\0';
@@ -321,6 +335,9 @@ void dispatch(struct worker *w, const struct call_in *in)
         } else if (!body_ok(in)) {
                 reply_refuse(&rp, CALL_E_BADMSG, "%s: body of %u bytes, expected %zu",
                              call_op_name(op), in->hdr.body_len, call_request_body(op));
+        } else if (chain_broken(in, after_plain)) {
+                reply_refuse(&rp, CALL_E_SKIPPED, "%s: not run: the step before it did not "
+                             "complete plainly", w->fmi == MD_FMI3 ? "fmi3DoStep" : "fmi2DoStep");
         } else {
                 h = (w->fmi == MD_FMI3 ? handlers3 : handlers2)[op];
                 if (!h)

@@ -104,7 +104,7 @@ bad:
 
 static bool step_args_ok(const struct call_do_step *ds, const char *fn, struct reply *rp)
 {
-        if (ds->no_set_prior > 1) {
+        if (ds->no_set_prior > 1 || ds->chained > 1) {
                 reply_refuse(rp, CALL_E_BADMSG, "%s: malformed arguments", fn);
                 return false;
         }
@@ -243,6 +243,10 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
         if (s > fmi3Warning || w->state == CALL_ST_FATAL)
                 goto out;
         get_outputs(w, &bl, &res, rp);
+        /* What a chained step after this one needs (call.h); exact end, no tolerance. */
+        w->plain = res.phase == CALL_PHASE_DONE && !rp->head.error && !res.event_handling_needed &&
+                   !res.terminate_simulation && !res.early_return &&
+                   res.last_successful_time == ds.current_communication_point + ds.communication_step_size;
 out:
         memcpy(rp->result, &res, sizeof(res));
 }

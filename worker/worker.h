@@ -88,6 +88,7 @@ struct worker {
         bool event_mode_used;
         bool early_return_allowed;
         bool set_since_step;    /* Step Mode: a set since the last doStep (4.2.1) */
+        bool plain;             /* the last request was a DO_STEP that completed plainly */
         bool iu_enabled;        /* the daemon answers intermediate updates */
         bool iu_set_requested, iu_get_allowed, iu_did_set, iu_failed;
         bool iu_can_return_early;

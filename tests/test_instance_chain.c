@@ -1,0 +1,185 @@
+/*
+ * instance: a step chained behind another (struct inst_step.chained) runs
+ * in the worker right after a plain step, with results bit-identical to
+ * the same steps made one round trip at a time, and never after a step
+ * that was not plain: then the FMU is not called and the chained step
+ * comes back -ECANCELED. What may not be chained is refused before
+ * anything is sent.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <string.h>
+
+#include "test_instance_drv.h"
+#include "worker/call.h"
+
+#define ok(in, expr) cr_assert(eq(int, (expr), INST_OK), "%s: %s", #expr, inst_message(in))
+
+/* Misbehave's value references. */
+#define VR_X            2u
+#define VR_STEPS        3u
+#define VR_FAULT        4u
+#define VR_AT           5u
+
+static struct inst *start(const char *fmu, int32_t fault, double at)
+{
+        struct inst_instantiate a = { 0 };
+        struct inst_opts o;
+        struct inst *in;
+        char *why = NULL;
+
+        drv_opts(&o, fmu);
+        cr_assert(eq(int, inst_new(&o, &in, &why), 0), "%s", why ? why : "");
+        ok(in, inst_instantiate(in, &a));
+        if (fault) {
+                ok(in, inst_set(in, MD_INT32, (uint32_t[]){ VR_FAULT }, 1, &fault, 1));
+                ok(in, inst_set(in, MD_FLOAT64, (uint32_t[]){ VR_AT }, 1, &at, 1));
+        }
+        ok(in, inst_enter_initialization_mode(in, NULL));
+        ok(in, inst_exit_initialization_mode(in));
+        return in;
+}
+
+/* LinearOde's x and its ten outputs y0..y9, got with every step. */
+struct outs {
+        uint32_t vrs[11];
+        double v[11];
+        struct inst_out out;
+};
+
+static void outs_init(struct outs *o)
+{
+        o->vrs[0] = 1;
+        for (uint32_t i = 0; i < 10; i++)
+                o->vrs[1 + i] = 20 + i;
+        o->out = (struct inst_out){ .type = MD_FLOAT64, .vrs = o->vrs, .nvr = 11, .values = o->v,
+                                    .nvalues = 11 };
+}
+
+static struct inst_step step_at(double t, const struct outs *o, bool chained)
+{
+        return (struct inst_step){ .t = t, .h = 0.125, .outputs = o ? &o->out : NULL,
+                                   .n_outputs = o ? 1 : 0,
+                                   .chained = chained };
+}
+
+static int32_t steps_done(struct inst *in)
+{
+        int32_t n = -1;
+
+        ok(in, inst_get(in, MD_INT32, (uint32_t[]){ VR_STEPS }, 1, &n, 1));
+        return n;
+}
+
+Test(instance_chain, chained_steps_match_one_round_trip_at_a_time_bit_for_bit, .timeout = 120)
+{
+        struct inst *a = start("LinearOde", 0, 0), *b = start("LinearOde", 0, 0);
+        struct outs oa, ob[2];
+        struct inst_step sa, sb[2];
+        struct inst_step_result res;
+
+        outs_init(&oa);
+        outs_init(&ob[0]);
+        outs_init(&ob[1]);
+        /* b: step k + 1 is posted before step k's reply is read, every time. */
+        sb[0] = step_at(0.0, &ob[0], false);
+        ok(b, inst_post_step(b, &sb[0]));
+        for (unsigned k = 0; k < 40; k++) {
+                double t = 0.125 * k;
+
+                sa = step_at(t, &oa, false);
+                ok(a, inst_do_step(a, &sa, &res));
+                if (k + 1 < 40) {
+                        sb[(k + 1) % 2] = step_at(0.125 * (k + 1), &ob[(k + 1) % 2], true);
+                        ok(b, inst_post_step(b, &sb[(k + 1) % 2]));
+                }
+                ok(b, inst_wait_step(b, &res));
+                cr_assert(eq(int, res.phase, INST_PHASE_DONE));
+                cr_assert(memcmp(oa.v, ob[k % 2].v, sizeof(oa.v)) == 0, "step at t = %g differs", t);
+        }
+        cr_assert(eq(int, inst_free(a), 0));
+        cr_assert(eq(int, inst_free(b), 0));
+        cr_assert(eq(int, drv_count_children(), 0));
+}
+
+/* The step at 'at' is not plain: the chained one behind it must not reach the FMU. */
+static void not_plain(int32_t fault, int want_first)
+{
+        struct inst *in = start("Misbehave", fault, 0.25);
+        struct inst_step s0 = step_at(0.0, NULL, false), s1 = step_at(0.125, NULL, true);
+        struct inst_step s2 = step_at(0.25, NULL, false), s3 = step_at(0.375, NULL, true);
+        struct inst_step_result res;
+
+        /* Two plain steps, the second chained: both run. */
+        ok(in, inst_post_step(in, &s0));
+        ok(in, inst_post_step(in, &s1));
+        ok(in, inst_wait_step(in, &res));
+        ok(in, inst_wait_step(in, &res));
+        cr_assert(eq(i32, steps_done(in), 2));
+        /* Then the faulty step, and one chained behind it. */
+        ok(in, inst_post_step(in, &s2));
+        ok(in, inst_post_step(in, &s3));
+        cr_assert(eq(int, inst_wait_step(in, &res), want_first), "%s", inst_message(in));
+        cr_assert(eq(int, inst_wait_step(in, &res), -ECANCELED));
+        cr_assert(strstr(inst_message(in), "fmi3DoStep: not run: the step before it did not "
+                         "complete plainly") != NULL, "%s", inst_message(in));
+        cr_assert(eq(int, inst_fault(in), 0), "a skipped step is no fault");
+        if (want_first == INST_DISCARD)
+                cr_assert(eq(i32, steps_done(in), 2), "the chained step ran");
+        cr_assert(eq(int, inst_free(in), 0));
+        cr_assert(eq(int, drv_count_children(), 0));
+}
+
+Test(instance_chain, nothing_runs_behind_a_discarded_step, .timeout = 120)
+{
+        not_plain(13, INST_DISCARD);
+}
+
+Test(instance_chain, nothing_runs_behind_a_step_that_returned_error, .timeout = 120)
+{
+        not_plain(11, INST_ERROR);
+}
+
+Test(instance_chain, a_worker_that_dies_under_a_chained_step_faults_both, .timeout = 120)
+{
+        struct inst *in = start("Misbehave", 1, 0.0);
+        struct inst_step s0 = step_at(0.0, NULL, false), s1 = step_at(0.125, NULL, true);
+        struct inst_step_result res;
+
+        ok(in, inst_post_step(in, &s0));
+        ok(in, inst_post_step(in, &s1));
+        cr_assert(eq(int, inst_wait_step(in, &res), -ESRCH), "%s", inst_message(in));
+        cr_assert(strstr(inst_message(in), "SIGSEGV") != NULL, "%s", inst_message(in));
+        cr_assert(eq(int, inst_wait_step(in, &res), -ESRCH));
+        cr_assert(eq(int, inst_wait_step(in, &res), -EINVAL), "nothing left to wait for");
+        cr_assert(eq(int, inst_free(in), -ESRCH));
+        cr_assert(eq(int, drv_count_children(), 0));
+}
+
+Test(instance_chain, what_cannot_be_chained_is_refused_before_it_is_sent, .timeout = 120)
+{
+        struct inst *in = start("LinearOde", 0, 0);
+        struct inst_step s0 = step_at(0.0, NULL, false), s1 = step_at(0.125, NULL, true);
+        struct inst_step s2 = step_at(0.25, NULL, true), plain = step_at(0.125, NULL, false);
+        struct inst_step_result res;
+        double x;
+
+        /* Nothing in flight to chain behind. */
+        cr_assert(eq(int, inst_post_step(in, &s1), -EAGAIN));
+        cr_assert(strstr(inst_message(in), "exactly one step in flight") != NULL, "%s",
+                  inst_message(in));
+        ok(in, inst_post_step(in, &s0));
+        /* An unchained post, or any other call, waits for the step in flight. */
+        cr_assert(eq(int, inst_post_step(in, &plain), -EBUSY));
+        ok(in, inst_post_step(in, &s1));
+        /* Two in flight: no third. */
+        cr_assert(eq(int, inst_post_step(in, &s2), -EAGAIN));
+        cr_assert(eq(int, inst_get(in, MD_FLOAT64, (uint32_t[]){ 1 }, 1, &x, 1), -EBUSY));
+        ok(in, inst_wait_step(in, &res));
+        cr_assert(eq(int, inst_get(in, MD_FLOAT64, (uint32_t[]){ 1 }, 1, &x, 1), -EBUSY));
+        ok(in, inst_wait_step(in, &res));
+        ok(in, inst_get(in, MD_FLOAT64, (uint32_t[]){ 1 }, 1, &x, 1));
+        cr_assert(eq(int, inst_fault(in), 0));
+        cr_assert(eq(int, inst_free(in), 0));
+}
