@@ -199,6 +199,7 @@ int master_new(struct session *s, const struct master_opts *opts, struct master 
                 r = mplan_build(m);
         if (r == 0) {
                 plan_states(m);
+                mchain_plan(m);
                 session_set_iu(s, miu_callback, m);
                 m->pt = 0;
                 m->t_cur = m->t0;
@@ -279,8 +280,10 @@ static int advance(struct master *m, uint64_t target)
         if (target > m->n_end)
                 target = m->n_end;
         master_set_state(m, MASTER_RUNNING);
+        m->target = target;
         while (!(m->at_grid && m->pt >= target)) {
-                if (!between(m))
+                /* A step chained to the next point is in flight: requests wait for it. */
+                if (!mchain_live(m) && !between(m))
                         break;
                 m->t_next = master_grid(m, m->pt + 1);
                 r = mstep_point(m);
@@ -300,6 +303,10 @@ static int advance(struct master *m, uint64_t target)
                         (void) pace_sleep(pace_due_ns(&m->pace, m->t_cur), PACE_SLICE_NS,
                                           interrupted, m);
                 }
+        }
+        if (mchain_drain(m) < 0 && r >= 0) {
+                master_set_state(m, MASTER_FAULTED);
+                r = m->fault;
         }
         mroute_flush(m);
         m->wall_ns += pace_now_ns() - start;
@@ -384,6 +391,7 @@ void master_get_stats(const struct master *m, struct master_stats *ret)
                 .extra_points = m->extra_points,
                 .events = m->events,
                 .restores = m->restores,
+                .chained = m->chained,
                 .sim_time = m->t_cur,
                 .wall_s = wall,
                 .rtf = wall > 0 ? (m->t_cur - m->t0) / wall : 0.0,

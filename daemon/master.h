@@ -146,6 +146,11 @@ struct master_opts {
          * step's start. Borrowed; must outlive the master.
          */
         const struct input_table *inputs;
+        /*
+         * Never post a step before the reply of the one before it (see
+         * master_chain.c): only to compare against chaining.
+         */
+        bool no_chain;
 };
 
 #define MASTER_EXTRA_RUN_MAX    1000000u
@@ -162,6 +167,7 @@ struct master_stats {
         uint64_t extra_points;          /* of which extra (early return) */
         uint64_t events;                /* Event Modes run */
         uint64_t restores;              /* FMU states restored to meet an early return */
+        uint64_t chained;               /* steps posted before the reply of the one before */
         double sim_time;                /* the current point's time */
         double wall_s;                  /* wall time spent in stepping calls */
         double rtf;                     /* simulated / wall seconds; 0 before any step */

@@ -169,6 +169,14 @@ struct mi {
         struct inst_step step;
         struct inst_step_result res;
         uint64_t post_ns;
+
+        /* The next point's step, chained behind the current one (master_chain.c). */
+        struct inst_step chain[2];      /* used in turn: one may still be in flight */
+        unsigned chain_next;            /* the one the next chained post takes */
+        bool chained;                   /* chain[chain_next ^ 1] is in flight */
+        double chain_aim;               /* where it goes */
+        bool plain;                     /* the last step collected completed plainly */
+        bool took_chain;                /* the step in flight was chained */
 };
 
 struct master {
@@ -200,6 +208,9 @@ struct master {
         uint64_t extra_run;             /* extra points since the last grid point */
         double budget_s;                /* INFINITY: none */
         uint64_t step_deadline_ns;      /* this coupled step's, 0: none */
+        uint64_t point_ns;              /* the clock when this coupled step began */
+        uint64_t target;                /* the grid point the stepping call goes to */
+        bool chain_ok;                  /* steps may be chained (master_chain.c) */
 
         /* Rows. */
         size_t n_cols;
@@ -229,7 +240,7 @@ struct master {
         bool pace_valid;
 
         /* Statistics. */
-        uint64_t points, extra_points, events, restores;
+        uint64_t points, extra_points, events, restores, chained;
         uint64_t wall_ns;
 
         char msg[MASTER_MSG_MAX];
@@ -311,6 +322,28 @@ int mstep_run(struct master *m);
 int mstep_one(struct master *m, struct mi *mi, bool route);
 /* Fault instance mi's call 'fn' with r (a status or -errno); returns the -errno. */
 int mstep_fault(struct master *m, struct mi *mi, int r, const char *fn);
+
+/* master_chain.c */
+/* Whether this session's steps may be chained: m->chain_ok. */
+void mchain_plan(struct master *m);
+/*
+ * At the current point, before mi's step is posted: when the step chained
+ * at the last point is this one, take it as posted (*ret_taken); when it
+ * is not (the last step was not plain), collect the skipped step. 0 or the fault.
+ */
+int mchain_take(struct master *m, struct mi *mi, uint64_t now, bool *ret_taken);
+/* After mi's step is posted (at 'now'): chain the next point's behind it where allowed. */
+void mchain_post(struct master *m, struct mi *mi, uint64_t now);
+/*
+ * After mi's step was collected with r at 'now': note whether it completed
+ * plainly; a chained step that came after the coupled step's deadline
+ * faults it. Returns r or that fault.
+ */
+int mchain_collected(struct master *m, struct mi *mi, int r, uint64_t now);
+/* Whether a step is chained to the next point. */
+bool mchain_live(const struct master *m);
+/* At the end of a stepping call: collect what is still chained. 0 or the fault. */
+int mchain_drain(struct master *m);
 
 /* master_meet.c */
 /*

@@ -157,6 +157,8 @@ int mmeet_resolve(struct master *m)
                                 return r;
                         todo |= m->mi[i].todo;
                 }
+                /* The restores took time: the stages start now. */
+                m->point_ns = pace_now_ns();
                 if (todo && (r = mstep_run(m)) < 0)
                         return r;
         }

@@ -107,8 +107,8 @@ int mstep_point(struct master *m)
         m->iu_msg[0] = '\0';
         mstep_plan(m);
         r = mstep_save(m);
-        m->step_deadline_ns = isfinite(m->budget_s) ?
-                              pace_now_ns() + (uint64_t)(m->budget_s * 1e9) : 0;
+        m->point_ns = pace_now_ns();
+        m->step_deadline_ns = isfinite(m->budget_s) ? m->point_ns + (uint64_t)(m->budget_s * 1e9) : 0;
         if (r == 0)
                 r = mstep_run(m);
         if (r == 0)

@@ -175,8 +175,12 @@ static uint64_t budget_left(const struct master *m, uint64_t now)
 
 static int post(struct master *m, struct mi *mi, bool route, uint64_t now)
 {
+        bool taken;
         int r;
 
+        r = mchain_take(m, mi, now, &taken);
+        if (r < 0 || taken)
+                return r;
         if (route)
                 mroute_inputs(m, mi);
         mi->step = (struct inst_step){
@@ -203,18 +207,20 @@ static int post(struct master *m, struct mi *mi, bool route, uint64_t now)
 static int collect(struct master *m, struct mi *mi)
 {
         struct master_inst_stats *st = &m->ist[mi->idx];
-        uint64_t ns;
+        uint64_t ns, now;
         int r;
 
         r = inst_wait_step(mi->inst, &mi->res);
         mi->posted = false;
-        ns = pace_now_ns() - mi->post_ns;
+        now = pace_now_ns();
+        ns = now - mi->post_ns;
         st->steps++;
         st->ns_total += ns;
         if (ns > st->ns_max)
                 st->ns_max = ns;
         if (r >= 0)
                 st->ns_service += mi->res.service_ns;
+        r = mchain_collected(m, mi, r, now);
         if (r != INST_OK && r != INST_WARNING)
                 return r;
         return take(m, mi);
@@ -269,8 +275,11 @@ int mstep_run(struct master *m)
 
         for (unsigned st = 0; st < m->n_stages && !fault; st++) {
                 size_t a = m->stage_start[st], b = m->stage_start[st + 1];
-                /* One clock read per stage: posting is quick, and the budget is per step. */
-                uint64_t now = pace_now_ns();
+                /*
+                 * One clock read per stage: posting is quick, and the budget
+                 * is per step. The first stage starts when the coupled step does.
+                 */
+                uint64_t now = st ? pace_now_ns() : m->point_ns;
                 size_t due = 0;
 
                 for (size_t k = a; k < b; k++)
@@ -286,6 +295,8 @@ int mstep_run(struct master *m)
                         if (t_early < mi->aim)
                                 mi->aim = t_early;
                         fault = post(m, mi, true, now);
+                        if (!fault)
+                                mchain_post(m, mi, now);
                 }
                 inst_post_batch_end();
                 /* The last point's row is formatted while the workers step. */

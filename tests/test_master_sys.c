@@ -16,7 +16,7 @@ static const char *const fmus[] = {
         FMUD_TEST_FMU_DIR "/MsdMass1.fmu", FMUD_TEST_FMU_DIR "/MsdMass2.fmu",
         FMUD_TEST_FMU_DIR "/BouncingBall.fmu", FMUD_TEST_FMU_DIR "/IntermediateProbe.fmu",
         FMUD_TEST_FMU_DIR "/Feedthrough.fmu", FMUD_TEST_FMU_DIR "/GlobalCounter.fmu",
-        FMUD_TEST_FMU_DIR "/TimeEvent.fmu",
+        FMUD_TEST_FMU_DIR "/TimeEvent.fmu", FMUD_TEST_FMU_DIR "/Misbehave.fmu",
         FMUD_MASTER_FMU_DIR "/Scripted.fmu",
 };
 
