@@ -52,6 +52,12 @@
  *   next step's DoSteps are posted, so its formatting overlaps the
  *   workers' step; every stepping call hands over its last row before it
  *   returns, and a paced run before it sleeps.
+ * - Chaining. A session of one instance that nothing drives and nothing
+ *   can cut short (no connection, input file, Event Mode, early return or
+ *   intermediate update) posts the step to t_{n+2} behind the one to
+ *   t_{n+1} before reading its reply; the worker runs it only after a
+ *   plain step, so results are those of one round trip per point
+ *   (master_chain.c).
  * - Pacing. With warp w > 0, the point at simulation time t is not passed
  *   before wall time t_wall0 + (t - t_0) / w (CLOCK_MONOTONIC,
  *   clock_nanosleep TIMER_ABSTIME); a change of w re-bases (t_wall0, t_0)
