@@ -19,6 +19,11 @@
  * median over the runs of the mean time per point, for each, and the
  * master's difference to the in-process loop.
  *
+ * The row 'alone' is one LinearOde with no connection at all (x recorded,
+ * nothing set): the master chains its next step behind the current one
+ * (daemon/master_chain.c); in process, per point fmi3DoStep and
+ * fmi3GetFloat64(x). The inst. API column is the ring of one above.
+ *
  * A second part does the same with N = 2 compute-heavy instances: the
  * Scripted test FMU (tests/ssp/master) busy for about 50 µs per step
  * (its 'spin' parameter, calibrated in-process first), where the master's
@@ -46,6 +51,8 @@ static unsigned arg_ns[16] = { 1, 2, 4, 8, 16, 64 };
 static unsigned arg_n_ns = 6;
 static double arg_heavy_us = 50.0;
 static enum wait_strategy arg_wait = WAIT_ADAPTIVE;
+/* The system has no connections (the 'alone' row): set by main() around that row. */
+static bool sys_alone;
 
 struct sys {
         char dir[64], cache[64];
@@ -99,7 +106,7 @@ static void sys_load(struct sys *x, unsigned n, const char *fmu, const char *in,
                 len += (size_t)snprintf(ssd + len, cap - len, "<ssd:Component name=\"a%u\" "
                                         "source=\"resources/%s.fmu\"/>", i, fmu);
         len += (size_t)snprintf(ssd + len, cap - len, "</ssd:Elements><ssd:Connections>");
-        for (unsigned i = 0; i < n; i++)
+        for (unsigned i = 0; i < n && !sys_alone; i++)
                 len += (size_t)snprintf(ssd + len, cap - len, "<ssd:Connection startElement=\"a%u\" "
                                         "startConnector=\"%s\" endElement=\"a%u\" endConnector=\"%s\"/>",
                                         i, out, (i + 1) % n, in);
@@ -304,7 +311,8 @@ static void run_local(unsigned n, const char *fmu, const char *in, const char *o
                 fmi3Float64 last;
 
                 for (unsigned i = 0; i < n; i++) {
-                        lib->f3.fmi3SetFloat64(inst[i], &vin, 1, &y[(i + n - 1) % n], 1);
+                        if (!sys_alone)
+                                lib->f3.fmi3SetFloat64(inst[i], &vin, 1, &y[(i + n - 1) % n], 1);
                         if (lib->f3.fmi3DoStep(inst[i], t, (double)(k + 1) * H - t, true, &ev, &term,
                                                &early, &last) > fmi3Warning)
                                 bench_die("fmi3DoStep", EIO);
@@ -406,6 +414,16 @@ int main(int argc, char **argv)
                         run_master(n, "LinearOde", "u0", "x", NULL, NULL, arg_points, 1, &mst[r]);
                 }
                 row("LinearOde", n, local, floor_, mst);
+                if (n != 1)
+                        continue;
+                sys_alone = true;
+                memset(local, 0, sizeof(local));
+                for (unsigned r = 0; r < arg_runs; r++) {
+                        run_local(1, "LinearOde", "u0", "x", NULL, NULL, arg_points, 1, &local[r]);
+                        run_master(1, "LinearOde", "u0", "x", NULL, NULL, arg_points, 1, &mst[r]);
+                }
+                sys_alone = false;
+                row("alone", 1, local, floor_, mst);
         }
         if (arg_heavy_us <= 0)
                 return 0;
