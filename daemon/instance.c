@@ -232,6 +232,19 @@ pid_t inst_pid(const struct inst *inst)
         return inst->pid;
 }
 
+int inst_worker_cpu(const struct inst *inst)
+{
+        /* The reply ring's waker is the worker: where it last published, + 1. */
+        uint32_t c = atomic_load_explicit(&inst->rx->hdr->data.waker_cpu, memory_order_relaxed);
+
+        return c == 0 || c > INT32_MAX ? -1 : (int)(c - 1);
+}
+
+uint64_t inst_last_service_ns(const struct inst *inst)
+{
+        return inst->svc_last_ns;
+}
+
 int inst_fmi_version(const struct inst *inst)
 {
         return inst->fmi;

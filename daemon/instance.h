@@ -187,6 +187,13 @@ size_t inst_recent_logs(const struct inst *inst, const char *skip, char *buf, si
  * the worker, intermediate updates included). 0, or -EINVAL. Owner thread.
  */
 int inst_service_stats(const struct inst *inst, uint64_t *ret_steps, uint64_t *ret_ns_total);
+/*
+ * Hints the worker leaves, for placing it (any value is harmless, none is
+ * trusted): the cpu it last replied from (-1: not known yet), and how long
+ * the FMU's last doStep took in ns. Owner thread.
+ */
+int inst_worker_cpu(const struct inst *inst);
+uint64_t inst_last_service_ns(const struct inst *inst);
 void inst_set_timeout(struct inst *inst, uint64_t ns);  /* default deadline of every call */
 void inst_next_timeout(struct inst *inst, uint64_t ns); /* deadline of the next call only */
 void inst_set_log(struct inst *inst, inst_log_fn *fn, void *ctx);

@@ -200,6 +200,7 @@ int master_new(struct session *s, const struct master_opts *opts, struct master 
         if (r == 0) {
                 plan_states(m);
                 mchain_plan(m);
+                mspread_init(m);
                 session_set_iu(s, miu_callback, m);
                 m->pt = 0;
                 m->t_cur = m->t0;
@@ -392,6 +393,7 @@ void master_get_stats(const struct master *m, struct master_stats *ret)
                 .events = m->events,
                 .restores = m->restores,
                 .chained = m->chained,
+                .moves = m->moves,
                 .sim_time = m->t_cur,
                 .wall_s = wall,
                 .rtf = wall > 0 ? (m->t_cur - m->t0) / wall : 0.0,

@@ -174,6 +174,7 @@ struct master_stats {
         uint64_t events;                /* Event Modes run */
         uint64_t restores;              /* FMU states restored to meet an early return */
         uint64_t chained;               /* steps posted before the reply of the one before */
+        uint64_t moves;                 /* heavy workers moved off a shared cpu */
         double sim_time;                /* the current point's time */
         double wall_s;                  /* wall time spent in stepping calls */
         double rtf;                     /* simulated / wall seconds; 0 before any step */

@@ -33,6 +33,7 @@
 #include <stdatomic.h>
 
 #include "daemon/master.h"
+#include "daemon/spread.h"
 #include "daemon/master_pace.h"
 #include "daemon/session_int.h"
 
@@ -212,6 +213,11 @@ struct master {
         uint64_t target;                /* the grid point the stepping call goes to */
         bool chain_ok;                  /* steps may be chained (master_chain.c) */
 
+        /* Heavy workers kept apart (master_spread.c). */
+        bool spread_ok;
+        unsigned ncpu;                  /* cpus numbered below this may be allowed */
+        bool cpu_allowed[SPREAD_CPUS_MAX];
+
         /* Rows. */
         size_t n_cols;
         const struct mblock **col_block;
@@ -240,7 +246,7 @@ struct master {
         bool pace_valid;
 
         /* Statistics. */
-        uint64_t points, extra_points, events, restores, chained;
+        uint64_t points, extra_points, events, restores, chained, moves;
         uint64_t wall_ns;
 
         char msg[MASTER_MSG_MAX];
@@ -344,6 +350,12 @@ int mchain_collected(struct master *m, struct mi *mi, int r, uint64_t now);
 bool mchain_live(const struct master *m);
 /* At the end of a stepping call: collect what is still chained. 0 or the fault. */
 int mchain_drain(struct master *m);
+
+/* master_spread.c */
+/* Whether and where workers may be moved: the master's own allowed cpus. */
+void mspread_init(struct master *m);
+/* After a coupled step: move a heavy worker off a crowded cpu, now and then. */
+void mspread_check(struct master *m);
 
 /* master_meet.c */
 /*

@@ -123,6 +123,7 @@ int mstep_point(struct master *m)
         if (r < 0)
                 return r;
         record = !m->at_grid || m->pt % m->decimation == 0 || m->pt == m->n_end;
+        mspread_check(m);
         r = mevent_point(m, record);
         if (r == 0)
                 r = miu_refresh_derivatives(m);
