@@ -58,6 +58,10 @@
  *   t_{n+1} before reading its reply; the worker runs it only after a
  *   plain step, so results are those of one round trip per point
  *   (master_chain.c).
+ * - Placement. Every 64 points, a worker whose doStep takes 20 µs or more
+ *   and shares a cpu with another such worker while an allowed cpu runs
+ *   none is moved there once (master_spread.c, spread.h): workers that
+ *   wait by yielding are never re-placed by the kernel.
  * - Pacing. With warp w > 0, the point at simulation time t is not passed
  *   before wall time t_wall0 + (t - t_0) / w (CLOCK_MONOTONIC,
  *   clock_nanosleep TIMER_ABSTIME); a change of w re-bases (t_wall0, t_0)
