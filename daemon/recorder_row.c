@@ -215,7 +215,8 @@ static int record(struct rec *r, double time, struct row_in in, bool intermediat
         return 0;
 }
 
-int rec_sample(struct rec *r, double time, const union rec_value *values)
+/* A communication-point sample: counted, then recorded when decimation keeps it. */
+static int sample(struct rec *r, double time, struct row_in in)
 {
         if (r->st.error)
                 return r->st.error;
@@ -223,20 +224,19 @@ int rec_sample(struct rec *r, double time, const union rec_value *values)
         if (--r->countdown)
                 return 0;
         r->countdown = r->decimation;
-        return record(r, time, (struct row_in){ .v = values }, false);
+        return record(r, time, in, false);
+}
+
+int rec_sample(struct rec *r, double time, const union rec_value *values)
+{
+        return sample(r, time, (struct row_in){ .v = values });
 }
 
 int rec_sample_f64(struct rec *r, double time, const double *values)
 {
         if (!r->all_f64)
                 return -EINVAL;
-        if (r->st.error)
-                return r->st.error;
-        r->st.samples++;
-        if (--r->countdown)
-                return 0;
-        r->countdown = r->decimation;
-        return record(r, time, (struct row_in){ .f64 = values }, false);
+        return sample(r, time, (struct row_in){ .f64 = values });
 }
 
 int rec_sample_intermediate(struct rec *r, double time, const union rec_value *values)
