@@ -177,6 +177,8 @@ Test(fmuctl_daemon, run_without_a_daemon_starts_a_private_one_and_leaves_none)
         cr_assert(strncmp(csv, "time,mass1.x1,mass1.v1,mass2.x2,mass2.v2,mass2.F\n", 49) == 0,
                   "%s", csv);
         cr_assert(count_lines(csv) == 102);
+        /* The summary counts what the daemon recorded: the file's rows, its columns. */
+        cr_assert(strstr(r.out, "msd.csv: 101 rows, 5 columns (") != NULL, "%s", r.out);
         /* Nothing of the private daemon is left: no process, no socket. */
         cr_assert(daemon_children(getpid(), left, 8) == 0, "a process outlived fmuctl run");
         cr_assert(access(ep + 6, F_OK) < 0, "the private daemon's socket is left");
