@@ -147,3 +147,19 @@ Test(master_chain, a_chained_step_that_hangs_misses_the_step_budget)
         cr_assert(chained(&x) > 0);
         msys_fini(&x);
 }
+
+Test(master_chain, a_paced_run_is_not_chained)
+{
+        struct msys a;
+
+        /* 20 points of 0.01 s at 10x: 20 ms of wall time, paced point by point. */
+        lone(&a, NULL, "stepSize=\"0.01\" warp=\"10\"", false);
+        cr_assert(eq(int, master_step(a.m, 20), MASTER_RUNNING), "%s", master_message(a.m));
+        cr_assert(eq(u64, chained(&a), (uint64_t)0));
+        cr_assert(eq(i32, fmu_steps(&a), 20));
+        /* As fast as possible again: chained from then on. */
+        cr_assert(eq(int, master_set_warp(a.m, 0), 0));
+        cr_assert(eq(int, master_run(a.m), MASTER_FINISHED), "%s", master_message(a.m));
+        cr_assert(chained(&a) > 0);
+        msys_fini(&a);
+}
