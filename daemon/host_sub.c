@@ -31,14 +31,7 @@ static void record(struct hsess *hs, const struct master_row *row)
 
         if (!hs->rec || hs->rec_error)
                 return;
-        /* All Float64 (the usual case): the row's doubles as they are, no copy. */
-        if (row->values && rec_all_f64(hs->rec)) {
-                r = rec_sample_f64(hs->rec, row->time, row->values);
-        } else {
-                for (size_t i = 0; i < row->n_columns; i++)
-                        row_rec_cell(&hs->rec_vals[i], hs->col_types[i], row, i);
-                r = rec_sample(hs->rec, row->time, hs->rec_vals);
-        }
+        r = row_rec_sample(hs->rec, hs->col_types, hs->rec_vals, row);
         if (r < 0 && r != -ENOBUFS)
                 hs->rec_error = r;
 }

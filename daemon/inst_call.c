@@ -28,14 +28,6 @@
 #include "daemon/inst_int.h"
 
 #define SLICE_NS        20000000ull     /* 20 ms between liveness checks */
-/*
- * A step whose last doStep took at least this long is waited for asleep
- * when more calls are in flight than there are cpus: spinning or yielding
- * there only takes turns on a cpu with a worker that has real work (two
- * workers of ~50 µs steps on two cpus: docs/BENCHMARKS.md). A wake-up costs
- * a few µs on a busy cpu, little against a step this long.
- */
-#define SLEEP_STEP_NS   20000ull
 
 /* Active calls of this process: the spin hint for workers and our own policy. */
 static _Atomic unsigned active_calls;
@@ -235,8 +227,14 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
                 ns_ts(now + SLICE_NS < end ? now + SLICE_NS : end, &slice);
                 if (!p.runnable)
                         p.runnable = atomic_load_explicit(&active_calls, memory_order_relaxed) + 1;
+                /*
+                 * A heavy step with calls outnumbering cpus: spinning or
+                 * yielding would only take turns on a cpu with a worker
+                 * that has real work (docs/BENCHMARKS.md); a wake-up costs
+                 * little against a step this long.
+                 */
                 if (p.strategy == WAIT_ADAPTIVE && inst->cur_op == CALL_OP_DO_STEP &&
-                    inst->svc_last_ns >= SLEEP_STEP_NS && p.runnable > wait_ncpu())
+                    inst->svc_last_ns >= INST_HEAVY_STEP_NS && p.runnable > wait_ncpu())
                         p.strategy = WAIT_FUTEX;
                 r = ring_wait_readable(inst->rx, &p, &slice);
                 if (r == -ETIMEDOUT) {

@@ -194,6 +194,12 @@ int inst_service_stats(const struct inst *inst, uint64_t *ret_steps, uint64_t *r
  */
 int inst_worker_cpu(const struct inst *inst);
 uint64_t inst_last_service_ns(const struct inst *inst);
+/*
+ * A step whose doStep takes at least this long is heavy: the caller waits
+ * for it asleep when calls outnumber cpus (inst_call.c), and the master
+ * keeps such workers on cpus of their own (master_spread.c).
+ */
+#define INST_HEAVY_STEP_NS      20000ull
 void inst_set_timeout(struct inst *inst, uint64_t ns);  /* default deadline of every call */
 void inst_next_timeout(struct inst *inst, uint64_t ns); /* deadline of the next call only */
 void inst_set_log(struct inst *inst, inst_log_fn *fn, void *ctx);

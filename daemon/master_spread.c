@@ -3,7 +3,7 @@
  * while another allowed cpu runs none of them (why it happens: spread.h).
  *
  * DESIGN: every MSPREAD_EVERY points, the due instances whose last doStep
- * took MSPREAD_HEAVY_NS or more are looked at through the cpu each worker
+ * took INST_HEAVY_STEP_NS or more are looked at through the cpu each worker
  * last replied from (a hint it leaves in its channel). When spread_pick()
  * finds two on one cpu and an allowed cpu with none, that worker's
  * affinity is set to the free cpu, which moves it there at once, and then
@@ -19,7 +19,6 @@
 #include "daemon/spread.h"
 
 #define MSPREAD_EVERY           64u
-#define MSPREAD_HEAVY_NS        20000u  /* as inst_call.c's SLEEP_STEP_NS */
 #define MSPREAD_MAX             256u    /* instances looked at */
 
 void mspread_init(struct master *m)
@@ -70,7 +69,7 @@ void mspread_check(struct master *m)
                 struct mi *mi = &m->mi[i];
 
                 if (!mi->due || inst_fault(mi->inst) ||
-                    inst_last_service_ns(mi->inst) < MSPREAD_HEAVY_NS)
+                    inst_last_service_ns(mi->inst) < INST_HEAVY_STEP_NS)
                         continue;
                 cpu[n] = inst_worker_cpu(mi->inst);
                 who[n++] = i;

@@ -56,3 +56,13 @@ void row_rec_cell(union rec_value *v, enum rec_type t, const struct master_row *
         case REC_TYPE_COUNT: break;
         }
 }
+
+int row_rec_sample(struct rec *rec, const enum rec_type *types, union rec_value *vals,
+                   const struct master_row *row)
+{
+        if (row->values && rec_all_f64(rec))
+                return rec_sample_f64(rec, row->time, row->values);
+        for (size_t i = 0; i < row->n_columns; i++)
+                row_rec_cell(&vals[i], types[i], row, i);
+        return rec_sample(rec, row->time, vals);
+}

@@ -23,5 +23,12 @@ enum rec_type row_rec_type(enum md_type t);
  * and Binary from its blob.
  */
 void row_rec_cell(union rec_value *v, enum rec_type t, const struct master_row *row, size_t col);
+/*
+ * Hand row to rec: all Float64 (the usual case) straight from the row's
+ * doubles, else cell by cell through vals (one per column, of the types
+ * in types). Returns what rec_sample() returns.
+ */
+int row_rec_sample(struct rec *rec, const enum rec_type *types, union rec_value *vals,
+                   const struct master_row *row);
 
 #endif

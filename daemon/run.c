@@ -32,14 +32,7 @@ static void sink(void *ctx, const struct master_row *row)
         /* Intermediate updates are not communication points: not in this file. */
         if (!c->rec || c->error || (row->flags & MASTER_ROW_INTERMEDIATE))
                 return;
-        /* All Float64 (the usual case): the row's doubles as they are, no copy. */
-        if (row->values && rec_all_f64(c->rec)) {
-                r = rec_sample_f64(c->rec, row->time, row->values);
-        } else {
-                for (size_t i = 0; i < row->n_columns; i++)
-                        row_rec_cell(&c->values[i], c->types[i], row, i);
-                r = rec_sample(c->rec, row->time, c->values);
-        }
+        r = row_rec_sample(c->rec, c->types, c->values, row);
         if (r < 0 && r != -ENOBUFS)
                 c->error = r;
 }

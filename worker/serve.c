@@ -12,6 +12,7 @@
  * for room, since the daemon drains the ring while it waits for us.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,12 +310,11 @@ static bool body_ok(const struct call_in *in)
 /* A chained DO_STEP whose predecessor did not complete plainly (call.h, call_do_step.chained). */
 static bool chain_broken(const struct call_in *in, bool after_plain)
 {
-        struct call_do_step ds;
-
-        if (in->hdr.op != CALL_OP_DO_STEP || in->hdr.body_len != sizeof(ds))
+        if (after_plain || in->hdr.op != CALL_OP_DO_STEP ||
+            in->hdr.body_len != sizeof(struct call_do_step))
                 return false;
-        memcpy(&ds, in->body, sizeof(ds));
-        return ds.chained == 1 && !after_plain;
+        /* The one byte, read once; h_do_step() refuses any value but 0 and 1. */
+        return in->body[offsetof(struct call_do_step, chained)] == 1;
 }
 
 void dispatch(struct worker *w, const struct call_in *in)
