@@ -99,7 +99,8 @@ int mchain_collected(struct master *m, struct mi *mi, int r, uint64_t now)
                     !res->event_handling_needed && !res->terminate_simulation &&
                     !res->early_return &&
                     res->last_successful_time == mi->step.t + mi->step.h;
-        if (!took || r < 0 || r > INST_WARNING || !m->step_deadline_ns || now <= m->step_deadline_ns)
+        if (!took || r < 0 || r > INST_WARNING || !m->step_deadline_ns ||
+            now <= m->step_deadline_ns)
                 return r;
         /* Its worker's deadline was longer than the budget: the budget is checked here. */
         mi->plain = false;
@@ -131,7 +132,7 @@ static int drop(struct master *m, struct mi *mi)
                           "ran although that step did not complete plainly", mi->name, mi->aim);
 }
 
-int mchain_take(struct master *m, struct mi *mi, uint64_t now, bool *ret_taken)
+int mchain_take(struct master *m, struct mi *mi, bool *ret_taken)
 {
         const struct inst_step *s = &mi->chain[mi->chain_next ^ 1];
 
@@ -140,14 +141,9 @@ int mchain_take(struct master *m, struct mi *mi, uint64_t now, bool *ret_taken)
                 return 0;
         if (!mi->plain || s->t != mi->from || mi->chain_aim != mi->aim)
                 return drop(m, mi);
+        /* Its round trip counts from now (post()): until now the worker ran the one before. */
         mi->chained = false;
         mi->step = *s;
-        mi->todo = false;
-        mi->stepped = false;
-        mi->event = mi->terminate = false;
-        /* Its round trip is counted from here: until now the worker ran the one before. */
-        mi->post_ns = now;
-        mi->posted = true;
         mi->took_chain = true;
         m->chained++;
         *ret_taken = true;

@@ -334,10 +334,11 @@ int mstep_fault(struct master *m, struct mi *mi, int r, const char *fn);
 void mchain_plan(struct master *m);
 /*
  * At the current point, before mi's step is posted: when the step chained
- * at the last point is this one, take it as posted (*ret_taken); when it
- * is not (the last step was not plain), collect the skipped step. 0 or the fault.
+ * at the last point is this one, it becomes mi->step and *ret_taken says
+ * it is in flight already; when it is not (the last step was not plain),
+ * the skipped step is collected. 0 or the fault.
  */
-int mchain_take(struct master *m, struct mi *mi, uint64_t now, bool *ret_taken);
+int mchain_take(struct master *m, struct mi *mi, bool *ret_taken);
 /* After mi's step is posted (at 'now'): chain the next point's behind it where allowed. */
 void mchain_post(struct master *m, struct mi *mi, uint64_t now);
 /*

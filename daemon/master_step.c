@@ -178,9 +178,18 @@ static int post(struct master *m, struct mi *mi, bool route, uint64_t now)
         bool taken;
         int r;
 
-        r = mchain_take(m, mi, now, &taken);
-        if (r < 0 || taken)
+        /* The step chained at the last point may be this one, already in flight. */
+        r = mchain_take(m, mi, &taken);
+        if (r < 0)
                 return r;
+        mi->todo = false;
+        mi->stepped = false;
+        mi->event = mi->terminate = false;
+        mi->post_ns = now;
+        if (taken) {
+                mi->posted = true;
+                return 0;
+        }
         if (route)
                 mroute_inputs(m, mi);
         mi->step = (struct inst_step){
@@ -193,10 +202,6 @@ static int post(struct master *m, struct mi *mi, bool route, uint64_t now)
                 .n_outputs = mi->n_out,
                 .timeout_ns = budget_left(m, now),
         };
-        mi->todo = false;
-        mi->stepped = false;
-        mi->event = mi->terminate = false;
-        mi->post_ns = now;
         r = inst_post_step(mi->inst, &mi->step);
         if (r < 0)
                 return mstep_fault(m, mi, r, "DoStep");

@@ -53,6 +53,15 @@ static void grid_is_exact(const struct msys *x, double h, size_t n_expected)
         free(g);
 }
 
+/* Load and start spec, run it to the stop time, and take the master's statistics. */
+static void run_to_end(struct msys *x, const struct msys_spec *spec, struct master_stats *ret)
+{
+        msys_load(x, spec);
+        msys_start(x);
+        cr_assert(eq(int, master_run(x->m), MASTER_FINISHED), "%s", master_message(x->m));
+        master_get_stats(x->m, ret);
+}
+
 #define TE_LIN_SPEC(phase, period) { \
         .elements = MSYS_COMP("te", "TimeEvent") MSYS_COMP("lin", "LinearOde"), \
         .connections = MSYS_CONN("te", "level", "lin", "u0"), \
@@ -118,10 +127,7 @@ Test(master_time_events, an_event_on_a_grid_point_adds_no_point)
         struct master_stats st;
         struct msys x;
 
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
-        master_get_stats(x.m, &st);
+        run_to_end(&x, &spec, &st);
         cr_assert(eq(u64, st.extra_points, 0));
         cr_assert(eq(u64, st.events, 3));
         cr_assert(eq(sz, x.n_rows, (size_t)(11 + 3)));
@@ -146,10 +152,7 @@ Test(master_time_events, an_event_a_rounding_error_before_a_grid_point_is_at_the
         struct master_stats st;
         struct msys x;
 
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
-        master_get_stats(x.m, &st);
+        run_to_end(&x, &spec, &st);
         cr_assert(eq(u64, st.extra_points, 0));
         cr_assert(eq(u64, st.events, 1));
         cr_assert(eq(sz, x.n_rows, (size_t)12), "%zu rows", x.n_rows);
@@ -181,10 +184,7 @@ Test(master_time_events, two_instances_meet_at_each_others_events)
         struct master_stats st;
         struct msys x;
 
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
-        master_get_stats(x.m, &st);
+        run_to_end(&x, &spec, &st);
         cr_assert(eq(u64, st.extra_points, 2));
         cr_assert(eq(u64, st.events, 2));
         cr_assert(eq(u64, st.restores, 0));
@@ -214,10 +214,7 @@ Test(master_time_events, a_multirate_instance_meets_its_own_event_alone)
         spec.settings = "<fmud:Component name=\"te\" multirate=\"5\"/>"
                         MSYS_RECORD("te.count") MSYS_RECORD("te.x") MSYS_RECORD("lin.x")
                         MSYS_RECORD("lin.u0");
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
-        master_get_stats(x.m, &st);
+        run_to_end(&x, &spec, &st);
         /* Its events at 0.15 and 0.65 fall inside its own steps: nobody else stops there. */
         cr_assert(eq(u64, st.extra_points, 0));
         cr_assert(eq(u64, st.events, 2));
@@ -407,10 +404,7 @@ Test(master_time_events, an_event_at_the_stop_time_is_handled_there)
         struct master_stats st;
         struct msys x;
 
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
-        master_get_stats(x.m, &st);
+        run_to_end(&x, &spec, &st);
         cr_assert(eq(u64, st.extra_points, 0));
         cr_assert(eq(u64, st.events, 1));
         cr_assert(eq(sz, rows_at(&x, 1.0, &left, &right), (size_t)2));
@@ -438,10 +432,7 @@ static void ball_and_event(const char *phase, double te, bool event_first)
         snprintf(params, sizeof(params), MSYS_REAL("te.phase", "%s") MSYS_REAL("te.period", "10"),
                  phase);
         spec.parameters = params;
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
-        master_get_stats(x.m, &st);
+        run_to_end(&x, &spec, &st);
         cr_assert(eq(u64, st.extra_points, 2));
         cr_assert(eq(u64, st.events, 2));
         /* The time event instance went past the bounce in the step that found it. */
@@ -492,10 +483,7 @@ static void multirate_event(const char *rate, const char *phase, double t_event)
                  MSYS_RECORD("lin.x") MSYS_RECORD("lin.u0"), rate);
         spec.parameters = params;
         spec.settings = settings;
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
-        master_get_stats(x.m, &st);
+        run_to_end(&x, &spec, &st);
         cr_assert(eq(u64, st.extra_points, 0));
         cr_assert(eq(u64, st.events, 1));
         grid_is_exact(&x, 0.1, 11);
@@ -527,10 +515,7 @@ Test(master_time_events, a_multirate_instance_s_later_event_a_rounding_error_bef
 
         spec.settings = "<fmud:Component name=\"te\" multirate=\"3\"/>"
                         MSYS_RECORD("te.count") MSYS_RECORD("te.x") MSYS_RECORD("lin.x");
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
-        master_get_stats(x.m, &st);
+        run_to_end(&x, &spec, &st);
         cr_assert(eq(u64, st.extra_points, 0));
         /* 0.15, 0.3, 0.45, 0.6, 0.75, 0.9 (k * 0.15 rounded as the FMU computes it). */
         cr_assert(eq(u64, st.events, 6));
