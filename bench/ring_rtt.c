@@ -2,7 +2,8 @@
  * ring_rtt: round-trip time of one small message through a channel, per
  * wait strategy, with 1 worker process and with more workers than cores.
  *
- * One round: the parent (the daemon's role) posts one 16-byte request to
+ * One round: the parent (the daemon's role) posts one request (16 bytes,
+ * or -b bytes, up to 1024, to see what the record's size costs) to
  * every worker, then waits for every reply. Each worker (its own process,
  * attached from descriptor 3 as fmud-worker is) waits for a request and
  * echoes it back. The time of each round is taken with CLOCK_MONOTONIC;
@@ -35,9 +36,12 @@
 #define STOP            UINT64_MAX
 #define PEER_DEAD_NS    (30ull * 1000000000u)
 
+/* A record: seq and its complement, then filler up to arg_bytes (-b). */
+#define MSG_BYTES_MAX   1024u
 struct msg {
         uint64_t seq;
         uint64_t payload;
+        unsigned char fill[MSG_BYTES_MAX - 16];
 };
 
 struct fleet {
@@ -63,6 +67,7 @@ static enum wait_strategy arg_strategies[WAIT_STRATEGY_COUNT] = {
 static unsigned arg_nstrategies = 4;
 static long arg_spin_ns = -1;           /* -1: the wait module's default */
 static long arg_yield_ns = -1;
+static unsigned arg_bytes = 16;        /* record payload of a request and of a reply */
 
 static uint64_t now_ns(void)
 {
@@ -103,18 +108,18 @@ static int worker_main(enum wait_strategy s)
                 int r;
 
                 wait_deadline_in(&dl, PEER_DEAD_NS);
-                r = ring_pop(chan_rx(c), &m, sizeof(m));
+                r = ring_pop(chan_rx(c), &m, arg_bytes);
                 if (r == -EAGAIN) {
                         /* runnable 0: the daemon's hint in the channel decides. */
                         if (chan_wait_rx(c, &wp, &dl) < 0)
                                 return 3;
                         continue;
                 }
-                if (r != (int)sizeof(m))
+                if (r != (int)arg_bytes)
                         return 4;
                 if (m.seq == STOP)
                         break;
-                while ((r = ring_push(chan_tx(c), &m, sizeof(m))) == -ENOSPC)
+                while ((r = ring_push(chan_tx(c), &m, arg_bytes)) == -ENOSPC)
                         if (ring_wait_writable(chan_tx(c), &wp, &dl) < 0)
                                 return 5;
                 if (r < 0)
@@ -163,7 +168,7 @@ static void fleet_stop(struct fleet *f)
         for (unsigned i = 0; i < f->n; i++) {
                 int status;
 
-                if (ring_push(chan_tx(f->c[i]), &stop, sizeof(stop)) < 0)
+                if (ring_push(chan_tx(f->c[i]), &stop, arg_bytes) < 0)
                         kill(f->pid[i], SIGKILL);
                 if (waitpid(f->pid[i], &status, 0) != f->pid[i] ||
                     !WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -183,20 +188,22 @@ static int cmp_u64(const void *a, const void *b)
 static void round_trip(struct fleet *f, const struct wait_policy *wp, uint64_t seq)
 {
         struct timespec dl;
-        struct msg m = { .seq = seq, .payload = ~seq };
+        static struct msg m;
         int r;
 
+        m.seq = seq;
+        m.payload = ~seq;
         for (unsigned i = 0; i < f->n; i++)
-                if ((r = ring_push(chan_tx(f->c[i]), &m, sizeof(m))) < 0)
+                if ((r = ring_push(chan_tx(f->c[i]), &m, arg_bytes)) < 0)
                         die(r, "ring_push");
         wait_deadline_in(&dl, PEER_DEAD_NS);
         for (unsigned i = 0; i < f->n; i++) {
-                struct msg back;
+                static struct msg back;
 
-                while ((r = ring_pop(chan_rx(f->c[i]), &back, sizeof(back))) == -EAGAIN)
+                while ((r = ring_pop(chan_rx(f->c[i]), &back, arg_bytes)) == -EAGAIN)
                         if ((r = ring_wait_readable(chan_rx(f->c[i]), wp, &dl)) < 0)
                                 die(r, "waiting for a reply");
-                if (r != (int)sizeof(back) || back.seq != seq || back.payload != ~seq)
+                if (r != (int)arg_bytes || back.seq != seq || back.payload != ~seq)
                         die(r < 0 ? r : -EBADMSG, "reply");
         }
 }
@@ -269,7 +276,7 @@ static void print_machine(void)
 static void usage(void)
 {
         fprintf(stderr,
-                "usage: ring_rtt [-r rounds] [-R rounds] [-n runs] [-w workers,...] [-s strategy,...] [-t seconds]\n"
+                "usage: ring_rtt [-r rounds] [-R rounds] [-n runs] [-w workers,...] [-s strategy,...] [-t seconds] [-b bytes]\n"
                 "                [-S spin_ns] [-Y yield_ns]\n"
                 "  -r  measured rounds per run with 1 worker (default 20000)\n"
                 "  -R  measured rounds per run with more workers (default 5000)\n"
@@ -278,7 +285,8 @@ static void usage(void)
                 "  -s  strategies: spin, spin-futex, adaptive, futex (default all)\n"
                 "  -t  cap on one run's measuring time in seconds (default 5)\n"
                 "  -S  pure spin budget per wait in ns (default WAIT_SPIN_NS_DEFAULT)\n"
-                "  -Y  sched_yield budget per wait in ns (default WAIT_YIELD_NS_DEFAULT)\n");
+                "  -Y  sched_yield budget per wait in ns (default WAIT_YIELD_NS_DEFAULT)\n"
+                "  -b  bytes of each request and reply, 16..1024 (default 16)\n");
         exit(2);
 }
 
@@ -287,7 +295,7 @@ static void parse_args(int argc, char **argv)
         char *tok, *save;
         int opt;
 
-        while ((opt = getopt(argc, argv, "r:R:n:w:s:t:S:Y:h")) != -1) {
+        while ((opt = getopt(argc, argv, "r:R:n:w:s:t:S:Y:b:h")) != -1) {
                 switch (opt) {
                 case 'r': arg_rounds = (unsigned)strtoul(optarg, NULL, 10); break;
                 case 'R': arg_rounds_multi = (unsigned)strtoul(optarg, NULL, 10); break;
@@ -295,6 +303,11 @@ static void parse_args(int argc, char **argv)
                 case 't': arg_cap_s = strtod(optarg, NULL); break;
                 case 'S': arg_spin_ns = strtol(optarg, NULL, 10); break;
                 case 'Y': arg_yield_ns = strtol(optarg, NULL, 10); break;
+                case 'b':
+                        arg_bytes = (unsigned)strtoul(optarg, NULL, 10);
+                        if (arg_bytes < 16 || arg_bytes > MSG_BYTES_MAX)
+                                usage();
+                        break;
                 case 'w':
                         arg_nworkers = 0;
                         for (tok = strtok_r(optarg, ",", &save); tok && arg_nworkers < 16;

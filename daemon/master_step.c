@@ -287,8 +287,9 @@ int mstep_run(struct master *m)
                 uint64_t now = st ? pace_now_ns() : m->point_ns;
                 size_t due = 0;
 
+                /* A chained step in flight is counted already (inst_post_step()). */
                 for (size_t k = a; k < b; k++)
-                        due += m->mi[m->by_stage[k]].todo;
+                        due += m->mi[m->by_stage[k]].todo && !m->mi[m->by_stage[k]].chained;
                 /* All posts first, then the waits: announce them before the first post. */
                 inst_post_batch(due);
                 for (size_t k = a; k < b && !fault; k++) {
