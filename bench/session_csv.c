@@ -16,6 +16,10 @@
  *               shortest round-trip text) and written with fwrite() to a
  *               stdio stream with a 256 KiB buffer (the recorder's buffer
  *               size).
+ *   fmusim-style: the same importer, but each value written with
+ *               fprintf(",%.16g"), as the Reference-FMUs' fmusim writes
+ *               Float64 results (16 digits: not always the same double
+ *               when read back, so this file is not compared).
  * Each variant is timed from start to finish (unpacking, loading, the run,
  * and closing the file); the fmud row also shows the master's stepping
  * time alone. The files go to a directory on disk (-d; default /tmp) and
@@ -27,6 +31,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +91,18 @@ static double run_fmud(const char *out, double *ret_master)
         return t0;
 }
 
+/* fmusim's way: one fprintf() per value, 16 significant digits. */
+static void put_row_printf(FILE *f, double t, const double *v)
+{
+        if (fprintf(f, "%.16g", t) < 0)
+                bench_die("fprintf", errno);
+        for (unsigned i = 0; i < NCOLS; i++)
+                if (fprintf(f, ",%.16g", v[i]) < 0)
+                        bench_die("fprintf", errno);
+        if (fputc('\n', f) == EOF)
+                bench_die("fputc", errno);
+}
+
 static void put_row(FILE *f, double t, const double *v)
 {
         char row[NUMFMT_F64_MAX * (NCOLS + 1) + NCOLS + 2], *p = row;
@@ -100,9 +117,10 @@ static void put_row(FILE *f, double t, const double *v)
                 bench_die("fwrite", errno);
 }
 
-/* The in-process importer: seconds from start to finish. */
-static double run_local(const char *out)
+/* The in-process importer (fprintf: fmusim's formatting): seconds from start to finish. */
+static double run_local(const char *out, bool fprintf_style)
 {
+        void (*put)(FILE *, double, const double *) = fprintf_style ? put_row_printf : put_row;
         double t0 = bench_now(), v[NCOLS], stop = H * (double)arg_points;
         const struct fmi3_api *f;
         fmi3Boolean ev, term, early;
@@ -125,7 +143,7 @@ static double run_local(const char *out)
                 fprintf(csv, ",%s", columns[i]);
         fputc('\n', csv);
         f->fmi3GetFloat64(in, vrs, NCOLS, v, NCOLS);
-        put_row(csv, 0, v);
+        put(csv, 0, v);
         for (unsigned long n = 0; n < arg_points; n++) {
                 /* Time from the integer n, the last point exactly the stop time, as the master. */
                 double t = (double)n * H, next = n + 1 == arg_points ? stop : (double)(n + 1) * H;
@@ -133,7 +151,7 @@ static double run_local(const char *out)
                 if (f->fmi3DoStep(in, t, next - t, true, &ev, &term, &early, &last) > fmi3Warning ||
                     f->fmi3GetFloat64(in, vrs, NCOLS, v, NCOLS) > fmi3Warning)
                         bench_die("fmi3DoStep", EIO);
-                put_row(csv, next, v);
+                put(csv, next, v);
         }
         if (fclose(csv))
                 bench_die(out, errno);
@@ -170,7 +188,7 @@ out:
 int main(int argc, char **argv)
 {
         double fm[BENCH_MAX_RUNS], fm_master[BENCH_MAX_RUNS], loc[BENCH_MAX_RUNS];
-        double ratio[BENCH_MAX_RUNS], load0, size = 0;
+        double pf[BENCH_MAX_RUNS], ratio[BENCH_MAX_RUNS], ratio_pf[BENCH_MAX_RUNS], load0, size = 0;
         char dir[512], out_fmud[600], out_local[600];
         int c;
 
@@ -190,7 +208,7 @@ int main(int argc, char **argv)
                         break;
                 default:
                         fprintf(stderr, "usage: %s [-r runs] [-p points] [-d directory on disk] "
-                                "[-o fmud|local]\n", argv[0]);
+                                "[-o fmud|local|fmusim]\n", argv[0]);
                         return 2;
                 }
         }
@@ -207,7 +225,8 @@ int main(int argc, char **argv)
                "alternating, files in %s\n\n", K, arg_points, arg_points + 1, arg_runs, arg_dir);
         if (arg_only) {
                 double m = 0, t = !strcmp(arg_only, "fmud") ? run_fmud(out_fmud, &m) :
-                                  run_local(out_local);
+                                  !strcmp(arg_only, "fmusim") ? run_local(out_local, true) :
+                                  run_local(out_local, false);
 
                 printf("%s alone: %.3f s\n", arg_only, t);
                 (void) unlink(out_fmud);
@@ -218,11 +237,11 @@ int main(int argc, char **argv)
         for (unsigned r = 0; r < arg_runs; r++) {
                 /* Alternate which goes first, so neither always follows the other's writeback. */
                 if (r % 2) {
-                        loc[r] = run_local(out_local);
+                        loc[r] = run_local(out_local, false);
                         fm[r] = run_fmud(out_fmud, &fm_master[r]);
                 } else {
                         fm[r] = run_fmud(out_fmud, &fm_master[r]);
-                        loc[r] = run_local(out_local);
+                        loc[r] = run_local(out_local, false);
                 }
                 ratio[r] = fm[r] / loc[r];
                 if (r == 0) {
@@ -240,23 +259,31 @@ int main(int argc, char **argv)
                 }
                 (void) unlink(out_fmud);
                 (void) unlink(out_local);
-                fprintf(stderr, "run %u: fmud %.3f s (master %.3f s), in-process %.3f s\n", r + 1,
-                        fm[r], fm_master[r], loc[r]);
+                pf[r] = run_local(out_local, true);
+                ratio_pf[r] = fm[r] / pf[r];
+                (void) unlink(out_local);
+                fprintf(stderr, "run %u: fmud %.3f s (master %.3f s), in-process %.3f s, "
+                        "fmusim-style %.3f s\n", r + 1, fm[r], fm_master[r], loc[r], pf[r]);
         }
         (void) rmdir(dir);
 
         double m_fm = bench_median(fm, arg_runs), m_master = bench_median(fm_master, arg_runs);
         double m_loc = bench_median(loc, arg_runs), m_ratio = bench_median(ratio, arg_runs);
+        double m_pf = bench_median(pf, arg_runs), m_ratio_pf = bench_median(ratio_pf, arg_runs);
 
         printf("| variant | wall s | µs/point | rows/s |\n|---|---:|---:|---:|\n");
         printf("| in-process importer (numfmt + stdio) | %.3f | %.2f | %.0f |\n", m_loc,
                m_loc / (double)arg_points * 1e6, (double)(arg_points + 1) / m_loc);
+        printf("| in-process importer, fmusim's fprintf(\",%%.16g\") | %.3f | %.2f | %.0f |\n", m_pf,
+               m_pf / (double)arg_points * 1e6, (double)(arg_points + 1) / m_pf);
         printf("| fmud (run.h: worker, master, recorder) | %.3f | %.2f | %.0f |\n", m_fm,
                m_fm / (double)arg_points * 1e6, (double)(arg_points + 1) / m_fm);
         printf("| of which the master's stepping | %.3f | %.2f | |\n", m_master,
                m_master / (double)arg_points * 1e6);
         printf("\nfmud / in-process: %.2fx (median of the runs' ratios; min..max %.2f..%.2f)\n",
                m_ratio, ratio[0], ratio[arg_runs - 1]);
+        printf("fmud / fmusim-style: %.2fx (min..max %.2f..%.2f)\n", m_ratio_pf, ratio_pf[0],
+               ratio_pf[arg_runs - 1]);
         printf("load average: %.2f at the start, %.2f at the end\n", load0, bench_load());
         return 0;
 }
