@@ -86,14 +86,14 @@ static uint64_t now_ns(void)
         return ts_ns(&t);
 }
 
-void call_deadline(struct inst *inst, uint64_t override_ns, struct timespec *ret)
+void call_deadline(struct inst *inst, uint64_t override_ns, uint64_t now, struct timespec *ret)
 {
         uint64_t t = override_ns ? override_ns : inst->next_timeout_ns ? inst->next_timeout_ns :
                      inst->timeout_ns;
 
         inst->next_timeout_ns = 0;
         inst->last_timeout_ns = t;
-        inst->last_start_ns = now_ns();
+        inst->last_start_ns = now ? now : now_ns();
         ns_ts(inst->last_start_ns + t, ret);
 }
 
@@ -464,7 +464,7 @@ int call_run(struct inst *inst, struct req *rq, struct rep *rp)
         int r;
 
         rp->held = false;
-        call_deadline(inst, 0, &deadline);
+        call_deadline(inst, 0, 0, &deadline);
         /* Named in fault messages; a nested call (intermediate update) restores the outer one. */
         inst->cur_op = rq->op;
         inst->cur_timeout_ns = inst->last_timeout_ns;

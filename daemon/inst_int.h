@@ -170,8 +170,11 @@ void call_post_active(void);
 /* begin, send body (no payload), receive; the caller ends. */
 int call_simple(struct inst *inst, enum call_op op, const void *body, size_t body_len,
                 struct rep *rp);
-/* Deadline of the next call: now + its timeout (the one-shot one, else the default). */
-void call_deadline(struct inst *inst, uint64_t override_ns, struct timespec *ret);
+/*
+ * Deadline of the next call: now + its timeout (the one-shot one, else the
+ * default); 'now' a CLOCK_MONOTONIC reading in ns, 0: read the clock.
+ */
+void call_deadline(struct inst *inst, uint64_t override_ns, uint64_t now, struct timespec *ret);
 /* Record a sticky fault with a message; returns err. */
 int inst_fault_set(struct inst *inst, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The worker broke the protocol: what, as the sticky -EPROTO fault. */

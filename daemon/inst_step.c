@@ -138,7 +138,7 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
         if (outputs_need(s) > (room > inst->side_size ? room : inst->side_size))
                 return -EMSGSIZE;
         e = &inst->posted[inst->n_posted];
-        call_deadline(inst, s->timeout_ns, &e->deadline);
+        call_deadline(inst, s->timeout_ns, s->now_ns, &e->deadline);
         e->timeout_ns = inst->last_timeout_ns;
         e->step = s;
         if (!inst->n_posted) {

@@ -59,7 +59,7 @@ static int wait_hello(struct inst *inst, uint64_t timeout_ns)
         int r;
 
         inst->next_timeout_ns = timeout_ns;
-        call_deadline(inst, 0, &deadline);
+        call_deadline(inst, 0, 0, &deadline);
         r = next_start_record(inst, &deadline, &in);
         if (r < 0)
                 return r;

@@ -354,6 +354,12 @@ struct inst_step {
         const struct inst_out *outputs;
         size_t n_outputs;
         uint64_t timeout_ns;            /* 0: the instance's */
+        /*
+         * The caller's CLOCK_MONOTONIC reading, in ns, that the deadline
+         * counts from (a master posting many steps at one point reads the
+         * clock once); 0: read it at the post.
+         */
+        uint64_t now_ns;
 };
 
 /* How far a step got (struct inst_step_result.phase). */

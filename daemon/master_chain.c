@@ -73,6 +73,7 @@ void mchain_post(struct master *m, struct mi *mi, uint64_t now)
                 .outputs = mi->inst_out,
                 .n_outputs = mi->n_out,
                 .timeout_ns = timeout,
+                .now_ns = now,
                 .chained = true,
         };
         r = inst_post_step(mi->inst, s);

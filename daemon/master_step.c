@@ -201,6 +201,7 @@ static int post(struct master *m, struct mi *mi, bool route, uint64_t now)
                 .outputs = mi->inst_out,
                 .n_outputs = mi->n_out,
                 .timeout_ns = budget_left(m, now),
+                .now_ns = now,
         };
         r = inst_post_step(mi->inst, &mi->step);
         if (r < 0)
