@@ -9,6 +9,7 @@
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +203,26 @@ static void summary(const struct run_cmd *a, const struct proto_session_status *
 }
 
 /*
+ * Columns of the header line after the time column. A name with a comma
+ * (the element of a matrix, "x[1,2]") is quoted, RFC 4180: commas and
+ * line ends inside quotes are the name's, and a doubled quote stays inside.
+ */
+static size_t header_columns(FILE *fp)
+{
+        bool quoted = false;
+        size_t cols = 0;
+        int ch;
+
+        while ((ch = getc(fp)) != EOF && (quoted || ch != '\n')) {
+                if (ch == '"')
+                        quoted = !quoted;
+                else if (ch == ',' && !quoted)
+                        cols++;
+        }
+        return cols;
+}
+
+/*
  * "results FILE: N rows, M columns (backend)": the rows, the backend and
  * the rows dropped from the daemon's status, the columns from the header
  * of the file it wrote (reading a file of millions of rows just to count
@@ -210,15 +231,13 @@ static void summary(const struct run_cmd *a, const struct proto_session_status *
 static void results_line(const char *out, const struct proto_session_status *s)
 {
         FILE *fp = fopen(out, "re");
-        size_t cols = 0;        /* the time column is not counted, as --local does */
-        int ch;
+        size_t cols;            /* the time column is not counted, as --local does */
 
         if (!fp) {
                 printf("results       %s: not written (%s)\n", out, strerror(errno));
                 return;
         }
-        while ((ch = getc(fp)) != EOF && ch != '\n')
-                cols += ch == ',';
+        cols = header_columns(fp);
         fclose(fp);
         printf("results       %s: %llu rows, %zu columns", out,
                (unsigned long long)s->rows_recorded, cols);

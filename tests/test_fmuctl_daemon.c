@@ -189,6 +189,25 @@ Test(fmuctl_daemon, run_without_a_daemon_starts_a_private_one_and_leaves_none)
         free(out);
 }
 
+Test(fmuctl_daemon, run_counts_quoted_matrix_columns_once, .init = setup, .fini = teardown)
+{
+        char *out = NULL, *csv;
+        struct run_result r;
+
+        /* Results go below the daemon's folder. */
+        cr_assert(asprintf(&out, "%s/ft.csv", d.dir) > 0);
+        r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/Feedthrough.fmu", "--out", out, NULL });
+        cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+        csv = daemon_slurp(out, NULL);
+        /* A 3 x 2 matrix: six quoted names with a comma each. */
+        cr_assert(strstr(csv, ",\"Float64_matrix_output[1,1]\",") != NULL, "%.400s", csv);
+        /* 14 scalars, the matrix's 6 elements and the vector's 4. */
+        cr_assert(strstr(r.out, "ft.csv: 11 rows, 24 columns (") != NULL, "%s", r.out);
+        free(csv);
+        run_result_fini(&r);
+        free(out);
+}
+
 /* ---- Keys and tcp with CURVE -------------------------------------------------- */
 
 /* A free tcp port on the loopback (bind to 0, read it back). */
