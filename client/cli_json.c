@@ -138,6 +138,8 @@ struct json_object *cli_json_session_status(const struct proto_session_status *s
         json_object_object_add(o, "points", json_object_new_uint64(s->points));
         json_object_object_add(o, "extraPoints", json_object_new_uint64(s->extra_points));
         json_object_object_add(o, "events", json_object_new_uint64(s->events));
+        json_object_object_add(o, "chainedSteps", json_object_new_uint64(s->chained_steps));
+        json_object_object_add(o, "workerMoves", json_object_new_uint64(s->worker_moves));
         json_object_object_add(o, "realTimeFactor", cli_json_double(s->real_time_factor));
         json_object_object_add(o, "warp", cli_json_double(s->warp));
         json_object_object_add(o, "message", cli_json_str(s->message));

@@ -154,6 +154,8 @@ static void summary(const struct run_report *rep, const char *scenario, const ch
                (unsigned long long)rep->points, (unsigned long long)rep->extra_points,
                (unsigned long long)rep->events, rep->time, master_state_name(rep->state));
         printf("wall time     %.3f s, real-time factor %.4gx\n", rep->wall_s, rep->rtf);
+        printf("master        %llu steps chained, %llu worker moves\n",
+               (unsigned long long)rep->chained, (unsigned long long)rep->moves);
         if (rep->backend)
                 printf("results       %s: %llu rows, %zu columns (%s%s)\n", out,
                        (unsigned long long)rep->rec.rows, rep->n_columns, rep->backend,

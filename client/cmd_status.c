@@ -63,6 +63,8 @@ static void print_session(const struct proto_session_status *s)
                        (unsigned long long)s->rows_recorded, (int)s->recorder.len,
                        s->recorder.ptr, (unsigned long long)s->rows_dropped);
         printf("%-12s real-time factor %.4gx, warp %g\n", "speed", s->real_time_factor, s->warp);
+        printf("%-12s %llu steps chained, %llu worker moves\n", "master",
+               (unsigned long long)s->chained_steps, (unsigned long long)s->worker_moves);
         str("sandbox", s->sandbox);
         printf("%-12s %u\n", "instances", s->n_insts);
         if (s->n_insts)

@@ -75,6 +75,7 @@ struct hstatus {
         char *name;
         double time, start, stop, step;
         uint64_t points, extra_points, events;
+        uint64_t chained, moves;        /* master_stats' */
         double rtf, warp;
         char message[HOST_MSG_MAX];
         const char *recorder;           /* static: rec_backend_name(); NULL: no results file */

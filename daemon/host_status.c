@@ -130,6 +130,8 @@ void hstatus_refresh(struct hsess *hs, bool force)
         hs->st.points = ms.points;
         hs->st.extra_points = ms.extra_points;
         hs->st.events = ms.events;
+        hs->st.chained = ms.chained;
+        hs->st.moves = ms.moves;
         hs->st.rtf = ms.rtf;
         if (hs->rec) {
                 struct rec_stats rs;
@@ -184,7 +186,8 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
                 .session = hs->id, .generation = st->generation, .name = str(st->name),
                 .state = st->state, .time = st->time, .start = st->start, .stop = st->stop,
                 .step = st->step, .points = st->points, .extra_points = st->extra_points,
-                .events = st->events, .real_time_factor = st->rtf,
+                .events = st->events, .chained_steps = st->chained, .worker_moves = st->moves,
+                .real_time_factor = st->rtf,
                 .warp = st->warp, .message = str(st->message), .recorder = str(st->recorder),
                 .rows_recorded = st->rows, .rows_dropped = st->dropped,
                 .sandbox = str(sandbox_name(hs->sandbox)),

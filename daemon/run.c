@@ -93,6 +93,8 @@ static void report_stats(struct run_report *rep, const struct session *s, const 
         rep->points = st.points;
         rep->extra_points = st.extra_points;
         rep->events = st.events;
+        rep->chained = st.chained;
+        rep->moves = st.moves;
         rep->wall_s = st.wall_s;
         rep->rtf = st.rtf;
         for (size_t i = 0; i < rep->n_insts && i < st.n_insts; i++) {

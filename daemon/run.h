@@ -63,6 +63,7 @@ struct run_report {
         double start, stop, step;
         double time;                            /* simulated time reached */
         uint64_t points, extra_points, events;
+        uint64_t chained, moves;                /* master_stats' */
         double wall_s, rtf;
         size_t n_insts;
         struct run_inst_report *insts;

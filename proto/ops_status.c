@@ -101,6 +101,8 @@ static const struct field status_fields[] = {
         FIELD("points", FT_U64, FF_REQ, struct proto_session_status, points),
         FIELD("extraPoints", FT_U64, 0, struct proto_session_status, extra_points),
         FIELD("events", FT_U64, 0, struct proto_session_status, events),
+        FIELD("chainedSteps", FT_U64, 0, struct proto_session_status, chained_steps),
+        FIELD("workerMoves", FT_U64, 0, struct proto_session_status, worker_moves),
         FIELD("realTimeFactor", FT_F64, FF_REQ, struct proto_session_status, real_time_factor),
         FIELD("warp", FT_F64, 0, struct proto_session_status, warp),
         FIELD("message", FT_STR, 0, struct proto_session_status, message),

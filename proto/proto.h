@@ -337,6 +337,8 @@ struct proto_session_status {
         uint64_t points;
         uint64_t extra_points;                  /* of points: extra (early return, time event) */
         uint64_t events;                        /* Event Modes run */
+        uint64_t chained_steps;                 /* steps posted behind the one in flight */
+        uint64_t worker_moves;                  /* heavy workers moved off a shared cpu */
         double real_time_factor, warp;
         struct proto_str message;               /* the fault, or why it ended */
         struct proto_str recorder;              /* the results backend; empty: no results file */

@@ -227,3 +227,35 @@ Test(daemon_example, status_counts_extra_points_events_and_rows_as_in_process, .
         fmud_close(c);
         free(out);
 }
+
+/* One finished session's status: the scenario at path run as fast as possible. */
+static struct proto_session_status run_to_end(struct fmud *c, const char *path)
+{
+        struct proto_load a = { .path = daemon_str(path) };
+        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
+        struct proto_session_status st;
+
+        cr_assert(fmud_start(c, &t, NULL) == 0, "%s", fmud_errmsg(c));
+        daemon_wait_state(c, t.session, PROTO_STATE_FINISHED, &st);
+        return st;
+}
+
+Test(daemon_example, status_counts_chained_steps_of_a_lone_instance_only, .init = setup,
+     .fini = teardown)
+{
+        struct fmud *c = daemon_connect(&d);
+        struct proto_session_status lone = run_to_end(c, FMUD_TEST_FMU_DIR "/LinearOde.fmu");
+        struct proto_session_status msd = run_to_end(c, FMUD_EXAMPLES "/msd.ssp");
+
+        /* Nothing feeds it: its next step is posted behind the one in flight. */
+        cr_assert(lone.points >= 2, "%llu points", (unsigned long long)lone.points);
+        cr_assert(lone.chained_steps > 0 && lone.chained_steps < lone.points,
+                  "%llu chained of %llu points", (unsigned long long)lone.chained_steps,
+                  (unsigned long long)lone.points);
+        /* Coupled instances wait for each other's outputs: nothing is chained. */
+        cr_assert(msd.points > 0 && msd.chained_steps == 0, "%llu chained",
+                  (unsigned long long)msd.chained_steps);
+        /* Trivial steps: no worker is heavy enough to be moved. */
+        cr_assert(lone.worker_moves == 0 && msd.worker_moves == 0);
+        fmud_close(c);
+}
