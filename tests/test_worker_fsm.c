@@ -11,53 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "worker/worker.h"
+#include "worker_fixture.h"
 
 static struct worker w;
 static struct reply rp;
 
-static struct md *parse(const char *dir)
-{
-        char path[1100], *buf;
-        struct diag_list diags;
-        struct md *md = NULL;
-        long len;
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/modelDescription.xml", dir);
-        f = fopen(path, "rb");
-        cr_assert(f != NULL);
-        fseek(f, 0, SEEK_END);
-        len = ftell(f);
-        rewind(f);
-        buf = malloc((size_t)len);
-        cr_assert(eq(sz, fread(buf, 1, (size_t)len, f), (size_t)len));
-        fclose(f);
-        diag_list_init(&diags, 0);
-        cr_assert(eq(int, md_parse(buf, (size_t)len, "modelDescription.xml", NULL, &diags, &md), 0));
-        diag_list_fini(&diags);
-        free(buf);
-        return md;
-}
-
 static void load(const char *fmu)
 {
-        char dir[1024];
-        struct diag_list diags;
-
-        cr_assert(lt(int, snprintf(dir, sizeof(dir), "%s/%s", FMUD_TEST_FMU_DIR, fmu), (int)sizeof(dir)));
-        memset(&w, 0, sizeof(w));
-        w.md = parse(dir);
-        diag_list_init(&diags, 0);
-        cr_assert(eq(int, fmu_lib_open(dir, w.md, &diags, &w.lib), 0));
-        diag_list_fini(&diags);
-        w.fmi = w.md->fmi;
+        wfix_load(&w, fmu);
 }
 
 static void unload(void)
 {
-        fmu_lib_close(w.lib);
-        md_free(w.md);
+        wfix_unload(&w);
 }
 
 /* Does the current state allow op? The refusal code in *ret_error. */

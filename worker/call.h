@@ -50,12 +50,13 @@ static_assert(sizeof(bool) == 1, "Booleans travel as one byte");
 static_assert(sizeof(float) == 4 && sizeof(double) == 8, "IEEE 754 binary32 and binary64");
 
 #define CALL_MAGIC      0x4c4c4143u     /* "CALL" little-endian */
-#define CALL_VERSION    3u
+#define CALL_VERSION    4u
 
 /* Bounds both sides enforce. */
 #define CALL_MSG_MAX            1024u   /* refusal and log message bytes */
 #define CALL_CATEGORY_MAX       128u    /* log category bytes */
 #define CALL_LOGS_PER_CALL      64u     /* log events per request; more are counted */
+#define CALL_REPEAT_MAX         16u     /* steps of one DO_STEP request (call_do_step.repeat) */
 #define CALL_STATES_MAX         4096u   /* live FMU states per instance */
 #define CALL_STRING_MAX_DEFAULT (1u << 20)      /* bytes of one String value */
 #define CALL_BINARY_MAX_DEFAULT (16u << 20)     /* bytes of one Binary value */
@@ -360,11 +361,23 @@ struct call_do_step {
         uint8_t reserved[2];
         uint32_t n_inputs;
         uint32_t n_outputs;
-        uint32_t reserved2;
+        /*
+         * 0 or 1: one step. 2..CALL_REPEAT_MAX: that many steps, one after
+         * the other, each answered by its own reply with seq, seq + 1, ...:
+         * step i goes from times[i] to times[i + 1] (its size is their
+         * difference; the two doubles above are not used) with the same
+         * inputs and outputs, and every step after the first is chained
+         * (see above), so the worker stops calling the FMU at the first
+         * step that is not plain and refuses the rest with CALL_E_SKIPPED.
+         * One request then carries the next steps of a run, which its
+         * requester would have sent one by one after plain replies.
+         */
+        uint32_t repeat;
         struct call_range inputs;       /* struct call_values[n_inputs] */
         struct call_range outputs;      /* struct call_values[n_outputs] */
+        struct call_range times;        /* double[repeat + 1] when repeat > 1; else empty */
 };
-static_assert(sizeof(struct call_do_step) == 64, "call_do_step is shared ABI");
+static_assert(sizeof(struct call_do_step) == 80, "call_do_step is shared ABI");
 
 /* Where a DO_STEP stopped (struct call_step_result.phase). */
 enum call_step_phase {

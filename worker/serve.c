@@ -362,16 +362,70 @@ void dispatch(struct worker *w, const struct call_in *in)
                 w->quit = true;
 }
 
+/*
+ * The steps of a DO_STEP (call_do_step.repeat): 1, or 2..CALL_REPEAT_MAX
+ * with *ret_times pointing at repeat + 1 times in the private copy. A
+ * repeat that is out of range or whose times do not hold is left to
+ * h_do_step(), which refuses it: one reply, as for any malformed request.
+ */
+static uint32_t steps_of(const struct call_in *in, const double **ret_times)
+{
+        struct call_do_step ds;
+        const void *p;
+
+        if (in->hdr.op != CALL_OP_DO_STEP || in->hdr.body_len != sizeof(ds))
+                return 1;
+        memcpy(&ds, in->body, sizeof(ds));
+        if (ds.repeat < 2 || ds.repeat > CALL_REPEAT_MAX ||
+            call_in_range(in, &ds.times, sizeof(double), (uint64_t)ds.repeat + 1, &p) < 0)
+                return 1;
+        *ret_times = p;
+        return ds.repeat;
+}
+
+/*
+ * Make the private request step i of its repeat: its times, a single step,
+ * chained behind the one before, and its own sequence number. The body is
+ * the worker's copy (copy_request()), so rewriting it changes nothing the
+ * daemon sees.
+ */
+static void step_i(struct call_in *in, const double *times, uint32_t i, uint64_t seq0)
+{
+        unsigned char *body = (unsigned char *)(uintptr_t)in->body;
+        struct call_do_step ds;
+        double t0, t1;
+
+        memcpy(&t0, &times[i], sizeof(t0));
+        memcpy(&t1, &times[i + 1], sizeof(t1));
+        memcpy(&ds, body, sizeof(ds));
+        ds.current_communication_point = t0;
+        ds.communication_step_size = t1 - t0;
+        ds.repeat = 0;
+        if (i)
+                ds.chained = 1;
+        memcpy(body, &ds, sizeof(ds));
+        in->hdr.seq = seq0 + i;
+}
+
 bool serve_one(struct worker *w, enum call_op *ret_op)
 {
+        const double *times = NULL;
         struct call_in in;
+        uint64_t seq0;
+        uint32_t n;
         int r;
 
         r = recv_request(w, &in);
         if (r < 0)
                 return false;
         *ret_op = (enum call_op)in.hdr.op;
-        dispatch(w, &in);
+        n = steps_of(&in, &times);
+        seq0 = in.hdr.seq;
+        for (uint32_t i = 0; i < n && !w->quit; i++) {
+                if (n > 1)
+                        step_i(&in, times, i, seq0);
+                dispatch(w, &in);
+        }
         return !w->quit;
 }
 

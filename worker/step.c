@@ -108,6 +108,12 @@ static bool step_args_ok(const struct call_do_step *ds, const char *fn, struct r
                 reply_refuse(rp, CALL_E_BADMSG, "%s: malformed arguments", fn);
                 return false;
         }
+        /* serve_one() expands a well-formed repeat into single steps. */
+        if (ds->repeat > 1) {
+                reply_refuse(rp, CALL_E_BADMSG, "%s: a repeat of %u steps without their times",
+                             fn, ds->repeat);
+                return false;
+        }
         if (!isfinite(ds->current_communication_point) ||
             !(ds->communication_step_size > 0.0) || !isfinite(ds->communication_step_size)) {
                 reply_refuse(rp, CALL_E_INVAL, "%s: currentCommunicationPoint must be finite and "

@@ -1,0 +1,108 @@
+/*
+ * worker_repeat: a DO_STEP whose repeat (call_do_step.repeat) the worker
+ * cannot expand, sent from the daemon's end of a real channel: it gets one
+ * refusal, as any malformed request does, and the FMU is never reached
+ * (the worker here has no instance to reach).
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <string.h>
+
+#include "worker_fixture.h"
+
+static struct worker w;
+static struct chan *daemon_end;
+
+static void setup(void)
+{
+        wfix_load(&w, "LinearOde");
+        wfix_channel(&w, &daemon_end);
+        /* Step Mode, so that only the request itself can be refused. */
+        w.state = CALL_ST_STEP;
+}
+
+static void teardown(void)
+{
+        wfix_channel_close(&w, daemon_end);
+        wfix_unload(&w);
+}
+
+/* Send a DO_STEP of 'repeat' steps with n_times times (in the payload) as request 7. */
+static void send_repeat(uint32_t repeat, const double *times, size_t n_times)
+{
+        unsigned char rec[sizeof(struct call_hdr) + sizeof(struct call_do_step) + 40 * sizeof(double)];
+        struct call_do_step ds = {
+                .current_communication_point = 0.0,
+                .communication_step_size = 0.125,
+                .repeat = repeat,
+                .times = { 0, n_times * sizeof(double) },
+        };
+        struct call_hdr h = {
+                .magic = CALL_MAGIC, .kind = CALL_REQUEST, .op = CALL_OP_DO_STEP, .seq = 7,
+                .body_len = sizeof(ds), .payload_len = n_times * sizeof(double),
+        };
+
+        cr_assert(le(sz, n_times, (size_t)40));
+        memcpy(rec, &h, sizeof(h));
+        memcpy(rec + sizeof(h), &ds, sizeof(ds));
+        if (n_times)
+                memcpy(rec + sizeof(h) + sizeof(ds), times, n_times * sizeof(double));
+        cr_assert(eq(int, ring_push(chan_tx(daemon_end), rec, sizeof(h) + sizeof(ds) + h.payload_len), 0));
+}
+
+/* The one reply: request 7 refused with error e and a message containing text. */
+static void expect_one_refusal(enum call_error e, const char *text)
+{
+        struct call_reply rep;
+        struct call_in in;
+        const void *rec, *msg;
+        char buf[CALL_MSG_MAX + 1];
+        bool side = false;
+        size_t len;
+
+        cr_assert(eq(int, ring_peek(chan_rx(daemon_end), &rec, &len), 0), "no reply");
+        cr_assert(eq(int, call_parse(rec, len, &in, &side), 0));
+        cr_assert(eq(int, in.hdr.kind, CALL_REPLY));
+        cr_assert(eq(u64, in.hdr.seq, (uint64_t)7));
+        memcpy(&rep, in.body, sizeof(rep));
+        cr_assert(eq(int, rep.error, (int)e));
+        cr_assert(eq(int, call_in_bytes(&in, &rep.msg, CALL_MSG_MAX, &msg), 0));
+        memcpy(buf, msg, rep.msg.len);
+        buf[rep.msg.len] = '\0';
+        cr_assert(strstr(buf, text) != NULL, "%s", buf);
+        cr_assert(eq(int, ring_release(chan_rx(daemon_end)), 0));
+        cr_assert(eq(int, ring_peek(chan_rx(daemon_end), &rec, &len), -EAGAIN), "a second reply");
+}
+
+Test(worker_repeat, a_repeat_without_its_times_gets_one_refusal, .init = setup, .fini = teardown)
+{
+        enum call_op op;
+
+        send_repeat(3, NULL, 0);
+        cr_assert(serve_one(&w, &op));
+        cr_assert(eq(int, op, CALL_OP_DO_STEP));
+        expect_one_refusal(CALL_E_BADMSG, "a repeat of 3 steps without their times");
+}
+
+Test(worker_repeat, a_repeat_short_of_one_time_gets_one_refusal, .init = setup, .fini = teardown)
+{
+        double times[3] = { 0.0, 0.125, 0.25 };
+        enum call_op op;
+
+        send_repeat(3, times, 3);
+        cr_assert(serve_one(&w, &op));
+        expect_one_refusal(CALL_E_BADMSG, "a repeat of 3 steps without their times");
+}
+
+Test(worker_repeat, a_repeat_over_the_limit_gets_one_refusal, .init = setup, .fini = teardown)
+{
+        double times[CALL_REPEAT_MAX + 2];
+        enum call_op op;
+
+        for (unsigned j = 0; j < CALL_REPEAT_MAX + 2; j++)
+                times[j] = 0.125 * j;
+        send_repeat(CALL_REPEAT_MAX + 1, times, CALL_REPEAT_MAX + 2);
+        cr_assert(serve_one(&w, &op));
+        expect_one_refusal(CALL_E_BADMSG, "a repeat of 17 steps without their times");
+}
