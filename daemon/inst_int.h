@@ -79,8 +79,8 @@ struct inst {
         int state;
         unsigned depth;                 /* 1 inside the intermediate update callback */
         /*
-         * DO_STEPs awaiting inst_wait_step(), oldest first: one, or two
-         * when the second was posted chained (struct inst_step.chained).
+         * DO_STEPs awaiting inst_wait_step(), oldest first: one, and what
+         * was posted chained behind it (struct inst_step.chained, repeat).
          */
         unsigned n_posted;
         struct inst_posted {
@@ -88,6 +88,7 @@ struct inst {
                 uint64_t seq;
                 struct timespec deadline;
                 uint64_t timeout_ns;
+                bool deadline_at_wait;  /* a repeat's later step: timeout_ns from the wait */
         } posted[INST_CHAIN_MAX];
         const struct inst_step *step;   /* the one inst_wait_step() is collecting */
         struct arena_chunk *arena;

@@ -55,6 +55,12 @@ static int encode(struct inst *inst, struct req *rq, const struct inst_step *s)
                 rq->out.side_cap = 0;
         }
         ds.chained = s->chained;
+        if (s->repeat > 1) {
+                ds.repeat = s->repeat;
+                r = req_put(rq, s->times, ((uint64_t)s->repeat + 1) * sizeof(double), &ds.times);
+                if (r < 0)
+                        return r;
+        }
         if (call_out_alloc(&rq->out, (uint64_t)n * sizeof(cv), &off) < 0)
                 return -EMSGSIZE;
         /*
@@ -111,12 +117,15 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
 {
         struct inst_posted *e;
         uint64_t room;
+        uint32_t steps;
         struct req rq;
         int r;
 
         if (!s || s->n_inputs > UINT32_MAX || s->n_outputs > UINT32_MAX ||
-            (s->n_inputs && !s->inputs) || (s->n_outputs && !s->outputs))
+            (s->n_inputs && !s->inputs) || (s->n_outputs && !s->outputs) ||
+            (s->repeat > 1 && (!s->chained || s->repeat > INST_REPEAT_MAX || !s->times)))
                 return -EINVAL;
+        steps = s->repeat > 1 ? s->repeat : 1;
         if (inst->depth) {
                 snprintf(inst->msg, sizeof(inst->msg), "no step inside an intermediate update");
                 return -EBUSY;
@@ -147,6 +156,7 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
                 /* One worker busy, however many steps it has queued. */
                 call_post_active();
         }
+        e->deadline_at_wait = false;
         r = call_send(inst, &rq, &e->deadline, &e->seq);
         if (r < 0) {
                 if (!inst->n_posted) {
@@ -155,7 +165,12 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
                 }
                 return r;
         }
-        inst->n_posted++;
+        /* A repeat's later steps answer with the next sequence numbers. */
+        for (uint32_t i = 1; i < steps; i++)
+                e[i] = (struct inst_posted){ .step = s, .seq = e->seq + i, .deadline = e->deadline,
+                                             .timeout_ns = e->timeout_ns, .deadline_at_wait = true };
+        inst->seq += steps - 1;
+        inst->n_posted += steps;
         return 0;
 }
 
@@ -198,8 +213,11 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
         }
         /* The oldest first: replies come in the order of the requests. */
         e = inst->posted[0];
-        inst->posted[0] = inst->posted[1];
         inst->n_posted--;
+        memmove(&inst->posted[0], &inst->posted[1], inst->n_posted * sizeof(inst->posted[0]));
+        /* The worker ran the steps before it until now. */
+        if (e.deadline_at_wait)
+                call_deadline(inst, e.timeout_ns, 0, &e.deadline);
         inst->step = e.step;
         inst->step_timeout_ns = e.timeout_ns;
         inst->cur_op = CALL_OP_DO_STEP;

@@ -326,8 +326,13 @@ struct inst_out {
         size_t nvalues;
 };
 
-/* Steps in flight on one instance: a step and one chained behind it. */
-#define INST_CHAIN_MAX  2
+/*
+ * Steps in flight on one instance: a step and what is chained behind it,
+ * one step or one repeat (struct inst_step.repeat) of up to
+ * INST_REPEAT_MAX steps.
+ */
+#define INST_REPEAT_MAX 16
+#define INST_CHAIN_MAX  (1 + INST_REPEAT_MAX)
 
 struct inst_step {
         double t;                       /* currentCommunicationPoint */
@@ -354,6 +359,16 @@ struct inst_step {
         const struct inst_out *outputs;
         size_t n_outputs;
         uint64_t timeout_ns;            /* 0: the instance's */
+        /*
+         * With chained: 2..INST_REPEAT_MAX steps in one request, step i
+         * from times[i] to times[i + 1] (t and h unused), the same inputs
+         * and outputs, each chained behind the one before and collected by
+         * its own inst_wait_step(). Step i's deadline is timeout_ns from
+         * when its collection starts: the worker ran the ones before it
+         * until then. 0 or 1: one step.
+         */
+        uint32_t repeat;
+        const double *times;
         /*
          * The caller's CLOCK_MONOTONIC reading, in ns, that the deadline
          * counts from (a master posting many steps at one point reads the

@@ -3,8 +3,9 @@
  * in the worker right after a plain step, with results bit-identical to
  * the same steps made one round trip at a time, and never after a step
  * that was not plain: then the FMU is not called and the chained step
- * comes back -ECANCELED. What may not be chained is refused before
- * anything is sent.
+ * comes back -ECANCELED. A repeat (struct inst_step.repeat) is that many
+ * chained steps in one request, each with its own reply. What may not be
+ * chained is refused before anything is sent.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -180,6 +181,154 @@ Test(instance_chain, what_cannot_be_chained_is_refused_before_it_is_sent, .timeo
         cr_assert(eq(int, inst_get(in, MD_FLOAT64, (uint32_t[]){ 1 }, 1, &x, 1), -EBUSY));
         ok(in, inst_wait_step(in, &res));
         ok(in, inst_get(in, MD_FLOAT64, (uint32_t[]){ 1 }, 1, &x, 1));
+        cr_assert(eq(int, inst_fault(in), 0));
+        cr_assert(eq(int, inst_free(in), 0));
+}
+
+/* Grid times 0.125 * (first + j), j = 0..n: the times of a repeat of n steps. */
+static void grid(double *times, unsigned first, unsigned n)
+{
+        for (unsigned j = 0; j <= n; j++)
+                times[j] = 0.125 * (first + j);
+}
+
+static struct inst_step repeat_of(const double *times, unsigned n, const struct outs *o)
+{
+        struct inst_step s = step_at(times[0], o, true);
+
+        s.repeat = n;
+        s.times = times;
+        return s;
+}
+
+Test(instance_chain, a_repeat_matches_one_round_trip_at_a_time_bit_for_bit, .timeout = 120)
+{
+        static const unsigned sizes[] = { INST_REPEAT_MAX, 5, 2, 3 };
+        struct inst *a = start("LinearOde", 0, 0), *b = start("LinearOde", 0, 0);
+        struct inst_step sa, s0, rep;
+        struct inst_step_result res;
+        double times[INST_REPEAT_MAX + 1];
+        struct outs oa, ob;
+        unsigned k = 0;
+
+        outs_init(&oa);
+        outs_init(&ob);
+        /* b: one step, then each repeat posted behind the last step of the one before. */
+        s0 = step_at(0.0, &ob, false);
+        ok(b, inst_post_step(b, &s0));
+        for (unsigned round = 0; round < sizeof(sizes) / sizeof(sizes[0]); round++) {
+                unsigned n = sizes[round];
+
+                grid(times, k + 1, n);
+                rep = repeat_of(times, n, &ob);
+                ok(b, inst_post_step(b, &rep));
+                /* Collect the step in flight before the repeat, and all of it but its last. */
+                for (unsigned j = 0; j < n; j++, k++) {
+                        sa = step_at(0.125 * k, &oa, false);
+                        ok(a, inst_do_step(a, &sa, &res));
+                        ok(b, inst_wait_step(b, &res));
+                        cr_assert(eq(int, res.phase, INST_PHASE_DONE));
+                        cr_assert(res.last_successful_time == 0.125 * (k + 1), "step %u ended at %.17g",
+                                  k, res.last_successful_time);
+                        cr_assert(memcmp(oa.v, ob.v, sizeof(oa.v)) == 0, "step %u differs", k);
+                }
+        }
+        /* The last step of the last repeat. */
+        sa = step_at(0.125 * k, &oa, false);
+        ok(a, inst_do_step(a, &sa, &res));
+        ok(b, inst_wait_step(b, &res));
+        cr_assert(memcmp(oa.v, ob.v, sizeof(oa.v)) == 0, "step %u differs", k);
+        cr_assert(eq(int, inst_free(a), 0));
+        cr_assert(eq(int, inst_free(b), 0));
+        cr_assert(eq(int, drv_count_children(), 0));
+}
+
+/* A repeat over the faulty step at 0.25: the steps after it never reach the FMU. */
+static void repeat_not_plain(int32_t fault, int want)
+{
+        struct inst *in = start("Misbehave", fault, 0.25);
+        struct inst_step s0 = step_at(0.0, NULL, false), rep;
+        struct inst_step_result res;
+        double times[6];
+
+        grid(times, 1, 5);
+        rep = repeat_of(times, 5, NULL);
+        ok(in, inst_post_step(in, &s0));
+        ok(in, inst_post_step(in, &rep));
+        ok(in, inst_wait_step(in, &res));
+        ok(in, inst_wait_step(in, &res));
+        cr_assert(eq(int, inst_wait_step(in, &res), want), "%s", inst_message(in));
+        for (unsigned j = 0; j < 3; j++) {
+                cr_assert(eq(int, inst_wait_step(in, &res), -ECANCELED), "step %u of the rest", j);
+                cr_assert(strstr(inst_message(in), "not run: the step before it did not "
+                                 "complete plainly") != NULL, "%s", inst_message(in));
+        }
+        cr_assert(eq(int, inst_wait_step(in, &res), -EINVAL), "nothing left to wait for");
+        cr_assert(eq(int, inst_fault(in), 0), "skipped steps are no fault");
+        if (want == INST_DISCARD)
+                cr_assert(eq(i32, steps_done(in), 2), "a step behind the discarded one ran");
+        cr_assert(eq(int, inst_free(in), 0));
+        cr_assert(eq(int, drv_count_children(), 0));
+}
+
+Test(instance_chain, nothing_of_a_repeat_runs_behind_a_discarded_step, .timeout = 120)
+{
+        repeat_not_plain(13, INST_DISCARD);
+}
+
+Test(instance_chain, nothing_of_a_repeat_runs_behind_an_error, .timeout = 120)
+{
+        repeat_not_plain(11, INST_ERROR);
+}
+
+Test(instance_chain, a_worker_that_dies_in_a_repeat_faults_the_rest_of_it, .timeout = 120)
+{
+        struct inst *in = start("Misbehave", 1, 0.25);
+        struct inst_step s0 = step_at(0.0, NULL, false), rep;
+        struct inst_step_result res;
+        double times[5];
+
+        grid(times, 1, 4);
+        rep = repeat_of(times, 4, NULL);
+        ok(in, inst_post_step(in, &s0));
+        ok(in, inst_post_step(in, &rep));
+        ok(in, inst_wait_step(in, &res));
+        ok(in, inst_wait_step(in, &res));
+        cr_assert(eq(int, inst_wait_step(in, &res), -ESRCH), "%s", inst_message(in));
+        cr_assert(strstr(inst_message(in), "SIGSEGV") != NULL, "%s", inst_message(in));
+        cr_assert(eq(int, inst_wait_step(in, &res), -ESRCH));
+        cr_assert(eq(int, inst_wait_step(in, &res), -ESRCH));
+        cr_assert(eq(int, inst_wait_step(in, &res), -EINVAL), "nothing left to wait for");
+        cr_assert(eq(int, inst_free(in), -ESRCH));
+        cr_assert(eq(int, drv_count_children(), 0));
+}
+
+Test(instance_chain, a_repeat_that_cannot_be_sent_is_refused_before_it_is, .timeout = 120)
+{
+        struct inst *in = start("LinearOde", 0, 0);
+        struct inst_step s0 = step_at(0.0, NULL, false), rep, bad;
+        struct inst_step_result res;
+        double times[INST_REPEAT_MAX + 2];
+
+        grid(times, 1, INST_REPEAT_MAX + 1);
+        rep = repeat_of(times, 3, NULL);
+        /* Nothing in flight to chain behind. */
+        cr_assert(eq(int, inst_post_step(in, &rep), -EAGAIN));
+        ok(in, inst_post_step(in, &s0));
+        /* A repeat is chained, has its times, and at most INST_REPEAT_MAX steps. */
+        bad = rep;
+        bad.chained = false;
+        cr_assert(eq(int, inst_post_step(in, &bad), -EINVAL));
+        bad = rep;
+        bad.times = NULL;
+        cr_assert(eq(int, inst_post_step(in, &bad), -EINVAL));
+        bad = repeat_of(times, INST_REPEAT_MAX + 1, NULL);
+        cr_assert(eq(int, inst_post_step(in, &bad), -EINVAL));
+        ok(in, inst_post_step(in, &rep));
+        /* Nothing more behind a repeat. */
+        cr_assert(eq(int, inst_post_step(in, &rep), -EAGAIN));
+        for (unsigned j = 0; j < 4; j++)
+                ok(in, inst_wait_step(in, &res));
         cr_assert(eq(int, inst_fault(in), 0));
         cr_assert(eq(int, inst_free(in), 0));
 }
