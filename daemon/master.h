@@ -54,10 +54,11 @@
  *   returns, and a paced run before it sleeps.
  * - Chaining. A session of one instance that nothing drives and nothing
  *   can cut short (no connection, input file, Event Mode, early return or
- *   intermediate update) posts the step to t_{n+2} behind the one to
- *   t_{n+1} before reading its reply; the worker runs it only after a
- *   plain step, so results are those of one round trip per point
- *   (master_chain.c).
+ *   intermediate update) posts the steps to t_{n+2}, t_{n+3}, ... (up to
+ *   MCHAIN_REPEAT in one request) behind the one to t_{n+1} before
+ *   reading its reply; the worker runs each only after a plain step, so
+ *   results are those of one round trip per point, and a pause lands
+ *   once the steps chained by then are taken (master_chain.c).
  * - Placement. Every 64 points, a worker whose doStep takes 20 µs or more
  *   and shares a cpu with another such worker while an allowed cpu runs
  *   none is moved there once (master_spread.c, spread.h): workers that

@@ -1,7 +1,8 @@
 /*
- * master_chain: the next point's step posted behind the current one, so
+ * master_chain: the next points' steps posted behind the current one, so
  * that a lone instance's worker goes from one step to the next without
- * waiting a round trip for the master.
+ * waiting a round trip for the master, and the master posts one request
+ * for several points.
  *
  * DESIGN: in a session of one instance whose inputs nothing drives (no
  * connection, no input file) and whose steps nothing can cut short or
@@ -14,14 +15,22 @@
  * so results are bit-identical to one round trip per point. When the step
  * before was not plain, the chained one is skipped by the worker and the
  * master, which sees the same reply, drops it and goes on as always.
- * A step is chained only inside the current stepping call (never past its
- * target), in a run as fast as possible, and with no pause, stop or warp
- * change pending: a request arriving later is honoured one point later.
- * The step budget: a chained step is checked, once collected, against the
- * coupled step's deadline (from the start of its point, as any step), and
- * its worker's deadline is what is left of the current step's plus the
- * budget, so a hung chained step is caught at most one budget later than
- * a hung step posted at its point.
+ * Once the chained steps are all taken, up to MCHAIN_REPEAT of the next
+ * points' steps go in one request (instance.h, inst_step.repeat), each
+ * still chained behind the one before and answered by its own reply, so
+ * the master reads point by point as before; a step of 20 µs or more
+ * (INST_HEAVY_STEP_NS) chains only the next one, since a round trip is
+ * nothing beside it. Steps are chained only inside the current stepping
+ * call (never past its target), in a run as fast as possible, and with no
+ * pause, stop or warp change pending: a request arriving later is
+ * honoured once the steps chained by then are taken, at most
+ * MCHAIN_REPEAT points later. The step budget: a chained step is checked,
+ * once collected, against the coupled step's deadline (from the start of
+ * its point, as any step); the worker's deadline of the first chained
+ * step is what is left of the current step's plus the budget, and of each
+ * later one that much again from when its collection starts, so a hung
+ * chained step is caught at most about one budget later than a hung step
+ * posted at its point.
  */
 #include "daemon/master_int.h"
 
@@ -46,27 +55,51 @@ void mchain_plan(struct master *m)
         m->chain_ok = true;
 }
 
+/*
+ * Steps to chain from point pt + 2 on: up to MCHAIN_REPEAT, none past the
+ * target or the last point; one for a step long enough that a round trip
+ * is nothing beside it (a repeat would only hold a pause longer).
+ */
+static uint32_t chain_count(const struct master *m, const struct mi *mi)
+{
+        uint64_t last = m->target < m->n_end ? m->target : m->n_end, n;
+
+        if (last < m->pt + 2)
+                return 0;
+        n = last - m->pt - 1;
+        if (inst_last_service_ns(mi->inst) >= INST_HEAVY_STEP_NS)
+                return 1;
+        return n < MCHAIN_REPEAT ? (uint32_t)n : MCHAIN_REPEAT;
+}
+
 void mchain_post(struct master *m, struct mi *mi, uint64_t now)
 {
-        uint64_t k = m->pt + 2, timeout = 0;
+        uint64_t timeout = 0;
         struct inst_step *s;
-        double t_end;
+        double *times;
+        uint32_t n;
         int r;
 
-        if (!m->chain_ok || mi->chained || !mi->posted || !m->at_grid || k > m->target ||
-            k > m->n_end || mi->aim != m->t_next || isfinite(mi->next_event) || m->warp != 0 ||
+        if (!m->chain_ok || mi->chained || !mi->posted || !m->at_grid || mi->aim != m->t_next ||
+            isfinite(mi->next_event) || m->warp != 0 ||
             atomic_load_explicit(&m->requests, memory_order_relaxed) != 0 ||
             atomic_load_explicit(&m->warp_bits, memory_order_relaxed) != 0)
                 return;
-        /* The step mstep_plan() will plan at t_{n+1}, value for value. */
-        t_end = master_grid(m, k);
+        n = chain_count(m, mi);
+        if (!n)
+                return;
+        /* The steps mstep_plan() will plan at t_{n+1}, t_{n+2}, ..., value for value. */
+        times = mi->chain_times[mi->chain_next];
+        times[0] = m->t_next;
+        for (uint32_t j = 1; j <= n; j++)
+                times[j] = master_grid(m, m->pt + 1 + j);
         if (m->step_deadline_ns)
                 timeout = (m->step_deadline_ns > now ? m->step_deadline_ns - now : 1) +
                           (uint64_t)(m->budget_s * 1e9);
         s = &mi->chain[mi->chain_next];
         *s = (struct inst_step){
-                .t = m->t_next,
-                .h = t_end - m->t_next,
+                .t = times[0],
+                .h = times[1] - times[0],
                 .no_set_prior = true,
                 .inputs = mi->inst_in,
                 .n_inputs = mi->n_in,
@@ -75,6 +108,8 @@ void mchain_post(struct master *m, struct mi *mi, uint64_t now)
                 .timeout_ns = timeout,
                 .now_ns = now,
                 .chained = true,
+                .repeat = n > 1 ? n : 0,
+                .times = n > 1 ? times : NULL,
         };
         r = inst_post_step(mi->inst, s);
         if (r == -EAGAIN) {
@@ -84,8 +119,8 @@ void mchain_post(struct master *m, struct mi *mi, uint64_t now)
         }
         if (r < 0)
                 return;         /* a fault: the current step's reply reports it */
-        mi->chained = true;
-        mi->chain_aim = t_end;
+        mi->chained = n;
+        mi->chain_head = 0;
         mi->chain_next ^= 1;
 }
 
@@ -112,39 +147,53 @@ int mchain_collected(struct master *m, struct mi *mi, int r, uint64_t now)
                           m->budget_s);
 }
 
-/* Collect a chained step the worker must have skipped. 0, or the fault. */
+/* Collect the chained steps the worker must have skipped, all of them. 0, or the fault. */
 static int drop(struct master *m, struct mi *mi)
 {
-        struct inst_step_result res;
-        int r;
+        while (mi->chained) {
+                struct inst_step_result res;
+                int r;
 
-        mi->chained = false;
-        r = inst_wait_step(mi->inst, &res);
-        if (r == -ECANCELED)
-                return 0;
-        if (r < 0)
-                return m->fault ? m->fault : mstep_fault(m, mi, r, "DoStep");
-        /* It ran: the instance is a step past the point the master holds. */
-        session_mark_failed(m->s, mi->idx);
-        if (m->fault)
-                return m->fault;
-        m->fault = -EPROTO;
-        return master_err(m, -EPROTO, "component '%s': a step chained behind the one to t = %.17g "
-                          "ran although that step did not complete plainly", mi->name, mi->aim);
+                mi->chained--;
+                r = inst_wait_step(mi->inst, &res);
+                if (r == -ECANCELED)
+                        continue;
+                if (r < 0) {
+                        mi->chained = 0;        /* a fault: nothing more will come */
+                        return m->fault ? m->fault : mstep_fault(m, mi, r, "DoStep");
+                }
+                /* It ran: the instance is a step past the point the master holds. */
+                mi->chained = 0;
+                session_mark_failed(m->s, mi->idx);
+                if (m->fault)
+                        return m->fault;
+                m->fault = -EPROTO;
+                return master_err(m, -EPROTO, "component '%s': a step chained behind the one to "
+                                  "t = %.17g ran although that step did not complete plainly",
+                                  mi->name, mi->aim);
+        }
+        return 0;
 }
 
 int mchain_take(struct master *m, struct mi *mi, bool *ret_taken)
 {
         const struct inst_step *s = &mi->chain[mi->chain_next ^ 1];
+        const double *times = mi->chain_times[mi->chain_next ^ 1];
+        unsigned j = mi->chain_head;
 
         *ret_taken = false;
         if (!mi->chained)
                 return 0;
-        if (!mi->plain || s->t != mi->from || mi->chain_aim != mi->aim)
+        if (!mi->plain || times[j] != mi->from || times[j + 1] != mi->aim)
                 return drop(m, mi);
         /* Its round trip counts from now (post()): until now the worker ran the one before. */
-        mi->chained = false;
+        mi->chained--;
+        mi->chain_head++;
         mi->step = *s;
+        mi->step.t = times[j];
+        mi->step.h = times[j + 1] - times[j];
+        mi->step.repeat = 0;
+        mi->step.times = NULL;
         mi->took_chain = true;
         m->chained++;
         *ret_taken = true;
@@ -169,8 +218,8 @@ int mchain_drain(struct master *m)
                 if (inst_fault(mi->inst)) {
                         struct inst_step_result res;
 
-                        mi->chained = false;
-                        (void) inst_wait_step(mi->inst, &res);
+                        for (; mi->chained; mi->chained--)
+                                (void) inst_wait_step(mi->inst, &res);
                         continue;
                 }
                 mi->plain = false;

@@ -101,6 +101,9 @@ struct mfeed {
         size_t off;
 };
 
+/* Steps chained in one request at most (master_chain.c), at most INST_REPEAT_MAX. */
+#define MCHAIN_REPEAT   8u
+
 /* The master's view of one instance. */
 struct mi {
         struct inst *inst;
@@ -171,11 +174,16 @@ struct mi {
         struct inst_step_result res;
         uint64_t post_ns;
 
-        /* The next point's step, chained behind the current one (master_chain.c). */
-        struct inst_step chain[2];      /* used in turn: one may still be in flight */
+        /*
+         * The next points' steps, chained behind the current one
+         * (master_chain.c): one request of one step or a repeat. Two in
+         * turn: the last step of one may be in flight when the next is posted.
+         */
+        struct inst_step chain[2];
+        double chain_times[2][MCHAIN_REPEAT + 1];       /* step j: [j] to [j + 1] */
         unsigned chain_next;            /* the one the next chained post takes */
-        bool chained;                   /* chain[chain_next ^ 1] is in flight */
-        double chain_aim;               /* where it goes */
+        unsigned chain_head;            /* of chain[chain_next ^ 1]: the next step to take */
+        unsigned chained;               /* its steps not taken yet */
         bool plain;                     /* the last step collected completed plainly */
         bool took_chain;                /* the step in flight was chained */
 };
@@ -339,7 +347,10 @@ void mchain_plan(struct master *m);
  * the skipped step is collected. 0 or the fault.
  */
 int mchain_take(struct master *m, struct mi *mi, bool *ret_taken);
-/* After mi's step is posted (at 'now'): chain the next point's behind it where allowed. */
+/*
+ * After mi's step is posted (at 'now'): when nothing is chained any more,
+ * chain the next points' steps behind it where allowed.
+ */
 void mchain_post(struct master *m, struct mi *mi, uint64_t now);
 /*
  * After mi's step was collected with r at 'now': note whether it completed

@@ -1,13 +1,15 @@
 /*
- * master: a lone instance's next step is chained behind the current one
+ * master: a lone instance's next steps are chained behind the current one
  * (daemon/master_chain.c). The rows, the faults, the end of a stepping
- * call and terminateSimulation come out exactly as with one round trip
- * per point, and the FMU never gets a step ahead of the session.
+ * call, a pause and terminateSimulation come out exactly as with one
+ * round trip per point, and the FMU never gets a step ahead of the session.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test_master_sys.h"
 
@@ -162,4 +164,36 @@ Test(master_chain, a_paced_run_is_not_chained)
         cr_assert(eq(int, master_run(a.m), MASTER_FINISHED), "%s", master_message(a.m));
         cr_assert(chained(&a) > 0);
         msys_fini(&a);
+}
+
+static void *pause_soon(void *m)
+{
+        usleep(5000);
+        master_request_pause(m);
+        return NULL;
+}
+
+Test(master_chain, a_pause_in_the_middle_of_a_run_holds_the_fmu_at_the_session_point)
+{
+        struct msys a, b;
+        pthread_t th;
+        uint64_t pt;
+
+        /* 100,000 points: tens of milliseconds at the least, the pause comes after 5. */
+        lone(&a, NULL, "stepSize=\"0.00001\"", false);
+        lone(&b, NULL, "stepSize=\"0.00001\"", true);
+        cr_assert(eq(int, pthread_create(&th, NULL, pause_soon, a.m), 0));
+        cr_assert(eq(int, master_run(a.m), MASTER_PAUSED), "%s", master_message(a.m));
+        cr_assert(eq(int, pthread_join(th, NULL), 0));
+        pt = master_point(a.m);
+        cr_assert(pt > 0 && pt < 100000, "paused at point %llu", (unsigned long long)pt);
+        /* The steps chained when the pause came were taken; none is left in flight. */
+        cr_assert(eq(i32, fmu_steps(&a), (int32_t)pt));
+        cr_assert(eq(int, master_run(a.m), MASTER_FINISHED), "%s", master_message(a.m));
+        cr_assert(eq(int, master_run(b.m), MASTER_FINISHED), "%s", master_message(b.m));
+        cr_assert(eq(i32, fmu_steps(&a), 100000));
+        cr_assert(msys_same_rows(&a, &b));
+        cr_assert(chained(&a) > 90000, "%llu chained", (unsigned long long)chained(&a));
+        msys_fini(&a);
+        msys_fini(&b);
 }
