@@ -13,11 +13,14 @@
  * only after a plain step, so a caller that posts the next point of a run
  * early never gets an instance ahead of what it decides from the reply.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "daemon/inst_int.h"
+
+static_assert(INST_REPEAT_MAX <= CALL_REPEAT_MAX, "a repeat the worker takes");
 
 /* Reply payload bytes a step's outputs need at most. */
 static uint64_t outputs_need(const struct inst_step *s)

@@ -34,8 +34,11 @@
  */
 #include "daemon/master_int.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
+
+static_assert(MCHAIN_REPEAT >= 2 && MCHAIN_REPEAT <= INST_REPEAT_MAX, "a repeat the instance takes");
 
 void mchain_plan(struct master *m)
 {
