@@ -225,7 +225,9 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
         inst->step_timeout_ns = e.timeout_ns;
         inst->cur_op = CALL_OP_DO_STEP;
         inst->cur_timeout_ns = e.timeout_ns;
-        r = call_recv(inst, CALL_OP_DO_STEP, e.seq, &e.deadline, &rp);
+        /* After a fault nothing more is read: a reply that follows it is not trusted. */
+        rp.held = false;
+        r = inst->fault ? inst->fault : call_recv(inst, CALL_OP_DO_STEP, e.seq, &e.deadline, &rp);
         inst->cur_op = inst->n_posted ? CALL_OP_DO_STEP : CALL_OP_NONE;
         inst->cur_timeout_ns = inst->posted[0].timeout_ns;
         if (!inst->n_posted)

@@ -9,6 +9,10 @@
  *   event-flood    a proper HELLO, then log events without end, no reply
  *   <mode>         a proper HELLO, then the first reply is broken as named
  *                  in reply(); later requests get well-formed OK replies.
+ *   repeat-short   every DO_STEP answered plainly, but a repeat
+ *                  (call_do_step.repeat) only for its first step
+ *   repeat-seq     the same, but a repeat's second reply carries the
+ *                  first one's sequence number again
  */
 #include <errno.h>
 #include <stdio.h>
@@ -84,6 +88,28 @@ static void event(uint16_t op, uint64_t seq, const void *body, size_t len, const
         if (plen)
                 memcpy(rec + sizeof(h) + len, payload, plen);
         push(rec, sizeof(h) + len + plen);
+}
+
+/* A DO_STEP answered plainly: OK, every step of it at its end, no outputs. */
+static void step_replies(const struct call_hdr *req, const unsigned char *body)
+{
+        struct call_step_result res = { .phase = CALL_PHASE_DONE };
+        struct call_reply head = { 0 };
+        struct call_do_step ds;
+        uint32_t n;
+
+        memcpy(&ds, body, sizeof(ds));
+        n = ds.repeat > 1 ? ds.repeat : 1;
+        res.last_successful_time = ds.current_communication_point + ds.communication_step_size;
+        for (uint32_t i = 0; i < n; i++) {
+                uint64_t seq = req->seq + i;
+
+                if (i && !strcmp(mode, "repeat-short"))
+                        return;
+                if (i == 1 && !strcmp(mode, "repeat-seq"))
+                        seq = req->seq;
+                send_reply(req->op, seq, &head, &res, sizeof(res), NULL, 0);
+        }
 }
 
 /* Answer one request, broken as the mode says the first time. */
@@ -202,7 +228,11 @@ int main(int argc, char *argv[])
                 ring_release(chan_rx(chan));
                 if (h.op == CALL_OP_IU_ANSWER)
                         continue;
-                reply(&h, body, first);
+                if (!strncmp(mode, "repeat-", 7) && h.op == CALL_OP_DO_STEP &&
+                    h.body_len == sizeof(struct call_do_step))
+                        step_replies(&h, body);
+                else
+                        reply(&h, body, first && strncmp(mode, "repeat-", 7) != 0);
                 first = false;
                 if (h.op == CALL_OP_FREE)
                         return 0;

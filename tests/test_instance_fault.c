@@ -224,6 +224,59 @@ Test(instance_fault, a_worker_that_only_sends_events_still_hits_the_deadline, .i
         hygiene();
 }
 
+/* A step, and a repeat of three behind it, on a worker broken as mode says. */
+static struct inst *repeat_on(const char *mode, struct inst_step *s0, struct inst_step *rep,
+                              const double *times)
+{
+        struct inst_step_result res;
+        struct inst *in;
+        int r;
+
+        in = start_fake(mode, &r);
+        cr_assert(eq(int, r, 0), "%s", mode);
+        *s0 = (struct inst_step){ .t = 0.0, .h = 0.125 };
+        *rep = (struct inst_step){ .t = times[0], .h = times[1] - times[0], .chained = true,
+                                   .repeat = 3, .times = times, .timeout_ns = 500 * 1000000ull };
+        cr_assert(eq(int, inst_post_step(in, s0), 0), "%s", inst_message(in));
+        cr_assert(eq(int, inst_post_step(in, rep), 0), "%s", inst_message(in));
+        cr_assert(eq(int, inst_wait_step(in, &res), INST_OK), "%s", inst_message(in));
+        cr_assert(eq(int, inst_wait_step(in, &res), INST_OK), "%s", inst_message(in));
+        return in;
+}
+
+Test(instance_fault, a_repeat_the_worker_does_not_finish_hits_the_deadline, .init = setup,
+     .timeout = 120)
+{
+        static const double times[4] = { 0.125, 0.25, 0.375, 0.5 };
+        struct inst_step s0, rep;
+        struct inst_step_result res;
+        struct inst *in = repeat_on("repeat-short", &s0, &rep, times);
+
+        /* Its second step's deadline counts from when the wait for it starts. */
+        cr_assert(eq(int, inst_wait_step(in, &res), -ETIMEDOUT), "%s", inst_message(in));
+        cr_assert(strstr(inst_message(in), "within 0.5 s") != NULL, "%s", inst_message(in));
+        cr_assert(eq(int, inst_wait_step(in, &res), -ETIMEDOUT), "the rest of the repeat");
+        cr_assert(eq(int, inst_wait_step(in, &res), -EINVAL), "nothing left to wait for");
+        cr_assert(eq(int, inst_free(in), -ETIMEDOUT));
+        hygiene();
+}
+
+Test(instance_fault, a_reply_for_another_step_of_a_repeat_gives_eproto, .init = setup,
+     .timeout = 120)
+{
+        static const double times[4] = { 0.125, 0.25, 0.375, 0.5 };
+        struct inst_step s0, rep;
+        struct inst_step_result res;
+        struct inst *in = repeat_on("repeat-seq", &s0, &rep, times);
+
+        cr_assert(eq(int, inst_wait_step(in, &res), -EPROTO), "%s", inst_message(in));
+        cr_assert(strstr(inst_message(in), "a message for another request") != NULL, "%s",
+                  inst_message(in));
+        cr_assert(eq(int, inst_wait_step(in, &res), -EPROTO), "the rest of the repeat");
+        cr_assert(eq(int, inst_free(in), -EPROTO));
+        hygiene();
+}
+
 Test(instance_fault, workers_that_cannot_start_leave_nothing_behind, .init = setup, .timeout = 120)
 {
         struct inst_opts o;
