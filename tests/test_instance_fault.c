@@ -224,10 +224,13 @@ Test(instance_fault, a_worker_that_only_sends_events_still_hits_the_deadline, .i
         hygiene();
 }
 
-/* A step, and a repeat of three behind it, on a worker broken as mode says. */
-static struct inst *repeat_on(const char *mode, struct inst_step *s0, struct inst_step *rep,
-                              const double *times)
+/* The times of a repeat of three steps, behind a step from 0. */
+static const double repeat_times[4] = { 0.125, 0.25, 0.375, 0.5 };
+
+/* A step, and a repeat of three behind it, on a worker broken as mode says; two collected. */
+static struct inst *repeat_on(const char *mode, struct inst_step *s0, struct inst_step *rep)
 {
+        const double *times = repeat_times;
         struct inst_step_result res;
         struct inst *in;
         int r;
@@ -247,10 +250,9 @@ static struct inst *repeat_on(const char *mode, struct inst_step *s0, struct ins
 Test(instance_fault, a_repeat_the_worker_does_not_finish_hits_the_deadline, .init = setup,
      .timeout = 120)
 {
-        static const double times[4] = { 0.125, 0.25, 0.375, 0.5 };
         struct inst_step s0, rep;
         struct inst_step_result res;
-        struct inst *in = repeat_on("repeat-short", &s0, &rep, times);
+        struct inst *in = repeat_on("repeat-short", &s0, &rep);
 
         /* Its second step's deadline counts from when the wait for it starts. */
         cr_assert(eq(int, inst_wait_step(in, &res), -ETIMEDOUT), "%s", inst_message(in));
@@ -264,10 +266,9 @@ Test(instance_fault, a_repeat_the_worker_does_not_finish_hits_the_deadline, .ini
 Test(instance_fault, a_reply_for_another_step_of_a_repeat_gives_eproto, .init = setup,
      .timeout = 120)
 {
-        static const double times[4] = { 0.125, 0.25, 0.375, 0.5 };
         struct inst_step s0, rep;
         struct inst_step_result res;
-        struct inst *in = repeat_on("repeat-seq", &s0, &rep, times);
+        struct inst *in = repeat_on("repeat-seq", &s0, &rep);
 
         cr_assert(eq(int, inst_wait_step(in, &res), -EPROTO), "%s", inst_message(in));
         cr_assert(strstr(inst_message(in), "a message for another request") != NULL, "%s",
