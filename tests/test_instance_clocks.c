@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "fmi/loader.h"
+#include "support/md_load.h"
 #include "test_instance_drv.h"
 #include "worker/call.h"
 
@@ -48,26 +49,6 @@ static void quiet(fmi3InstanceEnvironment env, fmi3Status status, fmi3String cat
         (void) message;
 }
 
-static struct md *parse_md(const char *dir)
-{
-        char path[1100], buf[16384];
-        struct diag_list diags;
-        struct md *md = NULL;
-        size_t len;
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/modelDescription.xml", dir);
-        f = fopen(path, "rb");
-        cr_assert(f != NULL, "%s", path);
-        len = fread(buf, 1, sizeof(buf), f);
-        fclose(f);
-        cr_assert(len > 0 && len < sizeof(buf));
-        diag_list_init(&diags, 0);
-        cr_assert(eq(int, md_parse(buf, len, "modelDescription.xml", NULL, &diags, &md), 0));
-        diag_list_fini(&diags);
-        return md;
-}
-
 static void side_open(struct side *s, bool remote)
 {
         char dir[1024];
@@ -77,7 +58,8 @@ static void side_open(struct side *s, bool remote)
 
         *s = (struct side){ 0 };
         snprintf(dir, sizeof(dir), "%s/%s", FMUD_TEST_FMU_DIR, FMU);
-        s->md = parse_md(dir);
+        s->md = md_load_dir(dir);
+        cr_assert(s->md != NULL, "%s", dir);
         if (remote) {
                 drv_opts(&o, FMU);
                 cr_assert(eq(int, inst_new(&o, &s->in, &why), 0), "%s", why ? why : "");

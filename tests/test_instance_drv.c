@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fmi/loader.h"
+#include "support/md_load.h"
 
 #define MAX_STATES 64
 
@@ -75,35 +76,6 @@ struct drv *drv_remote(const char *fmu)
         return d;
 }
 
-static struct md *parse(const char *dir)
-{
-        char path[1100], *buf;
-        struct diag_list diags;
-        struct md *md = NULL;
-        long len;
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/modelDescription.xml", dir);
-        f = fopen(path, "rb");
-        if (!f)
-                return NULL;
-        fseek(f, 0, SEEK_END);
-        len = ftell(f);
-        rewind(f);
-        buf = malloc((size_t)len);
-        if (buf && fread(buf, 1, (size_t)len, f) == (size_t)len) {
-                diag_list_init(&diags, 0);
-                if (md_parse(buf, (size_t)len, "modelDescription.xml", NULL, &diags, &md) < 0) {
-                        md_free(md);
-                        md = NULL;
-                }
-                diag_list_fini(&diags);
-        }
-        free(buf);
-        fclose(f);
-        return md;
-}
-
 struct drv *drv_local(const char *fmu)
 {
         struct drv *d = calloc(1, sizeof(*d));
@@ -112,7 +84,7 @@ struct drv *drv_local(const char *fmu)
         if (!d)
                 return NULL;
         snprintf(d->dir, sizeof(d->dir), "%s/%s", FMUD_TEST_FMU_DIR, fmu);
-        d->md = parse(d->dir);
+        d->md = md_load_dir(d->dir);
         diag_list_init(&diags, 0);
         if (!d->md || fmu_lib_open(d->dir, d->md, &diags, &d->lib) < 0) {
                 diag_list_fini(&diags);

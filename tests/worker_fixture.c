@@ -1,37 +1,13 @@
 /* worker_fixture: a worker in the test process (worker_fixture.h). */
 #include "worker_fixture.h"
+#include "support/md_load.h"
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static struct md *parse(const char *dir)
-{
-        char path[1100], *buf;
-        struct diag_list diags;
-        struct md *md = NULL;
-        long len;
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/modelDescription.xml", dir);
-        f = fopen(path, "rb");
-        cr_assert(f != NULL);
-        fseek(f, 0, SEEK_END);
-        len = ftell(f);
-        rewind(f);
-        buf = malloc((size_t)len);
-        cr_assert(eq(sz, fread(buf, 1, (size_t)len, f), (size_t)len));
-        fclose(f);
-        diag_list_init(&diags, 0);
-        cr_assert(eq(int, md_parse(buf, (size_t)len, "modelDescription.xml", NULL, &diags, &md), 0));
-        diag_list_fini(&diags);
-        free(buf);
-        return md;
-}
 
 void wfix_load(struct worker *w, const char *fmu)
 {
@@ -41,7 +17,8 @@ void wfix_load(struct worker *w, const char *fmu)
 
         cr_assert(n > 0 && n < (int)sizeof(dir), "the FMU's path is too long");
         memset(w, 0, sizeof(*w));
-        w->md = parse(dir);
+        w->md = md_load_dir(dir);
+        cr_assert(w->md != NULL, "%s", dir);
         diag_list_init(&diags, 0);
         cr_assert(eq(int, fmu_lib_open(dir, w->md, &diags, &w->lib), 0));
         diag_list_fini(&diags);
