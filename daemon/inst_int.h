@@ -79,10 +79,12 @@ struct inst {
         int state;
         unsigned depth;                 /* 1 inside the intermediate update callback */
         /*
-         * DO_STEPs awaiting inst_wait_step(), oldest first: one, and what
-         * was posted chained behind it (struct inst_step.chained, repeat).
+         * DO_STEPs awaiting inst_wait_step(): one, and what was posted
+         * chained behind it (struct inst_step.chained, repeat). A circle:
+         * the oldest is posted[posted_head], the i-th after it
+         * posted[(posted_head + i) % INST_CHAIN_MAX] (inst_step.c).
          */
-        unsigned n_posted;
+        unsigned n_posted, posted_head;
         struct inst_posted {
                 const struct inst_step *step;
                 uint64_t seq;

@@ -95,6 +95,12 @@ static int encode(struct inst *inst, struct req *rq, const struct inst_step *s)
         return 0;
 }
 
+/* The i-th step awaiting inst_wait_step(), the oldest 0. */
+static struct inst_posted *posted_at(struct inst *inst, unsigned i)
+{
+        return &inst->posted[(inst->posted_head + i) % INST_CHAIN_MAX];
+}
+
 /*
  * A chained step and the one before it must both travel in the ring: the
  * side buffer is the worker's until it replies to the first, and its reply
@@ -108,7 +114,7 @@ static int chain_refused(struct inst *inst, const struct inst_step *s, uint64_t 
                 why = "a chained step needs exactly one step in flight";
         else if (inst->iu)
                 why = "no chained step with an intermediate update callback";
-        else if (outputs_need(s) > room / 2 || outputs_need(inst->posted[0].step) > room / 2)
+        else if (outputs_need(s) > room / 2 || outputs_need(posted_at(inst, 0)->step) > room / 2)
                 why = "a chained step's outputs must fit the ring";
         if (!why)
                 return 0;
@@ -149,7 +155,7 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
                 return r;
         if (outputs_need(s) > (room > inst->side_size ? room : inst->side_size))
                 return -EMSGSIZE;
-        e = &inst->posted[inst->n_posted];
+        e = posted_at(inst, inst->n_posted);
         call_deadline(inst, s->timeout_ns, s->now_ns, &e->deadline);
         e->timeout_ns = inst->last_timeout_ns;
         e->step = s;
@@ -170,8 +176,10 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
         }
         /* A repeat's later steps answer with the next sequence numbers. */
         for (uint32_t i = 1; i < steps; i++)
-                e[i] = (struct inst_posted){ .step = s, .seq = e->seq + i, .deadline = e->deadline,
-                                             .timeout_ns = e->timeout_ns, .deadline_at_wait = true };
+                *posted_at(inst, inst->n_posted + i) = (struct inst_posted){
+                        .step = s, .seq = e->seq + i, .deadline = e->deadline,
+                        .timeout_ns = e->timeout_ns, .deadline_at_wait = true,
+                };
         inst->seq += steps - 1;
         inst->n_posted += steps;
         return 0;
@@ -215,9 +223,9 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
                 return -EINVAL;
         }
         /* The oldest first: replies come in the order of the requests. */
-        e = inst->posted[0];
+        e = *posted_at(inst, 0);
+        inst->posted_head = (inst->posted_head + 1) % INST_CHAIN_MAX;
         inst->n_posted--;
-        memmove(&inst->posted[0], &inst->posted[1], inst->n_posted * sizeof(inst->posted[0]));
         /* The worker ran the steps before it until now. */
         if (e.deadline_at_wait)
                 call_deadline(inst, e.timeout_ns, 0, &e.deadline);
@@ -228,10 +236,12 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
         /* After a fault nothing more is read: a reply that follows it is not trusted. */
         rp.held = false;
         r = inst->fault ? inst->fault : call_recv(inst, CALL_OP_DO_STEP, e.seq, &e.deadline, &rp);
-        inst->cur_op = inst->n_posted ? CALL_OP_DO_STEP : CALL_OP_NONE;
-        inst->cur_timeout_ns = inst->posted[0].timeout_ns;
-        if (!inst->n_posted)
+        if (inst->n_posted) {
+                inst->cur_timeout_ns = posted_at(inst, 0)->timeout_ns;
+        } else {
+                inst->cur_op = CALL_OP_NONE;
                 call_active(-1);
+        }
         if (r < 0) {
                 call_end(inst, &rp);
                 return r;
