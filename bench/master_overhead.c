@@ -20,7 +20,7 @@
  * master's difference to the in-process loop.
  *
  * The row 'alone' is one LinearOde with no connection at all (x recorded,
- * nothing set): the master chains its next step behind the current one
+ * nothing set): the master chains its next steps behind the current one
  * (daemon/master_chain.c); in process, per point fmi3DoStep and
  * fmi3GetFloat64(x). The inst. API column is the ring of one above.
  *
