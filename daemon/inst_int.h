@@ -2,8 +2,8 @@
  * inst_int: the inside of struct inst, shared by daemon/inst_*.c.
  *
  * DESIGN: one request is in flight per instance, two when an intermediate
- * update callback calls back into the instance (depth 1) or when a step is
- * chained behind another (inst_step.c). Everything read
+ * update callback calls back into the instance (depth 1) or when a step or
+ * a repeat of steps is chained behind another (inst_step.c). Everything read
  * from the worker is checked here before use: the header and body are
  * copied into struct rep, payload ranges are resolved against the record
  * or the side buffer, and values are copied out of shared memory before
