@@ -159,15 +159,45 @@ void wait_deadline_in(struct timespec *ret, uint64_t ns)
 }
 
 /*
- * Poll the index until it moves (0), the phase budget ends (-EAGAIN) or the
+ * What a wait watches: the index, and optionally a word that announces the
+ * same news earlier (a ring's stamp), polled alone between the checks of
+ * the index so that the index's cache line stays with its writer.
+ */
+struct watch {
+        const _Atomic uint64_t *idx;
+        uint64_t seen;
+        const _Atomic uint64_t *early;  /* NULL: none */
+        uint64_t want;
+};
+
+static bool index_moved(const struct watch *x)
+{
+        /* Pairs with the seq_cst (release) store in wait_publish(). */
+        return atomic_load_explicit(x->idx, memory_order_acquire) != x->seen;
+}
+
+/* A cheap poll: the early word where there is one, else the index. */
+static bool poll_once(const struct watch *x)
+{
+        if (x->early)
+                /* Pairs with the writer's release store of the word (ring_commit()). */
+                return atomic_load_explicit(x->early, memory_order_acquire) == x->want;
+        return index_moved(x);
+}
+
+static bool ready(const struct watch *x)
+{
+        return poll_once(x) || (x->early && index_moved(x));
+}
+
+/*
+ * Poll until there is news (0), the phase budget ends (-EAGAIN) or the
  * deadline passes (-ETIMEDOUT). With 'yield' every poll gives the core away.
  */
-static int poll_index(const _Atomic uint64_t *idx, uint64_t seen, uint64_t until,
-                      uint64_t deadline, bool yield)
+static int poll_watch(const struct watch *x, uint64_t until, uint64_t deadline, bool yield)
 {
         for (unsigned i = 1;; i++) {
-                /* Pairs with the seq_cst (release) store in wait_publish(). */
-                if (atomic_load_explicit(idx, memory_order_acquire) != seen)
+                if (yield ? ready(x) : poll_once(x))
                         return 0;
                 if (yield)
                         (void) sched_yield();
@@ -177,9 +207,10 @@ static int poll_index(const _Atomic uint64_t *idx, uint64_t seen, uint64_t until
                 if (yield || i % 64 == 0) {
                         uint64_t t = now_ns();
 
+                        if (ready(x))
+                                return 0;
                         if (t >= deadline)
-                                return atomic_load_explicit(idx, memory_order_acquire) != seen ?
-                                       0 : -ETIMEDOUT;
+                                return -ETIMEDOUT;
                         if (t >= until)
                                 return -EAGAIN;
                 }
@@ -213,14 +244,13 @@ static int sleep_on(const _Atomic uint64_t *idx, uint64_t seen, struct wait_word
         }
 }
 
-int wait_until_ne(const _Atomic uint64_t *idx, uint64_t seen, struct wait_word *w,
-                  const struct wait_policy *p, const struct timespec *deadline)
+static int wait_for(const struct watch *x, struct wait_word *w, const struct wait_policy *p,
+                    const struct timespec *deadline)
 {
         uint64_t spin_ns = 0, yield_ns = 0, start, end_ns;
         int r;
 
-        /* Pairs with the seq_cst (release) store in wait_publish(). */
-        if (atomic_load_explicit(idx, memory_order_acquire) != seen)
+        if (ready(x))
                 return 0;
 
         switch (p->strategy) {
@@ -257,30 +287,47 @@ int wait_until_ne(const _Atomic uint64_t *idx, uint64_t seen, struct wait_word *
         if (spin_ns) {
                 for (unsigned i = 0; i < WAIT_FREE_POLLS; i++) {
                         cpu_relax();
-                        /* Pairs with the seq_cst (release) store in wait_publish(). */
-                        if (atomic_load_explicit(idx, memory_order_acquire) != seen)
+                        if (poll_once(x))
                                 return 0;
                 }
         } else if (yield_ns) {
                 (void) sched_yield();
-                if (atomic_load_explicit(idx, memory_order_acquire) != seen)
+                if (ready(x))
                         return 0;
         }
         start = spin_ns || yield_ns ? now_ns() : 0;
         if (spin_ns) {
                 uint64_t until = spin_ns > UINT64_MAX - start ? UINT64_MAX : start + spin_ns;
 
-                r = poll_index(idx, seen, until, end_ns, false);
+                r = poll_watch(x, until, end_ns, false);
                 if (r != -EAGAIN)
                         return r;
                 start = until;
         }
         if (yield_ns) {
-                r = poll_index(idx, seen, start + yield_ns, end_ns, true);
+                r = poll_watch(x, start + yield_ns, end_ns, true);
                 if (r != -EAGAIN)
                         return r;
         }
-        return sleep_on(idx, seen, w, deadline);
+        /* The writer stores the early word before the index: a sleeper needs only the index. */
+        return sleep_on(x->idx, x->seen, w, deadline);
+}
+
+int wait_until_ne(const _Atomic uint64_t *idx, uint64_t seen, struct wait_word *w,
+                  const struct wait_policy *p, const struct timespec *deadline)
+{
+        struct watch x = { .idx = idx, .seen = seen };
+
+        return wait_for(&x, w, p, deadline);
+}
+
+int wait_until_stamp(const _Atomic uint64_t *idx, uint64_t seen, const _Atomic uint64_t *early,
+                     uint64_t want, struct wait_word *w, const struct wait_policy *p,
+                     const struct timespec *deadline)
+{
+        struct watch x = { .idx = idx, .seen = seen, .early = early, .want = want };
+
+        return wait_for(&x, w, p, deadline);
 }
 
 void wait_publish(_Atomic uint64_t *idx, uint64_t v, struct wait_word *w)

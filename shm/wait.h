@@ -6,7 +6,10 @@
  * a cpu pause), then calls sched_yield() for a further budget, then sleeps
  * in FUTEX_WAIT on a 32-bit word in shared memory. The peer publishes a new
  * index with wait_publish(), which enters the kernel (FUTEX_WAKE) only when
- * the waiter has announced that it is going to sleep.
+ * the waiter has announced that it is going to sleep. A ring's consumer
+ * also watches the stamp of the record it expects (wait_until_stamp()): the
+ * producer stores it just before the index, in the record's own cache line,
+ * so a spinning consumer learns of the record one line transfer sooner.
  *
  * DESIGN: on these machines a futex wake-up costs 3 to 100 µs (the idle
  * state of the woken core decides), spinning on the index about 0.3 µs. So a
@@ -111,6 +114,17 @@ void wait_word_init(struct wait_word *w);
  */
 int wait_until_ne(const _Atomic uint64_t *idx, uint64_t seen, struct wait_word *w,
                   const struct wait_policy *p, const struct timespec *deadline);
+
+/*
+ * As wait_until_ne(), and also done (0) once *early == want. The spin polls
+ * only *early, looking at *idx between its clock reads; the yield phase
+ * looks at both, a sleep at *idx alone. For a writer that stores the early
+ * word (release) just before it publishes the index with wait_publish(), so
+ * that a spinning waiter sees the news one cache line sooner.
+ */
+int wait_until_stamp(const _Atomic uint64_t *idx, uint64_t seen, const _Atomic uint64_t *early,
+                     uint64_t want, struct wait_word *w, const struct wait_policy *p,
+                     const struct timespec *deadline);
 
 /*
  * Store v into *idx (a release store and more: seq_cst) and wake the peer if

@@ -107,6 +107,27 @@ Test(wait, past_deadline_returns_etimedout_for_every_strategy)
         cr_assert(eq(u32, atomic_load(&w.sleepers), 0));
 }
 
+Test(wait, a_stamp_ends_the_wait_as_a_moved_index_does_for_every_strategy)
+{
+        struct timespec past = { .tv_sec = 0, .tv_nsec = 0 }, dl;
+        _Atomic uint64_t idx = 7, stamp = 1;
+        struct wait_word w;
+        struct wait_policy wp;
+
+        wait_word_init(&w);
+        for (int s = 0; s < WAIT_STRATEGY_COUNT; s++) {
+                wait_policy_init(&wp, (enum wait_strategy)s);
+                /* Neither: the deadline, through every phase of a short wait. */
+                wait_deadline_in(&dl, 2000000);
+                cr_assert(eq(int, wait_until_stamp(&idx, 7, &stamp, 2, &w, &wp, &dl), -ETIMEDOUT),
+                          "%s", wait_strategy_name((enum wait_strategy)s));
+                /* Either one wins over a past deadline. */
+                cr_assert(eq(int, wait_until_stamp(&idx, 6, &stamp, 2, &w, &wp, &past), 0));
+                cr_assert(eq(int, wait_until_stamp(&idx, 7, &stamp, 1, &w, &wp, &past), 0));
+        }
+        cr_assert(eq(u32, atomic_load(&w.sleepers), 0));
+}
+
 Test(wait, short_deadline_returns_etimedout_no_earlier_than_the_deadline)
 {
         _Atomic uint64_t idx = 0;
