@@ -11,8 +11,11 @@
  * the slot array, so no value from shared memory can reach outside it.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "shm/ring.h"
 
@@ -33,6 +36,24 @@ size_t ring_bytes(uint32_t slot_size, uint32_t capacity)
         if (!geometry_ok(slot_size, capacity))
                 return 0;
         return sizeof(struct ring_hdr) + (size_t)slot_size * capacity;
+}
+
+/*
+ * A salt for the stamps: random where the kernel has entropy to spare, else
+ * the clock and an address, which still differ from anything a payload is
+ * likely to hold by chance.
+ */
+static uint64_t new_salt(const void *mem)
+{
+        uint64_t s = 0;
+        struct timespec ts;
+
+        if (getrandom(&s, sizeof(s), GRND_NONBLOCK) != (ssize_t)sizeof(s)) {
+                (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+                s = ((uint64_t)ts.tv_nsec << 32 ^ (uint64_t)ts.tv_sec ^ (uintptr_t)mem) *
+                    0x9e3779b97f4a7c15u;
+        }
+        return s;
 }
 
 uint32_t ring_max_record_limit(uint32_t slot_size, uint32_t capacity)
@@ -62,6 +83,7 @@ int ring_format(void *mem, size_t size, const struct ring_params *p)
         h->slot_size = p->slot_size;
         h->capacity = p->capacity;
         h->max_record = max_record;
+        h->salt = new_salt(mem);
         atomic_init(&h->tail, 0);
         atomic_init(&h->head, 0);
         wait_word_init(&h->data);
@@ -73,7 +95,7 @@ int ring_init(struct ring *r, void *mem, size_t size, enum ring_role role)
 {
         struct ring_hdr *h = mem;
         uint32_t magic, version, slot_size, capacity, max_record;
-        uint64_t head, tail;
+        uint64_t head, tail, salt;
 
         if ((uintptr_t)mem % 64 || size < sizeof(*h))
                 return -ERANGE;
@@ -85,6 +107,7 @@ int ring_init(struct ring *r, void *mem, size_t size, enum ring_role role)
         slot_size = h->slot_size;
         capacity = h->capacity;
         max_record = h->max_record;
+        salt = h->salt;
         if (magic != RING_MAGIC)
                 return -EBADMSG;
         if (version != RING_VERSION)
@@ -105,9 +128,12 @@ int ring_init(struct ring *r, void *mem, size_t size, enum ring_role role)
                 .slot_shift = (uint32_t)__builtin_ctz(slot_size),
                 .capacity = capacity,
                 .max_record = max_record,
+                .salt = salt,
                 .role = role,
                 .mine = role == RING_PRODUCER ? tail : head,
                 .peer = role == RING_PRODUCER ? head : tail,
+                .floor = head,
+                .pad_end = UINT64_MAX,
         };
         return 0;
 }
@@ -122,6 +148,30 @@ static unsigned char *slot_at(const struct ring *r, uint64_t index)
         return r->slots + ((size_t)(index & (r->capacity - 1)) << r->slot_shift);
 }
 
+/*
+ * What the producer writes into the header of a record that starts at slot
+ * 'index': the salted index through a 64-bit mixer (splitmix64's), so that
+ * the stamps of neighbouring indices differ in every byte. A plain salted
+ * index would not do: a later record's payload that overwrites the low
+ * bytes of a stamp left from two laps before can make it read as this
+ * lap's stamp (the two-thread test in tests/test_ring.c met that about
+ * once in 500 000 records). The top bit keeps every stamp nonzero, so a
+ * zeroed slot never passes for a record.
+ */
+uint64_t ring_stamp(const struct ring *r, uint64_t index)
+{
+        uint64_t x = index ^ r->salt;
+
+        x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9u;
+        x = (x ^ x >> 27) * 0x94d049bb133111ebu;
+        return (x ^ x >> 31) | 1ull << 63;
+}
+
+static _Atomic uint64_t *stamp_at(const struct ring *r, uint64_t index)
+{
+        return &((struct ring_rec *)slot_at(r, index))->stamp;
+}
+
 static int broken(struct ring *r, int err)
 {
         r->err = err;
@@ -131,7 +181,10 @@ static int broken(struct ring *r, int err)
 
 /*
  * Load the peer's index and accept it only if it did not move backwards
- * and stays within one capacity of ours, on the correct side.
+ * and stays within one capacity of ours, on the correct side. A consumer
+ * that took records on their stamps may find tail behind its own index for
+ * a moment, but never before the start of the last commit it so took
+ * ('floor' in ring.h).
  */
 static int refresh_peer(struct ring *r)
 {
@@ -144,12 +197,30 @@ static int refresh_peer(struct ring *r)
         } else {
                 /* Pairs with the producer's seq_cst store of tail in ring_commit(). */
                 v = atomic_load_explicit(&r->hdr->tail, memory_order_acquire);
-                ahead = v - r->mine;            /* slots published; > capacity if tail is behind or wild */
+                if ((int64_t)(v - r->floor) < 0)
+                        return broken(r, -EPROTO);
+                ahead = v - r->mine;            /* slots published; > capacity if tail is wild */
+                if ((int64_t)ahead < 0)
+                        ahead = 0;              /* not yet past records taken on their stamps */
         }
         if ((int64_t)(v - r->peer) < 0 || ahead > r->capacity)
                 return broken(r, -EPROTO);
         r->peer = v;
         return 0;
+}
+
+/* Consumer: slots published past 'mine' by the last tail read, 0 when none. */
+static uint64_t published(const struct ring *r)
+{
+        return (int64_t)(r->peer - r->mine) > 0 ? r->peer - r->mine : 0;
+}
+
+/* Consumer: has the producer stamped a record at 'mine'? */
+static int stamped(const struct ring *r)
+{
+        /* Pairs with the release store of the stamp in ring_commit(). */
+        return atomic_load_explicit(stamp_at(r, r->mine), memory_order_acquire) ==
+               ring_stamp(r, r->mine);
 }
 
 int ring_reserve(struct ring *r, size_t len, void **ret_buf)
@@ -190,15 +261,22 @@ int ring_commit(struct ring *r, size_t len)
                 return r->err;
         if (r->role != RING_PRODUCER || !r->pend || len > r->pend_len)
                 return -EINVAL;
+        /*
+         * len and kind relaxed: ordered before the consumer's reads by the
+         * stamp's release store (pairs with the acquire in stamped()) and
+         * by the tail store below. The padding is stamped first, so the
+         * consumer never meets the data's stamp before the padding's.
+         */
         if (r->pend_pad) {
                 rec = (struct ring_rec *)slot_at(r, r->mine);
                 atomic_store_explicit(&rec->len, 0, memory_order_relaxed);
                 atomic_store_explicit(&rec->kind, RING_REC_PAD, memory_order_relaxed);
+                atomic_store_explicit(&rec->stamp, ring_stamp(r, r->mine), memory_order_release);
         }
-        /* Relaxed: ordered before the consumer's read by the tail store below. */
         rec = (struct ring_rec *)slot_at(r, r->pend_start);
         atomic_store_explicit(&rec->len, (uint32_t)len, memory_order_relaxed);
         atomic_store_explicit(&rec->kind, RING_REC_DATA, memory_order_relaxed);
+        atomic_store_explicit(&rec->stamp, ring_stamp(r, r->pend_start), memory_order_release);
         r->mine = r->pend_start + slots_for(r, len);
         r->pend = 0;
         /* Publishes the slots; pairs with the acquire of tail in refresh_peer() and wait_until_ne(). */
@@ -208,14 +286,22 @@ int ring_commit(struct ring *r, size_t len)
 
 int ring_push(struct ring *r, const void *buf, size_t len)
 {
+        size_t first = r->slot_size - sizeof(struct ring_rec);
         void *dst;
         int err;
 
         err = ring_reserve(r, len, &dst);
         if (err < 0)
                 return err;
+        /*
+         * The first slot last: a waiting consumer polls its stamp, so its
+         * payload, header and stamp are best written in one go, with the
+         * line taken from the consumer once.
+         */
+        if (len > first)
+                memcpy((unsigned char *)dst + first, (const unsigned char *)buf + first, len - first);
         if (len)
-                memcpy(dst, buf, len);
+                memcpy(dst, buf, len < first ? len : first);
         return ring_commit(r, len);
 }
 
@@ -224,6 +310,7 @@ int ring_peek(struct ring *r, const void **ret_buf, size_t *ret_len)
         const struct ring_rec *rec;
         uint64_t avail, idx, n;
         uint32_t kind, len;
+        bool on_stamp;
         int err;
 
         if (r->err)
@@ -236,14 +323,20 @@ int ring_peek(struct ring *r, const void **ret_buf, size_t *ret_len)
                         *ret_len = r->pend_len;
                         return 0;
                 }
-                if (r->peer == r->mine) {
+                /* Tail first when it is known to cover more; else the stamp, else tail again. */
+                avail = published(r);
+                if (!avail && !stamped(r)) {
                         err = refresh_peer(r);
                         if (err < 0)
                                 return err;
-                        if (r->peer == r->mine)
+                        avail = published(r);
+                        if (!avail)
                                 return -EAGAIN;
                 }
-                avail = r->peer - r->mine;
+                /* A stamped record proves only itself: bounded by the array below. */
+                on_stamp = !avail;
+                if (on_stamp)
+                        avail = r->capacity;
                 idx = r->mine & (r->capacity - 1);
                 rec = (const struct ring_rec *)slot_at(r, r->mine);
                 /* Once each, into locals: the peer may rewrite the header under us. */
@@ -254,6 +347,10 @@ int ring_peek(struct ring *r, const void **ret_buf, size_t *ret_len)
                         n = r->capacity - idx;
                         if (idx == 0 || n > avail)
                                 return broken(r, -EBADMSG);
+                        if (on_stamp) {
+                                r->floor = r->mine;
+                                r->pad_end = r->mine + n;
+                        }
                         r->mine += n;
                         /* Pairs with the producer's acquire of head in refresh_peer(). */
                         wait_publish(&r->hdr->head, r->mine, &r->hdr->space);
@@ -266,6 +363,9 @@ int ring_peek(struct ring *r, const void **ret_buf, size_t *ret_len)
                 n = slots_for(r, len);
                 if (idx + n > r->capacity || n > avail)
                         return broken(r, -EBADMSG);
+                /* Padding and the record after it are one commit, under one tail store. */
+                if (on_stamp && r->pad_end != r->mine)
+                        r->floor = r->mine;
                 r->pend = 1;
                 r->pend_start = r->mine;
                 r->pend_slots = (uint32_t)n;
@@ -311,9 +411,16 @@ int ring_wait_readable(struct ring *r, const struct wait_policy *p, const struct
                 return r->err;
         if (r->role != RING_CONSUMER)
                 return -EINVAL;
-        if (r->pend || r->peer != r->mine)
+        if (r->pend || published(r))
                 return 0;
-        return wait_until_ne(&r->hdr->tail, r->peer, &r->hdr->data, p, deadline);
+        /*
+         * Poll the stamp where the next record starts; tail, which the
+         * producer stores next, is what a sleeper waits on: for a change
+         * from the value last read, so that a tail held behind (within the
+         * one commit refresh_peer() allows) still lets the deadline pass.
+         */
+        return wait_until_stamp(&r->hdr->tail, r->peer, stamp_at(r, r->mine), ring_stamp(r, r->mine),
+                                &r->hdr->data, p, deadline);
 }
 
 int ring_wait_writable(struct ring *r, const struct wait_policy *p, const struct timespec *deadline)

@@ -6,9 +6,9 @@
  * - The region is a struct ring_hdr followed by 'capacity' slots of
  *   'slot_size' bytes (both powers of two). Head and tail are free-running
  *   64-bit slot counters on their own cache lines; a slot is (index & mask).
- * - A record starts at a slot boundary with a struct ring_rec (length, kind)
- *   and its payload follows in the same and the next slots: a record takes
- *   ceil((8 + len) / slot_size) consecutive slots. A record never wraps:
+ * - A record starts at a slot boundary with a struct ring_rec (length, kind,
+ *   stamp) and its payload follows in the same and the next slots: a record
+ *   takes ceil((16 + len) / slot_size) consecutive slots. A record never wraps:
  *   when it does not fit before the end of the slot array, the producer
  *   fills the rest with one PAD record and starts at slot 0, so every payload
  *   is contiguous and peek/reserve are zero-copy.
@@ -16,6 +16,21 @@
  *   most half the slot array (less the record header), so a record always
  *   fits in an empty ring whatever the padding. Larger payloads go through
  *   the channel's side buffer (see channel.h).
+ * - Two ways to learn that a record is there. The producer stamps each
+ *   record's header with its slot index (hashed with a random salt), after
+ *   the payload, and then publishes tail. The consumer polls the stamp where
+ *   the next record will start: a waiting consumer then sees a record after
+ *   one cache line comes over (the slot's), not two in a row (tail's, then
+ *   the slot's), and the producer's tail line stays in its own cache. When
+ *   the stamp is not there yet the consumer reads tail, as before. The
+ *   producer stores a commit's stamps before the tail that covers them, so
+ *   a tail the consumer reads may be behind its index by one commit (a
+ *   padding and a record), never more: a tail below that is -EPROTO. A
+ *   stamped record is checked like any other (kind, length, the end of the
+ *   slot array), except against tail, which may not cover it yet. Without
+ *   the salt and the hash, a payload of an earlier lap that happened to
+ *   hold the next index where a stamp goes, or a stamp of an earlier lap
+ *   with some of its bytes overwritten, would pass for a record.
  * - Each side keeps its own index in its private struct ring and only ever
  *   writes it to shared memory; it reads the peer's index, validates it
  *   against what it knows, and never reads its own index back. The geometry
@@ -47,8 +62,8 @@
 #include "shm/wait.h"
 
 #define RING_MAGIC      0x474e4952u     /* "RING" little-endian */
-#define RING_VERSION    1u
-#define RING_SLOT_MIN   8u              /* one record header */
+#define RING_VERSION    2u
+#define RING_SLOT_MIN   16u             /* one record header */
 #define RING_SLOT_MAX   65536u
 #define RING_CAP_MIN    2u
 #define RING_CAP_MAX    (1u << 24)
@@ -69,11 +84,13 @@ struct ring_hdr {
         uint32_t slot_size;     /* power of two, RING_SLOT_MIN..RING_SLOT_MAX */
         uint32_t capacity;      /* slots, power of two, RING_CAP_MIN..RING_CAP_MAX */
         uint32_t max_record;    /* payload bytes, <= ring_max_record_limit() */
-        uint32_t reserved[11];
+        uint32_t reserved0;
+        uint64_t salt;          /* mixed into every stamp (ring_stamp()) */
+        uint32_t reserved[8];
         /*
          * owner: producer. Release (seq_cst) store in wait_publish() after
-         * the slots are written; pairs with the consumer's acquire load in
-         * ring_peek() and wait_until_ne().
+         * the slots are written and stamped; pairs with the consumer's
+         * acquire load in refresh_peer() and wait_until_ne().
          */
         alignas(64) _Atomic uint64_t tail;
         /*
@@ -94,14 +111,22 @@ static_assert(offsetof(struct ring_hdr, space) == 256, "ring_hdr is shared ABI")
 /*
  * Shared: at the start of each record's first slot. Written by the producer
  * before it publishes tail, read once by the consumer after its acquire load
- * of tail. Atomics (relaxed) only so that each field is loaded exactly once:
- * a hostile peer may rewrite them at any time.
+ * of the stamp or of tail. Atomics (relaxed but for the stamp) only so that
+ * each field is loaded exactly once: a hostile peer may rewrite them at any
+ * time.
  */
 struct ring_rec {
         _Atomic uint32_t len;   /* payload bytes (DATA); ignored for PAD */
         _Atomic uint32_t kind;  /* enum ring_rec_kind */
+        /*
+         * ring_stamp() of the record's first slot index. Release store
+         * in ring_commit() after the payload, len and kind, and before tail;
+         * pairs with the consumer's acquire loads in ring_peek() and
+         * wait_until_stamp().
+         */
+        _Atomic uint64_t stamp;
 };
-static_assert(sizeof(struct ring_rec) == 8, "ring_rec is shared ABI");
+static_assert(sizeof(struct ring_rec) == 16, "ring_rec is shared ABI");
 
 enum ring_rec_kind {
         RING_REC_DATA = 0x44415441u,    /* "DATA" */
@@ -125,10 +150,23 @@ struct ring {
         struct ring_hdr *hdr;
         unsigned char *slots;
         uint32_t slot_size, slot_shift, capacity, max_record;
+        uint64_t salt;
         enum ring_role role;
         int err;                /* sticky: the first protocol violation seen */
         uint64_t mine;          /* my index: tail (producer) or head (consumer) */
-        uint64_t peer;          /* the peer's index as last validated */
+        /*
+         * The peer's index as last validated. A consumer that takes
+         * records on their stamps may be ahead of it by any amount.
+         */
+        uint64_t peer;
+        /*
+         * Consumer: the least tail an honest producer can have stored by
+         * now: the start of the last commit taken on its stamp (its padding,
+         * where it has one; the producer stored the tail of the commit
+         * before it first). A tail below it is -EPROTO.
+         */
+        uint64_t floor;
+        uint64_t pad_end;       /* consumer: end of the last padding taken on its stamp */
         /* producer: the open reservation; consumer: the record peeked */
         uint64_t pend_start;    /* first slot of the record (after any padding) */
         uint32_t pend_pad;      /* slots of padding before it */
@@ -136,6 +174,9 @@ struct ring {
         uint32_t pend_slots;    /* slots of the peeked record, 0: none (consumer) */
         int pend;               /* a reservation or a peek is open */
 };
+
+/* The stamp of a record that starts at slot 'index' (see ring_rec.stamp). Either side. */
+uint64_t ring_stamp(const struct ring *r, uint64_t index);
 
 /* Bytes a ring of this geometry occupies, or 0 when the geometry is invalid. */
 size_t ring_bytes(uint32_t slot_size, uint32_t capacity);

@@ -84,7 +84,7 @@ Test(ring, push_returns_enospc_when_full_and_succeeds_after_a_pop)
         struct pair p;
         char b[16];
 
-        pair_open(&p, 16, 8, 0);
+        pair_open(&p, 32, 8, 0);
         for (int i = 0; i < 8; i++)
                 cr_assert(eq(int, ring_push(&p.prod, "12345678", 8), 0));
         cr_assert(eq(int, ring_push(&p.prod, "x", 1), -ENOSPC));
@@ -98,10 +98,10 @@ Test(ring, wraps_around_the_capacity_many_times)
 {
         struct pair p;
 
-        pair_open(&p, 16, 4, 0);
-        /* max_record here is 2 slots less a header: 24 bytes. */
+        pair_open(&p, 32, 4, 0);
+        /* max_record here is 2 slots less a header: 48 bytes. */
         for (unsigned i = 0; i < 100000; i++)
-                roundtrip(&p, i % 25, i);
+                roundtrip(&p, i % 49, i);
         cr_assert(atomic_load(&hdr(&p)->tail) > 100000);
         cr_assert(eq(u64, atomic_load(&hdr(&p)->tail), atomic_load(&hdr(&p)->head)));
         pair_close(&p);
@@ -116,7 +116,8 @@ Test(ring, carries_every_slot_size_from_smallest_to_largest)
                 pair_open(&p, slot, 8, 0);
                 max = ring_max_record_limit(slot, 8);
                 cr_assert(eq(u32, p.prod.max_record, max));
-                size_t lens[] = { 0, 1, slot - 8, slot - 7, slot, 2 * slot, max - 1, max };
+                size_t hdr_len = sizeof(struct ring_rec);
+                size_t lens[] = { 0, 1, slot - hdr_len, slot - hdr_len + 1, slot, 2 * slot, max - 1, max };
                 for (unsigned round = 0; round < 3; round++)
                         for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
                                 roundtrip(&p, lens[i], round * 16 + (unsigned)i);
@@ -127,25 +128,25 @@ Test(ring, carries_every_slot_size_from_smallest_to_largest)
 Test(ring, multi_slot_record_at_the_wrap_boundary_is_padded_and_contiguous)
 {
         struct pair p;
-        unsigned char in[40], out[64];
+        unsigned char in[70], out[128];
         const void *v;
         size_t n;
 
-        pair_open(&p, 16, 16, 0);
+        pair_open(&p, 32, 16, 0);
         for (unsigned i = 0; i < 14; i++)
                 roundtrip(&p, 3, i);
-        /* 40 bytes + header = 3 slots; only 2 remain before the end: pad 2, start at 0. */
+        /* 70 bytes + header = 3 slots; only 2 remain before the end: pad 2, start at 0. */
         fill_pattern(in, sizeof(in), 99);
         cr_assert(eq(int, ring_push(&p.prod, in, sizeof(in)), 0));
         cr_assert(eq(u64, atomic_load(&hdr(&p)->tail), 14 + 2 + 3));
         cr_assert(eq(int, ring_peek(&p.cons, &v, &n), 0));
         cr_assert(eq(sz, n, sizeof(in)));
-        cr_assert(eq(ptr, (void *)v, (unsigned char *)p.mem + sizeof(struct ring_hdr) + 8));
+        cr_assert(eq(ptr, (void *)v, (unsigned char *)p.mem + sizeof(struct ring_hdr) + sizeof(struct ring_rec)));
         cr_assert(eq(int, ring_pop(&p.cons, out, sizeof(out)), (int)sizeof(in)));
         cr_assert(eq(int, memcmp(in, out, sizeof(in)), 0));
         /* Every record length at every start slot, around the boundary many times. */
         for (unsigned i = 0; i < 5000; i++)
-                roundtrip(&p, (i * 7) % (ring_max_record_limit(16, 16) + 1), i);
+                roundtrip(&p, (i * 7) % (ring_max_record_limit(32, 16) + 1), i);
         pair_close(&p);
 }
 
@@ -154,12 +155,12 @@ Test(ring, record_after_padding_frees_its_padding_and_slots_on_pop)
         struct pair p;
         char b[128];
 
-        pair_open(&p, 16, 8, 0);
+        pair_open(&p, 32, 8, 0);
         for (unsigned i = 0; i < 6; i++)
                 roundtrip(&p, 1, i);
         /* Slot 6: a 4-slot record pads 2 slots, needs 6 free of 8. */
-        cr_assert(eq(int, ring_push(&p.prod, b, 50), 0));
-        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), 50));
+        cr_assert(eq(int, ring_push(&p.prod, b, 100), 0));
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), 100));
         cr_assert(eq(u64, atomic_load(&hdr(&p)->head), 12));
         pair_close(&p);
 }
@@ -169,7 +170,7 @@ Test(ring, zero_length_records_take_one_slot)
         struct pair p;
         char b[8];
 
-        pair_open(&p, 8, 4, 0);
+        pair_open(&p, RING_SLOT_MIN, 4, 0);
         for (int i = 0; i < 4; i++)
                 cr_assert(eq(int, ring_push(&p.prod, NULL, 0), 0));
         cr_assert(eq(int, ring_push(&p.prod, NULL, 0), -ENOSPC));
@@ -258,6 +259,7 @@ Test(ring, format_refuses_bad_geometry)
         cr_assert(eq(sz, ring_bytes(24, 8), 0));
         cr_assert(eq(sz, ring_bytes(16, 6), 0));
         cr_assert(eq(sz, ring_bytes(4, 8), 0));
+        cr_assert(eq(sz, ring_bytes(8, 8), 0));         /* no room for a record header */
         cr_assert(eq(sz, ring_bytes(16, 1), 0));
         cr_assert(eq(int, ring_format(mem, sizeof(mem), &rp), -EINVAL));
         rp = (struct ring_params){ .slot_size = 16, .capacity = 8 };
@@ -274,9 +276,10 @@ Test(ring, tail_behind_head_is_eproto_and_sticky)
         struct pair p;
         char b[16];
 
-        pair_open(&p, 16, 8, 0);
+        pair_open(&p, 32, 8, 0);
         for (unsigned i = 0; i < 5; i++)
                 roundtrip(&p, 1, i);
+        /* The last record was taken on its stamp at slot 4: tail was at least 4 by then. */
         atomic_store(&hdr(&p)->tail, 3);
         cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), -EPROTO));
         atomic_store(&hdr(&p)->tail, 6);
@@ -302,7 +305,7 @@ Test(ring, tail_that_moves_backwards_is_eproto)
         struct pair p;
         char b[16];
 
-        pair_open(&p, 16, 8, 0);
+        pair_open(&p, 32, 8, 0);
         for (unsigned i = 0; i < 3; i++)
                 cr_assert(eq(int, ring_push(&p.prod, "a", 1), 0));
         for (unsigned i = 0; i < 3; i++)
@@ -317,7 +320,7 @@ Test(ring, head_ahead_of_tail_or_backwards_is_eproto_for_the_producer)
         struct pair p;
         struct pair q;
 
-        pair_open(&p, 16, 8, 0);
+        pair_open(&p, 32, 8, 0);
         for (unsigned i = 0; i < 8; i++)
                 cr_assert(eq(int, ring_push(&p.prod, "a", 1), 0));
         atomic_store(&hdr(&p)->head, 9);
@@ -325,7 +328,7 @@ Test(ring, head_ahead_of_tail_or_backwards_is_eproto_for_the_producer)
         cr_assert(eq(int, ring_push(&p.prod, "a", 1), -EPROTO));
         pair_close(&p);
 
-        pair_open(&q, 16, 8, 0);
+        pair_open(&q, 32, 8, 0);
         for (unsigned i = 0; i < 4; i++)
                 roundtrip(&q, 1, i);
         for (unsigned i = 0; i < 8; i++)
@@ -352,13 +355,16 @@ Test(ring, huge_record_length_is_emsgsize)
 Test(ring, record_longer_than_the_published_data_is_ebadmsg)
 {
         struct pair p;
+        struct ring_rec *rec;
         const void *v;
         size_t n;
 
         pair_open(&p, 16, 8, 0);
         cr_assert(eq(int, ring_push(&p.prod, "abc", 3), 0));
-        /* Within max_record (56) but 3 slots, and only 1 is published. */
-        atomic_store(&((struct ring_rec *)(hdr(&p) + 1))->len, 40);
+        /* Not stamped, so tail is what says: within max_record (48) but 4 slots, and 1 published. */
+        rec = (struct ring_rec *)(hdr(&p) + 1);
+        atomic_store(&rec->stamp, 0);
+        atomic_store(&rec->len, 40);
         cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EBADMSG));
         pair_close(&p);
 }
@@ -371,17 +377,22 @@ Test(ring, record_running_past_the_end_of_the_slots_is_ebadmsg)
         size_t n;
         char b[16];
 
-        pair_open(&p, 16, 8, 0);
-        for (unsigned i = 0; i < 7; i++)
-                roundtrip(&p, 1, i);
-        /* A forged 3-slot record at slot 7 with 3 slots "published": it would wrap. */
-        last = (struct ring_rec *)((unsigned char *)(hdr(&p) + 1) + 7 * 16);
-        atomic_store(&last->kind, RING_REC_DATA);
-        atomic_store(&last->len, 40);
-        atomic_store(&hdr(&p)->tail, 10);
-        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EBADMSG));
-        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), -EBADMSG));
-        pair_close(&p);
+        for (int stamp = 0; stamp < 2; stamp++) {
+                pair_open(&p, 32, 8, 0);
+                for (unsigned i = 0; i < 7; i++)
+                        roundtrip(&p, 1, i);
+                /* A forged 3-slot record at slot 7, published by tail or by its stamp: it would wrap. */
+                last = (struct ring_rec *)((unsigned char *)(hdr(&p) + 1) + 7 * 32);
+                atomic_store(&last->kind, RING_REC_DATA);
+                atomic_store(&last->len, 70);
+                if (stamp)
+                        atomic_store(&last->stamp, ring_stamp(&p.cons, 7));
+                else
+                        atomic_store(&hdr(&p)->tail, 10);
+                cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EBADMSG));
+                cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), -EBADMSG));
+                pair_close(&p);
+        }
 }
 
 Test(ring, unknown_kind_and_padding_from_slot_zero_are_ebadmsg)
@@ -410,11 +421,11 @@ Test(ring, padding_longer_than_the_published_data_is_ebadmsg)
         const void *v;
         size_t n;
 
-        pair_open(&p, 16, 8, 0);
+        pair_open(&p, 32, 8, 0);
         for (unsigned i = 0; i < 5; i++)
                 roundtrip(&p, 1, i);
-        /* A pad at slot 5 covers 3 slots, but only 1 is published. */
-        rec = (struct ring_rec *)((unsigned char *)(hdr(&p) + 1) + 5 * 16);
+        /* A pad at slot 5 covers 3 slots, but only 1 is published (and none is stamped). */
+        rec = (struct ring_rec *)((unsigned char *)(hdr(&p) + 1) + 5 * 32);
         atomic_store(&rec->kind, RING_REC_PAD);
         atomic_store(&hdr(&p)->tail, 6);
         cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EBADMSG));
@@ -430,7 +441,7 @@ Test(ring, init_refuses_a_forged_header)
         hdr(&p)->magic = 0;
         cr_assert(eq(int, ring_init(&r, p.mem, p.size, RING_CONSUMER), -EBADMSG));
         hdr(&p)->magic = RING_MAGIC;
-        hdr(&p)->version = 2;
+        hdr(&p)->version = RING_VERSION + 1;
         cr_assert(eq(int, ring_init(&r, p.mem, p.size, RING_CONSUMER), -EPROTONOSUPPORT));
         hdr(&p)->version = RING_VERSION;
         hdr(&p)->capacity = 16;         /* would run past the region */
@@ -443,6 +454,85 @@ Test(ring, init_refuses_a_forged_header)
         hdr(&p)->max_record = 8;
         atomic_store(&hdr(&p)->tail, 100);
         cr_assert(eq(int, ring_init(&r, p.mem, p.size, RING_CONSUMER), -EPROTO));
+        pair_close(&p);
+}
+
+/* --- stamps: a record can be seen before the tail that covers it --- */
+
+Test(ring, a_stamped_record_is_taken_before_tail_covers_it)
+{
+        struct pair p;
+        struct wait_policy wp;
+        struct timespec past = { 0, 0 };
+        char b[16];
+
+        wait_policy_init(&wp, WAIT_ADAPTIVE);
+        pair_open(&p, 32, 8, 0);
+        cr_assert(eq(int, ring_push(&p.prod, "abc", 3), 0));
+        /* The producer between its stamp and its tail store. */
+        atomic_store(&hdr(&p)->tail, 0);
+        cr_assert(eq(int, ring_wait_readable(&p.cons, &wp, &past), 0));
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), 3));
+        cr_assert(eq(int, memcmp(b, "abc", 3), 0));
+        /* Tail one commit behind is no violation, just nothing new. */
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), -EAGAIN));
+        cr_assert(eq(int, ring_wait_readable(&p.cons, &wp, &past), -ETIMEDOUT));
+        atomic_store(&hdr(&p)->tail, 1);
+        cr_assert(eq(int, ring_push(&p.prod, "de", 2), 0));
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), 2));
+        /* Further behind than the commit just taken: the producer lied. */
+        atomic_store(&hdr(&p)->tail, 0);
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), -EPROTO));
+        pair_close(&p);
+}
+
+Test(ring, padding_and_its_record_taken_on_stamps_allow_tail_before_the_padding)
+{
+        struct pair p;
+        unsigned char in[70], out[128];
+
+        pair_open(&p, 32, 8, 0);
+        for (unsigned i = 0; i < 6; i++)
+                roundtrip(&p, 1, i);
+        /* Slot 6: a 3-slot record pads 2 slots and starts at 0; tail not yet stored. */
+        fill_pattern(in, sizeof(in), 7);
+        cr_assert(eq(int, ring_push(&p.prod, in, sizeof(in)), 0));
+        atomic_store(&hdr(&p)->tail, 6);
+        cr_assert(eq(int, ring_pop(&p.cons, out, sizeof(out)), (int)sizeof(in)));
+        cr_assert(eq(int, pattern_ok(out, sizeof(in), 7), 1));
+        cr_assert(eq(int, ring_pop(&p.cons, out, sizeof(out)), -EAGAIN));
+        atomic_store(&hdr(&p)->tail, 11);
+        roundtrip(&p, 5, 8);
+        pair_close(&p);
+}
+
+Test(ring, only_this_laps_stamp_is_a_stamp)
+{
+        struct pair p;
+        struct ring_rec *rec;
+        const void *v;
+        size_t n;
+        uint64_t stale;
+
+        pair_open(&p, 32, 8, 0);
+        for (unsigned i = 0; i < 11; i++)
+                roundtrip(&p, 1, i);
+        /* Slot 3 of lap 2 (index 11) holds a record header of lap 1, index 3. */
+        rec = (struct ring_rec *)((unsigned char *)(hdr(&p) + 1) + 3 * 32);
+        stale = atomic_load(&rec->stamp);
+        cr_assert(eq(u64, stale, ring_stamp(&p.cons, 3)));
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EAGAIN));
+        /* That stamp with its low byte overwritten by a payload: the two indices differ there only. */
+        atomic_store(&rec->stamp, (stale & ~0xffull) | (ring_stamp(&p.cons, 11) & 0xff));
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EAGAIN));
+        /* A payload that holds the bare index, or the index with the salt, where a stamp goes. */
+        atomic_store(&rec->stamp, 11);
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EAGAIN));
+        atomic_store(&rec->stamp, 11 ^ hdr(&p)->salt);
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), -EAGAIN));
+        atomic_store(&rec->stamp, ring_stamp(&p.cons, 11));
+        cr_assert(eq(int, ring_peek(&p.cons, &v, &n), 0));
+        cr_assert(eq(sz, n, 1));
         pair_close(&p);
 }
 
@@ -476,6 +566,7 @@ Test(ring, two_threads_pass_millions_of_checked_records, .timeout = 240)
         struct timespec dl;
         pthread_t t;
         uint64_t bad = 0, seq = 0;
+        int stop_err = 0;
 
         pair_open(&s.p, 64, 64, 0);
         wait_policy_init(&wp, WAIT_ADAPTIVE);
@@ -489,10 +580,12 @@ Test(ring, two_threads_pass_millions_of_checked_records, .timeout = 240)
                 if (r == -EAGAIN) {
                         wait_deadline_in(&dl, RING_REC_HANG_NS);
                         r = ring_wait_readable(&s.p.cons, &wp, &dl);
+                        stop_err = r;
                         if (r < 0)
                                 break;
                         continue;
                 }
+                stop_err = r;
                 if (r < 0)
                         break;
                 if (seq & 2) {
@@ -511,7 +604,7 @@ Test(ring, two_threads_pass_millions_of_checked_records, .timeout = 240)
                 seq++;
         }
         cr_assert(eq(int, pthread_join(t, NULL), 0));
-        cr_assert(eq(u64, seq, STRESS_MSGS));
+        cr_assert(eq(u64, seq, STRESS_MSGS), "stopped with %d", stop_err);
         cr_assert(eq(u64, bad, 0));
         cr_assert(eq(u64, s.bad, 0));
         pair_close(&s.p);
