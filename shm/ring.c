@@ -286,22 +286,14 @@ int ring_commit(struct ring *r, size_t len)
 
 int ring_push(struct ring *r, const void *buf, size_t len)
 {
-        size_t first = r->slot_size - sizeof(struct ring_rec);
         void *dst;
         int err;
 
         err = ring_reserve(r, len, &dst);
         if (err < 0)
                 return err;
-        /*
-         * The first slot last: a waiting consumer polls its stamp, so its
-         * payload, header and stamp are best written in one go, with the
-         * line taken from the consumer once.
-         */
-        if (len > first)
-                memcpy((unsigned char *)dst + first, (const unsigned char *)buf + first, len - first);
         if (len)
-                memcpy(dst, buf, len < first ? len : first);
+                memcpy(dst, buf, len);
         return ring_commit(r, len);
 }
 
