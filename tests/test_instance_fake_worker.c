@@ -193,6 +193,15 @@ static void reply(const struct call_hdr *req, const unsigned char *body, bool fi
                 atomic_store(&tx->hdr->tail, tx->mine + 1000000);
                 return;
         }
+        if (!strcmp(mode, "ring-rewound")) {
+                /* A log event, taken on its stamp or by tail, then tail set back before it. */
+                static const char text[8] = "rewound";
+                struct call_log l = { .status = 0, .message = { 0, sizeof(text) - 1 } };
+
+                event(CALL_EV_LOG, req->seq, &l, sizeof(l), text, sizeof(text));
+                atomic_store(&chan_tx(chan)->hdr->tail, 0);
+                return;
+        }
         send_reply(req->op, req->seq, &head, result, rlen, payload, plen);
 }
 

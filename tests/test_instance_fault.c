@@ -194,6 +194,7 @@ Test(instance_fault, replies_that_break_the_protocol_give_eproto, .timeout = 120
                 { "iu-unasked", MD_FLOAT64 },
                 { "garbage", MD_FLOAT64 },
                 { "ring-index", MD_FLOAT64 },
+                { "ring-rewound", MD_FLOAT64 },
         };
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
