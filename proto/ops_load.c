@@ -135,16 +135,19 @@ int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem,
                         return -ENOMEM;
                 }
         }
-        as = (struct proto_assign *)(void *)block;
-        assigns_fill(mr, as);
-        assigns_fill(st, as + n_mr);
-        strs_fill(rec, (struct proto_str *)(void *)(as + n_mr + n_st));
+        /* Only with a block: NULL + 0 is undefined behaviour. */
+        if (block) {
+                as = (struct proto_assign *)(void *)block;
+                assigns_fill(mr, as);
+                assigns_fill(st, as + n_mr);
+                strs_fill(rec, (struct proto_str *)(void *)(as + n_mr + n_st));
+                a.multirate = n_mr ? as : NULL;
+                a.starts = n_st ? as + n_mr : NULL;
+                a.record = n_rec ? (const struct proto_str *)(const void *)(as + n_mr + n_st) : NULL;
+        }
         a.n_multirate = (uint32_t)n_mr;
-        a.multirate = n_mr ? as : NULL;
         a.n_starts = (uint32_t)n_st;
-        a.starts = n_st ? as + n_mr : NULL;
         a.n_record = (uint32_t)n_rec;
-        a.record = n_rec ? (const struct proto_str *)(const void *)(as + n_mr + n_st) : NULL;
         *mem = block;
         *ret = a;
         return 0;

@@ -223,7 +223,8 @@ int proto_session_status_decode(const struct pv *v, struct proto_session_status 
                         return -ENOMEM;
                 }
         }
-        layers = (struct proto_layer *)(void *)(insts + n);
+        /* Only with instances: NULL + 0 is undefined behaviour. */
+        layers = n ? (struct proto_layer *)(void *)(insts + n) : NULL;
         for (int i = 0; i < n; i++) {
                 r = inst_decode(&a->a.items[i], (uint32_t)i, &insts[i], layers, err, errlen);
                 if (r < 0) {
