@@ -91,10 +91,16 @@ void call_deadline(struct inst *inst, uint64_t override_ns, uint64_t now, struct
         uint64_t t = override_ns ? override_ns : inst->next_timeout_ns ? inst->next_timeout_ns :
                      inst->timeout_ns;
 
+        /* A new call uses up the one-shot, whether or not it overrides it. */
         inst->next_timeout_ns = 0;
-        inst->last_timeout_ns = t;
+        call_deadline_restart(inst, t, now, ret);
+}
+
+void call_deadline_restart(struct inst *inst, uint64_t timeout_ns, uint64_t now, struct timespec *ret)
+{
+        inst->last_timeout_ns = timeout_ns;
         inst->last_start_ns = now ? now : now_ns();
-        ns_ts(inst->last_start_ns + t, ret);
+        ns_ts(inst->last_start_ns + timeout_ns, ret);
 }
 
 int inst_fault_set(struct inst *inst, int err, const char *fmt, ...)

@@ -178,6 +178,8 @@ int call_simple(struct inst *inst, enum call_op op, const void *body, size_t bod
  * default); 'now' a CLOCK_MONOTONIC reading in ns, 0: read the clock.
  */
 void call_deadline(struct inst *inst, uint64_t override_ns, uint64_t now, struct timespec *ret);
+/* The same clock for a call already made (a repeat's later step): the one-shot is kept. */
+void call_deadline_restart(struct inst *inst, uint64_t timeout_ns, uint64_t now, struct timespec *ret);
 /* Record a sticky fault with a message; returns err. */
 int inst_fault_set(struct inst *inst, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The worker broke the protocol: what, as the sticky -EPROTO fault. */

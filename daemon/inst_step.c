@@ -228,7 +228,7 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
         inst->n_posted--;
         /* The worker ran the steps before it until now. */
         if (e.deadline_at_wait)
-                call_deadline(inst, e.timeout_ns, 0, &e.deadline);
+                call_deadline_restart(inst, e.timeout_ns, 0, &e.deadline);
         inst->step = e.step;
         inst->step_timeout_ns = e.timeout_ns;
         inst->cur_op = CALL_OP_DO_STEP;

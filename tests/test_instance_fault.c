@@ -279,6 +279,40 @@ Test(instance_fault, a_reply_for_another_step_of_a_repeat_gives_eproto, .init = 
         hygiene();
 }
 
+/*
+ * A one-shot deadline set while a repeat is being collected belongs to the
+ * next call: collecting the repeat's later steps restarts their deadlines
+ * and must not use it up.
+ */
+Test(instance_fault, a_one_shot_deadline_set_during_a_repeat_is_kept_for_the_next_call,
+     .init = setup, .timeout = 120)
+{
+        const double *times = repeat_times;
+        struct inst *in = start("LinearOde", NULL, NULL);
+        struct inst_step s0 = { .t = 0.0, .h = 0.125 };
+        struct inst_step rep = { .t = times[0], .h = times[1] - times[0], .chained = true,
+                                 .repeat = 3, .times = times };
+        struct inst_step_result res;
+        double v;
+
+        to_step(in, NULL, 0);
+        /* Were the one-shot lost, the call below would end after 3 s and say so. */
+        inst_set_timeout(in, 3000 * 1000000ull);
+        ok(in, inst_post_step(in, &s0));
+        ok(in, inst_post_step(in, &rep));
+        ok(in, inst_wait_step(in, &res));
+        ok(in, inst_wait_step(in, &res));
+        inst_next_timeout(in, 300 * 1000000ull);
+        ok(in, inst_wait_step(in, &res));
+        ok(in, inst_wait_step(in, &res));
+        cr_assert(eq(int, kill(inst_pid(in), SIGSTOP), 0));
+        cr_assert(eq(int, inst_get(in, MD_FLOAT64, (uint32_t[]){ 1 }, 1, &v, 1), -ETIMEDOUT));
+        cr_assert(strstr(inst_message(in), "did not answer fmi3GetFloat64 within 0.3 s") != NULL,
+                  "%s", inst_message(in));
+        cr_assert(eq(int, inst_free(in), -ETIMEDOUT));
+        hygiene();
+}
+
 Test(instance_fault, workers_that_cannot_start_leave_nothing_behind, .init = setup, .timeout = 120)
 {
         struct inst_opts o;
