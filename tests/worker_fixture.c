@@ -58,6 +58,10 @@ void wfix_channel_close(struct worker *w, struct chan *daemon_end)
                 wbuf_fini(&w->scratch[d]);
                 wbuf_fini(&w->req[d]);
         }
+        wbuf_fini(&w->tmp);
+        wbuf_fini(&w->tmp2);
+        wbuf_fini(&w->blocks);
+        layout_free(w);
         chan_close(w->chan);
         chan_close(daemon_end);
 }

@@ -237,6 +237,11 @@ size_t call_elem_size(enum md_type t)
         return 0;
 }
 
+bool call_layout_block_fits(enum md_type t, uint64_t n_values)
+{
+        return call_elem_size(t) != 0 && n_values <= CALL_LAYOUT_VALUES_MAX;
+}
+
 int call_parse(const void *rec, size_t rec_len, struct call_in *ret, bool *ret_side)
 {
         const unsigned char *p = rec;

@@ -50,7 +50,7 @@ static_assert(sizeof(bool) == 1, "Booleans travel as one byte");
 static_assert(sizeof(float) == 4 && sizeof(double) == 8, "IEEE 754 binary32 and binary64");
 
 #define CALL_MAGIC      0x4c4c4143u     /* "CALL" little-endian */
-#define CALL_VERSION    4u
+#define CALL_VERSION    5u
 
 /* Bounds both sides enforce. */
 #define CALL_MSG_MAX            1024u   /* refusal and log message bytes */
@@ -358,7 +358,21 @@ struct call_do_step {
          * of what it decides from that reply.
          */
         uint8_t chained;
-        uint8_t reserved[2];
+        /*
+         * 0: the blocks are in this request (inputs and outputs below);
+         * with layout != 0 the worker keeps them, when they pass its
+         * checks and are within the bounds below, as the layout with that
+         * number, replacing the one it kept before. 1: a compact step: the
+         * blocks are those of the kept layout numbered layout (n_inputs and
+         * n_outputs must match it); inputs is the input values only, block
+         * after block, each starting at the next 8-aligned offset from the
+         * range's start (call_layout_place()); outputs is empty; and the
+         * result's outputs are the output values only, laid out the same
+         * way. A compact step whose layout the worker does not hold is
+         * refused (CALL_E_BADMSG) and the daemon sends the blocks again.
+         */
+        uint8_t compact;
+        uint8_t reserved;
         uint32_t n_inputs;
         uint32_t n_outputs;
         /*
@@ -376,8 +390,41 @@ struct call_do_step {
         struct call_range inputs;       /* struct call_values[n_inputs] */
         struct call_range outputs;      /* struct call_values[n_outputs] */
         struct call_range times;        /* double[repeat + 1] when repeat > 1; else empty */
+        uint32_t layout;                /* see compact; 0: none */
+        uint32_t reserved2;
 };
-static_assert(sizeof(struct call_do_step) == 80, "call_do_step is shared ABI");
+static_assert(sizeof(struct call_do_step) == 88, "call_do_step is shared ABI");
+
+/*
+ * A step layout (call_do_step.compact): the blocks of a DO_STEP that the
+ * worker keeps, so that a run's later steps carry values only. Kept only
+ * when every block has a fixed-size type (no String, no Binary) and the
+ * counts are within these bounds; both sides apply the same test.
+ */
+#define CALL_LAYOUT_BLOCKS_MAX  64u     /* input and output blocks together */
+#define CALL_LAYOUT_VRS_MAX     4096u   /* value references of all blocks together */
+#define CALL_LAYOUT_VALUES_MAX  (1u << 24)      /* values of one block */
+
+/*
+ * Where the values of a compact step's blocks go, from the start of their
+ * range: offs[i] for block i of lens[i] bytes, each at the next 8-aligned
+ * offset after the block before. Returns the range's length (the end of
+ * the last block), UINT64_MAX when it would overflow.
+ */
+static inline uint64_t call_layout_place(const uint64_t *lens, uint32_t n, uint64_t *offs)
+{
+        uint64_t end = 0;
+
+        for (uint32_t i = 0; i < n; i++) {
+                uint64_t off = (end + 7) & ~(uint64_t)7;
+
+                if (end > UINT64_MAX - 7 || lens[i] > UINT64_MAX - off)
+                        return UINT64_MAX;
+                offs[i] = off;
+                end = off + lens[i];
+        }
+        return end;
+}
 
 /* Where a DO_STEP stopped (struct call_step_result.phase). */
 enum call_step_phase {
@@ -553,6 +600,8 @@ uint64_t call_out_need(uint64_t n, uint64_t k);
 
 /* Bytes of one value of type t on the wire; 0 for String and Binary (and invalid types). */
 size_t call_elem_size(enum md_type t);
+/* A block a step layout can hold (call_do_step.compact): fixed-size values, not too many. */
+bool call_layout_block_fits(enum md_type t, uint64_t n_values);
 
 /*
  * Check a String payload: exactly n NUL-terminated strings filling len

@@ -58,13 +58,8 @@ static void note_memory(struct worker *w, int status, struct reply *rp)
         rp->msg_len = n < 0 ? 0 : (size_t)n < sizeof(rp->msg) ? (size_t)n : sizeof(rp->msg) - 1;
 }
 
-struct blocks {
-        struct vblock *in, *out;
-        uint32_t n_in, n_out;
-};
-
 static bool parse_blocks(struct worker *w, const struct call_in *in, const struct call_do_step *ds,
-                         struct blocks *bl, const char *fn, struct reply *rp)
+                         struct step_blocks *bl, const char *fn, struct reply *rp)
 {
         const struct call_values *cin, *cout;
         size_t n = (size_t)ds->n_inputs + ds->n_outputs;
@@ -104,7 +99,7 @@ bad:
 
 static bool step_args_ok(const struct call_do_step *ds, const char *fn, struct reply *rp)
 {
-        if (ds->no_set_prior > 1 || ds->chained > 1) {
+        if (ds->no_set_prior > 1 || ds->chained > 1 || ds->compact > 1) {
                 reply_refuse(rp, CALL_E_BADMSG, "%s: malformed arguments", fn);
                 return false;
         }
@@ -124,7 +119,7 @@ static bool step_args_ok(const struct call_do_step *ds, const char *fn, struct r
 }
 
 /* Set the inputs; false when one did not succeed (res says which). */
-static bool set_inputs(struct worker *w, const struct blocks *bl, struct call_step_result *res,
+static bool set_inputs(struct worker *w, const struct step_blocks *bl, struct call_step_result *res,
                        struct reply *rp)
 {
         for (uint32_t i = 0; i < bl->n_in; i++) {
@@ -142,7 +137,7 @@ static bool set_inputs(struct worker *w, const struct blocks *bl, struct call_st
         return true;
 }
 
-static uint64_t outputs_size(const struct blocks *bl)
+static uint64_t outputs_size(const struct step_blocks *bl)
 {
         uint64_t total = (uint64_t)bl->n_out * sizeof(struct call_values);
 
@@ -157,7 +152,7 @@ static uint64_t outputs_size(const struct blocks *bl)
         return total;
 }
 
-static void get_outputs(struct worker *w, const struct blocks *bl, struct call_step_result *res,
+static void get_outputs(struct worker *w, const struct step_blocks *bl, struct call_step_result *res,
                         struct reply *rp)
 {
         struct call_values *cv;
@@ -198,14 +193,22 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
         struct call_step_result res = { .phase = CALL_PHASE_STEP };
         union { fmi3Boolean b; uint8_t u; } event = { 0 }, term = { 0 }, early = { 0 };
         struct call_do_step ds;
-        struct blocks bl;
+        struct step_blocks bl;
         uint64_t t0;
         double t_end;
         int s;
 
         memcpy(&ds, in->body, sizeof(ds));
-        if (!step_args_ok(&ds, fn, rp) || !parse_blocks(w, in, &ds, &bl, fn, rp))
+        if (!step_args_ok(&ds, fn, rp))
                 return;
+        if (ds.compact) {
+                if (!layout_blocks(w, in, &ds, &bl, fn, rp))
+                        return;
+        } else {
+                if (!parse_blocks(w, in, &ds, &bl, fn, rp))
+                        return;
+                layout_keep(w, ds.layout, &bl);
+        }
         if (!set_inputs(w, &bl, &res, rp))
                 goto out;
         t_end = ds.current_communication_point + ds.communication_step_size;
@@ -248,7 +251,10 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
         res.last_successful_time = t_end;
         if (s > fmi3Warning || w->state == CALL_ST_FATAL)
                 goto out;
-        get_outputs(w, &bl, &res, rp);
+        if (ds.compact)
+                layout_get_outputs(w, &bl, &res, rp);
+        else
+                get_outputs(w, &bl, &res, rp);
         /* What a chained step after this one needs (call.h); exact end, no tolerance. */
         w->plain = res.phase == CALL_PHASE_DONE && !rp->head.error && !res.event_handling_needed &&
                    !res.terminate_simulation && !res.early_return &&

@@ -102,20 +102,11 @@ static int fixed2(struct worker *w, const struct vblock *b, void *v, bool set)
         }
 }
 
-static int get_fixed(struct worker *w, const struct vblock *b, struct reply *rp,
-                     struct call_values *ret)
+int values_get_into(struct worker *w, const struct vblock *b, void *p, struct reply *rp)
 {
-        size_t esize = call_elem_size(b->type);
-        uint64_t off, len;
-        uint8_t *p;
+        uint8_t *bytes = p;
         int s;
 
-        if (b->n_values > UINT64_MAX / esize ||
-            call_out_alloc(&rp->out, len = b->n_values * esize, &off) < 0) {
-                reply_refuse(rp, CALL_E_MSGSIZE, "the values do not fit the channel");
-                return -EMSGSIZE;
-        }
-        p = call_out_ptr(&rp->out, off);
         if (w->fmi == MD_FMI3)
                 s = get3(w, b->type, b->vrs, b->n_vrs, p, b->n_values);
         else
@@ -125,13 +116,28 @@ static int get_fixed(struct worker *w, const struct vblock *b, struct reply *rp,
                 return s;
         }
         s = status_norm(w, s);
-        if (s <= fmi3Warning) {
-                /* A C bool the FMU wrote holds 0 or 1; anything else is read as true. */
-                if (b->type == MD_BOOLEAN || b->type == MD_CLOCK)
-                        for (uint64_t i = 0; i < b->n_values; i++)
-                                p[i] = p[i] != 0;
-                ret->data = (struct call_range){ off, len };
+        /* A C bool the FMU wrote holds 0 or 1; anything else is read as true. */
+        if (s <= fmi3Warning && (b->type == MD_BOOLEAN || b->type == MD_CLOCK))
+                for (uint64_t i = 0; i < b->n_values; i++)
+                        bytes[i] = bytes[i] != 0;
+        return s;
+}
+
+static int get_fixed(struct worker *w, const struct vblock *b, struct reply *rp,
+                     struct call_values *ret)
+{
+        size_t esize = call_elem_size(b->type);
+        uint64_t off, len;
+        int s;
+
+        if (b->n_values > UINT64_MAX / esize ||
+            call_out_alloc(&rp->out, len = b->n_values * esize, &off) < 0) {
+                reply_refuse(rp, CALL_E_MSGSIZE, "the values do not fit the channel");
+                return -EMSGSIZE;
         }
+        s = values_get_into(w, b, call_out_ptr(&rp->out, off), rp);
+        if (s >= 0 && s <= fmi3Warning)
+                ret->data = (struct call_range){ off, len };
         return s;
 }
 

@@ -439,12 +439,28 @@ static bool check_values(struct worker *w, const struct call_in *in, const struc
         return check_fixed(w, b, fn, rp);
 }
 
+/* The value references of b (resolved), then nValues against their elements. */
+static bool check_count(struct worker *w, struct vblock *b, bool set, const char *fn,
+                        struct reply *rp)
+{
+        uint64_t total = 0;
+
+        if (!check_vrs(w, b, set, fn, &total, rp))
+                return false;
+        if (b->n_values != total) {
+                reply_refuse(rp, b->n_values > total ? CALL_E_TOO_MANY : CALL_E_TOO_FEW,
+                             "%s: nValues = %" PRIu64 ", but the %" PRIu32 " variables have %" PRIu64
+                             " values", fn, b->n_values, b->n_vrs, total);
+                return false;
+        }
+        return true;
+}
+
 bool vars_check(struct worker *w, const struct call_in *in, const struct call_values *cv,
                 bool set, const char *fn, struct vblock *ret, struct reply *rp)
 {
         struct vblock b = { 0 };
         const char *why;
-        uint64_t total = 0;
         const void *p;
 
         if (cv->type >= MD_TYPE_COUNT) {
@@ -464,14 +480,8 @@ bool vars_check(struct worker *w, const struct call_in *in, const struct call_va
                 return false;
         }
         b.vrs = p;
-        if (!check_vrs(w, &b, set, fn, &total, rp))
+        if (!check_count(w, &b, set, fn, rp))
                 return false;
-        if (b.n_values != total) {
-                reply_refuse(rp, b.n_values > total ? CALL_E_TOO_MANY : CALL_E_TOO_FEW,
-                             "%s: nValues = %" PRIu64 ", but the %" PRIu32 " variables have %" PRIu64
-                             " values", fn, b.n_values, b.n_vrs, total);
-                return false;
-        }
         if (!set) {
                 if (cv->data.len || cv->sizes.len) {
                         reply_refuse(rp, CALL_E_BADMSG, "%s: a get carries no values", fn);
@@ -482,6 +492,25 @@ bool vars_check(struct worker *w, const struct call_in *in, const struct call_va
         }
         *ret = b;
         return true;
+}
+
+bool vars_check_block(struct worker *w, struct vblock *b, bool set, const char *fn,
+                      struct reply *rp)
+{
+        const char *why;
+
+        if ((unsigned)b->type >= MD_TYPE_COUNT || !call_elem_size(b->type)) {
+                reply_refuse(rp, CALL_E_BADMSG, "%s: a kept block of type %u", fn, (unsigned)b->type);
+                return false;
+        }
+        why = type_refusal(w, b->type);
+        if (why) {
+                reply_refuse(rp, CALL_E_TYPE, "%s: %s", fn, why);
+                return false;
+        }
+        if (!check_count(w, b, set, fn, rp))
+                return false;
+        return !set || check_fixed(w, b, fn, rp);
 }
 
 void vars_note_set(struct worker *w, const struct vblock *b)

@@ -271,6 +271,7 @@ void worker_close(struct worker *w)
         wbuf_fini(&w->tmp);
         wbuf_fini(&w->tmp2);
         wbuf_fini(&w->blocks);
+        layout_free(w);
         free(w->cb2);
         free(w->required);
         free(w->sp);

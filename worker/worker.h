@@ -112,6 +112,7 @@ struct worker {
         struct wbuf tmp;        /* FMI-typed temporaries of one call */
         struct wbuf tmp2;       /* DO_STEP: output descriptors */
         struct wbuf blocks;     /* DO_STEP: checked input and output blocks */
+        struct step_layout *layout;     /* the kept step layout (layout.c); NULL: none yet */
         unsigned depth;
         uint64_t seq;           /* of the request being served */
         bool in_call;           /* inside our fmi3DoStep: an intermediate update may come */
@@ -233,12 +234,21 @@ bool vars_check(struct worker *w, const struct call_in *in, const struct call_va
 /* The variable index of v. */
 size_t vars_index(const struct worker *w, const struct md_variable *v);
 /* After a successful set of structural parameters: remember the values. */
+/*
+ * The same checks for a block of a fixed-size type whose value references
+ * (and for a set, values of data_len bytes) are already in place: a block
+ * of a kept step layout (layout.c).
+ */
+bool vars_check_block(struct worker *w, struct vblock *b, bool set, const char *fn,
+                      struct reply *rp);
 void vars_note_set(struct worker *w, const struct vblock *b);
 /* Reset the structural parameters to their start values. */
 void vars_reset(struct worker *w);
 
 /* values.c: FMI 3.0 and 2.0 get/set of a checked block */
 int values_get(struct worker *w, const struct vblock *b, struct reply *rp, struct call_values *ret);
+/* A get of a fixed-size block into p (n_values values): the status, < 0 when rp is refused. */
+int values_get_into(struct worker *w, const struct vblock *b, void *p, struct reply *rp);
 int values_set(struct worker *w, const struct vblock *b, struct reply *rp);
 
 /* lifecycle.c, fmi2.c: helpers both versions' handlers use */
@@ -261,6 +271,26 @@ void log_fmi2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
 /* A message of the worker itself, as a log event. */
 void log_worker(struct worker *w, int status, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+
+/* The checked blocks of one DO_STEP, in w->blocks. */
+struct step_blocks {
+        struct vblock *in, *out;
+        uint32_t n_in, n_out;
+};
+
+/* layout.c: step layouts (call.h, call_do_step.compact) */
+/* Keep bl, just checked, as layout id when a layout can hold it; else keep none. */
+void layout_keep(struct worker *w, uint32_t id, const struct step_blocks *bl);
+/*
+ * A compact step's blocks: the kept layout's, with the input values of in,
+ * checked as vars_check() checks a request's. false when rp is refused.
+ */
+bool layout_blocks(struct worker *w, const struct call_in *in, const struct call_do_step *ds,
+                   struct step_blocks *ret, const char *fn, struct reply *rp);
+/* Get the outputs of a compact step into rp: values only; the result says how far it got. */
+void layout_get_outputs(struct worker *w, const struct step_blocks *bl,
+                        struct call_step_result *res, struct reply *rp);
+void layout_free(struct worker *w);
 
 /* step.c */
 void iu_callback(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_requested,
