@@ -29,6 +29,7 @@
 #define INST_RECENT_TEXT        256     /* bytes of each, NUL included */
 
 struct arena_chunk;
+struct inst_kept;
 struct sup_watch;
 
 /* One of the FMU's last log messages. */
@@ -91,8 +92,12 @@ struct inst {
                 struct timespec deadline;
                 uint64_t timeout_ns;
                 bool deadline_at_wait;  /* a repeat's later step: timeout_ns from the wait */
+                bool compact;           /* sent values only (inst_kept.c) */
         } posted[INST_CHAIN_MAX];
         const struct inst_step *step;   /* the one inst_wait_step() is collecting */
+        bool step_compact;              /* it was sent values only */
+        struct inst_kept *kept;         /* the step layout the worker keeps; NULL: none yet */
+        uint64_t compact_steps;         /* steps sent values only */
         struct arena_chunk *arena;
         char msg[CALL_MSG_MAX + 256];
         uint64_t logs_dropped;
@@ -190,6 +195,23 @@ void arena_reset(struct inst *inst);
 /* Resolve a payload range of the reply (count elements of elem bytes) or fault with -EPROTO. */
 int rep_range(struct inst *inst, const struct rep *rp, const struct call_range *r, uint64_t elem,
               uint64_t count, const void **ret);
+
+/* inst_kept.c: step layouts (worker/call.h, call_do_step.compact) */
+/* Whether s's blocks are those the worker keeps: s can be sent compact. */
+bool kept_match(const struct inst *inst, const struct inst_step *s);
+/* The layout number to send s's blocks under, 0 when no layout can hold them. */
+uint32_t kept_next(struct inst *inst, const struct inst_step *s);
+/* A full step with s's blocks was sent under id (0: none): what the worker keeps now. */
+void kept_sent(struct inst *inst, const struct inst_step *s, uint32_t id);
+/* The number of the layout last sent; 0: none. */
+uint32_t kept_id(const struct inst *inst);
+/* A step was refused: the worker may not keep the layout; the next step goes full. */
+void kept_drop(struct inst *inst);
+void kept_free(struct inst *inst);
+/* A compact step's input values into rq's payload: 0 and *ret, -EMSGSIZE or -EINVAL. */
+int kept_put_inputs(struct req *rq, const struct inst_step *s, struct call_range *ret);
+/* The outputs of the compact step being collected, from its result; 0 or a fault. */
+int kept_take_outputs(struct inst *inst, const struct rep *rp, const struct call_step_result *res);
 
 /* inst_fault.c */
 /* The worker died (it is reaped): the sticky -ESRCH with how, during which call. */

@@ -12,6 +12,8 @@
  * posted behind another, instance.h) is the worker's to skip: it runs it
  * only after a plain step, so a caller that posts the next point of a run
  * early never gets an instance ahead of what it decides from the reply.
+ * A step whose blocks are those of the last full step goes values only
+ * (inst_kept.c), and its reply likewise.
  */
 #include <assert.h>
 #include <errno.h>
@@ -37,7 +39,13 @@ static uint64_t outputs_need(const struct inst_step *s)
         return total;
 }
 
-static int encode(struct inst *inst, struct req *rq, const struct inst_step *s)
+/*
+ * Encode s: compact (values only) when its blocks are the layout the
+ * worker keeps, else in full under *ret_layout, the layout number the
+ * worker is to keep them as (0: none).
+ */
+static int encode(struct inst *inst, struct req *rq, const struct inst_step *s, bool *ret_compact,
+                  uint32_t *ret_layout)
 {
         struct call_do_step ds = {
                 .current_communication_point = s->t,
@@ -51,6 +59,12 @@ static int encode(struct inst *inst, struct req *rq, const struct inst_step *s)
         uint64_t off;
         int r;
 
+        for (size_t i = 0; i < s->n_outputs; i++) {
+                const struct inst_out *b = &s->outputs[i];
+
+                if ((b->nvalues && !b->values) || (b->type == MD_BINARY && b->nvalues && !b->sizes))
+                        return -EINVAL;
+        }
         req_init(inst, rq, CALL_OP_DO_STEP, sizeof(ds));
         /* A chained step's request stays in the ring: the side buffer may be the worker's now. */
         if (s->chained) {
@@ -64,6 +78,18 @@ static int encode(struct inst *inst, struct req *rq, const struct inst_step *s)
                 if (r < 0)
                         return r;
         }
+        *ret_compact = kept_match(inst, s);
+        if (*ret_compact) {
+                ds.compact = 1;
+                ds.layout = kept_id(inst);
+                *ret_layout = ds.layout;
+                r = kept_put_inputs(rq, s, &ds.inputs);
+                if (r < 0)
+                        return r;
+                memcpy(rq->body, &ds, sizeof(ds));
+                return 0;
+        }
+        ds.layout = *ret_layout = kept_next(inst, s);
         if (call_out_alloc(&rq->out, (uint64_t)n * sizeof(cv), &off) < 0)
                 return -EMSGSIZE;
         /*
@@ -82,8 +108,6 @@ static int encode(struct inst *inst, struct req *rq, const struct inst_step *s)
         for (size_t i = 0; i < s->n_outputs; i++) {
                 const struct inst_out *b = &s->outputs[i];
 
-                if ((b->nvalues && !b->values) || (b->type == MD_BINARY && b->nvalues && !b->sizes))
-                        return -EINVAL;
                 r = values_put(rq, b->type, b->vrs, b->nvr, NULL, NULL, b->nvalues, false, &cv);
                 if (r < 0)
                         return r;
@@ -126,7 +150,8 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
 {
         struct inst_posted *e;
         uint64_t room;
-        uint32_t steps;
+        uint32_t steps, layout = 0;
+        bool compact = false;
         struct req rq;
         int r;
 
@@ -146,7 +171,7 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
         r = call_begin(inst, s->chained);
         if (r < 0)
                 return r;
-        r = encode(inst, &rq, s);
+        r = encode(inst, &rq, s, &compact, &layout);
         if (r == -EMSGSIZE && s->chained) {
                 snprintf(inst->msg, sizeof(inst->msg), "a chained step's inputs must fit the ring");
                 return -EAGAIN;
@@ -159,6 +184,7 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
         call_deadline(inst, s->timeout_ns, s->now_ns, &e->deadline);
         e->timeout_ns = inst->last_timeout_ns;
         e->step = s;
+        e->compact = compact;
         if (!inst->n_posted) {
                 inst->cur_op = CALL_OP_DO_STEP;
                 inst->cur_timeout_ns = e->timeout_ns;
@@ -174,11 +200,15 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
                 }
                 return r;
         }
+        if (compact)
+                inst->compact_steps += steps;
+        else
+                kept_sent(inst, s, layout);
         /* A repeat's later steps answer with the next sequence numbers. */
         for (uint32_t i = 1; i < steps; i++)
                 *posted_at(inst, inst->n_posted + i) = (struct inst_posted){
                         .step = s, .seq = e->seq + i, .deadline = e->deadline,
-                        .timeout_ns = e->timeout_ns, .deadline_at_wait = true,
+                        .timeout_ns = e->timeout_ns, .deadline_at_wait = true, .compact = compact,
                 };
         inst->seq += steps - 1;
         inst->n_posted += steps;
@@ -230,6 +260,7 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
         if (e.deadline_at_wait)
                 call_deadline_restart(inst, e.timeout_ns, 0, &e.deadline);
         inst->step = e.step;
+        inst->step_compact = e.compact;
         inst->step_timeout_ns = e.timeout_ns;
         inst->cur_op = CALL_OP_DO_STEP;
         inst->cur_timeout_ns = e.timeout_ns;
@@ -243,6 +274,8 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
                 call_active(-1);
         }
         if (r < 0) {
+                /* Refused: whether the worker kept the blocks is not known. */
+                kept_drop(inst);
                 call_end(inst, &rp);
                 return r;
         }
@@ -261,7 +294,8 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
                 return inst_protocol(inst, "an inconsistent step result");
         }
         if (res.phase == CALL_PHASE_DONE) {
-                t = take_outputs(inst, &rp, &res);
+                t = inst->step_compact ? kept_take_outputs(inst, &rp, &res) :
+                                         take_outputs(inst, &rp, &res);
                 if (t < 0) {
                         call_end(inst, &rp);
                         return t;

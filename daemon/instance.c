@@ -110,6 +110,7 @@ static void release(struct inst *inst)
         scratch_remove(inst);
         chan_close(inst->chan);
         arena_reset(inst);
+        kept_free(inst);
         free(inst->scratch);
         free(inst->name);
         free(inst);

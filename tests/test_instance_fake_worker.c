@@ -13,6 +13,10 @@
  *                  (call_do_step.repeat) only for its first step
  *   repeat-seq     the same, but a repeat's second reply carries the
  *                  first one's sequence number again
+ *   compact-short  every DO_STEP answered plainly with zero outputs; a
+ *                  compact one (call_do_step.compact) with its values
+ *                  eight bytes short
+ *   compact-outside  the same, with the values' range far outside
  */
 #include <errno.h>
 #include <stdio.h>
@@ -110,6 +114,60 @@ static void step_replies(const struct call_hdr *req, const unsigned char *body)
                         seq = req->seq;
                 send_reply(req->op, seq, &head, &res, sizeof(res), NULL, 0);
         }
+}
+
+/*
+ * A DO_STEP answered plainly with zero outputs: a full one with a block
+ * per output block of the request, a compact one with the values of the
+ * blocks that full one asked for, broken as the mode says.
+ */
+static void compact_replies(const struct call_hdr *req, const unsigned char *body,
+                            const unsigned char *payload, size_t plen)
+{
+        static uint64_t lens[CALL_LAYOUT_BLOCKS_MAX];
+        static uint32_t n_lens;
+        struct call_step_result res = { .phase = CALL_PHASE_DONE };
+        uint64_t offs[CALL_LAYOUT_BLOCKS_MAX], off;
+        unsigned char out[2048] = { 0 };
+        struct call_reply head = { 0 };
+        struct call_do_step ds;
+        struct call_values cv;
+
+        memcpy(&ds, body, sizeof(ds));
+        res.last_successful_time = ds.current_communication_point + ds.communication_step_size;
+        res.n_outputs = ds.n_outputs;
+        if (ds.n_outputs > CALL_LAYOUT_BLOCKS_MAX)
+                exit(4);
+        if (ds.compact) {
+                uint64_t total = call_layout_place(lens, n_lens, offs);
+
+                if (total > sizeof(out))
+                        exit(4);
+                res.outputs = (struct call_range){ 0, total };
+                if (!strcmp(mode, "compact-short"))
+                        res.outputs.len -= 8;
+                if (!strcmp(mode, "compact-outside"))
+                        res.outputs.off = 1ull << 40;
+                send_reply(req->op, req->seq, &head, &res, sizeof(res), out, total);
+                return;
+        }
+        off = (uint64_t)ds.n_outputs * sizeof(cv);
+        if (ds.outputs.off > plen || off > plen - ds.outputs.off || off > sizeof(out))
+                exit(4);
+        n_lens = ds.n_outputs;
+        for (uint32_t i = 0; i < ds.n_outputs; i++) {
+                memcpy(&cv, payload + ds.outputs.off + i * sizeof(cv), sizeof(cv));
+                lens[i] = cv.n_values * call_elem_size(cv.type);
+                off = (off + 7) & ~(uint64_t)7;
+                if (lens[i] > sizeof(out) - off)
+                        exit(4);
+                cv.vrs = (struct call_range){ 0, 0 };
+                cv.data = (struct call_range){ off, lens[i] };
+                memcpy(out + i * sizeof(cv), &cv, sizeof(cv));
+                off += lens[i];
+        }
+        res.outputs = (struct call_range){ 0, (uint64_t)ds.n_outputs * sizeof(cv) };
+        send_reply(req->op, req->seq, &head, &res, sizeof(res), out, off);
 }
 
 /* Answer one request, broken as the mode says the first time. */
@@ -221,10 +279,10 @@ int main(int argc, char *argv[])
         hello(!strcmp(mode, "bad-hello") ? 99 : CALL_VERSION);
         for (;;) {
                 struct timespec dl;
-                unsigned char body[CALL_BODY_MAX];
+                unsigned char body[CALL_BODY_MAX], payload[1024];
                 const void *rec;
                 struct call_hdr h;
-                size_t len;
+                size_t len, plen = 0;
 
                 wait_deadline_in(&dl, 30ull * 1000000000u);
                 if (chan_wait_rx(chan, &(struct wait_policy){ .strategy = WAIT_FUTEX }, &dl) < 0)
@@ -234,14 +292,24 @@ int main(int argc, char *argv[])
                 memcpy(&h, rec, sizeof(h));
                 memcpy(body, (const unsigned char *)rec + sizeof(h),
                        h.body_len < sizeof(body) ? h.body_len : sizeof(body));
+                /* The inline payload, as far as it fits. */
+                if (!(h.flags & CALL_F_SIDE) && h.body_len <= len - sizeof(h)) {
+                        plen = len - sizeof(h) - h.body_len;
+                        plen = plen < sizeof(payload) ? plen : sizeof(payload);
+                        memcpy(payload, (const unsigned char *)rec + sizeof(h) + h.body_len, plen);
+                }
                 ring_release(chan_rx(chan));
                 if (h.op == CALL_OP_IU_ANSWER)
                         continue;
                 if (!strncmp(mode, "repeat-", 7) && h.op == CALL_OP_DO_STEP &&
                     h.body_len == sizeof(struct call_do_step))
                         step_replies(&h, body);
+                else if (!strncmp(mode, "compact-", 8) && h.op == CALL_OP_DO_STEP &&
+                         h.body_len == sizeof(struct call_do_step))
+                        compact_replies(&h, body, payload, plen);
                 else
-                        reply(&h, body, first && strncmp(mode, "repeat-", 7) != 0);
+                        reply(&h, body, first && strncmp(mode, "repeat-", 7) != 0 &&
+                                        strncmp(mode, "compact-", 8) != 0);
                 first = false;
                 if (h.op == CALL_OP_FREE)
                         return 0;
