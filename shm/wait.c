@@ -135,6 +135,13 @@ static uint32_t this_cpu(void)
         return cpu < 0 ? 0 : (uint32_t)cpu + 1;
 }
 
+bool wait_waker_elsewhere(const struct wait_word *w)
+{
+        uint32_t cpu = atomic_load_explicit(&w->waker_cpu, memory_order_relaxed);
+
+        return cpu && cpu != this_cpu();
+}
+
 unsigned wait_ncpu(void)
 {
         /* sysconf() reads sysfs: far too slow for every wait, so cache it. Racing fillers agree. */

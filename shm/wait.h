@@ -29,6 +29,7 @@
 
 #include <assert.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -138,5 +139,10 @@ void wait_deadline_in(struct timespec *ret, uint64_t ns);
 
 /* Online cpus as seen by this process, cached after the first call (>= 1). */
 unsigned wait_ncpu(void);
+/*
+ * Whether the waker of w last published from a cpu other than this
+ * thread's (false when either is unknown). A hint, as waker_cpu is.
+ */
+bool wait_waker_elsewhere(const struct wait_word *w);
 
 #endif

@@ -264,3 +264,25 @@ Test(wait, strategy_names_round_trip)
         cr_assert(eq(ptr, (void *)wait_strategy_name(WAIT_STRATEGY_COUNT), NULL));
         cr_assert(ge(u32, wait_ncpu(), 1));
 }
+
+Test(wait, the_waker_is_elsewhere_only_when_both_cpus_are_known_and_differ)
+{
+        struct wait_word w;
+        _Atomic uint64_t idx = 0;
+        cpu_set_t set;
+        int cpu;
+
+        /* Pinned, so that this thread's cpu cannot change under the test. */
+        cpu = sched_getcpu();
+        cr_assert(cpu >= 0);
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        cr_assert(eq(int, sched_setaffinity(0, sizeof(set), &set), 0));
+        wait_word_init(&w);
+        cr_assert(not(wait_waker_elsewhere(&w)), "unknown waker");
+        /* Publishing records the publisher's cpu: this one. */
+        wait_publish(&idx, 1, &w);
+        cr_assert(not(wait_waker_elsewhere(&w)), "the waker is this thread");
+        atomic_store(&w.waker_cpu, (uint32_t)cpu + 2);
+        cr_assert(wait_waker_elsewhere(&w), "another cpu");
+}
