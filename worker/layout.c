@@ -109,14 +109,8 @@ bool layout_blocks(struct worker *w, const struct call_in *in, const struct call
                 return false;
         }
         data = p;
-        if (wbuf_reserve(&w->blocks, ((size_t)n + 1) * sizeof(struct vblock)) < 0) {
-                reply_refuse(rp, CALL_E_NOMEM, "out of memory");
+        if (!step_blocks_init(w, l->n_in, l->n_out, ret, rp))
                 return false;
-        }
-        ret->in = (struct vblock *)(void *)w->blocks.p;
-        ret->out = ret->in + l->n_in;
-        ret->n_in = l->n_in;
-        ret->n_out = l->n_out;
         for (uint32_t i = 0; i < n; i++) {
                 const struct kept_block *k = &l->blocks[i];
                 bool set = i < l->n_in;
@@ -152,21 +146,12 @@ void layout_get_outputs(struct worker *w, const struct step_blocks *bl,
         }
         base = call_out_ptr(&rp->out, off);
         for (uint32_t i = 0; i < bl->n_out; i++) {
-                int s;
-
                 /* Zero the alignment gap: nothing private leaks through padding. */
                 if (offs[i] > end)
                         memset(base + end, 0, offs[i] - end);
                 end = offs[i] + lens[i];
-                s = values_get_into(w, &bl->out[i], base + offs[i], rp);
-                if (s < 0)
+                if (!step_output_ok(values_get_into(w, &bl->out[i], base + offs[i], rp), i, res, rp))
                         return;
-                reply_status(rp, s);
-                if (s > fmi3Warning) {
-                        res->phase = CALL_PHASE_OUTPUTS;
-                        res->block = i;
-                        return;
-                }
         }
         res->outputs = (struct call_range){ off, total };
         res->n_outputs = bl->n_out;

@@ -58,11 +58,24 @@ static void note_memory(struct worker *w, int status, struct reply *rp)
         rp->msg_len = n < 0 ? 0 : (size_t)n < sizeof(rp->msg) ? (size_t)n : sizeof(rp->msg) - 1;
 }
 
+bool step_blocks_init(struct worker *w, uint32_t n_in, uint32_t n_out, struct step_blocks *ret,
+                      struct reply *rp)
+{
+        if (wbuf_reserve(&w->blocks, ((size_t)n_in + n_out + 1) * sizeof(struct vblock)) < 0) {
+                reply_refuse(rp, CALL_E_NOMEM, "out of memory");
+                return false;
+        }
+        ret->in = (struct vblock *)(void *)w->blocks.p;
+        ret->out = ret->in + n_in;
+        ret->n_in = n_in;
+        ret->n_out = n_out;
+        return true;
+}
+
 static bool parse_blocks(struct worker *w, const struct call_in *in, const struct call_do_step *ds,
                          struct step_blocks *bl, const char *fn, struct reply *rp)
 {
         const struct call_values *cin, *cout;
-        size_t n = (size_t)ds->n_inputs + ds->n_outputs;
         const void *p;
 
         if (call_in_range(in, &ds->inputs, sizeof(*cin), ds->n_inputs, &p) < 0)
@@ -71,14 +84,8 @@ static bool parse_blocks(struct worker *w, const struct call_in *in, const struc
         if (call_in_range(in, &ds->outputs, sizeof(*cout), ds->n_outputs, &p) < 0)
                 goto bad;
         cout = p;
-        if (wbuf_reserve(&w->blocks, (n + 1) * sizeof(struct vblock)) < 0) {
-                reply_refuse(rp, CALL_E_NOMEM, "out of memory");
+        if (!step_blocks_init(w, ds->n_inputs, ds->n_outputs, bl, rp))
                 return false;
-        }
-        bl->in = (struct vblock *)(void *)w->blocks.p;
-        bl->out = bl->in + ds->n_inputs;
-        bl->n_in = ds->n_inputs;
-        bl->n_out = ds->n_outputs;
         for (uint32_t i = 0; i < bl->n_in; i++) {
                 struct call_values cv = cin[i];
 
@@ -137,6 +144,19 @@ static bool set_inputs(struct worker *w, const struct step_blocks *bl, struct ca
         return true;
 }
 
+bool step_output_ok(int status, uint32_t i, struct call_step_result *res, struct reply *rp)
+{
+        if (status < 0)
+                return false;
+        reply_status(rp, status);
+        if (status > fmi3Warning) {
+                res->phase = CALL_PHASE_OUTPUTS;
+                res->block = i;
+                return false;
+        }
+        return true;
+}
+
 static uint64_t outputs_size(const struct step_blocks *bl)
 {
         uint64_t total = (uint64_t)bl->n_out * sizeof(struct call_values);
@@ -168,18 +188,9 @@ static void get_outputs(struct worker *w, const struct step_blocks *bl, struct c
                 reply_refuse(rp, CALL_E_MSGSIZE, "the outputs do not fit the channel");
                 return;
         }
-        for (uint32_t i = 0; i < bl->n_out; i++) {
-                int s = values_get(w, &bl->out[i], rp, &cv[i]);
-
-                if (s < 0)
+        for (uint32_t i = 0; i < bl->n_out; i++)
+                if (!step_output_ok(values_get(w, &bl->out[i], rp, &cv[i]), i, res, rp))
                         return;
-                reply_status(rp, s);
-                if (s > fmi3Warning) {
-                        res->phase = CALL_PHASE_OUTPUTS;
-                        res->block = i;
-                        return;
-                }
-        }
         if (bl->n_out)
                 memcpy(call_out_ptr(&rp->out, off), cv, (size_t)bl->n_out * sizeof(*cv));
         res->outputs = (struct call_range){ off, (uint64_t)bl->n_out * sizeof(*cv) };

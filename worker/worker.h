@@ -278,6 +278,16 @@ struct step_blocks {
         uint32_t n_in, n_out;
 };
 
+/* step.c: room for n_in + n_out blocks in w->blocks, out after in; false when rp is refused. */
+bool step_blocks_init(struct worker *w, uint32_t n_in, uint32_t n_out, struct step_blocks *ret,
+                      struct reply *rp);
+
+/*
+ * step.c: the status of output block i's get (< 0: rp is refused) into rp;
+ * false when the outputs stop there (res says where).
+ */
+bool step_output_ok(int status, uint32_t i, struct call_step_result *res, struct reply *rp);
+
 /* layout.c: step layouts (call.h, call_do_step.compact) */
 /* Keep bl, just checked, as layout id when a layout can hold it; else keep none. */
 void layout_keep(struct worker *w, uint32_t id, const struct step_blocks *bl);
