@@ -77,24 +77,7 @@ static void send_compact(const struct call_do_step *proto, const void *values, s
 /* The one reply: request 7 refused with error e and a message containing text. */
 static void expect_refusal(enum call_error e, const char *text)
 {
-        struct call_reply rep;
-        struct call_in in;
-        const void *rec, *msg;
-        char buf[CALL_MSG_MAX + 1];
-        bool side = false;
-        size_t len;
-
-        cr_assert(eq(int, ring_peek(chan_rx(daemon_end), &rec, &len), 0), "no reply");
-        cr_assert(eq(int, call_parse(rec, len, &in, &side), 0));
-        cr_assert(eq(u64, in.hdr.seq, (uint64_t)7));
-        memcpy(&rep, in.body, sizeof(rep));
-        cr_assert(eq(int, call_in_bytes(&in, &rep.msg, CALL_MSG_MAX, &msg), 0));
-        memcpy(buf, msg, rep.msg.len);
-        buf[rep.msg.len] = '\0';
-        cr_assert(eq(int, rep.error, (int)e), "%s", buf);
-        cr_assert(strstr(buf, text) != NULL, "%s", buf);
-        cr_assert(eq(int, ring_release(chan_rx(daemon_end)), 0));
-        cr_assert(eq(int, ring_peek(chan_rx(daemon_end), &rec, &len), -EAGAIN), "a second reply");
+        wfix_expect_one_refusal(daemon_end, 7, e, text);
 }
 
 /* A compact step of layout 3 with one Float64 input and one output. */

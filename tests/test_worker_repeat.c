@@ -54,25 +54,7 @@ static void send_repeat(uint32_t repeat, const double *times, size_t n_times)
 /* The one reply: request 7 refused with error e and a message containing text. */
 static void expect_one_refusal(enum call_error e, const char *text)
 {
-        struct call_reply rep;
-        struct call_in in;
-        const void *rec, *msg;
-        char buf[CALL_MSG_MAX + 1];
-        bool side = false;
-        size_t len;
-
-        cr_assert(eq(int, ring_peek(chan_rx(daemon_end), &rec, &len), 0), "no reply");
-        cr_assert(eq(int, call_parse(rec, len, &in, &side), 0));
-        cr_assert(eq(int, in.hdr.kind, CALL_REPLY));
-        cr_assert(eq(u64, in.hdr.seq, (uint64_t)7));
-        memcpy(&rep, in.body, sizeof(rep));
-        cr_assert(eq(int, rep.error, (int)e));
-        cr_assert(eq(int, call_in_bytes(&in, &rep.msg, CALL_MSG_MAX, &msg), 0));
-        memcpy(buf, msg, rep.msg.len);
-        buf[rep.msg.len] = '\0';
-        cr_assert(strstr(buf, text) != NULL, "%s", buf);
-        cr_assert(eq(int, ring_release(chan_rx(daemon_end)), 0));
-        cr_assert(eq(int, ring_peek(chan_rx(daemon_end), &rec, &len), -EAGAIN), "a second reply");
+        wfix_expect_one_refusal(daemon_end, 7, e, text);
 }
 
 Test(worker_repeat, a_repeat_without_its_times_gets_one_refusal, .init = setup, .fini = teardown)

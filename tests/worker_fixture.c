@@ -4,6 +4,7 @@
 
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,4 +65,28 @@ void wfix_channel_close(struct worker *w, struct chan *daemon_end)
         layout_free(w);
         chan_close(w->chan);
         chan_close(daemon_end);
+}
+
+void wfix_expect_one_refusal(struct chan *daemon_end, uint64_t seq, enum call_error e,
+                             const char *text)
+{
+        struct call_reply rep;
+        struct call_in in;
+        const void *rec, *msg;
+        char buf[CALL_MSG_MAX + 1];
+        bool side = false;
+        size_t len;
+
+        cr_assert(eq(int, ring_peek(chan_rx(daemon_end), &rec, &len), 0), "no reply");
+        cr_assert(eq(int, call_parse(rec, len, &in, &side), 0));
+        cr_assert(eq(int, in.hdr.kind, CALL_REPLY));
+        cr_assert(eq(u64, in.hdr.seq, seq));
+        memcpy(&rep, in.body, sizeof(rep));
+        cr_assert(eq(int, call_in_bytes(&in, &rep.msg, CALL_MSG_MAX, &msg), 0));
+        memcpy(buf, msg, rep.msg.len);
+        buf[rep.msg.len] = '\0';
+        cr_assert(eq(int, rep.error, (int)e), "%s", buf);
+        cr_assert(strstr(buf, text) != NULL, "%s", buf);
+        cr_assert(eq(int, ring_release(chan_rx(daemon_end)), 0));
+        cr_assert(eq(int, ring_peek(chan_rx(daemon_end), &rec, &len), -EAGAIN), "a second reply");
 }

@@ -18,5 +18,11 @@ void wfix_unload(struct worker *w);
  */
 void wfix_channel(struct worker *w, struct chan **ret_daemon);
 void wfix_channel_close(struct worker *w, struct chan *daemon_end);
+/*
+ * At the daemon's end: exactly one reply, to request seq, refused with
+ * error e and a message containing text.
+ */
+void wfix_expect_one_refusal(struct chan *daemon_end, uint64_t seq, enum call_error e,
+                             const char *text);
 
 #endif
