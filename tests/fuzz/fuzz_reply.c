@@ -46,6 +46,9 @@ enum seq {
         SEQ_STATE,              /* get FMU state, its size, serialize */
         SEQ_DISCRETE,           /* update discrete states, a string status */
         SEQ_PARTIAL,            /* directional derivative, dependencies */
+        SEQ_IU_NESTED,          /* a step whose intermediate update gets 2 Float64 inside it */
+        SEQ_CLOCKS,             /* Clock intervals, decimal and fraction */
+        SEQ_MORE,               /* output derivatives, deserialize, number of dependencies */
         SEQ_COUNT,
 };
 
@@ -60,6 +63,19 @@ static const enum call_op reply_ops[SEQ_COUNT][5] = {
         [SEQ_STATE] = { CALL_OP_GET_FMU_STATE, CALL_OP_SERIALIZED_SIZE, CALL_OP_SERIALIZE },
         [SEQ_DISCRETE] = { CALL_OP_UPDATE_DISCRETE, CALL_OP_GET_STATUS },
         [SEQ_PARTIAL] = { CALL_OP_DIRECTIONAL_DERIVATIVE, CALL_OP_DEPENDENCIES },
+        [SEQ_IU_NESTED] = { CALL_OP_GET, CALL_OP_DO_STEP },
+        [SEQ_CLOCKS] = { CALL_OP_GET_INTERVAL_DECIMAL, CALL_OP_GET_INTERVAL_FRACTION },
+        [SEQ_MORE] = { CALL_OP_GET_OUTPUT_DERIVATIVES, CALL_OP_DESERIALIZE,
+                       CALL_OP_NUM_DEPENDENCIES },
+};
+
+/*
+ * With fix, the sequence number of each reply, where it is not the next
+ * request's: a get inside an intermediate update is request 2, answered
+ * before the step (request 1) it interrupts.
+ */
+static const uint64_t reply_seqs[SEQ_COUNT][5] = {
+        [SEQ_IU_NESTED] = { 2, 1 },
 };
 
 static void on_log(void *ctx, struct inst *inst, int status, const char *category,
@@ -76,8 +92,12 @@ static void on_log(void *ctx, struct inst *inst, int status, const char *categor
 static void on_iu(void *ctx, struct inst *inst, const struct inst_iu *iu, bool *ret_early,
                   double *ret_time)
 {
-        (void) ctx;
-        (void) inst;
+        static const uint32_t vrs[2] = { 1, 2 };
+        double v[2];
+
+        /* The nested call of SEQ_IU_NESTED; its result is the harness's to count. */
+        if (ctx)
+                (void) note(inst_get(inst, MD_FLOAT64, vrs, 2, v, 2));
         *ret_early = iu->can_return_early;
         *ret_time = iu->time;
 }
@@ -109,6 +129,7 @@ static struct inst *make(bool iu, struct chan **ret_end)
         inst->log = on_log;
         inst->iu = iu ? on_iu : NULL;
         inst->iu_wanted = iu;
+        inst->iu_ctx = NULL;
         fd = chan_create(&p, &inst->chan);
         if (fd < 0 || chan_attach(dup(fd), ret_end) < 0 || !inst->name)
                 abort();
@@ -164,6 +185,8 @@ static void feed(struct chan *end, enum seq s, bool fix, const uint8_t *p, size_
                                 if (h.kind == CALL_REPLY) {
                                         if (reply < 5 && reply_ops[s][reply])
                                                 h.op = (uint16_t)reply_ops[s][reply];
+                                        if (reply < 5 && reply_seqs[s][reply])
+                                                h.seq = reply_seqs[s][reply];
                                         reply++;
                                         seq = next++;
                                 } else if (h.kind == CALL_EVENT && h.op == CALL_EV_IU) {
@@ -192,8 +215,10 @@ static void run(struct inst *inst, enum seq s)
         struct inst_step_result res;
         struct inst_discrete d;
         uint64_t handle = 0;
-        uint8_t buf[64];
+        uint8_t buf[64] = { 0 };
         int kinds[2];
+        uint64_t counters[2], resolutions[2];
+        static const int32_t orders[2] = { 1, 2 };
         uint32_t indep[2];
         size_t elem_dep[2], elem_indep[2];
         const char *text;
@@ -246,6 +271,21 @@ static void run(struct inst *inst, enum seq s)
         case SEQ_PARTIAL:
                 (void) note(inst_get_directional_derivative(inst, vrs, 2, vrs + 1, 2, in, 2, f, 2));
                 (void) note(inst_get_variable_dependencies(inst, 1, elem_dep, indep, elem_indep, kinds, 2));
+                break;
+        case SEQ_IU_NESTED:
+                inst->iu_ctx = inst;
+                st.n_inputs = 0;
+                st.n_outputs = 1;
+                (void) note(inst_do_step(inst, &st, &res));
+                break;
+        case SEQ_CLOCKS:
+                (void) note(inst_get_interval_decimal(inst, vrs, 2, f, kinds));
+                (void) note(inst_get_interval_fraction(inst, vrs, 2, counters, resolutions, kinds));
+                break;
+        case SEQ_MORE:
+                (void) note(inst_get_output_derivatives(inst, vrs, 2, orders, f, 2));
+                (void) note(inst_deserialize_fmu_state(inst, buf, 16, &handle));
+                (void) note(inst_get_number_of_variable_dependencies(inst, 1, &n));
                 break;
         case SEQ_COUNT:
                 break;

@@ -78,3 +78,16 @@ dump('seed-valid-partial', 8, [reply(struct.pack('<IIQQQ', 2, 2, 2, 2, 0) + rng(
                                struct.pack('<2d', 0.5, 0.25)),
                          reply(struct.pack('<IIQ', 1, 0, 2) + rng(0, 16) + rng(16, 8) + rng(24, 16) + rng(40, 8),
                                struct.pack('<QQ', 0, 1) + struct.pack('<II', 2, 3) + struct.pack('<QQ', 0, 0) + struct.pack('<II', 1, 2))])
+dump('seed-valid-iu-nested-get', 9, [iu_event(),
+                                     reply(values(F64, 2, 2, (0, 16)), struct.pack('<2d', 0.5, 1.5)),
+                                     reply(step_result(1, (0, 64)), values(F64, 3, 3, (64, 24)) + struct.pack('<3d', 1.0, 2.0, 3.0))])
+
+def timing(n, a, b, c, payload):
+    return reply(struct.pack('<II', n, 0) + rng(0, 0) + rng(*a) + rng(*b) + rng(*c), payload)
+
+dump('seed-valid-clocks', 10, [timing(2, (0, 16), (0, 0), (16, 8), struct.pack('<2d2i', 0.1, 0.2, 1, 2)),
+                               timing(2, (0, 16), (16, 16), (32, 8), struct.pack('<2Q2Q2i', 1, 2, 10, 10, 1, 1))])
+dump('seed-valid-derivatives-deserialize-dependencies', 11, [
+    reply(struct.pack('<IIQ', 2, 0, 2) + rng(0, 0) + rng(0, 0) + rng(0, 16), struct.pack('<2d', -1.0, 0.5)),
+    reply(struct.pack('<QQ', 7, 16) + rng(0, 0)),
+    reply(struct.pack('<IIQ', 1, 0, 3) + rng(0, 0) + rng(0, 0) + rng(0, 0) + rng(0, 0))])
