@@ -56,10 +56,21 @@ def compact_step(t):
     vals = struct.pack('<3d', 4.0, 5.0, 6.0) + bytes([0, 1]) + b'\0' * 6 + struct.pack('<h', 9)
     return reply(step_result(3, (0, 34), t), vals)
 
+class Side(bytes):
+    """Bytes for the side buffer, from its start (the harness's 0xffff record)."""
+
+def reply_side(result, side_len, status=0):
+    head = struct.pack('<iiIIQQ', status, 0, 4, 0, 0, 0)
+    body = head + result
+    return struct.pack('<IHHQIIQQ', 0, REPLY, 0, 0, len(body), 1, 0, side_len) + body
+
 def dump(name, seq, records):
     data = bytes([seq, 1])
     for r in records:
-        data += struct.pack('<H', len(r)) + r
+        if isinstance(r, Side):
+            data += struct.pack('<HH', 0xffff, len(r)) + r
+        else:
+            data += struct.pack('<H', len(r)) + r
     with open(os.path.join(out, name), 'wb') as f:
         f.write(data)
 
@@ -91,3 +102,5 @@ dump('seed-valid-derivatives-deserialize-dependencies', 11, [
     reply(struct.pack('<IIQ', 2, 0, 2) + rng(0, 0) + rng(0, 0) + rng(0, 16), struct.pack('<2d', -1.0, 0.5)),
     reply(struct.pack('<QQ', 7, 16) + rng(0, 0)),
     reply(struct.pack('<IIQ', 1, 0, 3) + rng(0, 0) + rng(0, 0) + rng(0, 0) + rng(0, 0))])
+dump('seed-valid-get-f64-side', 0, [Side(struct.pack('<3d', 0.25, 0.5, 0.75)),
+                                   reply_side(values(F64, 3, 3, (0, 24)), 24)])
