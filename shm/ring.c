@@ -261,9 +261,9 @@ int ring_reserve(struct ring *r, size_t len, void **ret_buf)
  * of head, a hint it writes): on this one the lines were closer as they
  * were.
  */
-static void demote(const struct ring *r, const void *p, size_t len)
+static void demote(const struct ring *r, uint32_t cpu, const void *p, size_t len)
 {
-        if (!wait_waker_elsewhere(&r->hdr->space))
+        if (!wait_waker_elsewhere(&r->hdr->space, cpu))
                 return;
 #if defined(__x86_64__)
         uintptr_t end = (uintptr_t)p + len;
@@ -279,6 +279,7 @@ static void demote(const struct ring *r, const void *p, size_t len)
 int ring_commit(struct ring *r, size_t len)
 {
         struct ring_rec *rec;
+        uint32_t cpu;
 
         if (r->err)
                 return r->err;
@@ -300,11 +301,12 @@ int ring_commit(struct ring *r, size_t len)
         atomic_store_explicit(&rec->len, (uint32_t)len, memory_order_relaxed);
         atomic_store_explicit(&rec->kind, RING_REC_DATA, memory_order_relaxed);
         atomic_store_explicit(&rec->stamp, ring_stamp(r, r->pend_start), memory_order_release);
-        demote(r, rec, sizeof(*rec) + len);
+        cpu = wait_cpu();       /* once, for both the push below and the publish */
+        demote(r, cpu, rec, sizeof(*rec) + len);
         r->mine = r->pend_start + slots_for(r, len);
         r->pend = 0;
         /* Publishes the slots; pairs with the acquire of tail in refresh_peer() and wait_until_ne(). */
-        wait_publish(&r->hdr->tail, r->mine, &r->hdr->data);
+        wait_publish_from(&r->hdr->tail, r->mine, &r->hdr->data, cpu);
         return 0;
 }
 

@@ -127,19 +127,18 @@ void wait_word_init(struct wait_word *w)
         w->reserved = 0;
 }
 
-/* This thread's cpu + 1, or 0. Cheap: glibc reads it from the rseq area. */
-static uint32_t this_cpu(void)
+uint32_t wait_cpu(void)
 {
         int cpu = sched_getcpu();
 
         return cpu < 0 ? 0 : (uint32_t)cpu + 1;
 }
 
-bool wait_waker_elsewhere(const struct wait_word *w)
+bool wait_waker_elsewhere(const struct wait_word *w, uint32_t cpu)
 {
-        uint32_t cpu = atomic_load_explicit(&w->waker_cpu, memory_order_relaxed);
+        uint32_t waker = atomic_load_explicit(&w->waker_cpu, memory_order_relaxed);
 
-        return cpu && cpu != this_cpu();
+        return waker && waker != cpu;
 }
 
 unsigned wait_ncpu(void)
@@ -275,7 +274,7 @@ static int wait_for(const struct watch *x, struct wait_word *w, const struct wai
                  * wakee together, and other load can push them together).
                  */
                 if (p->runnable <= wait_ncpu() &&
-                    atomic_load_explicit(&w->waker_cpu, memory_order_relaxed) != this_cpu())
+                    atomic_load_explicit(&w->waker_cpu, memory_order_relaxed) != wait_cpu())
                         spin_ns = p->spin_ns;
                 yield_ns = p->yield_ns;
                 break;
@@ -339,8 +338,11 @@ int wait_until_stamp(const _Atomic uint64_t *idx, uint64_t seen, const _Atomic u
 
 void wait_publish(_Atomic uint64_t *idx, uint64_t v, struct wait_word *w)
 {
-        uint32_t cpu = this_cpu();
+        wait_publish_from(idx, v, w, wait_cpu());
+}
 
+void wait_publish_from(_Atomic uint64_t *idx, uint64_t v, struct wait_word *w, uint32_t cpu)
+{
         /* Relaxed hint, read by WAIT_ADAPTIVE; written only when it changes to keep the line shared. */
         if (atomic_load_explicit(&w->waker_cpu, memory_order_relaxed) != cpu)
                 atomic_store_explicit(&w->waker_cpu, cpu, memory_order_relaxed);

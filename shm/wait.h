@@ -133,16 +133,21 @@ int wait_until_stamp(const _Atomic uint64_t *idx, uint64_t seen, const _Atomic u
  * the peer has gone to sleep. Called by the one process that writes idx.
  */
 void wait_publish(_Atomic uint64_t *idx, uint64_t v, struct wait_word *w);
+/* The same for a caller that already read its cpu with wait_cpu(). */
+void wait_publish_from(_Atomic uint64_t *idx, uint64_t v, struct wait_word *w, uint32_t cpu);
 
 /* *ret = now (CLOCK_MONOTONIC) + ns. Any process or thread. */
 void wait_deadline_in(struct timespec *ret, uint64_t ns);
 
 /* Online cpus as seen by this process, cached after the first call (>= 1). */
 unsigned wait_ncpu(void);
+/* This thread's cpu + 1, or 0 when unknown. Cheap: glibc reads it from the rseq area. */
+uint32_t wait_cpu(void);
 /*
- * Whether the waker of w last published from a cpu other than this
- * thread's (false when either is unknown). A hint, as waker_cpu is.
+ * Whether the waker of w last published from a cpu other than cpu (this
+ * thread's, from wait_cpu()); false when the waker's is unknown. A hint,
+ * as waker_cpu is.
  */
-bool wait_waker_elsewhere(const struct wait_word *w);
+bool wait_waker_elsewhere(const struct wait_word *w, uint32_t cpu);
 
 #endif

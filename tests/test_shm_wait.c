@@ -279,10 +279,10 @@ Test(wait, the_waker_is_elsewhere_only_when_both_cpus_are_known_and_differ)
         CPU_SET(cpu, &set);
         cr_assert(eq(int, sched_setaffinity(0, sizeof(set), &set), 0));
         wait_word_init(&w);
-        cr_assert(not(wait_waker_elsewhere(&w)), "unknown waker");
+        cr_assert(not(wait_waker_elsewhere(&w, wait_cpu())), "unknown waker");
         /* Publishing records the publisher's cpu: this one. */
         wait_publish(&idx, 1, &w);
-        cr_assert(not(wait_waker_elsewhere(&w)), "the waker is this thread");
+        cr_assert(not(wait_waker_elsewhere(&w, wait_cpu())), "the waker is this thread");
         atomic_store(&w.waker_cpu, (uint32_t)cpu + 2);
-        cr_assert(wait_waker_elsewhere(&w), "another cpu");
+        cr_assert(wait_waker_elsewhere(&w, wait_cpu()), "another cpu");
 }
