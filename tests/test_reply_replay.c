@@ -10,31 +10,18 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
-#include <dirent.h>
 #include <glob.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "test_instance_drv.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 extern unsigned fuzz_reply_calls, fuzz_reply_calls_ok;
 
-static int count_fds(void)
-{
-        DIR *dir = opendir("/proc/self/fd");
-        struct dirent *e;
-        int n = 0;
-
-        cr_assert(dir != NULL);
-        while ((e = readdir(dir)))
-                if (e->d_name[0] != '.')
-                        n++;
-        closedir(dir);
-        return n;
-}
-
-Test(reply_replay, fuzz_inputs_run_cleanly_and_valid_ones_succeed)
+Test(reply_replay, fuzz_inputs_run_cleanly_and_valid_ones_succeed, .timeout = 120)
 {
         unsigned valid = 0;
         glob_t g;
@@ -43,7 +30,7 @@ Test(reply_replay, fuzz_inputs_run_cleanly_and_valid_ones_succeed)
         for (size_t i = 0; i < g.gl_pathc; i++) {
                 static uint8_t buf[1 << 16];
                 const char *path = g.gl_pathv[i];
-                int fds = count_fds();
+                int fds = drv_count_fds();
                 FILE *f = fopen(path, "rb");
                 size_t n;
 
@@ -51,7 +38,7 @@ Test(reply_replay, fuzz_inputs_run_cleanly_and_valid_ones_succeed)
                 n = fread(buf, 1, sizeof(buf), f);
                 fclose(f);
                 LLVMFuzzerTestOneInput(buf, n);
-                cr_assert(eq(int, count_fds(), fds), "%s left a descriptor open", path);
+                cr_assert(eq(int, drv_count_fds(), fds), "%s left a descriptor open", path);
                 if (strstr(path, "/seed-valid-")) {
                         valid++;
                         cr_assert(fuzz_reply_calls > 0, "%s", path);
