@@ -132,13 +132,17 @@ static struct inst_posted *posted_at(struct inst *inst, unsigned i)
  */
 static int chain_refused(struct inst *inst, const struct inst_step *s, uint64_t room)
 {
+        uint32_t steps = s->repeat > 1 ? s->repeat : 1;
         const char *why = NULL;
 
-        if (inst->n_posted != 1)
-                why = "a chained step needs exactly one step in flight";
+        if (!inst->n_posted)
+                why = "a chained step needs a step in flight to follow";
+        else if (inst->n_posted + steps > INST_CHAIN_MAX)
+                why = "more steps in flight than an instance holds";
         else if (inst->iu)
                 why = "no chained step with an intermediate update callback";
-        else if (outputs_need(s) > room / 2 || outputs_need(posted_at(inst, 0)->step) > room / 2)
+        else if (outputs_need(s) > room / 2 ||
+                 outputs_need(posted_at(inst, inst->n_posted - 1)->step) > room / 2)
                 why = "a chained step's outputs must fit the ring";
         if (!why)
                 return 0;
@@ -185,13 +189,14 @@ int inst_post_step(struct inst *inst, const struct inst_step *s)
         e->timeout_ns = inst->last_timeout_ns;
         e->step = s;
         e->compact = compact;
+        /* Behind more than one step: the worker runs those first. */
+        e->deadline_at_wait = inst->n_posted > 1;
         if (!inst->n_posted) {
                 inst->cur_op = CALL_OP_DO_STEP;
                 inst->cur_timeout_ns = e->timeout_ns;
                 /* One worker busy, however many steps it has queued. */
                 call_post_active();
         }
-        e->deadline_at_wait = false;
         r = call_send(inst, &rq, &e->deadline, &e->seq);
         if (r < 0) {
                 if (!inst->n_posted) {

@@ -327,9 +327,9 @@ struct inst_out {
 };
 
 /*
- * Steps in flight on one instance: a step and what is chained behind it,
- * one step or one repeat (struct inst_step.repeat) of up to
- * INST_REPEAT_MAX steps.
+ * Steps in flight on one instance: a step and what is chained behind it
+ * (single steps or repeats, struct inst_step.repeat, of up to
+ * INST_REPEAT_MAX steps), INST_CHAIN_MAX in all.
  */
 #define INST_REPEAT_MAX 16
 #define INST_CHAIN_MAX  (1 + INST_REPEAT_MAX)
@@ -346,12 +346,14 @@ struct inst_step {
          * FMU is not called and inst_wait_step() returns -ECANCELED for it.
          * So a caller may post the next step of a run it will make anyway
          * when the current one is plain, and the worker starts it without
-         * waiting for the round trip. Its deadline counts from its post,
-         * while the step before it may still run: give it that one's time
-         * too. Refused (-EAGAIN, nothing sent) without exactly one step in
-         * flight, with an intermediate update callback, or when the request
-         * or its reply would not fit the ring (the side buffer has one
-         * owner at a time).
+         * waiting for the round trip. Behind exactly one step, its
+         * deadline counts from its post, while the step before it may still
+         * run: give it that one's time too; behind more, from when its
+         * collection starts. Refused (-EAGAIN, nothing sent) with no step
+         * in flight, with more than INST_CHAIN_MAX steps in flight after
+         * it, with an intermediate update callback, or when the request or
+         * its reply would not fit the ring (the side buffer has one owner
+         * at a time).
          */
         bool chained;
         const struct inst_in *inputs;

@@ -163,23 +163,31 @@ Test(instance_chain, what_cannot_be_chained_is_refused_before_it_is_sent, .timeo
         struct inst *in = start("LinearOde", 0, 0);
         struct inst_step s0 = step_at(0.0, NULL, false), s1 = step_at(0.125, NULL, true);
         struct inst_step s2 = step_at(0.25, NULL, true), plain = step_at(0.125, NULL, false);
+        struct inst_step big = step_at(0.375, NULL, true);
+        double x, times[INST_REPEAT_MAX + 1];
         struct inst_step_result res;
-        double x;
 
         /* Nothing in flight to chain behind. */
         cr_assert(eq(int, inst_post_step(in, &s1), -EAGAIN));
-        cr_assert(strstr(inst_message(in), "exactly one step in flight") != NULL, "%s",
+        cr_assert(strstr(inst_message(in), "a step in flight to follow") != NULL, "%s",
                   inst_message(in));
         ok(in, inst_post_step(in, &s0));
         /* An unchained post, or any other call, waits for the step in flight. */
         cr_assert(eq(int, inst_post_step(in, &plain), -EBUSY));
         ok(in, inst_post_step(in, &s1));
-        /* Two in flight: no third. */
-        cr_assert(eq(int, inst_post_step(in, &s2), -EAGAIN));
-        cr_assert(eq(int, inst_get(in, MD_FLOAT64, (uint32_t[]){ 1 }, 1, &x, 1), -EBUSY));
-        ok(in, inst_wait_step(in, &res));
-        cr_assert(eq(int, inst_get(in, MD_FLOAT64, (uint32_t[]){ 1 }, 1, &x, 1), -EBUSY));
-        ok(in, inst_wait_step(in, &res));
+        /* Behind the last of several in flight too, but no more than INST_CHAIN_MAX in all. */
+        ok(in, inst_post_step(in, &s2));
+        for (unsigned j = 0; j <= INST_REPEAT_MAX; j++)
+                times[j] = 0.125 * (3 + j);
+        big.repeat = INST_REPEAT_MAX;
+        big.times = times;
+        cr_assert(eq(int, inst_post_step(in, &big), -EAGAIN));
+        cr_assert(strstr(inst_message(in), "more steps in flight") != NULL, "%s", inst_message(in));
+        for (int j = 0; j < 3; j++) {
+                cr_assert(eq(int, inst_get(in, MD_FLOAT64, (uint32_t[]){ 1 }, 1, &x, 1), -EBUSY));
+                ok(in, inst_wait_step(in, &res));
+                cr_assert(res.last_successful_time == 0.125 * (j + 1), "step %d", j);
+        }
         ok(in, inst_get(in, MD_FLOAT64, (uint32_t[]){ 1 }, 1, &x, 1));
         cr_assert(eq(int, inst_fault(in), 0));
         cr_assert(eq(int, inst_free(in), 0));
@@ -243,22 +251,72 @@ Test(instance_chain, a_repeat_matches_one_round_trip_at_a_time_bit_for_bit, .tim
         cr_assert(eq(int, drv_count_children(), 0));
 }
 
-/* A repeat over the faulty step at 0.25: the steps after it never reach the FMU. */
+/*
+ * The master's way: each repeat posted while the one before still has steps
+ * to take, so two are queued behind the step in flight.
+ */
+Test(instance_chain, repeats_queued_behind_each_other_match_one_round_trip_at_a_time,
+     .timeout = 120)
+{
+        struct inst *a = start("LinearOde", 0, 0), *b = start("LinearOde", 0, 0);
+        double times[3][8 + 1];
+        struct inst_step sa, s0, rep[3];
+        struct inst_step_result res;
+        struct outs oa, ob;
+        unsigned posted = 1, buf = 0;
+
+        outs_init(&oa);
+        outs_init(&ob);
+        s0 = step_at(0.0, &ob, false);
+        ok(b, inst_post_step(b, &s0));
+        for (unsigned k = 0; k < 60; k++) {
+                /* Four steps or fewer left behind the one in flight: the next 8 go behind them. */
+                if (posted - k <= 1 + 4) {
+                        grid(times[buf], posted, 8);
+                        rep[buf] = repeat_of(times[buf], 8, &ob);
+                        ok(b, inst_post_step(b, &rep[buf]));
+                        posted += 8;
+                        buf = (buf + 1) % 3;
+                }
+                sa = step_at(0.125 * k, &oa, false);
+                ok(a, inst_do_step(a, &sa, &res));
+                ok(b, inst_wait_step(b, &res));
+                cr_assert(res.last_successful_time == 0.125 * (k + 1), "step %u ended at %.17g", k,
+                          res.last_successful_time);
+                cr_assert(memcmp(oa.v, ob.v, sizeof(oa.v)) == 0, "step %u differs", k);
+        }
+        /* What is still queued runs too. */
+        for (unsigned k = 60; k < posted; k++)
+                ok(b, inst_wait_step(b, &res));
+        cr_assert(eq(int, inst_wait_step(b, &res), -EINVAL), "nothing left to wait for");
+        cr_assert(eq(int, inst_free(a), 0));
+        cr_assert(eq(int, inst_free(b), 0));
+        cr_assert(eq(int, drv_count_children(), 0));
+}
+
+/*
+ * A repeat over the faulty step at 0.25, and another repeat behind it: the
+ * steps after the faulty one never reach the FMU, the second request's
+ * neither.
+ */
 static void repeat_not_plain(int32_t fault, int want)
 {
         struct inst *in = start("Misbehave", fault, 0.25);
-        struct inst_step s0 = step_at(0.0, NULL, false), rep;
+        struct inst_step s0 = step_at(0.0, NULL, false), rep, rep2;
         struct inst_step_result res;
-        double times[6];
+        double times[6], times2[4];
 
         grid(times, 1, 5);
         rep = repeat_of(times, 5, NULL);
+        grid(times2, 6, 3);
+        rep2 = repeat_of(times2, 3, NULL);
         ok(in, inst_post_step(in, &s0));
         ok(in, inst_post_step(in, &rep));
+        ok(in, inst_post_step(in, &rep2));
         ok(in, inst_wait_step(in, &res));
         ok(in, inst_wait_step(in, &res));
         cr_assert(eq(int, inst_wait_step(in, &res), want), "%s", inst_message(in));
-        for (unsigned j = 0; j < 3; j++) {
+        for (unsigned j = 0; j < 3 + 3; j++) {
                 cr_assert(eq(int, inst_wait_step(in, &res), -ECANCELED), "step %u of the rest", j);
                 cr_assert(strstr(inst_message(in), "not run: the step before it did not "
                                  "complete plainly") != NULL, "%s", inst_message(in));
@@ -308,7 +366,7 @@ Test(instance_chain, a_repeat_that_cannot_be_sent_is_refused_before_it_is, .time
         struct inst *in = start("LinearOde", 0, 0);
         struct inst_step s0 = step_at(0.0, NULL, false), rep, bad;
         struct inst_step_result res;
-        double times[INST_REPEAT_MAX + 2];
+        double times[INST_REPEAT_MAX + 2], times2[INST_CHAIN_MAX];
 
         grid(times, 1, INST_REPEAT_MAX + 1);
         rep = repeat_of(times, 3, NULL);
@@ -325,10 +383,19 @@ Test(instance_chain, a_repeat_that_cannot_be_sent_is_refused_before_it_is, .time
         bad = repeat_of(times, INST_REPEAT_MAX + 1, NULL);
         cr_assert(eq(int, inst_post_step(in, &bad), -EINVAL));
         ok(in, inst_post_step(in, &rep));
-        /* Nothing more behind a repeat. */
-        cr_assert(eq(int, inst_post_step(in, &rep), -EAGAIN));
-        for (unsigned j = 0; j < 4; j++)
+        /* Behind a repeat, up to INST_CHAIN_MAX steps in flight in all. */
+        grid(times2, 4, INST_CHAIN_MAX - 3);
+        bad = repeat_of(times2, INST_CHAIN_MAX - 3, NULL);
+        cr_assert(eq(int, inst_post_step(in, &bad), -EAGAIN));
+        cr_assert(strstr(inst_message(in), "more steps in flight") != NULL, "%s", inst_message(in));
+        bad = repeat_of(times2, INST_CHAIN_MAX - 4, NULL);
+        ok(in, inst_post_step(in, &bad));
+        bad = step_at(0.125 * INST_CHAIN_MAX, NULL, true);
+        cr_assert(eq(int, inst_post_step(in, &bad), -EAGAIN));
+        for (unsigned j = 0; j < INST_CHAIN_MAX; j++) {
                 ok(in, inst_wait_step(in, &res));
+                cr_assert(res.last_successful_time == 0.125 * (j + 1), "step %u", j);
+        }
         cr_assert(eq(int, inst_fault(in), 0));
         cr_assert(eq(int, inst_free(in), 0));
 }
