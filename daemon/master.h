@@ -56,7 +56,8 @@
  *   can cut short (no connection, input file, Event Mode, early return or
  *   intermediate update) posts the steps to t_{n+2}, t_{n+3}, ... (up to
  *   MCHAIN_REPEAT in one request) behind the one to t_{n+1} before
- *   reading its reply; the worker runs each only after a plain step, so
+ *   reading its reply, and the next request while the last still has
+ *   steps to take; the worker runs each only after a plain step, so
  *   results are those of one round trip per point, and a pause lands
  *   once the steps chained by then are taken (master_chain.c).
  * - Placement. Every 64 points, a worker whose doStep takes 20 µs or more

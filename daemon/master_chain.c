@@ -15,22 +15,27 @@
  * so results are bit-identical to one round trip per point. When the step
  * before was not plain, the chained one is skipped by the worker and the
  * master, which sees the same reply, drops it and goes on as always.
- * Once the chained steps are all taken, up to MCHAIN_REPEAT of the next
- * points' steps go in one request (instance.h, inst_step.repeat), each
- * still chained behind the one before and answered by its own reply, so
- * the master reads point by point as before; a step of 20 µs or more
- * (INST_HEAVY_STEP_NS) chains only the next one, since a round trip is
- * nothing beside it. Steps are chained only inside the current stepping
- * call (never past its target), in a run as fast as possible, and with no
- * pause, stop or warp change pending: a request arriving later is
- * honoured once the steps chained by then are taken, at most
- * MCHAIN_REPEAT points later. The step budget: a chained step is checked,
+ * Up to MCHAIN_REPEAT of the next points' steps go in one request
+ * (instance.h, inst_step.repeat), each still chained behind the one
+ * before and answered by its own reply, so the master reads point by
+ * point as before. The next request is posted once no more than
+ * MCHAIN_LOW chained steps are left to take, behind the last of them: so
+ * the worker finds its next steps queued when it ends a request, instead
+ * of idling until the master has taken the last reply. A step of 20 µs or
+ * more (INST_HEAVY_STEP_NS) chains only the next one, and only once
+ * nothing is chained, since a round trip is nothing beside it. Steps are
+ * chained only inside the current stepping call (never past its target),
+ * in a run as fast as possible, and with no pause, stop or warp change
+ * pending: a request arriving later is honoured once the steps chained by
+ * then are taken, at most MCHAIN_REPEAT + MCHAIN_LOW points later. The
+ * step budget: a chained step is checked,
  * once collected, against the coupled step's deadline (from the start of
- * its point, as any step); the worker's deadline of the first chained
- * step is what is left of the current step's plus the budget, and of each
- * later one that much again from when its collection starts, so a hung
- * chained step is caught at most about one budget later than a hung step
- * posted at its point.
+ * its point, as any step); the worker's deadline of the first step of a
+ * request chained right behind the current step is what is left of the
+ * current step's plus the budget, and of every other chained step that
+ * much again from when its collection starts, so a hung chained step is
+ * caught at most about one budget later than a hung step posted at its
+ * point.
  */
 #include "daemon/master_int.h"
 
@@ -39,6 +44,7 @@
 #include <math.h>
 
 static_assert(MCHAIN_REPEAT >= 2 && MCHAIN_REPEAT <= INST_REPEAT_MAX, "a repeat the instance takes");
+static_assert(1 + MCHAIN_LOW + MCHAIN_REPEAT <= INST_CHAIN_MAX, "steps the instance holds in flight");
 
 void mchain_plan(struct master *m)
 {
@@ -59,47 +65,64 @@ void mchain_plan(struct master *m)
 }
 
 /*
- * Steps to chain from point pt + 2 on: up to MCHAIN_REPEAT, none past the
- * target or the last point; one for a step long enough that a round trip
- * is nothing beside it (a repeat would only hold a pause longer).
+ * Steps to chain from grid point 'from' on: up to MCHAIN_REPEAT, none past
+ * the target or the last point; one for a step long enough that a round
+ * trip is nothing beside it (a repeat would only hold a pause longer), and
+ * none then while one is chained.
  */
-static uint32_t chain_count(const struct master *m, const struct mi *mi)
+static uint32_t chain_count(const struct master *m, const struct mi *mi, uint64_t from)
 {
         uint64_t last = m->target < m->n_end ? m->target : m->n_end, n;
 
-        if (last < m->pt + 2)
+        if (last < from + 1)
                 return 0;
-        n = last - m->pt - 1;
+        n = last - from;
         if (inst_last_service_ns(mi->inst) >= INST_HEAVY_STEP_NS)
-                return 1;
+                return mi->chained ? 0 : 1;
         return n < MCHAIN_REPEAT ? (uint32_t)n : MCHAIN_REPEAT;
+}
+
+/* Nothing chained any more. */
+static void forget(struct mi *mi)
+{
+        mi->chained = 0;
+        mi->chain_reqs = 0;
+        mi->chain_head = 0;
 }
 
 void mchain_post(struct master *m, struct mi *mi, uint64_t now)
 {
-        uint64_t timeout = 0;
+        unsigned buf = (mi->chain_first + mi->chain_reqs) % MCHAIN_BUFS;
+        uint64_t timeout = 0, from;
         struct inst_step *s;
         double *times;
         uint32_t n;
         int r;
 
-        if (!m->chain_ok || mi->chained || !mi->posted || !m->at_grid || mi->aim != m->t_next ||
-            isfinite(mi->next_event) || m->warp != 0 ||
+        if (!m->chain_ok || mi->chained > MCHAIN_LOW || mi->chain_reqs >= 2 || !mi->posted ||
+            !m->at_grid || mi->aim != m->t_next || isfinite(mi->next_event) || m->warp != 0 ||
             atomic_load_explicit(&m->requests, memory_order_relaxed) != 0 ||
             atomic_load_explicit(&m->warp_bits, memory_order_relaxed) != 0)
                 return;
-        n = chain_count(m, mi);
+        /* Behind the current step, or behind the last step chained. */
+        from = mi->chained ? mi->chain_end : m->pt + 1;
+        n = chain_count(m, mi, from);
         if (!n)
                 return;
-        /* The steps mstep_plan() will plan at t_{n+1}, t_{n+2}, ..., value for value. */
-        times = mi->chain_times[mi->chain_next];
+        /* The steps mstep_plan() will plan at t_{from}, t_{from+1}, ..., value for value. */
+        times = mi->chain_times[buf];
         times[0] = m->t_next;
+        if (mi->chained) {
+                unsigned last = (mi->chain_first + mi->chain_reqs - 1) % MCHAIN_BUFS;
+
+                times[0] = mi->chain_times[last][mi->chain_len[last]];
+        }
         for (uint32_t j = 1; j <= n; j++)
-                times[j] = master_grid(m, m->pt + 1 + j);
+                times[j] = master_grid(m, from + j);
         if (m->step_deadline_ns)
                 timeout = (m->step_deadline_ns > now ? m->step_deadline_ns - now : 1) +
                           (uint64_t)(m->budget_s * 1e9);
-        s = &mi->chain[mi->chain_next];
+        s = &mi->chain[buf];
         *s = (struct inst_step){
                 .t = times[0],
                 .h = times[1] - times[0],
@@ -122,9 +145,14 @@ void mchain_post(struct master *m, struct mi *mi, uint64_t now)
         }
         if (r < 0)
                 return;         /* a fault: the current step's reply reports it */
-        mi->chained = n;
-        mi->chain_head = 0;
-        mi->chain_next ^= 1;
+        if (!mi->chain_reqs) {
+                mi->chain_first = buf;
+                mi->chain_head = 0;
+        }
+        mi->chain_len[buf] = n;
+        mi->chain_reqs++;
+        mi->chained += n;
+        mi->chain_end = from + n;
 }
 
 int mchain_collected(struct master *m, struct mi *mi, int r, uint64_t now)
@@ -162,11 +190,11 @@ static int drop(struct master *m, struct mi *mi)
                 if (r == -ECANCELED)
                         continue;
                 if (r < 0) {
-                        mi->chained = 0;        /* a fault: nothing more will come */
+                        forget(mi);     /* a fault: nothing more will come */
                         return m->fault ? m->fault : mstep_fault(m, mi, r, "DoStep");
                 }
                 /* It ran: the instance is a step past the point the master holds. */
-                mi->chained = 0;
+                forget(mi);
                 session_mark_failed(m->s, mi->idx);
                 if (m->fault)
                         return m->fault;
@@ -175,14 +203,15 @@ static int drop(struct master *m, struct mi *mi)
                                   "t = %.17g ran although that step did not complete plainly",
                                   mi->name, mi->aim);
         }
+        forget(mi);
         return 0;
 }
 
 int mchain_take(struct master *m, struct mi *mi, bool *ret_taken)
 {
-        const struct inst_step *s = &mi->chain[mi->chain_next ^ 1];
-        const double *times = mi->chain_times[mi->chain_next ^ 1];
-        unsigned j = mi->chain_head;
+        unsigned buf = mi->chain_first, j = mi->chain_head;
+        const struct inst_step *s = &mi->chain[buf];
+        const double *times = mi->chain_times[buf];
 
         *ret_taken = false;
         if (!mi->chained)
@@ -191,7 +220,12 @@ int mchain_take(struct master *m, struct mi *mi, bool *ret_taken)
                 return drop(m, mi);
         /* Its round trip counts from now (post()): until now the worker ran the one before. */
         mi->chained--;
-        mi->chain_head++;
+        if (++mi->chain_head == mi->chain_len[buf]) {
+                /* Its buffer stays untouched while this last step is in flight. */
+                mi->chain_first = (buf + 1) % MCHAIN_BUFS;
+                mi->chain_head = 0;
+                mi->chain_reqs--;
+        }
         mi->step = *s;
         mi->step.t = times[j];
         mi->step.h = times[j + 1] - times[j];
@@ -223,6 +257,7 @@ int mchain_drain(struct master *m)
 
                         for (; mi->chained; mi->chained--)
                                 (void) inst_wait_step(mi->inst, &res);
+                        forget(mi);
                         continue;
                 }
                 mi->plain = false;

@@ -103,6 +103,10 @@ struct mfeed {
 
 /* Steps chained in one request at most (master_chain.c), at most INST_REPEAT_MAX. */
 #define MCHAIN_REPEAT   8u
+/* The next request is chained once no more than this many steps are left to take. */
+#define MCHAIN_LOW      (MCHAIN_REPEAT / 2)
+/* Requests a chain is made of: one being taken, one behind it, one whose last step is in flight. */
+#define MCHAIN_BUFS     3u
 
 /* The master's view of one instance. */
 struct mi {
@@ -176,14 +180,18 @@ struct mi {
 
         /*
          * The next points' steps, chained behind the current one
-         * (master_chain.c): one request of one step or a repeat. Two in
-         * turn: the last step of one may be in flight when the next is posted.
+         * (master_chain.c): requests of one step or a repeat, taken in
+         * turn. Up to two are not taken yet, and the last step of the one
+         * before them may still be in flight, so three buffers.
          */
-        struct inst_step chain[2];
-        double chain_times[2][MCHAIN_REPEAT + 1];       /* step j: [j] to [j + 1] */
-        unsigned chain_next;            /* the one the next chained post takes */
-        unsigned chain_head;            /* of chain[chain_next ^ 1]: the next step to take */
-        unsigned chained;               /* its steps not taken yet */
+        struct inst_step chain[MCHAIN_BUFS];
+        double chain_times[MCHAIN_BUFS][MCHAIN_REPEAT + 1];     /* step j: [j] to [j + 1] */
+        unsigned chain_len[MCHAIN_BUFS];        /* steps of each request */
+        unsigned chain_first;           /* the request being taken */
+        unsigned chain_reqs;            /* requests with steps not taken yet: 0 to 2 */
+        unsigned chain_head;            /* of chain[chain_first]: the next step to take */
+        unsigned chained;               /* steps not taken yet, in all */
+        uint64_t chain_end;             /* the grid point the last chained step ends at */
         bool plain;                     /* the last step collected completed plainly */
         bool took_chain;                /* the step in flight was chained */
 };
@@ -348,8 +356,9 @@ void mchain_plan(struct master *m);
  */
 int mchain_take(struct master *m, struct mi *mi, bool *ret_taken);
 /*
- * After mi's step is posted (at 'now'): when nothing is chained any more,
- * chain the next points' steps behind it where allowed.
+ * After mi's step is posted (at 'now'): when no more than MCHAIN_LOW
+ * steps are left chained, chain the next points' steps behind them where
+ * allowed.
  */
 void mchain_post(struct master *m, struct mi *mi, uint64_t now);
 /*
