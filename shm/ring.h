@@ -173,6 +173,7 @@ struct ring {
         uint32_t pend_len;      /* reserved bytes (producer) */
         uint32_t pend_slots;    /* slots of the peeked record, 0: none (consumer) */
         int pend;               /* a reservation or a peek is open */
+        bool prefetchw;         /* producer: this cpu fetches lines for writing (ring.c) */
 };
 
 /* The stamp of a record that starts at slot 'index' (see ring_rec.stamp). Either side. */
