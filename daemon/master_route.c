@@ -108,8 +108,19 @@ void mroute_cell(struct master *m, size_t col, const struct mblock *b, size_t of
 
 void mroute_fill(struct master *m)
 {
-        for (size_t i = 0; i < m->n_cols; i++)
-                mroute_cell(m, i, m->col_block[i], m->col_off[i]);
+        for (size_t i = 0; i < m->n_cols; i++) {
+                const struct mblock *b = m->col_block[i];
+
+                /* Most columns are Float64: the value is its own double, no call per cell. */
+                if (b->type == MD_FLOAT64) {
+                        memcpy(&m->row_vals[i], b->vals + m->col_off[i] * sizeof(double),
+                               sizeof(double));
+                        m->row_blobs[i] = (struct master_blob){ NULL, 0 };
+                        m->row_bits[i] = 0;
+                        continue;
+                }
+                mroute_cell(m, i, b, m->col_off[i]);
+        }
 }
 
 static void emit(struct master *m, double t, uint64_t pt, unsigned flags, size_t comp,
