@@ -111,11 +111,12 @@ void mchain_post(struct master *m, struct mi *mi, uint64_t now)
                 return;
         /* The steps mstep_plan() will plan at t_{from}, t_{from+1}, ..., value for value. */
         times = mi->chain_times[buf];
-        times[0] = m->t_next;
         if (mi->chained) {
                 unsigned last = (mi->chain_first + mi->chain_reqs - 1) % MCHAIN_BUFS;
 
                 times[0] = mi->chain_times[last][mi->chain_len[last]];
+        } else {
+                times[0] = m->t_next;
         }
         for (uint32_t j = 1; j <= n; j++)
                 times[j] = master_grid(m, from + j);

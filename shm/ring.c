@@ -336,6 +336,7 @@ static void demote(const struct ring *r, uint32_t cpu, const void *p, size_t len
 int ring_commit(struct ring *r, size_t len)
 {
         struct ring_rec *rec;
+        uint64_t slots;
         uint32_t cpu;
 
         if (r->err)
@@ -360,11 +361,12 @@ int ring_commit(struct ring *r, size_t len)
         atomic_store_explicit(&rec->stamp, ring_stamp(r, r->pend_start), memory_order_release);
         cpu = wait_cpu();       /* once, for both the push below and the publish */
         demote(r, cpu, rec, sizeof(*rec) + len);
-        r->mine = r->pend_start + slots_for(r, len);
+        slots = slots_for(r, len);
+        r->mine = r->pend_start + slots;
         r->pend = 0;
         /* Publishes the slots; pairs with the acquire of tail in refresh_peer() and wait_until_ne(). */
         wait_publish_from(&r->hdr->tail, r->mine, &r->hdr->data, cpu);
-        next_lines(r, slots_for(r, len));
+        next_lines(r, slots);
         return 0;
 }
 

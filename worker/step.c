@@ -125,36 +125,37 @@ static bool step_args_ok(const struct call_do_step *ds, const char *fn, struct r
         return true;
 }
 
-/* Set the inputs; false when one did not succeed (res says which). */
-static bool set_inputs(struct worker *w, const struct step_blocks *bl, struct call_step_result *res,
-                       struct reply *rp)
-{
-        for (uint32_t i = 0; i < bl->n_in; i++) {
-                int s = values_set(w, &bl->in[i], rp);
-
-                if (s < 0)
-                        return false;
-                reply_status(rp, s);
-                if (s > fmi3Warning) {
-                        res->phase = CALL_PHASE_INPUTS;
-                        res->block = i;
-                        return false;
-                }
-        }
-        return true;
-}
-
-bool step_output_ok(int status, uint32_t i, struct call_step_result *res, struct reply *rp)
+/*
+ * The status of block i's set or get (< 0: rp is refused) into rp; false
+ * when the step stops there (res says where: 'phase', block i).
+ */
+static bool block_ok(int status, uint32_t phase, uint32_t i, struct call_step_result *res,
+                     struct reply *rp)
 {
         if (status < 0)
                 return false;
         reply_status(rp, status);
         if (status > fmi3Warning) {
-                res->phase = CALL_PHASE_OUTPUTS;
+                res->phase = phase;
                 res->block = i;
                 return false;
         }
         return true;
+}
+
+/* Set the inputs; false when one did not succeed (res says which). */
+static bool set_inputs(struct worker *w, const struct step_blocks *bl, struct call_step_result *res,
+                       struct reply *rp)
+{
+        for (uint32_t i = 0; i < bl->n_in; i++)
+                if (!block_ok(values_set(w, &bl->in[i], rp), CALL_PHASE_INPUTS, i, res, rp))
+                        return false;
+        return true;
+}
+
+bool step_output_ok(int status, uint32_t i, struct call_step_result *res, struct reply *rp)
+{
+        return block_ok(status, CALL_PHASE_OUTPUTS, i, res, rp);
 }
 
 static uint64_t outputs_size(const struct step_blocks *bl)
