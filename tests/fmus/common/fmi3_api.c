@@ -393,7 +393,12 @@ fmi3Status fmi3DoStep(fmi3Instance instance,
                          "event the importer does not allow");
                 return fail(inst);
         }
-        inst->sim.time = s.t_end;
+        /*
+         * Without an early return the next call is expected at t + h, even
+         * where lastSuccessfulTime (s.t_end) deviates from it, as a
+         * fixed-step model's does (section 4.2.1).
+         */
+        inst->sim.time = s.early_return ? s.t_end : currentCommunicationPoint + communicationStepSize;
         if (inst_calculate(inst) < 0)
                 return fail(inst);
         if (s.early_return)
