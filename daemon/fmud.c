@@ -150,6 +150,13 @@ static int socket_dir(const struct fmud_config *cfg, char *buf, size_t size)
         return 0;
 }
 
+/* The sessions' log lines (host_log_fn): syslog levels are the log's own. */
+static void host_log(void *ctx, int level, const char *message)
+{
+        (void)ctx;
+        log_msg(level, "%s", message);
+}
+
 static int start_host(struct daemon *d, struct control *c)
 {
         static const enum host_sandbox modes[] = {
@@ -199,6 +206,7 @@ static int start_host(struct daemon *d, struct control *c)
         o.complete_ctx = c;
         o.publish = control_publish;
         o.publish_ctx = c;
+        o.log = host_log;
         r = host_new(&o, &d->host, &msg);
         if (r < 0) {
                 log_err("starting the session host: %s", msg ? msg : strerror(-r));

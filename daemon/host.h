@@ -55,6 +55,8 @@ struct host;
 typedef void host_complete_fn(void *ctx, uint64_t token, void *buf, size_t len);
 /* A PUB message: topic and one encoded body; the callee takes body (free()). */
 typedef void host_publish_fn(void *ctx, const char *topic, void *body, size_t len);
+/* A line for the daemon's log at a syslog level (LOG_WARNING, ...); any session thread. */
+typedef void host_log_fn(void *ctx, int level, const char *message);
 
 enum host_sandbox { HOST_SANDBOX_STRICT, HOST_SANDBOX_BASIC, HOST_SANDBOX_OFF };
 
@@ -80,6 +82,8 @@ struct host_opts {
         void *complete_ctx;
         host_publish_fn *publish;
         void *publish_ctx;
+        host_log_fn *log;               /* NULL: nothing is logged */
+        void *log_ctx;
 };
 
 void host_opts_default(struct host_opts *o);

@@ -16,6 +16,7 @@
 #include "daemon/row_rec.h"
 
 #include <errno.h>
+#include <syslog.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +255,20 @@ static int open_rec(struct hsess *hs, const char *out, char *msg, size_t size)
         return r;
 }
 
+/* What the master notes (master_note_fn) goes to the daemon's log with the session. */
+static void note(void *ctx, size_t comp, const char *message)
+{
+        struct hsess *hs = ctx;
+        const struct host_opts *o = &hs->h->opts;
+        char line[MASTER_NOTE_MAX + 64];
+
+        (void)comp;
+        if (!o->log)
+                return;
+        snprintf(line, sizeof(line), "session %llu: %s", (unsigned long long)hs->id, message);
+        o->log(o->log_ctx, LOG_WARNING, line);
+}
+
 static int start(struct hsess *hs, const char *out, char *msg, size_t size, int *code)
 {
         const struct host_opts *o = &hs->h->opts;
@@ -291,6 +306,8 @@ static int start(struct hsess *hs, const char *out, char *msg, size_t size, int 
         master_opts_default(&mo);
         mo.sink = hsub_sink;
         mo.sink_ctx = hs;
+        mo.note = note;
+        mo.note_ctx = hs;
         mo.inputs = hs->inputs;
         r = master_new(hs->s, &mo, &hs->m, &why);
         if (r < 0) {

@@ -61,6 +61,19 @@ int master_err(struct master *m, int err, const char *fmt, ...)
         return err;
 }
 
+void master_note(struct master *m, size_t comp, const char *fmt, ...)
+{
+        char buf[MASTER_NOTE_MAX];
+        va_list ap;
+
+        if (!m->opts.note)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        m->opts.note(m->opts.note_ctx, comp, buf);
+}
+
 void master_set_state(struct master *m, enum master_state st)
 {
         atomic_store_explicit(&m->state, (int)st, memory_order_release);
@@ -143,6 +156,9 @@ static int init_insts(struct master *m)
                 mi->rate = c->multirate ? c->multirate : 1;
                 mi->event_mode = session_event_mode_used(m->s, i);
                 mi->can_state = c->fmu->md->cs.can_get_and_set_fmu_state;
+                mi->rigid = !c->fmu->md->cs.can_handle_variable_communication_step_size;
+                if (c->fmu->md->cs.has_fixed_internal_step_size)
+                        mi->fixed_step = c->fmu->md->cs.fixed_internal_step_size;
                 mi->iu = session_iu_enabled(m->s, i);
                 mi->next_event = session_next_event_time(m->s, i);
                 mi->t = m->t0;

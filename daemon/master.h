@@ -135,6 +135,15 @@ typedef void master_sink_fn(void *ctx, const struct master_row *row);
  */
 typedef bool master_iu_hook_fn(void *ctx, size_t comp, double *time);
 
+/*
+ * Something a user should know that is not a fault (e.g. an instance
+ * whose lastSuccessfulTime deviates from the point without an early
+ * return); each kind is said once per instance. Master thread; message
+ * valid during the call.
+ */
+typedef void master_note_fn(void *ctx, size_t comp, const char *message);
+#define MASTER_NOTE_MAX 1024    /* a note's length, NUL included, at most */
+
 struct master_opts {
         master_sink_fn *sink;           /* NULL: no rows */
         void *sink_ctx;
@@ -144,6 +153,8 @@ struct master_opts {
         bool early_return_on_request;
         master_iu_hook_fn *iu_hook;
         void *iu_hook_ctx;
+        master_note_fn *note;           /* NULL: notes are dropped */
+        void *note_ctx;
         uint32_t max_event_iterations;  /* per Event Mode; 0: 1000 */
         /*
          * Extra points (early returns, time events) in a row between two

@@ -54,8 +54,9 @@ void mchain_plan(struct master *m)
         if (m->opts.no_chain || m->n != 1 || m->any_early ||
             m->opts.inputs || m->opts.rollback_on_fault)
                 return;
+        /* A rigid instance's step is rate * h, not the difference of two grid times. */
         if (mi->rate != 1 || mi->event_mode || mi->iu || mi->save_state || mi->n_routes ||
-            mi->n_feeds || mi->n_iu)
+            mi->n_feeds || mi->n_iu || mi->rigid)
                 return;
         for (size_t i = 0; i < mi->n_out; i++)
                 if (mi->next[i].type == MD_STRING || mi->next[i].type == MD_BINARY ||
@@ -165,8 +166,7 @@ int mchain_collected(struct master *m, struct mi *mi, int r, uint64_t now)
         /* The worker's test (worker/call.h, call_do_step.chained), on the same values. */
         mi->plain = (r == INST_OK || r == INST_WARNING) && res->phase == INST_PHASE_DONE &&
                     !res->event_handling_needed && !res->terminate_simulation &&
-                    !res->early_return &&
-                    res->last_successful_time == mi->step.t + mi->step.h;
+                    !res->early_return;
         if (!took || r < 0 || r > INST_WARNING || !m->step_deadline_ns ||
             now <= m->step_deadline_ns)
                 return r;

@@ -116,6 +116,10 @@ struct mi {
         int fmi;
         uint32_t rate;                  /* multirate factor */
         bool event_mode, can_state, save_state, iu;
+        /* canHandleVariableCommunicationStepSize is false: every step is rate * h exactly. */
+        bool rigid;
+        double fixed_step;              /* fixedInternalStepSize; 0: none given */
+        bool noted_lst;                 /* a lastSuccessfulTime deviation was noted */
         unsigned stage;
 
         /* Values set with each step, and where they come from. */
@@ -275,6 +279,8 @@ double master_grid(const struct master *m, uint64_t k);
 double master_tol(const struct master *m, double t);
 /* Write the message (printf-style); returns err. */
 int master_err(struct master *m, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Tell opts.note about instance comp (printf-style). */
+void master_note(struct master *m, size_t comp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void master_set_state(struct master *m, enum master_state st);
 
 /* master_plan.c */

@@ -141,6 +141,26 @@ int mstep_fault(struct master *m, struct mi *mi, int r, const char *fn)
                           mi->name, mi->fmi == 2 ? "fmi2" : "fmi3", call, mi->from, mi->aim, why);
 }
 
+/*
+ * Without an early return the instance is at the point it was sent to,
+ * whatever lastSuccessfulTime says: "Even if the FMU returns from
+ * fmi3DoStep with fmi3OK and earlyReturn = fmi3False, it is allowed that
+ * lastSuccessfulTime deviates from the expected currentCommunicationPoint
+ * + communicationStepSize" (FMI 3.0 section 4.2.1), as a fixed-step
+ * integrator's does. Said once per instance, never a fault.
+ */
+static void note_deviation(struct master *m, struct mi *mi, double lst)
+{
+        if (mi->noted_lst)
+                return;
+        mi->noted_lst = true;
+        master_note(m, mi->idx, "component '%s': fmi3DoStep at t = %.17g (step to %.17g) returned "
+                    "lastSuccessfulTime %.17g with earlyReturn = false (%+.3g): taken as being at "
+                    "%.17g, as FMI 3.0 section 4.2.1 allows (e.g. a fixed internal step%s); said "
+                    "once", mi->name, mi->from, mi->aim, lst, lst - mi->aim, mi->aim,
+                    mi->fixed_step > 0 ? " larger than the communication step" : "");
+}
+
 /* Check a step's reply; the instance is then at mi->reached. */
 static int take(struct master *m, struct mi *mi)
 {
@@ -150,7 +170,18 @@ static int take(struct master *m, struct mi *mi)
         mi->pending = true;
         mi->event = mi->res.event_handling_needed;
         mi->terminate = mi->res.terminate_simulation;
-        if (mi->fmi == 2 || fabs(lst - mi->aim) <= tol) {
+        if (mi->fmi == 3 && mi->res.early_return && !session_early_return_allowed(m->s, mi->idx)) {
+                mi->stepped = false;
+                session_mark_failed(m->s, mi->idx);
+                m->fault = -EPROTO;
+                return master_err(m, -EPROTO, "component '%s': fmi3DoStep at t = %.17g (step to "
+                                  "%.17g) returned earlyReturn = true, but it was instantiated "
+                                  "with earlyReturnAllowed = false (FMI 3.0 section 4.2.1)",
+                                  mi->name, mi->from, mi->aim);
+        }
+        if (mi->fmi == 2 || !mi->res.early_return || fabs(lst - mi->aim) <= tol) {
+                if (mi->fmi == 3 && !(fabs(lst - mi->aim) <= tol))
+                        note_deviation(m, mi, lst);
                 mi->reached = mi->aim;
                 return 0;
         }
@@ -173,8 +204,39 @@ static uint64_t budget_left(const struct master *m, uint64_t now)
         return now < m->step_deadline_ns ? m->step_deadline_ns - now : 1;
 }
 
+/*
+ * The step size to send: the grid's difference, except for an instance
+ * that cannot vary its step (canHandleVariableCommunicationStepSize =
+ * false, FMI 3.0 section 4.4, FMI 2.0 section 4.3.1), which gets rate * h
+ * exactly at every step, as fmusim and FMPy send their fixed step; t_n +
+ * rate * h differs from t_{n+rate} in the last bits at most. The scenario
+ * made the grid fit such instances (whole steps to the stop time), so a
+ * shorter step can only come from meeting another's early return or time
+ * event: a fault that says so. 0, or the fault.
+ */
+static int step_size(struct master *m, struct mi *mi, double *ret_h)
+{
+        double h = mi->aim - mi->from, fixed = (double)mi->rate * m->h;
+
+        if (!mi->rigid) {
+                *ret_h = h;
+                return 0;
+        }
+        if (fabs(h - fixed) <= master_tol(m, mi->aim)) {
+                *ret_h = fixed;
+                return 0;
+        }
+        session_mark_failed(m->s, mi->idx);
+        m->fault = -ENOTSUP;
+        return master_err(m, -ENOTSUP, "component '%s' must step from t = %.17g to %.17g (%.17g) "
+                          "to meet another instance's early return or event, but its step is "
+                          "fixed at %.17g (canHandleVariableCommunicationStepSize is false)",
+                          mi->name, mi->from, mi->aim, h, fixed);
+}
+
 static int post(struct master *m, struct mi *mi, bool route, uint64_t now)
 {
+        double h;
         bool taken;
         int r;
 
@@ -190,11 +252,14 @@ static int post(struct master *m, struct mi *mi, bool route, uint64_t now)
                 mi->posted = true;
                 return 0;
         }
+        r = step_size(m, mi, &h);
+        if (r < 0)
+                return r;
         if (route)
                 mroute_inputs(m, mi);
         mi->step = (struct inst_step){
                 .t = mi->from,
-                .h = mi->aim - mi->from,
+                .h = h,
                 .no_set_prior = true,   /* states are only ever restored to mi->from */
                 .inputs = mi->inst_in,
                 .n_inputs = mi->n_in,

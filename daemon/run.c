@@ -17,6 +17,7 @@
 #define PROGRESS_STEPS 100
 
 struct run_ctx {
+        const struct run_opts *o;
         const struct scenario *sc;
         struct rec *rec;
         enum rec_type *types;           /* per column */
@@ -152,6 +153,18 @@ static int drive(struct master *m, const struct run_opts *o, const struct scenar
         return r;
 }
 
+/* A master's note goes where the FMUs' messages go, as a warning of fmud's own. */
+static void note(void *ctx, size_t comp, const char *message)
+{
+        const struct run_ctx *c = ctx;
+        const struct run_opts *o = c->o;
+        const struct scenario *sc = c->sc;
+
+        if (o->log)
+                o->log(o->log_ctx, comp, comp < sc->n_components ? sc->components[comp].name : "",
+                       1 /* fmi3Warning */, "fmud", message);
+}
+
 int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_report *rep)
 {
         struct scenario_opts sopt;
@@ -175,6 +188,7 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
                 return fail(rep, RUN_PHASE_LOAD, r, "cannot load '%s': %s", o->scenario,
                             r == -EINVAL ? "the scenario is invalid" : strerror(-r));
         c.sc = sc;
+        c.o = o;
         r = init_report(rep, sc);
         if (r < 0) {
                 r = fail(rep, RUN_PHASE_LOAD, r, "out of memory");
@@ -206,6 +220,8 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         master_opts_default(&mopt);
         mopt.sink = sink;
         mopt.sink_ctx = &c;
+        mopt.note = note;
+        mopt.note_ctx = &c;
         mopt.inputs = inputs;
         r = master_new(s, &mopt, &m, &why);
         if (r < 0) {

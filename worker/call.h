@@ -351,8 +351,9 @@ struct call_do_step {
          * 1: posted behind another DO_STEP before its reply was read. Run
          * only if the request served just before this one was a DO_STEP
          * that completed plainly: status OK or Warning, every output got,
-         * no event, no terminate, no early return, lastSuccessfulTime its
-         * end exactly. Else it is refused with CALL_E_SKIPPED and the FMU
+         * no event, no terminate, no early return (lastSuccessfulTime may
+         * deviate from its end without one: the FMU is at the end all the
+         * same, FMI 3.0 section 4.2.1). Else it is refused with CALL_E_SKIPPED and the FMU
          * is not called, so the daemon can post the next step of a run
          * before the reply of the current one without ever getting ahead
          * of what it decides from that reply.

@@ -269,8 +269,7 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
                 get_outputs(w, &bl, &res, rp);
         /* What a chained step after this one needs (call.h); exact end, no tolerance. */
         w->plain = res.phase == CALL_PHASE_DONE && !rp->head.error && !res.event_handling_needed &&
-                   !res.terminate_simulation && !res.early_return &&
-                   res.last_successful_time == ds.current_communication_point + ds.communication_step_size;
+                   !res.terminate_simulation && !res.early_return;
 out:
         memcpy(rp->result, &res, sizeof(res));
 }
