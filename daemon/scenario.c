@@ -48,6 +48,16 @@ int sc_err(struct sc_load *l, const char *file, int line, const char *subject,
         return -EINVAL;
 }
 
+void sc_warn(struct sc_load *l, const char *file, int line, const char *subject,
+             const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        diag_addv(l->diags, DIAG_WARNING, file, line, subject, fmt, ap);
+        va_end(ap);
+}
+
 char *sc_origin(const char *file, int line)
 {
         char *s;

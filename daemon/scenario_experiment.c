@@ -5,7 +5,8 @@
  *   start  the SSD's DefaultExperiment startTime (a single FMU: its own), else 0
  *   stop   its stopTime, else start + 1 (as FMPy)
  *   step   the fmud stepSize; else the smallest stepSize among the
- *          components' DefaultExperiments; else (stop - start) / 500
+ *          components' DefaultExperiments; else the smallest
+ *          fixedInternalStepSize among them; else (stop - start) / 500
  *   budget 10 s per coupled step; warp 0; decimation 1; algorithm Jacobi
  *
  * and the Gauss-Seidel order: which connections are sequential (the
@@ -61,6 +62,8 @@ static void defaults(struct sc_load *l, const struct sc_settings *st, struct sce
                 e->stop = e->start + SCENARIO_DEFAULT_DURATION;
         e->step = st->has_step ? st->step : component_step(l->s);
         if (isinf(e->step))
+                e->step = sc_grid_default_step(l->s);
+        if (isinf(e->step))
                 e->step = (e->stop - e->start) / SCENARIO_DEFAULT_POINTS;
         e->budget = st->has_budget ? st->budget : SCENARIO_DEFAULT_BUDGET;
         e->budget_given = st->has_budget;
@@ -101,7 +104,10 @@ static int check(struct sc_load *l, const struct sc_settings *st, const struct s
         if (!isfinite(e->warp) || e->warp < 0)
                 bad |= sc_err(l, f, line, NULL, "warp %g: must be 0 (as fast as possible) or a "
                               "positive finite factor", e->warp) < 0;
-        return bad ? -EINVAL : 0;
+        if (bad)
+                return -EINVAL;
+        where(l, st->step_from, settings, &f, &line);
+        return sc_grid(l, f, line);
 }
 
 /* The order attribute: listed components first, the rest after in document order. */

@@ -47,6 +47,11 @@ __attribute__((format(printf, 5, 6)))
 int sc_err(struct sc_load *l, const char *file, int line, const char *subject,
            const char *fmt, ...);
 
+/* Append a warning: something the user should know that does not refuse the scenario. */
+__attribute__((format(printf, 5, 6)))
+void sc_warn(struct sc_load *l, const char *file, int line, const char *subject,
+             const char *fmt, ...);
+
 /* "file:line" in a new string (line 0: the file alone); NULL on OOM. */
 char *sc_origin(const char *file, int line);
 
@@ -102,6 +107,16 @@ struct sc_settings {
 /* Read the annotation (if any), apply l->ov and the multirate factors. */
 int sc_settings(struct sc_load *l, struct sc_settings *st);
 void sc_settings_fini(struct sc_settings *st);
+
+/* scenario_grid.c */
+/* The smallest fixedInternalStepSize of the components; INFINITY: none gives one. */
+double sc_grid_default_step(const struct scenario *s);
+/*
+ * Check the grid against the time representation and the components that
+ * cannot vary their step, and end it at their last whole step (a warning);
+ * problems are reported at file:line. 0 or -EINVAL.
+ */
+int sc_grid(struct sc_load *l, const char *file, int line);
 
 /* scenario_experiment.c: defaults, checks, the Gauss-Seidel order. */
 int sc_experiment(struct sc_load *l, const struct sc_settings *st);

@@ -1,0 +1,253 @@
+/*
+ * master: FMUs with a fixed internal step (FMI 3.0 section 4.2.1,
+ * lastSuccessfulTime; section 4.4, canHandleVariableCommunicationStepSize
+ * and fixedInternalStepSize), with FixedStep (any step accepted; where the
+ * internal step does not fit, lastSuccessfulTime lags without an early
+ * return) and FixedStepRigid (every step of one size, a multiple of the
+ * internal step).
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmu_direct.h"
+#include "test_master_sys.h"
+
+enum { FS_X = 1, FS_U = 2, FS_TAU = 3, FS_STEPS = 4 };
+
+static double val(const struct msys *x, const struct mrow *row, const char *name)
+{
+        return row->v[msys_col(x, name)];
+}
+
+struct notes {
+        unsigned n;
+        char last[1024];
+};
+
+static void on_note(void *ctx, size_t comp, const char *message)
+{
+        struct notes *nt = ctx;
+
+        (void)comp;
+        nt->n++;
+        snprintf(nt->last, sizeof(nt->last), "%s", message);
+}
+
+/* Whether the scenario's diagnostics hold a warning with text in it. */
+static bool has_warning(const struct msys *x, const char *text)
+{
+        for (size_t i = 0; i < x->diags.n; i++)
+                if (x->diags.v[i].severity == DIAG_WARNING && strstr(x->diags.v[i].message, text))
+                        return true;
+        return false;
+}
+
+static bool has_error(const struct msys *x, const char *text)
+{
+        for (size_t i = 0; i < x->diags.n; i++)
+                if (x->diags.v[i].severity == DIAG_ERROR && strstr(x->diags.v[i].message, text))
+                        return true;
+        return false;
+}
+
+#define FS_SPEC(step_, stop_) { \
+        .elements = MSYS_COMP("fs", "FixedStep"), \
+        .stop = (stop_), \
+        .attrs = "stepSize=\"" step_ "\"", \
+        .settings = MSYS_RECORD("fs.x") MSYS_RECORD("fs.tau") MSYS_RECORD("fs.steps"), \
+}
+
+Test(master_fixed_step, a_lagging_fmu_alone_gives_row_for_row_what_a_plain_loop_gives)
+{
+        struct msys_spec spec = FS_SPEC("0.01", 1.0);
+        const double h = 0.01;
+        const struct mrow **g;
+        struct master_stats st;
+        struct notes nt = { 0 };
+        struct fmi3 api;
+        fmi3Instance fi;
+        struct msys x;
+        size_t n;
+
+        msys_load(&x, &spec);
+        x.mo.note = on_note;
+        x.mo.note_ctx = &nt;
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        master_get_stats(x.m, &st);
+        cr_assert(eq(u64, st.extra_points, 0));
+        cr_assert(eq(u64, st.restores, 0));
+
+        /* The plain loop: doStep(t_n, h) at every t_n = n h, as fmusim and FMPy call it. */
+        load3(&api, "FixedStep", NULL);
+        fi = instantiate3(&api, "FixedStep", false, false, NULL, 0, NULL);
+        initialize3(&api, fi, 0.0);
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)101));
+        for (size_t k = 0; k < n; k++) {
+                double t_last = -1.0;
+
+                if (k > 0) {
+                        cr_assert(eq(int, step3(&api, fi, (double)(k - 1) * h, h, NULL, &t_last),
+                                     fmi3OK), "%s", last_log);
+                        cr_assert(t_last == get_f64(&api, fi, FS_TAU));
+                }
+                cr_assert(g[k]->t == (double)k * h);
+                cr_assert(val(&x, g[k], "fs.x") == get_f64(&api, fi, FS_X), "row %zu", k);
+                cr_assert(val(&x, g[k], "fs.tau") == get_f64(&api, fi, FS_TAU), "row %zu", k);
+                cr_assert(eq(dbl, val(&x, g[k], "fs.steps"), (double)get_i32(&api, fi, FS_STEPS)));
+        }
+        /* Ten internal steps of 0.1: x = 1 - 0.9^10 at t = 1. */
+        cr_assert(eq(dbl, val(&x, g[n - 1], "fs.steps"), 10.0));
+        cr_assert(fabs(val(&x, g[n - 1], "fs.x") - (1.0 - pow(0.9, 10))) < 1e-12);
+        free(g);
+        api.FreeInstance(fi);
+
+        /* Said once, with the deviation, never a fault. */
+        cr_assert(eq(u32, nt.n, 1));
+        cr_assert(strstr(nt.last, "'fs'") && strstr(nt.last, "lastSuccessfulTime 0 ") &&
+                  strstr(nt.last, "earlyReturn = false"), "%s", nt.last);
+        msys_fini(&x);
+}
+
+Test(master_fixed_step, a_system_holding_a_lagging_fmu_runs_without_meeting)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("fs", "FixedStep") MSYS_COMP("lin", "LinearOde"),
+                .connections = MSYS_CONN("fs", "x", "lin", "u0")
+                               MSYS_CONN("lin", "y0", "fs", "u"),
+                .stop = 0.5,
+                .attrs = "stepSize=\"0.01\"",
+                .settings = MSYS_RECORD("fs.x") MSYS_RECORD("fs.steps") MSYS_RECORD("lin.u0"),
+        };
+        const struct mrow **g;
+        struct master_stats st;
+        struct msys x;
+        size_t n;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        master_get_stats(x.m, &st);
+        cr_assert(eq(u64, st.extra_points, 0));
+        cr_assert(eq(u64, st.restores, 0));
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)51));
+        /* fs moved only at whole internal steps, and LinearOde saw each move a point later. */
+        cr_assert(eq(dbl, val(&x, g[50], "fs.steps"), 5.0));
+        for (size_t k = 1; k < n; k++)
+                cr_assert(val(&x, g[k], "lin.u0") == val(&x, g[k - 1], "fs.x"), "row %zu", k);
+        free(g);
+        msys_fini(&x);
+}
+
+Test(master_fixed_step, a_rigid_fmu_gets_its_internal_step_by_default)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("r", "FixedStepRigid"),
+                .stop = 1.0,
+                .settings = MSYS_RECORD("r.x") MSYS_RECORD("r.steps"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        cr_assert(eq(dbl, x.sc->experiment.step, 0.1));
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(dbl, x.rows[x.n_rows - 1].t, 1.0));
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "r.steps"), 10.0));
+        msys_fini(&x);
+}
+
+Test(master_fixed_step, a_step_that_is_no_multiple_of_a_rigid_fmus_internal_step_is_refused_at_load)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("r", "FixedStepRigid"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.03\"",
+        };
+        struct msys x = { 0 };
+
+        cr_assert(eq(int, msys_load_try(&x, &spec), -EINVAL));
+        cr_assert(has_error(&x, "canHandleVariableCommunicationStepSize is false"));
+        cr_assert(has_error(&x, "0.03") && has_error(&x, "fixedInternalStepSize 0.1"));
+        msys_fini(&x);
+}
+
+Test(master_fixed_step, a_multirate_factor_may_make_the_step_fit)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("r", "FixedStepRigid") MSYS_COMP("lin", "LinearOde"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.05\"",
+                .settings = "<fmud:Component name=\"r\" multirate=\"2\"/>"
+                            MSYS_RECORD("r.steps") MSYS_RECORD("lin.x"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "r.steps"), 10.0));
+        msys_fini(&x);
+}
+
+Test(master_fixed_step, a_rigid_fmu_stops_at_its_last_whole_step_and_says_so)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("r", "FixedStepRigid"),
+                .stop = 1.05,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("r.steps"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        cr_assert(has_warning(&x, "last whole step"), "no warning about the stop time");
+        cr_assert(eq(dbl, x.sc->experiment.stop, 1.0));
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(dbl, x.rows[x.n_rows - 1].t, 1.0));
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "r.steps"), 10.0));
+        msys_fini(&x);
+}
+
+Test(master_fixed_step, a_rigid_multirate_fmu_stops_where_its_own_steps_end)
+{
+        /* 0.05 * 2 = 0.1 per step of r; the grid ends at 0.95 = 19 points: r's last is 0.9. */
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("r", "FixedStepRigid") MSYS_COMP("lin", "LinearOde"),
+                .stop = 0.95,
+                .attrs = "stepSize=\"0.05\"",
+                .settings = "<fmud:Component name=\"r\" multirate=\"2\"/>" MSYS_RECORD("r.steps"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        cr_assert(has_warning(&x, "last whole step"));
+        cr_assert(x.sc->experiment.stop == 18 * 0.05, "stop %.17g", x.sc->experiment.stop);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "r.steps"), 9.0));
+        msys_fini(&x);
+}
+
+Test(master_fixed_step, a_step_the_time_representation_cannot_resolve_is_refused_at_load)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("lin", "LinearOde"),
+                .start = 1e9,
+                .stop = 1e9 + 1,
+                .attrs = "stepSize=\"1e-7\"",
+        };
+        struct msys x = { 0 };
+
+        cr_assert(eq(int, msys_load_try(&x, &spec), -EINVAL));
+        cr_assert(has_error(&x, "cannot be told apart"), "no error about resolution");
+        msys_fini(&x);
+}
