@@ -97,10 +97,11 @@ static int restore(struct master *m, struct mi *mi, double t_meet)
 
         if (!mi->saved)
                 return master_err(m, (m->fault = -ENOTSUP), "component '%s' went on to t = %.17g "
-                                  "but must meet an early return at t = %.17g, and its FMU state "
-                                  "cannot be restored (canGetAndSetFMUState is false): the "
+                                  "but must meet an early return at t = %.17g, and %s: the "
                                   "instances cannot continue at the same time", mi->name,
-                                  mi->reached, t_meet);
+                                  mi->reached, t_meet, mi->can_state ?
+                                  "its FMU state was not saved before this step" :
+                                  "its FMU state cannot be restored (canGetAndSetFMUState is false)");
         r = inst_set_fmu_state(mi->inst, mi->state);
         if (r != INST_OK && r != INST_WARNING)
                 return mstep_fault(m, mi, r, "SetFMUState");
