@@ -56,10 +56,13 @@ static int event(struct master *m, struct mi *mi)
         r = mevent_iterate(m, mi, &term);
         if (r < 0)
                 return r;
-        if (term) {
-                mi->terminate = true;   /* stays in Event Mode: the session ends here */
-                return 0;
-        }
+        /*
+         * A terminate request stays in Event Mode and ends the session
+         * here, with the values the event computed (fmi3Get* is allowed in
+         * Event Mode, FMI 3.0 section 3.2.2): the last row is after it, as
+         * fmusim and FMPy record it.
+         */
+        mi->terminate = term;
         r = mroute_get_outputs(m, mi);
         if (r != INST_OK && r != INST_WARNING)
                 return mstep_fault(m, mi, r, "Get (outputs after Event Mode)");

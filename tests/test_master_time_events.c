@@ -574,3 +574,35 @@ Test(master_time_events, events_too_dense_fault_the_step_instead_of_stalling_it)
         cr_assert(master_time(x.m) < 0.1);
         msys_fini(&x);
 }
+
+Test(master_time_events, terminate_from_event_mode_records_the_values_after_the_event)
+{
+        /* Events at 0.05, 0.15, 0.25; the third makes count 3 = stop_count: the end. */
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent"),
+                .parameters = MSYS_REAL("te.phase", "0.05") MSYS_REAL("te.period", "0.1")
+                              MSYS_INT("te.stop_count", "3"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("te.count") MSYS_RECORD("te.y") MSYS_RECORD("te.x"),
+        };
+        const struct mrow *left, *right, *last;
+        struct master_stats st;
+        struct msys x;
+
+        run_to_end(&x, &spec, &st);
+        cr_assert(eq(u64, st.events, 3));
+        cr_assert(eq(sz, rows_at(&x, 0.25, &left, &right), (size_t)2));
+        cr_assert(left && right && right == left + 1);
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(last == right, "the last row is at %.17g", last->t);
+        cr_assert(eq(uint, left->flags, MASTER_ROW_EXTRA | MASTER_ROW_EVENT_LEFT));
+        cr_assert(eq(uint, right->flags, MASTER_ROW_EXTRA));
+        /* Before the event: 2; after it, as the FMU computed it in Event Mode: 3. */
+        cr_assert(eq(dbl, val(&x, left, "te.count"), 2.0));
+        cr_assert(eq(dbl, val(&x, right, "te.count"), 3.0));
+        cr_assert(eq(dbl, val(&x, right, "te.y"), 3.0 * (1.0 + 3.0)));
+        cr_assert(fabs(val(&x, right, "te.x") - (0.1 + 2 * 0.1)) < 1e-12);
+        cr_assert(eq(dbl, st.sim_time, 0.25));
+        msys_fini(&x);
+}

@@ -9,6 +9,9 @@
  *   z' = u                                 (u: an input held over a step)
  *   gain = 2 * base                        (calculatedParameter)
  *   y = gain * (1 + count)                 (an output that shows gain)
+ *   terminateSimulation once count reaches stop_count (> 0), from
+ *   fmi3UpdateDiscreteStates in Event Mode, as counters that end a
+ *   simulation do (FMI 3.0 section 3.2.2)
  *
  * With eventModeUsed, the counter only moves in Event Mode: after each
  * fmi3UpdateDiscreteStates the FMU reports nextEventTime = t_k (FMI 3.0
@@ -18,7 +21,7 @@
  * Without Event Mode the events are handled inside DoStep.
  *
  * Value references: time 0, period 1, phase 2, count 3, x 4, der_x 5,
- * base 6, gain 7, y 8, u 9, z 10, level 11.
+ * base 6, gain 7, y 8, u 9, z 10, level 11, stop_count 12.
  */
 #include <errno.h>
 #include <math.h>
@@ -37,6 +40,7 @@ struct model_data {
         double u;
         double z;
         double level;
+        int32_t stop_count;
         uint64_t next_k;        /* index of the next time event */
 };
 
@@ -54,6 +58,7 @@ static const struct var vars[] = {
         VAR_SCALAR(9, "u", VAR_FLOAT64, VAR_INPUT, VAR_CONTINUOUS, VAR_EXACT, u),
         VAR_SCALAR(10, "z", VAR_FLOAT64, VAR_OUTPUT, VAR_CONTINUOUS, VAR_CALCULATED, z),
         VAR_SCALAR(11, "level", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, level),
+        VAR_SCALAR(12, "stop_count", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, stop_count),
 };
 
 static void start(struct inst *inst)
@@ -64,6 +69,7 @@ static void start(struct inst *inst)
         d->phase = 0.15;
         d->base = 1.5;
         d->u = 0.0;
+        d->stop_count = 0;
 }
 
 /* How close to t_k counts as at t_k: rounding of t0 + n h against phase + k period. */
@@ -147,6 +153,7 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
         struct model_data *d = inst_data(inst);
 
         take_events(inst, d, inst_time(inst));
+        ret->terminate = d->stop_count > 0 && d->count >= d->stop_count;
         ret->need_update = false;
         ret->next_event_time_defined = d->period > 0.0;
         ret->next_event_time = event_time(d);
