@@ -8,16 +8,19 @@
  * bare variable name works too. Arrays are got and set whole, as msgpack
  * arrays in row-major order.
  *
- * get returns the instance's current value (inst_get() in its worker),
- * not the value the master published at the last point (zero-order hold):
- * outputs depending on a value set change at the next point. Between a
- * set and the instance's next step FMI 3.0 forbids gets in Step Mode
- * (section 4.2.1, which the worker enforces): a variable set since then
- * is answered from the value set (as get would return it), any other
- * get of that instance is refused (PROTO_E_STATE, the worker's reason)
- * until it steps. Get of an
- * output of a multirate instance between its points reads the FMU, whose
- * outputs are those of its last step.
+ * get of a variable the master routes or records (an output, most of
+ * the time) returns the value it published at the point the session is
+ * at: what the instance's consumers see, and what the results hold. A
+ * multirate instance's output between its points is its held value
+ * (the FMU is already at its next point); after a fault, the value of
+ * the point the session holds at, even where the instance completed the
+ * failed step. Outputs depending on a value set change at the next
+ * point. Any other variable is the instance's current value (inst_get()
+ * in its worker). Between a set and the instance's next step FMI 3.0
+ * forbids gets in Step Mode (section 4.2.1, which the worker enforces):
+ * a variable set since then is answered from the value set (as get
+ * would return it), any other get from that instance is refused
+ * (PROTO_E_STATE, the worker's reason) until it steps.
  *
  * Types on the wire: Float32/Float64 as msgpack float; Int8..Int64 and
  * Enumeration as int; UInt8..UInt64 as uint (exact, never through a
@@ -245,25 +248,41 @@ static bool setv_put(const struct hsetv *v, struct pw *w)
         return ok;
 }
 
+/* Write the master's published values of x to w; false when it publishes none of x. */
+static bool put_published(struct hsess *hs, const struct hvar *x, size_t var, struct pw *w)
+{
+        struct master_pub p;
+
+        if (!hs->m || master_published(hs->m, x->comp, var, &p) < 0 || p.type != x->ct ||
+            p.n != x->n)
+                return false;
+        if (x->array)
+                pw_array(w, (uint32_t)x->n);
+        for (size_t i = 0; i < x->n; i++)
+                put(w, x->ct, p.vals, p.sizes, p.off + i);
+        return true;
+}
+
 /* Get x and write it to w; -1 or the reply code. */
 static int get_one(struct hsess *hs, struct hvar *x, struct pw *w, char *msg, size_t size)
 {
-        const struct hsetv *kept = setv_find(hs, x->comp,
-                                             (size_t)(x->v - hs->sc->components[x->comp].fmu->md->vars));
-        void *vals = calloc(x->n, mv_size(x->ct));
-        size_t *sizes = calloc(x->n, sizeof(*sizes));
+        size_t var = (size_t)(x->v - hs->sc->components[x->comp].fmu->md->vars);
+        const struct hsetv *kept = setv_find(hs, x->comp, var);
+        void *vals;
+        size_t *sizes;
         int r;
 
+        if (kept && setv_put(kept, w))
+                return -1;
+        if (put_published(hs, x, var, w))
+                return -1;
+        vals = calloc(x->n, mv_size(x->ct));
+        sizes = calloc(x->n, sizeof(*sizes));
         if (!vals || !sizes) {
                 free(vals);
                 free(sizes);
                 snprintf(msg, size, "out of memory");
                 return PROTO_E_INTERNAL;
-        }
-        if (kept && setv_put(kept, w)) {
-                free(vals);
-                free(sizes);
-                return -1;
         }
         if (x->ct == MD_BINARY)
                 r = inst_get_binary(x->inst, &x->v->vr, 1, sizes, (const uint8_t **)vals, x->n);

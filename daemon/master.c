@@ -418,6 +418,19 @@ void master_get_stats(const struct master *m, struct master_stats *ret)
         };
 }
 
+int master_published(const struct master *m, size_t comp, size_t var, struct master_pub *ret)
+{
+        const struct mslot *sl = comp < m->n ? mplan_slot(&m->mi[comp], var) : NULL;
+        const struct mblock *b;
+
+        if (!sl)
+                return -ENOENT;
+        b = &m->mi[comp].pub[sl->block];
+        *ret = (struct master_pub){ .type = b->type, .vals = b->vals, .sizes = b->sizes,
+                                    .off = sl->off, .n = sl->n, .time = m->mi[comp].t_pub };
+        return 0;
+}
+
 int master_value(const struct master *m, size_t comp, size_t var, uint64_t element, double *ret)
 {
         const struct mslot *sl = comp < m->n ? mplan_slot(&m->mi[comp], var) : NULL;

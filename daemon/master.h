@@ -250,6 +250,24 @@ void master_get_stats(const struct master *m, struct master_stats *ret);
 int master_value(const struct master *m, size_t comp, size_t var, uint64_t element, double *ret);
 
 /*
+ * The published values of a variable the master routes or records: the
+ * values of the point the session is at, as its consumers see them (a
+ * multirate instance's held outputs between its points; after a fault,
+ * those of the point the session holds at, even where the instance went
+ * on). vals holds n values of the call type 'type' from element 'off'
+ * (String: const char *, Binary: const uint8_t * with sizes); borrowed
+ * until the next stepping call.
+ */
+struct master_pub {
+        enum md_type type;
+        const void *vals;
+        const size_t *sizes;
+        size_t off, n;
+        double time;
+};
+int master_published(const struct master *m, size_t comp, size_t var, struct master_pub *ret);
+
+/*
  * The master's own state at the current point (master_save.c): time and
  * grid index, each instance's position, pending and published outputs,
  * time events, output derivatives, statistics and state. Together with

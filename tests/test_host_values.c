@@ -6,6 +6,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,7 +137,7 @@ Test(host_values, set_reaches_the_outputs_at_the_next_point)
         static const char *const names[] = { "UInt64_output", "Int64_output", "Float64_output",
                                              "String_output", "Binary_output", "Boolean_output",
                                              "Float64_matrix_output", "Float32_output",
-                                             "Float64_input" };
+                                             "Float64_input", "length" };
         struct pv m[6];
         struct proto_get_result v;
         struct hdrv d;
@@ -158,13 +159,18 @@ Test(host_values, set_reaches_the_outputs_at_the_next_point)
         set_ok(&d, s, "Float64_matrix_input", ((struct pv){ .type = PV_ARRAY, .a = { m, 6 } }));
         /*
          * Until the next step FMI 3.0 forbids gets: a value set is answered
-         * as set (7 as a float), any other is refused.
+         * as set (7 as a float), an output as published at the point (the
+         * value before the set), any other is refused.
          */
         get(&d, s, names + 8, 1, &rep, &v, &mem);
         cr_assert(v.values[0]->type == PV_FLOAT && v.values[0]->f == 7);
         free(mem);
         hrep_fini(&rep);
-        get(&d, s, names + 2, 1, &rep, NULL, NULL);
+        get(&d, s, names + 2, 1, &rep, &v, &mem);
+        cr_assert(v.values[0]->type == PV_FLOAT && v.values[0]->f == 2.5);
+        free(mem);
+        hrep_fini(&rep);
+        get(&d, s, names + 9, 1, &rep, NULL, NULL);
         (void) hrep_err(&rep, PROTO_E_STATE);
         hrep_fini(&rep);
         step(&d, s, 1);
@@ -231,5 +237,89 @@ Test(host_values, refusals)
         get(&d, s, unknown, 1, &rep, NULL, NULL);
         cr_assert(rep.r.ok);
         hrep_fini(&rep);
+        hdrv_fini(&d);
+}
+
+Test(host_values, a_multirate_output_between_its_points_is_the_held_value)
+{
+        static const char *const names[] = { "slow.x", "fast.x" };
+        struct proto_get_result v;
+        struct hdrv d;
+        struct hrep rep;
+        void *mem = NULL;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        s = hdrv_load(&d, HDRV_EXAMPLE("multirate"), NULL, NULL);
+        /* slow (multirate 5, k = 0.5) stepped to 0.05 at t = 0; its consumers see x(0) until then. */
+        step(&d, s, 1);
+        get(&d, s, names, 2, &rep, &v, &mem);
+        cr_assert(v.values[0]->type == PV_FLOAT && v.values[0]->f == 1.0, "slow.x = %.17g",
+                  v.values[0]->f);
+        cr_assert(v.values[1]->f == exp(-0.01), "fast.x = %.17g", v.values[1]->f);
+        free(mem);
+        hrep_fini(&rep);
+        step(&d, s, 4);
+        get(&d, s, names, 1, &rep, &v, &mem);
+        cr_assert(v.values[0]->f == exp(-0.5 * 0.05), "slow.x = %.17g", v.values[0]->f);
+        free(mem);
+        hrep_fini(&rep);
+        hdrv_fini(&d);
+}
+
+Test(host_values, after_a_fault_get_answers_the_point_the_session_holds_at)
+{
+        static const char *const names[] = { "lin.x", "bad.x" };
+        char *ssd = NULL;
+        struct proto_get_result v;
+        struct hdrv d;
+        struct hrep rep;
+        void *mem = NULL;
+        uint64_t s;
+        FILE *f;
+
+        hdrv_init(&d, NULL);
+        /* bad fails (fmi3Error) in the step from 0.05; lin completes it, in parallel. */
+        cr_assert(asprintf(&ssd, "%s/fault.ssd", d.out) > 0);
+        f = fopen(ssd, "w");
+        cr_assert(f != NULL);
+        fprintf(f, "<?xml version=\"1.0\"?>\n"
+                "<ssd:SystemStructureDescription version=\"1.0\" name=\"fault\" "
+                "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\" "
+                "xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\" "
+                "xmlns:ssv=\"http://ssp-standard.org/SSP1/SystemStructureParameterValues\" "
+                "xmlns:fmud=\"urn:fmud:ssp:settings\">\n"
+                "<ssd:System name=\"fault\"><ssd:Elements>\n"
+                "<ssd:Component name=\"lin\" source=\"%s\"/>\n"
+                "<ssd:Component name=\"bad\" source=\"%s\"><ssd:ParameterBindings>"
+                "<ssd:ParameterBinding><ssd:ParameterValues>"
+                "<ssv:ParameterSet version=\"1.0\" name=\"p\"><ssv:Parameters>"
+                "<ssv:Parameter name=\"fault\"><ssv:Integer value=\"11\"/></ssv:Parameter>"
+                "<ssv:Parameter name=\"at\"><ssv:Real value=\"0.05\"/></ssv:Parameter>"
+                "<ssv:Parameter name=\"u\"><ssv:Real value=\"1\"/></ssv:Parameter>"
+                "</ssv:Parameters></ssv:ParameterSet></ssd:ParameterValues>"
+                "</ssd:ParameterBinding></ssd:ParameterBindings></ssd:Component>\n"
+                "</ssd:Elements></ssd:System>\n"
+                "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>\n"
+                "<ssd:Annotations><ssc:Annotation type=\"org.fmud.settings\">"
+                "<fmud:Settings version=\"1\" stepSize=\"0.01\">"
+                "<fmud:Record variable=\"lin.x\"/><fmud:Record variable=\"bad.x\"/>"
+                "</fmud:Settings></ssc:Annotation></ssd:Annotations>\n"
+                "</ssd:SystemStructureDescription>\n",
+                HDRV_FMU("LinearOde"), HDRV_FMU("Misbehave"));
+        cr_assert(fclose(f) == 0);
+        s = hdrv_load(&d, ssd, NULL, NULL);
+        hdrv_target(&d, PROTO_OP_START, s, 0, &rep);
+        cr_assert(rep.r.ok);
+        hrep_fini(&rep);
+        hdrv_wait_state(&d, s, PROTO_STATE_FAULTED);
+        get(&d, s, names, 2, &rep, &v, &mem);
+        /* 0.05 is 5 h to the last bit; lin's FMU is at 0.06, the session at 0.05. */
+        cr_assert(v.values[0]->f == exp(-5 * 0.01) || fabs(v.values[0]->f - exp(-0.05)) < 1e-15,
+                  "lin.x = %.17g, exp(-0.06) = %.17g", v.values[0]->f, exp(-0.06));
+        cr_assert(fabs(v.values[1]->f - 0.05) < 1e-15, "bad.x = %.17g", v.values[1]->f);
+        free(mem);
+        hrep_fini(&rep);
+        free(ssd);
         hdrv_fini(&d);
 }
