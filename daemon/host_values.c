@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "daemon/master_value.h"
+#include "fmi/md_values.h"
 
 #define MAX_ELEMENTS    (1u << 20)      /* of one variable got or set */
 
@@ -453,7 +454,16 @@ static int convert(struct hvar *x, const struct pv *value, char *msg, size_t siz
                 items = value->a.items;
                 n = x->n;
         }
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+                const char *why;
+                double f;
+
+                if ((x->ct == MD_FLOAT32 || x->ct == MD_FLOAT64) && items[i].type != PV_BOOL &&
+                    pv_f64(&items[i], &f) == 0 && (why = mv_float_refusal(x->ct, f))) {
+                        snprintf(msg, size, "'%s' (%s): %g is refused: %s", x->name,
+                                 md_type_name(x->v->type), f, why);
+                        return PROTO_E_TYPE;
+                }
                 if (!take(x, i, &items[i])) {
                         snprintf(msg, size, "'%s' is %s; %s %s does not fit", x->name,
                                  md_type_name(x->v->type),
@@ -461,6 +471,7 @@ static int convert(struct hvar *x, const struct pv *value, char *msg, size_t siz
                                  "the value of type" : "a value of type", pv_type_name(&items[i]));
                         return PROTO_E_TYPE;
                 }
+        }
         return -1;
 }
 

@@ -120,6 +120,7 @@ struct mi {
         bool rigid;
         double fixed_step;              /* fixedInternalStepSize; 0: none given */
         bool noted_lst;                 /* a lastSuccessfulTime deviation was noted */
+        bool noted_nan;                 /* a NaN output to a consumer was noted */
         unsigned stage;
 
         /* Values set with each step, and where they come from. */
@@ -307,6 +308,10 @@ int mplan_routes(struct master *m);
 /* Recorded intermediate outputs (when the session asked for them). */
 int mplan_iu_outputs(struct master *m, struct mi *mi);
 void mplan_free_routes(struct mi *mi);
+
+/* master_nan.c */
+/* A NaN in mi's output block 'block' (next) that a consumer takes: a note, once per instance. */
+void mnan_check(struct master *m, struct mi *mi, size_t block);
 
 /* master_route.c */
 void mroute_inputs(struct master *m, struct mi *mi);

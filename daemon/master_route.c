@@ -56,13 +56,13 @@ static int own_copy(struct mblock *b, size_t j, const void *p, size_t n)
 
 int mroute_publish(struct master *m, struct mi *mi)
 {
-        (void) m;
         for (size_t i = 0; i < mi->n_out; i++) {
                 const struct mblock *nb = &mi->next[i];
                 struct mblock *pb = &mi->pub[i];
 
                 if (nb->type != MD_STRING && nb->type != MD_BINARY) {
                         memcpy(pb->vals, nb->vals, nb->n * mv_size(nb->type));
+                        mnan_check(m, mi, i);
                         continue;
                 }
                 for (size_t j = 0; j < nb->n; j++) {

@@ -140,6 +140,27 @@ static int parse_binary(const char *s, struct md_values *ret)
         return 0;
 }
 
+/*
+ * The number policy of user-given values (master_value.h) on parsed
+ * values; a Float32 is read again as Float64 to see what parsing it as
+ * Float32 rounded away. A static reason, or NULL.
+ */
+static const char *float_refusal(enum md_type t, const char *text, const struct md_values *vals)
+{
+        struct md_values wide = { 0 };
+        const char *why = NULL;
+        size_t bad = 0;
+
+        if (t == MD_FLOAT32 && mv_list(MD_FLOAT64, text, vals->n, &wide, &bad) == 0 &&
+            wide.n == vals->n)
+                for (size_t i = 0; i < wide.n && !why; i++)
+                        why = mv_float_refusal(t, wide.f[i]);
+        mv_free(MD_FLOAT64, &wide);
+        for (size_t i = 0; i < vals->n && !why; i++)
+                why = mv_float_refusal(t, vals->f[i]);
+        return why;
+}
+
 int sc_parse_value(const struct md *md, const struct md_variable *v, const char *text,
                    struct md_values *ret, const char **ret_why)
 {
@@ -179,6 +200,10 @@ int sc_parse_value(const struct md *md, const struct md_variable *v, const char 
                 mv_free(v->type, &vals);
                 *ret_why = "fewer values than the variable has elements "
                            "(give one, or one per element)";
+                return -EINVAL;
+        }
+        if (md_type_is_float(v->type) && (*ret_why = float_refusal(v->type, text, &vals))) {
+                mv_free(v->type, &vals);
                 return -EINVAL;
         }
         *ret = vals;

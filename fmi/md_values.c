@@ -4,6 +4,7 @@
 #include "md_values.h"
 
 #include <errno.h>
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
@@ -450,4 +451,17 @@ void mv_free(enum md_type t, struct md_values *v)
         free(v->f);
 out:
         *v = (struct md_values){ .n = 0 };
+}
+
+const char *mv_float_refusal(enum md_type t, double f)
+{
+        if (isnan(f))
+                return "NaN is never passed to an FMU by fmud";
+        if (t != MD_FLOAT32 || !isfinite(f))
+                return NULL;
+        if (fabs(f) > FLT_MAX)
+                return "beyond the range of Float32 (it would become an infinity)";
+        if (f != 0 && (float)f == 0)
+                return "too small for Float32 (it would become 0)";
+        return NULL;
 }

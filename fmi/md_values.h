@@ -60,4 +60,12 @@ void mv_signed_range(enum md_type t, int64_t *ret_min, int64_t *ret_max);
 /* Largest value of an unsigned integer type. */
 uint64_t mv_unsigned_max(enum md_type t);
 
+/*
+ * Why a number a user gives (set, --start, a parameter binding) cannot go
+ * to a variable of float type t, or NULL when it can (docs/scenarios.md,
+ * "Numbers"): NaN never does; a Float32 beyond its range would become an
+ * infinity, and one too small for it would become 0.
+ */
+const char *mv_float_refusal(enum md_type t, double f);
+
 #endif

@@ -323,3 +323,23 @@ Test(host_values, after_a_fault_get_answers_the_point_the_session_holds_at)
         free(ssd);
         hdrv_fini(&d);
 }
+
+Test(host_values, numbers_an_fmu_would_not_get_as_given_are_refused)
+{
+        struct hdrv d;
+        const char *msg;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        s = hdrv_load(&d, FT, NULL, NULL);
+        msg = set_err(&d, s, "Float32_input", PVF(1e-50), PROTO_E_TYPE);
+        cr_assert(strstr(msg, "'Float32_input'") && strstr(msg, "would become 0"), "%s", msg);
+        msg = set_err(&d, s, "Float32_input", PVF(1e300), PROTO_E_TYPE);
+        cr_assert(strstr(msg, "would become an infinity"), "%s", msg);
+        msg = set_err(&d, s, "Float64_input", PVF(NAN), PROTO_E_TYPE);
+        cr_assert(strstr(msg, "'Float64_input'") && strstr(msg, "NaN"), "%s", msg);
+        /* Float32 rounds to its nearest value otherwise; an infinity is a number. */
+        set_ok(&d, s, "Float32_input", PVF(1e-30));
+        set_ok(&d, s, "Float64_input", PVF(INFINITY));
+        hdrv_fini(&d);
+}

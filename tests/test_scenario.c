@@ -355,6 +355,22 @@ Test(scenario, overrides_are_checked_like_the_scenario, .init = setup, .fini = t
         free(p);
 }
 
+Test(scenario, start_values_an_fmu_would_not_get_as_given_are_refused, .init = setup,
+     .fini = teardown)
+{
+        /* Feedthrough: one input per type. */
+        struct scenario_assign starts[] = { { "Float32_input", "1e-50" },
+                                            { "Float64_input", "NaN" } };
+        struct scenario_overrides ov = { .n_starts = 2, .starts = starts };
+        char *p;
+
+        cr_assert(asprintf(&p, "%s/Feedthrough.fmu", FMUD_TEST_FMU_DIR) >= 0);
+        cr_assert(eq(int, sx_load(&x, p, &ov), -EINVAL));
+        cr_assert(sx_has(&x, "Float32_input", "would become 0"));
+        cr_assert(sx_has(&x, "Float64_input", "NaN is never passed"));
+        free(p);
+}
+
 Test(scenario, assign_split_cuts_at_the_first_equals_sign)
 {
         char arg[] = "a.b=c=d", bad[] = "=x", none[] = "abc";

@@ -27,6 +27,7 @@
  *                       16 (whatever at is) the initial equations fail:
  *                          fmi3Error in Initialization Mode after two log
  *                          messages
+ *                       17 x becomes NaN (a normal step otherwise)
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
@@ -40,6 +41,7 @@
 #define _GNU_SOURCE     /* syscall, ftruncate, nanosleep under -std=c11 */
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -314,6 +316,8 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoi
         }
         s = (struct step){ .t = t, .h = h, .t_end = t + h };
         (void) do_step(inst, &s);
+        if (d->fault == 17 && t >= d->at)
+                d->x = NAN;
         inst->sim.time = t + h;
         if (inst_calculate(inst) < 0) {
                 inst_fail(inst);
