@@ -75,7 +75,7 @@ int cli_count(const struct cli *a, const char *opt, const char *s, uint64_t *ret
 
 enum {
         CLI_O_OUT = 1100, CLI_O_T0, CLI_O_T1, CLI_O_STEP, CLI_O_START, CLI_O_MULTI, CLI_O_REC,
-        CLI_O_DEC, CLI_O_BUDGET, CLI_O_WARP, CLI_O_GS, CLI_O_SANDBOX, CLI_O_INPUT,
+        CLI_O_DEC, CLI_O_BUDGET, CLI_O_WARP, CLI_O_GS, CLI_O_SANDBOX, CLI_O_INPUT, CLI_O_TOL,
 };
 
 #define CLI_LOAD_OPTIONS                                                        \
@@ -91,6 +91,7 @@ enum {
         { "decimation", required_argument, NULL, CLI_O_DEC },                   \
         { "budget", required_argument, NULL, CLI_O_BUDGET },                    \
         { "warp", required_argument, NULL, CLI_O_WARP },                        \
+        { "tolerance", required_argument, NULL, CLI_O_TOL },                    \
         { "gauss-seidel", no_argument, NULL, CLI_O_GS },                        \
         { "sandbox", required_argument, NULL, CLI_O_SANDBOX },                  \
         { "input", required_argument, NULL, CLI_O_INPUT }
@@ -110,6 +111,8 @@ enum {
         "  --decimation K        record every K-th point\n"                             \
         "  --budget S            wall-clock seconds allowed per coupled step\n"         \
         "  --warp W              run at W times real time (0: as fast as possible)\n"   \
+        "  --tolerance TOL       relative tolerance for every FMU, 0 < TOL < 1\n"       \
+        "                        (default: each FMU's DefaultExperiment tolerance)\n" \
         "  --gauss-seidel        Gauss-Seidel order instead of Jacobi\n"                \
         "  --sandbox MODE        this session's sandbox: strict, basic or off (no weaker\n" \
         "                        than the daemon's)\n"

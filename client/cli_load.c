@@ -54,6 +54,7 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
         case CLI_O_STEP: return num(a, "--step", arg, &p->step, &p->has_step);
         case CLI_O_BUDGET: return num(a, "--budget", arg, &p->budget, &p->has_budget);
         case CLI_O_WARP: return num(a, "--warp", arg, &p->warp, &p->has_warp);
+        case CLI_O_TOL: return num(a, "--tolerance", arg, &p->tolerance, &p->has_tolerance);
         case CLI_O_DEC:
                 if (cli_count(a, "--decimation", arg, &k) || k < 1 || k > 1000000000)
                         return cli_usage_error(a, "--decimation needs a whole number >= 1");

@@ -191,6 +191,7 @@ static void overrides(struct run_cmd *a, struct scenario_overrides *ov, struct s
                 .has_decimation = l->has_decimation, .start = l->start, .stop = l->stop,
                 .step = l->step, .budget = l->budget, .warp = l->warp,
                 .decimation = l->decimation,
+                .has_tolerance = l->has_tolerance, .tolerance = l->tolerance,
                 .n_starts = l->n_starts, .starts = starts,
                 .n_multirate = l->n_multirate, .multirate = multirate,
                 .n_record = l->n_record, .record = record,

@@ -160,6 +160,7 @@ static int overrides(const struct proto_load *a, struct scenario_overrides *o,
                 .has_decimation = a->has_decimation, .start = a->start, .stop = a->stop,
                 .step = a->step, .budget = a->budget, .warp = a->warp,
                 .decimation = a->decimation,
+                .has_tolerance = a->has_tolerance, .tolerance = a->tolerance,
         };
         if (a->algorithm.len) {
                 o->has_algorithm = true;

@@ -125,10 +125,14 @@ static int set_starts(struct session *s, struct session_inst *si)
         return 0;
 }
 
+/* The experiment with the component's tolerance (scenario.h; FMI 3.0 section 2.3.2). */
 static int enter(struct session *s, struct session_inst *si)
 {
         const struct scenario_experiment *e = &s->sc->experiment;
+        const struct scenario_component *c = &s->sc->components[si->comp];
         struct inst_experiment x = {
+                .tolerance_defined = c->tolerance_defined,
+                .tolerance = c->tolerance_defined ? c->tolerance : 0,
                 .start_time = e->start,
                 .stop_time_defined = isfinite(e->stop),
                 .stop_time = e->stop,

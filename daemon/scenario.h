@@ -72,6 +72,14 @@ struct scenario_component {
         bool can_get_set_state;
         bool provides_intermediate_update;
         bool has_event_mode;
+
+        /*
+         * The relative tolerance this instance gets in fmi3EnterInitializationMode
+         * or fmi2SetupExperiment: the experiment's, else its own DefaultExperiment
+         * tolerance (as FMPy passes it); tolerance_defined false: neither gives one.
+         */
+        bool tolerance_defined;
+        double tolerance;
 };
 
 /*
@@ -101,6 +109,8 @@ struct scenario_experiment {
         uint32_t decimation;            /* record every decimation-th point; >= 1 */
         enum scenario_algorithm algorithm;
         size_t *order;                  /* n_components indices: stepping order (Gauss-Seidel) */
+        bool tolerance_given;           /* by the scenario or an override: every instance gets it */
+        double tolerance;               /* relative, 0 < tolerance < 1 */
 };
 
 /* One CSV column: one scalar element of one variable. */
@@ -140,8 +150,8 @@ struct scenario_assign {
  */
 struct scenario_overrides {
         bool has_start, has_stop, has_step, has_budget, has_warp, has_decimation,
-             has_algorithm;
-        double start, stop, step, budget, warp;
+             has_algorithm, has_tolerance;
+        double start, stop, step, budget, warp, tolerance;
         uint64_t decimation;
         enum scenario_algorithm algorithm;
         const char *order;              /* "a b c": Gauss-Seidel order; NULL: keep */

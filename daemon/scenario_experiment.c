@@ -8,6 +8,9 @@
  *          components' DefaultExperiments; else the smallest
  *          fixedInternalStepSize among them; else (stop - start) / 500
  *   budget 10 s per coupled step; warp 0; decimation 1; algorithm Jacobi
+ *   tolerance  the fmud tolerance for every component; else, per component,
+ *          its own DefaultExperiment tolerance (as FMPy); else none
+ *          (toleranceDefined = false)
  *
  * and the Gauss-Seidel order: which connections are sequential (the
  * consumer waits for the producer's step at the same point) and the order
@@ -69,6 +72,43 @@ static void defaults(struct sc_load *l, const struct sc_settings *st, struct sce
         e->budget_given = st->has_budget;
         e->warp = st->has_warp ? st->warp : 0;
         e->decimation = st->decimation ? (uint32_t)st->decimation : 1;
+        e->tolerance_given = st->has_tolerance;
+        e->tolerance = st->has_tolerance ? st->tolerance : 0;
+}
+
+/* A relative tolerance FMI can take: finite, above 0 and below 1. */
+static bool tolerance_ok(double t)
+{
+        return isfinite(t) && t > 0 && t < 1;
+}
+
+/*
+ * What each instance gets as its relative tolerance (FMI 3.0 section 2.3.2,
+ * fmi3EnterInitializationMode; FMI 2.0 fmi2SetupExperiment). A component's
+ * own DefaultExperiment tolerance (section 2.4.6) outside (0, 1) is not
+ * passed on: a warning says so, and the FMU gets none.
+ */
+static void component_tolerances(struct sc_load *l, const struct scenario_experiment *e)
+{
+        for (size_t i = 0; i < l->s->n_components; i++) {
+                struct scenario_component *c = &l->s->components[i];
+                const struct md *md = c->fmu->md;
+                double t = md->default_experiment.tolerance;
+
+                c->tolerance_defined = e->tolerance_given;
+                c->tolerance = e->tolerance;
+                if (e->tolerance_given || !md->has_default_experiment ||
+                    !md->default_experiment.has_tolerance)
+                        continue;
+                if (!tolerance_ok(t)) {
+                        (void) diag_add(l->diags, DIAG_WARNING, c->source, 0, c->name,
+                                        "its DefaultExperiment tolerance %g is not above 0 "
+                                        "and below 1: the FMU gets no tolerance", t);
+                        continue;
+                }
+                c->tolerance_defined = true;
+                c->tolerance = t;
+        }
 }
 
 /* Where a value came from: the override's flag, or the SSD at line. */
@@ -104,6 +144,10 @@ static int check(struct sc_load *l, const struct sc_settings *st, const struct s
         if (!isfinite(e->warp) || e->warp < 0)
                 bad |= sc_err(l, f, line, NULL, "warp %g: must be 0 (as fast as possible) or a "
                               "positive finite factor", e->warp) < 0;
+        where(l, st->tolerance_from, settings, &f, &line);
+        if (e->tolerance_given && !tolerance_ok(e->tolerance))
+                bad |= sc_err(l, f, line, NULL, "tolerance %g: must be a relative tolerance above "
+                              "0 and below 1", e->tolerance) < 0;
         if (bad)
                 return -EINVAL;
         where(l, st->step_from, settings, &f, &line);
@@ -260,6 +304,8 @@ int sc_experiment(struct sc_load *l, const struct sc_settings *st)
 
         defaults(l, st, e);
         r = check(l, st, e);
+        if (r == 0)
+                component_tolerances(l, e);
         e->algorithm = st->has_algorithm ? st->algorithm
                      : gs_asked ? SCENARIO_GAUSS_SEIDEL : SCENARIO_JACOBI;
         e->order = calloc(l->s->n_components + 1, sizeof(*e->order));

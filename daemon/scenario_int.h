@@ -88,10 +88,10 @@ int sc_parameters(struct sc_load *l);
 
 /* scenario_settings.c: the fmud annotation and the overrides over it. */
 struct sc_settings {
-        bool has_start, has_stop, has_step, has_budget, has_warp, has_algorithm;
-        double start, stop, step, budget, warp;
+        bool has_start, has_stop, has_step, has_budget, has_warp, has_algorithm, has_tolerance;
+        double start, stop, step, budget, warp, tolerance;
         /* where each came from, for messages: an override's flag, or NULL for the SSD */
-        const char *start_from, *stop_from, *step_from, *budget_from, *warp_from;
+        const char *start_from, *stop_from, *step_from, *budget_from, *warp_from, *tolerance_from;
         uint64_t decimation;            /* 0: not given */
         enum scenario_algorithm algorithm;
         const char *order;              /* component names, or NULL */

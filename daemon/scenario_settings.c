@@ -4,7 +4,7 @@
  *
  *   <ssc:Annotation type="org.fmud.settings">
  *     <fmud:Settings stepSize="0.001" stepBudget="10" warp="1" decimation="10"
- *                    algorithm="gauss-seidel" order="mass1 mass2">
+ *                    algorithm="gauss-seidel" order="mass1 mass2" tolerance="1e-6">
  *       <fmud:Component name="mass2" multirate="2"/>
  *       <fmud:GaussSeidel input="mass2.x1"/>
  *       <fmud:Record variable="mass1.x1"/>
@@ -26,7 +26,8 @@
 #include "fmi/md_values.h"
 
 static const char *const settings_attrs[] = {
-        "version", "stepSize", "stepBudget", "warp", "decimation", "algorithm", "order", NULL,
+        "version", "stepSize", "stepBudget", "warp", "decimation", "algorithm", "order", "tolerance",
+        NULL,
 };
 
 static bool known(const char *const *list, const char *name)
@@ -177,6 +178,7 @@ static int annotation(struct sc_load *l, struct sc_settings *st, const xmlNode *
         bad |= double_attr(l, n, "stepSize", &st->has_step, &st->step) < 0;
         bad |= double_attr(l, n, "stepBudget", &st->has_budget, &st->budget) < 0;
         bad |= double_attr(l, n, "warp", &st->has_warp, &st->warp) < 0;
+        bad |= double_attr(l, n, "tolerance", &st->has_tolerance, &st->tolerance) < 0;
         s = mx_attr(x, n, "decimation");
         if (s)
                 bad |= parse_count(l, l->label, mx_line(n), NULL, "decimation", s,
@@ -218,6 +220,8 @@ static int apply_overrides(struct sc_load *l, struct sc_settings *st)
         take(ov->has_budget, ov->budget, "--step-budget", &st->has_budget, &st->budget,
              &st->budget_from);
         take(ov->has_warp, ov->warp, "--warp", &st->has_warp, &st->warp, &st->warp_from);
+        take(ov->has_tolerance, ov->tolerance, "--tolerance", &st->has_tolerance, &st->tolerance,
+             &st->tolerance_from);
         if (ov->has_decimation && (ov->decimation == 0 || ov->decimation > UINT32_MAX))
                 bad |= sc_err(l, "--decimation", 0, NULL, "%llu is not a positive integer "
                               "(1 to 4294967295)", (unsigned long long)ov->decimation) < 0;

@@ -5,7 +5,7 @@
  * DESIGN: multirate and starts are maps of name to text and record an
  * array of names; the three decoded arrays share one allocation (*mem).
  * Overrides are checked for shape here (a finite start, a positive step,
- * a known algorithm); whether they make sense for the scenario is the
+ * a tolerance in (0, 1), a known algorithm); whether they make sense for the scenario is the
  * daemon's call ("invalid").
  */
 #include <errno.h>
@@ -24,6 +24,7 @@ static const struct field load_fields[] = {
         FIELD_HAS("budget", FT_F64, FF_NOTNAN | FF_NONNEG, struct proto_load, budget, has_budget),
         FIELD_HAS("warp", FT_F64, FF_FINITE | FF_NONNEG, struct proto_load, warp, has_warp),
         FIELD_HAS("decimation", FT_U64, 0, struct proto_load, decimation, has_decimation),
+        FIELD_HAS("tolerance", FT_F64, FF_FINITE, struct proto_load, tolerance, has_tolerance),
         FIELD("algorithm", FT_STR, FF_NAME | FF_OMIT, struct proto_load, algorithm),
         FIELD("sandbox", FT_STR, FF_NAME | FF_OMIT, struct proto_load, sandbox),
         FIELD_EXT("multirate"),
@@ -89,6 +90,8 @@ static int check_overrides(const struct proto_load *a, char *err, size_t errlen)
                 return proto_fail(err, errlen, "args.step: must be positive");
         if (a->has_decimation && !a->decimation)
                 return proto_fail(err, errlen, "args.decimation: must be at least 1");
+        if (a->has_tolerance && !(a->tolerance > 0 && a->tolerance < 1))
+                return proto_fail(err, errlen, "args.tolerance: must be above 0 and below 1");
         if (a->algorithm.len && !pstr_is(a->algorithm, "jacobi") &&
             !pstr_is(a->algorithm, "gauss-seidel"))
                 return proto_fail(err, errlen,

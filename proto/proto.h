@@ -267,6 +267,8 @@ struct proto_load {
         bool has_start, has_stop, has_step, has_budget, has_warp, has_decimation;
         double start, stop, step, budget, warp;
         uint64_t decimation;
+        bool has_tolerance;             /* relative, 0 < tolerance < 1: every instance's */
+        double tolerance;
         struct proto_str algorithm;     /* "jacobi", "gauss-seidel" or empty */
         struct proto_str sandbox;       /* "strict", "basic", "off" or empty: the daemon's mode */
         uint32_t n_multirate;           /* component=factor */

@@ -249,10 +249,17 @@ Test(fmus, fmi2_description_matches_the_binary)
 
                 if (v->type != XML_ELEMENT_NODE)
                         continue;
-                real = child(v, "Real");
-                cr_assert(ne(ptr, real, NULL));
                 attr(v, "valueReference", vrs, sizeof(vrs));
                 vr = (fmi2ValueReference)strtoul(vrs, NULL, 10);
+                if (child(v, "Boolean")) {
+                        fmi2Boolean b = -1;
+
+                        cr_assert(eq(int, api.GetBoolean(c, &vr, 1, &b), fmi2OK), "%s", last_log);
+                        cr_assert(b == fmi2False || b == fmi2True);
+                        continue;
+                }
+                real = child(v, "Real");
+                cr_assert(ne(ptr, real, NULL));
                 cr_assert(eq(int, api.GetReal(c, &vr, 1, &value), fmi2OK), "%s", last_log);
                 if (attr(real, "start", start, sizeof(start)))
                         cr_assert(eq(dbl, value, strtod(start, NULL)));

@@ -70,6 +70,7 @@ Test(proto_ops, load_round_trips_with_every_override)
                 .has_start = true, .start = -1.0, .has_stop = true, .stop = 10.0,
                 .has_step = true, .step = 0.001, .has_budget = true, .budget = INFINITY,
                 .has_warp = true, .warp = 0.0, .has_decimation = true, .decimation = 7,
+                .has_tolerance = true, .tolerance = 1e-6,
                 .algorithm = S("gauss-seidel"),
                 .sandbox = S("basic"),
                 .n_multirate = 2, .multirate = mr, .n_starts = 1, .starts = st,
@@ -84,6 +85,7 @@ Test(proto_ops, load_round_trips_with_every_override)
         cr_assert(b.has_start && b.start == -1.0 && b.has_stop && b.stop == 10.0);
         cr_assert(b.has_step && b.step == 0.001 && b.has_budget && isinf(b.budget));
         cr_assert(b.has_warp && b.warp == 0.0 && b.has_decimation && b.decimation == 7);
+        cr_assert(b.has_tolerance && b.tolerance == 1e-6);
         cr_assert(str_eq(b.algorithm, "gauss-seidel"));
         cr_assert(str_eq(b.sandbox, "basic"));
         cr_assert(b.n_multirate == 2 && str_eq(b.multirate[1].name, "Ctrl") &&
@@ -107,7 +109,7 @@ Test(proto_ops, load_minimal_takes_the_defaults)
         cr_assert(proto_load_decode(args, &b, &mem, err, sizeof(err)) == 0, "%s", err);
         cr_assert(str_eq(b.path, "/a.fmu") && b.out.len == 0 && b.out.ptr != NULL);
         cr_assert(!b.has_start && !b.has_stop && !b.has_step && !b.has_budget && !b.has_warp &&
-                  !b.has_decimation);
+                  !b.has_decimation && !b.has_tolerance);
         cr_assert(b.algorithm.len == 0 && b.sandbox.len == 0 && !b.n_multirate && !b.n_starts && !b.n_record);
         cr_assert(mem == NULL);
 }
@@ -188,6 +190,22 @@ static void step_zero(struct pw *p)
         pw_f64(p, 0);
 }
 
+static void tolerance_one(struct pw *p)
+{
+        pw_str(p, "path");
+        pw_str(p, "/a");
+        pw_str(p, "tolerance");
+        pw_f64(p, 1.0);
+}
+
+static void tolerance_inf(struct pw *p)
+{
+        pw_str(p, "path");
+        pw_str(p, "/a");
+        pw_str(p, "tolerance");
+        pw_f64(p, INFINITY);
+}
+
 static void algo_bad(struct pw *p)
 {
         pw_str(p, "path");
@@ -263,6 +281,12 @@ Test(proto_ops, load_refuses_wrong_types_and_ranges_naming_the_key)
         msg_fini(&m);
         cr_assert(load_with(2, step_zero) == -EBADMSG);
         cr_assert(strstr(err, "args.step") != NULL, "%s", err);
+        msg_fini(&m);
+        cr_assert(load_with(2, tolerance_one) == -EBADMSG);
+        cr_assert(strstr(err, "args.tolerance: must be above 0 and below 1") != NULL, "%s", err);
+        msg_fini(&m);
+        cr_assert(load_with(2, tolerance_inf) == -EBADMSG);
+        cr_assert(strstr(err, "args.tolerance") != NULL, "%s", err);
         msg_fini(&m);
         cr_assert(load_with(2, algo_bad) == -EBADMSG);
         cr_assert(strstr(err, "args.algorithm") != NULL, "%s", err);

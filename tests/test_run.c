@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,5 +203,77 @@ Test(run, runs_the_time_event_example_with_extra_points, .init = setup, .fini = 
         cr_assert(eq(dbl, last_time(csv), 2.0));
         free(csv);
         free(out);
+        run_result_fini(&r);
+}
+
+/* fmuctl run FMU [--local] [--tolerance TOL], recording what the FMU was given. */
+static char *tolerance_csv(const char *fmu, bool local, const char *tolerance)
+{
+        const char *args[16] = { "run", fmu, "--stop-time", "0.02", "--record", "tolerance_seen",
+                                 "--record", "tolerance_defined", "--quiet", "--out" };
+        size_t n = 10;
+        char *out = NULL, *csv;
+        struct run_result r;
+
+        cr_assert(asprintf(&out, "%s/tol.csv", dir) > 0);
+        args[n++] = out;
+        if (local)
+                args[n++] = "--local";
+        if (tolerance) {
+                args[n++] = "--tolerance";
+                args[n++] = tolerance;
+        }
+        args[n] = NULL;
+        r = fmuctl(args);
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        csv = slurp(out);
+        free(out);
+        run_result_fini(&r);
+        return csv;
+}
+
+Test(run, the_tolerance_reaches_the_fmu_locally_and_through_the_daemon, .init = setup,
+     .fini = teardown)
+{
+        static const char *const fmus[] = { FMUD_TEST_FMU_DIR "/LinearOde.fmu",
+                                            FMUD_TEST_FMU_DIR "/LinearOde2.fmu" };
+
+        for (int local = 0; local < 2; local++) {
+                /* Without --tolerance: LinearOde's DefaultExperiment gives 1e-5; LinearOde2 none. */
+                char *csv = tolerance_csv(fmus[0], local, NULL);
+
+                cr_assert(strstr(csv, "\n0,1e-05,1\n") != NULL, "local %d: %s", local, csv);
+                free(csv);
+                csv = tolerance_csv(fmus[1], local, NULL);
+                cr_assert(strstr(csv, "\n0,0,0\n") != NULL, "local %d: %s", local, csv);
+                free(csv);
+                for (size_t i = 0; i < 2; i++) {
+                        csv = tolerance_csv(fmus[i], local, "1e-7");
+                        cr_assert(strstr(csv, "\n0,1e-07,1\n") != NULL, "local %d: %s", local,
+                                  csv);
+                        free(csv);
+                }
+        }
+}
+
+Test(run, refuses_a_tolerance_outside_zero_to_one, .init = setup, .fini = teardown)
+{
+        static const char *const bad[] = { "0", "1", "-0.001", "3" };
+        struct run_result r;
+
+        for (int local = 0; local < 2; local++)
+                for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                        r = fmuctl((const char *[]){
+                                "run", FMUD_TEST_FMU_DIR "/LinearOde.fmu", "--tolerance", bad[i],
+                                "--quiet", local ? "--local" : NULL, NULL });
+
+                        cr_assert(eq(int, r.exit_code, 1), "%s: %s", bad[i], r.err);
+                        cr_assert(strstr(r.err, "tolerance") != NULL &&
+                                  strstr(r.err, "above 0 and below 1") != NULL, "%s", r.err);
+                        run_result_fini(&r);
+                }
+        r = fmuctl((const char *[]){ "run", "x.fmu", "--tolerance", "tight", NULL });
+        cr_assert(eq(int, r.exit_code, 2));
+        cr_assert(strstr(r.err, "--tolerance") != NULL, "%s", r.err);
         run_result_fini(&r);
 }

@@ -181,3 +181,40 @@ Test(session, event_mode_instances_start_in_step_mode)
         msys_fini(&x);
         cr_assert(no_children());
 }
+
+#define TOLERANCE_RECORDS \
+        MSYS_RECORD("a.tolerance_seen") MSYS_RECORD("a.tolerance_defined") \
+        MSYS_RECORD("b.tolerance_seen") MSYS_RECORD("b.tolerance_defined")
+
+/* a: LinearOde (FMI 3.0, DefaultExperiment tolerance 1e-5); b: LinearOde2 (FMI 2.0, none). */
+static void tolerances(const char *attrs, double a_seen, double a_defined, double b_seen,
+                       double b_defined)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("a", "LinearOde") MSYS_COMP("b", "LinearOde2"),
+                .stop = 0.2,
+                .attrs = attrs,
+                .settings = TOLERANCE_RECORDS,
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(dbl, val(&x, &x.rows[0], "a.tolerance_seen"), a_seen));
+        cr_assert(eq(dbl, val(&x, &x.rows[0], "a.tolerance_defined"), a_defined));
+        cr_assert(eq(dbl, val(&x, &x.rows[0], "b.tolerance_seen"), b_seen));
+        cr_assert(eq(dbl, val(&x, &x.rows[0], "b.tolerance_defined"), b_defined));
+        msys_fini(&x);
+        cr_assert(no_children());
+}
+
+Test(session, each_fmu_gets_its_default_experiment_tolerance_or_none)
+{
+        /* fmi3EnterInitializationMode(toleranceDefined = true, 1e-5); fmi2SetupExperiment(false). */
+        tolerances("stepSize=\"0.1\"", 1e-5, 1.0, 0.0, 0.0);
+}
+
+Test(session, the_scenario_tolerance_reaches_fmi3_and_fmi2_fmus)
+{
+        tolerances("stepSize=\"0.1\" tolerance=\"1e-7\"", 1e-7, 1.0, 1e-7, 1.0);
+}

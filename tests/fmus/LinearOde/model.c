@@ -13,8 +13,13 @@
  * 2 are exact: d^n x/dt^n = (-k)^n x, d^n y_i/dt^n = (-k)^n x (inputs held
  * constant during a step), d^n der_x/dt^n = (-k)^(n+1) x.
  *
- * Value references: time 0, x 1, der_x 2, k 3, x0 4, u0..u9 10..19,
- * y0..y9 20..29.
+ * The locals tolerance_seen and tolerance_defined show the relative
+ * tolerance the importer gave in fmi3EnterInitializationMode (LinearOde2:
+ * fmi2SetupExperiment); tolerance_seen is 0 when none was given.
+ * LinearOde's DefaultExperiment suggests tolerance 1e-5; LinearOde2's none.
+ *
+ * Value references: time 0, x 1, der_x 2, k 3, x0 4, tolerance_seen 5,
+ * tolerance_defined 6, u0..u9 10..19, y0..y9 20..29.
  */
 #include <math.h>
 
@@ -32,6 +37,8 @@ struct model_data {
         double der_x;
         double k;
         double x0;
+        double tolerance_seen;
+        bool tolerance_defined;
         double u[N_CHANNELS];
         double y[N_CHANNELS];
 };
@@ -45,6 +52,10 @@ static const struct var vars[] = {
         VAR_SCALAR(2, "der_x", VAR_FLOAT64, VAR_OUTPUT, VAR_CONTINUOUS, VAR_CALCULATED, der_x),
         VAR_SCALAR(3, "k", VAR_FLOAT64, VAR_PARAMETER, VAR_TUNABLE, VAR_EXACT, k),
         VAR_SCALAR(4, "x0", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, x0),
+        VAR_SCALAR(5, "tolerance_seen", VAR_FLOAT64, VAR_LOCAL, VAR_FIXED, VAR_CALCULATED,
+                   tolerance_seen),
+        VAR_SCALAR(6, "tolerance_defined", VAR_BOOLEAN, VAR_LOCAL, VAR_FIXED, VAR_CALCULATED,
+                   tolerance_defined),
         U(0), U(1), U(2), U(3), U(4), U(5), U(6), U(7), U(8), U(9),
         Y(0), Y(1), Y(2), Y(3), Y(4), Y(5), Y(6), Y(7), Y(8), Y(9),
 };
@@ -64,8 +75,10 @@ static int calculate(struct inst *inst)
 {
         struct model_data *d = inst_data(inst);
 
-        if (inst_initializing(inst))
+        if (inst_initializing(inst)) {
                 d->x = d->x0;
+                d->tolerance_defined = inst_tolerance(inst, &d->tolerance_seen);
+        }
         d->der_x = -d->k * d->x;
         for (int i = 0; i < N_CHANNELS; i++)
                 d->y[i] = d->x + d->u[i];

@@ -49,6 +49,8 @@ struct sim {
         double stop_time;
         bool stop_time_defined;
         bool dirty;             /* a value was set since the last calculate */
+        bool tolerance_defined; /* as the importer gave it (not kept in a serialized state) */
+        double tolerance;
 };
 
 /* The standard log categories every test FMU declares, in this order. */
@@ -117,6 +119,9 @@ bool inst_name_blank(const char *s);
  */
 int inst_set_experiment(struct inst *inst, const char *fn, double start, bool stop_defined,
                         double stop);
+
+/* Keep the relative tolerance the importer gave, for inst_tolerance(). */
+void inst_set_tolerance(struct inst *inst, bool defined, double tolerance);
 
 /* Back to Instantiated with start values (fmi3Reset, fmi2Reset). */
 void inst_reset(struct inst *inst);

@@ -111,8 +111,6 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined,
 {
         struct inst *inst = c;
 
-        (void) toleranceDefined;
-        (void) tolerance;
         if (!inst)
                 return fmi2Error;
         if (!inst_check_state(inst, "fmi2SetupExperiment", STATE_BIT(ST_INSTANTIATED)))
@@ -120,6 +118,7 @@ fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined,
         if (inst_set_experiment(inst, "fmi2SetupExperiment", startTime, stopTimeDefined,
                                 stopTime) < 0)
                 return fail(inst);
+        inst_set_tolerance(inst, toleranceDefined, tolerance);
         return fmi2OK;
 }
 

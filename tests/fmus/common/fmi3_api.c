@@ -174,8 +174,6 @@ fmi3Status fmi3EnterInitializationMode(fmi3Instance instance,
 {
         struct inst *inst = instance;
 
-        (void) toleranceDefined;        /* fixed-step or exact models */
-        (void) tolerance;
         if (!inst)
                 return fmi3Error;
         if (!inst_check_state(inst, "fmi3EnterInitializationMode", STATE_BIT(ST_INSTANTIATED)))
@@ -183,6 +181,8 @@ fmi3Status fmi3EnterInitializationMode(fmi3Instance instance,
         if (inst_set_experiment(inst, "fmi3EnterInitializationMode", startTime, stopTimeDefined,
                                 stopTime) < 0)
                 return fail(inst);
+        /* Kept for models that show what they got (inst_tolerance()); none integrates with it. */
+        inst_set_tolerance(inst, toleranceDefined, tolerance);
         inst->sim.state = ST_INITIALIZATION;
         inst->sim.dirty = true;
         return fmi3OK;

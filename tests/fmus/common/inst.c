@@ -93,6 +93,18 @@ int inst_set_experiment(struct inst *inst, const char *fn, double start, bool st
         return 0;
 }
 
+void inst_set_tolerance(struct inst *inst, bool defined, double tolerance)
+{
+        inst->sim.tolerance_defined = defined;
+        inst->sim.tolerance = defined ? tolerance : 0.0;
+}
+
+bool inst_tolerance(const struct inst *inst, double *ret)
+{
+        *ret = inst->sim.tolerance;
+        return inst->sim.tolerance_defined;
+}
+
 void inst_reset(struct inst *inst)
 {
         inst->sim = (struct sim){ .state = ST_INSTANTIATED, .dirty = true };

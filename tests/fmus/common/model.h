@@ -294,6 +294,11 @@ double inst_time(const struct inst *inst);
 const char *inst_name(const struct inst *inst);
 /* True in Instantiated and Initialization Mode: initial equations apply. */
 bool inst_initializing(const struct inst *inst);
+/*
+ * Whether the importer gave a relative tolerance (fmi3EnterInitializationMode,
+ * fmi2SetupExperiment) and, if so, *ret: what it gave. false until then.
+ */
+bool inst_tolerance(const struct inst *inst, double *ret);
 
 /*
  * Log a message through the importer's callback, printf-style. FMU_OK
