@@ -13,8 +13,10 @@
  * are then often acyclic (MsdMass1.x1 -> MsdMass2.F -> MsdMass1.F): the
  * strongly connected components (Tarjan) are visited in topological
  * order; a single variable is got or set once, a real loop is iterated
- * (get every output of the loop, set every input) until no input changes
- * by more than the tolerance, or fails with -ELOOP naming its variables.
+ * in Gauss-Seidel sweeps (its inputs in the order values flow around it,
+ * each set from its producer's output got just before) until no input
+ * changes by more than the tolerance, or fails with -ELOOP naming its
+ * variables (init_loop.c).
  */
 #ifndef FMUD_DAEMON_INIT_H
 #define FMUD_DAEMON_INIT_H

@@ -10,6 +10,7 @@
 #include <criterion/new/assert.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -217,4 +218,98 @@ Test(session, each_fmu_gets_its_default_experiment_tolerance_or_none)
 Test(session, the_scenario_tolerance_reaches_fmi3_and_fmi2_fmus)
 {
         tolerances("stepSize=\"0.1\" tolerance=\"1e-7\"", 1e-7, 1.0, 1e-7, 1.0);
+}
+
+#define FT_CONN(a, b) MSYS_CONN(a, "Float64_output", b, "Float64_input")
+#define FT_CONN_TRANSFORMED(a, b, t) \
+        "<ssd:Connection startElement=\"" a "\" startConnector=\"Float64_output\" endElement=\"" \
+        b "\" endConnector=\"Float64_input\">" t "</ssd:Connection>"
+
+/*
+ * Feedthrough passes Float64_input to Float64_output. In a ring of them
+ * every value is consistent once all inputs agree; simultaneous updates
+ * would only rotate the differing start values (2.5, 1, 4) around the ring.
+ */
+Test(session, a_consistent_swap_loop_of_two_settles)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("a", "Feedthrough") MSYS_COMP("b", "Feedthrough"),
+                .connections = FT_CONN("a", "b") FT_CONN("b", "a"),
+                .parameters = MSYS_REAL("b.Float64_input", "1"),
+                .stop = 0.2,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("a.Float64_input") MSYS_RECORD("b.Float64_input"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        /* Swept in the loop's order from a.Float64_input: it takes b's value, then b takes it. */
+        cr_assert(eq(dbl, val(&x, &x.rows[0], "a.Float64_input"), 1.0));
+        cr_assert(eq(dbl, val(&x, &x.rows[0], "b.Float64_input"), 1.0));
+        msys_fini(&x);
+        cr_assert(no_children());
+}
+
+Test(session, a_consistent_loop_of_three_settles)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("a", "Feedthrough") MSYS_COMP("b", "Feedthrough")
+                            MSYS_COMP("c", "Feedthrough"),
+                .connections = FT_CONN("a", "b") FT_CONN("b", "c") FT_CONN("c", "a"),
+                .parameters = MSYS_REAL("b.Float64_input", "1") MSYS_REAL("c.Float64_input", "4"),
+                .stop = 0.2,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("a.Float64_input") MSYS_RECORD("b.Float64_input")
+                            MSYS_RECORD("c.Float64_input"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        /* From a.Float64_input along the ring: c's start value reaches a, then b, then c. */
+        cr_assert(eq(dbl, val(&x, &x.rows[0], "a.Float64_input"), 4.0));
+        cr_assert(eq(dbl, val(&x, &x.rows[0], "b.Float64_input"), 4.0));
+        cr_assert(eq(dbl, val(&x, &x.rows[0], "c.Float64_input"), 4.0));
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        msys_fini(&x);
+        cr_assert(no_children());
+}
+
+/* A ring closed by the connection b -> a given: no consistent value, or none iteration finds. */
+static void refused_ring(const char *b_to_a)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("a", "Feedthrough") MSYS_COMP("b", "Feedthrough"),
+                .stop = 0.2,
+                .attrs = "stepSize=\"0.1\"",
+        };
+        char *conns = NULL, *msg = NULL;
+        struct msys x;
+
+        cr_assert(asprintf(&conns, "%s%s", FT_CONN("a", "b"), b_to_a) > 0);
+        spec.connections = conns;
+        msys_load(&x, &spec);
+        cr_assert(eq(int, msys_session_try(&x, &msg), -ELOOP), "%s", b_to_a);
+        cr_assert(msg != NULL);
+        cr_assert(strstr(msg, "does not settle") != NULL, "%s", msg);
+        cr_assert(strstr(msg, "a.Float64_output") != NULL && strstr(msg, "b.Float64_input") &&
+                  strstr(msg, "b.Float64_output") != NULL && strstr(msg, "a.Float64_input"),
+                  "%s", msg);
+        free(msg);
+        cr_assert(no_children());
+        msys_fini(&x);
+        free(conns);
+}
+
+Test(session, a_loop_without_a_consistent_value_is_refused_by_name)
+{
+        /* a.u = b.u + 1 = a.u + 1 */
+        refused_ring(FT_CONN_TRANSFORMED("b", "a", "<ssc:LinearTransformation offset=\"1\"/>"));
+}
+
+Test(session, a_diverging_loop_is_refused_by_name)
+{
+        /* a.u = 2 b.u = 2 a.u: from 2.5 it doubles every sweep. */
+        refused_ring(FT_CONN_TRANSFORMED("b", "a", "<ssc:LinearTransformation factor=\"2\"/>"));
 }
