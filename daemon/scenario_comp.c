@@ -4,7 +4,9 @@
  * through fmu_open() into the cache, and every connector the SSD declares
  * on a component is checked against the FMU's variable of that name: it
  * must exist, its kind must match the causality, its type the variable's
- * type, and its unit (if declared) the variable's unit.
+ * type, and its unit (if declared) the variable's unit. Component
+ * "a" with variable "b.y" and component "a.b" with variable "y" would
+ * both be "a.b.y" (a column, a name in get and set): refused, naming both.
  *
  * DESIGN: every component is imported even after one fails, so a user
  * sees all broken FMUs at once; fmu_open()'s own diagnostics are passed
@@ -136,6 +138,98 @@ static int check_unique(struct sc_load *l)
         return bad ? -EINVAL : 0;
 }
 
+static int cmp_name(const void *a, const void *b, void *ctx)
+{
+        const struct scenario *s = ctx;
+
+        return strcmp(s->components[*(const size_t *)a].name,
+                      s->components[*(const size_t *)b].name);
+}
+
+/* The component named exactly name[0..len), by binary search in sorted, or -1. */
+static long find_sorted(const struct scenario *s, const size_t *sorted, const char *name,
+                        size_t len)
+{
+        size_t lo = 0, hi = s->n_components;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                const char *m = s->components[sorted[mid]].name;
+                int c = strncmp(m, name, len);
+
+                if (c == 0 && m[len] != '\0')
+                        c = 1;
+                if (c == 0)
+                        return (long)sorted[mid];
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return -1;
+}
+
+/*
+ * Component d ("a.b") against the component named by its prefix up to a
+ * dot ("a"): the first variable of d whose "<rest>.<variable>" ("b.y") the
+ * other also has, and how many more there are.
+ */
+static int check_prefix(struct sc_load *l, size_t c, size_t d, const char *rest)
+{
+        const struct scenario_component *pc = &l->s->components[c], *dc = &l->s->components[d];
+        const struct md *md = dc->fmu->md;
+        size_t clashes = 0, first = 0;
+        char *name = NULL;
+
+        for (size_t i = 0; i < md->n_vars; i++) {
+                if (asprintf(&name, "%s.%s", rest, md->vars[i].name) < 0)
+                        return -ENOMEM;
+                if (md_find_name(pc->fmu->md, name) && clashes++ == 0)
+                        first = i;
+                free(name);
+        }
+        if (!clashes)
+                return 0;
+        return sc_err(l, l->label, l->elems[d]->line, dc->name, "component '%s' variable '%s.%s' "
+                      "and component '%s' variable '%s' are both named '%s.%s' (a column, a name "
+                      "in get and set)%s: rename one of the components", pc->name, rest,
+                      md->vars[first].name, dc->name, md->vars[first].name, dc->name,
+                      md->vars[first].name, clashes > 1 ? ", and more variables alike" : "");
+}
+
+/* Component and variable names that join into the same full name (see the header). */
+static int check_full_names(struct sc_load *l)
+{
+        const struct scenario *s = l->s;
+        size_t *sorted = malloc((s->n_components + 1) * sizeof(*sorted));
+        int bad = 0, r;
+
+        if (!sorted)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n_components; i++)
+                sorted[i] = i;
+        qsort_r(sorted, s->n_components, sizeof(*sorted), cmp_name, (void *)s);
+        /* O(components * dots * log components), then O(variables) where a prefix is a component. */
+        for (size_t d = 0; d < s->n_components; d++) {
+                const char *name = s->components[d].name;
+
+                for (const char *dot = strchr(name, '.'); dot; dot = strchr(dot + 1, '.')) {
+                        long c = find_sorted(s, sorted, name, (size_t)(dot - name));
+
+                        if (c < 0 || !s->components[c].fmu || !s->components[d].fmu)
+                                continue;
+                        r = check_prefix(l, (size_t)c, d, dot + 1);
+                        if (r == -ENOMEM) {
+                                free(sorted);
+                                return r;
+                        }
+                        bad |= r < 0;
+                }
+        }
+        free(sorted);
+        return bad ? -EINVAL : 0;
+}
+
 static int import_one(struct sc_load *l, size_t i)
 {
         const struct ssd_element *e = l->elems[i];
@@ -252,7 +346,10 @@ int sc_components(struct sc_load *l)
                 for (size_t j = 0; j < l->elems[i]->n_connectors; j++)
                         bad |= check_connector(l, i, &l->elems[i]->connectors[j]) < 0;
         }
-        return bad ? -EINVAL : 0;
+        r = check_full_names(l);
+        if (r == -ENOMEM)
+                return r;
+        return bad || r < 0 ? -EINVAL : 0;
 }
 
 bool sc_type_fits(enum ssd_type t, enum md_type exact, enum md_type m)

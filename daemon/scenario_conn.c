@@ -4,7 +4,8 @@
  *
  * Direction (SSP 1.0: start and end do not denote it): from a system's
  * point of view an element's output or calculatedParameter is a source and
- * its input or parameter a sink; the system's own input or parameter
+ * its input or parameter a sink (a local is neither: FMI 3.0 section
+ * 2.4.7.4, "must not be used as input to another model"); the system's own input or parameter
  * connector is a source inside it, its output or calculatedParameter a
  * sink. A connection joins one source and one sink of the same class
  * (signal: output -> input; parameter: calculatedParameter -> parameter).
@@ -40,9 +41,9 @@ static enum role var_role(const struct md_variable *v, bool *ret_param)
 {
         *ret_param = v->causality == MD_CAUSALITY_PARAMETER ||
                      v->causality == MD_CAUSALITY_CALCULATED_PARAMETER;
+        /* A local is none: "must not be used as input to another model" (FMI 3.0 2.4.7.4). */
         switch (v->causality) {
         case MD_CAUSALITY_OUTPUT:
-        case MD_CAUSALITY_LOCAL:
         case MD_CAUSALITY_CALCULATED_PARAMETER:
                 return ROLE_SOURCE;
         case MD_CAUSALITY_INPUT:
@@ -115,6 +116,11 @@ static int end_of(struct sc_load *l, const struct ssd_element *sys, const char *
         ret->node = (struct sg_node){ .kind = SG_VAR, .comp = e->comp,
                                       .var = (size_t)(v - c->fmu->md->vars) };
         ret->role = var_role(v, &ret->parameter);
+        if (ret->role == ROLE_NONE && v->causality == MD_CAUSALITY_LOCAL)
+                return sc_err(l, l->label, line, ret->name, "a variable of causality local cannot "
+                              "be connected: the FMU keeps it to itself (FMI 3.0 section "
+                              "2.4.7.4); connect an output to an input, or a calculated "
+                              "parameter to a parameter");
         if (ret->role == ROLE_NONE)
                 return sc_err(l, l->label, line, ret->name, "a variable of causality %s cannot be "
                               "connected", md_causality_name(v->causality));

@@ -399,3 +399,19 @@ Test(scenario, a_missing_file_is_an_errno_not_a_refusal, .init = setup, .fini = 
         free(p);
         cr_assert(eq(int, sx_load(&x, x.dir, NULL), -ENOENT));
 }
+
+Test(scenario, a_component_named_like_another_with_a_dot_loads_when_no_name_clashes,
+     .init = setup, .fini = teardown)
+{
+        /* "ft" has "stage.length", "ft.other" has "length": "ft.stage.length" and "ft.other.length". */
+        sx_write(x.dir, "SystemStructure.ssd",
+                 "<?xml version=\"1.0\"?>\n"
+                 "<ssd:SystemStructureDescription version=\"1.0\" name=\"dots\" "
+                 "xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\">\n"
+                 "<ssd:System name=\"s\"><ssd:Elements>\n"
+                 "<ssd:Component name=\"ft\" source=\"resources/Feedthrough.fmu\"/>\n"
+                 "<ssd:Component name=\"ft.other\" source=\"resources/Feedthrough.fmu\"/>\n"
+                 "</ssd:Elements></ssd:System></ssd:SystemStructureDescription>\n");
+        load_ok(NULL, NULL);
+        cr_assert(eq(sz, x.s->n_components, 2));
+}

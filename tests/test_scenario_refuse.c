@@ -200,6 +200,18 @@ Test(scenario_refuse, a_connected_clocked_variable, .fini = teardown)
         refuses("connect_clocked", ":16: 'lin.u0'", "clocked variables cannot be connected");
 }
 
+Test(scenario_refuse, a_connected_local_variable, .fini = teardown)
+{
+        refuses("connect_local", ":16: 'ball.der_h'", "a variable of causality local cannot be "
+                "connected");
+}
+
+Test(scenario_refuse, two_components_whose_variables_share_a_full_name, .fini = teardown)
+{
+        refuses("name_clash", ":12: 'ft.stage'", "component 'ft' variable 'stage.length' and "
+                "component 'ft.stage' variable 'length' are both named 'ft.stage.length'");
+}
+
 Test(scenario_refuse, a_source_with_a_uri_scheme, .fini = teardown)
 {
         refuses("source_scheme", "'mass1'", "a URI scheme other than file:");

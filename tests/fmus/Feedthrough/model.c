@@ -13,13 +13,15 @@
  * Configuration Mode (from Instantiated) or Reconfiguration Mode (from
  * Step Mode). Resizing keeps the first min(old, new) elements of both
  * vectors and zeroes the rest. `length` is a tunable Float64 parameter in
- * unit m (declared type Length, display unit mm) that no equation uses.
+ * unit m (declared type Length, display unit mm) that no equation uses;
+ * so is `stage.length`, a flat name with a dot (a component "x" has
+ * "x.stage.length", as a component "x.stage" has "x.stage.length").
  *
  * Value references (input, output): time 0, Float32 1 2, Float64 3 4,
  * Int8 5 6, UInt8 7 8, Int16 9 10, UInt16 11 12, Int32 13 14, UInt32 15 16,
  * Int64 17 18, UInt64 19 20, Boolean 21 22, String 23 24, Binary 25 26,
  * Enumeration 27 28, Float64_matrix 29 30, n 31, Float64_vector 32 33,
- * length 34.
+ * length 34, stage.length 35.
  */
 #include <string.h>
 
@@ -49,6 +51,7 @@ struct model_data {
         uint64_t n_configured;          /* n the vectors are sized for */
         double v_in[VECTOR_CAP], v_out[VECTOR_CAP];
         double length;
+        double stage_length;
 };
 
 #define IN(vr, name, type, var, field) \
@@ -96,6 +99,8 @@ static const struct var vars[] = {
         VAR_SIZED(33, "Float64_vector_output", VAR_FLOAT64, VAR_OUTPUT, VAR_CONTINUOUS,
                   VAR_CALCULATED, v_out, 31, VECTOR_CAP),
         VAR_SCALAR(34, "length", VAR_FLOAT64, VAR_PARAMETER, VAR_TUNABLE, VAR_EXACT, length),
+        VAR_SCALAR(35, "stage.length", VAR_FLOAT64, VAR_PARAMETER, VAR_TUNABLE, VAR_EXACT,
+                   stage_length),
 };
 
 static void start(struct inst *inst)
@@ -126,6 +131,7 @@ static void start(struct inst *inst)
         for (int i = 0; i < 4; i++)
                 d->v_in[i] = i + 1;
         d->length = 1.5;
+        d->stage_length = 0.5;
 }
 
 static int calculate(struct inst *inst)
