@@ -109,6 +109,9 @@ static struct json_object *inst_json(const struct proto_inst_status *in)
         json_object_object_add(o, "stepUsMax", cli_json_double(in->step_us_max));
         json_object_object_add(o, "serviceUsMean", cli_json_double(in->service_us_mean));
         json_object_object_add(o, "fault", cli_json_str(in->fault));
+        /* null: the FMU was given no tolerance (toleranceDefined = false) */
+        json_object_object_add(o, "tolerance", in->has_tolerance ? cli_json_double(in->tolerance)
+                                                                 : NULL);
         layers = json_object_new_array_ext((int)in->n_layers);
         for (uint32_t i = 0; i < in->n_layers; i++) {
                 const struct proto_layer *l = &in->layers[i];

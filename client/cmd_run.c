@@ -17,6 +17,7 @@
 #include "cmd_run.h"
 #include "commands.h"
 #include "daemon/run.h"
+#include "fmt.h"
 #include "paths.h"
 
 enum { O_QUIET = 1400, O_LOCAL, O_PRIVATE };
@@ -142,13 +143,15 @@ static void summary(const struct run_report *rep, const char *scenario, const ch
         printf("scenario      %s (%s)\n", rep->name, scenario);
         printf("experiment    t = %g .. %g, h = %g\n", rep->start, rep->stop, rep->step);
         printf("instances     %zu\n", rep->n_insts);
-        printf("  %-20s %-20s %5s %10s %12s %12s\n", "name", "model", "rate", "steps",
-               "step us mean", "step us max");
+        printf("  %-20s %-20s %5s %10s %12s %12s %10s\n", "name", "model", "rate", "steps",
+               "step us mean", "step us max", "tolerance");
         for (size_t i = 0; i < rep->n_insts; i++) {
                 const struct run_inst_report *in = &rep->insts[i];
+                char tol[FMT_NUM_MAX];
 
-                printf("  %-20s %-20s %5u %10llu %12.2f %12.2f\n", in->name, in->fmu, in->multirate,
-                       (unsigned long long)in->steps, in->step_us_mean, in->step_us_max);
+                printf("  %-20s %-20s %5u %10llu %12.2f %12.2f %10s\n", in->name, in->fmu,
+                       in->multirate, (unsigned long long)in->steps, in->step_us_mean,
+                       in->step_us_max, in->tolerance_defined ? fmt_double(tol, in->tolerance) : "-");
         }
         printf("points        %llu (%llu extra), %llu events, reached t = %g (%s)\n",
                (unsigned long long)rep->points, (unsigned long long)rep->extra_points,

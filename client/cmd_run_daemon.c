@@ -18,6 +18,7 @@
 
 #include "cmd_run.h"
 #include "commands.h"
+#include "fmt.h"
 
 #define PROBE_TIMEOUT_MS 300
 #define POLL_MS 100
@@ -186,14 +187,16 @@ static void summary(const struct run_cmd *a, const struct proto_session_status *
         printf("scenario      %.*s (%s)\n", (int)s->name.len, s->name.ptr, a->scenario);
         printf("experiment    t = %g .. %g, h = %g\n", s->start, s->stop, s->step);
         printf("instances     %u\n", s->n_insts);
-        printf("  %-20s %-20s %5s %10s %12s %12s\n", "name", "model", "rate", "steps",
-               "step us mean", "step us max");
+        printf("  %-20s %-20s %5s %10s %12s %12s %10s\n", "name", "model", "rate", "steps",
+               "step us mean", "step us max", "tolerance");
         for (uint32_t i = 0; i < s->n_insts; i++) {
                 const struct proto_inst_status *in = &s->insts[i];
+                char tol[FMT_NUM_MAX];
 
-                printf("  %-20.*s %-20.*s %5u %10llu %12.2f %12.2f\n", (int)in->name.len,
+                printf("  %-20.*s %-20.*s %5u %10llu %12.2f %12.2f %10s\n", (int)in->name.len,
                        in->name.ptr, (int)in->fmu.len, in->fmu.ptr, in->multirate,
-                       (unsigned long long)in->steps, in->step_us_mean, in->step_us_max);
+                       (unsigned long long)in->steps, in->step_us_mean, in->step_us_max,
+                       in->has_tolerance ? fmt_double(tol, in->tolerance) : "-");
         }
         printf("points        %llu (%llu extra), %llu events, reached t = %g (%s)\n",
                (unsigned long long)s->points, (unsigned long long)s->extra_points,

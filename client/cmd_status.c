@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "fmt.h"
 
 static void str(const char *label, struct proto_str s)
 {
@@ -24,10 +25,12 @@ static const char *layer_state(enum proto_layer_state s)
 
 static void print_inst(const struct proto_inst_status *in)
 {
-        printf("  %-20.*s %-20.*s %8lld %5u %10llu %12.2f %12.2f %12.2f\n", (int)in->name.len,
+        char tol[FMT_NUM_MAX];
+
+        printf("  %-20.*s %-20.*s %8lld %5u %10llu %12.2f %12.2f %12.2f %10s\n", (int)in->name.len,
                in->name.ptr, (int)in->fmu.len, in->fmu.ptr, (long long)in->pid, in->multirate,
                (unsigned long long)in->steps, in->step_us_mean, in->step_us_max,
-               in->service_us_mean);
+               in->service_us_mean, in->has_tolerance ? fmt_double(tol, in->tolerance) : "-");
         if (in->fault.len) {
                 printf("    fault: ");
                 cli_put_clean(stdout, in->fault.ptr, in->fault.len);
@@ -68,8 +71,8 @@ static void print_session(const struct proto_session_status *s)
         str("sandbox", s->sandbox);
         printf("%-12s %u\n", "instances", s->n_insts);
         if (s->n_insts)
-                printf("  %-20s %-20s %8s %5s %10s %12s %12s %12s\n", "name", "model", "pid", "rate",
-                       "steps", "step us mean", "step us max", "service us");
+                printf("  %-20s %-20s %8s %5s %10s %12s %12s %12s %10s\n", "name", "model", "pid",
+                       "rate", "steps", "step us mean", "step us max", "service us", "tolerance");
         /* Names are the daemon's: printed as given, but never as terminal controls. */
         for (uint32_t i = 0; i < s->n_insts; i++) {
                 struct proto_inst_status in = s->insts[i];

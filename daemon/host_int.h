@@ -57,6 +57,8 @@ struct hinst_status {
         char *name, *fmu;
         int64_t pid;
         uint32_t multirate;
+        bool tolerance_defined;         /* the relative tolerance given at initialization */
+        double tolerance;
         uint64_t steps;
         double step_us_mean, step_us_max, service_us_mean;
         char fault[HOST_MSG_MAX];

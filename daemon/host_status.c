@@ -90,6 +90,8 @@ int hstatus_init(struct hsess *hs)
                 v[i].name = strdup(c->name);
                 v[i].fmu = strdup(model ? model : "");
                 v[i].multirate = c->multirate;
+                v[i].tolerance_defined = c->tolerance_defined;
+                v[i].tolerance = c->tolerance;
                 v[i].pid = hs->s ? (int64_t)inst_pid(session_inst(hs->s, i)) : 0;
                 if (!v[i].name || !v[i].fmu ||
                     (hs->s && layers(&v[i], session_inst(hs->s, i)) < 0)) {
@@ -207,6 +209,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
                         .multirate = s->multirate, .steps = s->steps,
                         .step_us_mean = s->step_us_mean, .step_us_max = s->step_us_max,
                         .service_us_mean = s->service_us_mean, .fault = str(s->fault),
+                        .has_tolerance = s->tolerance_defined, .tolerance = s->tolerance,
                         .n_layers = s->n_layers, .layers = l,
                 };
         }

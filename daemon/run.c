@@ -126,6 +126,8 @@ static int init_report(struct run_report *rep, const struct scenario *sc)
                 rep->insts[i].name = strdup(comp->name);
                 rep->insts[i].fmu = strdup(model ? model : "");
                 rep->insts[i].multirate = comp->multirate;
+                rep->insts[i].tolerance_defined = comp->tolerance_defined;
+                rep->insts[i].tolerance = comp->tolerance;
                 if (!rep->insts[i].name || !rep->insts[i].fmu)
                         return -ENOMEM;
         }

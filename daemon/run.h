@@ -43,6 +43,8 @@ struct run_inst_report {
         char *name;
         char *fmu;                              /* the model name */
         uint32_t multirate;
+        bool tolerance_defined;                 /* the relative tolerance given at initialization */
+        double tolerance;
         uint64_t steps;
         double step_us_mean, step_us_max;       /* round trip per doStep */
 };

@@ -123,6 +123,8 @@ static const struct field inst_fields[] = {
         FIELD("stepUsMax", FT_F64, 0, struct proto_inst_status, step_us_max),
         FIELD("serviceUsMean", FT_F64, 0, struct proto_inst_status, service_us_mean),
         FIELD("fault", FT_STR, 0, struct proto_inst_status, fault),
+        FIELD_HAS("tolerance", FT_F64, FF_FINITE, struct proto_inst_status, tolerance,
+                  has_tolerance),
         FIELD_EXT("sandbox"),
 };
 

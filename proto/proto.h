@@ -330,6 +330,8 @@ struct proto_inst_status {
         struct proto_str fault;                 /* empty when none */
         uint32_t n_layers;
         const struct proto_layer *layers;
+        bool has_tolerance;                     /* given at initialization; false: none */
+        double tolerance;
 };
 struct proto_session_status {
         uint64_t session, generation;

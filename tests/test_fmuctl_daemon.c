@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,60 @@ Test(fmuctl_daemon, session_verbs_with_json_and_exit_codes, .init = setup, .fini
         /* Usage errors are 2. */
         r = fmuctl((const char *[]){ "start", NULL });
         cr_assert(r.exit_code == 2, "exit %d", r.exit_code);
+        run_result_fini(&r);
+}
+
+/* The tolerance of each instance in `fmuctl status SID --json`, or NAN for null. */
+static double status_tolerance(const char *sid, size_t i)
+{
+        struct json_object *o = fmuctl_json((const char *[]){ "status", sid, "--json", NULL });
+        struct json_object *in = json_object_array_get_idx(key(o, "instances"), i), *t;
+        double v;
+
+        cr_assert(in != NULL);
+        t = key(in, "tolerance");
+        v = t ? json_object_get_double(t) : NAN;
+        json_object_put(o);
+        return v;
+}
+
+Test(fmuctl_daemon, load_passes_the_tolerance_and_status_shows_it, .init = setup,
+     .fini = teardown)
+{
+        struct run_result r;
+
+        /* LinearOde's DefaultExperiment says 1e-5; LinearOde2's says nothing. */
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/LinearOde.fmu", NULL });
+        cr_assert(r.exit_code == 0 && strcmp(r.out, "1\n") == 0, "%s%s", r.out, r.err);
+        run_result_fini(&r);
+        cr_assert(status_tolerance("1", 0) == 1e-5);
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/LinearOde2.fmu", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        run_result_fini(&r);
+        cr_assert(isnan(status_tolerance("2", 0)));
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/LinearOde2.fmu", "--tolerance",
+                                     "1e-7", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        run_result_fini(&r);
+        cr_assert(status_tolerance("3", 0) == 1e-7);
+        r = fmuctl((const char *[]){ "get", "3", "tolerance_seen", "tolerance_defined", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        cr_assert(strstr(r.out, "1e-07") != NULL && strstr(r.out, "true") != NULL, "%s", r.out);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "status", "3", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        cr_assert(strstr(r.out, "tolerance") != NULL && strstr(r.out, "1e-07") != NULL, "%s",
+                  r.out);
+        run_result_fini(&r);
+        /* Refused by the daemon naming the argument; no session is left. */
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/LinearOde2.fmu", "--tolerance",
+                                     "1", NULL });
+        cr_assert(r.exit_code == 1, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.err, "tolerance") != NULL && strstr(r.err, "above 0 and below 1"),
+                  "%s", r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "status", "4", NULL });
+        cr_assert(r.exit_code == 1, "exit %d", r.exit_code);
         run_result_fini(&r);
 }
 

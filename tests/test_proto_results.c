@@ -80,9 +80,10 @@ static void status_fixture(struct proto_session_status *s, struct proto_inst_sta
         ly[1] = (struct proto_layer){ S("landlock"), PROTO_LAYER_UNAVAILABLE, S("kernel 5.10") };
         ly[2] = (struct proto_layer){ S("namespaces"), PROTO_LAYER_OFF, S("") };
         in[0] = (struct proto_inst_status){ S("Plant"), S("/c/plant.fmu"), 4242, 1, 1000, 12.5,
-                                            80.0, 9.5, S(""), 2, ly };
+                                            80.0, 9.5, S(""), 2, ly, true, 1e-6 };
         in[1] = (struct proto_inst_status){ S("Ctrl"), S("/c/ctrl.fmu"), 4243, 4, 250, 10.0, 20.0,
-                                            8.0, S("doStep returned fmi3Error"), 1, ly + 2 };
+                                            8.0, S("doStep returned fmi3Error"), 1, ly + 2, false,
+                                            0 };
         *s = (struct proto_session_status){
                 .session = 3, .generation = 2, .name = S("loop"), .state = PROTO_STATE_PAUSED,
                 .time = 4.5, .start = 0, .stop = 10, .step = 0.001, .points = 4500,
@@ -116,6 +117,9 @@ Test(proto_results, session_status_round_trips)
         cr_assert(b.insts[1].multirate == 4 && b.insts[1].service_us_mean == 8.0 &&
                   str_eq(b.insts[1].fault, "doStep returned fmi3Error"));
         cr_assert(b.insts[0].n_layers == 2 && b.insts[1].n_layers == 1);
+        /* A tolerance only where one was given. */
+        cr_assert(b.insts[0].has_tolerance && b.insts[0].tolerance == 1e-6);
+        cr_assert(!b.insts[1].has_tolerance);
         cr_assert(str_eq(b.insts[0].layers[1].name, "landlock") &&
                   b.insts[0].layers[1].state == PROTO_LAYER_UNAVAILABLE &&
                   str_eq(b.insts[0].layers[1].detail, "kernel 5.10"));
