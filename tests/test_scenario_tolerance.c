@@ -11,6 +11,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <zip.h>
 
 #include "test_scenario_fixture.h"
 
@@ -153,4 +155,51 @@ Test(scenario_tolerance, a_settings_tolerance_outside_zero_to_one_is_refused, .i
         cr_assert(eq(int, sx_load(&x, NULL, NULL), -EINVAL));
         cr_assert(sx_has(&x, "tolerance", NULL));
         cr_assert(sx_clean(&x));
+}
+
+/* resources/LinearOde.fmu with its DefaultExperiment tolerance replaced by tolerance. */
+static void set_default_tolerance(const char *tolerance)
+{
+        char *path = NULL, *xml, *at, *text = NULL;
+        struct zip_stat st;
+        zip_source_t *src;
+        zip_file_t *f;
+        zip_t *z;
+
+        cr_assert(asprintf(&path, "%s/resources/LinearOde.fmu", x.dir) > 0);
+        z = zip_open(path, 0, NULL);
+        cr_assert(z != NULL);
+        cr_assert(zip_stat(z, "modelDescription.xml", 0, &st) == 0);
+        xml = calloc(1, st.size + 1);
+        f = zip_fopen(z, "modelDescription.xml", 0);
+        cr_assert(xml && f && zip_fread(f, xml, st.size) == (zip_int64_t)st.size);
+        zip_fclose(f);
+        at = strstr(xml, "tolerance=\"1e-5\"");
+        cr_assert(at != NULL);
+        *at = '\0';
+        cr_assert(asprintf(&text, "%stolerance=\"%s\"%s", xml, tolerance,
+                           at + strlen("tolerance=\"1e-5\"")) > 0);
+        src = zip_source_buffer(z, text, strlen(text), 0);
+        cr_assert(src != NULL);
+        cr_assert(zip_file_add(z, "modelDescription.xml", src, ZIP_FL_OVERWRITE) >= 0);
+        cr_assert(zip_close(z) == 0);
+        free(text);
+        free(xml);
+        free(path);
+}
+
+Test(scenario_tolerance, a_default_experiment_tolerance_outside_zero_to_one_is_not_passed,
+     .init = setup, .fini = teardown)
+{
+        bool warned = false;
+
+        set_default_tolerance("1.5");
+        write_ssd("");
+        load_ok(NULL);
+        assert_tolerance("fast", false, 0);
+        for (size_t i = 0; i < x.diags.n; i++)
+                warned |= x.diags.v[i].severity == DIAG_WARNING;
+        cr_assert(warned);
+        cr_assert(sx_has(&x, "'fast'", "DefaultExperiment tolerance 1.5 is not above 0 and "
+                         "below 1: the FMU gets no tolerance"));
 }
