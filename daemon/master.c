@@ -285,6 +285,20 @@ static bool between(struct master *m)
         return true;
 }
 
+/*
+ * How late the point just done is against its pace (warp > 0), before
+ * sleeping to the next: the lag status reports, over every point. A
+ * point's lateness is its completion after its due time.
+ */
+static void note_lag(struct master *m, uint64_t now)
+{
+        uint64_t due = pace_due_ns(&m->pace, m->t_cur);
+
+        m->lag_ns = now > due ? now - due : 0;
+        if (m->lag_ns > m->lag_max_ns)
+                m->lag_max_ns = m->lag_ns;
+}
+
 /* Advance until grid point 'target' (at most the last one). */
 static int advance(struct master *m, uint64_t target)
 {
@@ -294,6 +308,14 @@ static int advance(struct master *m, uint64_t target)
 
         if (st == MASTER_FINISHED || st == MASTER_FAULTED || st == MASTER_STOPPED)
                 return -EPERM;
+        /*
+         * A run goes on across stepping calls: the time between them (its
+         * host serving requests, a slow machine) is the run's too, so the
+         * real-time factor is simulated over wall time of every point, not
+         * of the calls alone. A pause ends the run; resuming starts anew.
+         */
+        if (st == MASTER_RUNNING && m->call_end_ns && start > m->call_end_ns)
+                m->wall_ns += start - m->call_end_ns;
         if (target > m->n_end)
                 target = m->n_end;
         master_set_state(m, MASTER_RUNNING);
@@ -317,8 +339,11 @@ static int advance(struct master *m, uint64_t target)
                 if (m->warp > 0) {
                         /* A paced run's rows go out on time, not a point late. */
                         mroute_flush(m);
+                        note_lag(m, pace_now_ns());
                         (void) pace_sleep(pace_due_ns(&m->pace, m->t_cur), PACE_SLICE_NS,
                                           interrupted, m);
+                } else {
+                        m->lag_ns = 0;
                 }
         }
         if (mchain_drain(m) < 0 && r >= 0) {
@@ -326,7 +351,8 @@ static int advance(struct master *m, uint64_t target)
                 r = m->fault;
         }
         mroute_flush(m);
-        m->wall_ns += pace_now_ns() - start;
+        m->call_end_ns = pace_now_ns();
+        m->wall_ns += m->call_end_ns - start;
         return r < 0 ? r : (int)master_state(m);
 }
 
@@ -413,6 +439,8 @@ void master_get_stats(const struct master *m, struct master_stats *ret)
                 .sim_time = m->t_cur,
                 .wall_s = wall,
                 .rtf = wall > 0 ? (m->t_cur - m->t0) / wall : 0.0,
+                .lag_s = (double)m->lag_ns * 1e-9,
+                .lag_max_s = (double)m->lag_max_ns * 1e-9,
                 .n_insts = m->n,
                 .insts = m->ist,
         };

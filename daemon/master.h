@@ -193,8 +193,13 @@ struct master_stats {
         uint64_t chained;               /* steps posted before the reply of the one before */
         uint64_t moves;                 /* heavy workers moved off a shared cpu */
         double sim_time;                /* the current point's time */
-        double wall_s;                  /* wall time spent in stepping calls */
-        double rtf;                     /* simulated / wall seconds; 0 before any step */
+        double wall_s;                  /* wall time of the run: stepping calls and between them */
+        double rtf;                     /* simulated / wall seconds while running; 0 before any step */
+        /*
+         * Paced runs (warp > 0): how late the last point was done against
+         * its due wall time (0 when on time or unpaced), and the worst so far.
+         */
+        double lag_s, lag_max_s;
         size_t n_insts;
         const struct master_inst_stats *insts;  /* borrowed; valid until the next step */
 };

@@ -268,7 +268,9 @@ struct master {
 
         /* Statistics. */
         uint64_t points, extra_points, events, restores, chained, moves;
-        uint64_t wall_ns;
+        uint64_t wall_ns;               /* running: in stepping calls and between them */
+        uint64_t call_end_ns;           /* when the last stepping call returned; 0: none */
+        uint64_t lag_ns, lag_max_ns;    /* how late the last paced point was, and the worst */
 
         char msg[MASTER_MSG_MAX];
         char iu_msg[256];               /* a failure inside an intermediate update */

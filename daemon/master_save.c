@@ -266,6 +266,7 @@ int master_restore(struct master *m, const struct master_saved *s)
         m->events = s->events;
         m->restores = s->restores;
         m->wall_ns = s->wall_ns;
+        m->call_end_ns = 0;     /* the restored run starts anew */
         m->fault = 0;
         m->iu_msg[0] = '\0';
         memcpy(m->msg, s->msg, sizeof(m->msg));
