@@ -11,8 +11,9 @@
  * goes to host_request() with a token that maps back to the peer
  * (control_peers.h). The loop never waits for a worker or a master: the
  * host answers through control_complete(), which only queues. A message
- * that is not a request gets a "bad-request" reply (with the id when it
- * could be read, else 0) and one log line; a message above max_message
+ * that is not a request gets a "bad-request" reply (with the id whenever
+ * the bytes up to it can be read, proto_req_id_raw(); else 0) and one log
+ * line; a message above max_message
  * never reaches us (ZMQ_MAXMSGSIZE drops the peer's connection).
  *
  * Socket files: ipc sockets are bound under umask 0077 (0007 with

@@ -185,10 +185,13 @@ static void dispatch(struct control *c, const struct ctl_peer *p, const void *bo
 
         r = pv_decode(body, len, &c->lim, &doc, err, sizeof(err));
         if (r < 0) {
+                /* The id as far as the bytes can be read: the client waits for it. */
+                uint64_t id = proto_req_id_raw(body, len);
+
                 if (r == -ENOMEM)
-                        refuse(c, p, 0, PROTO_E_INTERNAL, "out of memory");
+                        refuse(c, p, id, PROTO_E_INTERNAL, "out of memory");
                 else
-                        refuse(c, p, 0, PROTO_E_BAD_REQUEST, err);
+                        refuse(c, p, id, PROTO_E_BAD_REQUEST, err);
                 goto out;
         }
         r = proto_req_decode(doc.root, &req, err, sizeof(err));
@@ -257,13 +260,17 @@ void ctl_serve(struct control *c, int sock)
         memcpy(p.id, zmq_msg_data(&f[0]), p.id_len);
         if (n == 3 && zmq_msg_size(&f[1]) == 0 && !extra)
                 p.delim = true;
+        /* A refusal carries the id of the last frame when it reads as a request's. */
         if (n < 2 || extra || (n == 3 && !p.delim)) {
-                refuse(c, &p, 0, PROTO_E_BAD_REQUEST,
+                refuse(c, &p, n < 2 ? 0 : proto_req_id_raw(zmq_msg_data(&f[n - 1]),
+                                                           zmq_msg_size(&f[n - 1])),
+                       PROTO_E_BAD_REQUEST,
                        "a request is one frame (after an empty delimiter from REQ sockets)");
                 goto out;
         }
         if (total > c->cfg->max_message) {
-                refuse(c, &p, 0, PROTO_E_BAD_REQUEST, "message above max_message");
+                refuse(c, &p, proto_req_id_raw(zmq_msg_data(&f[n - 1]), zmq_msg_size(&f[n - 1])),
+                       PROTO_E_BAD_REQUEST, "message above max_message");
                 goto out;
         }
         dispatch(c, &p, zmq_msg_data(&f[n - 1]), zmq_msg_size(&f[n - 1]));

@@ -475,6 +475,53 @@ static int convert(struct hvar *x, const struct pv *value, char *msg, size_t siz
         return -1;
 }
 
+struct hkey {
+        size_t comp;
+        const struct md_variable *v;
+        uint32_t i;                     /* in the request */
+};
+
+static int cmp_hkey(const void *a, const void *b)
+{
+        const struct hkey *x = a, *y = b;
+
+        if (x->comp != y->comp)
+                return x->comp < y->comp ? -1 : 1;
+        if (x->v != y->v)
+                return x->v < y->v ? -1 : 1;
+        return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * A variable set twice in one request (the map's keys differ, the names
+ * resolve alike: "Plant.u" and "u" in a one-FMU scenario): which value
+ * would win is not for the daemon to guess. -1, or the reply code with msg.
+ */
+static int set_twice(const struct hvar *xs, uint32_t n, char *msg, size_t size)
+{
+        struct hkey *k;
+        int code = -1;
+
+        if (n < 2)
+                return -1;
+        k = malloc(n * sizeof(*k));
+        if (!k) {
+                snprintf(msg, size, "out of memory");
+                return PROTO_E_INTERNAL;
+        }
+        for (uint32_t i = 0; i < n; i++)
+                k[i] = (struct hkey){ xs[i].comp, xs[i].v, i };
+        qsort(k, n, sizeof(*k), cmp_hkey);
+        for (uint32_t i = 1; i < n && code < 0; i++)
+                if (k[i].comp == k[i - 1].comp && k[i].v == k[i - 1].v) {
+                        snprintf(msg, size, "'%s' is set twice in one request (also as '%s')",
+                                 xs[k[i - 1].i].name, xs[k[i].i].name);
+                        code = PROTO_E_BAD_REQUEST;
+                }
+        free(k);
+        return code;
+}
+
 void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
 {
         char msg[HOST_MSG_MAX], err[256];
@@ -501,6 +548,8 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
                 if (code < 0)
                         code = convert(&xs[k], a.values[k].value, msg, sizeof(msg));
         }
+        if (xs && code < 0)
+                code = set_twice(xs, a.n, msg, sizeof(msg));
         for (uint32_t i = 0; xs && i < a.n && code < 0; i++) {
                 struct hvar *x = &xs[i];
                 int r = x->ct == MD_BINARY ?

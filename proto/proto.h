@@ -200,6 +200,14 @@ struct proto_req {
 int proto_req_decode(const struct pv *root, struct proto_req *ret, char *err, size_t errlen);
 /* The request's id when it has a readable one, else 0: for the error reply to a bad request. */
 uint64_t proto_req_id(const struct pv *root);
+/*
+ * The same from a message pv_decode() refused (a duplicate key, a limit,
+ * a bad value after the id): the uint value of the top-level map's key
+ * "id" when the bytes up to it are readable and no other "id" key before
+ * the damage disagrees; else 0. Reads nothing past buf[len), allocates
+ * nothing.
+ */
+uint64_t proto_req_id_raw(const void *buf, size_t len);
 /* {id, op, args: <map of n_args pairs the caller writes next>} */
 void proto_req_begin(struct pw *w, uint64_t id, enum proto_op op, uint32_t n_args);
 

@@ -309,3 +309,71 @@ Test(proto_env, broken_replies_are_refused)
         cr_assert(msg_take(&m, &w) == 0);
         cr_assert(proto_reply_decode(m.doc.root, &rep, err, sizeof(err)) == -EBADMSG);
 }
+
+/* The id of a message the decoder refuses, read from the bytes up to it. */
+static uint64_t raw_id(struct pw *pw)
+{
+        cr_assert(!pw->error);
+        return proto_req_id_raw(pw_data(pw), pw_size(pw));
+}
+
+Test(proto_env, the_id_of_a_refused_message_is_read_from_its_bytes)
+{
+        static const uint8_t ext8[] = { 0xc7, 0x03, 0x01, 'a', 'b', 'c' };
+        uint8_t buf[64];
+        size_t n;
+
+        /* A duplicate key after the id, in args. */
+        proto_req_begin(&w, 7, PROTO_OP_SET, 2);
+        pw_str(&w, "u");
+        pw_u64(&w, 1);
+        pw_str(&w, "u");
+        pw_u64(&w, 2);
+        cr_assert(raw_id(&w) == 7);
+        cr_assert(pv_decode(pw_data(&w), pw_size(&w), NULL, &m.doc, m.err, sizeof(m.err)) ==
+                  -EBADMSG);
+        cr_assert(strstr(m.err, "duplicate key 'u'"), "%s", m.err);
+        pv_doc_fini(&m.doc);
+        pw_reset(&w);
+
+        /* The id after nested containers and an extension value. */
+        pw_map(&w, 2);
+        pw_str(&w, "args");
+        pw_map(&w, 1);
+        pw_str(&w, "x");
+        n = pw_size(&w);
+        memcpy(buf, pw_data(&w), n);
+        memcpy(buf + n, ext8, sizeof(ext8));
+        n += sizeof(ext8);
+        pw_reset(&w);
+        pw_str(&w, "id");
+        pw_u64(&w, 300);
+        memcpy(buf + n, pw_data(&w), pw_size(&w));
+        n += pw_size(&w);
+        pw_reset(&w);
+        cr_assert(proto_req_id_raw(buf, n) == 300);
+        /* Cut anywhere before the id's value: no id. */
+        for (size_t cut = 0; cut < n - 2; cut++)
+                cr_assert(proto_req_id_raw(buf, cut) == 0, "cut at %zu", cut);
+
+        /* Two ids that disagree, an id that is no uint, a count past the end, no map. */
+        pw_map(&w, 2);
+        pw_str(&w, "id");
+        pw_u64(&w, 1);
+        pw_str(&w, "id");
+        pw_u64(&w, 2);
+        cr_assert(raw_id(&w) == 0);
+        pw_reset(&w);
+        pw_map(&w, 1);
+        pw_str(&w, "id");
+        pw_i64(&w, -5);
+        cr_assert(raw_id(&w) == 0);
+        pw_reset(&w);
+        buf[0] = 0xdf;                  /* map32 of 2^32 - 1 pairs: "id": 9, then nothing */
+        memset(buf + 1, 0xff, 4);
+        memcpy(buf + 5, "\xa2" "id" "\x09", 4);
+        cr_assert(proto_req_id_raw(buf, 9) == 9);
+        buf[0] = 0x93;
+        cr_assert(proto_req_id_raw(buf, 9) == 0);
+        cr_assert(proto_req_id_raw(NULL, 0) == 0);
+}

@@ -1,0 +1,293 @@
+/*
+ * daemon: the control plane's envelope promises (proto/PROTOCOL.md
+ * sections 3, 5 and 8) at the message level, against a real fmud: every
+ * refusal carries the request's id whatever made the request invalid,
+ * every operation refuses an argument it does not define (and does
+ * nothing), and no reply exceeds the message limit.
+ *
+ * Requests are sent raw on a DEALER socket, so that a message libfmud
+ * would never send (a duplicate key, an unknown argument, trailing bytes)
+ * reaches the daemon as it is.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "daemon_fixture.h"
+
+#define RAW_RECV_MS     30000   /* a reply that must come: a hang guard, not a measure */
+
+static struct fmud_daemon d;
+static struct fmud *c;
+static void *zctx, *raw;
+
+static void setup(void)
+{
+        int linger = 0, timeout = RAW_RECV_MS;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        zctx = zmq_ctx_new();
+        raw = zmq_socket(zctx, ZMQ_DEALER);
+        cr_assert(raw);
+        cr_assert(zmq_setsockopt(raw, ZMQ_LINGER, &linger, sizeof(linger)) == 0);
+        cr_assert(zmq_setsockopt(raw, ZMQ_RCVTIMEO, &timeout, sizeof(timeout)) == 0);
+        cr_assert(zmq_connect(raw, d.endpoint) == 0);
+}
+
+static void teardown(void)
+{
+        zmq_close(raw);
+        zmq_ctx_term(zctx);
+        fmud_close(c);
+        c = NULL;
+        daemon_stop(&d);
+}
+
+/* ---- Raw messages ------------------------------------------------------------------ */
+
+struct raw_reply {
+        zmq_msg_t m;
+        struct pv_doc doc;
+        struct proto_reply rep;
+        char message[1100];
+};
+
+static void raw_send(const void *buf, size_t len)
+{
+        cr_assert(zmq_send(raw, buf, len, 0) == (int)len, "send: %s", zmq_strerror(zmq_errno()));
+}
+
+static void raw_send_pw(struct pw *w)
+{
+        cr_assert(!w->error);
+        raw_send(pw_data(w), pw_size(w));
+        pw_reset(w);
+}
+
+/* The next reply, decoded (asserted to come and to be well formed). */
+static void raw_recv(struct raw_reply *r)
+{
+        char err[256];
+        size_t n;
+
+        zmq_msg_init(&r->m);
+        cr_assert(zmq_msg_recv(&r->m, raw, 0) >= 0, "no reply: %s", zmq_strerror(zmq_errno()));
+        cr_assert(pv_decode(zmq_msg_data(&r->m), zmq_msg_size(&r->m), NULL, &r->doc, err,
+                            sizeof(err)) == 0, "reply: %s", err);
+        cr_assert(proto_reply_decode(r->doc.root, &r->rep, err, sizeof(err)) == 0, "%s", err);
+        n = r->rep.ok ? 0 : r->rep.message_len;
+        if (n >= sizeof(r->message))
+                n = sizeof(r->message) - 1;
+        memcpy(r->message, r->rep.message, n);
+        r->message[n] = '\0';
+}
+
+static void raw_fini(struct raw_reply *r)
+{
+        pv_doc_fini(&r->doc);
+        zmq_msg_close(&r->m);
+}
+
+/* Receive a refusal and check its id, code and that its message holds needle (NULL: any). */
+static void expect_refused(uint64_t id, enum proto_err code, const char *needle, const char *what)
+{
+        struct raw_reply r;
+
+        raw_recv(&r);
+        cr_assert(!r.rep.ok, "%s: expected a refusal", what);
+        cr_assert(r.rep.id == id, "%s: the refusal carries id %" PRIu64 ", not the request's %"
+                  PRIu64 " (%s)", what, r.rep.id, id, r.message);
+        cr_assert(r.rep.code == (int)code, "%s: code %s, expected %s: %s", what,
+                  r.rep.code >= 0 ? proto_err_name((enum proto_err)r.rep.code) : "?",
+                  proto_err_name(code), r.message);
+        if (needle)
+                cr_assert(strstr(r.message, needle), "%s: '%s' does not name '%s'", what,
+                          r.message, needle);
+        raw_fini(&r);
+}
+
+static void expect_serving(void)
+{
+        struct proto_daemon_status ds;
+
+        cr_assert(fmud_status_daemon(c, &ds) == 0, "the daemon stopped serving: %s",
+                  fmud_errmsg(c));
+}
+
+static uint64_t load_path(const char *path, uint64_t *ret_gen)
+{
+        struct proto_load a = { .path = daemon_str(path) };
+
+        return daemon_load(c, &a, ret_gen);
+}
+
+/* Scripted alone: an unconnected input u (start 0), output x' = u. */
+static uint64_t load_scripted(void)
+{
+        return load_path(FMUD_MASTER_FMU_DIR "/Scripted.fmu", NULL);
+}
+
+static double get1(uint64_t s, const char *name)
+{
+        const char *const names[] = { name };
+        double v;
+        int r = fmud_get_f64(c, &(struct proto_target){ s, 0 }, names, 1, &v);
+
+        cr_assert(r == 0, "get %s: %s", name, fmud_errmsg(c));
+        return v;
+}
+
+/* ---- Every refusal carries the request's id ---------------------------------------- */
+
+Test(daemon_proto, a_variable_set_twice_is_refused_naming_it, .init = setup, .fini = teardown)
+{
+        uint64_t s = load_scripted();
+        struct pv one = { .type = PV_FLOAT, .f = 1.0 }, two = { .type = PV_FLOAT, .f = 2.0 };
+        struct proto_named_value v[2] = { { daemon_str("u"), &one }, { daemon_str("u"), &two } };
+
+        /* Through libfmud, as fmuctl set S u=1 u=2 sends it: answered, not a lost reply. */
+        daemon_assert_refused(c, fmud_set(c, &(struct proto_target){ s, 0 }, v, 2),
+                              PROTO_E_BAD_REQUEST, "set u twice");
+        cr_assert(strstr(fmud_errmsg(c), "'u'"), "names the variable: %s", fmud_errmsg(c));
+        cr_assert(get1(s, "u") == 0.0, "nothing was applied");
+        /* The connection goes on: the next request gets its own reply. */
+        cr_assert(fmud_set(c, &(struct proto_target){ s, 0 }, v, 1) == 0, "%s", fmud_errmsg(c));
+        cr_assert(get1(s, "u") == 1.0);
+}
+
+Test(daemon_proto, one_variable_under_two_names_is_refused, .init = setup, .fini = teardown)
+{
+        uint64_t s = load_path(FMUD_TEST_FMU_DIR "/Feedthrough.fmu", NULL);
+        struct proto_session_status st;
+        struct pv one = { .type = PV_FLOAT, .f = 1.0 }, two = { .type = PV_FLOAT, .f = 2.0 };
+        struct proto_named_value v[2];
+        char full[128];
+
+        cr_assert(fmud_status(c, s, &st) == 0 && st.n_insts == 1, "%s", fmud_errmsg(c));
+        snprintf(full, sizeof(full), "%.*s.Float64_input", (int)st.insts[0].name.len,
+                 st.insts[0].name.ptr);
+        v[0] = (struct proto_named_value){ daemon_str(full), &one };
+        v[1] = (struct proto_named_value){ daemon_str("Float64_input"), &two };
+        daemon_assert_refused(c, fmud_set(c, &(struct proto_target){ s, 0 }, v, 2),
+                              PROTO_E_BAD_REQUEST, "the same variable by two names");
+        cr_assert(strstr(fmud_errmsg(c), "Float64_input") && strstr(fmud_errmsg(c), "twice"),
+                  "%s", fmud_errmsg(c));
+        cr_assert(get1(s, "Float64_input") == 2.5, "nothing was applied");
+}
+
+/* {id, op: "status", args: {session: 0}} with the args map's pairs written by the caller. */
+static void status_begin(struct pw *w, uint64_t id, uint32_t n_args)
+{
+        proto_req_begin(w, id, PROTO_OP_STATUS, n_args);
+}
+
+Test(daemon_proto, every_refusal_carries_the_request_id, .init = setup, .fini = teardown)
+{
+        static const uint8_t ext[] = { 0xd4, 0x01, 0x00 };      /* fixext 1 */
+        char *big = malloc(PROTO_MAX_STR + 2);
+        struct pw w;
+
+        cr_assert(big && pw_init(&w) == 0);
+        /* A duplicate key in args. */
+        status_begin(&w, 11, 2);
+        pw_str(&w, "session");
+        pw_u64(&w, 0);
+        pw_str(&w, "session");
+        pw_u64(&w, 0);
+        raw_send_pw(&w);
+        expect_refused(11, PROTO_E_BAD_REQUEST, "duplicate key 'session'", "duplicate key");
+
+        /* Trailing bytes after the request. */
+        status_begin(&w, 12, 0);
+        pw_nil(&w);
+        raw_send_pw(&w);
+        expect_refused(12, PROTO_E_BAD_REQUEST, "trailing", "trailing bytes");
+
+        /* A string over the string limit. */
+        memset(big, 'a', PROTO_MAX_STR + 1);
+        big[PROTO_MAX_STR + 1] = '\0';
+        proto_req_begin(&w, 13, PROTO_OP_GET, 1);
+        pw_str(&w, "names");
+        pw_array(&w, 1);
+        pw_str(&w, big);
+        raw_send_pw(&w);
+        expect_refused(13, PROTO_E_BAD_REQUEST, "limit", "a string over the limit");
+
+        /* An extension type, and the id after it. */
+        pw_map(&w, 3);
+        pw_str(&w, "op");
+        pw_str(&w, "list");
+        pw_str(&w, "args");
+        pw_map(&w, 1);
+        pw_str(&w, "x");
+        cr_assert(!w.error);
+        {
+                size_t n = pw_size(&w);
+                uint8_t *buf = malloc(n + sizeof(ext) + 8);
+
+                cr_assert(buf);
+                memcpy(buf, pw_data(&w), n);
+                memcpy(buf + n, ext, sizeof(ext));
+                n += sizeof(ext);
+                pw_reset(&w);
+                pw_str(&w, "id");
+                pw_u64(&w, 14);
+                memcpy(buf + n, pw_data(&w), pw_size(&w));
+                n += pw_size(&w);
+                pw_reset(&w);
+                raw_send(buf, n);
+                free(buf);
+        }
+        expect_refused(14, PROTO_E_BAD_REQUEST, "extension", "an extension type");
+
+        /* Truncated after the id: the args map promises more than there is. */
+        status_begin(&w, 15, 2);
+        pw_str(&w, "session");
+        raw_send_pw(&w);
+        expect_refused(15, PROTO_E_BAD_REQUEST, "truncated", "truncated");
+
+        /* Two frames: not a request layout, but the body's id is readable. */
+        status_begin(&w, 16, 0);
+        cr_assert(zmq_send(raw, pw_data(&w), pw_size(&w), ZMQ_SNDMORE) == (int)pw_size(&w));
+        raw_send_pw(&w);
+        expect_refused(16, PROTO_E_BAD_REQUEST, "one frame", "two frames");
+
+        /* An unknown key in the envelope, and an unknown op. */
+        pw_map(&w, 4);
+        pw_str(&w, "id");
+        pw_u64(&w, 18);
+        pw_str(&w, "op");
+        pw_str(&w, "list");
+        pw_str(&w, "args");
+        pw_nil(&w);
+        pw_str(&w, "bogus");
+        pw_u64(&w, 1);
+        raw_send_pw(&w);
+        pw_map(&w, 2);
+        pw_str(&w, "id");
+        pw_u64(&w, 19);
+        pw_str(&w, "op");
+        pw_str(&w, "frobnicate");
+        raw_send_pw(&w);
+        expect_refused(18, PROTO_E_BAD_REQUEST, "bogus", "unknown envelope key");
+        expect_refused(19, PROTO_E_UNKNOWN_OP, "frobnicate", "unknown op");
+
+        /* No id to read: a string id, and bytes that are no map. Those get 0. */
+        pw_map(&w, 2);
+        pw_str(&w, "id");
+        pw_str(&w, "20");
+        pw_str(&w, "op");
+        pw_str(&w, "list");
+        raw_send_pw(&w);
+        expect_refused(0, PROTO_E_BAD_REQUEST, "id", "a string id");
+        raw_send("\xc1", 1);
+        expect_refused(0, PROTO_E_BAD_REQUEST, NULL, "garbage");
+
+        pw_fini(&w);
+        free(big);
+        expect_serving();
+}
