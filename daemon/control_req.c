@@ -136,10 +136,17 @@ static void do_daemon_status(struct control *c, const struct ctl_peer *p, uint64
         pw_fini(&w);
 }
 
-static void do_shutdown(struct control *c, const struct ctl_peer *p, uint64_t id)
+static void do_shutdown(struct control *c, const struct ctl_peer *p, const struct proto_req *req)
 {
+        uint64_t id = req->id;
+        char err[256];
         struct pw w;
 
+        /* A misspelt argument must not stop the daemon. */
+        if (proto_noargs_decode(req->args, err, sizeof(err)) < 0) {
+                refuse(c, p, id, PROTO_E_BAD_REQUEST, err);
+                return;
+        }
         log_notice("shutdown requested by %s peer", p->sock == CTL_SOCK_TCP ? "a tcp" : "an ipc");
         if (pw_init(&w) == 0) {
                 proto_reply_ok_begin(&w, id);
@@ -205,7 +212,7 @@ static void dispatch(struct control *c, const struct ctl_peer *p, const void *bo
                 do_hello(c, p, &req);
                 break;
         case PROTO_OP_SHUTDOWN:
-                do_shutdown(c, p, req.id);
+                do_shutdown(c, p, &req);
                 break;
         case PROTO_OP_STATUS:
                 if (proto_target_decode(req.args, &t, err, sizeof(err)) < 0)

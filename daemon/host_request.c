@@ -81,8 +81,13 @@ static void do_list(struct host *h, uint64_t token, const struct proto_req *req)
         struct proto_session_brief *v;
         char **names;
         size_t n = 0, k = 0;
+        char err[256];
         struct pw w;
 
+        if (proto_noargs_decode(req->args, err, sizeof(err)) < 0) {
+                host_reply_error(h, token, req->id, PROTO_E_BAD_REQUEST, "%s", err);
+                return;
+        }
         pthread_mutex_lock(&h->lock);
         for (struct hsess *hs = h->sessions; hs; hs = hs->next)
                 n++;

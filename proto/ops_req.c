@@ -26,6 +26,13 @@ int req_decode(const struct pv *args, const struct field *f, size_t n, void *bas
         return fields_decode(args, "args", f, n, base, true, err, errlen);
 }
 
+/* ---- list, shutdown: no arguments ---- */
+
+int proto_noargs_decode(const struct pv *args, char *err, size_t errlen)
+{
+        return req_decode(args, NULL, 0, NULL, err, errlen);
+}
+
 /* ---- target: unload, start, pause, resume, stop, snapshot, status ---- */
 
 static const struct field target_fields[] = {

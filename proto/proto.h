@@ -451,7 +451,8 @@ int proto_unsubscribe_decode(const struct pv *args, struct proto_unsubscribe *re
 void proto_restore_encode(struct pw *w, uint64_t id, const struct proto_restore *a);
 int proto_restore_decode(const struct pv *args, struct proto_restore *ret, char *err,
                          size_t errlen);
-/* list and shutdown have no arguments: proto_req_begin(w, id, op, 0). */
+/* list and shutdown have no arguments: proto_req_begin(w, id, op, 0). Any key is refused. */
+int proto_noargs_decode(const struct pv *args, char *err, size_t errlen);
 
 /* Results (the value after proto_reply_ok_begin()). */
 void proto_hello_result_encode(struct pw *w, const struct proto_hello_result *r);

@@ -291,3 +291,87 @@ Test(daemon_proto, every_refusal_carries_the_request_id, .init = setup, .fini = 
         free(big);
         expect_serving();
 }
+
+/* ---- Every operation refuses an argument it does not define ----------------------- */
+
+/* op's request with valid arguments for session s, plus bogus: 1. */
+static void bogus_request(struct pw *w, uint64_t id, enum proto_op op, uint64_t s)
+{
+        const char *path = FMUD_MASTER_FMU_DIR "/Scripted.fmu";
+        bool target = op != PROTO_OP_HELLO && op != PROTO_OP_LOAD && op != PROTO_OP_LIST &&
+                      op != PROTO_OP_SHUTDOWN;
+        uint32_t n = 1 + (target ? 1 : 0);
+
+        switch (op) {
+        case PROTO_OP_HELLO: case PROTO_OP_LOAD: case PROTO_OP_WARP: case PROTO_OP_STEP:
+        case PROTO_OP_RUN_UNTIL: case PROTO_OP_GET: case PROTO_OP_SET:
+        case PROTO_OP_UNSUBSCRIBE: case PROTO_OP_RESTORE:
+                n++;
+                break;
+        default:
+                break;
+        }
+        proto_req_begin(w, id, op, n);
+        if (target) {
+                pw_str(w, "session");
+                pw_u64(w, s);
+        }
+        switch (op) {
+        case PROTO_OP_HELLO: pw_str(w, "version"); pw_u64(w, PROTO_VERSION); break;
+        case PROTO_OP_LOAD: pw_str(w, "path"); pw_str(w, path); break;
+        case PROTO_OP_WARP: pw_str(w, "factor"); pw_f64(w, 1.0); break;
+        case PROTO_OP_STEP: pw_str(w, "n"); pw_u64(w, 1); break;
+        case PROTO_OP_RUN_UNTIL: pw_str(w, "time"); pw_f64(w, 0.5); break;
+        case PROTO_OP_GET: pw_str(w, "names"); pw_array(w, 1); pw_str(w, "x"); break;
+        case PROTO_OP_SET:
+                pw_str(w, "values");
+                pw_map(w, 1);
+                pw_str(w, "u");
+                pw_f64(w, 3.0);
+                break;
+        case PROTO_OP_UNSUBSCRIBE: pw_str(w, "topic"); pw_str(w, "s1.1"); break;
+        case PROTO_OP_RESTORE: pw_str(w, "snapshot"); pw_u64(w, 1); break;
+        default: break;
+        }
+        pw_str(w, "bogus");
+        pw_u64(w, 1);
+}
+
+Test(daemon_proto, every_operation_refuses_an_unknown_argument, .init = setup, .fini = teardown)
+{
+        uint64_t s = load_scripted();
+        struct proto_list_result l;
+        struct proto_session_status st;
+        uint64_t snap;
+        struct pw w;
+
+        /* A snapshot 1 and a subscription s1.1 exist: only bogus can be wrong. */
+        cr_assert(fmud_snapshot(c, &(struct proto_target){ s, 0 }, &snap, NULL) == 0);
+        cr_assert(snap == 1 && s == 1);
+        cr_assert(pw_init(&w) == 0);
+        for (int op = 0; op < PROTO_OP_COUNT; op++) {
+                char what[64];
+
+                snprintf(what, sizeof(what), "%s {bogus: 1}", proto_op_name((enum proto_op)op));
+                bogus_request(&w, 100 + (uint64_t)op, (enum proto_op)op, s);
+                raw_send_pw(&w);
+                expect_refused(100 + (uint64_t)op, PROTO_E_BAD_REQUEST, "'bogus'", what);
+        }
+        /* The daemon's own status (session 0) too. */
+        proto_req_begin(&w, 99, PROTO_OP_STATUS, 2);
+        pw_str(&w, "session");
+        pw_u64(&w, 0);
+        pw_str(&w, "bogus");
+        pw_u64(&w, 1);
+        raw_send_pw(&w);
+        expect_refused(99, PROTO_E_BAD_REQUEST, "'bogus'", "status 0 {bogus: 1}");
+        pw_fini(&w);
+
+        /* Nothing was done: the daemon serves, one session, still loaded at 0 with u = 0. */
+        expect_serving();
+        cr_assert(fmud_list(c, &l) == 0 && l.n == 1, "%s", fmud_errmsg(c));
+        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+        cr_assert(st.state == PROTO_STATE_LOADED && st.time == 0.0 && st.generation == 1,
+                  "state %d time %g generation %" PRIu64, st.state, st.time, st.generation);
+        cr_assert(get1(s, "u") == 0.0);
+}
