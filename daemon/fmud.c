@@ -202,6 +202,7 @@ static int start_host(struct daemon *d, struct control *c)
         o.call_timeout_ns = (uint64_t)(cfg->call_timeout * 1e9);
         if (cfg->max_sessions)
                 o.max_sessions = cfg->max_sessions;
+        o.max_reply = cfg->max_message;
         o.complete = control_complete;
         o.complete_ctx = c;
         o.publish = control_publish;

@@ -31,7 +31,8 @@ void host_opts_default(struct host_opts *o)
         *o = (struct host_opts){ .sandbox = HOST_SANDBOX_STRICT, .max_sessions = 64 };
 }
 
-void host_reply_take(struct host *h, uint64_t token, struct pw *w)
+/* Hand w's reply to opts.complete; resets w. */
+static void complete(struct host *h, uint64_t token, struct pw *w)
 {
         size_t len = 0;
         void *buf = pw_take(w, &len);
@@ -42,6 +43,25 @@ void host_reply_take(struct host *h, uint64_t token, struct pw *w)
                 return;
         }
         h->opts.complete(h->opts.complete_ctx, token, buf, len);
+}
+
+bool host_reply_fits(const struct host *h, const struct pw *w)
+{
+        return pw_size(w) <= h->opts.max_reply;
+}
+
+void host_reply_take(struct host *h, uint64_t token, uint64_t id, struct pw *w)
+{
+        /* The client would drop it (its connection with it): refuse instead. */
+        if (!w->error && !host_reply_fits(h, w)) {
+                size_t size = pw_size(w);
+
+                pw_reset(w);
+                host_reply_error(h, token, id, PROTO_E_TOO_LARGE, "the reply of %zu bytes "
+                                 "exceeds the limit of %zu bytes", size, h->opts.max_reply);
+                return;
+        }
+        complete(h, token, w);
 }
 
 void host_reply_error(struct host *h, uint64_t token, uint64_t id, enum proto_err code,
@@ -57,7 +77,8 @@ void host_reply_error(struct host *h, uint64_t token, uint64_t id, enum proto_er
         if (pw_init(&w) < 0)
                 return;
         proto_reply_error(&w, id, code, msg);
-        host_reply_take(h, token, &w);
+        /* Bounded by HOST_MSG_MAX: never too large. */
+        complete(h, token, &w);
         pw_fini(&w);
 }
 
@@ -74,7 +95,7 @@ void host_reply_progress(struct host *h, uint64_t token, uint64_t id, enum proto
                 return;
         proto_reply_ok_begin(&w, id);
         proto_progress_encode(&w, &p);
-        host_reply_take(h, token, &w);
+        host_reply_take(h, token, id, &w);
         pw_fini(&w);
 }
 
@@ -264,6 +285,8 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
         h->opts.n_allowed = 0;
         if (!h->opts.max_sessions)
                 h->opts.max_sessions = 64;
+        if (!h->opts.max_reply)
+                h->opts.max_reply = PROTO_MAX_MSG;
         pthread_mutex_init(&h->lock, NULL);
         h->next_id = 1;
         atomic_init(&h->workers, 0);

@@ -34,6 +34,10 @@
  * goes on from the restored point (rows are appended, not rewound).
  * Unknown snapshot or topic: PROTO_E_BAD_REQUEST.
  *
+ * Every reply is bounded by opts.max_reply where it is built: a bigger
+ * one is refused PROTO_E_TOO_LARGE (get stops at the value that crosses
+ * the limit). list takes no arguments (any key: PROTO_E_BAD_REQUEST).
+ *
  * Threads: host_request() and host_status_daemon() from one thread (the
  * control thread); opts.complete and opts.publish are called from any
  * thread (session threads and the caller's) and must be thread-safe and
@@ -78,6 +82,8 @@ struct host_opts {
         double default_budget_s;        /* step budget when the scenario has none; 0: none */
         uint64_t call_timeout_ns;       /* deadline of an FMI call; 0: default */
         uint32_t max_sessions;          /* 0: 64 */
+        /* Bytes of one reply; a bigger one is refused PROTO_E_TOO_LARGE. 0: PROTO_MAX_MSG. */
+        size_t max_reply;
         host_complete_fn *complete;
         void *complete_ctx;
         host_publish_fn *publish;

@@ -185,8 +185,13 @@ struct host {
 /* ---- host.c: replies and the registry ---- */
 void host_reply_error(struct host *h, uint64_t token, uint64_t id, enum proto_err code,
                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* Complete with a writer that holds a whole reply; resets w. */
-void host_reply_take(struct host *h, uint64_t token, struct pw *w);
+/*
+ * Complete with a writer that holds a whole reply to request id; resets w.
+ * A reply over opts.max_reply goes out as a PROTO_E_TOO_LARGE refusal.
+ */
+void host_reply_take(struct host *h, uint64_t token, uint64_t id, struct pw *w);
+/* Whether w's bytes so far are within opts.max_reply (a reply being built can stop early). */
+bool host_reply_fits(const struct host *h, const struct pw *w);
 void host_reply_progress(struct host *h, uint64_t token, uint64_t id, enum proto_state st,
                          double time, uint64_t points, const char *message);
 /* A queued copy of req (its args re-encoded), or NULL. */

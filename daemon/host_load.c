@@ -400,7 +400,7 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                         proto_reply_ok_begin(&w, hs->load->id);
                         proto_load_result_encode(&w, &(struct proto_load_result){
                                 .session = hs->id, .generation = hs->generation });
-                        host_reply_take(h, hs->load->token, &w);
+                        host_reply_take(h, hs->load->token, hs->load->id, &w);
                         pw_fini(&w);
                 }
         }

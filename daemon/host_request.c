@@ -106,7 +106,7 @@ static void do_list(struct host *h, uint64_t token, const struct proto_req *req)
         proto_reply_ok_begin(&w, req->id);
         proto_list_result_encode(&w, &(struct proto_list_result){ .n = (uint32_t)n,
                                                                    .sessions = v });
-        host_reply_take(h, token, &w);
+        host_reply_take(h, token, req->id, &w);
         pw_fini(&w);
         for (size_t i = 0; i < n; i++)
                 free(names[i]);
@@ -235,7 +235,7 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
                         proto_reply_ok_begin(&w, req->id);
                         hstatus_encode(hs, &w);
                         pthread_mutex_unlock(&hs->lock);
-                        host_reply_take(h, token, &w);
+                        host_reply_take(h, token, req->id, &w);
                         pw_fini(&w);
                         return;
                 }

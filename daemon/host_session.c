@@ -264,7 +264,7 @@ static void unload(struct hsess *hs, const struct hcmd *c)
                 return;
         proto_reply_ok_begin(&w, c->id);
         pw_nil(&w);
-        host_reply_take(hs->h, c->token, &w);
+        host_reply_take(hs->h, c->token, c->id, &w);
         pw_fini(&w);
 }
 

@@ -111,7 +111,7 @@ void hsnap_snapshot(struct hsess *hs, const struct hcmd *c)
         proto_reply_ok_begin(&w, c->id);
         proto_snapshot_result_encode(&w, &(struct proto_snapshot_result){
                 .snapshot = sn->id, .time = sn->time });
-        host_reply_take(hs->h, c->token, &w);
+        host_reply_take(hs->h, c->token, c->id, &w);
         pw_fini(&w);
 }
 
@@ -167,6 +167,6 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
         proto_reply_ok_begin(&w, c->id);
         proto_load_result_encode(&w, &(struct proto_load_result){ .session = hs->id,
                                                                   .generation = hs->generation });
-        host_reply_take(hs->h, c->token, &w);
+        host_reply_take(hs->h, c->token, c->id, &w);
         pw_fini(&w);
 }

@@ -264,7 +264,7 @@ void hsub_subscribe(struct hsess *hs, const struct hcmd *c, const struct pv *arg
         proto_reply_ok_begin(&w, c->id);
         proto_subscribe_result_encode(&w, &(struct proto_subscribe_result){
                 .topic = { sub->topic, (uint32_t)strlen(sub->topic) } });
-        host_reply_take(hs->h, c->token, &w);
+        host_reply_take(hs->h, c->token, c->id, &w);
         pw_fini(&w);
 }
 
@@ -290,7 +290,7 @@ void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *a
                         return;
                 proto_reply_ok_begin(&w, c->id);
                 pw_nil(&w);
-                host_reply_take(hs->h, c->token, &w);
+                host_reply_take(hs->h, c->token, c->id, &w);
                 pw_fini(&w);
                 return;
         }

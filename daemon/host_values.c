@@ -330,10 +330,17 @@ void hvalues_get(struct hsess *hs, const struct hcmd *c, const struct pv *args)
                 if (code < 0)
                         code = get_one(hs, &x, &w, msg, sizeof(msg));
                 hvar_fini(&x);
+                /* Stop building as soon as the reply cannot be sent. */
+                if (code < 0 && !host_reply_fits(hs->h, &w)) {
+                        snprintf(msg, sizeof(msg), "the reply exceeds the limit of %zu bytes: "
+                                 "%zu bytes with %u of the %u values asked for; ask for fewer",
+                                 hs->h->opts.max_reply, pw_size(&w), i + 1, a.n);
+                        code = PROTO_E_TOO_LARGE;
+                }
         }
         free(mem);
         if (code < 0)
-                host_reply_take(hs->h, c->token, &w);
+                host_reply_take(hs->h, c->token, c->id, &w);
         else
                 host_reply_error(hs->h, c->token, c->id, (enum proto_err)code, "%s", msg);
         pw_fini(&w);
@@ -574,6 +581,6 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
                 return;
         proto_reply_ok_begin(&w, c->id);
         pw_nil(&w);
-        host_reply_take(hs->h, c->token, &w);
+        host_reply_take(hs->h, c->token, c->id, &w);
         pw_fini(&w);
 }

@@ -44,6 +44,7 @@ static const char *const err_names[PROTO_E_COUNT] = {
         [PROTO_E_LIMIT] = "limit",
         [PROTO_E_UNSUPPORTED] = "unsupported",
         [PROTO_E_INTERNAL] = "internal",
+        [PROTO_E_TOO_LARGE] = "too-large",
 };
 
 static const char *const state_names[PROTO_STATE_COUNT] = {

@@ -78,6 +78,7 @@ enum proto_err {
         PROTO_E_LIMIT,          /* "limit": a configured limit was reached */
         PROTO_E_UNSUPPORTED,    /* "unsupported": e.g. snapshot of an FMU without state */
         PROTO_E_INTERNAL,       /* "internal": out of memory, I/O error */
+        PROTO_E_TOO_LARGE,      /* "too-large": the reply would exceed the message limit */
         PROTO_E_COUNT,
 };
 

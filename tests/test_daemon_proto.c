@@ -375,3 +375,41 @@ Test(daemon_proto, every_operation_refuses_an_unknown_argument, .init = setup, .
                   "state %d time %g generation %" PRIu64, st.state, st.time, st.generation);
         cr_assert(get1(s, "u") == 0.0);
 }
+
+/* ---- No reply exceeds the message limit --------------------------------------------- */
+
+#define BIG_BINARY      4096    /* bytes: the test FMUs' largest Binary */
+#define BIG_NAMES       4200    /* of them: about 17.2 MB, over the 16 MiB limit */
+
+Test(daemon_proto, a_reply_over_the_message_limit_is_refused_too_large, .init = setup,
+     .fini = teardown)
+{
+        uint64_t s = load_path(FMUD_TEST_FMU_DIR "/Feedthrough.fmu", NULL);
+        struct proto_target t = { s, 0 };
+        const char **names = calloc(BIG_NAMES, sizeof(*names));
+        char *bytes = malloc(BIG_BINARY);
+        struct pv v = { .type = PV_BIN, .s = { bytes, BIG_BINARY } };
+        struct proto_named_value nv = { daemon_str("Binary_input"), &v };
+        const struct pv *const *vals;
+        char limit[32], asked[32];
+
+        cr_assert(names && bytes);
+        memset(bytes, 0xb5, BIG_BINARY);
+        cr_assert(fmud_set(c, &t, &nv, 1) == 0, "%s", fmud_errmsg(c));
+        for (size_t i = 0; i < BIG_NAMES; i++)
+                names[i] = "Binary_input";
+        /* A few are well within the limit ... */
+        cr_assert(fmud_get(c, &t, names, 2, &vals) == 0, "%s", fmud_errmsg(c));
+        cr_assert(vals[1]->type == PV_BIN && vals[1]->s.len == BIG_BINARY);
+        /* ... all of them are not: refused, and the connection stays. */
+        daemon_assert_refused(c, fmud_get(c, &t, names, BIG_NAMES, &vals), PROTO_E_TOO_LARGE,
+                              "get of 17 MB");
+        snprintf(limit, sizeof(limit), "%u bytes", PROTO_MAX_MSG);
+        snprintf(asked, sizeof(asked), "%u values", BIG_NAMES);
+        cr_assert(strstr(fmud_errmsg(c), limit), "names the limit: %s", fmud_errmsg(c));
+        cr_assert(strstr(fmud_errmsg(c), asked), "says how much was asked: %s", fmud_errmsg(c));
+        cr_assert(fmud_get(c, &t, names, 3, &vals) == 0, "%s", fmud_errmsg(c));
+        free(names);
+        free(bytes);
+        expect_serving();
+}
