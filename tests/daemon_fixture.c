@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zmq.h>
 
 #include "support/tmpdir.h"
 
@@ -486,4 +487,72 @@ void daemon_assert_refused(struct fmud *c, int r, enum proto_err code, const cha
         cr_assert(fmud_errcode(c) == (int)code, "%s: expected '%s', got '%s': %s", what,
                   err_name((int)code), err_name(fmud_errcode(c)), fmud_errmsg(c));
         cr_assert(fmud_errmsg(c)[0] != '\0', "%s: a refusal says why", what);
+}
+
+/* ---- Raw messages ------------------------------------------------------------------ */
+
+void daemon_raw_open(const struct fmud_daemon *d, struct daemon_raw *r)
+{
+        int linger = 0, timeout = DAEMON_RAW_RECV_MS;
+
+        r->ctx = zmq_ctx_new();
+        cr_assert(r->ctx);
+        r->s = zmq_socket(r->ctx, ZMQ_DEALER);
+        cr_assert(r->s);
+        cr_assert(zmq_setsockopt(r->s, ZMQ_LINGER, &linger, sizeof(linger)) == 0);
+        cr_assert(zmq_setsockopt(r->s, ZMQ_RCVTIMEO, &timeout, sizeof(timeout)) == 0);
+        cr_assert(zmq_connect(r->s, d->endpoint) == 0);
+}
+
+void daemon_raw_close(struct daemon_raw *r)
+{
+        if (r->s)
+                zmq_close(r->s);
+        if (r->ctx)
+                zmq_ctx_term(r->ctx);
+        r->s = r->ctx = NULL;
+}
+
+void daemon_raw_send(struct daemon_raw *r, const void *buf, size_t len, bool more)
+{
+        cr_assert(zmq_send(r->s, buf, len, more ? ZMQ_SNDMORE : 0) == (int)len, "send: %s",
+                  zmq_strerror(zmq_errno()));
+}
+
+void daemon_raw_send_pw(struct daemon_raw *r, struct pw *w)
+{
+        cr_assert(!w->error);
+        daemon_raw_send(r, pw_data(w), pw_size(w), false);
+        pw_reset(w);
+}
+
+void daemon_raw_recv(struct daemon_raw *r, struct daemon_raw_reply *ret)
+{
+        char err[256];
+        zmq_msg_t m;
+        size_t n;
+
+        memset(ret, 0, sizeof(*ret));
+        zmq_msg_init(&m);
+        cr_assert(zmq_msg_recv(&m, r->s, 0) >= 0, "no reply: %s", zmq_strerror(zmq_errno()));
+        n = zmq_msg_size(&m);
+        ret->buf = malloc(n ? n : 1);
+        cr_assert(ret->buf);
+        memcpy(ret->buf, zmq_msg_data(&m), n);
+        zmq_msg_close(&m);
+        cr_assert(pv_decode(ret->buf, n, NULL, &ret->doc, err, sizeof(err)) == 0, "reply: %s",
+                  err);
+        cr_assert(proto_reply_decode(ret->doc.root, &ret->rep, err, sizeof(err)) == 0, "%s", err);
+        n = ret->rep.ok ? 0 : ret->rep.message_len;
+        if (n >= sizeof(ret->message))
+                n = sizeof(ret->message) - 1;
+        memcpy(ret->message, ret->rep.message, n);
+        ret->message[n] = '\0';
+}
+
+void daemon_raw_reply_fini(struct daemon_raw_reply *r)
+{
+        pv_doc_fini(&r->doc);
+        free(r->buf);
+        r->buf = NULL;
 }

@@ -103,4 +103,29 @@ void daemon_wait_state(struct fmud *c, uint64_t session, enum proto_state want,
 /* Assert the last call was refused with code; r is its return value. */
 void daemon_assert_refused(struct fmud *c, int r, enum proto_err code, const char *what);
 
+/* ---- Raw messages: what libfmud would never send, and replies read whole --------------- */
+
+#define DAEMON_RAW_RECV_MS      30000   /* a reply that must come: a hang guard, not a measure */
+
+struct daemon_raw {
+        void *ctx, *s;                  /* a DEALER on the control endpoint */
+};
+
+struct daemon_raw_reply {
+        void *buf;                      /* the reply's bytes */
+        struct pv_doc doc;
+        struct proto_reply rep;
+        char message[1100];             /* rep.message, NUL-terminated (cut) */
+};
+
+void daemon_raw_open(const struct fmud_daemon *d, struct daemon_raw *r);
+void daemon_raw_close(struct daemon_raw *r);
+/* Send one frame (more: another follows). */
+void daemon_raw_send(struct daemon_raw *r, const void *buf, size_t len, bool more);
+/* Send w's bytes as one frame, then reset w. */
+void daemon_raw_send_pw(struct daemon_raw *r, struct pw *w);
+/* The next reply, decoded; asserts it comes and is well formed. Free with _fini. */
+void daemon_raw_recv(struct daemon_raw *r, struct daemon_raw_reply *ret);
+void daemon_raw_reply_fini(struct daemon_raw_reply *r);
+
 #endif

@@ -14,90 +14,44 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zmq.h>
 
 #include "daemon_fixture.h"
 
-#define RAW_RECV_MS     30000   /* a reply that must come: a hang guard, not a measure */
-
 static struct fmud_daemon d;
 static struct fmud *c;
-static void *zctx, *raw;
+static struct daemon_raw raw;
 
 static void setup(void)
 {
-        int linger = 0, timeout = RAW_RECV_MS;
-
         daemon_start(&d, NULL);
         c = daemon_connect(&d);
-        zctx = zmq_ctx_new();
-        raw = zmq_socket(zctx, ZMQ_DEALER);
-        cr_assert(raw);
-        cr_assert(zmq_setsockopt(raw, ZMQ_LINGER, &linger, sizeof(linger)) == 0);
-        cr_assert(zmq_setsockopt(raw, ZMQ_RCVTIMEO, &timeout, sizeof(timeout)) == 0);
-        cr_assert(zmq_connect(raw, d.endpoint) == 0);
+        daemon_raw_open(&d, &raw);
 }
 
 static void teardown(void)
 {
-        zmq_close(raw);
-        zmq_ctx_term(zctx);
+        daemon_raw_close(&raw);
         fmud_close(c);
         c = NULL;
         daemon_stop(&d);
 }
 
-/* ---- Raw messages ------------------------------------------------------------------ */
-
-struct raw_reply {
-        zmq_msg_t m;
-        struct pv_doc doc;
-        struct proto_reply rep;
-        char message[1100];
-};
-
 static void raw_send(const void *buf, size_t len)
 {
-        cr_assert(zmq_send(raw, buf, len, 0) == (int)len, "send: %s", zmq_strerror(zmq_errno()));
+        daemon_raw_send(&raw, buf, len, false);
 }
 
 static void raw_send_pw(struct pw *w)
 {
-        cr_assert(!w->error);
-        raw_send(pw_data(w), pw_size(w));
-        pw_reset(w);
-}
-
-/* The next reply, decoded (asserted to come and to be well formed). */
-static void raw_recv(struct raw_reply *r)
-{
-        char err[256];
-        size_t n;
-
-        zmq_msg_init(&r->m);
-        cr_assert(zmq_msg_recv(&r->m, raw, 0) >= 0, "no reply: %s", zmq_strerror(zmq_errno()));
-        cr_assert(pv_decode(zmq_msg_data(&r->m), zmq_msg_size(&r->m), NULL, &r->doc, err,
-                            sizeof(err)) == 0, "reply: %s", err);
-        cr_assert(proto_reply_decode(r->doc.root, &r->rep, err, sizeof(err)) == 0, "%s", err);
-        n = r->rep.ok ? 0 : r->rep.message_len;
-        if (n >= sizeof(r->message))
-                n = sizeof(r->message) - 1;
-        memcpy(r->message, r->rep.message, n);
-        r->message[n] = '\0';
-}
-
-static void raw_fini(struct raw_reply *r)
-{
-        pv_doc_fini(&r->doc);
-        zmq_msg_close(&r->m);
+        daemon_raw_send_pw(&raw, w);
 }
 
 /* Receive a refusal and check its id, code and that its message holds needle (NULL: any). */
 static void expect_refused(uint64_t id, enum proto_err code, const char *needle, const char *what)
 {
-        struct raw_reply r;
+        struct daemon_raw_reply r;
 
-        raw_recv(&r);
+        daemon_raw_recv(&raw, &r);
         cr_assert(!r.rep.ok, "%s: expected a refusal", what);
         cr_assert(r.rep.id == id, "%s: the refusal carries id %" PRIu64 ", not the request's %"
                   PRIu64 " (%s)", what, r.rep.id, id, r.message);
@@ -107,7 +61,7 @@ static void expect_refused(uint64_t id, enum proto_err code, const char *needle,
         if (needle)
                 cr_assert(strstr(r.message, needle), "%s: '%s' does not name '%s'", what,
                           r.message, needle);
-        raw_fini(&r);
+        daemon_raw_reply_fini(&r);
 }
 
 static void expect_serving(void)
@@ -252,7 +206,7 @@ Test(daemon_proto, every_refusal_carries_the_request_id, .init = setup, .fini = 
 
         /* Two frames: not a request layout, but the body's id is readable. */
         status_begin(&w, 16, 0);
-        cr_assert(zmq_send(raw, pw_data(&w), pw_size(&w), ZMQ_SNDMORE) == (int)pw_size(&w));
+        daemon_raw_send(&raw, pw_data(&w), pw_size(&w), true);
         raw_send_pw(&w);
         expect_refused(16, PROTO_E_BAD_REQUEST, "one frame", "two frames");
 
