@@ -153,19 +153,28 @@ static void follow(struct hsess *hs)
         }
 }
 
-/* Whether the step or run-until in progress has reached its goal. */
+/* How close to a run-until's time a point counts as at it. */
+static double goal_tol(const struct hsess *hs, double goal)
+{
+        return fmax(1e-9 * hs->sc->experiment.step, 16 * DBL_EPSILON * fabs(goal));
+}
+
+/*
+ * Whether the step or run-until in progress has reached its goal: for
+ * run-until, the last point at or before its time (the next grid point
+ * would be after it).
+ */
 static bool goal_reached(struct hsess *hs)
 {
         const struct scenario_experiment *e = &hs->sc->experiment;
         uint64_t pt = master_point(hs->m);
-        double next, tol;
+        double next;
 
         if (!hs->goal_time)
                 return pt >= hs->goal_point;
         /* The next grid point, as the master computes it (master.h: t_n = start + n * h). */
         next = fmin(e->start + (double)(pt + 1) * e->step, e->stop);
-        tol = fmax(1e-9 * e->step, 16 * DBL_EPSILON * fabs(hs->goal_t));
-        return !(next <= hs->goal_t + tol);
+        return !(next <= hs->goal_t + goal_tol(hs, hs->goal_t));
 }
 
 /*
@@ -175,6 +184,7 @@ static bool goal_reached(struct hsess *hs)
  */
 static void do_steps(struct hsess *hs, struct hcmd *c, const struct pv *args)
 {
+        enum proto_err code = PROTO_E_BAD_REQUEST;
         char err[256];
         int r;
 
@@ -198,11 +208,19 @@ static void do_steps(struct hsess *hs, struct hcmd *c, const struct pv *args)
                         snprintf(err, sizeof(err), "time: not a number");
                         r = -EINVAL;
                 }
+                /* A time behind the session's is a client that lost track (a restore?). */
+                if (r == 0 && a.time < master_time(hs->m) - goal_tol(hs, a.time)) {
+                        snprintf(err, sizeof(err), "time: %.17g is before session %llu's time "
+                                 "%.17g", a.time, (unsigned long long)hs->id,
+                                 master_time(hs->m));
+                        code = PROTO_E_INVALID;
+                        r = -EINVAL;
+                }
                 hs->goal_time = true;
                 hs->goal_t = a.time;
         }
         if (r < 0) {
-                host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
+                host_reply_error(hs->h, c->token, c->id, code, "%s", err);
                 hcmd_free(c);
                 return;
         }
