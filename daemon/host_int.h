@@ -7,7 +7,8 @@
  *                   and results file (session thread)
  *   host_session.c  the session thread: command queue, state machine,
  *                   running in chunks, unload
- *   host_values.c   get/set: names to variables, msgpack <-> FMI types
+ *   host_values.c   get/set: msgpack <-> FMI types
+ *   host_vars.c     get/set: names (and array elements) to variables
  *   host_status.c   the status snapshot, status and list replies
  *   host_sub.c      the master's sink: results file and subscriptions
  *   host_snap.c     snapshot and restore
@@ -248,6 +249,28 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 void hvalues_forget(struct hsess *hs);
 /* A copy of a proto string as a C string without NULs, or NULL. */
 char *hvalues_strdup(const struct proto_str *s);
+
+/* ---- host_vars.c (session thread) ---- */
+/* A variable resolved for a call. */
+struct hvar {
+        char *name;
+        size_t comp;
+        struct inst *inst;
+        const struct md_variable *v;
+        enum md_type ct;                /* the call's type */
+        size_t n;                       /* elements */
+        bool array;
+        bool element;                   /* get one element: index */
+        uint64_t index;                 /* row-major */
+        void *vals;                     /* set: n values of ct */
+        size_t *sizes;                  /* Binary */
+};
+void hvar_fini(struct hvar *x);
+/* Resolve name into x (element: get only); -1, or the reply code with msg. */
+int hvar_resolve(struct hsess *hs, const struct proto_str *name, struct hvar *x, char *msg,
+                 size_t size);
+/* A variable set twice among xs[0..n) (under two names, say): -1, or the reply code with msg. */
+int hvar_set_twice(const struct hvar *xs, uint32_t n, char *msg, size_t size);
 
 /* ---- host_sub.c (session thread) ---- */
 void hsub_sink(void *ctx, const struct master_row *row);

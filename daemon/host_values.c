@@ -2,11 +2,9 @@
  * host_values: get and set by name ("instance.variable") on a session's
  * instances, between msgpack values and FMI types.
  *
- * DESIGN: names are matched component first: the longest component name
- * that is a prefix of the name followed by '.', then the rest as the
- * variable's name (which may contain dots); in a single-FMU scenario a
- * bare variable name works too. Arrays are got and set whole, as msgpack
- * arrays in row-major order.
+ * DESIGN: names resolve to variables in host_vars.c. Arrays are got and
+ * set whole, as msgpack arrays in row-major order; get also takes one
+ * element ("v[2]", "m[1,2]"), answered as a scalar.
  *
  * get of a variable the master routes or records (an output, most of
  * the time) returns the value it published at the point the session is
@@ -44,7 +42,6 @@
 #include "daemon/master_value.h"
 #include "fmi/md_values.h"
 
-#define MAX_ELEMENTS    (1u << 20)      /* of one variable got or set */
 
 char *hvalues_strdup(const struct proto_str *s)
 {
@@ -61,62 +58,6 @@ char *hvalues_strdup(const struct proto_str *s)
                 memcpy(p, s->ptr, s->len);
         p[s->len] = '\0';
         return p;
-}
-
-/* A variable resolved for a call. */
-struct hvar {
-        char *name;
-        size_t comp;
-        struct inst *inst;
-        const struct md_variable *v;
-        enum md_type ct;                /* the call's type */
-        size_t n;                       /* elements */
-        bool array;
-        void *vals;                     /* set: n values of ct */
-        size_t *sizes;                  /* Binary */
-};
-
-static void hvar_fini(struct hvar *x)
-{
-        if (x->vals && x->ct == MD_STRING)
-                for (size_t i = 0; i < x->n; i++)
-                        free(((char **)x->vals)[i]);
-        if (x->vals && x->ct == MD_BINARY)
-                for (size_t i = 0; i < x->n; i++)
-                        free(((void **)x->vals)[i]);
-        free(x->vals);
-        free(x->sizes);
-        free(x->name);
-}
-
-/* Resolve; 0 or the reply code with msg. */
-static int resolve(struct hsess *hs, const struct proto_str *name, struct hvar *x, char *msg,
-                   size_t size)
-{
-        const struct md *md;
-        size_t var;
-        uint64_t e;
-
-        x->name = hvalues_strdup(name);
-        if (!x->name || scenario_find_variable(hs->sc, x->name, &x->comp, &var) < 0) {
-                snprintf(msg, size, "no variable '%.*s' in session %llu",
-                         (int)(name->len > 200 ? 200 : name->len), name->ptr ? name->ptr : "",
-                         (unsigned long long)hs->id);
-                return PROTO_E_NO_VARIABLE;
-        }
-        md = hs->sc->components[x->comp].fmu->md;
-        x->v = &md->vars[var];
-        x->inst = session_inst(hs->s, x->comp);
-        x->ct = mv_call_type(x->v->type, md->fmi == MD_FMI2 ? 2 : 3);
-        x->array = x->v->n_dims > 0;
-        e = md_var_elements(md, x->v);
-        if (x->v->type == MD_CLOCK || e == 0 || e > MAX_ELEMENTS) {
-                snprintf(msg, size, "'%s' is a %s%s: not got or set by value", x->name,
-                         md_type_name(x->v->type), e > MAX_ELEMENTS ? " array too large" : "");
-                return PROTO_E_TYPE;
-        }
-        x->n = (size_t)e;
-        return -1;
 }
 
 /* The reply code of an instance call that did not succeed, with its message. */
@@ -234,8 +175,8 @@ static void setv_keep(struct hsess *hs, const struct hvar *x)
         pw_fini(&w);
 }
 
-/* Write a kept value to w; false when it cannot be read back. */
-static bool setv_put(const struct hsetv *v, struct pw *w)
+/* Write a kept value (element >= 0: that element of it) to w; false when it cannot be read back. */
+static bool setv_put(const struct hsetv *v, int64_t element, struct pw *w)
 {
         struct proto_limits lim;
         struct pv_doc doc = { 0 };
@@ -243,8 +184,10 @@ static bool setv_put(const struct hsetv *v, struct pw *w)
 
         proto_limits_default(&lim);
         ok = v->bytes && pv_decode(v->bytes, v->len, &lim, &doc, NULL, 0) == 0;
+        if (ok && element >= 0)
+                ok = doc.root->type == PV_ARRAY && (uint64_t)element < doc.root->a.n;
         if (ok)
-                pw_pv(w, doc.root);
+                pw_pv(w, element >= 0 ? &doc.root->a.items[element] : doc.root);
         pv_doc_fini(&doc);
         return ok;
 }
@@ -257,6 +200,10 @@ static bool put_published(struct hsess *hs, const struct hvar *x, size_t var, st
         if (!hs->m || master_published(hs->m, x->comp, var, &p) < 0 || p.type != x->ct ||
             p.n != x->n)
                 return false;
+        if (x->element) {
+                put(w, x->ct, p.vals, p.sizes, p.off + (size_t)x->index);
+                return true;
+        }
         if (x->array)
                 pw_array(w, (uint32_t)x->n);
         for (size_t i = 0; i < x->n; i++)
@@ -273,7 +220,7 @@ static int get_one(struct hsess *hs, struct hvar *x, struct pw *w, char *msg, si
         size_t *sizes;
         int r;
 
-        if (kept && setv_put(kept, w))
+        if (kept && setv_put(kept, x->element ? (int64_t)x->index : -1, w))
                 return -1;
         if (put_published(hs, x, var, w))
                 return -1;
@@ -290,10 +237,14 @@ static int get_one(struct hsess *hs, struct hvar *x, struct pw *w, char *msg, si
         else
                 r = inst_get(x->inst, x->ct, &x->v->vr, 1, vals, x->n);
         if (r == INST_OK || r == INST_WARNING) {
-                if (x->array)
-                        pw_array(w, (uint32_t)x->n);
-                for (size_t i = 0; i < x->n; i++)
-                        put(w, x->ct, vals, sizes, i);
+                if (x->element) {
+                        put(w, x->ct, vals, sizes, (size_t)x->index);
+                } else {
+                        if (x->array)
+                                pw_array(w, (uint32_t)x->n);
+                        for (size_t i = 0; i < x->n; i++)
+                                put(w, x->ct, vals, sizes, i);
+                }
                 r = -1;
         } else {
                 r = call_code(x, r, "get", msg, size);
@@ -326,7 +277,7 @@ void hvalues_get(struct hsess *hs, const struct hcmd *c, const struct pv *args)
         for (uint32_t i = 0; i < a.n && code < 0; i++) {
                 struct hvar x = { 0 };
 
-                code = resolve(hs, &a.names[i], &x, msg, sizeof(msg));
+                code = hvar_resolve(hs, &a.names[i], &x, msg, sizeof(msg));
                 if (code < 0)
                         code = get_one(hs, &x, &w, msg, sizeof(msg));
                 hvar_fini(&x);
@@ -482,53 +433,6 @@ static int convert(struct hvar *x, const struct pv *value, char *msg, size_t siz
         return -1;
 }
 
-struct hkey {
-        size_t comp;
-        const struct md_variable *v;
-        uint32_t i;                     /* in the request */
-};
-
-static int cmp_hkey(const void *a, const void *b)
-{
-        const struct hkey *x = a, *y = b;
-
-        if (x->comp != y->comp)
-                return x->comp < y->comp ? -1 : 1;
-        if (x->v != y->v)
-                return x->v < y->v ? -1 : 1;
-        return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/*
- * A variable set twice in one request (the map's keys differ, the names
- * resolve alike: "Plant.u" and "u" in a one-FMU scenario): which value
- * would win is not for the daemon to guess. -1, or the reply code with msg.
- */
-static int set_twice(const struct hvar *xs, uint32_t n, char *msg, size_t size)
-{
-        struct hkey *k;
-        int code = -1;
-
-        if (n < 2)
-                return -1;
-        k = malloc(n * sizeof(*k));
-        if (!k) {
-                snprintf(msg, size, "out of memory");
-                return PROTO_E_INTERNAL;
-        }
-        for (uint32_t i = 0; i < n; i++)
-                k[i] = (struct hkey){ xs[i].comp, xs[i].v, i };
-        qsort(k, n, sizeof(*k), cmp_hkey);
-        for (uint32_t i = 1; i < n && code < 0; i++)
-                if (k[i].comp == k[i - 1].comp && k[i].v == k[i - 1].v) {
-                        snprintf(msg, size, "'%s' is set twice in one request (also as '%s')",
-                                 xs[k[i - 1].i].name, xs[k[i].i].name);
-                        code = PROTO_E_BAD_REQUEST;
-                }
-        free(k);
-        return code;
-}
-
 void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
 {
         char msg[HOST_MSG_MAX], err[256];
@@ -551,12 +455,18 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
         }
         /* Every value checked before the first is applied. */
         for (; xs && k < a.n && code < 0; k++) {
-                code = resolve(hs, &a.values[k].name, &xs[k], msg, sizeof(msg));
+                code = hvar_resolve(hs, &a.values[k].name, &xs[k], msg, sizeof(msg));
+                if (code < 0 && xs[k].element) {
+                        /* FMI sets whole variables: one element would need a read first. */
+                        snprintf(msg, sizeof(msg), "'%s' is an element: set takes the whole "
+                                 "array (%zu values)", xs[k].name, xs[k].n);
+                        code = PROTO_E_TYPE;
+                }
                 if (code < 0)
                         code = convert(&xs[k], a.values[k].value, msg, sizeof(msg));
         }
         if (xs && code < 0)
-                code = set_twice(xs, a.n, msg, sizeof(msg));
+                code = hvar_set_twice(xs, a.n, msg, sizeof(msg));
         for (uint32_t i = 0; xs && i < a.n && code < 0; i++) {
                 struct hvar *x = &xs[i];
                 int r = x->ct == MD_BINARY ?

@@ -69,3 +69,70 @@ Test(daemon_contract, run_until_stops_at_the_last_point_at_or_before_its_time, .
         cr_assert(p.state == PROTO_STATE_FINISHED && p.time == 10.0, "%s t %.17g",
                   proto_state_name(p.state), p.time);
 }
+
+/* ---- get of one element --------------------------------------------------------------- */
+
+#define PV_F(x) ((struct pv){ .type = PV_FLOAT, .f = (x) })
+
+static double get_f64(uint64_t s, const char *name)
+{
+        const char *const names[] = { name };
+        double v;
+
+        cr_assert(fmud_get_f64(c, &(struct proto_target){ s, 0 }, names, 1, &v) == 0,
+                  "get %s: %s", name, fmud_errmsg(c));
+        return v;
+}
+
+static void get_refused(uint64_t s, const char *name, const char *needle)
+{
+        const char *const names[] = { "Float64_input", name };
+        const struct pv *const *vals;
+
+        daemon_assert_refused(c, fmud_get(c, &(struct proto_target){ s, 0 }, names, 2, &vals),
+                              PROTO_E_NO_VARIABLE, name);
+        cr_assert(strstr(fmud_errmsg(c), name) && strstr(fmud_errmsg(c), needle),
+                  "%s: '%s' does not say '%s'", name, fmud_errmsg(c), needle);
+}
+
+Test(daemon_contract, get_names_one_element_of_an_array, .init = setup, .fini = teardown)
+{
+        /* Feedthrough: a vector of n = 4, a 3x2 matrix; outputs follow inputs at a step. */
+        uint64_t s = load_path(FMUD_TEST_FMU_DIR "/Feedthrough.fmu", NULL);
+        struct proto_target t = { s, 0 };
+        struct pv vec[4] = { PV_F(1), PV_F(2), PV_F(3), PV_F(4) };
+        struct pv mat[6] = { PV_F(11), PV_F(12), PV_F(21), PV_F(22), PV_F(31), PV_F(32) };
+        struct pv v = { .type = PV_ARRAY, .a = { vec, 4 } };
+        struct pv m = { .type = PV_ARRAY, .a = { mat, 6 } };
+        struct proto_named_value nv[2] = { { daemon_str("Float64_vector_input"), &v },
+                                           { daemon_str("Float64_matrix_input"), &m } };
+        const char *const both[] = { "Float64_vector_output[4]", "Float64_matrix_output[3,1]" };
+        const struct pv *const *vals;
+
+        cr_assert(fmud_set(c, &t, nv, 2) == 0, "%s", fmud_errmsg(c));
+        /* Before a step: from the value set. */
+        cr_assert(get_f64(s, "Float64_vector_input[2]") == 2.0);
+        cr_assert(get_f64(s, "Float64_matrix_input[2,2]") == 22.0);
+        cr_assert(fmud_step(c, &t, 1, NULL) == 0, "%s", fmud_errmsg(c));
+        /* After it: from the FMU, 1-based and row-major as the results file's columns. */
+        cr_assert(get_f64(s, "Float64_vector_output[1]") == 1.0);
+        cr_assert(fmud_get(c, &t, both, 2, &vals) == 0, "%s", fmud_errmsg(c));
+        cr_assert(vals[0]->type == PV_FLOAT && vals[0]->f == 4.0);
+        cr_assert(vals[1]->type == PV_FLOAT && vals[1]->f == 31.0);
+        /* The whole array is still one name away. */
+        cr_assert(fmud_get(c, &t, (const char *const[]){ "Float64_vector_output" }, 1, &vals) == 0);
+        cr_assert(vals[0]->type == PV_ARRAY && vals[0]->a.n == 4);
+
+        get_refused(s, "Float64_vector_output[5]", "dimensions [4]");
+        get_refused(s, "Float64_vector_output[0]", "dimensions [4]");
+        get_refused(s, "Float64_matrix_output[4,1]", "dimensions [3,2]");
+        get_refused(s, "Float64_matrix_output[2]", "expected 2");
+        get_refused(s, "Float64_vector_output[x]", "expected 1");
+        get_refused(s, "Float64_input[1]", "not an array");
+        get_refused(s, "nosuch[1]", "no variable");
+        /* set takes whole variables. */
+        nv[0] = (struct proto_named_value){ daemon_str("Float64_vector_input[1]"), &vec[0] };
+        daemon_assert_refused(c, fmud_set(c, &t, nv, 1), PROTO_E_TYPE, "set of an element");
+        cr_assert(strstr(fmud_errmsg(c), "whole"), "%s", fmud_errmsg(c));
+        cr_assert(get_f64(s, "Float64_vector_input[1]") == 1.0, "nothing was applied");
+}

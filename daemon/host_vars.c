@@ -1,0 +1,205 @@
+/*
+ * host_vars: names to variables for get and set (host_values.c).
+ *
+ * DESIGN: a name is "instance.variable" (the longest component name
+ * that is a prefix of the name followed by '.', then the variable's name,
+ * which may contain dots), or a bare variable name in a one-FMU scenario.
+ * For get it may also be one element of an array, named as the results
+ * file names its column: "v[2]", "m[1,2]" (FMI's 1-based structured-name
+ * indices, one per dimension, row-major). The whole name is looked up
+ * first, since an FMI 2.0 scalar may be called "v[2]". A set that names
+ * one variable twice (under two names) is found by sorting, O(n log n).
+ *
+ * Threads: the session thread.
+ */
+#include "daemon/host_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/master_value.h"
+#include "daemon/scenario_int.h"
+
+#define MAX_ELEMENTS    (1u << 20)      /* of one variable got or set */
+#define MAX_DIMS        32              /* of an array named with indices */
+
+void hvar_fini(struct hvar *x)
+{
+        if (x->vals && x->ct == MD_STRING)
+                for (size_t i = 0; i < x->n; i++)
+                        free(((char **)x->vals)[i]);
+        if (x->vals && x->ct == MD_BINARY)
+                for (size_t i = 0; i < x->n; i++)
+                        free(((void **)x->vals)[i]);
+        free(x->vals);
+        free(x->sizes);
+        free(x->name);
+}
+
+/* "i,j]" (1-based, one index per dimension within dims) into the row-major element. */
+static int indices(const char *s, const uint64_t *dims, int nd, uint64_t *ret)
+{
+        uint64_t e = 0;
+        int d = 0;
+
+        for (;;) {
+                unsigned long long i;
+                char *end;
+
+                if (*s < '0' || *s > '9' || d == nd)
+                        return -EINVAL;
+                errno = 0;
+                i = strtoull(s, &end, 10);
+                if (errno || i < 1 || i > dims[d])
+                        return -ERANGE;
+                e = e * dims[d++] + (i - 1);
+                s = end;
+                if (*s == ']')
+                        break;
+                if (*s++ != ',')
+                        return -EINVAL;
+        }
+        if (d != nd || s[1])
+                return -EINVAL;
+        *ret = e;
+        return 0;
+}
+
+/*
+ * x->name is no variable: is it "variable[i,...]", an element of an array?
+ * -1 with x's variable and index, or the reply code with msg.
+ */
+static int resolve_element(struct hsess *hs, struct hvar *x, size_t *ret_var, char *msg,
+                           size_t size)
+{
+        size_t len = strlen(x->name);
+        char *br = strrchr(x->name, '[');
+        uint64_t dims[MAX_DIMS];
+        const struct md *md;
+        int nd, r;
+
+        if (!br || br == x->name || x->name[len - 1] != ']')
+                return PROTO_E_NO_VARIABLE;
+        *br = '\0';
+        r = scenario_find_variable(hs->sc, x->name, &x->comp, ret_var);
+        *br = '[';
+        if (r < 0)
+                return PROTO_E_NO_VARIABLE;
+        md = hs->sc->components[x->comp].fmu->md;
+        nd = sc_var_dims(md, &md->vars[*ret_var], dims, MAX_DIMS);
+        if (nd <= 0) {
+                snprintf(msg, size, "'%s': '%.*s' is not an array", x->name, (int)(br - x->name),
+                         x->name);
+                return PROTO_E_NO_VARIABLE;
+        }
+        r = indices(br + 1, dims, nd, &x->index);
+        if (r == -ERANGE) {
+                int o = snprintf(msg, size, "'%s': an index is out of the array's dimensions [",
+                                 x->name);
+
+                for (int d = 0; d < nd && o > 0 && (size_t)o < size; d++)
+                        o += snprintf(msg + o, size - (size_t)o, "%s%llu", d ? "," : "",
+                                      (unsigned long long)dims[d]);
+                if (o > 0 && (size_t)o < size)
+                        snprintf(msg + o, size - (size_t)o, "] (indices start at 1)");
+                return PROTO_E_NO_VARIABLE;
+        }
+        if (r < 0) {
+                snprintf(msg, size, "'%s': expected %d 1-based ind%s, as in '%.*s[1%s]'",
+                         x->name, nd, nd > 1 ? "ices separated by ','" : "ex",
+                         (int)(br - x->name), x->name, nd > 1 ? ",1" : "");
+                return PROTO_E_NO_VARIABLE;
+        }
+        x->element = true;
+        return -1;
+}
+
+int hvar_resolve(struct hsess *hs, const struct proto_str *name, struct hvar *x, char *msg,
+                 size_t size)
+{
+        const struct md *md;
+        size_t var;
+        uint64_t e;
+        int code;
+
+        x->name = hvalues_strdup(name);
+        msg[0] = '\0';
+        code = !x->name ? PROTO_E_NO_VARIABLE :
+               scenario_find_variable(hs->sc, x->name, &x->comp, &var) == 0 ? -1 :
+               resolve_element(hs, x, &var, msg, size);
+        if (code >= 0) {
+                if (!msg[0])
+                        snprintf(msg, size, "no variable '%.*s' in session %llu",
+                                 (int)(name->len > 200 ? 200 : name->len),
+                                 name->ptr ? name->ptr : "", (unsigned long long)hs->id);
+                return code;
+        }
+        md = hs->sc->components[x->comp].fmu->md;
+        x->v = &md->vars[var];
+        x->inst = session_inst(hs->s, x->comp);
+        x->ct = mv_call_type(x->v->type, md->fmi == MD_FMI2 ? 2 : 3);
+        x->array = x->v->n_dims > 0;
+        e = md_var_elements(md, x->v);
+        if (x->v->type == MD_CLOCK || e == 0 || e > MAX_ELEMENTS) {
+                snprintf(msg, size, "'%s' is a %s%s: not got or set by value", x->name,
+                         md_type_name(x->v->type), e > MAX_ELEMENTS ? " array too large" : "");
+                return PROTO_E_TYPE;
+        }
+        x->n = (size_t)e;
+        /* The dimensions and the element count come from one description; checked anyway. */
+        if (x->element && x->index >= x->n) {
+                snprintf(msg, size, "'%s': an index is out of the array's %zu elements", x->name,
+                         x->n);
+                return PROTO_E_NO_VARIABLE;
+        }
+        return -1;
+}
+
+struct hkey {
+        size_t comp;
+        const struct md_variable *v;
+        uint32_t i;                     /* in the request */
+};
+
+static int cmp_hkey(const void *a, const void *b)
+{
+        const struct hkey *x = a, *y = b;
+
+        if (x->comp != y->comp)
+                return x->comp < y->comp ? -1 : 1;
+        if (x->v != y->v)
+                return x->v < y->v ? -1 : 1;
+        return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * A variable set twice in one request (the map's keys differ, the names
+ * resolve alike: "Plant.u" and "u" in a one-FMU scenario): which value
+ * would win is not for the daemon to guess. -1, or the reply code with msg.
+ */
+int hvar_set_twice(const struct hvar *xs, uint32_t n, char *msg, size_t size)
+{
+        struct hkey *k;
+        int code = -1;
+
+        if (n < 2)
+                return -1;
+        k = malloc(n * sizeof(*k));
+        if (!k) {
+                snprintf(msg, size, "out of memory");
+                return PROTO_E_INTERNAL;
+        }
+        for (uint32_t i = 0; i < n; i++)
+                k[i] = (struct hkey){ xs[i].comp, xs[i].v, i };
+        qsort(k, n, sizeof(*k), cmp_hkey);
+        for (uint32_t i = 1; i < n && code < 0; i++)
+                if (k[i].comp == k[i - 1].comp && k[i].v == k[i - 1].v) {
+                        snprintf(msg, size, "'%s' is set twice in one request (also as '%s')",
+                                 xs[k[i - 1].i].name, xs[k[i].i].name);
+                        code = PROTO_E_BAD_REQUEST;
+                }
+        free(k);
+        return code;
+}
