@@ -120,6 +120,7 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
         struct proto_restore a;
         struct hsnapshot *sn = NULL;
         char err[256], msg[HOST_MSG_MAX];
+        struct master_stats st;
         struct pw w;
         int r;
 
@@ -131,7 +132,7 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
                 if (hs->snaps[i] && hs->snaps[i]->id == a.snapshot)
                         sn = hs->snaps[i];
         if (!sn) {
-                host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST,
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_INVALID,
                                  "no snapshot %llu in session %llu",
                                  (unsigned long long)a.snapshot, (unsigned long long)hs->id);
                 return;
@@ -164,9 +165,13 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
         hsess_set_state(hs, sn->state, "");
         if (pw_init(&w) < 0)
                 return;
+        /* Progress, as every operation that moves time, and the new generation with it. */
+        master_get_stats(hs->m, &st);
         proto_reply_ok_begin(&w, c->id);
-        proto_load_result_encode(&w, &(struct proto_load_result){ .session = hs->id,
-                                                                  .generation = hs->generation });
+        proto_restore_result_encode(&w, &(struct proto_restore_result){
+                .p = { .state = hs->state, .time = master_time(hs->m), .points = st.points,
+                       .message = { "", 0 } },
+                .session = hs->id, .generation = hs->generation });
         host_reply_take(hs->h, c->token, c->id, &w);
         pw_fini(&w);
 }

@@ -294,7 +294,7 @@ void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *a
                 pw_fini(&w);
                 return;
         }
-        host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST,
+        host_reply_error(hs->h, c->token, c->id, PROTO_E_INVALID,
                          "no subscription '%.*s' in session %llu",
                          (int)(a.topic.len > 64 ? 64 : a.topic.len), a.topic.ptr,
                          (unsigned long long)hs->id);

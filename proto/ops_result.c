@@ -1,6 +1,7 @@
 /*
  * ops_result: the small results: progress (start, pause, resume, stop,
- * warp, step, run-until), get, subscribe and snapshot. Result decoders
+ * warp, step, run-until), restore's (progress and the new generation),
+ * get, subscribe and snapshot. Result decoders
  * read a possibly hostile daemon's reply: as strict as the request side
  * except that keys they do not know are ignored.
  */
@@ -28,6 +29,34 @@ int proto_progress_decode(const struct pv *v, struct proto_progress *ret, char *
         int r;
 
         r = res_decode(v, "result", progress_fields, N_FIELDS(progress_fields), &a, err, errlen);
+        if (r < 0)
+                return r;
+        *ret = a;
+        return 0;
+}
+
+static const struct field restore_result_fields[] = {
+        FIELD("state", FT_STATE, FF_REQ, struct proto_restore_result, p.state),
+        FIELD("time", FT_F64, FF_REQ, struct proto_restore_result, p.time),
+        FIELD("points", FT_U64, FF_REQ, struct proto_restore_result, p.points),
+        FIELD("message", FT_STR, FF_OMIT, struct proto_restore_result, p.message),
+        FIELD("session", FT_U64, FF_REQ, struct proto_restore_result, session),
+        FIELD("generation", FT_U64, FF_REQ, struct proto_restore_result, generation),
+};
+
+void proto_restore_result_encode(struct pw *w, const struct proto_restore_result *r)
+{
+        res_encode(w, restore_result_fields, N_FIELDS(restore_result_fields), r, 0);
+}
+
+int proto_restore_result_decode(const struct pv *v, struct proto_restore_result *ret, char *err,
+                                size_t errlen)
+{
+        struct proto_restore_result a = { 0 };
+        int r;
+
+        r = res_decode(v, "result", restore_result_fields, N_FIELDS(restore_result_fields), &a,
+                       err, errlen);
         if (r < 0)
                 return r;
         *ret = a;

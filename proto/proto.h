@@ -395,6 +395,11 @@ struct proto_subscribe_result { struct proto_str topic; };
 struct proto_unsubscribe { struct proto_target t; struct proto_str topic; };
 struct proto_snapshot_result { uint64_t snapshot; double time; };
 struct proto_restore { struct proto_target t; uint64_t snapshot; };
+/* restore's result: progress, and the session with its new generation. */
+struct proto_restore_result {
+        struct proto_progress p;
+        uint64_t session, generation;
+};
 
 /*
  * A sample on PUB, frame 2 after the topic: {session, generation, time,
@@ -480,6 +485,9 @@ int proto_get_result_decode(const struct pv *v, struct proto_get_result *ret, vo
 void proto_subscribe_result_encode(struct pw *w, const struct proto_subscribe_result *r);
 int proto_subscribe_result_decode(const struct pv *v, struct proto_subscribe_result *ret,
                                   char *err, size_t errlen);
+void proto_restore_result_encode(struct pw *w, const struct proto_restore_result *r);
+int proto_restore_result_decode(const struct pv *v, struct proto_restore_result *ret, char *err,
+                                size_t errlen);
 void proto_snapshot_result_encode(struct pw *w, const struct proto_snapshot_result *r);
 int proto_snapshot_result_decode(const struct pv *v, struct proto_snapshot_result *ret, char *err,
                                  size_t errlen);

@@ -136,3 +136,48 @@ Test(daemon_contract, get_names_one_element_of_an_array, .init = setup, .fini = 
         cr_assert(strstr(fmud_errmsg(c), "whole"), "%s", fmud_errmsg(c));
         cr_assert(get_f64(s, "Float64_vector_input[1]") == 1.0, "nothing was applied");
 }
+
+/* ---- restore -------------------------------------------------------------------------- */
+
+Test(daemon_contract, restore_answers_progress_and_the_new_generation, .init = setup,
+     .fini = teardown)
+{
+        uint64_t gen, s = load_path(FMUD_EXAMPLES "/msd.ssp", &gen);
+        struct proto_target t = { s, 0 };
+        struct proto_restore_result rr;
+        struct proto_progress p;
+        struct daemon_raw_reply r;
+        uint64_t snap;
+        double at;
+        char err[256];
+        struct pw w;
+
+        cr_assert(fmud_step(c, &t, 3, NULL) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_snapshot(c, &t, &snap, &at) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_step(c, &t, 5, NULL) == 0, "%s", fmud_errmsg(c));
+
+        cr_assert(pw_init(&w) == 0);
+        proto_restore_encode(&w, 42, &(struct proto_restore){ .t = t, .snapshot = snap });
+        daemon_raw_send_pw(&raw, &w);
+        daemon_raw_recv(&raw, &r);
+        cr_assert(r.rep.ok && r.rep.id == 42, "restore: %s", r.message);
+        /* Progress, as every operation that moves time ... */
+        cr_assert(proto_progress_decode(r.rep.result, &p, err, sizeof(err)) == 0, "%s", err);
+        cr_assert(p.state == PROTO_STATE_PAUSED && p.time == at && p.points == 3,
+                  "%s t %.17g (snapshot at %.17g), %" PRIu64 " points",
+                  proto_state_name(p.state), p.time, at, p.points);
+        /* ... with the session and its new generation. */
+        cr_assert(proto_restore_result_decode(r.rep.result, &rr, err, sizeof(err)) == 0, "%s",
+                  err);
+        cr_assert(rr.session == s && rr.generation == gen + 1, "session %" PRIu64 " gen %"
+                  PRIu64, rr.session, rr.generation);
+        daemon_raw_reply_fini(&r);
+        pw_fini(&w);
+
+        /* No such snapshot, no such subscription: invalid, as a value that names nothing. */
+        daemon_assert_refused(c, fmud_restore(c, &t, 99, NULL), PROTO_E_INVALID, "snapshot 99");
+        cr_assert(strstr(fmud_errmsg(c), "99"), "%s", fmud_errmsg(c));
+        daemon_assert_refused(c, fmud_unsubscribe(c, &t, "s1.77"), PROTO_E_INVALID,
+                              "unsubscribe s1.77");
+        cr_assert(strstr(fmud_errmsg(c), "s1.77"), "%s", fmud_errmsg(c));
+}

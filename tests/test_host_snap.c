@@ -208,7 +208,7 @@ Test(host_snap, snapshot_of_a_loaded_session_and_refusals)
         hdrv_target(&d, PROTO_OP_PAUSE, s, 2, &rep);
         hrep_fini(&rep);
         restore(&d, s, 99, &rep);
-        (void) hrep_err(&rep, PROTO_E_BAD_REQUEST);
+        (void) hrep_err(&rep, PROTO_E_INVALID);
         hrep_fini(&rep);
 
         /* GlobalCounter cannot get and set its state. */

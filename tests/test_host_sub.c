@@ -119,7 +119,7 @@ Test(host, subscribe_publishes_samples_until_unsubscribed)
         proto_unsubscribe_encode(&w, hdrv_id(&d), &(struct proto_unsubscribe){
                 .t = { s, 0 }, .topic = { topic, 4 } });
         hdrv_wait(&d, hdrv_send(&d, &w), &rep);
-        (void) hrep_err(&rep, PROTO_E_BAD_REQUEST);
+        (void) hrep_err(&rep, PROTO_E_INVALID);
         hrep_fini(&rep);
         proto_step_encode(&w, hdrv_id(&d), &(struct proto_step){ .t = { s, 0 }, .n = 10 });
         hdrv_wait(&d, hdrv_send(&d, &w), &rep);
