@@ -25,14 +25,17 @@
  * Replies (proto.h shapes): load {session, generation}; start, pause,
  * resume, stop, warp, step, run-until a progress {state, time, points
  * (done since load), message}; get {values}; subscribe {topic};
- * snapshot {snapshot, time}; restore {session, generation} (the new
- * generation); unload, set and unsubscribe nil. step and run-until run
- * the session (state running) to their goal and pause there; steps asked
- * for meanwhile take turns. A set value is what get answers for that
+ * snapshot {snapshot, time}; restore a progress with {session,
+ * generation} (the new generation); unload, set and unsubscribe nil. step
+ * and run-until run the session (state running) to their goal and pause
+ * there (run-until: the last point at or before its time; a time before
+ * the session's is PROTO_E_INVALID); steps asked for meanwhile take turns.
+ * warp and subscribe, like step, only while the session can run (loaded,
+ * running, paused; else PROTO_E_STATE). A set value is what get answers for that
  * variable until its instance steps (FMI 3.0 forbids other gets from it
  * meanwhile: refused with PROTO_E_STATE). After a restore the results file
  * goes on from the restored point (rows are appended, not rewound).
- * Unknown snapshot or topic: PROTO_E_BAD_REQUEST.
+ * Unknown snapshot or topic: PROTO_E_INVALID.
  *
  * Every reply is bounded by opts.max_reply where it is built: a bigger
  * one is refused PROTO_E_TOO_LARGE (get stops at the value that crosses

@@ -250,7 +250,9 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
                 else if (req->op == PROTO_OP_STOP || req->op == PROTO_OP_UNLOAD)
                         master_request_stop(hs->m_pub);
         }
-        if (req->op == PROTO_OP_WARP && hs->m_pub)
+        if (req->op == PROTO_OP_WARP && hs->m_pub && (hs->st.state == PROTO_STATE_LOADED ||
+                                                     hs->st.state == PROTO_STATE_RUNNING ||
+                                                     hs->st.state == PROTO_STATE_PAUSED))
                 (void) master_set_warp(hs->m_pub, warp);
         pthread_mutex_unlock(&hs->lock);
         c = host_cmd_new(token, req);

@@ -349,7 +349,14 @@ static int exec(struct hsess *hs, struct hcmd *c)
                 progress(hs, c);
                 break;
         case PROTO_OP_WARP:
-                do_warp(hs, c, doc.root);
+        case PROTO_OP_SUBSCRIBE:
+                /* A final session neither paces nor samples any more: say so. */
+                if (s != PROTO_STATE_LOADED && s != PROTO_STATE_RUNNING && s != PROTO_STATE_PAUSED)
+                        refuse(hs, c);
+                else if (c->op == PROTO_OP_WARP)
+                        do_warp(hs, c, doc.root);
+                else
+                        hsub_subscribe(hs, c, doc.root);
                 break;
         case PROTO_OP_STEP:
         case PROTO_OP_RUN_UNTIL:
@@ -373,9 +380,6 @@ static int exec(struct hsess *hs, struct hcmd *c)
                         refuse(hs, c);
                 else
                         hvalues_set(hs, c, doc.root);
-                break;
-        case PROTO_OP_SUBSCRIBE:
-                hsub_subscribe(hs, c, doc.root);
                 break;
         case PROTO_OP_UNSUBSCRIBE:
                 hsub_unsubscribe(hs, c, doc.root);

@@ -181,3 +181,34 @@ Test(daemon_contract, restore_answers_progress_and_the_new_generation, .init = s
                               "unsubscribe s1.77");
         cr_assert(strstr(fmud_errmsg(c), "s1.77"), "%s", fmud_errmsg(c));
 }
+
+/* ---- warp and subscribe --------------------------------------------------------------- */
+
+Test(daemon_contract, warp_and_subscribe_are_refused_once_a_session_is_final, .init = setup,
+     .fini = teardown)
+{
+        /* Scripted alone runs to t = 1 in a moment. */
+        struct proto_target a = { load_path(FMUD_MASTER_FMU_DIR "/Scripted.fmu", NULL), 0 };
+        struct proto_target b = { load_path(FMUD_MASTER_FMU_DIR "/Scripted.fmu", NULL), 0 };
+        const char *const x[] = { "x" };
+        struct proto_session_status st;
+        char topic[64];
+
+        /* Allowed while the session can run. */
+        cr_assert(fmud_warp(c, &a, 0.0, NULL) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_subscribe(c, &a, x, 1, 1, topic, sizeof(topic)) == 0, "%s",
+                  fmud_errmsg(c));
+        cr_assert(fmud_stop(c, &a, NULL) == 0, "%s", fmud_errmsg(c));
+        daemon_assert_refused(c, fmud_warp(c, &a, 1.0, NULL), PROTO_E_STATE, "warp when stopped");
+        cr_assert(strstr(fmud_errmsg(c), "stopped"), "%s", fmud_errmsg(c));
+        daemon_assert_refused(c, fmud_subscribe(c, &a, x, 1, 1, topic, sizeof(topic)),
+                              PROTO_E_STATE, "subscribe when stopped");
+
+        cr_assert(fmud_start(c, &b, NULL) == 0, "%s", fmud_errmsg(c));
+        daemon_wait_state(c, b.session, PROTO_STATE_FINISHED, &st);
+        daemon_assert_refused(c, fmud_warp(c, &b, 1.0, NULL), PROTO_E_STATE, "warp when finished");
+        daemon_assert_refused(c, fmud_subscribe(c, &b, x, 1, 1, topic, sizeof(topic)),
+                              PROTO_E_STATE, "subscribe when finished");
+        /* The refused warp changed nothing. */
+        cr_assert(fmud_status(c, b.session, &st) == 0 && st.warp == 0.0, "warp %g", st.warp);
+}
