@@ -69,6 +69,16 @@ void md_warn(struct md_ctx *c, int line, const char *subject, const char *sec, c
         va_end(ap);
 }
 
+void md_err3(struct md_ctx *c, int line, const char *subject, const char *sec, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        add(c, c->md && c->md->fmi == MD_FMI2 ? DIAG_WARNING : DIAG_ERROR, line, subject, sec, fmt,
+            ap);
+        va_end(ap);
+}
+
 const char *md_show(const char *s, char *buf)
 {
         size_t i;

@@ -71,6 +71,16 @@ void md_err(struct md_ctx *c, int line, const char *subject, const char *sec,
 __attribute__((format(printf, 5, 6)))
 void md_warn(struct md_ctx *c, int line, const char *subject, const char *sec,
              const char *fmt, ...);
+/*
+ * A rule that FMI 3.0 states normatively but FMI 2.0 only in non-normative
+ * text, or that FMI 2.0.1 or the FMI cross-check rules settled after FMI
+ * 2.0 was published: an error in an FMI 3.0 document, a warning in an FMI
+ * 2.0 one, so that FMI 2.0 FMUs that other importers run are not refused.
+ * Every caller says in a comment why its rule is one of these.
+ */
+__attribute__((format(printf, 5, 6)))
+void md_err3(struct md_ctx *c, int line, const char *subject, const char *sec,
+             const char *fmt, ...);
 
 /* An attribute value fit for a message: at most 64 chars, controls as '?'. */
 #define MD_SHOW_LEN 72

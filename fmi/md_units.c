@@ -171,21 +171,37 @@ void md_check_unit_ref(struct md_ctx *c, int line, const char *subject, const ch
         const struct md_unit *u = NULL;
         char buf[MD_SHOW_LEN];
 
+        /*
+         * FMI 2.0 (section 2.2.7, unit) describes unit as "defined with
+         * UnitDefinitions.Unit.name" but does not say that a missing one is
+         * an error; FMI 3.0 (section 2.4.7.5) adds "which must exist".
+         * Exporters of the FMI 2.0 era leave units out of UnitDefinitions
+         * (OpenModelica 1.13 does), and other importers run those FMUs: a
+         * warning for FMI 2.0, the unit is then unknown (no conversion).
+         */
         if (a->unit) {
                 u = md_unit_find(c, a->unit);
                 if (!u && !unit_inherited)
-                        md_err(c, line, subject, sec,
-                               "unit=\"%s\" is not defined in UnitDefinitions",
-                               md_show(a->unit, buf));
+                        md_err3(c, line, subject, sec,
+                                "unit=\"%s\" is not defined in UnitDefinitions",
+                                md_show(a->unit, buf));
         }
         if (display_inherited)
                 ;
         else if (a->display_unit && !a->unit)
                 md_err(c, line, subject, sec, "displayUnit=\"%s\" is given without a unit",
                        md_show(a->display_unit, buf));
+        /*
+         * FMI 2.0 (section 2.2.7, displayUnit): "If the corresponding
+         * displayUnit is not defined under <UnitDefinitions><Unit><DisplayUnit>,
+         * then displayUnit is ignored": allowed there, so a warning. FMI 3.0
+         * (section 2.4.7.5) says the DisplayUnit "must exist".
+         */
         else if (a->display_unit && u && !md_display_unit_exists(c, u, a->display_unit))
-                md_err(c, line, subject, sec, "displayUnit=\"%s\" is not defined in unit \"%s\"",
-                       md_show(a->display_unit, buf), u->name);
+                md_err3(c, line, subject, sec,
+                        "displayUnit=\"%s\" is not defined in unit \"%s\"%s",
+                        md_show(a->display_unit, buf), u->name,
+                        c->md->fmi == MD_FMI2 ? "; it is ignored" : "");
         if (ret_unit)
                 *ret_unit = u;
 }

@@ -119,7 +119,7 @@ static bool same_start(const struct md_variable *a, const struct md_variable *b)
 
 /*
  * FMI 2.0: a vr is unique per base type (Real, Integer/Enumeration,
- * Boolean, String), except for aliases, which share one value: they must
+ * Boolean, String), except for aliases, which share one value: they should
  * have the same variability, and start values they give must agree.
  * Each variable is compared with the first of its alias set.
  */
@@ -143,11 +143,17 @@ static void check_vrs2(struct md_ctx *c)
                         first[base_type(v->type)] = v;
                         continue;
                 }
+                /*
+                 * FMI 2.0 (section 2.2.7, valueReference) states no rule on
+                 * the variability of aliases; the FMI cross-check rules
+                 * settle that a checker warns on a difference. A warning.
+                 */
                 if (a->variability != v->variability)
-                        md_err(c, v->line, v->name, "2.2.7",
-                               "alias of '%s' (line %d, same valueReference %u) with a different "
-                               "variability", a->name, a->line, v->vr);
-                else if (a->has_start && v->has_start && a->type == v->type && !same_start(a, v))
+                        md_warn(c, v->line, v->name, "2.2.7",
+                                "alias of '%s' (line %d, same valueReference %u) with a different "
+                                "variability", a->name, a->line, v->vr);
+                /* Two start values for one stored value contradict each other: an error. */
+                if (a->has_start && v->has_start && a->type == v->type && !same_start(a, v))
                         md_err(c, v->line, v->name, "2.2.7",
                                "alias of '%s' (line %d, same valueReference %u) with a different "
                                "start value", a->name, a->line, v->vr);
