@@ -86,6 +86,29 @@ static void read_model_identifier(struct md_ctx *c, const xmlNode *n, char **ret
                 c->nomem = true;
 }
 
+/*
+ * FMI 3.0 renamed "FMUstate" to "FMUState" and "providesDirectionalDerivative"
+ * to "...Derivatives". A flag in the other version's spelling would read as
+ * false without a word: warn that it is ignored, naming the spelling to use.
+ */
+static void other_spelling(struct md_ctx *c, const xmlNode *n, bool v3)
+{
+        static const char *const pairs[][2] = {
+                { "canGetAndSetFMUstate", "canGetAndSetFMUState" },
+                { "canSerializeFMUstate", "canSerializeFMUState" },
+                { "providesDirectionalDerivative", "providesDirectionalDerivatives" },
+        };
+
+        for (size_t i = 0; i < sizeof(pairs) / sizeof(*pairs); i++) {
+                const char *other = pairs[i][v3 ? 0 : 1], *own = pairs[i][v3 ? 1 : 0];
+
+                if (md_attr(c, n, other))
+                        md_warn(c, mx_line(n), "CoSimulation", SEC(c, "4.4", "4.3"),
+                                "%s is the FMI %s spelling and is ignored; FMI %s reads %s", other,
+                                v3 ? "2.0" : "3.0", v3 ? "3.0" : "2.0", own);
+        }
+}
+
 static void read_cosim(struct md_ctx *c, const xmlNode *n)
 {
         bool v3 = c->md->fmi == MD_FMI3;
@@ -105,6 +128,7 @@ static void read_cosim(struct md_ctx *c, const xmlNode *n)
         }
         md_attr_u32(c, n, "CoSimulation", "maxOutputDerivativeOrder", sec,
                     &cs->max_output_derivative_order);
+        other_spelling(c, n, v3);
         if (!v3)
                 return;
         if (md_attr_double(c, n, "CoSimulation", "fixedInternalStepSize", sec,
@@ -203,9 +227,12 @@ static void read_attrs(struct md_ctx *c)
 
         if (md_attr_dup(c, r, "modelName", &md->model_name) == 0)
                 md_err(c, line, NULL, sec, "missing required attribute modelName");
+        /* The other version's name is a likely mistake: say so, rather than only "missing". */
         if (md_attr_dup(c, r, SEC(c, "instantiationToken", "guid"), &md->instantiation_token) == 0)
-                md_err(c, line, NULL, sec, "missing required attribute %s",
-                       SEC(c, "instantiationToken", "guid"));
+                md_err(c, line, NULL, sec, "missing required attribute %s%s",
+                       SEC(c, "instantiationToken", "guid"),
+                       !md_attr(c, r, SEC(c, "guid", "instantiationToken")) ? "" :
+                       SEC(c, " (guid is its FMI 2.0 name)", " (instantiationToken is its FMI 3.0 name)"));
         md_attr_dup(c, r, "description", &md->description);
         md_attr_dup(c, r, "author", &md->author);
         md_attr_dup(c, r, "version", &md->version);

@@ -210,6 +210,18 @@ static void read_list(struct md_ctx *c, const xmlNode *parent, const char *elem,
 
 void md_read_structure(struct md_ctx *c, const xmlNode *ms)
 {
+        /*
+         * FMI 2.0's <Outputs><Unknown index=.../></Outputs> in an FMI 3.0
+         * document is not read: say so, naming the FMI 3.0 form, before each
+         * output is reported as not listed.
+         */
+        for (const xmlNode *e = mx_first(ms); c->md->fmi == MD_FMI3 && e; e = mx_next(e))
+                for (int k = 0; k < LIST_COUNT; k++)
+                        if (names2[k] && mx_is(e, names2[k]))
+                                md_warn(c, mx_line(e), NULL, "2.4.8",
+                                        "<%s> is FMI 2.0 and is ignored; FMI 3.0 lists each entry "
+                                        "directly in ModelStructure as <%s valueReference=\"...\"/>",
+                                        names2[k], names3[k]);
         for (int k = 0; k < LIST_COUNT && !c->nomem; k++) {
                 if (c->md->fmi == MD_FMI3) {
                         read_list(c, ms, names3[k], (enum list_kind)k);

@@ -236,6 +236,20 @@ static void read_start_hex_list(struct md_ctx *c, const xmlNode *n, struct md_va
         }
 }
 
+/*
+ * FMI 2.0's <String start="..."/> in an FMI 3.0 document: FMI 3.0 gives
+ * String start values only as <Start value="..."/> children (section
+ * 2.4.7.5, start). Say that, rather than report the start as missing.
+ */
+static void string_start_attr(struct md_ctx *c, struct md_variable *v)
+{
+        md_err(c, v->line, v->name, "2.4.7.5",
+               "a String variable has a start attribute; FMI 3.0 gives String start values as "
+               "<Start value=\"...\"/> child elements");
+        if (!v->has_start)
+                c->var_flags[c->md->n_vars] |= MD_VF_BAD_START;
+}
+
 static void read_refs(struct md_ctx *c, const xmlNode *n, struct md_variable *v)
 {
         const char *sec = "2.4.7.4";
@@ -264,6 +278,12 @@ int md_read_var3(struct md_ctx *c, const xmlNode *n, struct md_variable *v)
                         found = true;
                 }
         }
+        if (!found && mx_is(n, "ScalarVariable")) {
+                md_warn(c, mx_line(n), md_attr(c, n, "name"), "2.4.7.1",
+                        "<ScalarVariable> is FMI 2.0 and is ignored; an FMI 3.0 variable is an "
+                        "element named after its type (<Float64>, <Int32>, <Boolean>, ...)");
+                return 0;
+        }
         if (!found) {
                 md_warn(c, mx_line(n), NULL, "2.4.7.1",
                         "<%s> is not a variable element of FMI 3.0; ignored", mx_name(n));
@@ -274,6 +294,8 @@ int md_read_var3(struct md_ctx *c, const xmlNode *n, struct md_variable *v)
         read_dims(c, n, v);
         if (v->type == MD_STRING || v->type == MD_BINARY)
                 read_start_elems(c, n, v);
+        if (v->type == MD_STRING && md_attr(c, n, "start"))
+                string_start_attr(c, v);
         if (v->type == MD_BINARY)
                 read_start_hex_list(c, n, v);
         else if (v->type != MD_STRING && v->type != MD_CLOCK)

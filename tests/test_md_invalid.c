@@ -76,6 +76,8 @@ static const struct invalid_case invalid_cases[] = {
         { "serialize-without-get-set.xml", 3, "canSerializeFMUState=\"true\" requires canGetAndSetFMUState=\"true\" (FMI 3.0 section 2.4.2)" },
         { "early-return-without-intermediate-update.xml", 3, "canReturnEarlyAfterIntermediateUpdate=\"true\" requires providesIntermediateUpdate=\"true\" (FMI 3.0 section 4.4)" },
         { "no-interface.xml", 2, "none of ModelExchange, CoSimulation or ScheduledExecution is present (FMI 3.0 section 2.4.1)" },
+        { "guid-in-fmi3.xml", 2, "missing required attribute instantiationToken (guid is its FMI 2.0 name) (FMI 3.0 section 2.4.1)" },
+        { "string-start-attribute.xml", 6, "a String variable has a start attribute; FMI 3.0 gives String start values as <Start value=\"...\"/> child elements (FMI 3.0 section 2.4.7.5)" },
         { "missing-instantiation-token.xml", 2, "missing required attribute instantiationToken (FMI 3.0 section 2.4.1)" },
         { "missing-model-structure.xml", 2, "missing required element ModelStructure (FMI 3.0 section 2.4.1)" },
         { "enumeration-without-declared-type.xml", 6, "an Enumeration variable needs a declaredType (FMI 3.0 section 2.4.7.5)" },

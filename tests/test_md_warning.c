@@ -3,7 +3,8 @@
  * FMI 2.0 states only in non-normative text (or that FMI 2.0.1 and the
  * FMI cross-check rules settled later): each parses as valid, with exactly
  * one warning, the message and line given here, and no error. Their FMI
- * 3.0 counterparts in md/invalid stay errors.
+ * 3.0 counterparts in md/invalid stay errors. Also FMI 2.0 forms in an
+ * FMI 3.0 document that are ignored with a word.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -27,6 +28,10 @@ static const struct warning_case warning_cases[] = {
         { "fmi2-unit-definitions-absent.xml", 6, "unit=\"m\" is not defined in UnitDefinitions (FMI 2.0 section 2.2.3)" },
         { "fmi2-unknown-display-unit.xml", 9, "displayUnit=\"ft\" is not defined in unit \"m\"; it is ignored (FMI 2.0 section 2.2.7)" },
         { "fmi2-alias-variability.xml", 7, "alias of 'a' (line 6, same valueReference 1) with a different variability (FMI 2.0 section 2.2.7)" },
+        /* FMI 2.0 forms in an FMI 3.0 document, ignored: the message names the FMI 3.0 form. */
+        { "fmi3-scalar-variable.xml", 6, "<ScalarVariable> is FMI 2.0 and is ignored; an FMI 3.0 variable is an element named after its type (<Float64>, <Int32>, <Boolean>, ...) (FMI 3.0 section 2.4.7.1)" },
+        { "fmi3-outputs-list.xml", 8, "<Outputs> is FMI 2.0 and is ignored; FMI 3.0 lists each entry directly in ModelStructure as <Output valueReference=\"...\"/> (FMI 3.0 section 2.4.8)" },
+        { "fmi3-fmi2-flag-spelling.xml", 3, "canGetAndSetFMUstate is the FMI 2.0 spelling and is ignored; FMI 3.0 reads canGetAndSetFMUState (FMI 3.0 section 4.4)" },
 };
 
 ParameterizedTestParameters(model_description, each_warning_fixture_warns_and_is_valid)
