@@ -37,10 +37,11 @@ struct fmu_archive;
  * Open 'path', hash it, and check every entry against the rules: no absolute
  * path, no '..' component, nothing that escapes after normalisation, only
  * regular files and directories (no symlinks or devices), no duplicate
- * names (after normalisation), no encryption, entry count, sizes and
- * compression ratio within lim, and a modelDescription.xml present (unless
- * lim->container).
- * Every broken rule is appended to diags, naming the entry.
+ * names (after normalisation) unless the copies hold the same bytes, no
+ * encryption, entry count, sizes and compression ratio within lim, and a
+ * modelDescription.xml present (unless lim->container).
+ * Every broken rule is appended to diags, naming the entry. Duplicates
+ * with the same bytes are a warning (DIAG_WARNING) and one copy is kept.
  *
  * Returns 0 on success with *ret_ar set (free with fmu_archive_close());
  * -EINVAL when any entry breaks a rule (nothing is returned); -errno when the

@@ -25,28 +25,45 @@
 /* Reparse points are how NTFS stores links (file attribute 0x400). */
 #define DOS_ATTR_REPARSE_POINT 0x400u
 
-void ar_error(struct ar_report *rep, const char *raw, size_t len, const char *fmt, ...)
+static void report(struct ar_report *rep, enum diag_severity sev, const char *raw, size_t len,
+                   const char *fmt, va_list ap)
 {
         char *name = NULL, *text = NULL;
-        va_list ap;
 
-        rep->errors++;
+        if (sev == DIAG_ERROR)
+                rep->errors++;
         if (!rep->diags)
                 return;
-        va_start(ap, fmt);
         if (vasprintf(&text, fmt, ap) < 0)
                 text = NULL;
-        va_end(ap);
         if (raw)
                 name = arpath_escape(raw, len);
         /* The quoted name leads the message; on OOM the error still counts (diag_add drops it). */
         if (raw)
-                diag_add(rep->diags, DIAG_ERROR, rep->file, 0, NULL, "'%s': %s",
+                diag_add(rep->diags, sev, rep->file, 0, NULL, "'%s': %s",
                          name ? name : "?", text ? text : fmt);
         else
-                diag_add(rep->diags, DIAG_ERROR, rep->file, 0, NULL, "%s", text ? text : fmt);
+                diag_add(rep->diags, sev, rep->file, 0, NULL, "%s", text ? text : fmt);
         free(name);
         free(text);
+}
+
+void ar_error(struct ar_report *rep, const char *raw, size_t len, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        report(rep, DIAG_ERROR, raw, len, fmt, ap);
+        va_end(ap);
+}
+
+void ar_warn(struct ar_report *rep, const char *raw, size_t len, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        report(rep, DIAG_WARNING, raw, len, fmt, ap);
+        va_end(ap);
 }
 
 /* libzip turns NULs in names into spaces; compare with that in mind. */
@@ -195,7 +212,7 @@ static int check_entry(struct fmu_archive *ar, zip_uint64_t i, const struct cdir
         if (bad)
                 return 0;
         ar->v[ar->n++] = (struct ar_entry){ .name = norm, .index = i, .size = raw->size,
-                                            .kind = is_dir ? AR_DIR : AR_FILE };
+                                            .crc = raw->crc, .kind = is_dir ? AR_DIR : AR_FILE };
         return 1;
 }
 
@@ -311,7 +328,9 @@ static int entry_fold_cmp(const void *x, const void *y)
         const struct ar_entry *a = x, *b = y;
         int c = fold_cmp(a->name, b->name, NULL);
 
-        return c ? c : strcmp(a->name, b->name);
+        if (!c)
+                c = strcmp(a->name, b->name);
+        return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
 static int entry_cmp(const void *x, const void *y)
@@ -319,13 +338,41 @@ static int entry_cmp(const void *x, const void *y)
         return strcmp(((const struct ar_entry *)x)->name, ((const struct ar_entry *)y)->name);
 }
 
-static void check_pair(const struct ar_entry *a, const struct ar_entry *b, struct ar_report *rep)
+/*
+ * Two entries of one name and kind. Readers differ in which copy they take
+ * (libzip the first, unzip the last), so copies that differ would let two
+ * readers see two FMUs: refused. Copies with the same bytes look the same
+ * to every reader (some tools append a file twice): a warning, and the
+ * second is dropped.
+ */
+static int check_twin(const struct fmu_archive *ar, const struct ar_entry *a, struct ar_entry *b,
+                      struct ar_report *rep)
+{
+        int same = a->kind == AR_DIR ? 1 : ar_same_data(ar, a, b);
+
+        if (same < 0)
+                return same;
+        if (!same) {
+                ar_error(rep, b->name, strlen(b->name),
+                         "duplicate entry name, with different data: readers would not agree "
+                         "on which one the archive holds");
+                return 0;
+        }
+        ar_warn(rep, b->name, strlen(b->name),
+                "duplicate entry name; both copies hold the same %llu bytes, so one is used",
+                (unsigned long long)b->size);
+        b->twin = true;
+        return 0;
+}
+
+static int check_pair(const struct fmu_archive *ar, const struct ar_entry *a, struct ar_entry *b,
+                      struct ar_report *rep)
 {
         size_t common;
 
         if (strcmp(a->name, b->name) == 0) {
                 if (a->kind == b->kind)
-                        ar_error(rep, b->name, strlen(b->name), "duplicate entry name");
+                        return check_twin(ar, a, b, rep);
                 else
                         ar_error(rep, b->name, strlen(b->name),
                                  "duplicate entry name: both a file and a directory");
@@ -336,15 +383,34 @@ static void check_pair(const struct ar_entry *a, const struct ar_entry *b, struc
                 error_pair(rep, a->name, strlen(a->name), b->name, strlen(b->name),
                            "duplicate entry name: a file, and a directory in '%s'");
         }
+        return 0;
 }
 
-/* Sorted so that equal names, case variants and "f" / "f/..." are neighbours. */
-static void check_duplicates(struct fmu_archive *ar, struct ar_report *rep)
+/*
+ * Sorted so that equal names, case variants and "f" / "f/..." are
+ * neighbours (equal names in central directory order: the sort is by
+ * index among them). Twins are dropped afterwards, so every name left is
+ * unique for ar_find().
+ */
+static int check_duplicates(struct fmu_archive *ar, struct ar_report *rep)
 {
+        size_t n = 0;
+        int r = 0;
+
         qsort(ar->v, ar->n, sizeof(*ar->v), entry_fold_cmp);
-        for (size_t k = 1; k < ar->n; k++)
-                check_pair(&ar->v[k - 1], &ar->v[k], rep);
+        for (size_t k = 1; k < ar->n && r >= 0; k++)
+                r = check_pair(ar, &ar->v[k - 1], &ar->v[k], rep);
+        for (size_t k = 0; k < ar->n; k++) {
+                if (!ar->v[k].twin) {
+                        ar->v[n++] = ar->v[k];
+                        continue;
+                }
+                free(ar->v[k].name);
+                ar->twins++;
+        }
+        ar->n = n;
         qsort(ar->v, ar->n, sizeof(*ar->v), entry_cmp);
+        return r;
 }
 
 int ar_check(struct fmu_archive *ar, const struct cdir *cd, struct ar_report *rep)
@@ -364,7 +430,9 @@ int ar_check(struct fmu_archive *ar, const struct cdir *cd, struct ar_report *re
         r = check_local(ar, cd, rep);
         if (r < 0)
                 return r;
-        check_duplicates(ar, rep);
+        r = check_duplicates(ar, rep);
+        if (r < 0)
+                return r;
         md = ar_find(ar, AR_MD_ENTRY);
         if (!ar->lim.container && (!md || md->kind != AR_FILE))
                 ar_error(rep, NULL, 0, "no modelDescription.xml file at the archive root (FMI 3.0 section 2.5.1)");

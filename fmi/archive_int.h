@@ -6,6 +6,7 @@
 #ifndef FMUD_FMI_ARCHIVE_INT_H
 #define FMUD_FMI_ARCHIVE_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -28,7 +29,9 @@ struct ar_entry {
         char *name;             /* normal form, no trailing '/' */
         zip_uint64_t index;     /* in libzip */
         uint64_t size;          /* declared uncompressed size, within the limits */
+        uint32_t crc;           /* declared CRC-32 */
         enum ar_kind kind;
+        bool twin;              /* a duplicate of the previous entry with the same data: dropped */
 };
 
 /* One open archive. Used by one thread at a time (libzip's zip_t is not shared). */
@@ -41,6 +44,7 @@ struct fmu_archive {
         struct stat st;         /* of src.fd when opened, to notice a rewritten file */
         struct ar_entry *v;     /* entries with acceptable names, sorted by strcmp() */
         size_t n;
+        size_t twins;           /* duplicate entries with identical data, dropped from v */
 };
 
 /* Where one operation's diagnostics go; errors are counted even without a list. */
@@ -57,6 +61,18 @@ struct ar_report {
  */
 __attribute__((format(printf, 4, 5)))
 void ar_error(struct ar_report *rep, const char *raw, size_t len, const char *fmt, ...);
+
+/* The same as a warning: it does not count in rep->errors. */
+__attribute__((format(printf, 4, 5)))
+void ar_warn(struct ar_report *rep, const char *raw, size_t len, const char *fmt, ...);
+
+/*
+ * Whether two file entries of one name hold the same bytes: same declared
+ * size and CRC, and the same SHA-256 of their decompressed data (a CRC can
+ * be forged, a SHA-256 cannot). Returns 1, 0 (different, or either cannot
+ * be decompressed), or -ENOMEM. archive_twin.c.
+ */
+int ar_same_data(const struct fmu_archive *ar, const struct ar_entry *a, const struct ar_entry *b);
 
 /*
  * Check every entry of ar (opened by libzip) against cd (our own reading)
