@@ -1,6 +1,8 @@
 /*
- * fmuctl inspect FILE.fmu [--json]: validate an FMU exactly as a load does
- * (fmu_open) and describe it. Needs no daemon and runs no FMU code.
+ * fmuctl inspect FILE.fmu [--json] [--strict]: validate an FMU exactly as a
+ * load does (fmu_open) and describe it, also when fmud cannot run it (Model
+ * Exchange or Scheduled Execution only, no binary for this platform): that
+ * is said, and is not a refusal. Needs no daemon and runs no FMU code.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,35 +15,41 @@
 
 static void usage(FILE *f)
 {
-        fprintf(f, "usage: fmuctl inspect FILE.fmu [--json]\n"
+        fprintf(f, "usage: fmuctl inspect FILE.fmu [--json] [--strict]\n"
                    "\n"
                    "Checks the archive, its modelDescription.xml and the binary for this\n"
-                   "platform, then prints the model, its Co-Simulation capabilities, the\n"
-                   "default experiment and its variables. Every problem found is listed;\n"
-                   "the exit code is 1 when there is any.\n"
+                   "platform, then prints the model, its interfaces and whether fmud runs\n"
+                   "it here, its Co-Simulation capabilities, the default experiment and its\n"
+                   "variables. Errors and warnings are listed apart; the exit code is 1\n"
+                   "when there is an error, 0 for a valid FMU (also one fmud cannot run).\n"
                    "\n"
-                   "  --json   one JSON object on stdout (see docs/inspect-json.md)\n");
+                   "  --json     one JSON object on stdout (see docs/inspect-json.md)\n"
+                   "  --strict   warnings are errors too, as for run and load --strict\n");
 }
 
 int cmd_inspect(int argc, char **argv)
 {
         static const struct option opts[] = {
                 { "json", no_argument, NULL, 'j' },
+                { "strict", no_argument, NULL, 's' },
                 { "help", no_argument, NULL, 'h' },
                 { 0 },
         };
         struct fmu_opts fopts;
         struct diag_list diags;
         struct fmu *fmu = NULL;
-        bool arg_json = false;
+        bool arg_json = false, arg_strict = false;
         const char *path;
         int c, r, code;
 
         optind = 1;
-        while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+        while ((c = getopt_long(argc, argv, "jsh", opts, NULL)) != -1) {
                 switch (c) {
                 case 'j':
                         arg_json = true;
+                        break;
+                case 's':
+                        arg_strict = true;
                         break;
                 case 'h':
                         usage(stdout);
@@ -59,6 +67,8 @@ int cmd_inspect(int argc, char **argv)
         path = argv[optind];
 
         fmu_opts_default(&fopts);
+        fopts.describe = true;
+        fopts.strict = arg_strict;
         diag_list_init(&diags, 0);
         r = fmu_open(path, &fopts, &diags, &fmu);
         if (r == -ENOMEM) {
@@ -70,7 +80,7 @@ int cmd_inspect(int argc, char **argv)
                 diag_add(&diags, DIAG_ERROR, path, 0, NULL, "cannot be read: %s", strerror(-r));
 
         if (arg_json) {
-                if (inspect_print_json(stdout, path, fmu, &diags) < 0) {
+                if (inspect_print_json(stdout, path, fmu, &diags, arg_strict) < 0) {
                         fprintf(stderr, "fmuctl inspect: out of memory\n");
                         code = FMUCTL_EXIT_SYSTEM;
                         goto out;

@@ -18,7 +18,7 @@ void inspect_print_text(FILE *out, FILE *err, const char *path, const struct fmu
                         const struct diag_list *diags);
 /* Returns 0, or -ENOMEM. */
 int inspect_print_json(FILE *out, const char *path, const struct fmu *fmu,
-                       const struct diag_list *diags);
+                       const struct diag_list *diags, bool strict);
 
 /* The Boolean Co-Simulation capability flags by their XML attribute names. */
 struct inspect_flag {

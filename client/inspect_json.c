@@ -199,13 +199,18 @@ static struct json_object *experiment(const struct md *md)
         return o;
 }
 
-static struct json_object *problems(const struct diag_list *diags)
+/* Every diagnostic of severity 'only' (all of them when only < 0). */
+static struct json_object *problems(const struct diag_list *diags, int only)
 {
         struct json_object *a = json_object_new_array();
 
         for (size_t i = 0; a && i < diags->n; i++) {
                 const struct diag *d = &diags->v[i];
-                struct json_object *o = json_object_new_object();
+                struct json_object *o;
+
+                if (only >= 0 && d->severity != (enum diag_severity)only)
+                        continue;
+                o = json_object_new_object();
 
                 put(o, "severity", json_object_new_string(d->severity == DIAG_ERROR ? "error" : "warning"));
                 put(o, "file", str_or_null(d->file));
@@ -235,6 +240,7 @@ static void model(struct json_object *root, const struct fmu *fmu)
         put(root, "interfaceTypes", ifaces);
         put(root, "binary", str_or_null(fmu->binary_entry));
         put(root, "hasBinary", json_object_new_boolean(fmu->has_binary));
+        put(root, "cannotRun", str_or_null(fmu->cannot_run));
         if (md->cs.present)
                 put(root, "coSimulation", cosim(md));
         put(root, "defaultExperiment", experiment(md));
@@ -245,20 +251,26 @@ static void model(struct json_object *root, const struct fmu *fmu)
 }
 
 int inspect_print_json(FILE *out, const char *path, const struct fmu *fmu,
-                       const struct diag_list *diags)
+                       const struct diag_list *diags, bool strict)
 {
         struct json_object *root = json_object_new_object();
+        bool valid = diag_errors(diags) == 0;
         const char *txt;
 
         if (!root)
                 return -ENOMEM;
         put(root, "file", json_object_new_string(path));
-        put(root, "valid", json_object_new_boolean(diag_errors(diags) == 0));
+        put(root, "valid", json_object_new_boolean(valid));
+        put(root, "runnable", json_object_new_boolean(valid && fmu && fmu->md && !fmu->cannot_run));
+        if (strict)
+                put(root, "strict", json_object_new_boolean(true));
         if (fmu)
                 put(root, "sha256", json_object_new_string(fmu->sha256));
         if (fmu && fmu->md)
                 model(root, fmu);
-        put(root, "problems", problems(diags));
+        put(root, "problems", problems(diags, -1));
+        put(root, "errors", problems(diags, DIAG_ERROR));
+        put(root, "warnings", problems(diags, DIAG_WARNING));
         txt = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                              JSON_C_TO_STRING_NOSLASHESCAPE);
         if (!txt) {

@@ -14,16 +14,33 @@ static const char *or_dash(const char *s)
         return s && *s ? s : "-";
 }
 
+/* Errors first, then warnings, each under its own heading. */
 static void print_problems(FILE *err, const struct diag_list *diags)
 {
+        static const struct {
+                enum diag_severity sev;
+                const char *label, *heading;
+        } groups[] = {
+                { DIAG_ERROR, "error", "Errors" },
+                { DIAG_WARNING, "warning", "Warnings" },
+        };
         char line[2048];
 
-        for (size_t i = 0; i < diags->n; i++) {
-                diag_format(&diags->v[i], line, sizeof(line));
-                fprintf(err, "%s: %s\n", diags->v[i].severity == DIAG_ERROR ? "error" : "warning", line);
+        for (size_t g = 0; g < sizeof(groups) / sizeof(*groups); g++) {
+                size_t n = groups[g].sev == DIAG_ERROR ? diag_errors(diags) : diag_warnings(diags);
+
+                if (!n)
+                        continue;
+                fprintf(err, "%s (%zu)\n", groups[g].heading, n);
+                for (size_t i = 0; i < diags->n; i++) {
+                        if (diags->v[i].severity != groups[g].sev)
+                                continue;
+                        diag_format(&diags->v[i], line, sizeof(line));
+                        fprintf(err, "  %s: %s\n", groups[g].label, line);
+                }
+                if (groups[g].sev == DIAG_ERROR && diags->dropped)
+                        fprintf(err, "  error: %zu more not shown\n", diags->dropped);
         }
-        if (diags->dropped)
-                fprintf(err, "error: %zu more problems not shown\n", diags->dropped);
 }
 
 static void print_header(FILE *out, const struct fmu *fmu)
@@ -50,6 +67,10 @@ static void print_header(FILE *out, const struct fmu *fmu)
                 fprintf(out, "%sScheduledExecution", sep);
         fprintf(out, "\n%-22s %s\n", "binary", fmu->binary_entry ?
                 (fmu->has_binary ? fmu->binary_entry : "missing for this platform") : "-");
+        if (fmu->cannot_run)
+                fprintf(out, "%-22s no: %s\n", "fmud runs it", fmu->cannot_run);
+        else if (md->cs.present && fmu->has_binary)
+                fprintf(out, "%-22s yes, as Co-Simulation\n", "fmud runs it");
         fprintf(out, "%-22s %s\n", "sha256", fmu->sha256);
 }
 
@@ -151,18 +172,22 @@ static void print_variables(FILE *out, const struct md *md)
 void inspect_print_text(FILE *out, FILE *err, const char *path, const struct fmu *fmu,
                         const struct diag_list *diags)
 {
-        size_t errors = diag_errors(diags);
+        size_t errors = diag_errors(diags), warnings = diag_warnings(diags);
 
         fprintf(out, "%s\n", path);
         if (fmu && fmu->md) {
                 print_header(out, fmu);
-                print_cosim(out, fmu->md);
+                if (fmu->md->cs.present)
+                        print_cosim(out, fmu->md);
                 print_experiment(out, fmu->md);
                 print_variables(out, fmu->md);
         }
         fflush(out);
         print_problems(err, diags);
         if (errors)
-                fprintf(err, "%s: %zu problem%s: this FMU cannot run here\n", path, errors,
-                        errors == 1 ? "" : "s");
+                fprintf(err, "%s: %zu error%s%s: the FMU is refused\n", path, errors,
+                        errors == 1 ? "" : "s", warnings ? " (and warnings)" : "");
+        else if (warnings)
+                fprintf(err, "%s: valid, with %zu warning%s (--strict refuses it)\n", path,
+                        warnings, warnings == 1 ? "" : "s");
 }

@@ -93,6 +93,36 @@ size_t diag_errors(const struct diag_list *l)
         return n;
 }
 
+size_t diag_warnings(const struct diag_list *l)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < l->n; i++)
+                n += l->v[i].severity == DIAG_WARNING;
+        return n;
+}
+
+size_t diag_promote(struct diag_list *l, size_t from, const char *note)
+{
+        size_t n = 0;
+
+        for (size_t i = from; i < l->n; i++) {
+                struct diag *d = &l->v[i];
+                char *msg;
+
+                if (d->severity != DIAG_WARNING)
+                        continue;
+                d->severity = DIAG_ERROR;
+                n++;
+                /* Without memory for the note the error stands without it. */
+                if (note && asprintf(&msg, "%s; %s", d->message, note) >= 0) {
+                        free(d->message);
+                        d->message = msg;
+                }
+        }
+        return n;
+}
+
 int diag_format(const struct diag *d, char *buf, size_t size)
 {
         char where[64] = "";

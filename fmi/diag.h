@@ -51,6 +51,16 @@ int diag_addv(struct diag_list *l, enum diag_severity sev, const char *file, int
 /* Number of DIAG_ERROR entries, dropped ones included. */
 size_t diag_errors(const struct diag_list *l);
 
+/* Number of DIAG_WARNING entries stored. */
+size_t diag_warnings(const struct diag_list *l);
+
+/*
+ * Make every warning from index 'from' on an error (strict validation),
+ * appending note (e.g. "refused under --strict") to its message when
+ * given. Returns how many were made errors.
+ */
+size_t diag_promote(struct diag_list *l, size_t from, const char *note);
+
 /*
  * Format one diagnostic as "file:line: subject: message" into buf (always
  * NUL-terminated, truncated to size). Returns the length it wanted.

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #define MD_ENTRY "modelDescription.xml"
+#define STRICT_NOTE "refused under strict validation"
 
 void fmu_opts_default(struct fmu_opts *opts)
 {
@@ -41,18 +42,42 @@ void fmu_free(struct fmu *fmu)
         free(fmu->path);
         free(fmu->binary_entry);
         free(fmu->unpacked_dir);
+        free(fmu->cannot_run);
         free(fmu);
 }
 
-/* The platform binary must be in the archive for this FMU to run here. */
-static int check_binary(struct fmu *fmu, const struct fmu_archive *ar, struct diag_list *diags)
+/* "ModelExchange and ScheduledExecution" */
+static void interfaces(const struct md *md, char *buf, size_t size)
+{
+        snprintf(buf, size, "%s%s%s", md->has_model_exchange ? "ModelExchange" : "",
+                 md->has_model_exchange && md->has_scheduled_execution ? " and " : "",
+                 md->has_scheduled_execution ? "ScheduledExecution" : "");
+}
+
+/*
+ * What fmud needs to run an FMU here: a CoSimulation interface and its
+ * binary for this platform. An FMU without them may be valid (fmuctl
+ * inspect describes it); a load refuses it. fmu->cannot_run says why.
+ */
+static int check_runnable(struct fmu *fmu, const struct fmu_archive *ar, const struct fmu_opts *opts,
+                          struct diag_list *diags)
 {
         const struct md *md = fmu->md;
         const char *id = md->cs.model_identifier;
+        char ifaces[64];
+        int r;
 
         if (!md->cs.present) {
-                diag_add(diags, DIAG_ERROR, MD_ENTRY, 0, NULL,
-                         "no CoSimulation interface: fmud runs Co-Simulation FMUs only");
+                interfaces(md, ifaces, sizeof(ifaces));
+                r = asprintf(&fmu->cannot_run, "no CoSimulation interface (the FMU has %s only): "
+                             "fmud runs Co-Simulation FMUs only", ifaces[0] ? ifaces : "none");
+                if (r < 0) {
+                        fmu->cannot_run = NULL;
+                        return -ENOMEM;
+                }
+                if (opts->describe)
+                        return 0;
+                diag_add(diags, DIAG_ERROR, MD_ENTRY, 0, NULL, "%s", fmu->cannot_run);
                 return -EINVAL;
         }
         if (!id || !*id)
@@ -62,13 +87,21 @@ static int check_binary(struct fmu *fmu, const struct fmu_archive *ar, struct di
                 return -ENOMEM;
         }
         fmu->has_binary = fmu_archive_has(ar, fmu->binary_entry);
-        if (!fmu->has_binary) {
-                diag_add(diags, DIAG_ERROR, fmu->path, 0, fmu->binary_entry,
-                         "no binary for this platform (FMI %s section 2.5.1.4): the FMU cannot run on this machine",
-                         md->fmi == MD_FMI3 ? "3.0" : "2.0");
-                return -EINVAL;
+        if (fmu->has_binary)
+                return 0;
+        r = asprintf(&fmu->cannot_run, "no binary for this platform (FMI %s section 2.5.1.4): "
+                     "%s is not in the archive", md->fmi == MD_FMI3 ? "3.0" : "2.0",
+                     fmu->binary_entry);
+        if (r < 0) {
+                fmu->cannot_run = NULL;
+                return -ENOMEM;
         }
-        return 0;
+        if (opts->describe)
+                return 0;
+        diag_add(diags, DIAG_ERROR, fmu->path, 0, fmu->binary_entry,
+                 "no binary for this platform (FMI %s section 2.5.1.4): the FMU cannot run on this machine",
+                 md->fmi == MD_FMI3 ? "3.0" : "2.0");
+        return -EINVAL;
 }
 
 static int read_description(struct fmu *fmu, const struct fmu_archive *ar,
@@ -97,13 +130,17 @@ int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *di
              struct fmu **ret_fmu)
 {
         struct fmu_archive *ar = NULL;
+        size_t from = diags->n;
         struct fmu *fmu;
         int r, bad = 0;
 
         *ret_fmu = NULL;
         r = fmu_archive_open(path, &opts->limits, diags, &ar);
-        if (r < 0)
+        if (r < 0) {
+                if (opts->strict)
+                        (void)diag_promote(diags, from, STRICT_NOTE);
                 return r;
+        }
 
         fmu = calloc(1, sizeof(*fmu));
         if (!fmu || !(fmu->path = strdup(path))) {
@@ -117,11 +154,13 @@ int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *di
                 goto out_free;
         bad |= r < 0;
         if (fmu->md) {
-                r = check_binary(fmu, ar, diags);
+                r = check_runnable(fmu, ar, opts, diags);
                 if (r == -ENOMEM)
                         goto out_free;
                 bad |= r < 0;
         }
+        if (opts->strict && diag_promote(diags, from, STRICT_NOTE))
+                bad = 1;
         if (!bad && opts->cache_dir) {
                 r = fmu_archive_unpack(ar, opts->cache_dir, diags, &fmu->unpacked_dir);
                 if (r < 0) {

@@ -19,6 +19,17 @@ struct fmu_opts {
         struct fmu_limits limits;       /* archive limits */
         struct md_limits md_limits;     /* modelDescription limits */
         const char *cache_dir;          /* NULL: do not unpack */
+        /*
+         * Warnings refuse the FMU too: each becomes an error (its message
+         * ends "refused under strict validation").
+         */
+        bool strict;
+        /*
+         * Describe rather than load (fmuctl inspect): a valid FMU that fmud
+         * cannot run here (no CoSimulation interface, no binary for this
+         * platform) is not refused; fmu->cannot_run says why.
+         */
+        bool describe;
 };
 
 /* Fill opts with the default limits and no unpacking. */
@@ -31,13 +42,16 @@ struct fmu {
         char *binary_entry;             /* "binaries/<platform>/<id>.so", NULL when unknown */
         bool has_binary;                /* binary_entry is in the archive */
         char *unpacked_dir;             /* set when opts->cache_dir was given and it unpacked */
+        char *cannot_run;               /* why fmud cannot run it here; NULL when it can */
 };
 
 /*
  * Import the FMU at 'path'. Every problem found is appended to diags.
  *
- * Returns 0 when the FMU can run here as a Co-Simulation FMU; -EINVAL when
- * any problem was found (see diags); -ENOENT/-EACCES/... when the file
+ * Returns 0 when the FMU can run here as a Co-Simulation FMU (with
+ * opts->describe: when it is valid, runnable or not); -EINVAL when any
+ * problem was found (see diags; warnings alone do not refuse it unless
+ * opts->strict); -ENOENT/-EACCES/... when the file
  * cannot be read; -ENOMEM. *ret_fmu is set whenever anything could be read
  * (also on -EINVAL, so callers can show the parsed part) and NULL otherwise;
  * free it with fmu_free().

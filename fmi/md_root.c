@@ -289,9 +289,7 @@ int md_read_root(struct md_ctx *c)
                        c->md->fmi == MD_FMI3
                        ? "none of ModelExchange, CoSimulation or ScheduledExecution is present"
                        : "neither ModelExchange nor CoSimulation is present");
-        else if (!cs)
-                md_warn(c, mx_line(c->root), NULL, NULL,
-                        "no CoSimulation interface; fmud runs Co-Simulation FMUs only");
+        /* Without CoSimulation the description is still valid: whether fmud runs it is fmu.c's call. */
         e = section(c, "LogCategories");
         if (e)
                 read_log_categories(c, e);

@@ -315,7 +315,8 @@ Test(inspect, shows_what_it_parsed_of_an_invalid_description, .init = setup, .fi
         free(md);
 }
 
-Test(inspect, refuses_an_fmu_without_a_binary_for_this_platform, .init = setup, .fini = teardown)
+/* A valid FMU without this platform's binary is described, and said not to run here. */
+Test(inspect, describes_an_fmu_without_a_binary_for_this_platform, .init = setup, .fini = teardown)
 {
         size_t len;
         char *md = bouncing_ball_md(&len);
@@ -324,15 +325,129 @@ Test(inspect, refuses_an_fmu_without_a_binary_for_this_platform, .init = setup, 
         struct json_object *root;
         int code;
 
-        cr_assert(eq(int, r.exit_code, 1));
-        cr_assert(strstr(r.err, "no binary for this platform") != NULL, "%s", r.err);
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.out, "fmud runs it           no: no binary for this platform") != NULL,
+                  "%s", r.out);
         cr_assert(strstr(r.out, "BouncingBall") != NULL, "the parsed part is still shown");
         run_result_fini(&r);
         root = inspect_json(path, &code);
+        cr_assert(eq(int, code, 0));
+        cr_assert(json_object_get_boolean(key(root, "valid")));
+        cr_assert(not(json_object_get_boolean(key(root, "runnable"))));
         cr_assert(not(json_object_get_boolean(key(root, "hasBinary"))));
+        cr_assert(strstr(skey(root, "cannotRun"), "binaries/x86_64-linux/BouncingBall.so") != NULL);
         json_object_put(root);
         free(path);
         free(md);
+}
+
+/* An archive holding only this modelDescription.xml. */
+static char *md_only(const char *md)
+{
+        char *out = fx_path(dir, "md-only.fmu");
+        struct fx_lzentry e = { .name = "modelDescription.xml", .data = md, .len = strlen(md) };
+
+        cr_assert(eq(int, fx_write_libzip(out, &e, 1), 0));
+        return out;
+}
+
+#define MD3_HEAD "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" \
+        "<fmiModelDescription fmiVersion=\"3.0\" modelName=\"Tiny\" instantiationToken=\"{t}\">\n"
+#define MD3_TAIL "  <ModelVariables>\n" \
+        "    <Float64 name=\"time\" valueReference=\"0\" causality=\"independent\"/>\n" \
+        "    <Float64 name=\"x\" valueReference=\"1\" causality=\"output\" initial=\"exact\" start=\"1\"/>\n" \
+        "  </ModelVariables>\n" \
+        "  <ModelStructure><Output valueReference=\"1\"/></ModelStructure>\n" \
+        "</fmiModelDescription>\n"
+
+/* Model Exchange only: a valid FMU, described in full, that fmud says it cannot run. */
+Test(inspect, describes_a_model_exchange_only_fmu_it_cannot_run, .init = setup, .fini = teardown)
+{
+        char *path = md_only(MD3_HEAD "  <ModelExchange modelIdentifier=\"Tiny\"/>\n" MD3_TAIL);
+        struct run_result r = fmuctl("inspect", path, NULL);
+        struct json_object *root, *ifaces;
+        int code;
+
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.out, "interface types        ModelExchange\n") != NULL, "%s", r.out);
+        cr_assert(strstr(r.out, "fmud runs it           no: no CoSimulation interface (the FMU "
+                                "has ModelExchange only): fmud runs Co-Simulation FMUs only") != NULL,
+                  "%s", r.out);
+        cr_assert(strstr(r.out, "Co-Simulation capabilities") == NULL, "%s", r.out);
+        cr_assert(strstr(r.out, "Variables (2)") != NULL, "%s", r.out);
+        cr_assert(eq(str, r.err, ""));
+        run_result_fini(&r);
+
+        root = inspect_json(path, &code);
+        cr_assert(eq(int, code, 0));
+        cr_assert(json_object_get_boolean(key(root, "valid")));
+        cr_assert(not(json_object_get_boolean(key(root, "runnable"))));
+        ifaces = key(root, "interfaceTypes");
+        cr_assert(json_object_get_boolean(key(ifaces, "modelExchange")));
+        cr_assert(not(json_object_get_boolean(key(ifaces, "coSimulation"))));
+        cr_assert(strstr(skey(root, "cannotRun"), "no CoSimulation interface") != NULL);
+        cr_assert(eq(sz, json_object_array_length(key(root, "problems")), 0));
+        cr_assert(eq(str, (char *)skey(variable(root, "x"), "causality"), "output"));
+        json_object_put(root);
+        free(path);
+}
+
+Test(inspect, describes_a_scheduled_execution_only_fmu_it_cannot_run, .init = setup,
+     .fini = teardown)
+{
+        char *path = md_only(MD3_HEAD "  <ScheduledExecution modelIdentifier=\"Tiny\"/>\n" MD3_TAIL);
+        struct json_object *root;
+        int code;
+
+        root = inspect_json(path, &code);
+        cr_assert(eq(int, code, 0));
+        cr_assert(json_object_get_boolean(key(root, "valid")));
+        cr_assert(not(json_object_get_boolean(key(root, "runnable"))));
+        cr_assert(json_object_get_boolean(key(key(root, "interfaceTypes"), "scheduledExecution")));
+        cr_assert(strstr(skey(root, "cannotRun"), "(the FMU has ScheduledExecution only)") != NULL);
+        json_object_put(root);
+        free(path);
+}
+
+/* The FMI 2.0 unit rule is a warning: listed apart, valid; --strict refuses it. */
+Test(inspect, lists_warnings_apart_and_strict_refuses_them, .init = setup, .fini = teardown)
+{
+        char *path = md_only("<?xml version=\"1.0\"?>\n"
+                             "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"M\" guid=\"{g}\">\n"
+                             "  <CoSimulation modelIdentifier=\"M\"/>\n"
+                             "  <ModelVariables>\n"
+                             "    <ScalarVariable name=\"p\" valueReference=\"1\" causality=\"parameter\" "
+                             "variability=\"fixed\"><Real unit=\"m\" start=\"0\"/></ScalarVariable>\n"
+                             "  </ModelVariables>\n"
+                             "  <ModelStructure/>\n"
+                             "</fmiModelDescription>\n");
+        struct run_result r = fmuctl("inspect", path, NULL);
+        struct json_object *root, *w;
+        int code;
+
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.err, "Warnings (1)\n  warning: modelDescription.xml:5: 'p': unit=\"m\" "
+                                "is not defined in UnitDefinitions") != NULL, "%s", r.err);
+        cr_assert(strstr(r.err, "Errors") == NULL, "%s", r.err);
+        cr_assert(strstr(r.err, "valid, with 1 warning") != NULL, "%s", r.err);
+        run_result_fini(&r);
+
+        root = inspect_json(path, &code);
+        cr_assert(eq(int, code, 0));
+        cr_assert(json_object_get_boolean(key(root, "valid")));
+        cr_assert(eq(sz, json_object_array_length(key(root, "errors")), 0));
+        w = key(root, "warnings");
+        cr_assert(eq(sz, json_object_array_length(w), 1));
+        cr_assert(eq(str, (char *)skey(json_object_array_get_idx(w, 0), "severity"), "warning"));
+        json_object_put(root);
+
+        r = fmuctl("inspect", "--strict", path);
+        cr_assert(eq(int, r.exit_code, 1), "%s", r.err);
+        cr_assert(strstr(r.err, "Errors (1)\n  error: modelDescription.xml:5: 'p': unit=\"m\" is not "
+                                "defined in UnitDefinitions (FMI 2.0 section 2.2.7); refused under "
+                                "strict validation") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        free(path);
 }
 
 Test(inspect, exit_codes_for_usage_unreadable_and_non_zip_files, .init = setup, .fini = teardown)
