@@ -76,6 +76,7 @@ int cli_count(const struct cli *a, const char *opt, const char *s, uint64_t *ret
 enum {
         CLI_O_OUT = 1100, CLI_O_T0, CLI_O_T1, CLI_O_STEP, CLI_O_START, CLI_O_MULTI, CLI_O_REC,
         CLI_O_DEC, CLI_O_BUDGET, CLI_O_WARP, CLI_O_GS, CLI_O_SANDBOX, CLI_O_INPUT, CLI_O_TOL,
+        CLI_O_STRICT,
 };
 
 #define CLI_LOAD_OPTIONS                                                        \
@@ -94,7 +95,8 @@ enum {
         { "tolerance", required_argument, NULL, CLI_O_TOL },                    \
         { "gauss-seidel", no_argument, NULL, CLI_O_GS },                        \
         { "sandbox", required_argument, NULL, CLI_O_SANDBOX },                  \
-        { "input", required_argument, NULL, CLI_O_INPUT }
+        { "input", required_argument, NULL, CLI_O_INPUT },                      \
+        { "strict", no_argument, NULL, CLI_O_STRICT }
 
 #define CLI_LOAD_HELP                                                                   \
         "  --input FILE.csv      drive unconnected inputs from FILE.csv (header\n"     \
@@ -115,7 +117,8 @@ enum {
         "                        (default: each FMU's DefaultExperiment tolerance)\n" \
         "  --gauss-seidel        Gauss-Seidel order instead of Jacobi\n"                \
         "  --sandbox MODE        this session's sandbox: strict, basic or off (no weaker\n" \
-        "                        than the daemon's)\n"
+        "                        than the daemon's)\n"                                \
+        "  --strict              refuse FMUs with warnings too (see fmuctl inspect)\n"
 
 #define CLI_MAX_ASSIGN 256
 
@@ -146,6 +149,8 @@ struct json_object *cli_json_progress(const struct proto_progress *p);
 struct json_object *cli_json_session_status(const struct proto_session_status *s);
 struct json_object *cli_json_daemon_status(const struct proto_daemon_status *s);
 
+/* The daemon's warnings about the FMUs of the last load, "warning: ..." on stderr. */
+void cli_print_load_warnings(const struct cli *a);
 /* Untrusted text to f: printable ASCII as is, anything else as '?'. */
 void cli_put_clean(FILE *f, const char *s, size_t len);
 /* Text: "session 3: running, t = 0.5, 12 points" (+ the message). */

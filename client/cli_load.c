@@ -7,6 +7,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,6 +71,9 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
                 return 1;
         case CLI_O_GS:
                 p->algorithm = (struct proto_str){ "gauss-seidel", 12 };
+                return 1;
+        case CLI_O_STRICT:
+                p->strict = true;
                 return 1;
         case CLI_O_SANDBOX:
                 if (strcmp(arg, "strict") && strcmp(arg, "basic") && strcmp(arg, "off"))
@@ -149,4 +153,16 @@ void cli_load_fini(struct cli_load *l)
         free(l->out_abs);
         free(l->input_abs);
         l->path_abs = l->out_abs = l->input_abs = NULL;
+}
+
+void cli_print_load_warnings(const struct cli *a)
+{
+        const char *w = fmud_load_warnings(a->c), *nl;
+
+        for (; w && *w; w = nl ? nl + 1 : w + strlen(w)) {
+                nl = strchr(w, '\n');
+                fputs("warning: ", stderr);
+                cli_put_clean(stderr, w, nl ? (size_t)(nl - w) : strlen(w));
+                fputc('\n', stderr);
+        }
 }

@@ -55,6 +55,8 @@ int cmd_load(int argc, char **argv)
         if (code)
                 goto out;
         r = fmud_load(a.c, &l.l, &session, &gen);
+        if (r >= 0)
+                cli_print_load_warnings(&a);
         if (r < 0) {
                 code = cli_fail(&a, r, "load '%s'", argv[optind]);
         } else if (a.json) {

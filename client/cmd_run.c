@@ -168,13 +168,14 @@ static void summary(const struct run_report *rep, const char *scenario, const ch
                        (unsigned long long)rep->rec.dropped);
 }
 
-static void print_diags(const struct diag_list *d)
+static void print_diags(const struct diag_list *d, const char *indent)
 {
         char line[2048];
 
         for (size_t i = 0; i < d->n; i++) {
                 diag_format(&d->v[i], line, sizeof(line));
-                fprintf(stderr, "  %s: %s\n", d->v[i].severity == DIAG_ERROR ? "error" : "warning", line);
+                fprintf(stderr, "%s%s: %s\n", indent, d->v[i].severity == DIAG_ERROR ? "error" : "warning",
+                        line);
         }
 }
 
@@ -240,13 +241,17 @@ static int run_local(struct run_cmd *a)
                 .scenario = a->scenario, .out = a->load.out, .input = a->load.input,
                 .cache_dir = cache,
                 .worker_path = worker, .overrides = &ov, .log = log_message,
+                .strict = a->load.l.strict,
                 .progress = !a->quiet && isatty(STDERR_FILENO) ? progress : NULL,
         };
         diag_list_init(&diags, 0);
         r = run_scenario(&o, &diags, &rep);
+        /* Warnings of an accepted scenario (FMUs loaded with warnings) are shown too. */
+        if (r >= 0)
+                print_diags(&diags, "");
         if (r < 0) {
                 fprintf(stderr, "fmuctl run: %s\n", rep.message ? rep.message : strerror(-r));
-                print_diags(&diags);
+                print_diags(&diags, "  ");
                 code = rep.phase == RUN_PHASE_LOAD && r != -EINVAL ? FMUCTL_EXIT_SYSTEM :
                        rep.phase == RUN_PHASE_RECORD ? FMUCTL_EXIT_SYSTEM : FMUCTL_EXIT_INVALID;
         } else {

@@ -293,6 +293,7 @@ static int run_session(struct run_cmd *a)
                                 "--local run without it)\n");
                 return code;
         }
+        cli_print_load_warnings(&a->cli);
         (void)fmud_events(a->cli.c, true);      /* without events, status polls still see the end */
         f.wall_start = now_s();
         r = fmud_start(a->cli.c, &t, &p);

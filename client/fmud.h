@@ -108,6 +108,12 @@ const char *fmud_pub_endpoint(const struct fmud *c);
 /* Load a scenario (paths absolute). The reply comes once the session is loaded. */
 int fmud_load(struct fmud *c, const struct proto_load *args, uint64_t *ret_session,
               uint64_t *ret_generation);
+/*
+ * The warnings of the last successful fmud_load() (FMUs the daemon accepted
+ * with warnings), one per line; NULL when there were none. Borrowed until
+ * the next fmud_load() or fmud_close().
+ */
+const char *fmud_load_warnings(const struct fmud *c);
 int fmud_unload(struct fmud *c, const struct proto_target *t);
 
 /* ret (may be NULL): the session's state after the operation; borrowed. */

@@ -323,6 +323,7 @@ void fmud_close(struct fmud *c)
         pw_fini(&c->w);
         free(c->server);
         free(c->pub_endpoint);
+        free(c->load_warnings);
         explicit_bzero(c->secret_key, sizeof(c->secret_key));
         free(c);
 }

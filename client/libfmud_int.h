@@ -52,6 +52,7 @@ struct fmud {
 
         int errcode;
         char errmsg[4096];
+        char *load_warnings;            /* the last load's warnings, a line each; NULL: none */
 };
 
 /* Record the last failure; returns r. */

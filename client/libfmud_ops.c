@@ -43,6 +43,40 @@ static int progress_op(struct fmud *c, enum proto_op op, const struct proto_targ
         return r < 0 ? r : progress(c, proto_op_name(op), v, ret);
 }
 
+#define MAX_LOAD_WARNINGS 64
+
+/* The load result's warnings, joined by newlines, into c->load_warnings. */
+static int keep_warnings(struct fmud *c, const struct pv *v, char *err, size_t errlen)
+{
+        struct proto_str w[MAX_LOAD_WARNINGS];
+        int n = proto_load_result_warnings(v, w, MAX_LOAD_WARNINGS, err, errlen);
+        size_t len = 0, o = 0;
+
+        free(c->load_warnings);
+        c->load_warnings = NULL;
+        if (n <= 0)
+                return n;
+        if (n > MAX_LOAD_WARNINGS)
+                n = MAX_LOAD_WARNINGS;
+        for (int i = 0; i < n; i++)
+                len += w[i].len + 1;
+        c->load_warnings = malloc(len + 1);
+        if (!c->load_warnings)
+                return -ENOMEM;
+        for (int i = 0; i < n; i++) {
+                memcpy(c->load_warnings + o, w[i].ptr, w[i].len);
+                o += w[i].len;
+                c->load_warnings[o++] = '\n';
+        }
+        c->load_warnings[o ? o - 1 : 0] = '\0';
+        return 0;
+}
+
+const char *fmud_load_warnings(const struct fmud *c)
+{
+        return c->load_warnings;
+}
+
 int fmud_load(struct fmud *c, const struct proto_load *args, uint64_t *ret_session,
               uint64_t *ret_generation)
 {
@@ -58,6 +92,11 @@ int fmud_load(struct fmud *c, const struct proto_load *args, uint64_t *ret_sessi
                 return r;
         if (proto_load_result_decode(v, &res, err, sizeof(err)) < 0)
                 return fmud_bad_result(c, "load", err);
+        r = keep_warnings(c, v, err, sizeof(err));
+        if (r == -EBADMSG)
+                return fmud_bad_result(c, "load", err);
+        if (r < 0)
+                return fmud_fail(c, r, "load: out of memory");
         if (ret_session)
                 *ret_session = res.session;
         if (ret_generation)

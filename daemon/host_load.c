@@ -228,6 +228,26 @@ static void diag_text(const struct diag_list *d, char *msg, size_t size)
                 snprintf(msg, size, "the scenario is invalid");
 }
 
+/* The warnings of an accepted scenario, one formatted line each, for the load reply. */
+#define HOST_WARNINGS 32
+struct load_warnings {
+        struct proto_str v[HOST_WARNINGS];
+        char text[HOST_WARNINGS][512];
+        uint32_t n;
+};
+
+static void warnings_of(const struct diag_list *d, struct load_warnings *w)
+{
+        w->n = 0;
+        for (size_t i = 0; i < d->n && w->n < HOST_WARNINGS; i++) {
+                if (d->v[i].severity != DIAG_WARNING)
+                        continue;
+                diag_format(&d->v[i], w->text[w->n], sizeof(w->text[w->n]));
+                w->v[w->n] = (struct proto_str){ w->text[w->n], (uint32_t)strlen(w->text[w->n]) };
+                w->n++;
+        }
+}
+
 static int open_rec(struct hsess *hs, const char *out, char *msg, size_t size)
 {
         const struct scenario *sc = hs->sc;
@@ -360,6 +380,7 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         sopt.cache_dir = h->opts.cache_dir;
         sopt.n_allowed_dirs = hs->n_allowed;
         sopt.allowed_dirs = (const char *const *)hs->allowed;
+        sopt.fmu.strict = a.strict;
         r = scenario_load(real, &sopt, &o, &diags, &hs->sc);
         if (r == -EINVAL)
                 diag_text(&diags, msg, sizeof(msg));
@@ -394,15 +415,20 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         pthread_mutex_unlock(&hs->lock);
         hsess_set_state(hs, PROTO_STATE_LOADED, NULL);
         {
+                struct load_warnings *lw = calloc(1, sizeof(*lw));
                 struct pw w;
 
+                if (lw)
+                        warnings_of(&diags, lw);
                 if (pw_init(&w) == 0) {
                         proto_reply_ok_begin(&w, hs->load->id);
                         proto_load_result_encode(&w, &(struct proto_load_result){
-                                .session = hs->id, .generation = hs->generation });
+                                .session = hs->id, .generation = hs->generation,
+                                .n_warnings = lw ? lw->n : 0, .warnings = lw ? lw->v : NULL });
                         host_reply_take(h, hs->load->token, hs->load->id, &w);
                         pw_fini(&w);
                 }
+                free(lw);
         }
         r = 0;
         goto out_free;

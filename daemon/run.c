@@ -185,6 +185,7 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         sopt.cache_dir = o->cache_dir;
         sopt.n_allowed_dirs = o->n_allowed_dirs;
         sopt.allowed_dirs = o->allowed_dirs;
+        sopt.fmu.strict = o->strict;
         r = scenario_load(o->scenario, &sopt, o->overrides, diags, &sc);
         if (r < 0)
                 return fail(rep, RUN_PHASE_LOAD, r, "cannot load '%s': %s", o->scenario,

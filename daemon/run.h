@@ -37,6 +37,7 @@ struct run_opts {
         void *progress_ctx;
         session_log_fn *log;                    /* FMU log messages; NULL: dropped */
         void *log_ctx;
+        bool strict;                            /* FMU warnings refuse the scenario too */
 };
 
 struct run_inst_report {

@@ -156,6 +156,10 @@ static int decode_one(const struct pv *v, const struct field *f, char *base, con
                 else
                         *(enum proto_layer_state *)(void *)p = (enum proto_layer_state)e;
                 return 0;
+        case FT_BOOL:
+                if (pv_bool(v, (bool *)(void *)p) < 0)
+                        return proto_fail(err, errlen, "%s.%s: expected a boolean", what, f->key);
+                return 0;
         case FT_EXT:
                 return 0;
         default:
@@ -203,6 +207,8 @@ static bool omitted(const struct field *f, const char *base)
                 return false;
         if (f->has != NO_HAS)
                 return !*(const bool *)(base + f->has);
+        if (f->type == FT_BOOL)
+                return !*(const bool *)(base + f->off);
         if (f->type == FT_STR) {
                 const struct proto_str *s = (const void *)(base + f->off);
 
@@ -252,6 +258,9 @@ void fields_encode(struct pw *w, const struct field *f, size_t n, const void *ba
                         break;
                 case FT_LSTATE:
                         pw_str(w, proto_layer_state_name(*(const enum proto_layer_state *)p));
+                        break;
+                case FT_BOOL:
+                        pw_bool(w, *(const bool *)p);
                         break;
                 case FT_EXT:
                         break;

@@ -27,6 +27,7 @@ static const struct field load_fields[] = {
         FIELD_HAS("tolerance", FT_F64, FF_FINITE, struct proto_load, tolerance, has_tolerance),
         FIELD("algorithm", FT_STR, FF_NAME | FF_OMIT, struct proto_load, algorithm),
         FIELD("sandbox", FT_STR, FF_NAME | FF_OMIT, struct proto_load, sandbox),
+        FIELD("strict", FT_BOOL, FF_OMIT, struct proto_load, strict),
         FIELD_EXT("multirate"),
         FIELD_EXT("starts"),
         FIELD_EXT("record"),
@@ -159,11 +160,27 @@ int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem,
 static const struct field load_result_fields[] = {
         FIELD("session", FT_U64, FF_REQ, struct proto_load_result, session),
         FIELD("generation", FT_U64, FF_REQ, struct proto_load_result, generation),
+        FIELD_EXT("warnings"),
 };
 
 void proto_load_result_encode(struct pw *w, const struct proto_load_result *r)
 {
-        res_encode(w, load_result_fields, N_FIELDS(load_result_fields), r, 0);
+        res_encode(w, load_result_fields, N_FIELDS(load_result_fields), r, r->n_warnings > 0);
+        if (r->n_warnings)
+                strs_encode(w, "warnings", r->warnings, r->n_warnings);
+}
+
+int proto_load_result_warnings(const struct pv *v, struct proto_str *out, uint32_t max, char *err,
+                               size_t errlen)
+{
+        const struct pv *a = v && v->type == PV_MAP ? pv_get(v, "warnings") : NULL;
+        int n = strs_check(a, "result", "warnings", PROTO_MAX_NAMES, err, errlen);
+
+        if (n <= 0)
+                return n;
+        for (uint32_t i = 0; i < (uint32_t)n && i < max; i++)
+                out[i] = proto_str_of(&a->a.items[i]);
+        return n;
 }
 
 int proto_load_result_decode(const struct pv *v, struct proto_load_result *ret, char *err,

@@ -280,6 +280,7 @@ struct proto_load {
         double tolerance;
         struct proto_str algorithm;     /* "jacobi", "gauss-seidel" or empty */
         struct proto_str sandbox;       /* "strict", "basic", "off" or empty: the daemon's mode */
+        bool strict;                    /* FMU warnings refuse the load too */
         uint32_t n_multirate;           /* component=factor */
         const struct proto_assign *multirate;
         uint32_t n_starts;              /* component.variable=value */
@@ -289,6 +290,8 @@ struct proto_load {
 };
 struct proto_load_result {
         uint64_t session, generation;
+        uint32_t n_warnings;            /* the FMUs' warnings, one formatted line each */
+        const struct proto_str *warnings;
 };
 
 enum proto_state {
@@ -465,6 +468,12 @@ void proto_hello_result_encode(struct pw *w, const struct proto_hello_result *r)
 int proto_hello_result_decode(const struct pv *v, struct proto_hello_result *ret, char *err,
                               size_t errlen);
 void proto_load_result_encode(struct pw *w, const struct proto_load_result *r);
+/*
+ * The load result's warnings into out[0..max): returns how many there are
+ * (0 when absent; at most PROTO_MAX_NAMES), or -EBADMSG. Strings point into v.
+ */
+int proto_load_result_warnings(const struct pv *v, struct proto_str *out, uint32_t max, char *err,
+                               size_t errlen);
 int proto_load_result_decode(const struct pv *v, struct proto_load_result *ret, char *err,
                              size_t errlen);
 void proto_list_result_encode(struct pw *w, const struct proto_list_result *r);

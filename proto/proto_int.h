@@ -26,6 +26,7 @@ enum ftype {
         FT_STR,         /* struct proto_str */
         FT_STATE,       /* enum proto_state, as its name */
         FT_LSTATE,      /* enum proto_layer_state, as its name */
+        FT_BOOL,        /* bool; with FF_OMIT left out when false */
         FT_EXT,         /* declared only: handled by the operation */
 };
 

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zip.h>
 #include <zmq.h>
 
 #include "daemon_fixture.h"
@@ -432,4 +433,80 @@ Test(fmuctl_daemon, a_public_key_with_a_hash_sign_can_be_authorized)
         daemon_stop(&td);
         tmpdir_free(dir);
         free(tcp);
+}
+
+/*
+ * LinearOde2 with a unit that UnitDefinitions lacks: an FMI 2.0 warning.
+ * Written into the daemon's folder (which it may load from); caller frees.
+ */
+static char *warned_fmu(const char *dir)
+{
+        char *src, *dst, *md, *at;
+        zip_t *za;
+        zip_source_t *zs;
+        zip_stat_t st;
+        zip_file_t *f;
+        char cmd[2048];
+
+        cr_assert(asprintf(&src, "%s/LinearOde2.fmu", FMUD_TEST_FMU_DIR) > 0);
+        cr_assert(asprintf(&dst, "%s/warned.fmu", dir) > 0);
+        snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, dst);
+        cr_assert(system(cmd) == 0);
+        za = zip_open(dst, 0, NULL);
+        cr_assert(za != NULL);
+        cr_assert(zip_stat(za, "modelDescription.xml", 0, &st) == 0);
+        md = calloc(1, st.size + 64);
+        f = zip_fopen(za, "modelDescription.xml", 0);
+        cr_assert(md != NULL && f != NULL);
+        cr_assert(zip_fread(f, md, st.size) == (zip_int64_t)st.size);
+        zip_fclose(f);
+        at = strstr(md, "<Real start=\"1\"/>");
+        cr_assert(at != NULL, "LinearOde2's description changed; update this test");
+        memmove(at + 30, at + 15, strlen(at + 15) + 1);
+        memcpy(at + 15, " unit=\"furlong\"", 15);
+        zs = zip_source_buffer(za, md, strlen(md), 1);
+        cr_assert(zs != NULL);
+        cr_assert(zip_file_replace(za, (zip_uint64_t)zip_name_locate(za, "modelDescription.xml", 0),
+                                   zs, 0) == 0);
+        cr_assert(zip_close(za) == 0);
+        free(src);
+        return dst;
+}
+
+/* Warnings reach the user through the load reply; --strict makes them a refusal. */
+Test(fmuctl_daemon, load_reports_fmu_warnings_and_strict_refuses_them, .init = setup,
+     .fini = teardown)
+{
+        char *fmu = warned_fmu(d.dir), *out;
+        struct run_result r;
+
+        r = fmuctl((const char *[]){ "load", fmu, NULL });
+        cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.err, "warning: ") != NULL, "'%s'", r.err);
+        cr_assert(strstr(r.err, "unit=\"furlong\" is not defined in UnitDefinitions") != NULL,
+                  "'%s'", r.err);
+        cr_assert(strcmp(r.out, "1\n") == 0, "'%s'", r.out);
+        run_result_fini(&r);
+
+        r = fmuctl((const char *[]){ "load", fmu, "--strict", NULL });
+        cr_assert(r.exit_code == 1, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.err, "unit=\"furlong\" is not defined in UnitDefinitions (FMI 2.0 section "
+                                "2.2.7); refused under strict validation") != NULL, "'%s'", r.err);
+        run_result_fini(&r);
+
+        /* The same in this process: warnings shown, --strict refuses. */
+        cr_assert(asprintf(&out, "%s/warned.csv", d.dir) > 0);
+        r = fmuctl((const char *[]){ "run", fmu, "--local", "--quiet", "--stop", "0.1", "--out",
+                                     out, NULL });
+        cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.err, "warning: ") != NULL && strstr(r.err, "furlong") != NULL, "'%s'",
+                  r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "run", fmu, "--local", "--quiet", "--strict", "--stop", "0.1",
+                                     "--out", out, NULL });
+        cr_assert(r.exit_code == 1, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.err, "refused under strict validation") != NULL, "'%s'", r.err);
+        run_result_fini(&r);
+        free(out);
+        free(fmu);
 }

@@ -72,7 +72,7 @@ Test(proto_ops, load_round_trips_with_every_override)
                 .has_warp = true, .warp = 0.0, .has_decimation = true, .decimation = 7,
                 .has_tolerance = true, .tolerance = 1e-6,
                 .algorithm = S("gauss-seidel"),
-                .sandbox = S("basic"),
+                .sandbox = S("basic"), .strict = true,
                 .n_multirate = 2, .multirate = mr, .n_starts = 1, .starts = st,
                 .n_record = 3, .record = rec,
         }, b;
@@ -88,6 +88,7 @@ Test(proto_ops, load_round_trips_with_every_override)
         cr_assert(b.has_tolerance && b.tolerance == 1e-6);
         cr_assert(str_eq(b.algorithm, "gauss-seidel"));
         cr_assert(str_eq(b.sandbox, "basic"));
+        cr_assert(b.strict);
         cr_assert(b.n_multirate == 2 && str_eq(b.multirate[1].name, "Ctrl") &&
                   str_eq(b.multirate[1].value, "2"));
         cr_assert(b.n_starts == 1 && str_eq(b.starts[0].name, "Plant.k") &&
@@ -111,6 +112,7 @@ Test(proto_ops, load_minimal_takes_the_defaults)
         cr_assert(!b.has_start && !b.has_stop && !b.has_step && !b.has_budget && !b.has_warp &&
                   !b.has_decimation && !b.has_tolerance);
         cr_assert(b.algorithm.len == 0 && b.sandbox.len == 0 && !b.n_multirate && !b.n_starts && !b.n_record);
+        cr_assert(!b.strict);
         cr_assert(mem == NULL);
 }
 
@@ -164,6 +166,14 @@ static void stop_str(struct pw *p)
         pw_str(p, "/a");
         pw_str(p, "stop");
         pw_str(p, "10");
+}
+
+static void strict_str(struct pw *p)
+{
+        pw_str(p, "path");
+        pw_str(p, "/a");
+        pw_str(p, "strict");
+        pw_str(p, "yes");
 }
 
 static void stop_int(struct pw *p)
@@ -299,6 +309,9 @@ Test(proto_ops, load_refuses_wrong_types_and_ranges_naming_the_key)
         msg_fini(&m);
         cr_assert(load_with(2, starts_key_nul) == -EBADMSG);
         cr_assert(strstr(err, "args.starts") != NULL, "%s", err);
+        msg_fini(&m);
+        cr_assert(load_with(2, strict_str) == -EBADMSG);
+        cr_assert(strstr(err, "args.strict: expected a boolean") != NULL, "%s", err);
 }
 
 Test(proto_ops, load_takes_an_exact_integer_for_a_float)

@@ -40,7 +40,8 @@ Test(proto_results, hello_and_load_results_round_trip)
 {
         struct proto_hello_result ha = { PROTO_VERSION, S("fmud 0.1.0"), S("ipc:///run/fmud/pub"),
                                          PROTO_MAX_MSG }, hb;
-        struct proto_load_result la = { 4, 1 }, lb;
+        struct proto_load_result la = { .session = 4, .generation = 1 }, lb;
+        const struct pv *res;
 
         proto_reply_ok_begin(&w, 1);
         proto_hello_result_encode(&w, &ha);
@@ -51,9 +52,30 @@ Test(proto_results, hello_and_load_results_round_trip)
         msg_fini(&m);
         proto_reply_ok_begin(&w, 2);
         proto_load_result_encode(&w, &la);
-        cr_assert(proto_load_result_decode(msg_result(&m, &w), &lb, err, sizeof(err)) == 0, "%s",
-                  err);
+        res = msg_result(&m, &w);
+        cr_assert(proto_load_result_decode(res, &lb, err, sizeof(err)) == 0, "%s", err);
         cr_assert(lb.session == 4 && lb.generation == 1);
+        /* Without warnings the key is left out, as before. */
+        cr_assert(pv_get(res, "warnings") == NULL);
+        cr_assert(proto_load_result_warnings(res, NULL, 0, err, sizeof(err)) == 0);
+}
+
+Test(proto_results, load_result_carries_warnings)
+{
+        struct proto_str warn[2] = { S("a.fmu:modelDescription.xml:6: 'p': unit"), S("second") };
+        struct proto_load_result la = { .session = 4, .generation = 1, .n_warnings = 2,
+                                        .warnings = warn }, lb;
+        struct proto_str got[2];
+        const struct pv *res;
+
+        proto_reply_ok_begin(&w, 2);
+        proto_load_result_encode(&w, &la);
+        res = msg_result(&m, &w);
+        cr_assert(proto_load_result_decode(res, &lb, err, sizeof(err)) == 0, "%s", err);
+        cr_assert(lb.session == 4 && lb.generation == 1);
+        cr_assert(proto_load_result_warnings(res, got, 2, err, sizeof(err)) == 2, "%s", err);
+        cr_assert(str_eq(got[0], "a.fmu:modelDescription.xml:6: 'p': unit"));
+        cr_assert(str_eq(got[1], "second"));
 }
 
 Test(proto_results, list_result_round_trips)
