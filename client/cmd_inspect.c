@@ -9,19 +9,42 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "commands.h"
 #include "inspect.h"
 
+static bool ends_with(const char *s, const char *suffix)
+{
+        size_t n = strlen(s), k = strlen(suffix);
+
+        return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+/* A system: an .ssp, an .ssd, or a folder (holding a SystemStructure.ssd). */
+static bool is_system(const char *path)
+{
+        struct stat st;
+
+        return ends_with(path, ".ssp") || ends_with(path, ".ssd") ||
+               (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
 static void usage(FILE *f)
 {
-        fprintf(f, "usage: fmuctl inspect FILE.fmu [--json] [--strict]\n"
+        fprintf(f, "usage: fmuctl inspect FILE.fmu|SYSTEM.ssp|SYSTEM.ssd|FOLDER [--json] [--strict]\n"
                    "\n"
                    "Checks the archive, its modelDescription.xml and the binary for this\n"
                    "platform, then prints the model, its interfaces and whether fmud runs\n"
                    "it here, its Co-Simulation capabilities, the default experiment and its\n"
                    "variables. Errors and warnings are listed apart; the exit code is 1\n"
                    "when there is an error, 0 for a valid FMU (also one fmud cannot run).\n"
+                   "\n"
+                   "A system (.ssp, .ssd, or a folder with SystemStructure.ssd) is loaded\n"
+                   "as the daemon loads it (its FMUs unpacked into the cache run --local\n"
+                   "uses): its components, connections, parameters and communication grid\n"
+                   "are printed, with every problem that would refuse it.\n"
                    "\n"
                    "  --json     one JSON object on stdout (see docs/inspect-json.md)\n"
                    "  --strict   warnings are errors too, as for run and load --strict\n");
@@ -65,6 +88,8 @@ int cmd_inspect(int argc, char **argv)
                 return FMUCTL_EXIT_USAGE;
         }
         path = argv[optind];
+        if (is_system(path))
+                return inspect_system(path, arg_json, arg_strict);
 
         fmu_opts_default(&fopts);
         fopts.describe = true;

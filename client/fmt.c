@@ -5,12 +5,29 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *nonfinite(double d)
 {
         if (isnan(d))
                 return "NaN";
         return d > 0 ? "INF" : "-INF";
+}
+
+/*
+ * %g writes an exponent once it reaches the precision: 20 at precision 1
+ * is "2e+01". Numbers below 1e15 (1e6 for a float, whose digits past
+ * its precision would be noise) read better without one, and more digits
+ * still read back to the same value.
+ */
+static const char *plain(char *buf, double d, int max_exp)
+{
+        const char *e = strchr(buf, 'e');
+        int exp = e ? atoi(e + 1) : -1;
+
+        if (exp >= 0 && exp <= max_exp)
+                snprintf(buf, FMT_NUM_MAX, "%.*g", exp + 1, d);
+        return buf;
 }
 
 const char *fmt_double(char buf[FMT_NUM_MAX], double d)
@@ -22,7 +39,7 @@ const char *fmt_double(char buf[FMT_NUM_MAX], double d)
                 if (strtod(buf, NULL) == d)
                         break;
         }
-        return buf;
+        return plain(buf, d, 15);
 }
 
 const char *fmt_float(char buf[FMT_NUM_MAX], float f)
@@ -34,7 +51,7 @@ const char *fmt_float(char buf[FMT_NUM_MAX], float f)
                 if (strtof(buf, NULL) == f)
                         break;
         }
-        return buf;
+        return plain(buf, f, 6);
 }
 
 const char *fmt_value(char *buf, size_t size, enum md_type t, const struct md_values *v, size_t i)

@@ -20,6 +20,23 @@ void inspect_print_text(FILE *out, FILE *err, const char *path, const struct fmu
 int inspect_print_json(FILE *out, const char *path, const struct fmu *fmu,
                        const struct diag_list *diags, bool strict);
 
+/*
+ * The problems on err: errors, then warnings, each under a heading, then a
+ * summary line naming path ("N errors: <refused>", or "valid, with N
+ * warnings").
+ */
+void inspect_print_problems(FILE *err, const char *path, const struct diag_list *diags,
+                            const char *refused);
+/* "problems", "errors" and "warnings" arrays into root. Returns 0 or -ENOMEM. */
+struct json_object;
+int inspect_put_problems(struct json_object *root, const struct diag_list *diags);
+
+/*
+ * fmuctl inspect of a system (.ssp, .ssd, a folder), loaded as the daemon
+ * loads it (inspect_ssp.c). Returns the exit code.
+ */
+int inspect_system(const char *path, bool json, bool strict);
+
 /* The Boolean Co-Simulation capability flags by their XML attribute names. */
 struct inspect_flag {
         const char *name;

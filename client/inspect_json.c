@@ -223,6 +223,17 @@ static struct json_object *problems(const struct diag_list *diags, int only)
         return a;
 }
 
+int inspect_put_problems(struct json_object *root, const struct diag_list *diags)
+{
+        struct json_object *all = problems(diags, -1), *e = problems(diags, DIAG_ERROR);
+        struct json_object *w = problems(diags, DIAG_WARNING);
+
+        put(root, "problems", all);
+        put(root, "errors", e);
+        put(root, "warnings", w);
+        return all && e && w ? 0 : -ENOMEM;
+}
+
 static void model(struct json_object *root, const struct fmu *fmu)
 {
         const struct md *md = fmu->md;
@@ -268,9 +279,11 @@ int inspect_print_json(FILE *out, const char *path, const struct fmu *fmu,
                 put(root, "sha256", json_object_new_string(fmu->sha256));
         if (fmu && fmu->md)
                 model(root, fmu);
-        put(root, "problems", problems(diags, -1));
-        put(root, "errors", problems(diags, DIAG_ERROR));
-        put(root, "warnings", problems(diags, DIAG_WARNING));
+        put(root, "kind", json_object_new_string("fmu"));
+        if (inspect_put_problems(root, diags) < 0) {
+                json_object_put(root);
+                return -ENOMEM;
+        }
         txt = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                              JSON_C_TO_STRING_NOSLASHESCAPE);
         if (!txt) {

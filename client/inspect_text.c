@@ -15,7 +15,7 @@ static const char *or_dash(const char *s)
 }
 
 /* Errors first, then warnings, each under its own heading. */
-static void print_problems(FILE *err, const struct diag_list *diags)
+static void print_groups(FILE *err, const struct diag_list *diags)
 {
         static const struct {
                 enum diag_severity sev;
@@ -172,8 +172,6 @@ static void print_variables(FILE *out, const struct md *md)
 void inspect_print_text(FILE *out, FILE *err, const char *path, const struct fmu *fmu,
                         const struct diag_list *diags)
 {
-        size_t errors = diag_errors(diags), warnings = diag_warnings(diags);
-
         fprintf(out, "%s\n", path);
         if (fmu && fmu->md) {
                 print_header(out, fmu);
@@ -183,10 +181,18 @@ void inspect_print_text(FILE *out, FILE *err, const char *path, const struct fmu
                 print_variables(out, fmu->md);
         }
         fflush(out);
-        print_problems(err, diags);
+        inspect_print_problems(err, path, diags, "the FMU is refused");
+}
+
+void inspect_print_problems(FILE *err, const char *path, const struct diag_list *diags,
+                            const char *refused)
+{
+        size_t errors = diag_errors(diags), warnings = diag_warnings(diags);
+
+        print_groups(err, diags);
         if (errors)
-                fprintf(err, "%s: %zu error%s%s: the FMU is refused\n", path, errors,
-                        errors == 1 ? "" : "s", warnings ? " (and warnings)" : "");
+                fprintf(err, "%s: %zu error%s%s: %s\n", path, errors, errors == 1 ? "" : "s",
+                        warnings ? " (and warnings)" : "", refused);
         else if (warnings)
                 fprintf(err, "%s: valid, with %zu warning%s (--strict refuses it)\n", path,
                         warnings, warnings == 1 ? "" : "s");
