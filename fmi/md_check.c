@@ -178,7 +178,14 @@ static union md_scalar elem(const struct md_variable *v, size_t k)
         return x;
 }
 
-/* min <= max, and every start element inside them. */
+/*
+ * min <= max (else the range is empty: an error), and every start element
+ * inside them. The latter is a warning in both versions: min and max only
+ * "define the region in which the FMU is designed to operate", the FMU
+ * "should not rely on the min/max range" and importers "should" check
+ * (FMI 3.0 sections 2.4.4 and 2.2.7.3; FMI 2.0 section 2.2.7, the comment
+ * after the Real attributes): no normative text refuses a start outside.
+ */
 static void check_range(struct md_ctx *c, const struct md_variable *v)
 {
         const struct md_type_attrs *a = &v->attrs;
@@ -198,15 +205,15 @@ static void check_range(struct md_ctx *c, const struct md_variable *v)
                 union md_scalar x = elem(v, k);
 
                 if (a->has_min && less(t, x, a->min)) {
-                        md_err(c, v->line, v->name, sec, "start value %s is below min=%s",
-                               fmt_scalar(t, x, b1, sizeof(b1)),
-                               fmt_scalar(t, a->min, b2, sizeof(b2)));
+                        md_warn(c, v->line, v->name, sec, "start value %s is below min=%s",
+                                fmt_scalar(t, x, b1, sizeof(b1)),
+                                fmt_scalar(t, a->min, b2, sizeof(b2)));
                         return;
                 }
                 if (a->has_max && less(t, a->max, x)) {
-                        md_err(c, v->line, v->name, sec, "start value %s is above max=%s",
-                               fmt_scalar(t, x, b1, sizeof(b1)),
-                               fmt_scalar(t, a->max, b2, sizeof(b2)));
+                        md_warn(c, v->line, v->name, sec, "start value %s is above max=%s",
+                                fmt_scalar(t, x, b1, sizeof(b1)),
+                                fmt_scalar(t, a->max, b2, sizeof(b2)));
                         return;
                 }
         }

@@ -3,8 +3,9 @@
  * FMI 2.0 states only in non-normative text (or that FMI 2.0.1 and the
  * FMI cross-check rules settled later): each parses as valid, with exactly
  * one warning, the message and line given here, and no error. Their FMI
- * 3.0 counterparts in md/invalid stay errors. Also FMI 2.0 forms in an
- * FMI 3.0 document that are ignored with a word.
+ * 3.0 counterparts in md/invalid stay errors. Also start values outside
+ * min and max, which neither version refuses normatively, and FMI 2.0
+ * forms in an FMI 3.0 document that are ignored with a word.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -28,6 +29,9 @@ static const struct warning_case warning_cases[] = {
         { "fmi2-unit-definitions-absent.xml", 6, "unit=\"m\" is not defined in UnitDefinitions (FMI 2.0 section 2.2.3)" },
         { "fmi2-unknown-display-unit.xml", 9, "displayUnit=\"ft\" is not defined in unit \"m\"; it is ignored (FMI 2.0 section 2.2.7)" },
         { "fmi2-alias-variability.xml", 7, "alias of 'a' (line 6, same valueReference 1) with a different variability (FMI 2.0 section 2.2.7)" },
+        /* min and max only inform (FMI 3.0 section 2.2.7.3): a warning in both versions. */
+        { "start-below-min.xml", 6, "start value -1 is below min=0 (FMI 3.0 section 2.4.4)" },
+        { "start-above-inherited-max.xml", 9, "start value 11 is above max=10 (FMI 3.0 section 2.4.4)" },
         /* FMI 2.0 forms in an FMI 3.0 document, ignored: the message names the FMI 3.0 form. */
         { "fmi3-scalar-variable.xml", 6, "<ScalarVariable> is FMI 2.0 and is ignored; an FMI 3.0 variable is an element named after its type (<Float64>, <Int32>, <Boolean>, ...) (FMI 3.0 section 2.4.7.1)" },
         { "fmi3-outputs-list.xml", 8, "<Outputs> is FMI 2.0 and is ignored; FMI 3.0 lists each entry directly in ModelStructure as <Output valueReference=\"...\"/> (FMI 3.0 section 2.4.8)" },
