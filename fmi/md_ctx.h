@@ -77,6 +77,16 @@ void md_warn(struct md_ctx *c, int line, const char *subject, const char *sec,
  * 2.0 was published: an error in an FMI 3.0 document, a warning in an FMI
  * 2.0 one, so that FMI 2.0 FMUs that other importers run are not refused.
  * Every caller says in a comment why its rule is one of these.
+ *
+ * The classification: warnings in FMI 2.0 are a unit or display unit
+ * missing from UnitDefinitions (md_units.c) and aliases of different
+ * variability (md_validate.c); a warning in both versions is a start value
+ * outside min/max (md_check.c). Every other md_err() rule is stated by the
+ * standard's normative text or schema for the version it is applied to
+ * (required elements and attributes, the causality/variability/initial
+ * tables, start required or forbidden, unique names, value references and
+ * items, references that must resolve, the ModelStructure lists), or is
+ * fmud's own bound on hostile input, and stays an error.
  */
 __attribute__((format(printf, 5, 6)))
 void md_err3(struct md_ctx *c, int line, const char *subject, const char *sec,
