@@ -23,6 +23,22 @@ static void usage(void)
                CLI_LOAD_HELP CLI_CONN_HELP);
 }
 
+/* "warnings": the daemon's lines, when there are any. */
+static void add_warnings(struct json_object *o, const char *w)
+{
+        struct json_object *arr;
+        const char *nl;
+
+        if (!w || !*w || !(arr = json_object_new_array()))
+                return;
+        for (; *w; w = nl ? nl + 1 : w + strlen(w)) {
+                nl = strchr(w, '\n');
+                json_object_array_add(arr, json_object_new_string_len(w, nl ? (int)(nl - w) :
+                                                                          (int)strlen(w)));
+        }
+        json_object_object_add(o, "warnings", arr);
+}
+
 int cmd_load(int argc, char **argv)
 {
         static const struct option opts[] = { CLI_CONN_OPTIONS, CLI_LOAD_OPTIONS, { 0 } };
@@ -64,6 +80,7 @@ int cmd_load(int argc, char **argv)
 
                 json_object_object_add(o, "session", json_object_new_uint64(session));
                 json_object_object_add(o, "generation", json_object_new_uint64(gen));
+                add_warnings(o, fmud_load_warnings(a.c));
                 cli_json_print(o);
         } else {
                 printf("%llu\n", (unsigned long long)session);

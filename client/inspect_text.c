@@ -43,7 +43,7 @@ static void print_groups(FILE *err, const struct diag_list *diags)
         }
 }
 
-static void print_header(FILE *out, const struct fmu *fmu)
+static void print_header(FILE *out, const struct fmu *fmu, bool valid)
 {
         const struct md *md = fmu->md;
         const char *sep = "";
@@ -69,7 +69,9 @@ static void print_header(FILE *out, const struct fmu *fmu)
                 (fmu->has_binary ? fmu->binary_entry : "missing for this platform") : "-");
         if (fmu->cannot_run)
                 fprintf(out, "%-22s no: %s\n", "fmud runs it", fmu->cannot_run);
-        else if (md->cs.present && fmu->has_binary)
+        else if (!valid)
+                fprintf(out, "%-22s no: the FMU is refused (see the errors)\n", "fmud runs it");
+        else
                 fprintf(out, "%-22s yes, as Co-Simulation\n", "fmud runs it");
         fprintf(out, "%-22s %s\n", "sha256", fmu->sha256);
 }
@@ -174,7 +176,7 @@ void inspect_print_text(FILE *out, FILE *err, const char *path, const struct fmu
 {
         fprintf(out, "%s\n", path);
         if (fmu && fmu->md) {
-                print_header(out, fmu);
+                print_header(out, fmu, diag_errors(diags) == 0);
                 if (fmu->md->cs.present)
                         print_cosim(out, fmu->md);
                 print_experiment(out, fmu->md);

@@ -478,6 +478,7 @@ Test(fmuctl_daemon, load_reports_fmu_warnings_and_strict_refuses_them, .init = s
      .fini = teardown)
 {
         char *fmu = warned_fmu(d.dir), *out;
+        struct json_object *o, *w;
         struct run_result r;
 
         r = fmuctl((const char *[]){ "load", fmu, NULL });
@@ -487,6 +488,12 @@ Test(fmuctl_daemon, load_reports_fmu_warnings_and_strict_refuses_them, .init = s
                   "'%s'", r.err);
         cr_assert(strcmp(r.out, "1\n") == 0, "'%s'", r.out);
         run_result_fini(&r);
+        o = fmuctl_json((const char *[]){ "load", fmu, "--json", NULL });
+        w = key(o, "warnings");
+        cr_assert(json_object_array_length(w) == 1, "%s", json_object_to_json_string(o));
+        cr_assert(strstr(json_object_get_string(json_object_array_get_idx(w, 0)),
+                         "unit=\"furlong\"") != NULL);
+        json_object_put(o);
 
         r = fmuctl((const char *[]){ "load", fmu, "--strict", NULL });
         cr_assert(r.exit_code == 1, "exit %d: %s", r.exit_code, r.err);

@@ -213,6 +213,7 @@ Test(inspect, prints_a_table_for_people, .init = setup, .fini = teardown)
 
         cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
         cr_assert(strstr(r.out, "FMI version            2.0") != NULL, "%s", r.out);
+        cr_assert(strstr(r.out, "fmud runs it           yes, as Co-Simulation\n") != NULL, "%s", r.out);
         cr_assert(strstr(r.out, "Co-Simulation capabilities") != NULL);
         cr_assert(strstr(r.out, "canGetAndSetFMUstate") != NULL);
         cr_assert(strstr(r.out, "Variables (") != NULL);
@@ -298,6 +299,7 @@ Test(inspect, shows_what_it_parsed_of_an_invalid_description, .init = setup, .fi
         size_t len;
         char *md = bouncing_ball_md(&len), *dup, *path;
         struct json_object *root;
+        struct run_result r;
         int code;
 
         /* Give 'v' the value reference of 'h': unique value references are a rule. */
@@ -305,8 +307,14 @@ Test(inspect, shows_what_it_parsed_of_an_invalid_description, .init = setup, .fi
         cr_assert(dup != NULL, "BouncingBall's description changed; update this test");
         memcpy(strstr(dup, "\"3\""), "\"1\"", 3);
         path = variant(md, len, true, NULL);
+        r = fmuctl("inspect", path, NULL);
+        cr_assert(eq(int, r.exit_code, 1));
+        cr_assert(strstr(r.out, "fmud runs it           no: the FMU is refused") != NULL, "%s", r.out);
+        cr_assert(strstr(r.err, "Errors (") != NULL, "%s", r.err);
+        run_result_fini(&r);
         root = inspect_json(path, &code);
         cr_assert(eq(int, code, 1));
+        cr_assert(not(json_object_get_boolean(key(root, "runnable"))));
         cr_assert(eq(str, (char *)skey(root, "modelName"), "BouncingBall"));
         cr_assert(eq(str, (char *)skey(variable(root, "v"), "causality"), "output"));
         cr_assert(has_problem(root, "valueReference"), "%s", json_object_to_json_string(root));
