@@ -324,6 +324,7 @@ int scenario_load(const char *path, const struct scenario_opts *opts,
                   struct scenario **ret)
 {
         struct sc_load l = { .path = path, .opts = opts, .ov = overrides, .diags = diags };
+        size_t from = diags->n;
         int r;
 
         *ret = NULL;
@@ -339,6 +340,9 @@ int scenario_load(const char *path, const struct scenario_opts *opts,
         r = load_source(&l);
         if (r == 0)
                 r = passes(&l);
+        /* Strict: the scenario's own warnings (an .ssp's identical duplicates) refuse it too. */
+        if (r == 0 && opts->fmu.strict && diag_promote(diags, from, FMU_STRICT_NOTE))
+                r = -EINVAL;
         if (l.has_doc)
                 ssd_doc_fini(&l.doc);
         ssp_archive_close(l.ar);

@@ -168,7 +168,8 @@ struct scenario_overrides {
 
 struct scenario_opts {
         const char *cache_dir;          /* FMUs are unpacked here (required) */
-        struct fmu_opts fmu;            /* limits per FMU; its cache_dir is ignored */
+        struct fmu_opts fmu;            /* limits per FMU; its cache_dir is ignored; its
+                                         * strict refuses the scenario's own warnings too */
         struct fmu_limits ssp_limits;   /* limits on a .ssp archive */
         size_t max_xml_bytes;           /* one .ssd or .ssv; default 16 MiB */
         int max_xml_depth;              /* element nesting; default 64 */

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #define MD_ENTRY "modelDescription.xml"
-#define STRICT_NOTE "refused under strict validation"
 
 void fmu_opts_default(struct fmu_opts *opts)
 {
@@ -138,7 +137,7 @@ int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *di
         r = fmu_archive_open(path, &opts->limits, diags, &ar);
         if (r < 0) {
                 if (opts->strict)
-                        (void)diag_promote(diags, from, STRICT_NOTE);
+                        (void)diag_promote(diags, from, FMU_STRICT_NOTE);
                 return r;
         }
 
@@ -159,7 +158,7 @@ int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *di
                         goto out_free;
                 bad |= r < 0;
         }
-        if (opts->strict && diag_promote(diags, from, STRICT_NOTE))
+        if (opts->strict && diag_promote(diags, from, FMU_STRICT_NOTE))
                 bad = 1;
         if (!bad && opts->cache_dir) {
                 r = fmu_archive_unpack(ar, opts->cache_dir, diags, &fmu->unpacked_dir);

@@ -15,6 +15,9 @@
 #include "diag.h"
 #include "model_description.h"
 
+/* What fmu_open() appends to a warning that opts->strict makes an error. */
+#define FMU_STRICT_NOTE "refused under strict validation"
+
 struct fmu_opts {
         struct fmu_limits limits;       /* archive limits */
         struct md_limits md_limits;     /* modelDescription limits */

@@ -212,3 +212,45 @@ Test(inspect_ssp, describes_an_ssp_archive, .fini = teardown)
                 free((void *)e[i].data);
         free(ssp);
 }
+
+/* An .ssp with two identical copies of an entry: a warning; --strict refuses the system. */
+Test(inspect_ssp, strict_refuses_a_system_with_warnings, .fini = teardown)
+{
+        struct fx_entry e[5] = {
+                { .name = "SystemStructure.ssd" },
+                { .name = "resources/MsdMass1.fmu" },
+                { .name = "resources/MsdMass2.fmu" },
+                { .name = "resources/note.txt", .data = "same", .len = 4 },
+                { .name = "resources/note.txt", .data = "same", .len = 4 },
+        };
+        char *argv[] = { (char *)FMUD_FMUCTL, "inspect", "--strict", NULL, NULL };
+        struct json_object *root, *w;
+        struct run_result r = { 0 };
+        char *ssp;
+        int code;
+
+        sx_stage(&x, "valid/gauss_seidel.ssd", NULL);
+        e[0].data = slurp(x.ssd, &e[0].len);
+        e[1].data = slurp(FMUD_TEST_FMU_DIR "/MsdMass1.fmu", &e[1].len);
+        e[2].data = slurp(FMUD_TEST_FMU_DIR "/MsdMass2.fmu", &e[2].len);
+        ssp = fx_path(x.dir, "twice.ssp");
+        cr_assert(eq(int, fx_write_raw(ssp, e, 5, false), 0));
+        root = inspect_json(ssp, &code);
+        cr_assert(eq(int, code, 0), "%s", json_object_to_json_string(root));
+        w = key(root, "warnings");
+        cr_assert(eq(sz, json_object_array_length(w), 1));
+        cr_assert(ne(ptr, strstr(skey(json_object_array_get_idx(w, 0), "message"),
+                                 "'resources/note.txt': duplicate entry name; both copies hold"),
+                     NULL), "%s", json_object_to_json_string(w));
+        json_object_put(root);
+
+        argv[3] = ssp;
+        cr_assert(eq(int, run_capture(argv, &r), 0));
+        cr_assert(eq(int, r.exit_code, 1), "%s", r.err);
+        cr_assert(ne(ptr, strstr(r.err, "refused under strict validation"), NULL), "%s", r.err);
+        cr_assert(ne(ptr, strstr(r.err, "the system is refused"), NULL), "%s", r.err);
+        run_result_fini(&r);
+        for (size_t i = 0; i < 3; i++)
+                free((void *)e[i].data);
+        free(ssp);
+}
