@@ -258,6 +258,14 @@ void md_read_types(struct md_ctx *c, const xmlNode *types)
                 enum md_type t;
                 const char *name;
 
+                /* FMI 2.0's form in an FMI 3.0 document: say what FMI 3.0 writes instead. */
+                if (md->fmi == MD_FMI3 && mx_is(e, "SimpleType")) {
+                        md_warn(c, mx_line(e), md_attr(c, e, "name"), sec,
+                                "<SimpleType> is FMI 2.0 and is ignored; an FMI 3.0 type definition "
+                                "is an element named after its type (<Float64Type>, "
+                                "<EnumerationType>, ...)");
+                        continue;
+                }
                 if (md->fmi == MD_FMI3 ? !find_type(types3, sizeof(types3) / sizeof(*types3), e, &t)
                                        : !mx_is(e, "SimpleType"))
                         continue;

@@ -84,14 +84,31 @@ static void read_start(struct md_ctx *c, const xmlNode *t, struct md_variable *v
                 v->start.i[0] = x.i;
 }
 
+static bool is_fmi3_variable(const xmlNode *n)
+{
+        static const char *const names[] = {
+                "Float32", "Float64", "Int8", "UInt8", "Int16", "UInt16", "Int32", "UInt32",
+                "Int64", "UInt64", "Boolean", "String", "Binary", "Enumeration", "Clock",
+        };
+
+        for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+                if (mx_is(n, names[i]))
+                        return true;
+        return false;
+}
+
 int md_read_var2(struct md_ctx *c, const xmlNode *n, struct md_variable *v)
 {
         const xmlNode *t;
         bool variability_given;
 
         if (!mx_is(n, "ScalarVariable")) {
-                md_warn(c, mx_line(n), NULL, "2.2.7",
-                        "<%s> is not a ScalarVariable; ignored", mx_name(n));
+                /* An FMI 3.0 variable element (<Float64>, ...) in an FMI 2.0 document: say so. */
+                md_warn(c, mx_line(n), md_attr(c, n, "name"), "2.2.7",
+                        "<%s> is not a ScalarVariable; ignored%s", mx_name(n),
+                        is_fmi3_variable(n) ? " (it is an FMI 3.0 variable element; an FMI 2.0 "
+                        "variable is a <ScalarVariable> with a <Real>, <Integer>, <Boolean>, "
+                        "<String> or <Enumeration> child)" : "");
                 return 0;
         }
         md_var_common(c, n, v, &variability_given);

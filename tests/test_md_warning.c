@@ -35,6 +35,8 @@ static const struct warning_case warning_cases[] = {
         /* FMI 2.0 forms in an FMI 3.0 document, ignored: the message names the FMI 3.0 form. */
         { "fmi3-scalar-variable.xml", 6, "<ScalarVariable> is FMI 2.0 and is ignored; an FMI 3.0 variable is an element named after its type (<Float64>, <Int32>, <Boolean>, ...) (FMI 3.0 section 2.4.7.1)" },
         { "fmi3-outputs-list.xml", 8, "<Outputs> is FMI 2.0 and is ignored; FMI 3.0 lists each entry directly in ModelStructure as <Output valueReference=\"...\"/> (FMI 3.0 section 2.4.8)" },
+        { "fmi3-simple-type.xml", 5, "<SimpleType> is FMI 2.0 and is ignored; an FMI 3.0 type definition is an element named after its type (<Float64Type>, <EnumerationType>, ...) (FMI 3.0 section 2.4.4)" },
+        { "fmi2-float64-element.xml", 6, "<Float64> is not a ScalarVariable; ignored (it is an FMI 3.0 variable element; an FMI 2.0 variable is a <ScalarVariable> with a <Real>, <Integer>, <Boolean>, <String> or <Enumeration> child) (FMI 2.0 section 2.2.7)" },
         { "fmi3-fmi2-flag-spelling.xml", 3, "canGetAndSetFMUstate is the FMI 2.0 spelling and is ignored; FMI 3.0 reads canGetAndSetFMUState (FMI 3.0 section 4.4)" },
 };
 
