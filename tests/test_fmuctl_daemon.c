@@ -501,8 +501,15 @@ Test(fmuctl_daemon, load_reports_fmu_warnings_and_strict_refuses_them, .init = s
                                 "2.2.7); refused under strict validation") != NULL, "'%s'", r.err);
         run_result_fini(&r);
 
-        /* The same in this process: warnings shown, --strict refuses. */
+        /* fmuctl run through the daemon shows them too. */
         cr_assert(asprintf(&out, "%s/warned.csv", d.dir) > 0);
+        r = fmuctl((const char *[]){ "run", fmu, "--quiet", "--stop", "0.1", "--out", out, NULL });
+        cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.err, "warning: ") != NULL && strstr(r.err, "furlong") != NULL, "'%s'",
+                  r.err);
+        run_result_fini(&r);
+
+        /* The same in this process: warnings shown, --strict refuses. */
         r = fmuctl((const char *[]){ "run", fmu, "--local", "--quiet", "--stop", "0.1", "--out",
                                      out, NULL });
         cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
