@@ -121,20 +121,30 @@ static int do_step(struct inst *inst, struct step *step)
         return 0;
 }
 
+/*
+ * Hides a value from the optimizer: after it, the compiler knows nothing of
+ * p, so a store through it or a division by it is neither dropped nor
+ * folded into something else at any optimization level.
+ */
+#define OPAQUE(p)       __asm__ volatile("" : "+r"(p))
+
 /* Out of sight of the sanitizers: the point is the signal itself. */
-__attribute__((no_sanitize("undefined"), no_sanitize("address")))
+__attribute__((no_sanitize("undefined"), no_sanitize("address"), noinline))
 static void crash(int fault)
 {
-        int *volatile null = NULL;
-        volatile int zero = 0, one = 1;
+        volatile int *null = NULL;
+        int zero = 0;
+        volatile int one = 1;
 
         switch (fault) {
         case 1:
-                *null = 1;
+                OPAQUE(null);
+                *null = 1;      /* a volatile store through an unknown pointer: done */
                 break;
         case 2:
                 abort();
         case 3:
+                OPAQUE(zero);
                 one = one / zero;
                 break;
         case 5:
