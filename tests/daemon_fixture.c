@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "support/private_env.h"
 #include "support/tmpdir.h"
 
 /* Liveness bounds, not performance figures: generous for ASan on a busy machine. */
@@ -211,6 +212,8 @@ void daemon_start(struct fmud_daemon *d, const char *const *extra)
          * reach the cache (read) through the folder, as under /var/cache.
          */
         cr_assert(chmod(d->dir, 0711) == 0);
+        /* fmuctl, the remote master, this daemon: never another one's endpoint or cache. */
+        cr_assert(private_env(d->dir) == 0);
         cr_assert(mkdir(d->cache_dir, 0755) == 0);
         cr_assert(mkdir(d->scratch_dir, 0711) == 0);
         /* Orphans of the daemon come to us, where daemon_stop() finds them. */

@@ -13,6 +13,10 @@
  * empty scratch folder. The daemon's stderr goes to DIR/fmud.log, printed
  * when a check fails.
  *
+ * Starting one makes the test process's environment private
+ * (support/private_env.h, below DIR/env): what the test starts afterwards
+ * (fmuctl, the daemon itself) sees no other daemon's endpoint, key or cache.
+ *
  * The daemon may read scenarios and FMUs below the test FMUs' folder, the
  * example scenarios, the master's test FMU folder and DIR itself (plus
  * the folders a test adds); results are written below DIR.

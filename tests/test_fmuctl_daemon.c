@@ -19,6 +19,7 @@
 #include <zmq.h>
 
 #include "daemon_fixture.h"
+#include "support/private_env.h"
 #include "support/run.h"
 #include "support/tmpdir.h"
 
@@ -218,6 +219,7 @@ Test(fmuctl_daemon, run_without_a_daemon_starts_a_private_one_and_leaves_none)
         struct run_result r;
 
         cr_assert(dir != NULL);
+        cr_assert(private_env(dir) == 0);
         /* The cache: the private daemon's workers run as an unprivileged user. */
         cr_assert(chmod(dir, 0755) == 0);
         /* Nobody listens there; orphans of fmuctl would come to us. */

@@ -12,6 +12,7 @@
 #include <zip.h>
 
 #include "archive_fixture.h"
+#include "support/private_env.h"
 #include "support/run.h"
 #include "support/tmpdir.h"
 
@@ -21,6 +22,7 @@ static void setup(void)
 {
         dir = tmpdir_new("fmud-inspect");
         cr_assert(dir != NULL);
+        cr_assert(private_env(dir) == 0);
 }
 
 static void teardown(void)

@@ -1,14 +1,21 @@
 /*
  * run: `fmuctl run` end to end: the real binary runs the example scenarios
- * and a single FMU in real workers, writes CSV, and fails clearly.
+ * and a single FMU in real workers, writes CSV, and fails clearly. Each
+ * test's environment is private (support/private_env.h), so a daemon
+ * already serving on this machine is never used.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include "support/private_env.h"
 #include "support/run.h"
 #include "support/tmpdir.h"
 
@@ -18,8 +25,8 @@ static void setup(void)
 {
         dir = tmpdir_new("fmud-run");
         cr_assert(dir != NULL);
-        /* A private cache, so the test never touches the user's. */
-        cr_assert(eq(int, setenv("FMUD_CACHE_DIR", dir, 1), 0));
+        /* Private endpoints and cache: never the machine's daemon, never the user's cache. */
+        cr_assert(eq(int, private_env(dir), 0));
 }
 
 static void teardown(void)
@@ -276,4 +283,78 @@ Test(run, refuses_a_tolerance_outside_zero_to_one, .init = setup, .fini = teardo
         cr_assert(eq(int, r.exit_code, 2));
         cr_assert(strstr(r.err, "--tolerance") != NULL, "%s", r.err);
         run_result_fini(&r);
+
+/* A listener at path that never answers (non-blocking): the stand-in for another daemon. */
+static int decoy_listen(const char *path)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+        cr_assert(fd >= 0);
+        cr_assert(strlen(path) < sizeof(sa.sun_path), "%s", path);
+        strcpy(sa.sun_path, path);
+        cr_assert(eq(int, bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0), "%s", strerror(errno));
+        cr_assert(eq(int, listen(fd, 16), 0));
+        return fd;
+}
+
+/* How many clients connected to the decoy so far (each stays queued until accepted). */
+static int decoy_contacts(int fd)
+{
+        int c, e, n = 0;
+
+        while ((c = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+                close(c);
+                n++;
+        }
+        e = errno;
+        cr_assert(e == EAGAIN || e == EWOULDBLOCK, "%s", strerror(e));
+        return n;
+}
+
+/*
+ * A daemon of the machine's at the default endpoint (RUNTIME_DIRECTORY
+ * decides it for root and for other users alike; here a folder of the
+ * test's own, so the decoy disturbs nobody): plain `fmuctl run` asks it
+ * first; under this suite's private environment, fmuctl never does.
+ */
+Test(run, never_asks_a_daemon_at_the_machines_default_endpoint)
+{
+        char *machine = tmpdir_new("fmud-machine"), *sock = NULL, *cache = NULL, *out = NULL;
+        struct run_result r;
+        int decoy;
+
+        cr_assert(machine != NULL);
+        cr_assert(asprintf(&sock, "%s/control.sock", machine) > 0);
+        cr_assert(asprintf(&cache, "%s/cache", machine) > 0);
+        cr_assert(eq(int, setenv("RUNTIME_DIRECTORY", machine, 1), 0));
+        cr_assert(eq(int, setenv("XDG_RUNTIME_DIR", machine, 1), 0));
+        cr_assert(eq(int, setenv("FMUD_CACHE_DIR", cache, 1), 0));
+        cr_assert(eq(int, unsetenv("FMUD_ENDPOINT"), 0));
+        decoy = decoy_listen(sock);
+
+        /* Without the private environment: the decoy is asked (unanswered, fmuctl runs alone). */
+        cr_assert(asprintf(&out, "%s/first.csv", machine) > 0);
+        r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/BouncingBall.fmu", "--out", out,
+                                     "--stop-time", "0.1", "--quiet", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(decoy_contacts(decoy) > 0, "the decoy is not at the default endpoint");
+        run_result_fini(&r);
+        free(out);
+
+        /* With it, as every other test here runs. */
+        setup();
+        cr_assert(asprintf(&out, "%s/second.csv", dir) > 0);
+        r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/BouncingBall.fmu", "--out", out,
+                                     "--stop-time", "0.1", "--quiet", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(eq(int, decoy_contacts(decoy), 0), "fmuctl asked the machine's daemon");
+        run_result_fini(&r);
+        free(out);
+
+        close(decoy);
+        teardown();
+        tmpdir_free(machine);
+        free(sock);
+        free(cache);
 }
