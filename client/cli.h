@@ -111,7 +111,8 @@ enum {
         "  --record NAME         record this variable (instead of the scenario's\n"     \
         "                        choice); repeatable\n"                                 \
         "  --decimation K        record every K-th point\n"                             \
-        "  --budget S            wall-clock seconds allowed per coupled step\n"         \
+        "  --budget S            wall-clock seconds allowed per coupled step; inf:\n"   \
+        "                        none\n"                                                \
         "  --warp W              run at W times real time (0: as fast as possible)\n"   \
         "  --tolerance TOL       relative tolerance for every FMU, 0 < TOL < 1\n"       \
         "                        (default: each FMU's DefaultExperiment tolerance)\n" \

@@ -42,6 +42,26 @@ static int num(const struct cli *a, const char *opt, const char *arg, double *v,
         return 1;
 }
 
+/*
+ * --budget S: seconds > 0, or inf / infinity (any case) for none, which the
+ * protocol carries as +inf (proto/PROTOCOL.md, load). 0, negative numbers,
+ * -inf and nan mean no budget of any kind: refused here.
+ */
+static int budget(const struct cli *a, const char *arg, struct proto_load *p)
+{
+        char *end;
+        double d;
+
+        errno = 0;
+        d = strtod(arg, &end);
+        if (errno || end == arg || *end || isnan(d) || !(d > 0))
+                return cli_usage_error(a, "--budget needs seconds > 0, or inf for none, not '%s'",
+                                       arg);
+        p->budget = d;
+        p->has_budget = true;
+        return 1;
+}
+
 int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
 {
         struct proto_load *p = &l->l;
@@ -53,7 +73,7 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
         case CLI_O_T0: return num(a, "--start-time", arg, &p->start, &p->has_start);
         case CLI_O_T1: return num(a, "--stop-time", arg, &p->stop, &p->has_stop);
         case CLI_O_STEP: return num(a, "--step", arg, &p->step, &p->has_step);
-        case CLI_O_BUDGET: return num(a, "--budget", arg, &p->budget, &p->has_budget);
+        case CLI_O_BUDGET: return budget(a, arg, p);
         case CLI_O_WARP: return num(a, "--warp", arg, &p->warp, &p->has_warp);
         case CLI_O_TOL: return num(a, "--tolerance", arg, &p->tolerance, &p->has_tolerance);
         case CLI_O_DEC:

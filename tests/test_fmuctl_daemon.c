@@ -197,6 +197,47 @@ Test(fmuctl_daemon, load_passes_the_tolerance_and_status_shows_it, .init = setup
         run_result_fini(&r);
 }
 
+/* --budget: seconds, or inf (infinity) for none, which the protocol sends as +inf. */
+Test(fmuctl_daemon, budget_takes_inf_and_refuses_what_is_no_budget, .init = setup,
+     .fini = teardown)
+{
+        static const char *const good[] = { "inf", "infinity", "INF", "2.5" };
+        static const char *const bad[] = { "-inf", "nan", "0", "-1", "soon", "" };
+        struct json_object *o, *v;
+        struct run_result r;
+        char *out = NULL;
+
+        for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+                r = fmuctl((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", "--budget", good[i],
+                                             NULL });
+                cr_assert(r.exit_code == 0, "--budget %s: exit %d: %s", good[i], r.exit_code, r.err);
+                run_result_fini(&r);
+        }
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                r = fmuctl((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", "--budget", bad[i],
+                                             NULL });
+                cr_assert(r.exit_code == 2, "--budget '%s': exit %d", bad[i], r.exit_code);
+                cr_assert(count_lines(r.err) >= 1 && strstr(r.err, "--budget") != NULL &&
+                          strstr(r.err, "inf") != NULL, "--budget '%s': %s", bad[i], r.err);
+                run_result_fini(&r);
+        }
+        /* The refused ones loaded nothing. */
+        o = fmuctl_json((const char *[]){ "list", "--json", NULL });
+        v = key(o, "sessions");
+        cr_assert(json_object_array_length(v) == sizeof(good) / sizeof(good[0]), "%s",
+                  json_object_to_json_string(o));
+        json_object_put(o);
+
+        /* A run with no budget goes to its end. */
+        cr_assert(asprintf(&out, "%s/inf.csv", d.dir) > 0);
+        r = fmuctl((const char *[]){ "run", FMUD_EXAMPLES "/msd.ssp", "--budget", "infinity",
+                                     "--out", out, NULL });
+        cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.out, "finished") != NULL, "%s", r.out);
+        run_result_fini(&r);
+        free(out);
+}
+
 Test(fmuctl_daemon, no_daemon_is_exit_code_3, .init = setup, .fini = teardown)
 {
         char *ep = NULL;

@@ -163,6 +163,26 @@ Test(run, refuses_an_unknown_start_variable_naming_it, .init = setup, .fini = te
         run_result_fini(&r);
 }
 
+/* --budget inf: no budget, in this process as through a daemon. */
+Test(run, an_infinite_budget_runs_to_the_end, .init = setup, .fini = teardown)
+{
+        char *out = NULL, *csv;
+        struct run_result r;
+
+        cr_assert(asprintf(&out, "%s/ball.csv", dir) > 0);
+        for (int local = 0; local < 2; local++) {
+                r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/BouncingBall.fmu", "--out",
+                                             out, "--stop-time", "0.5", "--budget", "inf",
+                                             "--quiet", local ? "--local" : NULL, NULL });
+                cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+                csv = slurp(out);
+                cr_assert(eq(dbl, last_time(csv), 0.5));
+                free(csv);
+                run_result_fini(&r);
+        }
+        free(out);
+}
+
 Test(run, exit_codes_for_usage_and_missing_files, .init = setup, .fini = teardown)
 {
         struct run_result r = fmuctl((const char *[]){ "run", NULL });
@@ -283,6 +303,7 @@ Test(run, refuses_a_tolerance_outside_zero_to_one, .init = setup, .fini = teardo
         cr_assert(eq(int, r.exit_code, 2));
         cr_assert(strstr(r.err, "--tolerance") != NULL, "%s", r.err);
         run_result_fini(&r);
+}
 
 /* A listener at path that never answers (non-blocking): the stand-in for another daemon. */
 static int decoy_listen(const char *path)
