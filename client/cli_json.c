@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -37,6 +38,24 @@ struct json_object *cli_json_double(double d)
         return json_object_new_double_s(d, buf);
 }
 
+/* Binary: lowercase hex without a prefix, as the results CSV writes it. */
+static struct json_object *json_hex(const struct pv *v)
+{
+        static const char digits[] = "0123456789abcdef";
+        struct json_object *o;
+        char *hex = malloc(2 * (size_t)v->s.len + 1);
+
+        if (!hex)
+                return NULL;
+        for (uint32_t i = 0; i < v->s.len; i++) {
+                hex[2 * i] = digits[(unsigned char)v->s.ptr[i] >> 4];
+                hex[2 * i + 1] = digits[(unsigned char)v->s.ptr[i] & 15];
+        }
+        o = json_object_new_string_len(hex, (int)(2 * v->s.len));
+        free(hex);
+        return o;
+}
+
 struct json_object *cli_json_value(const struct pv *v)
 {
         struct json_object *o;
@@ -64,8 +83,8 @@ struct json_object *cli_json_value(const struct pv *v)
                         json_object_object_add(o, key, cli_json_value(v->m.kv[i].val));
                 }
                 return o;
+        case PV_BIN: return json_hex(v);
         case PV_NIL:
-        case PV_BIN:
         default:
                 return NULL;
         }

@@ -1,7 +1,8 @@
 /*
  * fmuctl set SESSION NAME=VALUE...: write variables, all in one request
  * (applied together). VALUE: true/false, an integer, a number, "a
- * string", [an, array], or other text as a string (fmud_value_parse()).
+ * string", hex:0aff10 (Binary), [an, array], or other text as a string
+ * (fmud_value_parse()).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -67,7 +68,8 @@ int cmd_set(int argc, char **argv)
                 printf("usage: fmuctl set SESSION NAME=VALUE... [options]\n\n"
                        "Writes variables, all in one request. VALUE is true or false, an\n"
                        "integer (42, -3, 0x1f), a number (1.5, 2e-3, inf), \"a string\" (escapes\n"
-                       "\\\" \\\\ \\n \\t), an array [1, 2, 3], or any other text, taken as a string.\n\n"
+                       "\\\" \\\\ \\n \\t), binary bytes in hex (hex:0aff10), an array [1, 2, 3],\n"
+                       "or any other text, taken as a string.\n\n"
                        CLI_CONN_HELP);
                 return FMUCTL_EXIT_OK;
         }

@@ -214,17 +214,19 @@ const char *fmud_str(struct proto_str s, char *buf, size_t len);
  *   12, 0x1f                      PV_UINT
  *   1.5, -2e-3, inf, nan          PV_FLOAT
  *   "text" (escapes \" \\ \n \t)  PV_STR of the text between the quotes
+ *   hex:0aff10, hex:              PV_BIN of the bytes, two hex digits (any case) each
  *   [1, 2.5, "a", [true]]         PV_ARRAY of such values (nested up to PROTO_MAX_DEPTH)
  *   anything else                 PV_STR of the text as given
  * Returns 0 with *ret (free with fmud_value_free()), -EINVAL with err
- * (may be NULL) for an unterminated quote, a malformed array or an
- * integer out of range, -ENOMEM.
+ * (may be NULL) for an unterminated quote, a malformed array, an
+ * integer out of range or bad hex after "hex:", -ENOMEM.
  */
 int fmud_value_parse(const char *text, struct pv **ret, char *err, size_t errlen);
 void fmud_value_free(struct pv *v);
 /*
  * Format a value as fmud_value_parse() reads it back (strings quoted,
- * floats in the shortest form that round-trips). Returns the length it
+ * floats in the shortest form that round-trips, Binary as hex: and
+ * lowercase hex). Returns the length it
  * needed (as snprintf); buf is NUL-terminated when len > 0.
  */
 size_t fmud_value_format(const struct pv *v, char *buf, size_t len);

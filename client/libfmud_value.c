@@ -97,6 +97,43 @@ static int quoted(struct parser *p, struct pv *v)
         return 0;
 }
 
+static int hex_digit(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
+/* The hex digits s[0..len) of a "hex:" word: PV_BIN, two digits per byte. */
+static int binary(struct parser *p, const char *s, size_t len, struct pv *v)
+{
+        unsigned char *b;
+
+        if (len % 2)
+                return perr(p, -EINVAL, "a Binary value needs two hex digits per byte after 'hex:'");
+        if (len / 2 > PROTO_MAX_STR)
+                return perr(p, -EINVAL, "a Binary value longer than the protocol allows");
+        b = malloc(len / 2 + 1);
+        if (!b)
+                return -ENOMEM;
+        for (size_t i = 0; i < len / 2; i++) {
+                int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+
+                if (hi < 0 || lo < 0) {
+                        free(b);
+                        return perr(p, -EINVAL, "a Binary value needs two hex digits per byte "
+                                    "after 'hex:'");
+                }
+                b[i] = (unsigned char)(hi << 4 | lo);
+        }
+        *v = (struct pv){ .type = PV_BIN, .s = { (const char *)b, (uint32_t)(len / 2) } };
+        return 0;
+}
+
 static bool all_digits(const char *s, size_t len, bool hex)
 {
         if (!len)
@@ -107,13 +144,15 @@ static bool all_digits(const char *s, size_t len, bool hex)
         return true;
 }
 
-/* A bare word s[0..len): bool, integer, float or string. */
+/* A bare word s[0..len): bool, integer, float, Binary (hex:...) or string. */
 static int word(struct parser *p, const char *s, size_t len, struct pv *v)
 {
         char buf[128], *end;
         size_t off;
         bool neg, hex;
 
+        if (len >= 4 && !strncmp(s, "hex:", 4))
+                return binary(p, s + 4, len - 4, v);
         if (len == 4 && !strncmp(s, "true", 4)) {
                 *v = (struct pv){ .type = PV_BOOL, .b = true };
                 return 0;
@@ -166,7 +205,7 @@ static int value(struct parser *p, struct pv *v, unsigned depth, bool in_array);
 /* Free what v owns, not v itself. */
 static void free_items(struct pv *v)
 {
-        if (v->type == PV_STR)
+        if (v->type == PV_STR || v->type == PV_BIN)
                 free((char *)v->s.ptr);
         if (v->type == PV_ARRAY) {
                 for (uint32_t i = 0; i < v->a.n; i++)
@@ -362,7 +401,11 @@ static void fmt(struct out *o, const struct pv *v, unsigned depth)
                 }
                 put(o, "\"", 1);
                 break;
-        case PV_BIN: putf(o, "<%u bytes>", v->s.len); break;
+        case PV_BIN:
+                put(o, "hex:", 4);
+                for (uint32_t i = 0; i < v->s.len; i++)
+                        putf(o, "%02x", (unsigned char)v->s.ptr[i]);
+                break;
         case PV_ARRAY:
                 if (depth >= PROTO_MAX_DEPTH) {
                         put(o, "[...]", 5);

@@ -118,6 +118,38 @@ Test(client_value, other_text_is_a_string)
         fmud_value_free(e);
 }
 
+static void is_bin(const struct pv *v, const void *bytes, size_t len)
+{
+        cr_assert(v->type == PV_BIN, "type %d", v->type);
+        cr_assert(v->s.len == len, "len %u, not %zu", v->s.len, len);
+        cr_assert(len == 0 || memcmp(v->s.ptr, bytes, len) == 0);
+}
+
+Test(client_value, binary_is_hex_after_hex_colon)
+{
+        struct pv *a = parse_ok("hex:0aff10"), *b = parse_ok(" hex:CAFE "), *c = parse_ok("hex:");
+        struct pv *d = parse_ok("[hex:00, hex:ff]"), *e = parse_ok("\"hex:zz\"");
+
+        is_bin(a, "\x0a\xff\x10", 3);
+        is_bin(b, "\xca\xfe", 2);
+        is_bin(c, "", 0);
+        cr_assert(d->type == PV_ARRAY && d->a.n == 2);
+        is_bin(&d->a.items[0], "\x00", 1);
+        is_bin(&d->a.items[1], "\xff", 1);
+        /* Quoted, it is the text. */
+        is_str(e, "hex:zz");
+        fmud_value_free(a);
+        fmud_value_free(b);
+        fmud_value_free(c);
+        fmud_value_free(d);
+        fmud_value_free(e);
+        parse_fails("hex:0af", "two hex digits per byte");
+        parse_fails("hex:zz", "two hex digits per byte");
+        parse_fails("hex:ca fe", "two hex digits per byte");
+        parse_fails("hex:0x0a", "two hex digits per byte");
+        parse_fails("[hex:0, 1]", "two hex digits per byte");
+}
+
 Test(client_value, arrays_nest_and_mix_types)
 {
         struct pv *v = parse_ok("[1, -2.5, \"a,]\", [true, x y], []]");
@@ -176,6 +208,9 @@ Test(client_value, format_reads_back_the_same_value)
         round_trip("\"a\\\"b\\\\c\\n\"", "\"a\\\"b\\\\c\\n\"");
         round_trip("[1, [2.5, \"x\"], []]", "[1, [2.5, \"x\"], []]");
         round_trip("plain", "\"plain\"");
+        round_trip("hex:0AFF10", "hex:0aff10");
+        round_trip("hex:", "hex:");
+        round_trip("[hex:ca, \"hex:ca\"]", "[hex:ca, \"hex:ca\"]");
 }
 
 Test(client_value, format_truncates_but_reports_the_full_length)
