@@ -38,35 +38,6 @@ void hvar_fini(struct hvar *x)
         free(x->name);
 }
 
-/* "i,j]" (1-based, one index per dimension within dims) into the row-major element. */
-static int indices(const char *s, const uint64_t *dims, int nd, uint64_t *ret)
-{
-        uint64_t e = 0;
-        int d = 0;
-
-        for (;;) {
-                unsigned long long i;
-                char *end;
-
-                if (*s < '0' || *s > '9' || d == nd)
-                        return -EINVAL;
-                errno = 0;
-                i = strtoull(s, &end, 10);
-                if (errno || i < 1 || i > dims[d])
-                        return -ERANGE;
-                e = e * dims[d++] + (i - 1);
-                s = end;
-                if (*s == ']')
-                        break;
-                if (*s++ != ',')
-                        return -EINVAL;
-        }
-        if (d != nd || s[1])
-                return -EINVAL;
-        *ret = e;
-        return 0;
-}
-
 /*
  * x->name is no variable: is it "variable[i,...]", an element of an array?
  * -1 with x's variable and index, or the reply code with msg.
@@ -94,7 +65,7 @@ static int resolve_element(struct hsess *hs, struct hvar *x, size_t *ret_var, ch
                          x->name);
                 return PROTO_E_NO_VARIABLE;
         }
-        r = indices(br + 1, dims, nd, &x->index);
+        r = scenario_element_index(br + 1, dims, nd, &x->index);
         if (r == -ERANGE) {
                 int o = snprintf(msg, size, "'%s': an index is out of the array's dimensions [",
                                  x->name);

@@ -40,34 +40,6 @@ static const struct scenario_connection *feeder(const struct scenario *sc, size_
         return NULL;
 }
 
-/* "i,j]" (1-based, nd indices within dims) into the row-major element. */
-static int indices(const char *s, const uint64_t *dims, int nd, uint64_t *ret)
-{
-        uint64_t e = 0;
-        int d = 0;
-
-        for (;;) {
-                char *end;
-                unsigned long long i;
-
-                if (*s < '0' || *s > '9' || d == nd)
-                        return -EINVAL;
-                i = strtoull(s, &end, 10);
-                if (i < 1 || i > dims[d])
-                        return -ERANGE;
-                e = e * dims[d++] + (i - 1);
-                s = end;
-                if (*s == ']')
-                        break;
-                if (*s++ != ',')
-                        return -EINVAL;
-        }
-        if (d != nd || s[1])
-                return -EINVAL;
-        *ret = e;
-        return 0;
-}
-
 /* The variable a name (possibly "name[i,j]") means: 0, or -ENOENT; *ret_index: where '[' is. */
 static int lookup(const struct scenario *sc, char *name, size_t *ret_comp, size_t *ret_var,
                   char **ret_index)
@@ -135,7 +107,7 @@ static int resolve(struct icsv *c, const struct scenario *sc, const struct icsv_
                 return icsv_err(c, f->line, f->col, "'%s' is an array input: give one column per "
                                 "element ('%s[1%s]', ...)", f->s, f->s, nd > 1 ? ",1" : "");
         if (index) {
-                r = indices(index + 1, dims, nd, &col->element);
+                r = scenario_element_index(index + 1, dims, nd, &col->element);
                 if (r < 0)
                         return icsv_err(c, f->line, f->col, "'%s': %s", f->s, r == -ERANGE ?
                                         "an index is out of the array's dimensions" :

@@ -209,6 +209,13 @@ int scenario_find_component(const struct scenario *s, const char *name);
  * single-FMU scenario, to (*ret_comp, *ret_var: the index in its model
  * description). Returns 0 or -ENOENT.
  */
+/*
+ * The indices of an array element as columns name it, "i,j]" (after the
+ * '['; 1-based, one per dimension of dims[0..nd)), into its row-major
+ * element. 0, -EINVAL (not that form) or -ERANGE (an index out of range).
+ */
+int scenario_element_index(const char *s, const uint64_t *dims, int nd, uint64_t *ret);
+
 int scenario_find_variable(const struct scenario *s, const char *name, size_t *ret_comp,
                            size_t *ret_var);
 

@@ -47,6 +47,34 @@ int scenario_find_variable(const struct scenario *s, const char *name, size_t *r
         return 0;
 }
 
+int scenario_element_index(const char *s, const uint64_t *dims, int nd, uint64_t *ret)
+{
+        uint64_t e = 0;
+        int d = 0;
+
+        for (;;) {
+                unsigned long long i;
+                char *end;
+
+                if (*s < '0' || *s > '9' || d == nd)
+                        return -EINVAL;
+                errno = 0;
+                i = strtoull(s, &end, 10);
+                if (errno || i < 1 || i > dims[d])
+                        return -ERANGE;
+                e = e * dims[d++] + (i - 1);
+                s = end;
+                if (*s == ']')
+                        break;
+                if (*s++ != ',')
+                        return -EINVAL;
+        }
+        if (d != nd || s[1])
+                return -EINVAL;
+        *ret = e;
+        return 0;
+}
+
 /* "[i,j]" of row-major element k (1-based), into buf. */
 static void suffix(const uint64_t *dims, int n, uint64_t k, char *buf, size_t size)
 {
