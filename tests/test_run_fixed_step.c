@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fmu_direct.h"
+#include "support/private_env.h"
 #include "support/run.h"
 #include "support/tmpdir.h"
 
@@ -22,10 +23,8 @@ static void setup(void)
 {
         dir = tmpdir_new("fmud-runfs");
         cr_assert(dir != NULL);
-        /* A private cache and runtime directory: nothing else on the machine is used. */
-        cr_assert(eq(int, setenv("FMUD_CACHE_DIR", dir, 1), 0));
-        cr_assert(eq(int, setenv("XDG_RUNTIME_DIR", dir, 1), 0));
-        cr_assert(eq(int, unsetenv("FMUD_ENDPOINT"), 0));
+        /* Nothing else on the machine is used: no other daemon, no other cache. */
+        cr_assert(eq(int, private_env(dir), 0));
 }
 
 static void teardown(void)
