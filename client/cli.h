@@ -76,7 +76,7 @@ int cli_count(const struct cli *a, const char *opt, const char *s, uint64_t *ret
 enum {
         CLI_O_OUT = 1100, CLI_O_T0, CLI_O_T1, CLI_O_STEP, CLI_O_START, CLI_O_MULTI, CLI_O_REC,
         CLI_O_DEC, CLI_O_BUDGET, CLI_O_WARP, CLI_O_GS, CLI_O_SANDBOX, CLI_O_INPUT, CLI_O_TOL,
-        CLI_O_STRICT,
+        CLI_O_STRICT, CLI_O_ROLLBACK,
 };
 
 #define CLI_LOAD_OPTIONS                                                        \
@@ -96,7 +96,8 @@ enum {
         { "gauss-seidel", no_argument, NULL, CLI_O_GS },                        \
         { "sandbox", required_argument, NULL, CLI_O_SANDBOX },                  \
         { "input", required_argument, NULL, CLI_O_INPUT },                      \
-        { "strict", no_argument, NULL, CLI_O_STRICT }
+        { "strict", no_argument, NULL, CLI_O_STRICT },                          \
+        { "rollback-on-fault", no_argument, NULL, CLI_O_ROLLBACK }
 
 #define CLI_LOAD_HELP                                                                   \
         "  --input FILE.csv      drive unconnected inputs from FILE.csv (header\n"     \
@@ -119,7 +120,9 @@ enum {
         "  --gauss-seidel        Gauss-Seidel order instead of Jacobi\n"                \
         "  --sandbox MODE        this session's sandbox: strict, basic or off (no weaker\n" \
         "                        than the daemon's)\n"                                \
-        "  --strict              refuse FMUs with warnings too (see fmuctl inspect)\n"
+        "  --strict              refuse FMUs with warnings too (see fmuctl inspect)\n"  \
+        "  --rollback-on-fault   save every FMU state before each step, so that a fault\n" \
+        "                        holds every instance at the last good point\n"
 
 #define CLI_MAX_ASSIGN 256
 

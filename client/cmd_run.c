@@ -196,6 +196,7 @@ static void overrides(struct run_cmd *a, struct scenario_overrides *ov, struct s
                 .step = l->step, .budget = l->budget, .warp = l->warp,
                 .decimation = l->decimation,
                 .has_tolerance = l->has_tolerance, .tolerance = l->tolerance,
+                .rollback_on_fault = l->rollback_on_fault,
                 .n_starts = l->n_starts, .starts = starts,
                 .n_multirate = l->n_multirate, .multirate = multirate,
                 .n_record = l->n_record, .record = record,

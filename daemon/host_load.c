@@ -161,6 +161,7 @@ static int overrides(const struct proto_load *a, struct scenario_overrides *o,
                 .step = a->step, .budget = a->budget, .warp = a->warp,
                 .decimation = a->decimation,
                 .has_tolerance = a->has_tolerance, .tolerance = a->tolerance,
+                .rollback_on_fault = a->rollback_on_fault,
         };
         if (a->algorithm.len) {
                 o->has_algorithm = true;
@@ -329,6 +330,7 @@ static int start(struct hsess *hs, const char *out, char *msg, size_t size, int 
         mo.sink_ctx = hs;
         mo.note = note;
         mo.note_ctx = hs;
+        mo.rollback_on_fault = hs->sc->experiment.rollback_on_fault;
         mo.inputs = hs->inputs;
         r = master_new(hs->s, &mo, &hs->m, &why);
         if (r < 0) {

@@ -225,6 +225,7 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         mopt.sink_ctx = &c;
         mopt.note = note;
         mopt.note_ctx = &c;
+        mopt.rollback_on_fault = sc->experiment.rollback_on_fault;
         mopt.inputs = inputs;
         r = master_new(s, &mopt, &m, &why);
         if (r < 0) {

@@ -111,6 +111,8 @@ struct scenario_experiment {
         size_t *order;                  /* n_components indices: stepping order (Gauss-Seidel) */
         bool tolerance_given;           /* by the scenario or an override: every instance gets it */
         double tolerance;               /* relative, 0 < tolerance < 1 */
+        /* Save every instance's state before each step, so a fault holds every one at the point. */
+        bool rollback_on_fault;
 };
 
 /* One CSV column: one scalar element of one variable. */
@@ -152,6 +154,7 @@ struct scenario_overrides {
         bool has_start, has_stop, has_step, has_budget, has_warp, has_decimation,
              has_algorithm, has_tolerance;
         double start, stop, step, budget, warp, tolerance;
+        bool rollback_on_fault;         /* true: on, whatever the scenario says */
         uint64_t decimation;
         enum scenario_algorithm algorithm;
         const char *order;              /* "a b c": Gauss-Seidel order; NULL: keep */

@@ -72,6 +72,7 @@ static void defaults(struct sc_load *l, const struct sc_settings *st, struct sce
         e->budget_given = st->has_budget;
         e->warp = st->has_warp ? st->warp : 0;
         e->decimation = st->decimation ? (uint32_t)st->decimation : 1;
+        e->rollback_on_fault = st->rollback_on_fault;
         e->tolerance_given = st->has_tolerance;
         e->tolerance = st->has_tolerance ? st->tolerance : 0;
 }
@@ -296,6 +297,16 @@ static int gauss_seidel(struct sc_load *l, const struct sc_settings *st, size_t 
         return bad ? -EINVAL : 0;
 }
 
+/* What rollback on fault cannot do: components whose state cannot be restored. */
+static void rollback_warnings(struct sc_load *l, const struct scenario_experiment *e)
+{
+        for (size_t i = 0; e->rollback_on_fault && i < l->s->n_components; i++)
+                if (!l->s->components[i].fmu->md->cs.can_get_and_set_fmu_state)
+                        sc_warn(l, l->label, 0, l->s->components[i].name, "cannot be rolled back "
+                                "after a fault (canGetAndSetFMUState is false): it stays where "
+                                "the failed step left it");
+}
+
 int sc_experiment(struct sc_load *l, const struct sc_settings *st)
 {
         struct scenario_experiment *e = &l->s->experiment;
@@ -303,6 +314,7 @@ int sc_experiment(struct sc_load *l, const struct sc_settings *st)
         int r, rg;
 
         defaults(l, st, e);
+        rollback_warnings(l, e);
         r = check(l, st, e);
         if (r == 0)
                 component_tolerances(l, e);

@@ -93,6 +93,7 @@ struct sc_settings {
         /* where each came from, for messages: an override's flag, or NULL for the SSD */
         const char *start_from, *stop_from, *step_from, *budget_from, *warp_from, *tolerance_from;
         uint64_t decimation;            /* 0: not given */
+        bool rollback_on_fault;
         enum scenario_algorithm algorithm;
         const char *order;              /* component names, or NULL */
         const char *order_origin;

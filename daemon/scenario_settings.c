@@ -4,7 +4,8 @@
  *
  *   <ssc:Annotation type="org.fmud.settings">
  *     <fmud:Settings stepSize="0.001" stepBudget="10" warp="1" decimation="10"
- *                    algorithm="gauss-seidel" order="mass1 mass2" tolerance="1e-6">
+ *                    algorithm="gauss-seidel" order="mass1 mass2" tolerance="1e-6"
+ *                    rollbackOnFault="true">
  *       <fmud:Component name="mass2" multirate="2"/>
  *       <fmud:GaussSeidel input="mass2.x1"/>
  *       <fmud:Record variable="mass1.x1"/>
@@ -27,7 +28,7 @@
 
 static const char *const settings_attrs[] = {
         "version", "stepSize", "stepBudget", "warp", "decimation", "algorithm", "order", "tolerance",
-        NULL,
+        "rollbackOnFault", NULL,
 };
 
 static bool known(const char *const *list, const char *name)
@@ -183,6 +184,12 @@ static int annotation(struct sc_load *l, struct sc_settings *st, const xmlNode *
         if (s)
                 bad |= parse_count(l, l->label, mx_line(n), NULL, "decimation", s,
                                    &st->decimation) < 0;
+        s = mx_attr(x, n, "rollbackOnFault");
+        if (s && !strcmp(s, "true"))
+                st->rollback_on_fault = true;
+        else if (s && strcmp(s, "false"))
+                bad |= sc_err(l, l->label, mx_line(n), NULL, "rollbackOnFault \"%s\": expected "
+                              "true or false", s) < 0;
         s = mx_attr(x, n, "algorithm");
         if (s) {
                 bad |= parse_algorithm(l, s, mx_line(n), &st->algorithm) < 0;
@@ -227,6 +234,7 @@ static int apply_overrides(struct sc_load *l, struct sc_settings *st)
                               "(1 to 4294967295)", (unsigned long long)ov->decimation) < 0;
         else if (ov->has_decimation)
                 st->decimation = ov->decimation;
+        st->rollback_on_fault |= ov->rollback_on_fault;
         if (ov->has_algorithm) {
                 st->has_algorithm = true;
                 st->algorithm = ov->algorithm;

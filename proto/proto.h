@@ -281,6 +281,7 @@ struct proto_load {
         struct proto_str algorithm;     /* "jacobi", "gauss-seidel" or empty */
         struct proto_str sandbox;       /* "strict", "basic", "off" or empty: the daemon's mode */
         bool strict;                    /* FMU warnings refuse the load too */
+        bool rollback_on_fault;         /* every state saved before each step (scenario.h) */
         uint32_t n_multirate;           /* component=factor */
         const struct proto_assign *multirate;
         uint32_t n_starts;              /* component.variable=value */

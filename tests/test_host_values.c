@@ -267,20 +267,13 @@ Test(host_values, a_multirate_output_between_its_points_is_the_held_value)
         hdrv_fini(&d);
 }
 
-Test(host_values, after_a_fault_get_answers_the_point_the_session_holds_at)
+/* LinearOde "lin" beside Misbehave "bad", which fails (fmi3Error) in the step from 0.05. */
+static char *fault_ssd(struct hdrv *d, const char *settings_attrs)
 {
-        static const char *const names[] = { "lin.x", "bad.x" };
         char *ssd = NULL;
-        struct proto_get_result v;
-        struct hdrv d;
-        struct hrep rep;
-        void *mem = NULL;
-        uint64_t s;
         FILE *f;
 
-        hdrv_init(&d, NULL);
-        /* bad fails (fmi3Error) in the step from 0.05; lin completes it, in parallel. */
-        cr_assert(asprintf(&ssd, "%s/fault.ssd", d.out) > 0);
+        cr_assert(asprintf(&ssd, "%s/fault.ssd", d->out) > 0);
         f = fopen(ssd, "w");
         cr_assert(f != NULL);
         fprintf(f, "<?xml version=\"1.0\"?>\n"
@@ -302,25 +295,77 @@ Test(host_values, after_a_fault_get_answers_the_point_the_session_holds_at)
                 "</ssd:Elements></ssd:System>\n"
                 "<ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>\n"
                 "<ssd:Annotations><ssc:Annotation type=\"org.fmud.settings\">"
-                "<fmud:Settings version=\"1\" stepSize=\"0.01\">"
+                "<fmud:Settings version=\"1\" stepSize=\"0.01\" %s>"
                 "<fmud:Record variable=\"lin.x\"/><fmud:Record variable=\"bad.x\"/>"
                 "</fmud:Settings></ssc:Annotation></ssd:Annotations>\n"
                 "</ssd:SystemStructureDescription>\n",
-                HDRV_FMU("LinearOde"), HDRV_FMU("Misbehave"));
+                HDRV_FMU("LinearOde"), HDRV_FMU("Misbehave"), settings_attrs);
         cr_assert(fclose(f) == 0);
-        s = hdrv_load(&d, ssd, NULL, NULL);
-        hdrv_target(&d, PROTO_OP_START, s, 0, &rep);
+        return ssd;
+}
+
+/* Start session s and wait for its fault. */
+static void run_to_fault(struct hdrv *d, uint64_t s)
+{
+        struct hrep rep;
+
+        hdrv_target(d, PROTO_OP_START, s, 0, &rep);
         cr_assert(rep.r.ok);
         hrep_fini(&rep);
-        hdrv_wait_state(&d, s, PROTO_STATE_FAULTED);
-        get(&d, s, names, 2, &rep, &v, &mem);
-        /* 0.05 is 5 h to the last bit; lin's FMU is at 0.06, the session at 0.05. */
-        cr_assert(v.values[0]->f == exp(-5 * 0.01) || fabs(v.values[0]->f - exp(-0.05)) < 1e-15,
-                  "lin.x = %.17g, exp(-0.06) = %.17g", v.values[0]->f, exp(-0.06));
+        hdrv_wait_state(d, s, PROTO_STATE_FAULTED);
+}
+
+Test(host_values, after_a_fault_get_answers_the_point_the_session_holds_at)
+{
+        static const char *const names[] = { "lin.x", "bad.x", "lin.der_x" };
+        struct proto_get_result v;
+        struct hdrv d;
+        struct hrep rep;
+        void *mem = NULL;
+        char *ssd;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        ssd = fault_ssd(&d, "");
+        s = hdrv_load(&d, ssd, NULL, NULL);
+        run_to_fault(&d, s);
+        get(&d, s, names, 3, &rep, &v, &mem);
+        /* lin's FMU is at 0.06, the session at 0.05: recorded outputs are the point's. */
+        cr_assert(fabs(v.values[0]->f - exp(-0.05)) < 1e-15, "lin.x = %.17g, exp(-0.06) = %.17g",
+                  v.values[0]->f, exp(-0.06));
         cr_assert(fabs(v.values[1]->f - 0.05) < 1e-15, "bad.x = %.17g", v.values[1]->f);
+        /* Without rollback, what the session does not track is the FMU's own, at 0.06. */
+        cr_assert(fabs(v.values[2]->f + exp(-0.06)) < 1e-15, "lin.der_x = %.17g", v.values[2]->f);
         free(mem);
         hrep_fini(&rep);
         free(ssd);
+        hdrv_fini(&d);
+}
+
+Test(host_values, with_rollback_on_fault_every_instance_is_back_at_the_point)
+{
+        static const char *const names[] = { "lin.der_x", "lin.x" };
+        struct proto_get_result v;
+        struct hdrv d;
+        struct hrep rep;
+        void *mem = NULL;
+        char *ssd;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        /* Asked for by the load argument, and by the scenario's setting. */
+        for (int by_arg = 1; by_arg >= 0; by_arg--) {
+                ssd = fault_ssd(&d, by_arg ? "" : "rollbackOnFault=\"true\"");
+                s = hdrv_load(&d, ssd, NULL, &(struct proto_load){ .rollback_on_fault = by_arg });
+                run_to_fault(&d, s);
+                get(&d, s, names, 2, &rep, &v, &mem);
+                cr_assert(fabs(v.values[0]->f + exp(-0.05)) < 1e-15, "lin.der_x = %.17g",
+                          v.values[0]->f);
+                cr_assert(fabs(v.values[1]->f - exp(-0.05)) < 1e-15);
+                free(mem);
+                hrep_fini(&rep);
+                free(ssd);
+        }
         hdrv_fini(&d);
 }
 

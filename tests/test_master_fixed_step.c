@@ -251,3 +251,23 @@ Test(master_fixed_step, a_step_the_time_representation_cannot_resolve_is_refused
         cr_assert(has_error(&x, "cannot be told apart"), "no error about resolution");
         msys_fini(&x);
 }
+
+Test(master_fixed_step, rollback_on_fault_warns_of_what_cannot_be_rolled_back)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("fs", "FixedStep") MSYS_COMP("lin", "LinearOde"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\" rollbackOnFault=\"true\"",
+        };
+        struct msys_spec bad = spec;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        cr_assert(x.sc->experiment.rollback_on_fault);
+        cr_assert(has_warning(&x, "cannot be rolled back"));
+        msys_fini(&x);
+        bad.attrs = "stepSize=\"0.1\" rollbackOnFault=\"yes\"";
+        cr_assert(eq(int, msys_load_try(&x, &bad), -EINVAL));
+        cr_assert(has_error(&x, "expected true or false"));
+        msys_fini(&x);
+}
