@@ -285,6 +285,17 @@ void hsnap_snapshot(struct hsess *hs, const struct hcmd *c);
 void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 void hsnap_free_all(struct hsess *hs);
 
+/* host_beneath.c */
+/*
+ * Open path (absolute) with flags and mode, beneath the allowed directory
+ * it lies in, following no symbolic link and never leaving it. -1 and
+ * *ret_fd, or the reply code with msg: denied (not below an allowed
+ * directory, a link on the way, a file that is not there or may not be
+ * read), invalid (another error).
+ */
+int hpath_open(char *const *allowed, size_t n, const char *path, int flags, mode_t mode,
+               int *ret_fd, char *msg, size_t size);
+
 /* host_paths.c */
 /*
  * -1 when path may be read (below an allowed directory), else the reply
@@ -299,12 +310,13 @@ int hpath_check_in(char *const *allowed, size_t n, const char *path, char **ret_
  */
 int hpath_check_out(char *const *allowed, size_t n, const char *out, char *msg, size_t size);
 /*
- * Open the results file checked by hpath_check_out() without following a
- * link put there since (O_NOFOLLOW: -ELOOP), and truncate it only once it
- * is known to be a regular file (a FIFO does not block the open). 0 and
- * *ret, or -errno.
+ * Open the results file checked by hpath_check_out() beneath its allowed
+ * directory (hpath_open(): nothing put in its path since is followed),
+ * and truncate it only once it is known to be a regular file (a FIFO does
+ * not block the open). 0 and *ret, or -errno with msg.
  */
-int hpath_open_out(const char *out, const struct rec_column *cols, size_t n,
-                   const struct rec_options *ro, struct rec **ret);
+int hpath_open_out(char *const *allowed, size_t n_allowed, const char *out,
+                   const struct rec_column *cols, size_t n, const struct rec_options *ro,
+                   struct rec **ret, char *msg, size_t size);
 
 #endif

@@ -93,23 +93,28 @@ out:
         return code;
 }
 
-int hpath_open_out(const char *out, const struct rec_column *cols, size_t n,
-                   const struct rec_options *ro, struct rec **ret)
+int hpath_open_out(char *const *allowed, size_t n_allowed, const char *out,
+                   const struct rec_column *cols, size_t n, const struct rec_options *ro,
+                   struct rec **ret, char *msg, size_t size)
 {
-        int fd = open(out, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
         struct stat st;
-        int r;
+        int fd = -1, r;
 
-        if (fd < 0)
-                return -errno;
+        if (hpath_open(allowed, n_allowed, out, O_WRONLY | O_CREAT | O_NONBLOCK, 0644, &fd, msg,
+                       size) >= 0)
+                return -EACCES;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
             fcntl(fd, F_SETFL, 0) < 0 || ftruncate(fd, 0) < 0) {
                 r = S_ISREG(st.st_mode) ? -errno : -EINVAL;
                 close(fd);
+                snprintf(msg, size, "cannot write '%s': %s", out, r == -EINVAL ?
+                         "not a regular file" : strerror(-r));
                 return r;
         }
         r = rec_open_fd(fd, cols, n, ro, ret);
-        if (r < 0)
+        if (r < 0) {
                 close(fd);
+                snprintf(msg, size, "cannot write '%s': %s", out, strerror(-r));
+        }
         return r;
 }

@@ -39,6 +39,10 @@ int icsv_err(struct icsv *c, size_t line, size_t col, const char *fmt, ...)
         va_list ap;
         int n = 0;
 
+        if (!c->err_line) {
+                c->err_line = line;
+                c->err_col = col;
+        }
         if (line)
                 n = snprintf(c->msg, sizeof(c->msg), "%s:%zu:%zu: ", c->file, line, col);
         else
@@ -354,6 +358,11 @@ static int parse(struct icsv *c, const struct scenario *sc, struct input_table *
 static int finish(struct icsv *c, int r, char **ret_message)
 {
         free(c->buf);
+        /* What the client may not read itself is not shown to it, not even a field. */
+        if (r == -EINVAL && c->opaque)
+                snprintf(c->msg, sizeof(c->msg), "%s:%zu:%zu: not a valid input file (its content "
+                         "is not quoted: the file is not readable by everyone)", c->file,
+                         c->err_line, c->err_col);
         if (r < 0 && ret_message)
                 *ret_message = r == -ENOMEM ? NULL : strdup(c->msg);
         return r;
@@ -454,24 +463,37 @@ static int slurp(struct icsv *c, int fd, size_t *ret_len)
         return 0;
 }
 
+int input_csv_read_fd(int fd, const char *name, bool quote, const struct scenario *sc,
+                      const struct input_csv_limits *lim, struct input_table **ret,
+                      char **ret_message)
+{
+        struct icsv c;
+        size_t len = 0;
+        int r;
+
+        setup(&c, name, lim);
+        c.opaque = !quote;
+        r = slurp(&c, fd, &len);
+        if (r == 0)
+                r = run(&c, len, sc, ret);
+        return finish(&c, r, ret_message);
+}
+
 int input_csv_read(const char *path, const struct scenario *sc,
                    const struct input_csv_limits *lim, struct input_table **ret,
                    char **ret_message)
 {
-        struct icsv c;
-        size_t len = 0;
         int fd, r;
 
-        setup(&c, path, lim);
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0) {
                 r = -errno;
-                snprintf(c.msg, sizeof(c.msg), "cannot read '%s': %s", path, strerror(-r));
-                return finish(&c, r, ret_message);
+                if (ret_message && asprintf(ret_message, "cannot read '%s': %s", path,
+                                            strerror(-r)) < 0)
+                        *ret_message = NULL;
+                return r;
         }
-        r = slurp(&c, fd, &len);
+        r = input_csv_read_fd(fd, path, true, sc, lim, ret, ret_message);
         close(fd);
-        if (r == 0)
-                r = run(&c, len, sc, ret);
-        return finish(&c, r, ret_message);
+        return r;
 }

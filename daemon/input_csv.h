@@ -29,6 +29,7 @@
 #ifndef FMUD_DAEMON_INPUT_CSV_H
 #define FMUD_DAEMON_INPUT_CSV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "daemon/input_table.h"
@@ -59,6 +60,15 @@ void input_csv_limits_default(struct input_csv_limits *l);
 int input_csv_read(const char *path, const struct scenario *sc,
                    const struct input_csv_limits *lim, struct input_table **ret,
                    char **ret_message);
+
+/*
+ * The same from an open descriptor (read from its current offset), named
+ * name in messages; with quote false, a refusal says where but quotes
+ * nothing of the file (it is someone else's to read).
+ */
+int input_csv_read_fd(int fd, const char *name, bool quote, const struct scenario *sc,
+                      const struct input_csv_limits *lim, struct input_table **ret,
+                      char **ret_message);
 
 /* The same for len bytes at data, named name in messages (data need not end in NUL). */
 int input_csv_parse(const char *name, const char *data, size_t len, const struct scenario *sc,

@@ -19,6 +19,8 @@ struct icsv {
         size_t line;                    /* the line of p, 1-based */
         char *line_start;               /* where that line starts */
         bool strings;                   /* a String value points into buf */
+        bool opaque;                    /* messages must not quote the file's content */
+        size_t err_line, err_col;       /* where the first refusal is */
         char msg[1024];
 };
 
