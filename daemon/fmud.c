@@ -7,7 +7,9 @@
  * DESIGN: the main thread blocks the signals it handles before any
  * other thread exists (ZeroMQ's I/O threads, the ZAP handler, session
  * threads inherit the mask), then becomes the control thread and takes
- * them from a signalfd in its loop. On the way out: host_free() (sessions
+ * them from a signalfd in its loop. Before serving, it kills the workers
+ * and removes the scratch directories a daemon that died on the same
+ * scratch root left (leftovers.h). On the way out: host_free() (sessions
  * stopped, workers ended, results flushed, scratch directories removed),
  * the last replies sent, sockets closed, socket files and the
  * directories we created removed, exit 0.
@@ -26,6 +28,7 @@
 #include "daemon/control.h"
 #include "daemon/control_log.h"
 #include "daemon/host.h"
+#include "daemon/leftovers.h"
 #include "daemon/notify.h"
 
 #ifndef FMUD_VERSION
@@ -219,6 +222,31 @@ static int start_host(struct daemon *d, struct control *c)
         return 0;
 }
 
+/* What a daemon that died on this scratch root left: its workers, their directories. */
+static void sweep_leftovers(const char *root)
+{
+        struct leftovers_report rep = { 0 };
+        int r = leftovers_sweep(root, &rep);
+
+        if (r < 0) {
+                log_warn("scratch '%s': looking for a dead daemon's leftovers: %s", root,
+                         strerror(-r));
+                return;
+        }
+        if (rep.killed)
+                log_notice("killed %zu workers a previous daemon left running", rep.killed);
+        if (rep.stuck)
+                log_warn("%zu of them had not exited after %d ms", rep.stuck, LEFTOVERS_WAIT_MS);
+        if (rep.kept)
+                log_warn("scratch '%s' is shared with a running daemon (%zu workers): its "
+                         "directories stay", root, rep.kept);
+        if (rep.removed)
+                log_notice("removed %zu scratch directories a previous daemon left", rep.removed);
+        if (rep.failed)
+                log_warn("could not remove %zu scratch directories below '%s' whole", rep.failed,
+                         root);
+}
+
 static int make_dirs(struct daemon *d)
 {
         const struct fmud_config *cfg = &d->cfg;
@@ -234,6 +262,7 @@ static int make_dirs(struct daemon *d)
                 log_err("mkdir('%s'): %s", cfg->scratch_dir, strerror(errno));
                 return -errno;
         }
+        sweep_leftovers(cfg->scratch_dir);
         return 0;
 }
 

@@ -130,6 +130,7 @@ struct inst {
         char layer_text[SANDBOX_LAYER_COUNT][CALL_SANDBOX_DETAIL_MAX + 1];
         char *scratch_dir;              /* the scratch directory; NULL: none */
         char *scratch_base;             /* a directory made for it, removed with it; NULL: none */
+        char *rec_path;                 /* the worker's record (leftovers.h); NULL: none */
 };
 
 /* A request under construction. */

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "daemon/inst_int.h"
+#include "daemon/leftovers.h"
 #include "daemon/supervisor.h"
 
 #define SLOT_SIZE       64u
@@ -108,6 +109,7 @@ static void release(struct inst *inst)
         supervisor_unwatch(inst->watch);
         /* The worker is reaped (or never ran): nothing can write there any more. */
         scratch_remove(inst);
+        leftovers_forget(inst->rec_path);
         chan_close(inst->chan);
         arena_reset(inst);
         kept_free(inst);
@@ -186,6 +188,10 @@ int inst_new(const struct inst_opts *o, struct inst **ret, char **ret_message)
                          strerror(-r));
                 goto out_release;
         }
+        /* So that the next daemon finds it if this one dies (leftovers.h); best effort. */
+        if (o->sandbox.scratch_root)
+                (void) leftovers_record(o->sandbox.scratch_root, inst->pid, inst->scratch_dir,
+                                        &inst->rec_path);
         /* Without a supervisor (no pidfd), deaths are still found by the calls. */
         (void) supervisor_watch(inst->pid, &inst->watch);
         r = wait_hello(inst, o->start_timeout_ns ? o->start_timeout_ns : INST_TIMEOUT_DEFAULT);
