@@ -28,6 +28,7 @@
 #include "daemon/control.h"
 #include "daemon/control_log.h"
 #include "daemon/host.h"
+#include "daemon/instance.h"
 #include "daemon/leftovers.h"
 #include "daemon/notify.h"
 
@@ -247,15 +248,42 @@ static void sweep_leftovers(const char *root)
                          root);
 }
 
+/*
+ * The unpacked FMUs are the clients' models: a root daemon's cache is for
+ * its workers' group alone (0750 root:GROUP), not every local user. A
+ * daemon of another user keeps its cache as it is (its own, in its home).
+ */
+static void cache_private(const struct fmud_config *cfg)
+{
+        struct sandbox_opts o = { 0 };
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        uid_t uid;
+        gid_t gid;
+
+        if (geteuid() != 0 || cfg->sandbox == CONFIG_SANDBOX_OFF)
+                return;
+        if (cfg->sandbox_user && getpwnam_r(cfg->sandbox_user, &pw, buf, sizeof(buf), &res) == 0 &&
+            res) {
+                o.uid = pw.pw_uid;
+                o.gid = pw.pw_gid;
+        }
+        if (sandbox_user(&o, &uid, &gid) < 0 || chown(cfg->cache_dir, 0, gid) < 0 ||
+            chmod(cfg->cache_dir, 0750) < 0)
+                log_warn("cache '%s': cannot make it readable by the workers' group alone: %s, "
+                         "ignoring", cfg->cache_dir, strerror(errno ? errno : ENOENT));
+}
+
 static int make_dirs(struct daemon *d)
 {
         const struct fmud_config *cfg = &d->cfg;
 
         /* The cache outlives us; the scratch root is ours while we run. */
-        if (mkdir(cfg->cache_dir, 0755) < 0 && errno != EEXIST) {
+        if (mkdir(cfg->cache_dir, 0750) < 0 && errno != EEXIST) {
                 log_err("mkdir('%s'): %s", cfg->cache_dir, strerror(errno));
                 return -errno;
         }
+        cache_private(cfg);
         if (mkdir(cfg->scratch_dir, 0700) == 0)
                 d->made_scratch = true;
         else if (errno != EEXIST) {

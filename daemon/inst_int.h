@@ -264,12 +264,7 @@ void spawn_reap(struct inst *inst, uint64_t timeout_ns);
 /* "exited with status 2", "was killed by signal 9 (Killed)". */
 void spawn_describe(int wstatus, char *buf, size_t size);
 
-/* scratch.c */
-/*
- * Whom a sandboxed worker of a root daemon becomes: o->uid/gid, else the
- * user "fmud", else "nobody". 0/0 when the daemon is not root. 0 or -errno.
- */
-int sandbox_user(const struct sandbox_opts *o, uid_t *ret_uid, gid_t *ret_gid);
+/* scratch.c (sandbox_user() is in instance.h) */
 /*
  * Make the scratch directory of one instance (mode 0700, owned by uid/gid)
  * below o->scratch_root, or in a new private directory under $TMPDIR or

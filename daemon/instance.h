@@ -466,4 +466,10 @@ int inst_serialize_fmu_state(struct inst *inst, uint64_t handle, uint8_t buf[], 
 int inst_deserialize_fmu_state(struct inst *inst, const uint8_t buf[], size_t size,
                                uint64_t *ret_handle);
 
+/*
+ * Whom a sandboxed worker of a root daemon becomes: o->uid/gid, else the
+ * user "fmud", else "nobody". 0/0 when the daemon is not root. 0 or -errno.
+ */
+int sandbox_user(const struct sandbox_opts *o, uid_t *ret_uid, gid_t *ret_gid);
+
 #endif

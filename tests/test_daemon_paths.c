@@ -125,3 +125,17 @@ Test(daemon_paths, a_refusal_never_quotes_a_file_not_everyone_may_read)
         free(path);
         daemon_stop(&d);
 }
+
+Test(daemon_paths, a_root_daemons_cache_is_not_readable_by_every_user)
+{
+        struct fmud_daemon d;
+        struct stat st;
+
+        if (geteuid() != 0)
+                cr_skip_test("the cache is made private by a root daemon only");
+        daemon_start(&d, NULL);
+        cr_assert(eq(int, stat(d.cache_dir, &st), 0));
+        cr_assert(eq(int, (int)(st.st_mode & 07), 0), "mode %o", (unsigned)st.st_mode & 0777);
+        cr_assert(eq(int, (int)st.st_uid, 0));
+        daemon_stop(&d);
+}
