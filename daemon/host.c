@@ -290,6 +290,7 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
         pthread_mutex_init(&h->lock, NULL);
         h->next_id = 1;
         atomic_init(&h->workers, 0);
+        h->hold_loads = getenv("FMUD_TEST_HOLD_LOADS") != NULL;
         *ret = h;
         return 0;
 }
@@ -302,6 +303,7 @@ void host_free(struct host *h)
         for (struct hsess *hs = h->sessions; hs; hs = hs->next) {
                 pthread_mutex_lock(&hs->lock);
                 hs->quit = true;
+                atomic_store(&hs->cancel, true);
                 if (hs->m_pub)
                         master_request_stop(hs->m_pub);
                 pthread_cond_signal(&hs->cond);

@@ -133,11 +133,14 @@ struct hsess {
         pthread_cond_t cond;
         struct hcmd *q_head, *q_tail;   /* under lock */
         bool quit;                      /* under lock: host_free() */
+        /* Set by host_free() too: a load in progress stops at its next poll. */
+        atomic_bool cancel;
         struct hstatus st;              /* under lock */
         struct master *m_pub;           /* under lock */
 
         /* Session thread only. */
         struct hcmd *load;              /* the load request, until answered */
+        bool held;                      /* FMUD_TEST_HOLD_LOADS: the load was held once */
         enum host_sandbox sandbox;      /* the session's workers' mode */
         size_t n_allowed;
         char **allowed;                 /* copied at load */
@@ -181,6 +184,12 @@ struct host {
         uint64_t next_id;               /* under lock */
         uint32_t n_sessions;            /* under lock */
         _Atomic uint32_t workers;
+        /*
+         * FMUD_TEST_HOLD_LOADS was set: every load waits at its first
+         * cancellation poll until the host is freed (tests of shutdown
+         * during a load).
+         */
+        bool hold_loads;
 };
 
 /* ---- host.c: replies and the registry ---- */

@@ -347,6 +347,39 @@ static int start(struct hsess *hs, const char *out, char *msg, size_t size, int 
         return r;
 }
 
+static void load_log(struct hsess *hs, int level, const char *message)
+{
+        const struct host_opts *o = &hs->h->opts;
+        char line[HOST_MSG_MAX + 64];
+
+        if (!o->log)
+                return;
+        snprintf(line, sizeof(line), "session %llu: %s", (unsigned long long)hs->id, message);
+        o->log(o->log_ctx, level, line);
+}
+
+/* Wait for host_free() (FMUD_TEST_HOLD_LOADS): a load that cannot end unless cancelled. */
+static void hold(struct hsess *hs)
+{
+        load_log(hs, LOG_INFO, "load held until cancelled (FMUD_TEST_HOLD_LOADS)");
+        pthread_mutex_lock(&hs->lock);
+        while (!hs->quit)
+                pthread_cond_wait(&hs->cond, &hs->lock);
+        pthread_mutex_unlock(&hs->lock);
+}
+
+/* The load's cancellation poll (fmi/cancel.h): called often, from this thread only. */
+static bool load_cancelled(void *ctx)
+{
+        struct hsess *hs = ctx;
+
+        if (hs->h->hold_loads && !hs->held) {
+                hs->held = true;
+                hold(hs);
+        }
+        return atomic_load_explicit(&hs->cancel, memory_order_relaxed);
+}
+
 int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
 {
         struct host *h = hs->h;
@@ -389,8 +422,17 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         sopt.n_allowed_dirs = hs->n_allowed;
         sopt.allowed_dirs = (const char *const *)hs->allowed;
         sopt.fmu.strict = a.strict;
+        sopt.cancel = (struct fmi_cancel){ .fn = load_cancelled, .ctx = hs };
         r = scenario_load(real, &sopt, &o, &diags, &hs->sc);
-        if (r == -EINVAL)
+        /* No worker is started for a load the shutdown no longer wants (hload_free() frees sc). */
+        if (r == 0 && load_cancelled(hs))
+                r = -ECANCELED;
+        if (r == -ECANCELED) {
+                code = PROTO_E_STATE;
+                snprintf(msg, sizeof(msg), "load of '%s' cancelled: the daemon is shutting down",
+                         path);
+                load_log(hs, LOG_INFO, msg);
+        } else if (r == -EINVAL)
                 diag_text(&diags, msg, sizeof(msg));
         else if (r < 0)
                 snprintf(msg, sizeof(msg), "cannot load '%s': %s", path, strerror(-r));

@@ -59,6 +59,7 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req)
                 return;
         }
         hs->id = h->next_id++;
+        atomic_init(&hs->cancel, false);
         hs->state = PROTO_STATE_LOADING;
         hs->st.state = PROTO_STATE_LOADING;
         /* A load that succeeds answers generation 1: requests may name it already. */

@@ -29,6 +29,8 @@ void scenario_opts_default(struct scenario_opts *opts)
         *opts = (struct scenario_opts){
                 .max_xml_bytes = 16u << 20,
                 .max_xml_depth = 64,
+                .max_xml_attributes = 256,
+                .max_xml_elements = 1000000,
                 .max_components = 4096,
                 .max_connections = 65536,
                 .max_columns = 1000000,
@@ -117,6 +119,15 @@ void scenario_free(struct scenario *s)
         free(s);
 }
 
+struct mx sc_mx(struct sc_load *l, const char *file)
+{
+        return (struct mx){ .diags = l->diags, .file = file,
+                            .max_depth = l->opts->max_xml_depth,
+                            .max_attributes = l->opts->max_xml_attributes,
+                            .max_elements = l->opts->max_xml_elements,
+                            .cancel = &l->opts->cancel };
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
         size_t n = strlen(s), k = strlen(suffix);
@@ -172,8 +183,7 @@ static int parse_ssd(struct sc_load *l, char *buf, size_t len)
 {
         int r;
 
-        l->doc.x = (struct mx){ .diags = l->diags, .file = l->label,
-                                .max_depth = l->opts->max_xml_depth };
+        l->doc.x = sc_mx(l, l->label);
         l->has_doc = true;
         r = ssd_read(&l->doc, buf, len);
         free(buf);
@@ -340,6 +350,9 @@ int scenario_load(const char *path, const struct scenario_opts *opts,
         r = load_source(&l);
         if (r == 0)
                 r = passes(&l);
+        /* Once cancelled, whatever failed after it failed for that reason. */
+        if (fmi_cancelled(&opts->cancel))
+                r = -ECANCELED;
         /* Strict: the scenario's own warnings (an .ssp's identical duplicates) refuse it too. */
         if (r == 0 && opts->fmu.strict && diag_promote(diags, from, FMU_STRICT_NOTE))
                 r = -EINVAL;

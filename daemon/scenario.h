@@ -176,12 +176,19 @@ struct scenario_opts {
         struct fmu_limits ssp_limits;   /* limits on a .ssp archive */
         size_t max_xml_bytes;           /* one .ssd or .ssv; default 16 MiB */
         int max_xml_depth;              /* element nesting; default 64 */
+        size_t max_xml_attributes;      /* on one element; default 256 */
+        size_t max_xml_elements;        /* in one .ssd or .ssv; default 1,000,000 */
         size_t max_components;          /* default 4096 */
         size_t max_connections;         /* default 65536 */
         size_t max_columns;             /* default 1,000,000 */
         /* absolute component sources are allowed only below these directories */
         size_t n_allowed_dirs;
         const char *const *allowed_dirs;
+        /*
+         * Polled throughout the load (between FMUs, while parsing, while
+         * unpacking): when it answers true the load stops with -ECANCELED.
+         */
+        struct fmi_cancel cancel;
 };
 
 /* Default limits, no cache dir, no allowed directories. */
@@ -194,7 +201,8 @@ void scenario_opts_default(struct scenario_opts *opts);
  *
  * Returns 0 with *ret set (free with scenario_free()); -EINVAL when the
  * scenario is refused (see diags); -ENOENT/-EACCES/... when path cannot be
- * read; -ENOMEM. Nothing is written outside opts->cache_dir, and nothing
+ * read; -ECANCELED when opts->cancel answered true; -ENOMEM. Nothing is
+ * written outside opts->cache_dir, and nothing
  * is left in it but unpacked FMUs (and FMUs taken out of a .ssp).
  */
 int scenario_load(const char *path, const struct scenario_opts *opts,

@@ -41,12 +41,15 @@ int sc_import(struct sc_load *l, struct scenario_component *c, const char *path,
         int r;
 
         fo.cache_dir = l->opts->cache_dir;
+        fo.md_limits.cancel = l->opts->cancel;
+        if (fmi_cancelled(&l->opts->cancel))
+                return -ECANCELED;
         diag_list_init(&tmp, 0);
         r = fmu_open(path, &fo, &tmp, &c->fmu);
         for (size_t i = 0; i < tmp.n; i++)
                 pass_diag(l, &tmp.v[i], path, label);
         diag_list_fini(&tmp);
-        if (r == -ENOMEM)
+        if (r == -ENOMEM || r == -ECANCELED)
                 goto out_free;
         /* -EBADMSG (not a zip) and -ESTALE come with fmu_open()'s own diagnostic. */
         if (r == -EINVAL || r == -EBADMSG || r == -ESTALE)

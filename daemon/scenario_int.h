@@ -42,6 +42,9 @@ struct sc_load {
         const struct ssd_element **systems;     /* per component: the system holding it */
 };
 
+/* A hostile-XML reader for file with the load's limits and cancellation. */
+struct mx sc_mx(struct sc_load *l, const char *file);
+
 /* Append an error; returns -EINVAL so that callers can 'return sc_err(...)'. */
 __attribute__((format(printf, 5, 6)))
 int sc_err(struct sc_load *l, const char *file, int line, const char *subject,

@@ -207,8 +207,7 @@ static int bind(struct sc_load *l, const struct ssd_element *e, const struct ssd
                 r = sc_source_read(l, b->source, b->line, e->name, &buf, &len, &label);
                 if (r < 0)
                         return r;
-                set.x = (struct mx){ .diags = l->diags, .file = label,
-                                     .max_depth = l->opts->max_xml_depth };
+                set.x = sc_mx(l, label);
                 r = ssv_read(&set, buf, len);
         }
         if (r == 0)

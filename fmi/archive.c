@@ -417,9 +417,9 @@ int fmu_archive_copy(const struct fmu_archive *ar, const char *name, int fd)
 }
 
 int fmu_archive_unpack(const struct fmu_archive *ar, const char *cache_dir, struct diag_list *diags,
-                       char **ret_dir)
+                       const struct fmi_cancel *cancel, char **ret_dir)
 {
-        struct ar_report rep = { .diags = diags, .file = ar->label };
+        struct ar_report rep = { .diags = diags, .file = ar->label, .cancel = cancel };
 
         return cache_unpack(ar, cache_dir, &rep, ret_dir);
 }

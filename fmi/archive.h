@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cancel.h"
 #include "diag.h"
 
 /* Limits on one archive. fmu_limits_default() gives sane defaults. */
@@ -93,9 +94,11 @@ int fmu_archive_copy(const struct fmu_archive *ar, const char *name, int fd);
  * made read-only. Returns 0 with *ret_dir set to the directory's path
  * (caller frees), or -errno; -EBADMSG when an entry's data disagrees with
  * its header, with a diagnostic naming it; -ESTALE when the file changed
- * since fmu_archive_open().
+ * since fmu_archive_open(); -ECANCELED when cancel (may be NULL), polled
+ * between entries and every few MiB, answered true (nothing is left
+ * behind).
  */
 int fmu_archive_unpack(const struct fmu_archive *ar, const char *cache_dir, struct diag_list *diags,
-                       char **ret_dir);
+                       const struct fmi_cancel *cancel, char **ret_dir);
 
 #endif

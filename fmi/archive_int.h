@@ -52,6 +52,7 @@ struct ar_report {
         struct diag_list *diags;
         const char *file;
         size_t errors;
+        const struct fmi_cancel *cancel;        /* polled while unpacking; may be NULL */
 };
 
 /*

@@ -65,16 +65,40 @@ static mode_t file_mode(const char *name)
         return 0444;
 }
 
+/* Polled every CANCEL_POLL bytes written: one entry may be large. */
+#define CANCEL_POLL     (4u << 20)
+
+struct cancel_sink {
+        int fd;
+        const struct fmi_cancel *cancel;
+        size_t since_poll;
+};
+
+static int cancel_sink(void *ctx, const void *buf, size_t len)
+{
+        struct cancel_sink *s = ctx;
+
+        s->since_poll += len;
+        if (s->since_poll >= CANCEL_POLL) {
+                s->since_poll = 0;
+                if (fmi_cancelled(s->cancel))
+                        return -ECANCELED;
+        }
+        return ar_fd_sink(&s->fd, buf, len);
+}
+
 static int write_file(const struct fmu_archive *ar, struct tree *t, const struct ar_entry *e,
                       struct ar_report *rep)
 {
+        struct cancel_sink sink = { .cancel = rep->cancel };
         const char *why = "";
         int fd, r;
 
         fd = tree_create_file(t, e->name);
         if (fd < 0)
                 return fd;
-        r = ar_stream(ar, e, ar_fd_sink, &fd, &why);
+        sink.fd = fd;
+        r = ar_stream(ar, e, cancel_sink, &sink, &why);
         if (r == -EBADMSG)
                 ar_error(rep, e->name, strlen(e->name), "data does not match its header: %s", why);
         if (r == 0 && (fsync(fd) < 0 || fchmod(fd, file_mode(e->name)) < 0))
@@ -91,6 +115,8 @@ static int write_all(const struct fmu_archive *ar, struct tree *t, struct ar_rep
         for (size_t i = 0; i < ar->n; i++) {
                 const struct ar_entry *e = &ar->v[i];
 
+                if (fmi_cancelled(rep->cancel))
+                        return -ECANCELED;
                 r = e->kind == AR_DIR ? tree_create_dir(t, e->name) : write_file(ar, t, e, rep);
                 if (r < 0)
                         return r;

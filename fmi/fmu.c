@@ -134,6 +134,8 @@ int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *di
         int r, bad = 0;
 
         *ret_fmu = NULL;
+        if (fmi_cancelled(&opts->md_limits.cancel))
+                return -ECANCELED;
         r = fmu_archive_open(path, &opts->limits, diags, &ar);
         if (r < 0) {
                 if (opts->strict)
@@ -149,7 +151,7 @@ int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *di
         memcpy(fmu->sha256, fmu_archive_sha256(ar), sizeof(fmu->sha256) - 1);
 
         r = read_description(fmu, ar, opts, diags);
-        if (r == -ENOMEM)
+        if (r == -ENOMEM || r == -ECANCELED)
                 goto out_free;
         bad |= r < 0;
         if (fmu->md) {
@@ -161,7 +163,10 @@ int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *di
         if (opts->strict && diag_promote(diags, from, FMU_STRICT_NOTE))
                 bad = 1;
         if (!bad && opts->cache_dir) {
-                r = fmu_archive_unpack(ar, opts->cache_dir, diags, &fmu->unpacked_dir);
+                r = fmu_archive_unpack(ar, opts->cache_dir, diags, &opts->md_limits.cancel,
+                                       &fmu->unpacked_dir);
+                if (r == -ECANCELED)
+                        goto out_free;
                 if (r < 0) {
                         diag_add(diags, DIAG_ERROR, path, 0, NULL, "cannot unpack into '%s': %s",
                                  opts->cache_dir, strerror(-r));

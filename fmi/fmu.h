@@ -20,7 +20,11 @@
 
 struct fmu_opts {
         struct fmu_limits limits;       /* archive limits */
-        struct md_limits md_limits;     /* modelDescription limits */
+        /*
+         * modelDescription limits; its cancel is polled by the whole
+         * import (parsing, unpacking), which then returns -ECANCELED
+         */
+        struct md_limits md_limits;
         const char *cache_dir;          /* NULL: do not unpack */
         /*
          * Warnings refuse the FMU too: each becomes an error (its message
@@ -54,7 +58,8 @@ struct fmu {
  * Returns 0 when the FMU can run here as a Co-Simulation FMU (with
  * opts->describe: when it is valid, runnable or not); -EINVAL when any
  * problem was found (see diags; warnings alone do not refuse it unless
- * opts->strict); -ENOENT/-EACCES/... when the file
+ * opts->strict); -ECANCELED when opts->md_limits.cancel answered true
+ * (nothing set, nothing left in the cache); -ENOENT/-EACCES/... when the file
  * cannot be read; -ENOMEM. *ret_fmu is set whenever anything could be read
  * (also on -EINVAL, so callers can show the parsed part) and NULL otherwise;
  * free it with fmu_free().

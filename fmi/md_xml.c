@@ -3,10 +3,13 @@
  *
  * DESIGN: xmlCtxtReadMemory() on a private parser context with
  * XML_PARSE_NONET and without NOENT, DTDLOAD, DTDATTR, XINCLUDE or HUGE.
+ * Before it, md_scan.c counts attributes per element and elements in one
+ * linear pass over the bytes (libxml2 would spend quadratic time on a
+ * start tag's attributes before any callback could object).
  * Two SAX callbacks are replaced on that context only: internalSubset (a
  * DOCTYPE stops the parse before its content is read, so no entity is ever
- * declared, let alone expanded) and startElementNs (the depth limit and the
- * start tag's line). libxml2's errors arrive through the context's serror
+ * declared, let alone expanded) and startElementNs (the cancellation poll,
+ * the depth limit and the start tag's line). libxml2's errors arrive through the context's serror
  * callback, never through the process-wide handlers.
  */
 #include "md_xml.h"
@@ -102,6 +105,11 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 
         if (x->refused)
                 return;
+        if (fmi_cancelled(x->cancel)) {
+                x->cancelled = x->refused = true;
+                xmlStopParser(ctxt);
+                return;
+        }
         if (ctxt->nodeNr >= x->max_depth) {
                 refuse(ctxt, line, "elements nested deeper than %d levels; document refused",
                        x->max_depth);
@@ -213,6 +221,9 @@ int mx_read(struct mx *x, const void *buf, size_t len)
                         return -ENOMEM;
                 return -EINVAL;
         }
+        r = mx_prescan(x, buf, len);
+        if (r < 0)
+                return r;
         pthread_once(&mx_once, mx_init);
         ctxt = xmlNewParserCtxt();
         if (!ctxt)
@@ -239,6 +250,8 @@ int mx_read(struct mx *x, const void *buf, size_t len)
         xmlSetGenericErrorFunc(saved_error_ctx, saved_error);
         if (x->nomem || ctxt->errNo == XML_ERR_NO_MEMORY) {
                 r = -ENOMEM;
+        } else if (x->cancelled) {
+                r = -ECANCELED;
         } else if (x->refused) {
                 r = -EINVAL;
         } else if (doc && (doc->intSubset || doc->extSubset)) {

@@ -22,6 +22,7 @@
 
 #include <libxml/tree.h>
 
+#include "cancel.h"
 #include "diag.h"
 
 struct mx {
@@ -29,10 +30,14 @@ struct mx {
         struct diag_list *diags;
         const char *file;
         int max_depth;
+        size_t max_attributes;  /* on one element; 0: no limit */
+        size_t max_elements;    /* in the document; 0: no limit */
+        const struct fmi_cancel *cancel;        /* NULL: never cancelled */
         /* What the document is, for messages ("an SSP document"); NULL: a model description. */
         const char *what;
         const char *encoding_rule;      /* where UTF-8 is required; NULL: FMI 3.0 section 2.4 */
-        bool refused;           /* DOCTYPE or too deep: the parse was stopped */
+        bool refused;           /* DOCTYPE, too deep or too many: the parse was stopped */
+        bool cancelled;         /* x->cancel answered true: the parse was stopped */
         bool nomem;
         int n_xml_errors;       /* libxml2 errors reported as diagnostics */
         int n_xml_warnings;
@@ -42,12 +47,22 @@ struct mx {
 
 /*
  * Parse buf into x->doc. x->diags, x->file and x->max_depth must be set
- * (x->what and x->encoding_rule may be).
+ * (x->what, x->encoding_rule, the counting limits and x->cancel may be).
+ * The counting limits are checked by mx_prescan() before libxml2 runs.
  * Returns 0 with x->doc set; -EINVAL when the document is not well-formed
- * XML or was refused (diagnostics added); -ENOMEM. The caller checks the
- * size limit first. Any thread may call it.
+ * XML or was refused (diagnostics added); -ECANCELED when x->cancel
+ * answered true (no diagnostic); -ENOMEM. The caller checks the size
+ * limit first. Any thread may call it.
  */
 int mx_read(struct mx *x, const void *buf, size_t len);
+
+/*
+ * The counting limits (x->max_attributes, x->max_elements) over the raw
+ * bytes, in one linear pass (md_scan.c). Returns 0; -EINVAL with a
+ * diagnostic naming the limit, the line and the element; -ECANCELED;
+ * -ENOMEM.
+ */
+int mx_prescan(struct mx *x, const void *buf, size_t len);
 
 /* Free the tree and every copied attribute value. */
 void mx_fini(struct mx *x);

@@ -25,6 +25,8 @@ void md_limits_default(struct md_limits *lim)
                 .max_array_elements = 16777216,
                 .max_string_bytes = 16u << 20,
                 .max_depth = 64,
+                .max_attributes = 256,
+                .max_elements = 4000000,
         };
 }
 
@@ -43,6 +45,11 @@ static void limits(const struct md_limits *in, struct md_limits *out)
                 out->max_string_bytes = in->max_string_bytes;
         if (in->max_depth > 0)
                 out->max_depth = in->max_depth;
+        if (in->max_attributes)
+                out->max_attributes = in->max_attributes;
+        if (in->max_elements)
+                out->max_elements = in->max_elements;
+        out->cancel = in->cancel;
 }
 
 /* The version from fmiVersion; 0 (with an error) when not one fmud reads. */
@@ -138,7 +145,9 @@ int md_parse(const void *buf, size_t len, const char *file, const struct md_limi
                                len, c.lim.max_bytes);
                 return -EFBIG;
         }
-        c.x = (struct mx){ .diags = diags, .file = file, .max_depth = c.lim.max_depth };
+        c.x = (struct mx){ .diags = diags, .file = file, .max_depth = c.lim.max_depth,
+                           .max_attributes = c.lim.max_attributes,
+                           .max_elements = c.lim.max_elements, .cancel = &c.lim.cancel };
         r = mx_read(&c.x, buf, len);
         if (r < 0)
                 goto out;

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cancel.h"
 #include "diag.h"
 
 enum md_fmi_version {
@@ -352,6 +353,21 @@ struct md_limits {
         size_t max_array_elements;      /* one start list or dimension product; default 16,777,216 */
         size_t max_string_bytes;        /* one String/Binary start; default 16 MiB */
         int max_depth;                  /* element nesting; default 64 */
+        /*
+         * Attributes on one element; default 256. The most any FMI 3.0
+         * element has is about 20 (<Float64>, <Clock>: FMI 3.0 sections
+         * 2.4.7.4 and 2.4.7.5); the rest is margin for tool-specific ones.
+         */
+        size_t max_attributes;
+        /*
+         * Elements in the document; default 4,000,000. A 500,000-variable
+         * FMI 3.0 description with every variable an output and an initial
+         * unknown has 1,500,000 (in 80 MiB, over the default size cap);
+         * FMI 2.0 adds a type element per variable.
+         */
+        size_t max_elements;
+        /* Not a bound on size but on time: polled while parsing (NULL fn: never). */
+        struct fmi_cancel cancel;
 };
 
 void md_limits_default(struct md_limits *lim);

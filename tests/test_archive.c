@@ -50,7 +50,7 @@ static int load(void)
 
         r = fmu_archive_open(fmu, &lim, &diags, &ar);
         if (r == 0) {
-                r = fmu_archive_unpack(ar, cache, &diags, &out);
+                r = fmu_archive_unpack(ar, cache, &diags, NULL, &out);
                 free(out);
                 fmu_archive_close(ar);
         }
@@ -464,7 +464,7 @@ static void expect_lie_refused(void)
 
         cr_assert(eq(int, fmu_archive_open(fmu, &lim, &diags, &ar), 0));
         cr_assert(eq(int, fmu_archive_read(ar, "resources/lie", 1 << 20, &buf, &len), -EBADMSG));
-        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, &out), -EBADMSG));
+        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, NULL, &out), -EBADMSG));
         cr_assert(eq(ptr, out, NULL));
         fmu_archive_close(ar);
         cr_assert(fx_has_diag(&diags, "'resources/lie'", "does not match its header"));

@@ -93,7 +93,7 @@ Test(archive_twin, accepts_duplicates_with_identical_data_with_a_warning)
         cr_assert(eq(sz, len, 4));
         cr_assert(eq(int, memcmp(data, "same", 4), 0));
         free(data);
-        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, &out), 0));
+        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, NULL, &out), 0));
         path = fx_path(out, "resources/a.txt");
         f = fopen(path, "r");
         cr_assert(ne(ptr, f, NULL));

@@ -169,7 +169,7 @@ Test(unpack, unpacks_into_the_hash_directory_with_read_only_modes)
 
         write_good();
         ar = open_good();
-        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, &out), 0));
+        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, NULL, &out), 0));
         want = fx_path(cache, fmu_archive_sha256(ar));
         cr_assert(eq(str, out, want));
         expect_dir(out, ".");
@@ -194,14 +194,14 @@ Test(unpack, second_unpack_reuses_the_directory)
 
         write_good();
         ar = open_good();
-        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, &out1), 0));
+        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, NULL, &out1), 0));
         fmu_archive_close(ar);
         md = fx_path(out1, "modelDescription.xml");
         cr_assert(eq(int, stat(out1, &a), 0));
         cr_assert(eq(int, stat(md, &fa), 0));
 
         ar = open_good();
-        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, &out2), 0));
+        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, NULL, &out2), 0));
         fmu_archive_close(ar);
         cr_assert(eq(str, out1, out2));
         cr_assert(eq(int, stat(out2, &b), 0));
@@ -275,7 +275,7 @@ Test(unpack, accepts_data_descriptors_as_libarchive_writes_them)
 
         cr_assert(eq(int, fx_write_raw(fmu, v, 3, false), 0));
         ar = open_good();
-        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, &out), 0));
+        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, NULL, &out), 0));
         expect_file(out, "binaries/x86_64-linux/m.so", SO_BYTES, 0555);
         free(out);
         fmu_archive_close(ar);
@@ -293,7 +293,7 @@ Test(unpack, refuses_an_archive_changed_after_open)
         cr_assert(ne(ptr, f, NULL));
         fputc('x', f);
         fclose(f);
-        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, &out), -ESTALE));
+        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, NULL, &out), -ESTALE));
         cr_assert(fx_has_diag(&diags, "good.fmu", "changed since it was opened"));
         cr_assert(eq(int, fx_count_dir(cache), 0));
         fmu_archive_close(ar);
@@ -310,7 +310,7 @@ static int unpack_in_child(int go_fd)
                 return 2;
         r = fmu_archive_open(fmu, NULL, NULL, &ar);
         if (r == 0)
-                r = fmu_archive_unpack(ar, cache, NULL, &out);
+                r = fmu_archive_unpack(ar, cache, NULL, NULL, &out);
         fmu_archive_close(ar);
         free(out);
         return r == 0 ? 0 : 1;
