@@ -3,8 +3,9 @@
  * entities, over the size or depth limits, or not UTF-8; .ssp archives
  * with escaping entries, no SystemStructure.ssd, or a broken FMU inside;
  * component sources that leave the scenario's folder by "..", by a link,
- * by an absolute path or by a URI scheme. Each is refused with a message
- * and nothing is written outside the cache.
+ * by an absolute path or by a URI scheme; attribute and element bombs.
+ * Each is refused with a message and nothing is written outside the cache.
+ * A load cancelled at any of its polls leaves nothing behind either.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "archive_fixture.h"
+#include "support/tmpdir.h"
 #include "test_scenario_fixture.h"
 
 static struct sx x;
@@ -384,4 +386,85 @@ Test(scenario_hostile, an_ssp_over_the_entry_limit_is_refused, .init = setup, .f
         refused(p, "many.ssp", "3 entries, over the limit of 2");
         free(ssd);
         free(p);
+}
+
+Test(scenario_hostile, an_attribute_bomb_is_refused_before_parsing, .init = setup,
+     .fini = teardown)
+{
+        size_t cap = 3u << 20, len;
+        char *doc = malloc(cap);
+
+        cr_assert(doc != NULL);
+        len = (size_t)sprintf(doc, HEAD SSD_OPEN "<ssd:System name=\"s\"");
+        for (int i = 0; i < 120000; i++)
+                len += (size_t)sprintf(doc + len, " attribute%d=\"1\"", i);
+        sprintf(doc + len, "/>\n" SSD_CLOSE);
+        cr_assert(gt(sz, strlen(doc), (size_t)2 << 20));
+        sx_write(x.dir, "SystemStructure.ssd", doc);
+        /* Only the pre-scan names this limit: libxml2 never saw the tag. */
+        refused(NULL, "SystemStructure.ssd:3", "element <ssd:System> has more than 256 "
+                "attributes, the limit of attributes per element");
+        free(doc);
+}
+
+Test(scenario_hostile, an_element_bomb_is_refused_before_parsing, .init = setup,
+     .fini = teardown)
+{
+        size_t n = 1000001, len;
+        char *doc = malloc(n * 4 + 4096);
+
+        cr_assert(doc != NULL);
+        len = (size_t)sprintf(doc, HEAD SSD_OPEN "<ssd:System name=\"s\">\n<ssd:Annotations>\n");
+        for (size_t i = 0; i < n; i++, len += 4)
+                memcpy(doc + len, "<a/>", 4);
+        sprintf(doc + len, "\n</ssd:Annotations></ssd:System>\n" SSD_CLOSE);
+        sx_write(x.dir, "SystemStructure.ssd", doc);
+        refused(NULL, "SystemStructure.ssd:5", "more than 1000000 elements, the limit of "
+                "elements in a document, at <a>");
+        free(doc);
+}
+
+struct countdown {
+        int polls, cancel_at;           /* 0: never */
+};
+
+static bool cancel_at(void *ctx)
+{
+        struct countdown *c = ctx;
+
+        return ++c->polls == c->cancel_at || (c->cancel_at && c->polls > c->cancel_at);
+}
+
+Test(scenario_hostile, a_load_cancelled_at_any_poll_leaves_nothing_behind, .init = setup,
+     .fini = teardown)
+{
+        struct countdown cd = { 0 };
+        char *ssd = one_component("resources/MsdMass1.fmu");
+        int total, at[4];
+
+        sx_write(x.dir, "SystemStructure.ssd", ssd);
+        free(ssd);
+        x.opts.cancel = (struct fmi_cancel){ .fn = cancel_at, .ctx = &cd };
+        /* A first load counts the polls, unpacking included. */
+        cr_assert(eq(int, sx_load(&x, NULL, NULL), 0));
+        total = cd.polls;
+        cr_assert(gt(int, total, 10), "the load polled %d times", total);
+        scenario_free(x.s);
+        x.s = NULL;
+        at[0] = 1;
+        at[1] = 2;
+        at[2] = total / 2;
+        at[3] = total;
+        for (size_t i = 0; i < 4; i++) {
+                /* An empty cache each time: the FMU is unpacked again. */
+                tmpdir_free(x.cache);
+                x.cache = tmpdir_new("fmud-scn-cache");
+                cr_assert(x.cache != NULL);
+                x.opts.cache_dir = x.cache;
+                cd = (struct countdown){ .cancel_at = at[i] };
+                cr_assert(eq(int, sx_load(&x, NULL, NULL), -ECANCELED), "cancelled at poll %d",
+                          at[i]);
+                cr_assert(eq(ptr, x.s, NULL));
+                cr_assert(sx_clean(&x));
+        }
 }
