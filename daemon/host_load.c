@@ -9,7 +9,9 @@
  * unpacking a large FMU must not hold up other clients. The path is
  * resolved again there (realpath()) and checked again (host_paths.c), and
  * that resolved path is what is loaded, so a symlink swapped in between
- * is caught.
+ * is caught. The load polls hs->cancel (fmi/cancel.h: at each element of
+ * a document, between archive entries and FMUs), which host_free() sets:
+ * a shutdown joins this thread, so no phase of a load may outlast it.
  */
 #include "daemon/host_int.h"
 #include "daemon/input_csv.h"
