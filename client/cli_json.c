@@ -164,6 +164,8 @@ struct json_object *cli_json_session_status(const struct proto_session_status *s
         json_object_object_add(o, "workerMoves", json_object_new_uint64(s->worker_moves));
         json_object_object_add(o, "realTimeFactor", cli_json_double(s->real_time_factor));
         json_object_object_add(o, "warp", cli_json_double(s->warp));
+        json_object_object_add(o, "lagS", cli_json_double(s->lag_s));
+        json_object_object_add(o, "lagMaxS", cli_json_double(s->lag_max_s));
         json_object_object_add(o, "message", cli_json_str(s->message));
         json_object_object_add(o, "recorder", cli_json_str(s->recorder));
         json_object_object_add(o, "rowsRecorded", json_object_new_uint64(s->rows_recorded));

@@ -203,6 +203,8 @@ static void summary(const struct run_cmd *a, const struct proto_session_status *
                (unsigned long long)s->events, s->time, st ? st : "unknown");
         printf("wall time     %.3f s, real-time factor %.4gx\n", f->wall_s,
                f->wall_s > 0 ? (s->time - s->start) / f->wall_s : 0.0);
+        if (s->warp > 0)
+                printf("pacing        warp %g, worst lag %.3g s\n", s->warp, s->lag_max_s);
         printf("master        %llu steps chained, %llu worker moves\n",
                (unsigned long long)s->chained_steps, (unsigned long long)s->worker_moves);
 }

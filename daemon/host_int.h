@@ -80,6 +80,7 @@ struct hstatus {
         uint64_t points, extra_points, events;
         uint64_t chained, moves;        /* master_stats' */
         double rtf, warp;
+        double lag_s, lag_max_s;        /* master_stats' */
         char message[HOST_MSG_MAX];
         const char *recorder;           /* static: rec_backend_name(); NULL: no results file */
         uint64_t rows, dropped;

@@ -135,6 +135,8 @@ void hstatus_refresh(struct hsess *hs, bool force)
         hs->st.chained = ms.chained;
         hs->st.moves = ms.moves;
         hs->st.rtf = ms.rtf;
+        hs->st.lag_s = ms.lag_s;
+        hs->st.lag_max_s = ms.lag_max_s;
         if (hs->rec) {
                 struct rec_stats rs;
 
@@ -189,7 +191,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
                 .state = st->state, .time = st->time, .start = st->start, .stop = st->stop,
                 .step = st->step, .points = st->points, .extra_points = st->extra_points,
                 .events = st->events, .chained_steps = st->chained, .worker_moves = st->moves,
-                .real_time_factor = st->rtf,
+                .real_time_factor = st->rtf, .lag_s = st->lag_s, .lag_max_s = st->lag_max_s,
                 .warp = st->warp, .message = str(st->message), .recorder = str(st->recorder),
                 .rows_recorded = st->rows, .rows_dropped = st->dropped,
                 .sandbox = str(sandbox_name(hs->sandbox)),

@@ -105,6 +105,8 @@ static const struct field status_fields[] = {
         FIELD("workerMoves", FT_U64, 0, struct proto_session_status, worker_moves),
         FIELD("realTimeFactor", FT_F64, FF_REQ, struct proto_session_status, real_time_factor),
         FIELD("warp", FT_F64, 0, struct proto_session_status, warp),
+        FIELD("lagS", FT_F64, 0, struct proto_session_status, lag_s),
+        FIELD("lagMaxS", FT_F64, 0, struct proto_session_status, lag_max_s),
         FIELD("message", FT_STR, 0, struct proto_session_status, message),
         FIELD("recorder", FT_STR, 0, struct proto_session_status, recorder),
         FIELD("rowsRecorded", FT_U64, 0, struct proto_session_status, rows_recorded),

@@ -357,6 +357,7 @@ struct proto_session_status {
         uint64_t chained_steps;                 /* steps posted behind the one in flight */
         uint64_t worker_moves;                  /* heavy workers moved off a shared cpu */
         double real_time_factor, warp;
+        double lag_s, lag_max_s;                /* paced: how late the last point was; the worst */
         struct proto_str message;               /* the fault, or why it ended */
         struct proto_str recorder;              /* the results backend; empty: no results file */
         uint64_t rows_recorded, rows_dropped;   /* rows in the results file; rows lost (paced) */

@@ -99,6 +99,7 @@ Test(fmuctl_daemon, session_verbs_with_json_and_exit_codes, .init = setup, .fini
         cr_assert(json_object_get_double(key(o, "time")) == 0.0);
         cr_assert(json_object_get_uint64(key(o, "points")) == 0);
         (void) key(o, "realTimeFactor");
+        cr_assert(json_object_get_double(key(o, "lagMaxS")) == 0.0);
         json_object_put(o);
 
         /* Refused: one line on stderr naming the command, exit code 1. */

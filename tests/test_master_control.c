@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "daemon/master_pace.h"
 #include "test_master_sys.h"
@@ -183,5 +184,29 @@ Test(master_control, a_paced_run_gives_the_same_rows)
         cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
         cr_assert(msys_same_rows(&ref, &x), "pacing changed the results");
         msys_fini(&ref);
+        msys_fini(&x);
+}
+
+/*
+ * The real-time factor is simulated over wall time of the whole run: the
+ * time between two stepping calls of a running session counts, so a host
+ * busy elsewhere does not read as fast.
+ */
+Test(master_control, the_real_time_factor_counts_the_time_between_stepping_calls)
+{
+        struct timespec nap = { 0, 200000000 };
+        struct master_stats ms;
+        struct msys x;
+
+        load(&x, NULL);
+        cr_assert(eq(int, master_step(x.m, 1), MASTER_RUNNING));
+        while (nanosleep(&nap, &nap) < 0 && errno == EINTR)
+                ;
+        cr_assert(eq(int, master_step(x.m, 1), MASTER_RUNNING));
+        master_get_stats(x.m, &ms);
+        cr_assert(eq(dbl, ms.sim_time, 0.02));
+        cr_assert(ms.wall_s >= 0.2, "wall %g s", ms.wall_s);
+        cr_assert(ms.rtf > 0 && ms.rtf <= ms.sim_time / 0.2, "rtf %g over %g s simulated",
+                  ms.rtf, ms.sim_time);
         msys_fini(&x);
 }

@@ -110,6 +110,7 @@ static void status_fixture(struct proto_session_status *s, struct proto_inst_sta
                 .session = 3, .generation = 2, .name = S("loop"), .state = PROTO_STATE_PAUSED,
                 .time = 4.5, .start = 0, .stop = 10, .step = 0.001, .points = 4500,
                 .extra_points = 7, .events = 9, .real_time_factor = 1.02, .warp = 1,
+                .lag_s = 0.25, .lag_max_s = 0.5,
                 .message = S(""), .recorder = S("io_uring"), .rows_recorded = 4508,
                 .rows_dropped = 3, .sandbox = S("strict"),
                 .n_insts = 2, .insts = in,
@@ -130,6 +131,7 @@ Test(proto_results, session_status_round_trips)
         cr_assert(b.session == 3 && b.generation == 2 && str_eq(b.name, "loop"));
         cr_assert(b.state == PROTO_STATE_PAUSED && b.time == 4.5 && b.points == 4500);
         cr_assert(b.stop == 10 && b.step == 0.001 && b.real_time_factor == 1.02 && b.warp == 1);
+        cr_assert(b.lag_s == 0.25 && b.lag_max_s == 0.5);
         cr_assert(str_eq(b.sandbox, "strict") && b.message.len == 0);
         cr_assert(b.extra_points == 7 && b.events == 9 && str_eq(b.recorder, "io_uring") &&
                   b.rows_recorded == 4508 && b.rows_dropped == 3);

@@ -9,11 +9,16 @@
  *                       terminateSimulation = true
  *   spin                iterations of busy arithmetic per step, so a step
  *                       costs a known amount of CPU time
+ *   sleep_at, sleep_ms  the first step starting at t >= sleep_at sleeps
+ *                       sleep_ms milliseconds, once: a stall of known length
  *
  * Value references: time 0, u 1, x 2, steps 3, fail_at 4, stop_at 5,
- * spin 6.
+ * spin 6, sleep_at 7, sleep_ms 8.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include <errno.h>
+#include <time.h>
 
 #include "model.h"
 
@@ -24,6 +29,9 @@ struct model_data {
         double fail_at;
         double stop_at;
         int32_t spin;
+        double sleep_at;
+        int32_t sleep_ms;
+        bool slept;
 };
 
 static const struct var vars[] = {
@@ -34,6 +42,8 @@ static const struct var vars[] = {
         VAR_SCALAR(4, "fail_at", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, fail_at),
         VAR_SCALAR(5, "stop_at", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, stop_at),
         VAR_SCALAR(6, "spin", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, spin),
+        VAR_SCALAR(7, "sleep_at", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, sleep_at),
+        VAR_SCALAR(8, "sleep_ms", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, sleep_ms),
 };
 
 static void start(struct inst *inst)
@@ -44,6 +54,9 @@ static void start(struct inst *inst)
         d->fail_at = 1e300;
         d->stop_at = 1e300;
         d->spin = 0;
+        d->sleep_at = 1e300;
+        d->sleep_ms = 0;
+        d->slept = false;
 }
 
 static int calculate(struct inst *inst)
@@ -78,6 +91,13 @@ static int do_step(struct inst *inst, struct step *step)
         }
         if (d->spin > 0)
                 (void) busy(d->spin);
+        if (!d->slept && d->sleep_ms > 0 && step->t >= d->sleep_at) {
+                struct timespec ts = { d->sleep_ms / 1000, (long)(d->sleep_ms % 1000) * 1000000L };
+
+                d->slept = true;
+                while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                        ;
+        }
         d->x += d->u * step->h;
         d->steps++;
         step->terminate = step->t + step->h >= d->stop_at;
