@@ -157,6 +157,7 @@ struct json_object *cli_json_session_status(const struct proto_session_status *s
         json_object_object_add(o, "start", cli_json_double(s->start));
         json_object_object_add(o, "stop", cli_json_double(s->stop));
         json_object_object_add(o, "step", cli_json_double(s->step));
+        json_object_object_add(o, "budget", cli_json_double(s->budget));
         json_object_object_add(o, "points", json_object_new_uint64(s->points));
         json_object_object_add(o, "extraPoints", json_object_new_uint64(s->extra_points));
         json_object_object_add(o, "events", json_object_new_uint64(s->events));

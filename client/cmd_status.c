@@ -3,6 +3,7 @@
  * the sandbox layers of each worker; without SESSION the daemon's own.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -61,6 +62,10 @@ static void print_session(const struct proto_session_status *s)
         printf("%-12s t = %.9g (%g .. %g, h = %g), %llu points (%llu extra), %llu events\n",
                "time", s->time, s->start, s->stop, s->step, (unsigned long long)s->points,
                (unsigned long long)s->extra_points, (unsigned long long)s->events);
+        if (isinf(s->budget))
+                printf("%-12s none\n", "budget");
+        else if (s->budget > 0)
+                printf("%-12s %g s per coupled step\n", "budget", s->budget);
         if (s->recorder.len)
                 printf("%-12s %llu rows (%.*s), %llu dropped\n", "results",
                        (unsigned long long)s->rows_recorded, (int)s->recorder.len,

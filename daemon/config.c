@@ -25,6 +25,7 @@ enum key_type {
         KEY_U32,
         KEY_U64,
         KEY_SECONDS,            /* a non-negative finite number */
+        KEY_BUDGET,             /* seconds > 0; 0, inf or infinity: none (INFINITY) */
         KEY_SANDBOX,
         KEY_VIOLATION,
         KEY_LOG_LEVEL,
@@ -57,7 +58,7 @@ static const struct key keys[] = {
         K("sandbox", "mode", KEY_SANDBOX, sandbox),
         K("sandbox", "on_violation", KEY_VIOLATION, on_violation),
         K("sandbox", "user", KEY_STR, sandbox_user),
-        K("master", "default_budget", KEY_SECONDS, default_budget),
+        K("master", "default_budget", KEY_BUDGET, default_budget),
         K("log", "level", KEY_LOG_LEVEL, log_level),
 };
 #undef K
@@ -74,6 +75,7 @@ void config_init(struct fmud_config *c)
                 .sandbox = CONFIG_SANDBOX_STRICT,
                 .on_violation = CONFIG_VIOLATION_ERRNO,
                 .log_level = 6,
+                .default_budget = NAN,
         };
 }
 
@@ -164,6 +166,20 @@ static int parse_seconds(const char *s, double *ret)
         if (errno || end == s || *end || !isfinite(v) || v < 0)
                 return -EINVAL;
         *ret = v;
+        return 0;
+}
+
+/* A step budget: seconds > 0, or none (0, inf, infinity in any case: INFINITY). */
+static int parse_budget(const char *s, double *ret)
+{
+        if (!strcasecmp(s, "inf") || !strcasecmp(s, "infinity")) {
+                *ret = INFINITY;
+                return 0;
+        }
+        if (parse_seconds(s, ret) < 0)
+                return -EINVAL;
+        if (*ret == 0)
+                *ret = INFINITY;
         return 0;
 }
 
@@ -267,6 +283,14 @@ static int set_key(struct fmud_config *c, const struct key *k, const char *v, co
         case KEY_SECONDS:
                 if (parse_seconds(v, &d) < 0) {
                         *why = "must be a non-negative number of seconds";
+                        return -EINVAL;
+                }
+                *(double *)field = d;
+                return 0;
+        case KEY_BUDGET:
+                if (parse_budget(v, &d) < 0) {
+                        *why = "must be a non-negative number of seconds, or inf (0 and inf: "
+                               "no budget)";
                         return -EINVAL;
                 }
                 *(double *)field = d;

@@ -52,7 +52,11 @@ struct fmud_config {
         enum config_violation on_violation;
         char *sandbox_user;             /* NULL: none */
         /* [master] */
-        double default_budget;          /* seconds; 0: none */
+        /*
+         * Seconds per coupled step for scenarios that set none; INFINITY:
+         * none (the file's 0 or inf); NAN: not set (the scenario default).
+         */
+        double default_budget;
         /* [log] */
         int log_level;                  /* syslog level: 3 err ... 7 debug */
         /* derived by config_finish() */

@@ -15,6 +15,7 @@
  * directories we created removed, exit 0.
  */
 #include <errno.h>
+#include <math.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -77,6 +78,12 @@ static bool same(const char *a, const char *b)
         return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
+/* Two default budgets alike (NAN: not set, alike too). */
+static bool same_budget(double a, double b)
+{
+        return (isnan(a) && isnan(b)) || a == b;
+}
+
 static void reload(void *ctx, struct control *c)
 {
         struct daemon *d = ctx;
@@ -124,7 +131,7 @@ static void reload(void *ctx, struct control *c)
             !same(n.worker, d->cfg.worker) || n.sandbox != d->cfg.sandbox ||
             n.memory != d->cfg.memory || n.cpu_seconds != d->cfg.cpu_seconds ||
             n.max_sessions != d->cfg.max_sessions || n.call_timeout != d->cfg.call_timeout ||
-            n.default_budget != d->cfg.default_budget)
+            !same_budget(n.default_budget, d->cfg.default_budget))
                 log_warn("reload: changed paths, limits, sandbox or budgets take effect at the "
                          "next restart");
         config_fini(&n);
@@ -202,7 +209,7 @@ static int start_host(struct daemon *d, struct control *c)
                 o.worker_uid = pw.pw_uid;
                 o.worker_gid = pw.pw_gid;
         }
-        o.default_budget_s = cfg->default_budget;
+        o.default_budget_s = isnan(cfg->default_budget) ? 0 : cfg->default_budget;
         o.call_timeout_ns = (uint64_t)(cfg->call_timeout * 1e9);
         if (cfg->max_sessions)
                 o.max_sessions = cfg->max_sessions;

@@ -82,7 +82,12 @@ struct host_opts {
         /* A root daemon's workers run as these; 0: user "fmud", else nobody. */
         uid_t worker_uid;
         gid_t worker_gid;
-        double default_budget_s;        /* step budget when the scenario has none; 0: none */
+        /*
+         * The step budget of a scenario that sets none and is given none:
+         * 0 (not set): the scenario default (SCENARIO_DEFAULT_BUDGET);
+         * INFINITY: no budget; else seconds.
+         */
+        double default_budget_s;
         uint64_t call_timeout_ns;       /* deadline of an FMI call; 0: default */
         uint32_t max_sessions;          /* 0: 64 */
         /* Bytes of one reply; a bigger one is refused PROTO_E_TOO_LARGE. 0: PROTO_MAX_MSG. */

@@ -77,6 +77,7 @@ struct hstatus {
         uint64_t generation;
         char *name;
         double time, start, stop, step;
+        double budget;                  /* the effective step budget; INFINITY: none */
         uint64_t points, extra_points, events;
         uint64_t chained, moves;        /* master_stats' */
         double rtf, warp;

@@ -440,7 +440,10 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                 snprintf(msg, sizeof(msg), "cannot load '%s': %s", path, strerror(-r));
         if (r < 0)
                 goto out_reply;
-        /* The daemon's default budget where neither the scenario nor the load named one. */
+        /*
+         * The daemon's default budget where neither the scenario nor the
+         * load named one (INFINITY: none; 0: not set, the scenario's default).
+         */
         if (!hs->sc->experiment.budget_given && h->opts.default_budget_s > 0)
                 hs->sc->experiment.budget = h->opts.default_budget_s;
         hs->warp = hs->sc->experiment.warp;

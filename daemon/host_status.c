@@ -109,6 +109,7 @@ int hstatus_init(struct hsess *hs)
                 hs->st.start = sc->experiment.start;
                 hs->st.stop = sc->experiment.stop;
                 hs->st.step = sc->experiment.step;
+                hs->st.budget = sc->experiment.budget;
                 hs->st.time = sc->experiment.start;
                 hs->st.warp = hs->warp;
         }
@@ -189,7 +190,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
         struct proto_session_status r = {
                 .session = hs->id, .generation = st->generation, .name = str(st->name),
                 .state = st->state, .time = st->time, .start = st->start, .stop = st->stop,
-                .step = st->step, .points = st->points, .extra_points = st->extra_points,
+                .step = st->step, .budget = st->budget, .points = st->points, .extra_points = st->extra_points,
                 .events = st->events, .chained_steps = st->chained, .worker_moves = st->moves,
                 .real_time_factor = st->rtf, .lag_s = st->lag_s, .lag_max_s = st->lag_max_s,
                 .warp = st->warp, .message = str(st->message), .recorder = str(st->recorder),

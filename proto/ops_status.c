@@ -98,6 +98,7 @@ static const struct field status_fields[] = {
         FIELD("start", FT_F64, 0, struct proto_session_status, start),
         FIELD("stop", FT_F64, 0, struct proto_session_status, stop),
         FIELD("step", FT_F64, 0, struct proto_session_status, step),
+        FIELD("budget", FT_F64, FF_NOTNAN, struct proto_session_status, budget),
         FIELD("points", FT_U64, FF_REQ, struct proto_session_status, points),
         FIELD("extraPoints", FT_U64, 0, struct proto_session_status, extra_points),
         FIELD("events", FT_U64, 0, struct proto_session_status, events),

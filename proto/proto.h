@@ -351,6 +351,7 @@ struct proto_session_status {
         struct proto_str name;
         enum proto_state state;
         double time, start, stop, step;
+        double budget;                          /* seconds per coupled step; INFINITY: none */
         uint64_t points;
         uint64_t extra_points;                  /* of points: extra (early return, time event) */
         uint64_t events;                        /* Event Modes run */

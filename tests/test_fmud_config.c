@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,4 +286,34 @@ Test(fmud_config, version_and_help)
         cr_assert(run_capture(argv2, &r) == 0);
         cr_assert(r.exit_code == 0 && strstr(r.out, "--ready-fd"));
         run_result_fini(&r);
+}
+
+/* default_budget: not set (NAN) apart from every value; 0 and inf both mean none. */
+Test(fmud_config, default_budget_not_set_none_and_seconds, .init = setup, .fini = teardown)
+{
+        static const struct { const char *text; double want; } cases[] = {
+                { "[master]\ndefault_budget = 0\n", INFINITY },
+                { "[master]\ndefault_budget = inf\n", INFINITY },
+                { "[master]\ndefault_budget = Infinity\n", INFINITY },
+                { "[master]\ndefault_budget = 0.25\n", 0.25 },
+                { "[master]\ndefault_budget = 10\n", 10 },
+        };
+        struct fmud_config c;
+        char err[512] = "";
+
+        config_init(&c);
+        cr_assert(isnan(c.default_budget), "not set reads %g", c.default_budget);
+        cr_assert(load_text(&c, "[master]\n", err, sizeof(err)) == 0, "%s", err);
+        cr_assert(isnan(c.default_budget), "not set reads %g", c.default_budget);
+        config_fini(&c);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                config_init(&c);
+                cr_assert(load_text(&c, cases[i].text, err, sizeof(err)) == 0, "%s", err);
+                cr_assert(c.default_budget == cases[i].want, "%s: %g", cases[i].text,
+                          c.default_budget);
+                config_fini(&c);
+        }
+        expect_refused("[master]\ndefault_budget = -1\n", "fmud.conf:2", "no budget");
+        expect_refused("[master]\ndefault_budget = nan\n", "fmud.conf:2", "no budget");
+        expect_refused("[master]\ndefault_budget = -inf\n", "fmud.conf:2", "no budget");
 }
