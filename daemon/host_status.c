@@ -3,6 +3,11 @@
  * snapshot (struct hstatus) that the session thread refreshes after each
  * command and, while running, at most every STATUS_PERIOD_NS, and that
  * the control thread encodes without waiting for the session thread.
+ * While running, time and points are the master's live ones
+ * (master_live()), not the snapshot's: the session thread refreshes the
+ * snapshot only between stepping calls of many points, and while a step
+ * hangs that would show the point the call began at, not the one the
+ * session is at.
  *
  * DESIGN: the snapshot is written and read under hs->lock, held only to
  * copy numbers in (session thread) or to encode one reply (control
@@ -163,13 +168,23 @@ void hstatus_refresh(struct hsess *hs, bool force)
                 d->step_us_max = (double)is->ns_max / 1e3;
                 d->service_us_mean = inst_service_stats(inst, &steps, &ns) == 0 && steps ?
                                      (double)ns / (double)steps / 1e3 : 0;
+                /* The instance's own text names the cause (inst_fault.c); errno only without one. */
                 if (f)
-                        snprintf(d->fault, sizeof(d->fault), "%s: %s", strerror(-f),
-                                 inst_message(inst));
+                        snprintf(d->fault, sizeof(d->fault), "%s",
+                                 inst_message(inst)[0] ? inst_message(inst) : strerror(-f));
                 else
                         d->fault[0] = '\0';
         }
         pthread_mutex_unlock(&hs->lock);
+}
+
+/* Under hs->lock: the time and points to report (live while running). */
+static void live(struct hsess *hs, double *time, uint64_t *points)
+{
+        *time = hs->st.time;
+        *points = hs->st.points;
+        if (hs->m_pub && hs->st.state == PROTO_STATE_RUNNING)
+                master_live(hs->m_pub, time, points);
 }
 
 static struct proto_str str(const char *s)
@@ -185,12 +200,17 @@ static const char *sandbox_name(enum host_sandbox s)
 void hstatus_encode(struct hsess *hs, struct pw *w)
 {
         const struct hstatus *st = &hs->st;
+        double time;
+        uint64_t points;
         struct proto_inst_status *v = calloc(st->n_insts ? st->n_insts : 1, sizeof(*v));
         struct proto_layer *lv = calloc(st->n_insts * SANDBOX_LAYER_COUNT + 1, sizeof(*lv));
-        struct proto_session_status r = {
+        struct proto_session_status r;
+
+        live(hs, &time, &points);
+        r = (struct proto_session_status){
                 .session = hs->id, .generation = st->generation, .name = str(st->name),
-                .state = st->state, .time = st->time, .start = st->start, .stop = st->stop,
-                .step = st->step, .budget = st->budget, .points = st->points, .extra_points = st->extra_points,
+                .state = st->state, .time = time, .start = st->start, .stop = st->stop,
+                .step = st->step, .budget = st->budget, .points = points, .extra_points = st->extra_points,
                 .events = st->events, .chained_steps = st->chained, .worker_moves = st->moves,
                 .real_time_factor = st->rtf, .lag_s = st->lag_s, .lag_max_s = st->lag_max_s,
                 .warp = st->warp, .message = str(st->message), .recorder = str(st->recorder),
@@ -223,11 +243,15 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
 
 void hstatus_brief(struct hsess *hs, struct proto_session_brief *ret, char **ret_name)
 {
+        double time;
+        uint64_t points;
+
         pthread_mutex_lock(&hs->lock);
+        live(hs, &time, &points);
         *ret_name = strdup(hs->st.name ? hs->st.name : "");
         *ret = (struct proto_session_brief){
                 .session = hs->id, .generation = hs->st.generation,
-                .name = str(*ret_name), .state = hs->st.state, .time = hs->st.time,
+                .name = str(*ret_name), .state = hs->st.state, .time = time,
         };
         pthread_mutex_unlock(&hs->lock);
 }

@@ -220,6 +220,7 @@ int master_new(struct session *s, const struct master_opts *opts, struct master 
                 session_set_iu(s, miu_callback, m);
                 m->pt = 0;
                 m->t_cur = m->t0;
+                master_note_point(m);
                 m->at_grid = true;
                 m->t_next = master_grid(m, 1);
                 r = first_outputs(m);
@@ -413,6 +414,18 @@ int master_set_warp(struct master *m, double w)
 const char *master_message(const struct master *m)
 {
         return m->msg;
+}
+
+void master_note_point(struct master *m)
+{
+        atomic_store_explicit(&m->live_t_bits, dbl_bits(m->t_cur), memory_order_relaxed);
+        atomic_store_explicit(&m->live_points, m->points, memory_order_relaxed);
+}
+
+void master_live(const struct master *m, double *time, uint64_t *points)
+{
+        *time = bits_dbl(atomic_load_explicit(&m->live_t_bits, memory_order_relaxed));
+        *points = atomic_load_explicit(&m->live_points, memory_order_relaxed);
 }
 
 double master_time(const struct master *m)

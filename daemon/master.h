@@ -240,6 +240,11 @@ void master_request_stop(struct master *m);
 int master_set_warp(struct master *m, double w);
 /* Any thread. */
 enum master_state master_state(const struct master *m);
+/*
+ * Any thread: the point the master is at and the points done, as of the
+ * last point completed; while a step hangs, the point it started from.
+ */
+void master_live(const struct master *m, double *time, uint64_t *points);
 const char *master_state_name(enum master_state s);
 
 /* Master thread (or no stepping call running). */

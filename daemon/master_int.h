@@ -205,6 +205,8 @@ struct master {
         _Atomic unsigned requests;      /* MASTER_REQ_*: any thread sets, master clears */
         _Atomic uint64_t warp_bits;     /* the warp as double bits: any thread */
         _Atomic int state;              /* enum master_state: master writes, any thread reads */
+        /* t_cur (as double bits) and points: master writes at every point, any thread reads. */
+        _Atomic uint64_t live_t_bits, live_points;
 
         struct session *s;
         const struct scenario *sc;
@@ -415,5 +417,8 @@ void miu_callback(void *ctx, size_t comp, struct inst *inst, const struct inst_i
                   bool *ret_early_return, double *ret_time);
 /* Get the output derivatives of every instance that provides them and was stepped. */
 int miu_refresh_derivatives(struct master *m);
+
+/* master.c: publish t_cur and points for master_live() (after every change to them). */
+void master_note_point(struct master *m);
 
 #endif

@@ -48,6 +48,7 @@ static int move(struct master *m, double t_prev)
         }
         m->points++;
         m->t_cur = t_new;
+        master_note_point(m);
         if (m->extra_run > max_extra(m)) {
                 m->fault = -ELOOP;
                 return master_err(m, -ELOOP, "more than %llu extra points (early returns or time "

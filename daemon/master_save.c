@@ -262,6 +262,7 @@ int master_restore(struct master *m, const struct master_saved *s)
         m->zero_meets = s->zero_meets;
         m->extra_run = s->extra_run;
         m->points = s->points;
+        master_note_point(m);
         m->extra_points = s->extra_points;
         m->events = s->events;
         m->restores = s->restores;
