@@ -70,6 +70,9 @@ static void print_session(const struct proto_session_status *s)
                 printf("%-12s %llu rows (%.*s), %llu dropped\n", "results",
                        (unsigned long long)s->rows_recorded, (int)s->recorder.len,
                        s->recorder.ptr, (unsigned long long)s->rows_dropped);
+        if (s->samples_dropped)
+                printf("%-12s %llu samples dropped (a subscriber did not keep up)\n", "samples",
+                       (unsigned long long)s->samples_dropped);
         printf("%-12s real-time factor %.4gx, warp %g", "speed", s->real_time_factor, s->warp);
         if (s->warp > 0)
                 printf(", lag %.3g s (worst %.3g s)", s->lag_s, s->lag_max_s);

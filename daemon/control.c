@@ -18,6 +18,7 @@
 #include "control_int.h"
 #include "control_log.h"
 #include "daemon/notify.h"
+#include "daemon/pub_drops.h"
 
 #define SERVE_BATCH     64      /* messages per socket per turn, so no socket starves another */
 
@@ -76,11 +77,12 @@ void control_complete(void *ctx, uint64_t token, void *buf, size_t len)
         cq_push_reply(&c->q, token, buf, len);
 }
 
-void control_publish(void *ctx, const char *topic, void *body, size_t len)
+void control_publish(void *ctx, const char *topic, void *body, size_t len,
+                     struct pub_drops *drops)
 {
         struct control *c = ctx;
 
-        cq_push_pub(&c->q, topic, body, len);
+        cq_push_pub(&c->q, topic, body, len, drops);
 }
 
 int control_reload_keys(struct control *c, const char *path, char *err, size_t errlen)
@@ -90,15 +92,37 @@ int control_reload_keys(struct control *c, const char *path, char *err, size_t e
         return zap_reload(c->zap, path, err, errlen);
 }
 
+/*
+ * The publishing sockets are XPUB with ZMQ_XPUB_NODROP (control_sock.c):
+ * never blocking, a send that would pass a matching subscriber's
+ * ZMQ_SNDHWM fails with EAGAIN instead of vanishing, so the loss is
+ * known: counted in the subscription's drops (the session flags its next
+ * sample) and logged as it doubles. The subscribe messages an XPUB hands
+ * up are read and discarded here (ZMQ keeps its own table of them).
+ */
 static void publish(struct control *c, const struct cq_item *it)
 {
+        bool lost = false;
+        char sub[256];
+
         for (int i = 0; i < CTL_MAX_SOCKS; i++) {
                 if (!c->pub[i])
                         continue;
-                /* PUB never blocks: past ZMQ_SNDHWM a slow subscriber loses messages. */
                 if (zmq_send(c->pub[i], it->topic, strlen(it->topic), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
-                        continue;
-                zmq_send(c->pub[i], it->buf, it->len, ZMQ_DONTWAIT);
+                        lost = true;
+                else
+                        zmq_send(c->pub[i], it->buf, it->len, ZMQ_DONTWAIT);
+                while (zmq_recv(c->pub[i], sub, sizeof(sub), ZMQ_DONTWAIT) >= 0)
+                        ;
+        }
+        if (!lost)
+                return;
+        pub_drops_add(it->drops);
+        c->pub_lost++;
+        if (c->pub_lost >= 2 * c->pub_lost_logged) {
+                log_warn("'%s': a subscriber does not keep up; %llu messages not sent so far",
+                         it->topic, (unsigned long long)c->pub_lost);
+                c->pub_lost_logged = c->pub_lost;
         }
 }
 

@@ -52,7 +52,9 @@ void control_set_host(struct control *c, struct host *h);
 void control_set_reload(struct control *c, control_reload_fn *fn, void *ctx);
 /* host_opts.complete / .publish with ctx = the struct control. Any thread. */
 void control_complete(void *ctx, uint64_t token, void *buf, size_t len);
-void control_publish(void *ctx, const char *topic, void *body, size_t len);
+struct pub_drops;
+void control_publish(void *ctx, const char *topic, void *body, size_t len,
+                     struct pub_drops *drops);
 
 /*
  * Serve until SIGTERM, SIGINT or a shutdown request. sigfd is a signalfd

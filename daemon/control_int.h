@@ -22,7 +22,7 @@
 #define CTL_SOCK_TCP    1
 #define CTL_MAX_SOCKS   2
 #define CTL_MAX_PUBS    4096    /* publications queued for the PUB sockets */
-#define CTL_PUB_HWM     10000   /* messages queued per subscriber before PUB drops */
+#define CTL_PUB_HWM     10000   /* messages queued per subscriber before a send is refused */
 #define CTL_LINGER_MS   1000    /* to deliver the last replies on close */
 #define CTL_MAX_PATHS   8
 
@@ -41,6 +41,7 @@ struct control {
         struct timespec started;
         bool stop;
         uint64_t dropped_logged;
+        uint64_t pub_lost, pub_lost_logged;     /* sends a full subscriber refused */
         /* Files and directories to remove on the way out. */
         char *sock_files[CTL_MAX_PATHS];
         char *made_dirs[CTL_MAX_PATHS];

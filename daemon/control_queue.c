@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "control_log.h"
+#include "pub_drops.h"
 
 static void list_init(struct cq_list *l)
 {
@@ -61,6 +62,7 @@ void cq_item_free(struct cq_item *it)
 {
         if (!it)
                 return;
+        pub_drops_unref(it->drops);
         free(it->topic);
         free(it->buf);
         free(it);
@@ -95,7 +97,8 @@ void cq_push_reply(struct ctl_queue *q, uint64_t token, void *buf, size_t len)
         wake(q);
 }
 
-void cq_push_pub(struct ctl_queue *q, const char *topic, void *body, size_t len)
+void cq_push_pub(struct ctl_queue *q, const char *topic, void *body, size_t len,
+                 struct pub_drops *drops)
 {
         struct cq_item *it = NULL;
         bool full;
@@ -118,10 +121,13 @@ void cq_push_pub(struct ctl_queue *q, const char *topic, void *body, size_t len)
                         q->dropped++;
                         pthread_mutex_unlock(&q->lock);
                 }
+                pub_drops_add(drops);
+                pub_drops_unref(drops);
                 free(body);
                 return;
         }
         /* Producers race between the check and the append: max_pubs is a soft bound. */
+        it->drops = drops;
         it->buf = body;
         it->len = len;
         pthread_mutex_lock(&q->lock);

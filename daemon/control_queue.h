@@ -24,6 +24,7 @@ struct cq_item {
         struct cq_item *next;
         uint64_t token;         /* replies */
         char *topic;            /* publications */
+        struct pub_drops *drops;        /* a reference (publications of a subscription) */
         void *buf;
         size_t len;
 };
@@ -45,10 +46,14 @@ int cq_init(struct ctl_queue *q, size_t max_pubs);
 void cq_fini(struct ctl_queue *q);      /* frees what is still queued */
 /* Take buf (free()). On out of memory the reply is lost and logged. */
 void cq_push_reply(struct ctl_queue *q, uint64_t token, void *buf, size_t len);
-/* Take body (free()); topic is copied. Dropped when max_pubs are queued. */
-void cq_push_pub(struct ctl_queue *q, const char *topic, void *body, size_t len);
+/*
+ * Take body (free()) and the reference to drops (may be NULL); topic is
+ * copied. Dropped, and counted in drops, when max_pubs are queued.
+ */
+void cq_push_pub(struct ctl_queue *q, const char *topic, void *body, size_t len,
+                 struct pub_drops *drops);
 /* Move everything queued into the caller's lists (FIFO); returns the drop count so far. */
 uint64_t cq_take(struct ctl_queue *q, struct cq_item **ret_replies, struct cq_item **ret_pubs);
-void cq_item_free(struct cq_item *it);
+void cq_item_free(struct cq_item *it);       /* drops its reference to drops too */
 
 #endif

@@ -215,7 +215,11 @@ static void *new_socket(struct control *c, int type)
                 /* Off: a reply to a client that went away is dropped, never an error. */
                 zmq_setsockopt(s, ZMQ_ROUTER_MANDATORY, &mandatory, sizeof(mandatory));
         } else {
+                int nodrop = 1;
+
                 zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));
+                /* A full subscriber refuses the send (control.c publish()), never silently. */
+                zmq_setsockopt(s, ZMQ_XPUB_NODROP, &nodrop, sizeof(nodrop));
         }
         return s;
 }
@@ -246,7 +250,7 @@ int ctl_bind_all(struct control *c, char *err, size_t errlen)
 
                         if (!ep)
                                 continue;
-                        s = new_socket(c, k == 0 ? ZMQ_ROUTER : ZMQ_PUB);
+                        s = new_socket(c, k == 0 ? ZMQ_ROUTER : ZMQ_XPUB);
                         if (!s)
                                 return zerr(err, errlen, "zmq_socket", ep);
                         if (k == 0)

@@ -60,8 +60,15 @@ struct host;
 
 /* A reply to request token: one encoded msgpack reply (proto_reply_*); the callee takes buf (free()). */
 typedef void host_complete_fn(void *ctx, uint64_t token, void *buf, size_t len);
-/* A PUB message: topic and one encoded body; the callee takes body (free()). */
-typedef void host_publish_fn(void *ctx, const char *topic, void *body, size_t len);
+/*
+ * A PUB message: topic and one encoded body; the callee takes body
+ * (free()) and a reference to drops (pub_drops.h; NULL for events): when
+ * the message is lost on its way (a full queue, a subscriber that does not
+ * keep up) it counts it there, and it drops the reference in any case.
+ */
+struct pub_drops;
+typedef void host_publish_fn(void *ctx, const char *topic, void *body, size_t len,
+                             struct pub_drops *drops);
 /* A line for the daemon's log at a syslog level (LOG_WARNING, ...); any session thread. */
 typedef void host_log_fn(void *ctx, int level, const char *message);
 

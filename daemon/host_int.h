@@ -85,6 +85,7 @@ struct hstatus {
         char message[HOST_MSG_MAX];
         const char *recorder;           /* static: rec_backend_name(); NULL: no results file */
         uint64_t rows, dropped;
+        uint64_t samples_dropped;       /* subscriptions' samples lost on the way */
         size_t n_insts;
         struct hinst_status *insts;
 };
@@ -107,6 +108,8 @@ struct hsub {
         char topic[48];
         uint64_t decimation, seen;
         bool named;                     /* the first sample carries names */
+        struct pub_drops *drops;        /* its samples lost on the way (a reference) */
+        uint64_t drops_seen;            /* drops when the last sample was built */
         size_t n_items;
         struct hsub_item {
                 char *name;
@@ -161,6 +164,7 @@ struct hsess {
         double warp;
         struct hsub *subs[HOST_MAX_SUBS];
         uint64_t next_sub;
+        uint64_t samples_dropped;       /* of subscriptions removed since */
         struct hsnapshot *snaps[HOST_MAX_SNAPSHOTS];
         uint64_t next_snap;
         uint64_t status_ns;             /* when st was last refreshed */
@@ -288,6 +292,8 @@ void hsub_sink(void *ctx, const struct master_row *row);
 void hsub_subscribe(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 void hsub_free_all(struct hsess *hs);
+/* Samples of the session's subscriptions lost on the way so far (those removed too). */
+uint64_t hsub_dropped(const struct hsess *hs);
 /* Publish a state change on "events". */
 void hsub_event(struct hsess *hs, const char *message);
 

@@ -156,6 +156,7 @@ void hstatus_refresh(struct hsess *hs, bool force)
                 hs->st.dropped = hs->rec_final.dropped;
         }
         hs->st.warp = hs->warp;
+        hs->st.samples_dropped = hsub_dropped(hs);
         for (size_t i = 0; i < hs->st.n_insts && i < ms.n_insts; i++) {
                 const struct master_inst_stats *is = &ms.insts[i];
                 struct hinst_status *d = &hs->st.insts[i];
@@ -215,6 +216,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
                 .real_time_factor = st->rtf, .lag_s = st->lag_s, .lag_max_s = st->lag_max_s,
                 .warp = st->warp, .message = str(st->message), .recorder = str(st->recorder),
                 .rows_recorded = st->rows, .rows_dropped = st->dropped,
+                .samples_dropped = st->samples_dropped,
                 .sandbox = str(sandbox_name(hs->sandbox)),
                 .n_insts = v && lv ? (uint32_t)st->n_insts : 0, .insts = v,
         };

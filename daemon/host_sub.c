@@ -12,11 +12,16 @@
  * are the communication points' rows (intermediate update rows are not
  * published), every decimation-th of them; the first sample of a
  * subscription carries the names. opts.publish is non-blocking by
- * contract, so the master never waits on a subscriber.
+ * contract, so the master never waits on a subscriber. A sample lost
+ * on the way (the control thread's queue full, a subscriber that does
+ * not keep up) is counted in its subscription's drops (pub_drops.h),
+ * which every sample handed over holds a reference to; the next sample
+ * built after the count grew carries PROTO_SAMPLE_DROPPED.
  *
  * Threads: session thread only.
  */
 #include "daemon/host_int.h"
+#include "daemon/pub_drops.h"
 #include "daemon/row_rec.h"
 
 #include <errno.h>
@@ -88,20 +93,26 @@ static void publish(struct hsess *hs, struct hsub *sub, const struct master_row 
                 .session = hs->id, .generation = hs->generation, .time = row->time,
                 .point = row->point, .flags = row->flags, .n = (uint32_t)sub->n_items,
         };
+        uint64_t lost = pub_drops_get(sub->drops);
         struct pw w;
         void *buf;
         size_t len;
 
+        if (lost > sub->drops_seen)
+                s.flags |= PROTO_SAMPLE_DROPPED;
         if (!sub->named) {
                 names = calloc(sub->n_items ? sub->n_items : 1, sizeof(*names));
-                if (!names)
+                if (!names) {
+                        pub_drops_add(sub->drops);
                         return;
+                }
                 for (size_t i = 0; i < sub->n_items; i++)
                         names[i] = (struct proto_str){ sub->items[i].name,
                                                        (uint32_t)strlen(sub->items[i].name) };
                 s.names = names;
         }
         if (pw_init(&w) < 0) {
+                pub_drops_add(sub->drops);
                 free(names);
                 return;
         }
@@ -112,10 +123,14 @@ static void publish(struct hsess *hs, struct hsub *sub, const struct master_row 
         buf = pw_take(&w, &len);
         pw_fini(&w);
         free(names);
-        if (!buf)
+        if (!buf) {
+                pub_drops_add(sub->drops);
                 return;
+        }
         sub->named = true;
-        hs->h->opts.publish(hs->h->opts.publish_ctx, sub->topic, buf, len);
+        sub->drops_seen = lost;
+        hs->h->opts.publish(hs->h->opts.publish_ctx, sub->topic, buf, len,
+                            pub_drops_ref(sub->drops));
 }
 
 void hsub_sink(void *ctx, const struct master_row *row)
@@ -143,7 +158,18 @@ static void sub_free(struct hsub *sub)
         for (size_t i = 0; i < sub->n_items; i++)
                 free(sub->items[i].name);
         free(sub->items);
+        pub_drops_unref(sub->drops);
         free(sub);
+}
+
+uint64_t hsub_dropped(const struct hsess *hs)
+{
+        uint64_t n = hs->samples_dropped;
+
+        for (size_t i = 0; i < HOST_MAX_SUBS; i++)
+                if (hs->subs[i])
+                        n += pub_drops_get(hs->subs[i]->drops);
+        return n;
 }
 
 void hsub_free_all(struct hsess *hs)
@@ -241,6 +267,10 @@ void hsub_subscribe(struct hsess *hs, const struct hcmd *c, const struct pv *arg
                 if (!hs->subs[i])
                         slot = i;
         sub = slot < HOST_MAX_SUBS ? calloc(1, sizeof(*sub)) : NULL;
+        if (sub && !(sub->drops = pub_drops_new())) {
+                free(sub);
+                sub = NULL;
+        }
         if (!sub) {
                 code = slot < HOST_MAX_SUBS ? PROTO_E_INTERNAL : PROTO_E_LIMIT;
                 snprintf(msg, sizeof(msg), slot < HOST_MAX_SUBS ? "out of memory" :
@@ -284,6 +314,7 @@ void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *a
                 if (!sub || strlen(sub->topic) != a.topic.len ||
                     memcmp(sub->topic, a.topic.ptr, a.topic.len))
                         continue;
+                hs->samples_dropped += pub_drops_get(sub->drops);
                 sub_free(sub);
                 hs->subs[i] = NULL;
                 if (pw_init(&w) < 0)
@@ -317,5 +348,5 @@ void hsub_event(struct hsess *hs, const char *message)
         buf = pw_take(&w, &len);
         pw_fini(&w);
         if (buf)
-                hs->h->opts.publish(hs->h->opts.publish_ctx, "events", buf, len);
+                hs->h->opts.publish(hs->h->opts.publish_ctx, "events", buf, len, NULL);
 }

@@ -112,6 +112,7 @@ static const struct field status_fields[] = {
         FIELD("recorder", FT_STR, 0, struct proto_session_status, recorder),
         FIELD("rowsRecorded", FT_U64, 0, struct proto_session_status, rows_recorded),
         FIELD("rowsDropped", FT_U64, 0, struct proto_session_status, rows_dropped),
+        FIELD("samplesDropped", FT_U64, 0, struct proto_session_status, samples_dropped),
         FIELD("sandbox", FT_STR, 0, struct proto_session_status, sandbox),
         FIELD_EXT("instances"),
 };

@@ -362,6 +362,7 @@ struct proto_session_status {
         struct proto_str message;               /* the fault, or why it ended */
         struct proto_str recorder;              /* the results backend; empty: no results file */
         uint64_t rows_recorded, rows_dropped;   /* rows in the results file; rows lost (paced) */
+        uint64_t samples_dropped;               /* subscriptions' samples lost on the way */
         struct proto_str sandbox;               /* "strict", "basic", "off" */
         uint32_t n_insts;
         const struct proto_inst_status *insts;

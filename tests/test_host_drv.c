@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "daemon/pub_drops.h"
 #include "support/tmpdir.h"
 
 static void on_complete(void *ctx, uint64_t token, void *buf, size_t len)
@@ -25,10 +26,12 @@ static void on_complete(void *ctx, uint64_t token, void *buf, size_t len)
         pthread_mutex_unlock(&d->lock);
 }
 
-static void on_publish(void *ctx, const char *topic, void *body, size_t len)
+static void on_publish(void *ctx, const char *topic, void *body, size_t len,
+                       struct pub_drops *drops)
 {
         struct hdrv *d = ctx;
 
+        pub_drops_unref(drops);         /* every message is kept: nothing is lost here */
         pthread_mutex_lock(&d->lock);
         if (d->n_pubs == d->pub_cap) {
                 size_t cap = d->pub_cap ? 2 * d->pub_cap : 256;
