@@ -55,6 +55,7 @@ static const struct key keys[] = {
         K("limits", "memory", KEY_SIZE, memory),
         K("limits", "cpu_seconds", KEY_U64, cpu_seconds),
         K("limits", "call_timeout", KEY_SECONDS, call_timeout),
+        K("limits", "transient_grace", KEY_SECONDS, transient_grace),
         K("sandbox", "mode", KEY_SANDBOX, sandbox),
         K("sandbox", "on_violation", KEY_VIOLATION, on_violation),
         K("sandbox", "user", KEY_STR, sandbox_user),
@@ -67,11 +68,14 @@ static const struct key keys[] = {
 #define CONFIG_MAX_ALLOW        256
 #define CONFIG_MIN_MESSAGE      1024u
 #define CONFIG_MAX_MESSAGE      (1ull << 30)
+#define CONFIG_MIN_GRACE        0.1     /* seconds: a lease shorter would outrun a busy client */
+#define CONFIG_MAX_GRACE        86400.0
 
 void config_init(struct fmud_config *c)
 {
         *c = (struct fmud_config){
                 .max_message = 16u << 20,
+                .transient_grace = 10,
                 .sandbox = CONFIG_SANDBOX_STRICT,
                 .on_violation = CONFIG_VIOLATION_ERRNO,
                 .log_level = 6,
@@ -283,6 +287,10 @@ static int set_key(struct fmud_config *c, const struct key *k, const char *v, co
         case KEY_SECONDS:
                 if (parse_seconds(v, &d) < 0) {
                         *why = "must be a non-negative number of seconds";
+                        return -EINVAL;
+                }
+                if (field == &c->transient_grace && (d < CONFIG_MIN_GRACE || d > CONFIG_MAX_GRACE)) {
+                        *why = "must lie between 0.1 and 86400 seconds";
                         return -EINVAL;
                 }
                 *(double *)field = d;

@@ -47,6 +47,7 @@ struct fmud_config {
         uint64_t memory;                /* bytes per worker; 0: default */
         uint64_t cpu_seconds;           /* per worker; 0: none */
         double call_timeout;            /* seconds; 0: default */
+        double transient_grace;         /* seconds a transient session outlives its owner's silence */
         /* [sandbox] */
         enum config_sandbox sandbox;
         enum config_violation on_violation;

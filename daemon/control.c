@@ -17,6 +17,7 @@
 
 #include "control_int.h"
 #include "control_log.h"
+#include "daemon/host.h"
 #include "daemon/notify.h"
 #include "daemon/pub_drops.h"
 
@@ -225,6 +226,14 @@ int control_run(struct control *c, int sigfd, int ready_fd)
                                   (next_wd.tv_nsec - now.tv_nsec) / 1000000 + 1;
                         if (timeout < 1)
                                 timeout = 1;
+                }
+                if (c->host) {
+                        /* Only while a session is transient: an idle daemon sleeps. */
+                        long lease = host_lease_check(c->host,
+                                                      (uint64_t)(c->cfg->transient_grace * 1e9));
+
+                        if (lease >= 0 && (timeout < 0 || lease < timeout))
+                                timeout = lease;
                 }
                 if (zmq_poll(items, n, timeout) < 0) {
                         if (zmq_errno() == EINTR)

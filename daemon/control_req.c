@@ -157,8 +157,22 @@ static void do_shutdown(struct control *c, const struct ctl_peer *p, const struc
         c->stop = true;
 }
 
-static void to_host(struct control *c, const struct ctl_peer *p, const struct proto_req *req)
+/* How a transient session names its owner: the socket, a CURVE key, the routing id. */
+static void owner_label(const struct ctl_peer *p, const char *user, char *buf, size_t size)
 {
+        int n = snprintf(buf, size, "%s%s%s 0x", p->sock == CTL_SOCK_TCP ? "tcp" : "ipc",
+                         user && *user ? " " : "", user && *user ? user : "");
+
+        for (size_t i = 0; n > 0 && (size_t)n + 2 < size && i < p->id_len; i++, n += 2)
+                snprintf(buf + n, size - (size_t)n, "%02x", p->id[i]);
+}
+
+static void to_host(struct control *c, const struct ctl_peer *p, const struct proto_req *req,
+                    const char *user)
+{
+        char label[HOST_PEER_LABEL_MAX];
+        struct host_peer hp = { .sock = p->sock, .id = p->id, .id_len = p->id_len,
+                                .label = label };
         uint64_t token;
 
         if (!c->host) {
@@ -170,7 +184,10 @@ static void to_host(struct control *c, const struct ctl_peer *p, const struct pr
                 refuse(c, p, req->id, PROTO_E_LIMIT, "too many requests in flight");
                 return;
         }
-        host_request(c->host, token, req);
+        label[0] = '\0';
+        if (req->op == PROTO_OP_LOAD)
+                owner_label(p, user, label, sizeof(label));
+        host_request_from(c->host, token, req, &hp);
 }
 
 /* The id of a map that has one, for the error reply to a request we could not take. */
@@ -182,7 +199,8 @@ static uint64_t salvage_id(const struct pv *root)
         return id && pv_u64(id, &v) == 0 ? v : 0;
 }
 
-static void dispatch(struct control *c, const struct ctl_peer *p, const void *body, size_t len)
+static void dispatch(struct control *c, const struct ctl_peer *p, const void *body, size_t len,
+                     const char *user)
 {
         char err[256];
         struct pv_doc doc = { 0 };
@@ -220,10 +238,10 @@ static void dispatch(struct control *c, const struct ctl_peer *p, const void *bo
                 else if (t.session == 0)
                         do_daemon_status(c, p, req.id);
                 else
-                        to_host(c, p, &req);
+                        to_host(c, p, &req, user);
                 break;
         default:
-                to_host(c, p, &req);
+                to_host(c, p, &req, user);
                 break;
         }
 out:
@@ -267,6 +285,10 @@ void ctl_serve(struct control *c, int sock)
         memcpy(p.id, zmq_msg_data(&f[0]), p.id_len);
         if (n == 3 && zmq_msg_size(&f[1]) == 0 && !extra)
                 p.delim = true;
+        /* Whatever it says, the connection is alive: its transient sessions' leases start again. */
+        if (c->host)
+                host_renew(c->host, &(struct host_peer){ .sock = p.sock, .id = p.id,
+                                                         .id_len = p.id_len });
         /* A refusal carries the id of the last frame when it reads as a request's. */
         if (n < 2 || extra || (n == 3 && !p.delim)) {
                 refuse(c, &p, n < 2 ? 0 : proto_req_id_raw(zmq_msg_data(&f[n - 1]),
@@ -280,7 +302,9 @@ void ctl_serve(struct control *c, int sock)
                        PROTO_E_BAD_REQUEST, "message above max_message");
                 goto out;
         }
-        dispatch(c, &p, zmq_msg_data(&f[n - 1]), zmq_msg_size(&f[n - 1]));
+        /* The CURVE client's key as ZAP admitted it; NULL on ipc. */
+        dispatch(c, &p, zmq_msg_data(&f[n - 1]), zmq_msg_size(&f[n - 1]),
+                 zmq_msg_gets(&f[n - 1], "User-Id"));
 out:
         for (int i = 0; i < n; i++)
                 zmq_msg_close(&f[i]);

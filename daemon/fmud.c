@@ -131,6 +131,7 @@ static void reload(void *ctx, struct control *c)
             !same(n.worker, d->cfg.worker) || n.sandbox != d->cfg.sandbox ||
             n.memory != d->cfg.memory || n.cpu_seconds != d->cfg.cpu_seconds ||
             n.max_sessions != d->cfg.max_sessions || n.call_timeout != d->cfg.call_timeout ||
+            n.transient_grace != d->cfg.transient_grace ||
             !same_budget(n.default_budget, d->cfg.default_budget))
                 log_warn("reload: changed paths, limits, sandbox or budgets take effect at the "
                          "next restart");

@@ -188,6 +188,8 @@ void host_retire(struct host *h, struct hsess *hs)
                 if (*p == hs) {
                         *p = hs->next;
                         h->n_sessions--;
+                        if (hs->transient)
+                                atomic_fetch_sub(&h->n_transient, 1);
                         break;
                 }
         hs->next = h->zombies;
@@ -291,6 +293,7 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
         h->next_id = 1;
         atomic_init(&h->workers, 0);
         h->hold_loads = getenv("FMUD_TEST_HOLD_LOADS") != NULL;
+        atomic_init(&h->n_transient, 0);
         *ret = h;
         return 0;
 }

@@ -124,6 +124,34 @@ void host_free(struct host *h);
  */
 void host_request(struct host *h, uint64_t token, const struct proto_req *req);
 
+/*
+ * Transient sessions (a load with transient = true) are leased to the
+ * connection that loaded them: host_request_from() records peer as the
+ * owner, host_renew() is called for every request a connection sends, and
+ * host_lease_check() stops and unloads (with a log line) each transient
+ * session whose owner has sent nothing for grace_ns. A session still
+ * loading is not expired (its owner waits for the load's reply).
+ */
+struct host_peer {
+        uint8_t sock;                   /* which of the daemon's sockets */
+        const void *id;                 /* the connection's routing id */
+        size_t id_len;                  /* <= HOST_PEER_ID_MAX */
+        const char *label;              /* how list, status and the log name it */
+};
+#define HOST_PEER_ID_MAX        255
+#define HOST_PEER_LABEL_MAX     96
+
+/* host_request() for a request from peer (NULL: none; a transient load is then refused). */
+void host_request_from(struct host *h, uint64_t token, const struct proto_req *req,
+                       const struct host_peer *peer);
+/* A request came from peer: its transient sessions' leases start again. Cheap without any. */
+void host_renew(struct host *h, const struct host_peer *peer);
+/*
+ * Expire the leases older than grace_ns. Returns the milliseconds until
+ * the next lease could run out (>= 1), or -1 when no session is transient.
+ */
+long host_lease_check(struct host *h, uint64_t grace_ns);
+
 /* For the daemon's status: sessions and live workers now. */
 void host_counts(struct host *h, uint32_t *ret_sessions, uint32_t *ret_workers);
 

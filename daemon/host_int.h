@@ -12,6 +12,7 @@
  *   host_status.c   the status snapshot, status and list replies
  *   host_sub.c      the master's sink: results file and subscriptions
  *   host_snap.c     snapshot and restore
+ *   host_lease.c    transient sessions' leases (control thread)
  *
  * Threads and what protects what:
  * - The control thread (host_request(), host_counts(), host_set_allowed(),
@@ -177,6 +178,14 @@ struct hsess {
         double goal_t;
         struct hsetv *setv;             /* values set since their instance's last step */
         uint32_t n_workers;             /* counted in h->workers */
+
+        /* A transient session's lease (host_lease.c); set at load, then read-only... */
+        bool transient;
+        uint8_t owner_sock, owner_len;
+        uint8_t owner_id[HOST_PEER_ID_MAX];
+        char owner[HOST_PEER_LABEL_MAX];
+        uint64_t renewed_ns;            /* ...but this: under h->lock */
+        bool expired;                   /* under lock (hs->lock), with quit */
 };
 
 struct host {
@@ -196,6 +205,7 @@ struct host {
          * during a load).
          */
         bool hold_loads;
+        _Atomic uint32_t n_transient;   /* transient sessions in sessions */
 };
 
 /* ---- host.c: replies and the registry ---- */
@@ -256,6 +266,10 @@ void hstatus_refresh(struct hsess *hs, bool force);
 /* Caller thread: encode the session's status / brief under hs->lock. */
 void hstatus_encode(struct hsess *hs, struct pw *w);
 void hstatus_brief(struct hsess *hs, struct proto_session_brief *ret, char **ret_name);
+
+/* ---- host_lease.c ---- */
+/* Make hs (not yet in the registry) transient, owned by p; -1 without a usable p. */
+int hlease_own(struct hsess *hs, const struct host_peer *p);
 
 /* ---- host_values.c (session thread) ---- */
 void hvalues_get(struct hsess *hs, const struct hcmd *c, const struct pv *args);

@@ -13,7 +13,8 @@
 
 /* ---- Requests ---------------------------------------------------------------- */
 
-static void do_load(struct host *h, uint64_t token, const struct proto_req *req)
+static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
+                    const struct host_peer *peer)
 {
         enum host_sandbox sandbox;
         struct proto_load a;
@@ -51,6 +52,11 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req)
                 code = PROTO_E_INTERNAL;
                 snprintf(err, sizeof(err), "out of memory");
         }
+        if (code < 0 && a.transient && hlease_own(hs, peer) < 0) {
+                code = PROTO_E_INVALID;
+                snprintf(err, sizeof(err), "transient: this request came from no connection "
+                         "that could hold the lease");
+        }
         if (code >= 0) {
                 pthread_mutex_unlock(&h->lock);
                 if (hs)
@@ -74,6 +80,8 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req)
         hs->next = h->sessions;
         h->sessions = hs;
         h->n_sessions++;
+        if (hs->transient)
+                atomic_fetch_add(&h->n_transient, 1);
         pthread_mutex_unlock(&h->lock);
 }
 
@@ -266,10 +274,16 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
 
 void host_request(struct host *h, uint64_t token, const struct proto_req *req)
 {
+        host_request_from(h, token, req, NULL);
+}
+
+void host_request_from(struct host *h, uint64_t token, const struct proto_req *req,
+                       const struct host_peer *peer)
+{
         host_join_zombies(h);
         switch (req->op) {
         case PROTO_OP_LOAD:
-                do_load(h, token, req);
+                do_load(h, token, req, peer);
                 break;
         case PROTO_OP_LIST:
                 do_list(h, token, req);

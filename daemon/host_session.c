@@ -522,12 +522,16 @@ void *hsess_main(void *arg)
                 c = pop(hs, hs->state != PROTO_STATE_RUNNING || master_state(hs->m) == MASTER_STOPPED,
                         &quit);
                 if (quit) {
+                        /* hs->expired was set with quit, under the lock pop() took. */
+                        const char *why = hs->expired ? "the session's lease ran out (transient)" :
+                                                        "the daemon is shutting down";
+
                         if (c)
                                 host_reply_error(hs->h, c->token, c->id, PROTO_E_STATE,
-                                                 "session %llu is shutting down",
-                                                 (unsigned long long)hs->id);
+                                                 "session %llu is shutting down: %s",
+                                                 (unsigned long long)hs->id, why);
                         hcmd_free(c);
-                        drain(hs, PROTO_E_STATE, "the daemon is shutting down");
+                        drain(hs, PROTO_E_STATE, why);
                         unload(hs, NULL);
                         return NULL;
                 }

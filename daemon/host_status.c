@@ -218,6 +218,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
                 .rows_recorded = st->rows, .rows_dropped = st->dropped,
                 .samples_dropped = st->samples_dropped,
                 .sandbox = str(sandbox_name(hs->sandbox)),
+                .transient = hs->transient, .owner = str(hs->transient ? hs->owner : NULL),
                 .n_insts = v && lv ? (uint32_t)st->n_insts : 0, .insts = v,
         };
 
@@ -254,6 +255,7 @@ void hstatus_brief(struct hsess *hs, struct proto_session_brief *ret, char **ret
         *ret = (struct proto_session_brief){
                 .session = hs->id, .generation = hs->st.generation,
                 .name = str(*ret_name), .state = hs->st.state, .time = time,
+                .transient = hs->transient, .owner = str(hs->transient ? hs->owner : NULL),
         };
         pthread_mutex_unlock(&hs->lock);
 }

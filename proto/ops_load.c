@@ -29,6 +29,7 @@ static const struct field load_fields[] = {
         FIELD("sandbox", FT_STR, FF_NAME | FF_OMIT, struct proto_load, sandbox),
         FIELD("strict", FT_BOOL, FF_OMIT, struct proto_load, strict),
         FIELD("rollbackOnFault", FT_BOOL, FF_OMIT, struct proto_load, rollback_on_fault),
+        FIELD("transient", FT_BOOL, FF_OMIT, struct proto_load, transient),
         FIELD_EXT("multirate"),
         FIELD_EXT("starts"),
         FIELD_EXT("record"),

@@ -24,6 +24,8 @@ static const struct field brief_fields[] = {
         FIELD("name", FT_STR, 0, struct proto_session_brief, name),
         FIELD("state", FT_STATE, FF_REQ, struct proto_session_brief, state),
         FIELD("time", FT_F64, FF_REQ, struct proto_session_brief, time),
+        FIELD("transient", FT_BOOL, FF_OMIT, struct proto_session_brief, transient),
+        FIELD("owner", FT_STR, FF_OMIT, struct proto_session_brief, owner),
 };
 
 void proto_list_result_encode(struct pw *w, const struct proto_list_result *r)
@@ -114,6 +116,8 @@ static const struct field status_fields[] = {
         FIELD("rowsDropped", FT_U64, 0, struct proto_session_status, rows_dropped),
         FIELD("samplesDropped", FT_U64, 0, struct proto_session_status, samples_dropped),
         FIELD("sandbox", FT_STR, 0, struct proto_session_status, sandbox),
+        FIELD("transient", FT_BOOL, FF_OMIT, struct proto_session_status, transient),
+        FIELD("owner", FT_STR, FF_OMIT, struct proto_session_status, owner),
         FIELD_EXT("instances"),
 };
 

@@ -282,6 +282,7 @@ struct proto_load {
         struct proto_str sandbox;       /* "strict", "basic", "off" or empty: the daemon's mode */
         bool strict;                    /* FMU warnings refuse the load too */
         bool rollback_on_fault;         /* every state saved before each step (scenario.h) */
+        bool transient;                 /* unloaded when its connection stops renewing the lease */
         uint32_t n_multirate;           /* component=factor */
         const struct proto_assign *multirate;
         uint32_t n_starts;              /* component.variable=value */
@@ -313,6 +314,8 @@ struct proto_session_brief {            /* an entry of list */
         struct proto_str name;
         enum proto_state state;
         double time;
+        bool transient;                 /* leased to the connection that loaded it */
+        struct proto_str owner;         /* that connection, as the daemon names it; may be empty */
 };
 struct proto_list_result {
         uint32_t n;
@@ -364,6 +367,8 @@ struct proto_session_status {
         uint64_t rows_recorded, rows_dropped;   /* rows in the results file; rows lost (paced) */
         uint64_t samples_dropped;               /* subscriptions' samples lost on the way */
         struct proto_str sandbox;               /* "strict", "basic", "off" */
+        bool transient;                         /* leased to the connection that loaded it */
+        struct proto_str owner;                 /* that connection; may be empty */
         uint32_t n_insts;
         const struct proto_inst_status *insts;
 };

@@ -59,6 +59,7 @@ static const char every_key[] =
         "memory = 4G\n"
         "cpu_seconds = 600\n"
         "call_timeout = 2.5\n"
+        "transient_grace = 3.5\n"
         "[sandbox]\n"
         "mode = basic\n"
         "on_violation = kill\n"
@@ -94,6 +95,7 @@ Test(fmud_config, every_key_is_parsed, .init = setup, .fini = teardown)
         cr_assert(c.memory == 4ull << 30);
         cr_assert(c.cpu_seconds == 600);
         cr_assert(c.call_timeout == 2.5);
+        cr_assert(c.transient_grace == 3.5);
         cr_assert(c.sandbox == CONFIG_SANDBOX_BASIC);
         cr_assert(c.on_violation == CONFIG_VIOLATION_KILL);
         cr_assert_str_eq(c.sandbox_user, "nobody");
@@ -112,6 +114,7 @@ Test(fmud_config, the_shipped_file_parses, .init = setup, .fini = teardown)
                               sizeof(err)) == 0, "%s", err);
         cr_assert(c.sandbox == CONFIG_SANDBOX_STRICT);
         cr_assert(c.max_message == 16u << 20);
+        cr_assert(c.transient_grace == 10);
         config_fini(&c);
 }
 
@@ -142,6 +145,8 @@ Test(fmud_config, bad_values_are_refused_with_file_and_line, .init = setup, .fin
         expect_refused("[limits]\nmemory = lots\n", "fmud.conf:2:", "memory");
         expect_refused("[limits]\nmax_sessions = -1\n", "fmud.conf:2:", "max_sessions");
         expect_refused("[limits]\ncall_timeout = nan\n", "fmud.conf:2:", "call_timeout");
+        expect_refused("[limits]\ntransient_grace = 0\n", "fmud.conf:2:", "transient_grace");
+        expect_refused("[limits]\ntransient_grace = 1e9\n", "fmud.conf:2:", "transient_grace");
         expect_refused("[sandbox]\nmode = loose\n", "fmud.conf:2:", "strict");
         expect_refused("[sandbox]\non_violation = shrug\n", "fmud.conf:2:", "errno");
         expect_refused("[control]\nendpoint = tcp://0.0.0.0:1\n", "fmud.conf:2:", "ipc://");

@@ -81,8 +81,8 @@ Test(proto_results, load_result_carries_warnings)
 Test(proto_results, list_result_round_trips)
 {
         struct proto_session_brief s[2] = {
-                { 1, 1, S("loop"), PROTO_STATE_RUNNING, 2.5 },
-                { 2, 3, S("bench"), PROTO_STATE_FAULTED, 0 },
+                { 1, 1, S("loop"), PROTO_STATE_RUNNING, 2.5, false, S("") },
+                { 2, 3, S("bench"), PROTO_STATE_FAULTED, 0, true, S("ipc 0x0080000001") },
         };
         struct proto_list_result a = { 2, s }, b;
 
@@ -93,6 +93,9 @@ Test(proto_results, list_result_round_trips)
         cr_assert(b.n == 2 && b.sessions[1].session == 2 && b.sessions[1].generation == 3);
         cr_assert(str_eq(b.sessions[0].name, "loop") && b.sessions[0].state == PROTO_STATE_RUNNING);
         cr_assert(b.sessions[1].state == PROTO_STATE_FAULTED && b.sessions[0].time == 2.5);
+        /* transient and owner travel only for a transient session. */
+        cr_assert(!b.sessions[0].transient && b.sessions[0].owner.len == 0);
+        cr_assert(b.sessions[1].transient && str_eq(b.sessions[1].owner, "ipc 0x0080000001"));
 }
 
 static void status_fixture(struct proto_session_status *s, struct proto_inst_status in[2],

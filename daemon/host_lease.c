@@ -1,0 +1,114 @@
+/*
+ * host_lease: transient sessions' leases (host.h): renewed by every
+ * request of the owning connection, expired by the control thread's loop.
+ *
+ * DESIGN: a client that dies (kill -9) cannot say so, and ZeroMQ does not
+ * tell which routing id went away, so a transient session is kept only
+ * while its owner keeps talking. Renewal and the check run on the control
+ * thread under h->lock (the registry's own lock): neither touches a
+ * session's thread, and with no transient session both cost one atomic
+ * load. An expired session is stopped and unloaded the way host_free()
+ * does it: quit set, its master asked to stop, its thread unloads.
+ */
+#include "daemon/host_int.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+static uint64_t mono_ns(void)
+{
+        struct timespec t;
+
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static bool owned_by(const struct hsess *hs, const struct host_peer *p)
+{
+        return hs->transient && hs->owner_sock == p->sock && hs->owner_len == p->id_len &&
+               !memcmp(hs->owner_id, p->id, p->id_len);
+}
+
+int hlease_own(struct hsess *hs, const struct host_peer *p)
+{
+        if (!p || !p->id || p->id_len == 0 || p->id_len > HOST_PEER_ID_MAX)
+                return -1;
+        hs->transient = true;
+        hs->owner_sock = p->sock;
+        hs->owner_len = (uint8_t)p->id_len;
+        memcpy(hs->owner_id, p->id, p->id_len);
+        snprintf(hs->owner, sizeof(hs->owner), "%s", p->label ? p->label : "");
+        hs->renewed_ns = mono_ns();
+        return 0;
+}
+
+void host_renew(struct host *h, const struct host_peer *peer)
+{
+        uint64_t now;
+
+        if (!peer || atomic_load(&h->n_transient) == 0)
+                return;
+        now = mono_ns();
+        pthread_mutex_lock(&h->lock);
+        for (struct hsess *hs = h->sessions; hs; hs = hs->next)
+                if (owned_by(hs, peer))
+                        hs->renewed_ns = now;
+        pthread_mutex_unlock(&h->lock);
+}
+
+static void expire(struct host *h, struct hsess *hs, uint64_t idle_ns)
+{
+        char line[HOST_MSG_MAX];
+
+        pthread_mutex_lock(&hs->lock);
+        hs->expired = true;
+        hs->quit = true;
+        if (hs->m_pub)
+                master_request_stop(hs->m_pub);
+        pthread_cond_signal(&hs->cond);
+        pthread_mutex_unlock(&hs->lock);
+        if (h->opts.log) {
+                snprintf(line, sizeof(line), "session %llu: transient, its owner (%s) sent "
+                         "nothing for %.1f s (the lease ran out): stopping and unloading it",
+                         (unsigned long long)hs->id, hs->owner, (double)idle_ns * 1e-9);
+                h->opts.log(h->opts.log_ctx, LOG_NOTICE, line);
+        }
+}
+
+long host_lease_check(struct host *h, uint64_t grace_ns)
+{
+        uint64_t now, next = UINT64_MAX;
+
+        if (atomic_load(&h->n_transient) == 0)
+                return -1;
+        now = mono_ns();
+        pthread_mutex_lock(&h->lock);
+        for (struct hsess *hs = h->sessions; hs; hs = hs->next) {
+                bool loading;
+
+                if (!hs->transient || hs->expired)
+                        continue;
+                if (now - hs->renewed_ns < grace_ns) {
+                        if (hs->renewed_ns + grace_ns < next)
+                                next = hs->renewed_ns + grace_ns;
+                        continue;
+                }
+                pthread_mutex_lock(&hs->lock);
+                loading = hs->st.state == PROTO_STATE_LOADING;
+                pthread_mutex_unlock(&hs->lock);
+                if (loading) {
+                        /* Its owner waits for the load's reply: the lease runs from then. */
+                        hs->renewed_ns = now;
+                        if (now + grace_ns < next)
+                                next = now + grace_ns;
+                        continue;
+                }
+                expire(h, hs, now - hs->renewed_ns);
+        }
+        pthread_mutex_unlock(&h->lock);
+        if (next == UINT64_MAX)
+                return -1;
+        return next <= now ? 1 : (long)((next - now) / 1000000u) + 1;
+}
