@@ -76,7 +76,7 @@ int cli_count(const struct cli *a, const char *opt, const char *s, uint64_t *ret
 enum {
         CLI_O_OUT = 1100, CLI_O_T0, CLI_O_T1, CLI_O_STEP, CLI_O_START, CLI_O_MULTI, CLI_O_REC,
         CLI_O_DEC, CLI_O_BUDGET, CLI_O_WARP, CLI_O_GS, CLI_O_SANDBOX, CLI_O_INPUT, CLI_O_TOL,
-        CLI_O_STRICT, CLI_O_ROLLBACK,
+        CLI_O_STRICT, CLI_O_ROLLBACK, CLI_O_TRANSIENT,
 };
 
 #define CLI_LOAD_OPTIONS                                                        \
@@ -97,7 +97,8 @@ enum {
         { "sandbox", required_argument, NULL, CLI_O_SANDBOX },                  \
         { "input", required_argument, NULL, CLI_O_INPUT },                      \
         { "strict", no_argument, NULL, CLI_O_STRICT },                          \
-        { "rollback-on-fault", no_argument, NULL, CLI_O_ROLLBACK }
+        { "rollback-on-fault", no_argument, NULL, CLI_O_ROLLBACK },              \
+        { "transient", no_argument, NULL, CLI_O_TRANSIENT }
 
 #define CLI_LOAD_HELP                                                                   \
         "  --input FILE.csv      drive unconnected inputs from FILE.csv (header\n"     \
@@ -122,7 +123,9 @@ enum {
         "                        than the daemon's)\n"                                \
         "  --strict              refuse FMUs with warnings too (see fmuctl inspect)\n"  \
         "  --rollback-on-fault   save every FMU state before each step, so that a fault\n" \
-        "                        holds every instance at the last good point\n"
+        "                        holds every instance at the last good point\n"        \
+        "  --transient           unload the session when this connection goes quiet\n" \
+        "                        (fmuctl run always does)\n"
 
 #define CLI_MAX_ASSIGN 256
 

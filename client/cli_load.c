@@ -98,6 +98,9 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
         case CLI_O_ROLLBACK:
                 p->rollback_on_fault = true;
                 return 1;
+        case CLI_O_TRANSIENT:
+                p->transient = true;
+                return 1;
         case CLI_O_SANDBOX:
                 if (strcmp(arg, "strict") && strcmp(arg, "basic") && strcmp(arg, "off"))
                         return cli_usage_error(a, "--sandbox needs strict, basic or off");

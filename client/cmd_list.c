@@ -7,14 +7,21 @@
 
 static void print_text(const struct proto_list_result *l)
 {
-        printf("%8s %5s %-10s %14s  %s\n", "SESSION", "GEN", "STATE", "TIME", "NAME");
+        printf("%8s %5s %-10s %14s %-10s  %s\n", "SESSION", "GEN", "STATE", "TIME", "LEASE",
+               "NAME");
         for (uint32_t i = 0; i < l->n; i++) {
                 const struct proto_session_brief *s = &l->sessions[i];
                 const char *st = proto_state_name(s->state);
 
-                printf("%8llu %5llu %-10s %14.9g  ", (unsigned long long)s->session,
-                       (unsigned long long)s->generation, st ? st : "?", s->time);
+                printf("%8llu %5llu %-10s %14.9g %-10s  ", (unsigned long long)s->session,
+                       (unsigned long long)s->generation, st ? st : "?", s->time,
+                       s->transient ? "transient" : "-");
                 cli_put_clean(stdout, s->name.ptr, s->name.len);
+                if (s->transient && s->owner.len) {
+                        fputs("  (owner ", stdout);
+                        cli_put_clean(stdout, s->owner.ptr, s->owner.len);
+                        putchar(')');
+                }
                 putchar('\n');
         }
 }
@@ -33,6 +40,9 @@ static void print_json(const struct proto_list_result *l)
                 json_object_object_add(e, "name", cli_json_str(s->name));
                 json_object_object_add(e, "state", json_object_new_string(st ? st : "unknown"));
                 json_object_object_add(e, "time", cli_json_double(s->time));
+                json_object_object_add(e, "transient", json_object_new_boolean(s->transient));
+                if (s->transient)
+                        json_object_object_add(e, "owner", cli_json_str(s->owner));
                 json_object_array_add(arr, e);
         }
         json_object_object_add(o, "sessions", arr);

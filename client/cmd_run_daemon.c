@@ -287,6 +287,12 @@ static int run_session(struct run_cmd *a)
         struct follow f = { 0 };
         int r, code = FMUCTL_EXIT_OK;
 
+        /*
+         * Leased to this connection: killed, this process leaves nothing
+         * running. follow() asks for the status every POLL_MS, far more
+         * often than a third of any transient_grace the daemon accepts.
+         */
+        a->load.l.transient = true;
         r = fmud_load(a->cli.c, &a->load.l, &t.session, &t.generation);
         if (r < 0) {
                 code = cli_fail(&a->cli, r, "load '%s'", a->scenario);

@@ -80,6 +80,13 @@ static void print_session(const struct proto_session_status *s)
         printf("%-12s %llu steps chained, %llu worker moves\n", "master",
                (unsigned long long)s->chained_steps, (unsigned long long)s->worker_moves);
         str("sandbox", s->sandbox);
+        if (s->transient) {
+                printf("%-12s transient, owner ", "lease");
+                cli_put_clean(stdout, s->owner.ptr, s->owner.len);
+                putchar('\n');
+        } else {
+                printf("%-12s none (persistent)\n", "lease");
+        }
         printf("%-12s %u\n", "instances", s->n_insts);
         if (s->n_insts)
                 printf("  %-20s %-20s %8s %5s %10s %12s %12s %12s %10s\n", "name", "model", "pid",

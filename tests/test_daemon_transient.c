@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,4 +218,47 @@ Test(daemon_transient, a_transient_load_needs_no_more_than_the_flag_and_others_s
         /* Silent for three times the grace: a persistent session has no lease. */
         nap_ms(3000);
         cr_assert(listed(s, NULL), "the persistent session stays");
+}
+
+/* How many sessions the daemon lists. */
+static uint32_t n_listed(void)
+{
+        struct proto_list_result l;
+
+        cr_assert(eq(int, fmud_list(c, &l), 0), "%s", fmud_errmsg(c));
+        return l.n;
+}
+
+Test(daemon_transient, a_killed_fmuctl_run_leaves_no_session, .init = setup, .fini = teardown)
+{
+        char *errpath = daemon_path(&d, "run.err"), *out = daemon_path(&d, "run.csv"), *err;
+        bool transient = false;
+        int i;
+
+        client = fork();
+        cr_assert(client >= 0);
+        if (client == 0) {
+                int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+                dup2(fd, STDOUT_FILENO);
+                dup2(fd, STDERR_FILENO);
+                execl(FMUD_FMUCTL, "fmuctl", "run", FMUD_EXAMPLES "/msd.ssp", "--warp", "1",
+                      "--out", out, "--endpoint", d.endpoint, "--quiet", (char *)NULL);
+                _exit(127);
+        }
+        c = daemon_connect(&d);
+        for (i = 0; i < GUARD_POLLS && n_listed() == 0 && waitpid(client, NULL, WNOHANG) == 0; i++)
+                nap_ms(50);
+        err = daemon_slurp(errpath, NULL);
+        cr_assert(eq(u32, n_listed(), 1), "fmuctl run loaded no session: %s", err);
+        free(err);
+        free(errpath);
+        free(out);
+        cr_assert(listed(1, &transient) && transient, "fmuctl run loads transient sessions");
+        cr_assert(kill(client, SIGKILL) == 0);
+        cr_assert(eq(int, waitpid(client, NULL, 0), client));
+        client = -1;
+        for (i = 0; i < GUARD_POLLS && n_listed() > 0; i++)
+                nap_ms(50);
+        cr_assert(eq(u32, n_listed(), 0), "the killed run's session stays");
 }

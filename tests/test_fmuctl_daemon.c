@@ -198,6 +198,42 @@ Test(fmuctl_daemon, load_passes_the_tolerance_and_status_shows_it, .init = setup
         run_result_fini(&r);
 }
 
+Test(fmuctl_daemon, load_transient_is_shown_by_list_and_status, .init = setup, .fini = teardown)
+{
+        struct json_object *o, *v;
+        struct run_result r;
+
+        r = fmuctl((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", NULL });
+        cr_assert(r.exit_code == 0 && strcmp(r.out, "1\n") == 0, "%s%s", r.out, r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", "--transient", NULL });
+        cr_assert(r.exit_code == 0 && strcmp(r.out, "2\n") == 0, "%s%s", r.out, r.err);
+        run_result_fini(&r);
+        /* Its owner (that fmuctl) is gone; the lease (10 s by default) still holds it. */
+        o = fmuctl_json((const char *[]){ "list", "--json", NULL });
+        v = key(o, "sessions");
+        cr_assert(json_object_array_length(v) == 2, "%s", json_object_to_json_string(o));
+        cr_assert(!json_object_get_boolean(key(json_object_array_get_idx(v, 0), "transient")));
+        cr_assert(json_object_get_boolean(key(json_object_array_get_idx(v, 1), "transient")));
+        cr_assert(strncmp(json_object_get_string(key(json_object_array_get_idx(v, 1), "owner")),
+                          "ipc 0x", 6) == 0, "%s", json_object_to_json_string(o));
+        json_object_put(o);
+        r = fmuctl((const char *[]){ "list", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        cr_assert(strstr(r.out, "LEASE") && strstr(r.out, "transient") &&
+                  strstr(r.out, "(owner ipc 0x"), "%s", r.out);
+        run_result_fini(&r);
+        o = fmuctl_json((const char *[]){ "status", "2", "--json", NULL });
+        cr_assert(json_object_get_boolean(key(o, "transient")));
+        json_object_put(o);
+        r = fmuctl((const char *[]){ "status", "2", NULL });
+        cr_assert(r.exit_code == 0 && strstr(r.out, "transient, owner ipc 0x"), "%s", r.out);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "status", "1", NULL });
+        cr_assert(r.exit_code == 0 && strstr(r.out, "none (persistent)"), "%s", r.out);
+        run_result_fini(&r);
+}
+
 /* fmuctl SESSION get NAME, one line: "NAME = VALUE\n" (caller frees). */
 static char *get_line(const char *sid, const char *name)
 {
