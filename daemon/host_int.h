@@ -185,7 +185,7 @@ struct hsess {
         uint8_t owner_id[HOST_PEER_ID_MAX];
         char owner[HOST_PEER_LABEL_MAX];
         uint64_t renewed_ns;            /* ...but this: under h->lock */
-        bool expired;                   /* under lock (hs->lock), with quit */
+        bool expired;                   /* written under h->lock and lock, with quit */
 };
 
 struct host {

@@ -212,6 +212,24 @@ Test(host, load_refuses_invalid_scenarios_and_failing_workers)
         cr_assert(children() == 0);
 }
 
+Test(host, a_transient_load_without_a_connection_is_refused)
+{
+        struct proto_load tr = { .transient = true };
+        struct hdrv d;
+        struct hrep rep;
+        const char *msg;
+
+        /* host_request() names no peer: no connection could renew the lease. */
+        hdrv_init(&d, NULL);
+        hdrv_wait(&d, hdrv_load_send(&d, MSD, NULL, &tr), &rep);
+        msg = hrep_err(&rep, PROTO_E_INVALID);
+        cr_assert(strstr(msg, "transient") != NULL, "%s", msg);
+        hrep_fini(&rep);
+        cr_assert(list_count(&d) == 0);
+        hdrv_fini(&d);
+        cr_assert(children() == 0);
+}
+
 Test(host, state_machine_refuses_what_the_state_does_not_allow)
 {
         struct hdrv d;

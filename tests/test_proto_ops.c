@@ -72,7 +72,7 @@ Test(proto_ops, load_round_trips_with_every_override)
                 .has_warp = true, .warp = 0.0, .has_decimation = true, .decimation = 7,
                 .has_tolerance = true, .tolerance = 1e-6,
                 .algorithm = S("gauss-seidel"),
-                .sandbox = S("basic"), .strict = true,
+                .sandbox = S("basic"), .strict = true, .transient = true,
                 .n_multirate = 2, .multirate = mr, .n_starts = 1, .starts = st,
                 .n_record = 3, .record = rec,
         }, b;
@@ -88,7 +88,7 @@ Test(proto_ops, load_round_trips_with_every_override)
         cr_assert(b.has_tolerance && b.tolerance == 1e-6);
         cr_assert(str_eq(b.algorithm, "gauss-seidel"));
         cr_assert(str_eq(b.sandbox, "basic"));
-        cr_assert(b.strict);
+        cr_assert(b.strict && b.transient);
         cr_assert(b.n_multirate == 2 && str_eq(b.multirate[1].name, "Ctrl") &&
                   str_eq(b.multirate[1].value, "2"));
         cr_assert(b.n_starts == 1 && str_eq(b.starts[0].name, "Plant.k") &&
@@ -173,6 +173,14 @@ static void strict_str(struct pw *p)
         pw_str(p, "path");
         pw_str(p, "/a");
         pw_str(p, "strict");
+        pw_str(p, "yes");
+}
+
+static void transient_str(struct pw *p)
+{
+        pw_str(p, "path");
+        pw_str(p, "/a");
+        pw_str(p, "transient");
         pw_str(p, "yes");
 }
 
@@ -312,6 +320,9 @@ Test(proto_ops, load_refuses_wrong_types_and_ranges_naming_the_key)
         msg_fini(&m);
         cr_assert(load_with(2, strict_str) == -EBADMSG);
         cr_assert(strstr(err, "args.strict: expected a boolean") != NULL, "%s", err);
+        msg_fini(&m);
+        cr_assert(load_with(2, transient_str) == -EBADMSG);
+        cr_assert(strstr(err, "args.transient: expected a boolean") != NULL, "%s", err);
 }
 
 Test(proto_ops, load_takes_an_exact_integer_for_a_float)
