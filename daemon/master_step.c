@@ -236,7 +236,7 @@ static int step_size(struct master *m, struct mi *mi, double *ret_h)
 
 static int post(struct master *m, struct mi *mi, bool route, uint64_t now)
 {
-        double h;
+        double h = 0;
         bool taken;
         int r;
 
