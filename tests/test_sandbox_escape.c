@@ -256,7 +256,7 @@ Test(sandbox, strict_hides_the_daemons_socket_directory)
         snprintf(scratch, sizeof(scratch), "%s/scratch", run);
         cr_assert(mkdir(scratch, 0777) == 0);
 
-        /* The control: without hiding, the socket answers. */
+        /* The control: without hiding, the socket is there. */
         start_hiding(&e, NULL, scratch);
         l = inst_sandbox(e.inst);
         if (l[SANDBOX_NAMESPACES].state != SANDBOX_ACTIVE) {
@@ -267,8 +267,14 @@ Test(sandbox, strict_hides_the_daemons_socket_directory)
                 tmpdir_free(run);
                 return;
         }
+        /*
+         * Seen (a socket cannot be opened as a file, and Landlock refuses
+         * reading outside), though seccomp refuses any socket().
+         */
+        r = sbx_esc_try(&e, 4, 0, sock);
+        cr_assert(r == ENXIO || r == EACCES, "open without hiding: errno %d (%s)", r, strerror(r));
         r = sbx_esc_try(&e, 12, 0, sock);
-        cr_assert(r == 0, "connect without hiding: errno %d (%s)", r, strerror(r));
+        cr_assert(r == EPERM, "connect without hiding: errno %d (%s)", r, strerror(r));
         cr_assert(inst_free(e.inst) == 0);
 
         /* Hidden: the socket is not there, and the scratch directory below still works. */
@@ -276,8 +282,8 @@ Test(sandbox, strict_hides_the_daemons_socket_directory)
         l = inst_sandbox(e.inst);
         cr_assert(strstr(l[SANDBOX_NAMESPACES].detail, "the daemon's run directory hidden") != NULL,
                   "%s", l[SANDBOX_NAMESPACES].detail);
-        r = sbx_esc_try(&e, 12, 0, sock);
-        cr_assert(r == ENOENT, "connect while hidden: errno %d (%s)", r, strerror(r));
+        r = sbx_esc_try(&e, 4, 0, sock);
+        cr_assert(r == ENOENT, "open while hidden: errno %d (%s)", r, strerror(r));
         cr_assert(sbx_esc_try(&e, 8, 0, NULL) == 0, "writing in TMPDIR");
         snprintf(sock, sizeof(sock), "%s/escape-%d.txt", inst_scratch_dir(e.inst),
                  (int)inst_pid(e.inst));

@@ -11,8 +11,9 @@
  *                  /dev/null, the channel and (O_PATH) the FMU directory
  *                  only, own process group, SIGKILL when the daemon dies
  *     limits       RLIMIT_AS, RLIMIT_CPU, RLIMIT_NOFILE, RLIMIT_FSIZE,
- *                  RLIMIT_CORE 0 (no RLIMIT_NPROC: it counts per user;
- *                  seccomp refuses new processes instead)
+ *                  RLIMIT_CORE 0, RLIMIT_NPROC: SANDBOX_THREADS more
+ *                  tasks than its user has at the start (the kernel
+ *                  counts per user; seccomp refuses new processes)
  *     privileges   no_new_privs; a root daemon's worker becomes an
  *                  unprivileged user with no capabilities
  *     namespaces   no network at all; a mount namespace in which every
@@ -33,8 +34,10 @@
  * - A system call seccomp refuses fails with EPERM and is logged: the
  *   SIGSYS handler only records it in a lock-free array, and the worker
  *   sends the records as LOG events (category "sandbox") after the FMU
- *   call returns, before its reply (sandbox_flush()). With
- *   kill_on_violation the worker is killed instead.
+ *   call returns, before its reply (sandbox_flush()). SIGSYS stays
+ *   unblocked in threads that block every signal (worker/sigmask.c), so
+ *   the refusal is an EPERM there too. With kill_on_violation the
+ *   worker is killed instead.
  *
  * The names and the options are shared with the daemon; sandbox_apply(),
  * sandbox_send_report() and sandbox_flush() are the worker's.
@@ -63,6 +66,7 @@ enum sandbox_layer_state { SANDBOX_ACTIVE, SANDBOX_UNAVAILABLE, SANDBOX_DISABLED
 #define SANDBOX_MEM_DEFAULT     (4ull << 30)    /* RLIMIT_AS bytes */
 #define SANDBOX_NOFILE          256u
 #define SANDBOX_FSIZE           (1ull << 30)
+#define SANDBOX_THREADS         512u    /* more tasks of its user a worker may start */
 
 struct sandbox_opts {
         enum sandbox_mode mode;         /* zero value = SANDBOX_OFF */
@@ -127,6 +131,13 @@ const char *sandbox_fmu_path(void);
 /* The state and detail of layer l as applied (DISABLED before sandbox_apply()). */
 enum sandbox_layer_state sandbox_state(enum sandbox_layer l);
 const char *sandbox_detail(enum sandbox_layer l);
+
+/*
+ * True once seccomp traps refused calls to the SIGSYS handler (not with
+ * kill_on_violation, not where the trap path does not exist): SIGSYS
+ * must then stay unblocked in every thread (worker/sigmask.c).
+ */
+bool sandbox_traps(void);
 
 struct worker;
 /* Send the report as CALL_EV_SANDBOX (when a mode other than off was asked for). 0 or -errno. */

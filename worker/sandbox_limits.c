@@ -1,13 +1,22 @@
 /*
  * sandbox_limits: the worker's resource limits (sandbox.h, layer
  * "limits"): address space, CPU time, open files, file size, no core
- * dumps.
+ * dumps, threads.
  *
  * DESIGN: RLIMIT_AS bounds what an FMU can allocate: past it mmap and brk
  * fail with ENOMEM (malloc returns NULL) instead of the machine swapping.
  * RLIMIT_CPU is a backstop behind the daemon's deadlines: SIGXCPU at the
- * soft limit, SIGKILL one second later. No RLIMIT_NPROC: it counts every
- * process of the user, not this worker's; seccomp refuses new processes.
+ * soft limit, SIGKILL one second later. RLIMIT_NPROC bounds threads (new
+ * processes seccomp refuses anyway), so that one FMU cannot take every
+ * pid of the machine. The kernel counts it per user, not per process:
+ * every task of the worker's user (all the workers of a root daemon's
+ * dedicated user, or all of a non-root daemon's user) counts, and a
+ * clone fails with EAGAIN once the user has as many as the limit of the
+ * process that asks. So the limit is what the user runs when the worker
+ * starts plus SANDBOX_THREADS: this worker may add that many, and all the
+ * workers of a user together never hold more than the last one's limit.
+ * (The user's count is read from /proc; a user namespace made later
+ * keeps it: its parent level is checked against the limit set here.)
  * Under AddressSanitizer the runtime has reserved terabytes of shadow
  * memory before main(), so the address space limit is counted on top of
  * what the worker has mapped when it is set.
@@ -16,7 +25,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <dirent.h>
+#include <stdlib.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "worker/sandbox_int.h"
 
@@ -53,10 +65,46 @@ static uint64_t vm_size(void)
 }
 #endif
 
+/* Tasks (threads) of processes whose real uid is uid, from /proc/PID/status; 0 when unreadable. */
+static uint64_t tasks_of(uid_t uid)
+{
+        char path[64], line[128];
+        struct dirent *de;
+        uint64_t n = 0;
+        DIR *d = opendir("/proc");
+
+        if (!d)
+                return 0;
+        while ((de = readdir(d)) != NULL) {
+                unsigned long ruid = ~0ul, threads = 0;
+                FILE *f;
+
+                if (de->d_name[0] < '1' || de->d_name[0] > '9')
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%.20s/status", de->d_name);
+                f = fopen(path, "re");
+                if (!f)
+                        continue;
+                while (fgets(line, sizeof(line), f))
+                        if (sscanf(line, "Uid: %lu", &ruid) == 1)
+                                continue;
+                        else if (sscanf(line, "Threads: %lu", &threads) == 1)
+                                break;
+                fclose(f);
+                if (ruid == (unsigned long)uid)
+                        n += threads;
+        }
+        closedir(d);
+        return n;
+}
+
 int sandbox_limits(const struct sandbox_args *a, char *buf, size_t size)
 {
         uint64_t mem = a->opts.mem_limit ? a->opts.mem_limit : SANDBOX_MEM_DEFAULT;
         uint64_t as = mem;
+        /* The user the worker runs as from the privileges layer on. */
+        uid_t uid = a->opts.uid && geteuid() == 0 ? a->opts.uid : getuid();
+        uint64_t user_tasks = tasks_of(uid), nproc = user_tasks + SANDBOX_THREADS;
         char cpu[32];
         int r;
 
@@ -72,6 +120,8 @@ int sandbox_limits(const struct sandbox_args *a, char *buf, size_t size)
                 r = set(RLIMIT_FSIZE, SANDBOX_FSIZE, SANDBOX_FSIZE);
         if (r == 0)
                 r = set(RLIMIT_CORE, 0, 0);
+        if (r == 0)
+                r = set(RLIMIT_NPROC, nproc, nproc);
         if (r < 0) {
                 snprintf(buf, size, "setrlimit: %s", strerror(-r));
                 return r;
@@ -81,12 +131,15 @@ int sandbox_limits(const struct sandbox_args *a, char *buf, size_t size)
         else
                 snprintf(cpu, sizeof(cpu), "unlimited");
         snprintf(buf, size, "address space %" PRIu64 " MiB%s, CPU %s, %u files, "
-                 "file size %" PRIu64 " MiB, no core", mem >> 20,
+                 "file size %" PRIu64 " MiB, no core, %u more threads "
+                 "(at most %" PRIu64 " tasks of uid %u)",
+                 mem >> 20,
 #ifdef SANITIZED
                  " beyond the sanitizer's",
 #else
                  "",
 #endif
-                 cpu, SANDBOX_NOFILE, (uint64_t)SANDBOX_FSIZE >> 20);
+                 cpu, SANDBOX_NOFILE, (uint64_t)SANDBOX_FSIZE >> 20, SANDBOX_THREADS,
+                 nproc, (unsigned)uid);
         return 0;
 }

@@ -253,6 +253,13 @@ int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
                 r = set_ro(a->scratch, false, 0);
                 if (r < 0)
                         goto out;
+                /*
+                 * The working directory the environment layer chose is the
+                 * old mount's, read-only now: enter the writable one.
+                 */
+                step = "chdir to the scratch directory";
+                if (chdir(a->scratch) < 0)
+                        goto out_errno;
         }
         snprintf(buf, size, "no network; all mounts read-only%s%s%s%s", a->scratch ? " but the "
                  "scratch directory" : "", hidden ? ", other scratch directories hidden" : "",

@@ -9,10 +9,21 @@
  *   event descriptors, the dynamic loader's calls) and what the worker
  *   itself needs (futex waits on the channel, sched_yield, getrusage,
  *   clocks, getppid). A few calls are allowed only with safe arguments:
- *   clone only with CLONE_THREAD, socket and socketpair only for AF_UNIX,
- *   kill and tgkill only to our own pid, rt_sigaction of SIGSYS only to
- *   read it (the trap handler below must stay ours), prctl, ioctl and
- *   prlimit64 only for a few harmless requests.
+ *   clone only with CLONE_THREAD, socketpair only for AF_UNIX, kill and
+ *   tgkill only to our own pid, rt_sigaction of SIGSYS only to read it
+ *   (the trap handler below must stay ours), setpriority,
+ *   sched_setaffinity, sched_setscheduler, sched_setparam, sched_setattr
+ *   and prlimit64 (reading only) only for the worker itself (pid 0 or
+ *   its own: every worker runs as the same user, and one FMU must not
+ *   renice or pin another's worker), prctl and ioctl only for a few
+ *   harmless requests. Arguments the kernel reads as int are compared on
+ *   their low 32 bits (rt_sigaction(SIGSYS | 1 << 32) is SIGSYS).
+ * - No socket() at all: the worker itself needs none (the channel is
+ *   shared memory, its log goes through it), and an AF_UNIX socket could
+ *   connect by path to any socket of the host its user may write to (the
+ *   system bus, journald, the user's own daemons); seccomp cannot read
+ *   the path. socketpair() stays: its sockets have no name. glibc's
+ *   attempts (nscd, syslog) fail with EPERM and fall back or give up.
  * - clone3 fails with ENOSYS, so glibc falls back to clone, whose flags a
  *   filter can see. A system call of another architecture (i386 int 0x80
  *   on x86_64) kills the process: its numbers mean other calls.
@@ -23,7 +34,10 @@
  *   events (category "sandbox", status Warning) after the FMU call
  *   returns, before its reply (sandbox_flush()), resolving names there.
  *   Records that find the array full, or are still being written when a
- *   flush passes, are counted as lost and reported as a number.
+ *   flush passes, are counted as lost and reported as a number. A thread
+ *   that blocks all signals would be killed by the trap instead: the
+ *   worker's pthread_sigmask() and sigprocmask() never block SIGSYS
+ *   (worker/sigmask.c), so the refusal is an EPERM there too.
  * - kill_on_violation: SECCOMP_RET_KILL_PROCESS instead of the trap; the
  *   daemon sees a worker killed by SIGSYS.
  * - The trap path exists for x86_64 and aarch64; elsewhere refusals are
@@ -40,6 +54,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -60,6 +75,7 @@
 #endif
 
 #define TRAP_SLOTS      64u     /* refusals between two flushes; more are counted */
+#define LOW32           0xffffffffull   /* an int argument's bits */
 
 enum { SLOT_EMPTY, SLOT_BUSY, SLOT_FULL };
 
@@ -80,6 +96,7 @@ static struct trap_slot slots[TRAP_SLOTS];
 static _Atomic uint64_t trap_head;      /* owner: writers (fetch_add) */
 static _Atomic uint64_t trap_lost;      /* owner: writers; the flusher takes it */
 static uint64_t trap_tail;              /* owner: the flusher */
+static atomic_bool trapping;            /* set once the trapping filter is loaded */
 
 static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
               "the SIGSYS handler needs lock-free atomics");
@@ -113,6 +130,8 @@ static void on_sigsys(int sig, siginfo_t *si, void *ctx)
 static const char *family_name(uint64_t f)
 {
         switch (f) {
+        case AF_UNIX:
+                return "AF_UNIX";
         case AF_INET:
                 return "AF_INET";
         case AF_INET6:
@@ -234,7 +253,7 @@ static const int allowed[] = {
         SCMP_SYS(timerfd_gettime), SCMP_SYS(signalfd4), SCMP_SYS(epoll_create1),
         SCMP_SYS(epoll_ctl), SCMP_SYS(epoll_wait), SCMP_SYS(epoll_pwait), SCMP_SYS(epoll_pwait2),
         SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(select), SCMP_SYS(pselect6),
-        /* sockets: only AF_UNIX ones can exist (socket's rule below) */
+        /* sockets: only socketpair's can exist (its rule below) */
         SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(listen), SCMP_SYS(accept), SCMP_SYS(accept4),
         SCMP_SYS(sendto), SCMP_SYS(recvfrom), SCMP_SYS(sendmsg), SCMP_SYS(recvmsg),
         SCMP_SYS(sendmmsg), SCMP_SYS(recvmmsg), SCMP_SYS(shutdown), SCMP_SYS(getsockname),
@@ -242,10 +261,10 @@ static const int allowed[] = {
         /* threads, scheduling, futexes */
         SCMP_SYS(futex), SCMP_SYS(futex_waitv), SCMP_SYS(set_robust_list), SCMP_SYS(rseq),
         SCMP_SYS(set_tid_address), SCMP_SYS(gettid), SCMP_SYS(sched_yield),
-        SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_setaffinity), SCMP_SYS(sched_getparam),
-        SCMP_SYS(sched_getscheduler), SCMP_SYS(sched_getattr), SCMP_SYS(sched_get_priority_max),
+        SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_getparam), SCMP_SYS(sched_getscheduler),
+        SCMP_SYS(sched_getattr), SCMP_SYS(sched_get_priority_max),
         SCMP_SYS(sched_get_priority_min), SCMP_SYS(getcpu), SCMP_SYS(getpriority),
-        SCMP_SYS(setpriority), SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(wait4),
+        SCMP_SYS(exit), SCMP_SYS(exit_group), SCMP_SYS(wait4),
         SCMP_SYS(waitid), SCMP_SYS(restart_syscall),
         /* signals (to others: kill and tgkill below) */
         SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(rt_sigpending),
@@ -263,6 +282,39 @@ static const int allowed[] = {
         SCMP_SYS(uname), SCMP_SYS(sysinfo), SCMP_SYS(getrusage), SCMP_SYS(times),
         SCMP_SYS(getrlimit), SCMP_SYS(getrandom),
 };
+
+/*
+ * Calls that name a process: allowed for the worker itself only (pid 0,
+ * or its own pid), so that one FMU cannot renice, pin or reschedule
+ * another instance's worker running as the same user. Pids are ints to
+ * the kernel: the low 32 bits are compared.
+ */
+static int own_only(scmp_filter_ctx ctx, scmp_datum_t pid)
+{
+        static const int by_pid[] = {
+                SCMP_SYS(sched_setaffinity), SCMP_SYS(sched_setscheduler),
+                SCMP_SYS(sched_setparam), SCMP_SYS(sched_setattr),
+        };
+        const scmp_datum_t self[] = { 0, pid };
+        int r = 0;
+
+        for (size_t s = 0; s < 2 && r == 0; s++) {
+                for (size_t i = 0; i < sizeof(by_pid) / sizeof(by_pid[0]) && r == 0; i++)
+                        r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, by_pid[i], 1,
+                                             SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, self[s]));
+                /* nice(): which PRIO_PROCESS, who itself. */
+                if (r == 0)
+                        r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(setpriority), 2,
+                                             SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, PRIO_PROCESS),
+                                             SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, self[s]));
+                /* Read its own limits, never change them. */
+                if (r == 0)
+                        r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2,
+                                             SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, self[s]),
+                                             SCMP_A2(SCMP_CMP_EQ, 0));
+        }
+        return r;
+}
 
 static int rules(scmp_filter_ctx ctx)
 {
@@ -292,9 +344,7 @@ static int rules(scmp_filter_ctx ctx)
                                      SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
         if (r == 0)
                 r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-        if (r == 0)
-                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-                                     SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+        /* No socket(): a socket with a name could reach the host's (see DESIGN). */
         if (r == 0)
                 r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socketpair), 1,
                                      SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
@@ -307,18 +357,26 @@ static int rules(scmp_filter_ctx ctx)
         if (r == 0)
                 r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(rt_tgsigqueueinfo), 1,
                                      SCMP_A0(SCMP_CMP_EQ, pid));
-        /* Any signal but SIGSYS; SIGSYS only read (act == NULL). */
-        if (r == 0)
-                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(rt_sigaction), 1,
-                                     SCMP_A0(SCMP_CMP_NE, SIGSYS));
+        /*
+         * Any signal but SIGSYS; SIGSYS only read (act == NULL). The kernel
+         * reads the signal as an int: only the low 32 bits are compared,
+         * so SIGSYS | 1 << 32 is SIGSYS too.
+         */
+        for (int sig = 1; sig < _NSIG && r == 0; sig++)
+                if (sig != SIGSYS)
+                        r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(rt_sigaction), 1,
+                                             SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, (scmp_datum_t)sig));
         if (r == 0)
                 r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(rt_sigaction), 1,
                                      SCMP_A1(SCMP_CMP_EQ, 0));
-        /* Read limits, never change them. */
         if (r == 0)
-                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1,
-                                     SCMP_A2(SCMP_CMP_EQ, 0));
+                r = own_only(ctx, pid);
         return r;
+}
+
+bool sandbox_traps(void)
+{
+        return atomic_load_explicit(&trapping, memory_order_acquire);
 }
 
 int sandbox_seccomp(const struct sandbox_args *a, char *buf, size_t size)
@@ -364,10 +422,12 @@ int sandbox_seccomp(const struct sandbox_args *a, char *buf, size_t size)
                 snprintf(buf, size, "seccomp_load: %s", strerror(-r));
                 goto out_release;
         }
+        atomic_store_explicit(&trapping, deny == SCMP_ACT_TRAP, memory_order_release);
         how = a->opts.kill_on_violation ? "kill the worker" :
               deny == SCMP_ACT_TRAP ? "EPERM, logged" : "EPERM, not logged on this architecture";
-        snprintf(buf, size, "allowlist of %zu calls (+ clone threads, AF_UNIX sockets, "
-                 "own signals); others: %s", sizeof(allowed) / sizeof(allowed[0]), how);
+        snprintf(buf, size, "%zu calls + threads, socketpair, own signals and scheduling; "
+                 "no socket (no host socket reachable); others: %s",
+                 sizeof(allowed) / sizeof(allowed[0]), how);
 out_release:
         seccomp_release(ctx);
         return r;

@@ -14,10 +14,21 @@
  *   7  kill(arg, SIGTERM) (arg 0: the parent, the daemon)
  *   8  create and write a file in $TMPDIR (or /tmp)
  *   9  read its own resources/data.txt
- *  10  set a SIGSYS handler
+ *  10  set a SIGSYS handler (arg 1: with the raw system call and the
+ *      signal number SIGSYS | 1 << 32; the old handler is put back
+ *      when it worked)
  *  11  start a thread that opens an AF_INET socket, join it (result:
- *      pthread_create's error, else the thread's errno)
+ *      pthread_create's error, else the thread's errno); arg 1: the
+ *      thread blocks every signal first (pthread_sigmask), arg 2: with
+ *      sigprocmask
  *  12  connect to the AF_UNIX stream socket at path target
+ *  13  start up to arg threads (small stacks) that wait, then release
+ *      and join them; result: how many could be started
+ *  14  setpriority(PRIO_PROCESS, arg, 19) (arg 0: itself)
+ *  15  sched_setaffinity(arg, {cpu 0}) (arg 0: itself)
+ *
+ * The constructor, when the FMU's directory holds resources/ctor-socket,
+ * opens an AF_INET socket (a refused call before the FMU is loaded).
  *
  * Value references: time 0, attempt 1, arg 2, target 3, result 4,
  * steps 5.
@@ -31,11 +42,15 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -187,26 +202,133 @@ static int own_resource(void)
         return e;
 }
 
+struct thread_try {
+        int block;      /* 0 nothing, 1 pthread_sigmask, 2 sigprocmask */
+        int err;
+};
+
 static void *socket_thread(void *arg)
 {
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct thread_try *t = arg;
+        sigset_t all;
+        int fd;
 
-        *(int *)arg = fd < 0 ? errno : 0;
+        sigfillset(&all);
+        if (t->block == 1)
+                (void) pthread_sigmask(SIG_BLOCK, &all, NULL);
+        else if (t->block == 2)
+                (void) sigprocmask(SIG_BLOCK, &all, NULL);
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        t->err = fd < 0 ? errno : 0;
         if (fd >= 0)
                 close(fd);
         return NULL;
 }
 
-static int in_thread(void)
+static int in_thread(int block)
 {
+        struct thread_try a = { .block = block, .err = -1 };
         pthread_t t;
-        int e = -1, r;
+        int r;
 
-        r = pthread_create(&t, NULL, socket_thread, &e);
+        r = pthread_create(&t, NULL, socket_thread, &a);
         if (r != 0)
                 return r;
         r = pthread_join(t, NULL);
-        return r ? r : e;
+        return r ? r : a.err;
+}
+
+/* attempt 13: the threads wait on gate until it is opened. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static bool gate_open;
+
+static void *waiter(void *arg)
+{
+        (void) arg;
+        pthread_mutex_lock(&gate_lock);
+        while (!gate_open)
+                pthread_cond_wait(&gate_cond, &gate_lock);
+        pthread_mutex_unlock(&gate_lock);
+        return NULL;
+}
+
+static int many_threads(int want)
+{
+        pthread_attr_t attr;
+        pthread_t *t;
+        int n = 0;
+
+        if (want <= 0 || !(t = calloc((size_t)want, sizeof(*t))))
+                return 0;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 64 * 1024);
+        gate_open = false;
+        while (n < want && pthread_create(&t[n], &attr, waiter, NULL) == 0)
+                n++;
+        pthread_mutex_lock(&gate_lock);
+        gate_open = true;
+        pthread_cond_broadcast(&gate_cond);
+        pthread_mutex_unlock(&gate_lock);
+        for (int i = 0; i < n; i++)
+                pthread_join(t[i], NULL);
+        pthread_attr_destroy(&attr);
+        free(t);
+        return n;
+}
+
+/* The kernel's struct sigaction on x86_64 and aarch64. */
+struct ksigaction {
+        void *handler;
+        unsigned long flags;
+        void *restorer;
+        uint64_t mask;
+};
+
+/* attempt 10, arg 1: rt_sigaction with the signal's upper 32 bits set. */
+static int sigsys_raw(void)
+{
+        struct ksigaction sa = { .handler = SIG_IGN }, old;
+        long nr = (long)SIGSYS | (1l << 32);
+
+        if (syscall(SYS_rt_sigaction, nr, &sa, &old, 8) < 0)
+                return errno;
+        (void) syscall(SYS_rt_sigaction, nr, &old, NULL, 8);
+        return 0;
+}
+
+static int pin_cpu0(pid_t pid)
+{
+        cpu_set_t set;
+
+        CPU_ZERO(&set);
+        CPU_SET(0, &set);
+        return sched_setaffinity(pid, sizeof(set), &set) < 0 ? errno : 0;
+}
+
+/* The FMU's directory holds resources/ctor-socket: try a refused call while loading. */
+__attribute__((constructor)) static void ctor_socket(void)
+{
+        char path[PATH_MAX];
+        Dl_info info;
+        char *slash;
+        int fd;
+
+        if (!dladdr((void *)ctor_socket, &info) || !info.dli_fname)
+                return;
+        snprintf(path, sizeof(path), "%s", info.dli_fname);
+        for (int i = 0; i < 3; i++) {
+                slash = strrchr(path, '/');
+                if (!slash)
+                        return;
+                *slash = '\0';
+        }
+        strncat(path, "/resources/ctor-socket", sizeof(path) - strlen(path) - 1);
+        if (access(path, F_OK) < 0)
+                return;
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0)
+                close(fd);
 }
 
 static void on_sigsys(int sig)
@@ -256,12 +378,20 @@ static int attempt(struct model_data *d)
         case 10: {
                 struct sigaction sa = { .sa_handler = on_sigsys };
 
+                if (d->arg == 1)
+                        return sigsys_raw();
                 return sigaction(SIGSYS, &sa, NULL) < 0 ? errno : 0;
         }
         case 11:
-                return in_thread();
+                return in_thread(d->arg);
         case 12:
                 return unix_connect(d->target.s);
+        case 13:
+                return many_threads(d->arg);
+        case 14:
+                return setpriority(PRIO_PROCESS, (id_t)d->arg, 19) < 0 ? errno : 0;
+        case 15:
+                return pin_cpu0((pid_t)d->arg);
         default:
                 return EINVAL;
         }
