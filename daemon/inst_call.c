@@ -282,7 +282,7 @@ static void report_dropped(struct inst *inst, uint32_t n)
         }
 }
 
-static int on_log(struct inst *inst, const struct call_in *in, struct timespec *deadline)
+int call_on_log(struct inst *inst, const struct call_in *in, struct timespec *deadline)
 {
         uint64_t t0;
         char category[CALL_CATEGORY_MAX + 1], message[CALL_MSG_MAX + 1];
@@ -426,7 +426,7 @@ int call_recv(struct inst *inst, enum call_op op, uint64_t seq, struct timespec 
                 }
                 if (rp->in.hdr.kind == CALL_EVENT) {
                         if (rp->in.hdr.op == CALL_EV_LOG)
-                                r = on_log(inst, &rp->in, deadline);
+                                r = call_on_log(inst, &rp->in, deadline);
                         else if (rp->in.hdr.op == CALL_EV_IU)
                                 r = on_iu(inst, &rp->in, op, deadline);
                         else {

@@ -170,6 +170,11 @@ int call_recv(struct inst *inst, enum call_op op, uint64_t seq, struct timespec 
 void call_end(struct inst *inst, struct rep *rp);
 /* Send rq and receive its reply with the call's deadline; the caller ends. */
 int call_run(struct inst *inst, struct req *rq, struct rep *rp);
+/*
+ * Take a CALL_EV_LOG event (checked in full, released) and pass it to the
+ * log callback, moving the deadline by the callback's time. 0 or a fault.
+ */
+int call_on_log(struct inst *inst, const struct call_in *in, struct timespec *deadline);
 /* Wait for the next record on the reply ring until the deadline; 0 or a fault. */
 int call_next(struct inst *inst, const struct timespec *deadline, const void **rec, size_t *len);
 /* Count a call in flight (+1) or done (-1): the spin hint of every channel. */

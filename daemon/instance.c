@@ -56,6 +56,7 @@ static int wait_hello(struct inst *inst, uint64_t timeout_ns)
         struct timespec deadline;
         struct call_hello h;
         struct call_in in;
+        unsigned logs = 0;
         const void *p;
         int r;
 
@@ -77,6 +78,25 @@ static int wait_hello(struct inst *inst, uint64_t timeout_ns)
                 ring_release(inst->rx);
                 return inst_fault_set(inst, -EPROTO, "worker %d did not report its sandbox",
                                       (int)inst->pid);
+        }
+        /*
+         * Then what the FMU's constructors logged or were refused while its
+         * library loaded: as many as a call may send, and the count of the
+         * ones that were not.
+         */
+        while (in.hdr.op == CALL_EV_LOG) {
+                if (++logs > CALL_LOGS_PER_CALL + 1) {
+                        ring_release(inst->rx);
+                        return inst_fault_set(inst, -EPROTO, "worker %d sent more than %u log "
+                                              "messages before HELLO", (int)inst->pid,
+                                              CALL_LOGS_PER_CALL + 1);
+                }
+                r = call_on_log(inst, &in, &deadline);
+                if (r < 0)
+                        return r;
+                r = next_start_record(inst, &deadline, &in);
+                if (r < 0)
+                        return r;
         }
         if (in.hdr.op != CALL_EV_HELLO || in.hdr.body_len != sizeof(h)) {
                 ring_release(inst->rx);
