@@ -120,4 +120,3 @@ Test(sandbox_start, basic_working_directory_is_the_scratch)
 {
         working_directory(SANDBOX_BASIC);
 }
-

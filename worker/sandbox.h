@@ -81,9 +81,10 @@ struct sandbox_opts {
         /*
          * Strict mode: a directory the worker must not see, covered with an
          * empty tmpfs in its mount namespace (the daemon's run directory,
-         * whose control socket a worker of the same user could otherwise
-         * connect to; AF_UNIX stays allowed). Not hidden when the FMU lies
-         * below it; the scratch directory below it is bound back. NULL: none.
+         * whose control socket a worker could otherwise see; seccomp
+         * refuses socket() besides, where it is active). Not hidden when
+         * the FMU lies below it; the scratch directory below it is bound
+         * back. NULL: none.
          */
         const char *hide;
         /* When the daemon is root: run as these (0: resolve user "fmud", else nobody). */

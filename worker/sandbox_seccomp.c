@@ -5,7 +5,7 @@
  * DESIGN
  * - Allowed: what a loaded FMU legitimately needs (memory, files (where
  *   they may be opened is Landlock's and the mount namespace's business),
- *   threads, time, futexes, signals to itself, AF_UNIX sockets, pipes and
+ *   threads, time, futexes, signals to itself, socketpairs, pipes and
  *   event descriptors, the dynamic loader's calls) and what the worker
  *   itself needs (futex waits on the channel, sched_yield, getrusage,
  *   clocks, getppid). A few calls are allowed only with safe arguments:
