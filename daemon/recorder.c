@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -62,6 +63,7 @@ static int setup_fd(struct rec *r)
                         return -errno;
                 r->next_off = pos;
         }
+        r->base_off = r->stream ? -1 : r->next_off;
         return 0;
 }
 
@@ -141,6 +143,9 @@ int rec_open_fd(int fd, const struct rec_column *cols, size_t ncols,
         r->countdown = 1;
         r->paced = o->paced;
         r->fsync = o->fsync;
+        r->flush_ns = o->flush_ms == REC_FLUSH_OFF ? 0 :
+                      (uint64_t)(o->flush_ms ? o->flush_ms : REC_FLUSH_MS_DEFAULT) * 1000000u;
+        r->st.last_time = NAN;
         r->marker = o->intermediate_column != NULL;
 
         e = setup_fd(r);
@@ -190,6 +195,28 @@ int rec_flush(struct rec *r)
         return rec_pool_submit(r);
 }
 
+int rec_tick(struct rec *r)
+{
+        int e;
+
+        if (r->st.error)
+                return r->st.error;
+        if (r->inflight) {
+                e = r->ops->reap(r, false);
+                if (e < 0 && !r->st.error)
+                        r->st.error = e;
+        }
+        if (r->cur && r->cur->len && r->flush_ns && !r->st.error &&
+            rec_coarse_ns() - r->pending_ns >= r->flush_ns / 2)
+                (void) rec_pool_submit(r);
+        return r->st.error;
+}
+
+bool rec_idle(const struct rec *r)
+{
+        return !r->inflight && !(r->cur && r->cur->len);
+}
+
 void rec_set_paced(struct rec *r, bool paced)
 {
         r->paced = paced;
@@ -237,8 +264,11 @@ int rec_close(struct rec *r, struct rec_stats *ret_stats)
         (void) rec_pool_drain(r);
         r->ops->stop(r);
         e = r->st.error;
+        /* A failed write: the file ends with the last complete line that reached it. */
+        if (r->broken && r->base_off >= 0)
+                (void) ftruncate(r->fd, r->base_off + (off_t)r->line_end);
         /* Pipes and devices have nothing to sync (fsync would say EINVAL). */
-        if (!e && r->fsync && r->regular && fsync(r->fd) < 0)
+        if (r->fsync && r->regular && fsync(r->fd) < 0 && !e)
                 e = -errno;
         if (close(r->fd) < 0 && !e && errno != EINTR)
                 e = -errno;

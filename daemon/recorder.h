@@ -34,6 +34,26 @@
  * - rec_close() flushes, waits for every write, re-submits the remainder of
  *   short writes, optionally fsyncs, and reports the first error.
  *
+ * Flushing and what is on disk
+ * - Rows never wait in a buffer for long: a buffer holding rows is
+ *   submitted once its first row has waited 'flush_ms' (1 s by default),
+ *   checked on each row (a cheap coarse clock read) and by rec_tick(),
+ *   which the caller calls while no rows come (a paced run's sleep, a
+ *   paused session). A row that comes so long after the one before that
+ *   the next would miss the deadline is submitted at once. Submitting is
+ *   never waiting: the disk is only waited for as described above.
+ * - Buffers are submitted on row boundaries only (a row larger than a
+ *   buffer excepted), so a file cut by a crash ends on a complete line as
+ *   of the last flush.
+ * - rec_stats.rows_written counts the rows the kernel confirmed written,
+ *   in file order: rows handed to the recorder but not yet written, or
+ *   written after a failed write, are not counted. last_time is the time
+ *   of the last of them.
+ * - After a failed write (ENOSPC, EDQUOT, EFBIG, EIO, EPERM, a write of
+ *   zero bytes), nothing more is recorded: rec_sample() and rec_tick()
+ *   return the error, and rec_close() cuts a regular file back to the end
+ *   of its last complete line, so that it holds exactly rows_written rows.
+ *
  * Backends (recorder_uring.c, recorder_thread.c, recorder_sync.c)
  * - io_uring: IORING_OP_WRITE at increasing file offsets (one write in
  *   flight at a time for pipes and devices, which have no offsets);
@@ -58,6 +78,8 @@
 #define REC_BUFFER_SIZE_DEFAULT (256u * 1024)  /* docs/BENCHMARKS.md, "recorder: CSV writing" */
 #define REC_BUFFERS_DEFAULT     8u
 #define REC_BUFFER_SIZE_MIN     256u
+#define REC_FLUSH_MS_DEFAULT    1000u
+#define REC_FLUSH_OFF           UINT32_MAX      /* only full buffers (and flush, close) are written */
 
 enum rec_type {
         REC_FLOAT32,
@@ -116,6 +138,7 @@ struct rec_options {
         unsigned decimation;            /* record every k-th sample; 0 and 1: every one */
         bool paced;                     /* drop rather than wait when the pool is exhausted */
         bool fsync;                     /* fsync(2) at rec_close() */
+        unsigned flush_ms;              /* rows wait at most this long; 0: default; REC_FLUSH_OFF */
         const char *intermediate_column; /* marker column name; NULL: no intermediate rows */
 };
 
@@ -127,6 +150,8 @@ struct rec_stats {
         uint64_t waits;         /* times the caller waited for the disk (not paced) */
         uint64_t bytes;         /* bytes the kernel confirmed written, header included */
         uint64_t short_writes;  /* writes that completed short and were re-submitted */
+        uint64_t rows_written;  /* rows the kernel confirmed written, in file order */
+        double last_time;       /* the time of the last of them; NaN: none */
         int error;              /* first write error (-errno), or 0 */
 };
 
@@ -181,6 +206,17 @@ int rec_sample_intermediate(struct rec *r, double time, const union rec_value *v
 /* Submit the partly filled current buffer, without waiting (e.g. on pause). */
 int rec_flush(struct rec *r);
 
+/*
+ * Between rows: collect finished writes and submit rows that have waited
+ * half the flush interval, without waiting. Call it at least every few
+ * hundred ms while rows are buffered or writes are in flight (see
+ * rec_idle()). Returns 0, or the recorder's write error.
+ */
+int rec_tick(struct rec *r);
+
+/* Nothing buffered and nothing in flight: rec_tick() has nothing to do. */
+bool rec_idle(const struct rec *r);
+
 /* Switch between paced (drop) and as-fast-as-possible (wait), e.g. on a warp change. */
 void rec_set_paced(struct rec *r, bool paced);
 
@@ -201,11 +237,12 @@ int rec_fallback_reason(const struct rec *r);
 void rec_get_stats(const struct rec *r, struct rec_stats *ret);
 
 /*
- * Flush, wait for every write (re-submitting short ones), fsync when asked,
- * close the file and free r, whatever happens. Fills *ret_stats when not
- * NULL, on failure too (the counters then say what was written and lost).
- * Returns 0, or the first error as -errno (a write error, the fsync or
- * close error). rec_close(NULL) returns 0.
+ * Flush, wait for every write (re-submitting short ones), cut a regular
+ * file back to its last complete line after a failed write, fsync when
+ * asked, close the file and free r, whatever happens. Fills *ret_stats
+ * when not NULL, on failure too (the counters then say what was written
+ * and lost). Returns 0, or the first error as -errno (a write error, the
+ * fsync or close error). rec_close(NULL) returns 0.
  */
 int rec_close(struct rec *r, struct rec_stats *ret_stats);
 

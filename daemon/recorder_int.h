@@ -32,6 +32,14 @@ struct rec_buf {
         int64_t off;            /* file offset of data[0]; -1 for a stream */
         int err;                /* 0, or the write's -errno */
         unsigned short_writes;  /* partial writes re-submitted for the remainder */
+        bool finished;          /* the backend gave it back; it waits for those before it */
+        /* What is in it, for rows_written (recorder_pool.c, commit()). */
+        uint64_t pos;           /* bytes written by the recorder before data[0] */
+        uint32_t rows;          /* rows whose line ends here */
+        double last_time;       /* the time of the last of them */
+        bool header;            /* the header's line ends here (its first line end) */
+        bool lead;              /* data[0] continues a row begun in an earlier buffer */
+        double lead_time;       /* that row's time (NaN: the header) */
 };
 
 /*
@@ -70,6 +78,17 @@ struct rec {
         unsigned nbufs, nfree, inflight;
         size_t bufsize;
         struct rec_buf *cur;    /* being filled, or NULL */
+        /* Submitted buffers, oldest first: they return to the free stack in this order. */
+        struct rec_buf **order;
+        unsigned o_head, o_tail;        /* free-running */
+        uint64_t pos_next;      /* bytes submitted so far */
+        uint64_t line_end;      /* bytes up to the end of the last complete line written */
+        int64_t base_off;       /* file offset where the recorder began; -1: a stream */
+        bool broken;            /* a write failed: nothing after it counts */
+
+        uint64_t flush_ns;      /* 0: only full buffers */
+        uint64_t pending_ns;    /* coarse clock when cur got its first byte; 0: empty */
+        uint64_t last_row_ns;   /* coarse clock of the last row */
 
         enum rec_type *types;
         size_t ncols;
@@ -97,6 +116,8 @@ int rec_pool_submit(struct rec *r);
 void rec_pool_done(struct rec *r, struct rec_buf *b);
 int rec_pool_drain(struct rec *r);
 size_t rec_pool_room(struct rec *r);
+/* CLOCK_MONOTONIC_COARSE in ns: a few ns through the vDSO, a few ms of resolution. */
+uint64_t rec_coarse_ns(void);
 
 /* recorder_row.c */
 int rec_put_header(struct rec *r, const struct rec_column *cols, const char *marker);

@@ -11,6 +11,7 @@
  * Runs on the recording thread only.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,9 +134,13 @@ static int scratch_reserve(struct rec *r, size_t n)
         return 0;
 }
 
-/* Copy n bytes into as many buffers as they need (waiting for buffers if necessary). */
-static int put_bytes(struct rec *r, const char *s, size_t n)
+/*
+ * Copy the line of n bytes (a row at time, or the header: NaN) into as
+ * many buffers as it needs (waiting for buffers if necessary).
+ */
+static int put_bytes(struct rec *r, const char *s, size_t n, double time)
 {
+        bool first = true;
         int e;
 
         while (n) {
@@ -148,7 +153,10 @@ static int put_bytes(struct rec *r, const char *s, size_t n)
                         e = rec_pool_acquire(r, false);
                         if (e < 0)
                                 return e;
+                        r->cur->lead = !first;
+                        r->cur->lead_time = time;
                 }
+                first = false;
                 k = r->bufsize - r->cur->len;
                 if (k > n)
                         k = n;
@@ -180,7 +188,29 @@ static int record_large(struct rec *r, size_t need, double time, struct row_in i
         n = format_row(r, r->scratch, time, in, intermediate);
         if (r->paced && rec_pool_room(r) < n)
                 return dropped(r);
-        return put_bytes(r, r->scratch, n);
+        return put_bytes(r, r->scratch, n, time);
+}
+
+/*
+ * A row was added to the current buffer: submit the buffer when its first
+ * row has waited flush_ns, or when rows come so far apart that the next
+ * one would come after that (a paced run's, a slow FMU's).
+ */
+static void row_added(struct rec *r, double time)
+{
+        uint64_t now, gap;
+
+        r->cur->rows++;
+        r->cur->last_time = time;
+        if (!r->flush_ns)
+                return;
+        now = rec_coarse_ns();
+        gap = now - r->last_row_ns;
+        r->last_row_ns = now;
+        if (!r->pending_ns)
+                r->pending_ns = now;
+        if (now - r->pending_ns >= r->flush_ns || gap >= r->flush_ns - (now - r->pending_ns))
+                (void) rec_pool_submit(r);      /* an error is the recorder's: returned below */
 }
 
 static int record(struct rec *r, double time, struct row_in in, bool intermediate)
@@ -212,7 +242,8 @@ static int record(struct rec *r, double time, struct row_in in, bool intermediat
                 return e;
         r->st.rows++;
         r->st.intermediate += intermediate;
-        return 0;
+        row_added(r, time);
+        return r->st.error;
 }
 
 /* A communication-point sample: counted, then recorded when decimation keeps it. */
@@ -272,5 +303,10 @@ int rec_put_header(struct rec *r, const struct rec_column *cols, const char *mar
                 n += csv_fmt_text(r->scratch + n, marker, strlen(marker));
         }
         r->scratch[n++] = '\n';
-        return put_bytes(r, r->scratch, n);
+        e = put_bytes(r, r->scratch, n, NAN);
+        if (e < 0)
+                return e;
+        r->cur->header = true;
+        r->pending_ns = rec_coarse_ns();
+        return 0;
 }
