@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,7 @@ static void summary(const struct run_report *rep, const char *scenario, const ch
                (unsigned long long)rep->chained, (unsigned long long)rep->moves);
         if (rep->backend)
                 printf("results       %s: %llu rows, %zu columns (%s%s)\n", out,
-                       (unsigned long long)rep->rec.rows, rep->n_columns, rep->backend,
+                       (unsigned long long)rep->rec.rows_written, rep->n_columns, rep->backend,
                        rep->rec.dropped ? ", rows dropped" : "");
         if (rep->rec.dropped)
                 printf("dropped       %llu rows (the disk could not keep pace)\n",
@@ -244,7 +245,10 @@ static int run_local(struct run_cmd *a)
                 .worker_path = worker, .overrides = &ov, .log = log_message,
                 .strict = a->load.l.strict,
                 .progress = !a->quiet && isatty(STDERR_FILENO) ? progress : NULL,
+                .fsync = true,
         };
+        /* A results file over RLIMIT_FSIZE is a write error (EFBIG), not the end of fmuctl. */
+        signal(SIGXFSZ, SIG_IGN);
         diag_list_init(&diags, 0);
         r = run_scenario(&o, &diags, &rep);
         /* Warnings of an accepted scenario (FMUs loaded with warnings) are shown too. */

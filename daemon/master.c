@@ -254,10 +254,13 @@ void master_free(struct master *m)
         free(m);
 }
 
+/* Asked before every slice of a paced run's sleep. */
 static bool interrupted(void *ctx)
 {
         struct master *m = ctx;
 
+        if (m->opts.idle)
+                m->opts.idle(m->opts.idle_ctx);
         return atomic_load_explicit(&m->requests, memory_order_relaxed) != 0 ||
                bits_dbl(atomic_load_explicit(&m->warp_bits, memory_order_relaxed)) != m->warp;
 }

@@ -144,6 +144,13 @@ typedef bool master_iu_hook_fn(void *ctx, size_t comp, double *time);
 typedef void master_note_fn(void *ctx, size_t comp, const char *message);
 #define MASTER_NOTE_MAX 1024    /* a note's length, NUL included, at most */
 
+/*
+ * Called on the master's thread while a paced run waits for wall time,
+ * at least every 50 ms of the wait (e.g. to flush a results file). It
+ * must not block.
+ */
+typedef void master_idle_fn(void *ctx);
+
 struct master_opts {
         master_sink_fn *sink;           /* NULL: no rows */
         void *sink_ctx;
@@ -155,6 +162,8 @@ struct master_opts {
         void *iu_hook_ctx;
         master_note_fn *note;           /* NULL: notes are dropped */
         void *note_ctx;
+        master_idle_fn *idle;           /* NULL: none */
+        void *idle_ctx;
         uint32_t max_event_iterations;  /* per Event Mode; 0: 1000 */
         /*
          * Extra points (early returns, time events) in a row between two

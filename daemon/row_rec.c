@@ -3,8 +3,11 @@
  * row_rec.h.
  */
 #include "daemon/row_rec.h"
+#include "daemon/numfmt.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 enum rec_type row_rec_type(enum md_type t)
 {
@@ -65,4 +68,20 @@ int row_rec_sample(struct rec *rec, const enum rec_type *types, union rec_value 
         for (size_t i = 0; i < row->n_columns; i++)
                 row_rec_cell(&vals[i], types[i], row, i);
         return rec_sample(rec, row->time, vals);
+}
+
+void row_rec_failure(char *buf, size_t size, const char *path, int err, const struct rec_stats *st)
+{
+        const char *name = strerrorname_np(-err);
+        char t[NUMFMT_F64_MAX + 1];
+
+        if (st->rows_written && !isnan(st->last_time)) {
+                t[numfmt_f64(t, st->last_time)] = '\0';
+                snprintf(buf, size, "writing '%s' failed: %s (%s); the file holds %llu rows, "
+                         "the last at t = %s", path, strerror(-err), name ? name : "?",
+                         (unsigned long long)st->rows_written, t);
+        } else {
+                snprintf(buf, size, "writing '%s' failed: %s (%s); the file holds no rows", path,
+                         strerror(-err), name ? name : "?");
+        }
 }

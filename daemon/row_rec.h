@@ -30,5 +30,11 @@ void row_rec_cell(union rec_value *v, enum rec_type t, const struct master_row *
  */
 int row_rec_sample(struct rec *rec, const enum rec_type *types, union rec_value *vals,
                    const struct master_row *row);
+/*
+ * What a results file that could not be finished says, into buf:
+ * "writing 'PATH' failed: REASON (ENAME); the file holds N rows, the last
+ * at t = T" (or "no rows"), from the recorder's error err and its stats.
+ */
+void row_rec_failure(char *buf, size_t size, const char *path, int err, const struct rec_stats *st);
 
 #endif

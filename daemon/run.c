@@ -8,6 +8,7 @@
 #include "daemon/row_rec.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,10 +21,19 @@ struct run_ctx {
         const struct run_opts *o;
         const struct scenario *sc;
         struct rec *rec;
+        struct master *m;               /* once it exists */
         enum rec_type *types;           /* per column */
         union rec_value *values;        /* per column, reused for every row */
         int error;                      /* first recorder error */
 };
+
+/* A write failed: the run ends at the next point (run_scenario() says why). */
+static void recorder_failed(struct run_ctx *c, int err)
+{
+        c->error = err;
+        if (c->m)
+                master_request_stop(c->m);
+}
 
 static void sink(void *ctx, const struct master_row *row)
 {
@@ -35,7 +45,20 @@ static void sink(void *ctx, const struct master_row *row)
                 return;
         r = row_rec_sample(c->rec, c->types, c->values, row);
         if (r < 0 && r != -ENOBUFS)
-                c->error = r;
+                recorder_failed(c, r);
+}
+
+/* A paced run's sleep: rows reach the file on time, and a failed write ends the run. */
+static void idle(void *ctx)
+{
+        struct run_ctx *c = ctx;
+        int r;
+
+        if (!c->rec || c->error)
+                return;
+        r = rec_tick(c->rec);
+        if (r < 0)
+                recorder_failed(c, r);
 }
 
 static int fail(struct run_report *rep, enum run_phase phase, int r, const char *fmt, ...)
@@ -57,7 +80,8 @@ static int fail(struct run_report *rep, enum run_phase phase, int r, const char 
 static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run_report *rep)
 {
         const struct scenario *sc = c->sc;
-        struct rec_options ropt = { .paced = sc->experiment.warp > 0 };
+        struct rec_options ropt = { .paced = sc->experiment.warp > 0, .fsync = o->fsync,
+                                    .flush_ms = o->flush_ms };
         struct rec_column *cols;
         int r;
 
@@ -226,14 +250,22 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         mopt.note = note;
         mopt.note_ctx = &c;
         mopt.rollback_on_fault = sc->experiment.rollback_on_fault;
+        mopt.idle = idle;
+        mopt.idle_ctx = &c;
         mopt.inputs = inputs;
         r = master_new(s, &mopt, &m, &why);
         if (r < 0) {
                 r = fail(rep, RUN_PHASE_START, r, "%s", why ? why : strerror(-r));
                 goto out;
         }
-        r = drive(m, o, sc);
+        c.m = m;
+        r = c.error ? c.error : drive(m, o, sc);
         report_stats(rep, s, m);
+        if (c.error) {
+                rep->phase = RUN_PHASE_RECORD;  /* the message once the file is closed */
+                r = c.error;
+                goto out;
+        }
         if (r < 0 || rep->state == MASTER_FAULTED) {
                 r = fail(rep, RUN_PHASE_RUN, r, "%s", master_message(m));
                 goto out;
@@ -244,9 +276,12 @@ out:
         master_free(m);
         session_free(s);
         rr = rec_close(c.rec, &rep->rec);
-        if (r == 0 && (rr < 0 || c.error < 0)) {
-                rr = rr < 0 ? rr : c.error;
-                r = fail(rep, RUN_PHASE_RECORD, rr, "writing '%s' failed: %s", o->out, strerror(-rr));
+        if (c.rec && (rr < 0 || c.error < 0) && (r == 0 || rep->phase == RUN_PHASE_RECORD)) {
+                char msg[PATH_MAX + 256];
+
+                rr = c.error < 0 ? c.error : rr;
+                row_rec_failure(msg, sizeof(msg), o->out, rr, &rep->rec);
+                r = fail(rep, RUN_PHASE_RECORD, rr, "%s", msg);
         }
         free(c.types);
         free(c.values);

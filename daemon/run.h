@@ -38,6 +38,8 @@ struct run_opts {
         session_log_fn *log;                    /* FMU log messages; NULL: dropped */
         void *log_ctx;
         bool strict;                            /* FMU warnings refuse the scenario too */
+        bool fsync;                             /* fsync the results file at the end */
+        unsigned flush_ms;                      /* rec_options' flush_ms; 0: the default */
 };
 
 struct run_inst_report {
@@ -79,7 +81,10 @@ struct run_report {
  * Run the scenario. Every problem loading it goes to diags. Returns 0 when
  * the run reached the stop time (or an instance ended it with
  * terminateSimulation) and the results were written; otherwise -errno with
- * report->phase and report->message saying where and why. The report is
+ * report->phase and report->message saying where and why. A failed write
+ * of the results file ends the run at the next point (RUN_PHASE_RECORD,
+ * the errno, the file and its last row in the message; report->rec says
+ * what the file holds). The report is
  * filled as far as the run got, also on failure; free it with
  * run_report_fini().
  */
