@@ -172,6 +172,7 @@ struct json_object *cli_json_session_status(const struct proto_session_status *s
         json_object_object_add(o, "rowsRecorded", json_object_new_uint64(s->rows_recorded));
         json_object_object_add(o, "rowsDropped", json_object_new_uint64(s->rows_dropped));
         json_object_object_add(o, "samplesDropped", json_object_new_uint64(s->samples_dropped));
+        json_object_object_add(o, "results", cli_json_str(s->results));
         json_object_object_add(o, "sandbox", cli_json_str(s->sandbox));
         json_object_object_add(o, "transient", json_object_new_boolean(s->transient));
         if (s->transient)

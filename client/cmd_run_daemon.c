@@ -278,6 +278,11 @@ static void clean_names(struct proto_session_status *s)
                         s->name.len = k;
 }
 
+static bool results_failed(const struct proto_session_status *s)
+{
+        return s->results.len == 6 && !memcmp(s->results.ptr, "failed", 6);
+}
+
 /* Load, start, follow, report; returns the exit code. The session is unloaded. */
 static int run_session(struct run_cmd *a)
 {
@@ -321,11 +326,12 @@ static int run_session(struct run_cmd *a)
                                 (unsigned long long)t.session);
         } else {
                 clean_names(&st);
-                if (f.state == PROTO_STATE_FAULTED) {
+                if (f.state == PROTO_STATE_FAULTED || results_failed(&st)) {
                         fprintf(stderr, "fmuctl run: ");
                         cli_put_clean(stderr, st.message.ptr, st.message.len);
                         fputc('\n', stderr);
-                        code = FMUCTL_EXIT_FAULT;
+                        /* The results file failed: a file, not the FMUs (exit code 3). */
+                        code = results_failed(&st) ? FMUCTL_EXIT_SYSTEM : FMUCTL_EXIT_FAULT;
                 } else if (f.state == PROTO_STATE_STOPPED) {
                         fprintf(stderr, "fmuctl run: the session was stopped at t = %g\n", f.time);
                         code = FMUCTL_EXIT_INVALID;

@@ -66,10 +66,16 @@ static void print_session(const struct proto_session_status *s)
                 printf("%-12s none\n", "budget");
         else if (s->budget > 0)
                 printf("%-12s %g s per coupled step\n", "budget", s->budget);
-        if (s->recorder.len)
-                printf("%-12s %llu rows (%.*s), %llu dropped\n", "results",
+        if (s->recorder.len) {
+                printf("%-12s %llu rows (%.*s), %llu dropped", "results",
                        (unsigned long long)s->rows_recorded, (int)s->recorder.len,
                        s->recorder.ptr, (unsigned long long)s->rows_dropped);
+                if (s->results.len) {
+                        printf(", ");
+                        cli_put_clean(stdout, s->results.ptr, s->results.len);
+                }
+                printf("\n");
+        }
         if (s->samples_dropped)
                 printf("%-12s %llu samples dropped (a subscriber did not keep up)\n", "samples",
                        (unsigned long long)s->samples_dropped);

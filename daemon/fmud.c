@@ -132,7 +132,8 @@ static void reload(void *ctx, struct control *c)
             n.memory != d->cfg.memory || n.cpu_seconds != d->cfg.cpu_seconds ||
             n.max_sessions != d->cfg.max_sessions || n.call_timeout != d->cfg.call_timeout ||
             n.transient_grace != d->cfg.transient_grace ||
-            !same_budget(n.default_budget, d->cfg.default_budget))
+            !same_budget(n.default_budget, d->cfg.default_budget) ||
+            n.results_flush_ms != d->cfg.results_flush_ms)
                 log_warn("reload: changed paths, limits, sandbox or budgets take effect at the "
                          "next restart");
         config_fini(&n);
@@ -211,6 +212,7 @@ static int start_host(struct daemon *d, struct control *c)
                 o.worker_gid = pw.pw_gid;
         }
         o.default_budget_s = isnan(cfg->default_budget) ? 0 : cfg->default_budget;
+        o.results_flush_ms = cfg->results_flush_ms;
         o.call_timeout_ns = (uint64_t)(cfg->call_timeout * 1e9);
         if (cfg->max_sessions)
                 o.max_sessions = cfg->max_sessions;
@@ -351,6 +353,8 @@ int main(int argc, char **argv)
         sigaddset(&mask, SIGHUP);
         sigaddset(&mask, SIGPIPE);
         pthread_sigmask(SIG_BLOCK, &mask, NULL);
+        /* A results file over RLIMIT_FSIZE is that session's write error (EFBIG), not the daemon's end. */
+        signal(SIGXFSZ, SIG_IGN);
         sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
         if (sigfd < 0) {
                 log_err("signalfd: %s", strerror(errno));

@@ -85,6 +85,7 @@ struct hstatus {
         double lag_s, lag_max_s;        /* master_stats' */
         char message[HOST_MSG_MAX];
         const char *recorder;           /* static: rec_backend_name(); NULL: no results file */
+        const char *results;            /* static: "writing", "complete", "failed"; NULL: none */
         uint64_t rows, dropped;
         uint64_t samples_dropped;       /* subscriptions' samples lost on the way */
         size_t n_insts;
@@ -157,11 +158,14 @@ struct hsess {
         struct session *s;
         struct master *m;
         struct rec *rec;
+        char *rec_path;                 /* the results file's, as the load named it */
         struct rec_stats rec_final;     /* the results file's figures once it is closed */
         const char *rec_name;           /* and its backend; NULL: none was closed */
         enum rec_type *col_types;
         union rec_value *rec_vals;
-        int rec_error;
+        int rec_error;                  /* the first write error; the session faults with it */
+        bool rec_failed;                /* the file could not be finished (rec_msg says why) */
+        char rec_msg[HOST_MSG_MAX];
         double warp;
         struct hsub *subs[HOST_MAX_SUBS];
         uint64_t next_sub;
@@ -303,6 +307,18 @@ int hvar_set_twice(const struct hvar *xs, uint32_t n, char *msg, size_t size);
 
 /* ---- host_sub.c (session thread) ---- */
 void hsub_sink(void *ctx, const struct master_row *row);
+/*
+ * The results file between points and while idle (also master_idle_fn):
+ * rows to the file on time (rec_tick()); a failed write is noted in
+ * hs->rec_error and stops the master, for the session thread to fault.
+ */
+void hsub_idle(void *ctx);
+/*
+ * Close the results file, if open: its figures in hs->rec_final. When it
+ * could not be finished, hs->rec_failed, hs->rec_msg and a line in the
+ * daemon's log say so. Returns 0 or the error (-errno).
+ */
+int hsub_close_rec(struct hsess *hs);
 void hsub_subscribe(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 void hsub_free_all(struct hsess *hs);

@@ -262,7 +262,8 @@ static int open_rec(struct hsess *hs, const char *out, char *msg, size_t size)
 {
         const struct scenario *sc = hs->sc;
         size_t n = sc->n_columns ? sc->n_columns : 1;
-        struct rec_options ro = { .paced = sc->experiment.warp > 0 };
+        struct rec_options ro = { .paced = sc->experiment.warp > 0, .fsync = true,
+                                  .flush_ms = hs->h->opts.results_flush_ms };
         struct rec_column *cols = calloc(n, sizeof(*cols));
         int r;
 
@@ -282,6 +283,10 @@ static int open_rec(struct hsess *hs, const char *out, char *msg, size_t size)
         r = out && sc->n_columns ? hpath_open_out(hs->allowed, hs->n_allowed, out, cols,
                                                   sc->n_columns, &ro, &hs->rec, msg, size) : 0;
         free(cols);
+        if (hs->rec && !(hs->rec_path = strdup(out))) {
+                snprintf(msg, size, "out of memory");
+                r = -ENOMEM;
+        }
         return r;
 }
 
@@ -339,6 +344,8 @@ static int start(struct hsess *hs, const char *out, char *msg, size_t size, int 
         mo.note = note;
         mo.note_ctx = hs;
         mo.rollback_on_fault = hs->sc->experiment.rollback_on_fault;
+        mo.idle = hsub_idle;
+        mo.idle_ctx = hs;
         mo.inputs = hs->inputs;
         r = master_new(hs->s, &mo, &hs->m, &why);
         if (r < 0) {
@@ -346,6 +353,9 @@ static int start(struct hsess *hs, const char *out, char *msg, size_t size, int 
                 snprintf(msg, size, "%s", why ? why : strerror(-r));
                 free(why);
         }
+        /* The header and the first row: on disk while the session waits to start. */
+        if (r == 0 && hs->rec)
+                (void) rec_flush(hs->rec);
         return r;
 }
 
@@ -521,10 +531,9 @@ void hload_free(struct hsess *hs)
         pthread_mutex_unlock(&hs->lock);
         master_free(hs->m);
         hs->m = NULL;
-        if (hs->rec) {
-                (void) rec_close(hs->rec, NULL);
-                hs->rec = NULL;
-        }
+        (void) hsub_close_rec(hs);
+        free(hs->rec_path);
+        hs->rec_path = NULL;
         atomic_fetch_sub(&hs->h->workers, hs->n_workers);
         hs->n_workers = 0;
         session_free(hs->s);

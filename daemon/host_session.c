@@ -74,13 +74,25 @@ void hsess_set_state(struct hsess *hs, enum proto_state st, const char *message)
         }
 }
 
-static struct hcmd *pop(struct hsess *hs, bool wait, bool *ret_quit)
+#define REC_TICK_MS     100     /* an idle session's results file is looked after this often */
+
+/* The next command; with wait, wait for one (with timed, at most REC_TICK_MS). */
+static struct hcmd *pop(struct hsess *hs, bool wait, bool timed, bool *ret_quit)
 {
+        struct timespec until;
         struct hcmd *c;
 
+        if (timed) {
+                clock_gettime(CLOCK_REALTIME, &until);
+                until.tv_nsec += REC_TICK_MS * 1000000L;
+                until.tv_sec += until.tv_nsec / 1000000000L;
+                until.tv_nsec %= 1000000000L;
+        }
         pthread_mutex_lock(&hs->lock);
         while (wait && !hs->q_head && !hs->quit)
-                pthread_cond_wait(&hs->cond, &hs->lock);
+                if (timed ? pthread_cond_timedwait(&hs->cond, &hs->lock, &until) != 0 :
+                            pthread_cond_wait(&hs->cond, &hs->lock) != 0)
+                        break;
         c = hs->q_head;
         if (c) {
                 hs->q_head = c->next;
@@ -99,7 +111,7 @@ static void drain(struct hsess *hs, enum proto_err code, const char *why)
         struct hcmd *c;
         bool quit;
 
-        while ((c = pop(hs, false, &quit))) {
+        while ((c = pop(hs, false, false, &quit))) {
                 host_reply_error(hs->h, c->token, c->id, code, "%s", why);
                 hcmd_free(c);
         }
@@ -108,11 +120,16 @@ static void drain(struct hsess *hs, enum proto_err code, const char *why)
 static void progress(struct hsess *hs, const struct hcmd *c)
 {
         struct master_stats st;
+        char msg[HOST_MSG_MAX] = "";
 
         master_get_stats(hs->m, &st);
-        host_reply_progress(hs->h, c->token, c->id, hs->state, master_time(hs->m), st.points,
-                            hs->state == PROTO_STATE_FAULTED || hs->state == PROTO_STATE_FINISHED ?
-                            master_message(hs->m) : "");
+        /* The message the state was set with: the master's, or the results file's. */
+        if (hs->state == PROTO_STATE_FAULTED || hs->state == PROTO_STATE_FINISHED) {
+                pthread_mutex_lock(&hs->lock);
+                memcpy(msg, hs->st.message, sizeof(msg));
+                pthread_mutex_unlock(&hs->lock);
+        }
+        host_reply_progress(hs->h, c->token, c->id, hs->state, master_time(hs->m), st.points, msg);
 }
 
 static void refuse(struct hsess *hs, const struct hcmd *c)
@@ -122,14 +139,28 @@ static void refuse(struct hsess *hs, const struct hcmd *c)
                          hsess_state_name(hs->state));
 }
 
-/* The results end with the run: nothing more is recorded in these states. */
-static void close_rec(struct hsess *hs)
+/*
+ * The results end with the run: nothing more is recorded in these states.
+ * A session that ends (st, message) with a file that could not be
+ * finished faults with the file's message instead (unless it faulted
+ * already: the log has the file's).
+ */
+static void end_with_rec(struct hsess *hs, enum proto_state st, const char *message)
 {
-        if (!hs->rec)
+        if (hsub_close_rec(hs) < 0 && st != PROTO_STATE_FAULTED)
+                hsess_set_state(hs, PROTO_STATE_FAULTED, hs->rec_msg);
+        else
+                hsess_set_state(hs, st, message);
+}
+
+/* A write of the results file failed (hs->rec_error): the session faults now. */
+static void rec_fault(struct hsess *hs)
+{
+        if (hs->state == PROTO_STATE_FINISHED || hs->state == PROTO_STATE_FAULTED ||
+            hs->state == PROTO_STATE_STOPPED)
                 return;
-        hs->rec_name = rec_backend_name(rec_backend(hs->rec));
-        (void) rec_close(hs->rec, &hs->rec_final);
-        hs->rec = NULL;
+        (void) hsub_close_rec(hs);      /* fails: hs->rec_error */
+        hsess_set_state(hs, PROTO_STATE_FAULTED, hs->rec_msg);
 }
 
 /* Follow the master into a final state after a stepping call. */
@@ -137,16 +168,13 @@ static void follow(struct hsess *hs)
 {
         switch (master_state(hs->m)) {
         case MASTER_FINISHED:
-                close_rec(hs);
-                hsess_set_state(hs, PROTO_STATE_FINISHED, master_message(hs->m));
+                end_with_rec(hs, PROTO_STATE_FINISHED, master_message(hs->m));
                 break;
         case MASTER_FAULTED:
-                close_rec(hs);
-                hsess_set_state(hs, PROTO_STATE_FAULTED, master_message(hs->m));
+                end_with_rec(hs, PROTO_STATE_FAULTED, master_message(hs->m));
                 break;
         case MASTER_STOPPED:
-                close_rec(hs);
-                hsess_set_state(hs, PROTO_STATE_STOPPED, "stopped");
+                end_with_rec(hs, PROTO_STATE_STOPPED, "stopped");
                 break;
         default:
                 break;
@@ -344,8 +372,7 @@ static int exec(struct hsess *hs, struct hcmd *c)
                         break;
                 }
                 master_request_stop(hs->m);
-                close_rec(hs);
-                hsess_set_state(hs, PROTO_STATE_STOPPED, "stopped");
+                end_with_rec(hs, PROTO_STATE_STOPPED, "stopped");
                 progress(hs, c);
                 break;
         case PROTO_OP_WARP:
@@ -469,6 +496,10 @@ static void run_chunk(struct hsess *hs)
         t0 = now_ns();
         r = master_step(hs->m, n);
         chunk_adapt(hs, n, master_point(hs->m) - pt, now_ns() - t0);
+        if (hs->rec_error && master_state(hs->m) != MASTER_FAULTED) {
+                rec_fault(hs);
+                return;
+        }
         if (master_state(hs->m) == MASTER_STOPPED)
                 return;
         if (r == -EPERM || master_state(hs->m) != MASTER_PAUSED)
@@ -519,8 +550,12 @@ void *hsess_main(void *arg)
                         pv_doc_fini(&doc);
                         continue;
                 }
+                /* The results file between chunks, and while paused or loaded. */
+                hsub_idle(hs);
+                if (hs->rec_error)
+                        rec_fault(hs);
                 c = pop(hs, hs->state != PROTO_STATE_RUNNING || master_state(hs->m) == MASTER_STOPPED,
-                        &quit);
+                        hs->rec && !rec_idle(hs->rec), &quit);
                 if (quit) {
                         /* hs->expired was set with quit, under the lock pop() took. */
                         const char *why = hs->expired ? "the session's lease ran out (transient)" :

@@ -148,11 +148,13 @@ void hstatus_refresh(struct hsess *hs, bool force)
 
                 rec_get_stats(hs->rec, &rs);
                 hs->st.recorder = rec_backend_name(rec_backend(hs->rec));
-                hs->st.rows = rs.rows;
+                hs->st.results = "writing";
+                hs->st.rows = rs.rows_written;
                 hs->st.dropped = rs.dropped;
         } else if (hs->rec_name) {
                 hs->st.recorder = hs->rec_name;
-                hs->st.rows = hs->rec_final.rows;
+                hs->st.results = hs->rec_failed ? "failed" : "complete";
+                hs->st.rows = hs->rec_final.rows_written;
                 hs->st.dropped = hs->rec_final.dropped;
         }
         hs->st.warp = hs->warp;
@@ -217,6 +219,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
                 .warp = st->warp, .message = str(st->message), .recorder = str(st->recorder),
                 .rows_recorded = st->rows, .rows_dropped = st->dropped,
                 .samples_dropped = st->samples_dropped,
+                .results = str(st->results),
                 .sandbox = str(sandbox_name(hs->sandbox)),
                 .transient = hs->transient, .owner = str(hs->transient ? hs->owner : NULL),
                 .n_insts = v && lv ? (uint32_t)st->n_insts : 0, .insts = v,

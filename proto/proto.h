@@ -366,6 +366,12 @@ struct proto_session_status {
         struct proto_str recorder;              /* the results backend; empty: no results file */
         uint64_t rows_recorded, rows_dropped;   /* rows in the results file; rows lost (paced) */
         uint64_t samples_dropped;               /* subscriptions' samples lost on the way */
+        /*
+         * The results file: "writing", "complete" (closed, every row on disk),
+         * "failed" (a write, its sync or close failed: see the log; the file
+         * holds rows_recorded rows); empty: no results file.
+         */
+        struct proto_str results;
         struct proto_str sandbox;               /* "strict", "basic", "off" */
         bool transient;                         /* leased to the connection that loaded it */
         struct proto_str owner;                 /* that connection; may be empty */

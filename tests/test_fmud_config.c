@@ -66,6 +66,8 @@ static const char every_key[] =
         "user = nobody\n"
         "[master]\n"
         "default_budget = 0.25\n"
+        "[results]\n"
+        "flush_ms = 250\n"
         "[log]\n"
         "level = debug\n";
 
@@ -100,6 +102,7 @@ Test(fmud_config, every_key_is_parsed, .init = setup, .fini = teardown)
         cr_assert(c.on_violation == CONFIG_VIOLATION_KILL);
         cr_assert_str_eq(c.sandbox_user, "nobody");
         cr_assert(c.default_budget == 0.25);
+        cr_assert(c.results_flush_ms == 250);
         cr_assert(c.log_level == 7);
         config_fini(&c);
 }
@@ -115,6 +118,7 @@ Test(fmud_config, the_shipped_file_parses, .init = setup, .fini = teardown)
         cr_assert(c.sandbox == CONFIG_SANDBOX_STRICT);
         cr_assert(c.max_message == 16u << 20);
         cr_assert(c.transient_grace == 10);
+        cr_assert(c.results_flush_ms == 1000);
         config_fini(&c);
 }
 
@@ -154,6 +158,8 @@ Test(fmud_config, bad_values_are_refused_with_file_and_line, .init = setup, .fin
         expect_refused("[control]\nmax_message = 10\n", "fmud.conf:2:", "max_message");
         expect_refused("[paths]\nallow = relative/dir\n", "fmud.conf:2:", "absolute");
         expect_refused("[log]\nlevel = loud\n", "fmud.conf:2:", "level");
+        expect_refused("[results]\nflush_ms = soon\n", "fmud.conf:2:", "flush_ms");
+        expect_refused("[results]\nflush_ms = -5\n", "fmud.conf:2:", "flush_ms");
 }
 
 Test(fmud_config, sizes_take_binary_suffixes)
