@@ -81,6 +81,9 @@ struct rec {
         /* Submitted buffers, oldest first: they return to the free stack in this order. */
         struct rec_buf **order;
         unsigned o_head, o_tail;        /* free-running */
+        /* Full buffers of a line that goes on: submitted once the line is whole. */
+        struct rec_buf **held;
+        unsigned nheld;
         uint64_t pos_next;      /* bytes submitted so far */
         uint64_t line_end;      /* bytes up to the end of the last complete line written */
         int64_t base_off;       /* file offset where the recorder began; -1: a stream */
@@ -113,6 +116,10 @@ int rec_pool_init(struct rec *r);
 void rec_pool_fini(struct rec *r);
 int rec_pool_acquire(struct rec *r, bool may_drop);
 int rec_pool_submit(struct rec *r);
+/* Keep the full current buffer back: its last line goes on in the next one. */
+void rec_pool_hold(struct rec *r);
+/* Submit the held buffers, in order (after an error: back to the free stack). */
+int rec_pool_submit_held(struct rec *r);
 void rec_pool_done(struct rec *r, struct rec_buf *b);
 int rec_pool_drain(struct rec *r);
 size_t rec_pool_room(struct rec *r);

@@ -37,7 +37,8 @@ int rec_pool_init(struct rec *r)
         r->bufs = calloc(r->nbufs, sizeof *r->bufs);
         r->free = calloc(r->nbufs, sizeof *r->free);
         r->order = calloc(r->nbufs, sizeof *r->order);
-        if (!r->bufs || !r->free || !r->order)
+        r->held = calloc(r->nbufs, sizeof *r->held);
+        if (!r->bufs || !r->free || !r->order || !r->held)
                 return -ENOMEM;
         for (unsigned i = 0; i < r->nbufs; i++) {
                 r->bufs[i].data = r->mem + (size_t)i * r->bufsize;
@@ -50,10 +51,12 @@ int rec_pool_init(struct rec *r)
 /* Only with nothing in flight (or after the backend failed for good). */
 void rec_pool_fini(struct rec *r)
 {
+        free(r->held);
         free(r->order);
         free(r->free);
         free(r->bufs);
         free(r->mem);
+        r->held = NULL;
         r->order = NULL;
         r->free = NULL;
         r->bufs = NULL;
@@ -193,15 +196,11 @@ int rec_pool_acquire(struct rec *r, bool may_drop)
  * Hand the current buffer (if it holds anything) to the backend, then
  * collect whatever has finished, without waiting.
  */
-int rec_pool_submit(struct rec *r)
+/* Hand b to the backend (offsets are given in this order), without reaping. */
+static int submit_one(struct rec *r, struct rec_buf *b)
 {
-        struct rec_buf *b = r->cur;
         int e;
 
-        if (!b || !b->len)
-                return 0;
-        r->cur = NULL;
-        r->pending_ns = 0;
         if (r->stream) {
                 b->off = -1;
         } else {
@@ -213,12 +212,52 @@ int rec_pool_submit(struct rec *r)
         r->order[r->o_tail++ % r->nbufs] = b;
         r->inflight++;
         e = r->ops->submit(r, b);
+        return e < 0 ? backend_failed(r, e) : 0;
+}
+
+int rec_pool_submit(struct rec *r)
+{
+        struct rec_buf *b = r->cur;
+        int e;
+
+        if (!b || !b->len)
+                return 0;
+        r->cur = NULL;
+        r->pending_ns = 0;
+        e = submit_one(r, b);
         if (e < 0)
-                return backend_failed(r, e);
+                return e;
         e = r->ops->reap(r, false);
         if (e < 0)
                 return backend_failed(r, e);
         return 0;
+}
+
+void rec_pool_hold(struct rec *r)
+{
+        r->held[r->nheld++] = r->cur;
+        r->cur = NULL;
+}
+
+int rec_pool_submit_held(struct rec *r)
+{
+        unsigned n = r->nheld;
+        int e = r->st.error;
+
+        r->nheld = 0;
+        for (unsigned i = 0; i < n; i++) {
+                if (e < 0) {
+                        r->free[r->nfree++] = r->held[i];       /* never written */
+                        continue;
+                }
+                e = submit_one(r, r->held[i]);
+                if (e < 0)
+                        r->free[r->nfree++] = r->held[i];       /* the backend did not take it */
+        }
+        if (e < 0)
+                return e;
+        e = r->ops->reap(r, false);
+        return e < 0 ? backend_failed(r, e) : 0;
 }
 
 /* Wait until nothing is in flight. Returns 0 or the backend's failure. */

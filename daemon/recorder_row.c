@@ -135,24 +135,30 @@ static int scratch_reserve(struct rec *r, size_t n)
 }
 
 /*
- * Copy the line of n bytes (a row at time, or the header: NaN) into as
- * many buffers as it needs (waiting for buffers if necessary).
+ * Copy the line of n bytes (a row at time, or the header) into as
+ * many buffers as it needs (waiting for buffers if necessary), and count
+ * it in the buffer where it ends. The full buffers of a line that spans
+ * several are held back until the line is whole, then submitted with the
+ * one where it ends, so that a crash never leaves part of it in the file;
+ * only a line larger than the whole pool goes out in parts.
  */
-static int put_bytes(struct rec *r, const char *s, size_t n, double time)
+static int put_bytes(struct rec *r, const char *s, size_t n, double time, bool header)
 {
         bool first = true;
-        int e;
+        int e = 0;
 
         while (n) {
                 size_t k;
 
                 if (!r->cur || r->cur->len == r->bufsize) {
-                        e = rec_pool_submit(r);
+                        if (r->cur)
+                                rec_pool_hold(r);
+                        if (!r->nfree && !r->inflight)
+                                e = rec_pool_submit_held(r);    /* larger than the pool */
+                        if (e == 0)
+                                e = rec_pool_acquire(r, false);
                         if (e < 0)
-                                return e;
-                        e = rec_pool_acquire(r, false);
-                        if (e < 0)
-                                return e;
+                                break;
                         r->cur->lead = !first;
                         r->cur->lead_time = time;
                 }
@@ -165,7 +171,22 @@ static int put_bytes(struct rec *r, const char *s, size_t n, double time)
                 s += k;
                 n -= k;
         }
-        return 0;
+        if (e < 0) {
+                (void) rec_pool_submit_held(r);
+                return e;
+        }
+        if (header) {
+                r->cur->header = true;
+        } else {
+                r->cur->rows++;
+                r->cur->last_time = time;
+        }
+        if (!r->nheld)
+                return 0;
+        rec_pool_hold(r);
+        e = rec_pool_submit_held(r);
+        r->pending_ns = 0;
+        return e;
 }
 
 static int dropped(struct rec *r)
@@ -188,7 +209,7 @@ static int record_large(struct rec *r, size_t need, double time, struct row_in i
         n = format_row(r, r->scratch, time, in, intermediate);
         if (r->paced && rec_pool_room(r) < n)
                 return dropped(r);
-        return put_bytes(r, r->scratch, n, time);
+        return put_bytes(r, r->scratch, n, time, false);
 }
 
 /*
@@ -196,17 +217,17 @@ static int record_large(struct rec *r, size_t need, double time, struct row_in i
  * row has waited flush_ns, or when rows come so far apart that the next
  * one would come after that (a paced run's, a slow FMU's).
  */
-static void row_added(struct rec *r, double time)
+static void row_added(struct rec *r)
 {
         uint64_t now, gap;
 
-        r->cur->rows++;
-        r->cur->last_time = time;
         if (!r->flush_ns)
                 return;
         now = rec_coarse_ns();
         gap = now - r->last_row_ns;
         r->last_row_ns = now;
+        if (!r->cur)
+                return;         /* a row of several buffers: submitted whole already */
         if (!r->pending_ns)
                 r->pending_ns = now;
         if (now - r->pending_ns >= r->flush_ns || gap >= r->flush_ns - (now - r->pending_ns))
@@ -234,15 +255,18 @@ static int record(struct rec *r, double time, struct row_in in, bool intermediat
                         if (e == -ENOBUFS)
                                 return dropped(r);
                 }
-                if (!e)
+                if (!e) {
                         r->cur->len += format_row(r, r->cur->data + r->cur->len, time, in,
                                                   intermediate);
+                        r->cur->rows++;
+                        r->cur->last_time = time;
+                }
         }
         if (e < 0)
                 return e;
         r->st.rows++;
         r->st.intermediate += intermediate;
-        row_added(r, time);
+        row_added(r);
         return r->st.error;
 }
 
@@ -303,10 +327,10 @@ int rec_put_header(struct rec *r, const struct rec_column *cols, const char *mar
                 n += csv_fmt_text(r->scratch + n, marker, strlen(marker));
         }
         r->scratch[n++] = '\n';
-        e = put_bytes(r, r->scratch, n, NAN);
+        e = put_bytes(r, r->scratch, n, NAN, true);
         if (e < 0)
                 return e;
-        r->cur->header = true;
-        r->pending_ns = rec_coarse_ns();
+        if (r->cur)
+                r->pending_ns = rec_coarse_ns();
         return 0;
 }

@@ -115,7 +115,7 @@ static void status_fixture(struct proto_session_status *s, struct proto_inst_sta
                 .extra_points = 7, .events = 9, .real_time_factor = 1.02, .warp = 1,
                 .lag_s = 0.25, .lag_max_s = 0.5,
                 .message = S(""), .recorder = S("io_uring"), .rows_recorded = 4508,
-                .rows_dropped = 3, .sandbox = S("strict"),
+                .rows_dropped = 3, .results = S("writing"), .sandbox = S("strict"),
                 .n_insts = 2, .insts = in,
         };
 }
@@ -137,7 +137,7 @@ Test(proto_results, session_status_round_trips)
         cr_assert(b.lag_s == 0.25 && b.lag_max_s == 0.5);
         cr_assert(str_eq(b.sandbox, "strict") && b.message.len == 0);
         cr_assert(b.extra_points == 7 && b.events == 9 && str_eq(b.recorder, "io_uring") &&
-                  b.rows_recorded == 4508 && b.rows_dropped == 3);
+                  b.rows_recorded == 4508 && b.rows_dropped == 3 && str_eq(b.results, "writing"));
         cr_assert(b.n_insts == 2 && (const void *)b.insts == mem);
         cr_assert(str_eq(b.insts[0].name, "Plant") && b.insts[0].pid == 4242 &&
                   b.insts[0].steps == 1000 && b.insts[0].step_us_max == 80.0);

@@ -2,7 +2,8 @@
  * recorder_disk: what reaches the file, for every backend: a full file
  * system (a small tmpfs in a private mount namespace), a file made
  * immutable mid-run (EPERM), rows flushed without new rows coming
- * (rec_tick()), and a recording process killed mid-run. In each case the
+ * (rec_tick()), a recording process killed mid-run, and a row larger
+ * than a buffer. In each case the
  * file ends on a complete line and holds exactly rec_stats.rows_written
  * rows, the last of them at rec_stats.last_time.
  *
@@ -65,6 +66,20 @@ static uint64_t check_rows(const char *path, long long *ret_last)
         fclose(fp);
         *ret_last = (long long)n - 1;
         return n;
+}
+
+static char *slurp(const char *path, size_t *ret_len)
+{
+        FILE *fp = fopen(path, "re");
+        char *s = NULL;
+        size_t cap = 0;
+
+        cr_assert(fp != NULL);
+        *ret_len = getdelim(&s, &cap, '\0', fp) > 0 ? strlen(s) : 0;
+        if (!s)
+                s = strdup("");
+        fclose(fp);
+        return s;
 }
 
 /* Rows until rec_sample() fails (at most max); returns the error. */
@@ -300,5 +315,46 @@ Test(recorder_disk, killed_recorder_leaves_complete_rows)
                 }
                 free(path);
         }
+        tmpdir_free(dir);
+}
+
+/*
+ * A row larger than a buffer goes to the file whole, with the buffer it
+ * ends in: never its first buffers alone (the sync backend writes at
+ * once, so the file shows what was submitted).
+ */
+Test(recorder_disk, a_row_larger_than_a_buffer_is_submitted_whole)
+{
+        static const struct rec_column cols[] = { { "s", REC_STRING } };
+        struct rec_options o = { .backend = REC_BACKEND_SYNC, .buffer_size = 256, .buffers = 8,
+                                 .flush_ms = REC_FLUSH_OFF };
+        char *dir = tmpdir_new("recorder-disk"), *path, big[1001], *want, *got;
+        union rec_value v = { .s = "a" };
+        struct rec_stats st;
+        struct rec *r;
+        size_t len;
+
+        cr_assert(dir != NULL);
+        memset(big, 'x', 1000);
+        big[1000] = '\0';
+        cr_assert(asprintf(&path, "%s/big.csv", dir) > 0);
+        cr_assert(eq(int, rec_open(path, cols, 1, &o, &r), 0));
+        cr_assert(eq(int, rec_sample(r, 0, &v), 0));
+        cr_assert(eq(int, rec_flush(r), 0));
+        v.s = big;
+        cr_assert(eq(int, rec_sample(r, 1, &v), 0));
+        v.s = "b";
+        cr_assert(eq(int, rec_sample(r, 2, &v), 0));    /* buffered: not in the file yet */
+        cr_assert(asprintf(&want, "time,s\n0,a\n1,%s\n", big) > 0);
+        got = slurp(path, &len);
+        cr_assert(eq(str, got, want));
+        rec_get_stats(r, &st);
+        cr_assert(eq(u64, st.rows_written, 2));
+        cr_assert(eq(dbl, st.last_time, 1.0));
+        free(got);
+        free(want);
+        cr_assert(eq(int, rec_close(r, &st), 0));
+        cr_assert(eq(u64, st.rows_written, 3));
+        free(path);
         tmpdir_free(dir);
 }
