@@ -146,6 +146,7 @@ int rec_open_fd(int fd, const struct rec_column *cols, size_t ncols,
         r->flush_ns = o->flush_ms == REC_FLUSH_OFF ? 0 :
                       (uint64_t)(o->flush_ms ? o->flush_ms : REC_FLUSH_MS_DEFAULT) * 1000000u;
         r->st.last_time = NAN;
+        r->check_every = r->check_in = 1;
         r->marker = o->intermediate_column != NULL;
 
         e = setup_fd(r);

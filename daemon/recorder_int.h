@@ -91,7 +91,9 @@ struct rec {
 
         uint64_t flush_ns;      /* 0: only full buffers */
         uint64_t pending_ns;    /* coarse clock when cur got its first byte; 0: empty */
-        uint64_t last_row_ns;   /* coarse clock of the last row */
+        uint64_t last_check_ns; /* coarse clock when rows last looked at it */
+        unsigned check_every;   /* rows between two looks: 1..REC_CHECK_MAX, fewer the slower */
+        unsigned check_in;      /* rows until the next look */
 
         enum rec_type *types;
         size_t ncols;
