@@ -41,6 +41,13 @@
  * one is refused PROTO_E_TOO_LARGE (get stops at the value that crosses
  * the limit). list takes no arguments (any key: PROTO_E_BAD_REQUEST).
  *
+ * Results file: rows reach it within opts.results_flush_ms, also while a
+ * session is paced, paused or loaded; it is synced when the session ends.
+ * A failed write (or sync, or close) faults the session at once: state
+ * faulted, the message naming the file, the errno and the last row on
+ * disk, status "results" failed, and the same line in the daemon's log
+ * (LOG_ERR); rowsRecorded counts only rows the kernel confirmed written.
+ *
  * Threads: host_request() and host_status_daemon() from one thread (the
  * control thread); opts.complete and opts.publish are called from any
  * thread (session threads and the caller's) and must be thread-safe and

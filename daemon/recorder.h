@@ -37,11 +37,12 @@
  * Flushing and what is on disk
  * - Rows never wait in a buffer for long: a buffer holding rows is
  *   submitted once its first row has waited 'flush_ms' (1 s by default),
- *   checked on each row (a cheap coarse clock read) and by rec_tick(),
- *   which the caller calls while no rows come (a paced run's sleep, a
- *   paused session). A row that comes so long after the one before that
- *   the next would miss the deadline is submitted at once. Submitting is
- *   never waiting: the disk is only waited for as described above.
+ *   checked as rows come (a coarse clock read at every row while rows are
+ *   slow, at every 64th while they are fast) and by rec_tick(), which the
+ *   caller calls while no rows come (a paced run's sleep, a paused
+ *   session). A row that comes so long after the one before that the next
+ *   look would miss the deadline is submitted at once. Submitting is never
+ *   waiting: the disk is only waited for as described above.
  * - Buffers are submitted on row boundaries only (a row larger than a
  *   buffer excepted), so a file cut by a crash ends on a complete line as
  *   of the last flush.
