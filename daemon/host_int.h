@@ -11,6 +11,7 @@
  *   host_vars.c     get/set: names (and array elements) to variables
  *   host_status.c   the status snapshot, status and list replies
  *   host_sub.c      the master's sink: results file and subscriptions
+ *   host_rec.c      the results file's condition: flushes, failures, close
  *   host_snap.c     snapshot and restore
  *   host_lease.c    transient sessions' leases (control thread)
  *
@@ -307,18 +308,30 @@ int hvar_set_twice(const struct hvar *xs, uint32_t n, char *msg, size_t size);
 
 /* ---- host_sub.c (session thread) ---- */
 void hsub_sink(void *ctx, const struct master_row *row);
+
+/* ---- host_rec.c (session thread): the results file's condition ---- */
+/* A write failed (err): nothing more is recorded, the master stops at its next point. */
+void hrec_failed(struct hsess *hs, int err);
 /*
  * The results file between points and while idle (also master_idle_fn):
- * rows to the file on time (rec_tick()); a failed write is noted in
- * hs->rec_error and stops the master, for the session thread to fault.
+ * rows to the file on time (rec_tick()); a failed write goes to
+ * hrec_failed(), for the session thread to fault the session (hrec_fault()).
  */
-void hsub_idle(void *ctx);
+void hrec_idle(void *ctx);
 /*
  * Close the results file, if open: its figures in hs->rec_final. When it
  * could not be finished, hs->rec_failed, hs->rec_msg and a line in the
  * daemon's log say so. Returns 0 or the error (-errno).
  */
-int hsub_close_rec(struct hsess *hs);
+int hrec_close(struct hsess *hs);
+/*
+ * The session ends (st, message), and with it the results file; if the
+ * file could not be finished, the session faults with its message instead
+ * (unless it faulted already: the log has the file's).
+ */
+void hrec_end(struct hsess *hs, enum proto_state st, const char *message);
+/* After a failed write (hs->rec_error): the session faults now, unless it ended already. */
+void hrec_fault(struct hsess *hs);
 void hsub_subscribe(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 void hsub_free_all(struct hsess *hs);

@@ -344,7 +344,7 @@ static int start(struct hsess *hs, const char *out, char *msg, size_t size, int 
         mo.note = note;
         mo.note_ctx = hs;
         mo.rollback_on_fault = hs->sc->experiment.rollback_on_fault;
-        mo.idle = hsub_idle;
+        mo.idle = hrec_idle;
         mo.idle_ctx = hs;
         mo.inputs = hs->inputs;
         r = master_new(hs->s, &mo, &hs->m, &why);
@@ -531,7 +531,7 @@ void hload_free(struct hsess *hs)
         pthread_mutex_unlock(&hs->lock);
         master_free(hs->m);
         hs->m = NULL;
-        (void) hsub_close_rec(hs);
+        (void) hrec_close(hs);
         free(hs->rec_path);
         hs->rec_path = NULL;
         atomic_fetch_sub(&hs->h->workers, hs->n_workers);

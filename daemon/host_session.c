@@ -139,42 +139,18 @@ static void refuse(struct hsess *hs, const struct hcmd *c)
                          hsess_state_name(hs->state));
 }
 
-/*
- * The results end with the run: nothing more is recorded in these states.
- * A session that ends (st, message) with a file that could not be
- * finished faults with the file's message instead (unless it faulted
- * already: the log has the file's).
- */
-static void end_with_rec(struct hsess *hs, enum proto_state st, const char *message)
-{
-        if (hsub_close_rec(hs) < 0 && st != PROTO_STATE_FAULTED)
-                hsess_set_state(hs, PROTO_STATE_FAULTED, hs->rec_msg);
-        else
-                hsess_set_state(hs, st, message);
-}
-
-/* A write of the results file failed (hs->rec_error): the session faults now. */
-static void rec_fault(struct hsess *hs)
-{
-        if (hs->state == PROTO_STATE_FINISHED || hs->state == PROTO_STATE_FAULTED ||
-            hs->state == PROTO_STATE_STOPPED)
-                return;
-        (void) hsub_close_rec(hs);      /* fails: hs->rec_error */
-        hsess_set_state(hs, PROTO_STATE_FAULTED, hs->rec_msg);
-}
-
 /* Follow the master into a final state after a stepping call. */
 static void follow(struct hsess *hs)
 {
         switch (master_state(hs->m)) {
         case MASTER_FINISHED:
-                end_with_rec(hs, PROTO_STATE_FINISHED, master_message(hs->m));
+                hrec_end(hs, PROTO_STATE_FINISHED, master_message(hs->m));
                 break;
         case MASTER_FAULTED:
-                end_with_rec(hs, PROTO_STATE_FAULTED, master_message(hs->m));
+                hrec_end(hs, PROTO_STATE_FAULTED, master_message(hs->m));
                 break;
         case MASTER_STOPPED:
-                end_with_rec(hs, PROTO_STATE_STOPPED, "stopped");
+                hrec_end(hs, PROTO_STATE_STOPPED, "stopped");
                 break;
         default:
                 break;
@@ -372,7 +348,7 @@ static int exec(struct hsess *hs, struct hcmd *c)
                         break;
                 }
                 master_request_stop(hs->m);
-                end_with_rec(hs, PROTO_STATE_STOPPED, "stopped");
+                hrec_end(hs, PROTO_STATE_STOPPED, "stopped");
                 progress(hs, c);
                 break;
         case PROTO_OP_WARP:
@@ -497,7 +473,7 @@ static void run_chunk(struct hsess *hs)
         r = master_step(hs->m, n);
         chunk_adapt(hs, n, master_point(hs->m) - pt, now_ns() - t0);
         if (hs->rec_error && master_state(hs->m) != MASTER_FAULTED) {
-                rec_fault(hs);
+                hrec_fault(hs);
                 return;
         }
         if (master_state(hs->m) == MASTER_STOPPED)
@@ -551,9 +527,9 @@ void *hsess_main(void *arg)
                         continue;
                 }
                 /* The results file between chunks, and while paused or loaded. */
-                hsub_idle(hs);
+                hrec_idle(hs);
                 if (hs->rec_error)
-                        rec_fault(hs);
+                        hrec_fault(hs);
                 c = pop(hs, hs->state != PROTO_STATE_RUNNING || master_state(hs->m) == MASTER_STOPPED,
                         hs->rec && !rec_idle(hs->rec), &quit);
                 if (quit) {

@@ -29,15 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
-
-/* A write failed: nothing more is recorded, and the run ends at the next point. */
-static void rec_failed(struct hsess *hs, int err)
-{
-        hs->rec_error = err;
-        if (hs->m)
-                master_request_stop(hs->m);
-}
 
 static void record(struct hsess *hs, const struct master_row *row)
 {
@@ -47,45 +38,7 @@ static void record(struct hsess *hs, const struct master_row *row)
                 return;
         r = row_rec_sample(hs->rec, hs->col_types, hs->rec_vals, row);
         if (r < 0 && r != -ENOBUFS)
-                rec_failed(hs, r);
-}
-
-void hsub_idle(void *ctx)
-{
-        struct hsess *hs = ctx;
-        int r;
-
-        if (!hs->rec || hs->rec_error)
-                return;
-        r = rec_tick(hs->rec);
-        if (r < 0)
-                rec_failed(hs, r);
-}
-
-int hsub_close_rec(struct hsess *hs)
-{
-        const struct host_opts *o = &hs->h->opts;
-        char line[HOST_MSG_MAX + 64];
-        int r;
-
-        if (!hs->rec)
-                return 0;
-        hs->rec_name = rec_backend_name(rec_backend(hs->rec));
-        r = rec_close(hs->rec, &hs->rec_final);
-        hs->rec = NULL;
-        if (r == 0 && hs->rec_error)
-                r = hs->rec_error;
-        if (r == 0)
-                return 0;
-        hs->rec_failed = true;
-        row_rec_failure(hs->rec_msg, sizeof(hs->rec_msg), hs->rec_path ? hs->rec_path : "?", r,
-                        &hs->rec_final);
-        if (o->log) {
-                snprintf(line, sizeof(line), "session %llu: %s", (unsigned long long)hs->id,
-                         hs->rec_msg);
-                o->log(o->log_ctx, LOG_ERR, line);
-        }
-        return r;
+                hrec_failed(hs, r);
 }
 
 /* One number of type t (a column's or a variable's) as msgpack. */

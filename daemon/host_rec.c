@@ -1,0 +1,83 @@
+/*
+ * host_rec: a session's results file between its rows: flushed on time
+ * while the session runs, is paced, paused or loaded (rec_tick()), and
+ * closed when the session ends; a write, sync or close that fails faults
+ * the session with the file, the errno and the last row on disk, in its
+ * status and in the daemon's log (host.h, "Results file").
+ *
+ * DESIGN: the master's sink (host_sub.c) and the master's pacing sleep
+ * (master_idle_fn) only note a failure and ask the master to stop at its
+ * next point; the session thread faults the session after the stepping
+ * call, or between commands when the failure was found while idle. The
+ * message is formatted once, when the file is closed, from what the
+ * recorder says is on disk then.
+ *
+ * Threads: session thread only (the master runs on it).
+ */
+#include "daemon/host_int.h"
+#include "daemon/row_rec.h"
+
+#include <stdio.h>
+#include <syslog.h>
+
+void hrec_failed(struct hsess *hs, int err)
+{
+        hs->rec_error = err;
+        if (hs->m)
+                master_request_stop(hs->m);
+}
+
+void hrec_idle(void *ctx)
+{
+        struct hsess *hs = ctx;
+        int r;
+
+        if (!hs->rec || hs->rec_error)
+                return;
+        r = rec_tick(hs->rec);
+        if (r < 0)
+                hrec_failed(hs, r);
+}
+
+int hrec_close(struct hsess *hs)
+{
+        const struct host_opts *o = &hs->h->opts;
+        char line[HOST_MSG_MAX + 64];
+        int r;
+
+        if (!hs->rec)
+                return 0;
+        hs->rec_name = rec_backend_name(rec_backend(hs->rec));
+        r = rec_close(hs->rec, &hs->rec_final);
+        hs->rec = NULL;
+        if (r == 0 && hs->rec_error)
+                r = hs->rec_error;
+        if (r == 0)
+                return 0;
+        hs->rec_failed = true;
+        row_rec_failure(hs->rec_msg, sizeof(hs->rec_msg), hs->rec_path ? hs->rec_path : "?", r,
+                        &hs->rec_final);
+        if (o->log) {
+                snprintf(line, sizeof(line), "session %llu: %s", (unsigned long long)hs->id,
+                         hs->rec_msg);
+                o->log(o->log_ctx, LOG_ERR, line);
+        }
+        return r;
+}
+
+void hrec_end(struct hsess *hs, enum proto_state st, const char *message)
+{
+        if (hrec_close(hs) < 0 && st != PROTO_STATE_FAULTED)
+                hsess_set_state(hs, PROTO_STATE_FAULTED, hs->rec_msg);
+        else
+                hsess_set_state(hs, st, message);
+}
+
+void hrec_fault(struct hsess *hs)
+{
+        if (hs->state == PROTO_STATE_FINISHED || hs->state == PROTO_STATE_FAULTED ||
+            hs->state == PROTO_STATE_STOPPED)
+                return;
+        (void) hrec_close(hs);          /* fails: hs->rec_error */
+        hsess_set_state(hs, PROTO_STATE_FAULTED, hs->rec_msg);
+}
