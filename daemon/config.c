@@ -60,7 +60,6 @@ static const struct key keys[] = {
         K("sandbox", "on_violation", KEY_VIOLATION, on_violation),
         K("sandbox", "user", KEY_STR, sandbox_user),
         K("master", "default_budget", KEY_BUDGET, default_budget),
-        K("master", "default_budget", KEY_SECONDS, default_budget),
         K("results", "flush_ms", KEY_U32, results_flush_ms),
         K("log", "level", KEY_LOG_LEVEL, log_level),
 };

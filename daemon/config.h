@@ -58,7 +58,6 @@ struct fmud_config {
          * none (the file's 0 or inf); NAN: not set (the scenario default).
          */
         double default_budget;
-        double default_budget;          /* seconds; 0: none */
         /* [results] */
         uint32_t results_flush_ms;      /* rows wait at most this long to be written; 0: default */
         /* [log] */

@@ -102,7 +102,6 @@ struct host_opts {
          * INFINITY: no budget; else seconds.
          */
         double default_budget_s;
-        double default_budget_s;        /* step budget when the scenario has none; 0: none */
         /* Rows wait at most this long to be written (recorder.h, flush_ms); 0: 1000. */
         uint32_t results_flush_ms;
         uint64_t call_timeout_ns;       /* deadline of an FMI call; 0: default */
