@@ -268,8 +268,8 @@ static void cache_private(const struct fmud_config *cfg)
         struct sandbox_opts o = { 0 };
         struct passwd pw, *res = NULL;
         char buf[4096];
-        uid_t uid;
-        gid_t gid;
+        uid_t uid = 0;
+        gid_t gid = 0;
 
         if (geteuid() != 0 || cfg->sandbox == CONFIG_SANDBOX_OFF)
                 return;
@@ -278,10 +278,13 @@ static void cache_private(const struct fmud_config *cfg)
                 o.uid = pw.pw_uid;
                 o.gid = pw.pw_gid;
         }
-        if (sandbox_user(&o, &uid, &gid) < 0 || chown(cfg->cache_dir, 0, gid) < 0 ||
-            chmod(cfg->cache_dir, 0750) < 0)
+        int r = sandbox_user(&o, &uid, &gid);
+
+        if (r == 0 && (chown(cfg->cache_dir, 0, gid) < 0 || chmod(cfg->cache_dir, 0750) < 0))
+                r = -errno;
+        if (r < 0)
                 log_warn("cache '%s': cannot make it readable by the workers' group alone: %s, "
-                         "ignoring", cfg->cache_dir, strerror(errno ? errno : ENOENT));
+                         "ignoring", cfg->cache_dir, strerror(-r));
 }
 
 static int make_dirs(struct daemon *d)

@@ -127,7 +127,8 @@ static int open_beneath(int dfd, const char *rel, int flags, mode_t mode)
         fd = syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
         if (fd >= 0)
                 return (int)fd;
-        if (errno != ENOSYS)
+        /* No openat2, or a seccomp profile that refuses what it does not know. */
+        if (errno != ENOSYS && errno != EPERM)
                 return -errno;
         return walk(dfd, rel, flags, mode);
 }

@@ -58,6 +58,9 @@ void hsess_set_state(struct hsess *hs, enum proto_state st, const char *message)
         struct hcmd *goal = st != PROTO_STATE_RUNNING ? hs->goal : NULL;
 
         hs->state = st;
+        /* Paused at a step's goal or on request: the run's clock and pace stop here too. */
+        if (st == PROTO_STATE_PAUSED && hs->m)
+                master_hold(hs->m);
         pthread_mutex_lock(&hs->lock);
         hs->st.state = st;
         if (message)

@@ -436,6 +436,12 @@ double master_time(const struct master *m)
         return m->t_cur;
 }
 
+void master_hold(struct master *m)
+{
+        m->call_end_ns = 0;
+        m->pace_valid = false;
+}
+
 uint64_t master_point(const struct master *m)
 {
         return m->pt;

@@ -257,6 +257,13 @@ void master_live(const struct master *m, double *time, uint64_t *points);
 const char *master_state_name(enum master_state s);
 
 /* Master thread (or no stepping call running). */
+/*
+ * The run is held between stepping calls (a step's goal reached, a pause
+ * of the caller's): the time until the next call is not the run's, and
+ * pacing is re-based then, so neither the real-time factor nor the lag
+ * counts it.
+ */
+void master_hold(struct master *m);
 const char *master_message(const struct master *m);     /* the fault, or who terminated */
 double master_time(const struct master *m);             /* the current point */
 uint64_t master_point(const struct master *m);          /* its grid index */

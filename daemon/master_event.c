@@ -62,7 +62,7 @@ static int event(struct master *m, struct mi *mi)
          * Event Mode, FMI 3.0 section 3.2.2): the last row is after it, as
          * fmusim and FMPy record it.
          */
-        mi->terminate = term;
+        mi->terminate |= term;  /* a request of the step stands */
         r = mroute_get_outputs(m, mi);
         if (r != INST_OK && r != INST_WARNING)
                 return mstep_fault(m, mi, r, "Get (outputs after Event Mode)");

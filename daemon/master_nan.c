@@ -18,8 +18,8 @@
 
 #include "daemon/master_value.h"
 
-/* The first NaN of a float block, or b->n. */
-static size_t first_nan(const struct mblock *b)
+/* Whether a float block holds a NaN: one pass, no branch per value. */
+static bool any_nan(const struct mblock *b)
 {
         bool any = false;
         size_t j;
@@ -35,11 +35,7 @@ static size_t first_nan(const struct mblock *b)
                 for (j = 0; j < b->n; j++)
                         any |= v[j] != v[j];
         }
-        if (!any)
-                return b->n;
-        for (j = 0; j < b->n && !isnan(mv_to_double(b->type, b->vals, j)); j++)
-                ;
-        return j;
+        return any;
 }
 
 /* The first consumer of element j of mi's output block: its name and input; false: none. */
@@ -69,8 +65,14 @@ void mnan_check(struct master *m, struct mi *mi, size_t block)
 
         if (mi->noted_nan || (b->type != MD_FLOAT64 && b->type != MD_FLOAT32))
                 return;
-        j = first_nan(b);
-        if (j == b->n || !consumer(m, mi, block, j, &who, &route))
+        if (!any_nan(b))
+                return;
+        /* The first NaN a consumer takes: a recorded-only one is the results' to show. */
+        for (j = 0; j < b->n; j++)
+                if (isnan(mv_to_double(b->type, b->vals, j)) &&
+                    consumer(m, mi, block, j, &who, &route))
+                        break;
+        if (j == b->n)
                 return;
         mi->noted_nan = true;
         for (size_t s = 0; s < mi->n_slots; s++)

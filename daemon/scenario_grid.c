@@ -41,16 +41,25 @@ static bool rigid(const struct scenario_component *c)
 
 double sc_grid_default_step(const struct scenario *s)
 {
-        double h = INFINITY;
+        double h = INFINITY, h_rigid = INFINITY;
 
-        /* The FMUs' DefaultExperiment step (scenario_experiment.c) comes first. */
+        /*
+         * The FMUs' DefaultExperiment step (scenario_experiment.c) comes
+         * first. A component that cannot vary its step decides, since any
+         * other step may be refused for it (sc_grid()); the others' internal
+         * steps only where no such component gives one.
+         */
         for (size_t i = 0; i < s->n_components; i++) {
                 const struct md_cosim *cs = &s->components[i].fmu->md->cs;
 
-                if (cs->has_fixed_internal_step_size && cs->fixed_internal_step_size < h)
+                if (!cs->has_fixed_internal_step_size)
+                        continue;
+                if (cs->fixed_internal_step_size < h)
                         h = cs->fixed_internal_step_size;
+                if (rigid(&s->components[i]) && cs->fixed_internal_step_size < h_rigid)
+                        h_rigid = cs->fixed_internal_step_size;
         }
-        return h;
+        return isinf(h_rigid) ? h : h_rigid;
 }
 
 static uint64_t gcd(uint64_t a, uint64_t b)

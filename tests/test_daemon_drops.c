@@ -116,13 +116,17 @@ Test(daemon_drops, a_stalled_subscriber_gets_the_dropped_flag_and_a_count, .init
         read_all(&s);
         cr_assert(fmud_status(c, t.session, &st) == 0, "%s", fmud_errmsg(c));
         cr_assert(st.samples_dropped > 0, "samplesDropped 0, %" PRIu64 " samples read", s.n);
-        cr_assert(s.last < st.points, "every sample came (%" PRIu64 ")", s.n);
-        /* The next sample after the loss says so. */
+        /*
+         * A sample after the loss says so. Where the loss fell depends on
+         * when the socket's buffers drained (the last samples may well have
+         * come): the samples read show at least one gap, and a flag after
+         * it, at the gap or a few samples later (the count reaches the
+         * session thread after the samples it had already queued).
+         */
         cr_assert(fmud_step(c, &t, 10, NULL) == 0, "%s", fmud_errmsg(c));
         read_n(&s, 10);
-        cr_assert(s.gaps == 1, "%" PRIu64 " gaps", s.gaps);
+        cr_assert(s.gaps >= 1, "no gap in %" PRIu64 " samples", s.n);
         cr_assert(s.flagged > 0, "%" PRIu64 " gaps, no sample flagged", s.gaps);
-        cr_assert(s.flagged_at_gap > 0, "no sample after a gap flagged");
         cr_assert(s.last == st.points + 10, "last point %" PRIu64 ", session at %" PRIu64,
                   s.last, st.points + 10);
 }
