@@ -341,6 +341,8 @@ void host_free(struct host *h)
                         host_sess_destroy(first);
                 }
         }
+        /* A thread that retired after the last look at the zombies, once none was live. */
+        host_join_zombies(h);
         free_allowed(h->allowed, h->n_allowed);
         free(h->worker_path);
         free(h->cache_dir);
