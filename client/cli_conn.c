@@ -7,7 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "endpoint.h"
+#include "proto/endpoint.h"
 
 bool cli_option(struct cli *a, int opt, const char *arg)
 {

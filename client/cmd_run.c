@@ -19,7 +19,7 @@
 #include "commands.h"
 #include "daemon/run.h"
 #include "fmt.h"
-#include "paths.h"
+#include "proto/paths.h"
 
 enum { O_QUIET = 1400, O_LOCAL, O_PRIVATE };
 

@@ -29,7 +29,7 @@
 
 #include "cmd_run.h"
 #include "commands.h"
-#include "paths.h"
+#include "proto/paths.h"
 
 #define READY_FD 3
 #define READY_TIMEOUT_MS 60000

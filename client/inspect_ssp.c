@@ -21,7 +21,7 @@
 #include "daemon/scenario.h"
 #include "fmt.h"
 #include "inspect.h"
-#include "paths.h"
+#include "proto/paths.h"
 
 static const char *var_name(const struct scenario *s, size_t comp, size_t var)
 {

@@ -97,7 +97,7 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
 int config_apply_args(struct fmud_config *c, const struct fmud_args *a, char *err, size_t errlen);
 
 /*
- * Fill in what was not set: the run directory (client/endpoint.h), the
+ * Fill in what was not set: the run directory (proto/endpoint.h), the
  * ipc endpoints below it, scratch (RUNDIR/scratch), cache
  * ($CACHE_DIRECTORY, /var/cache/fmud for root, else the user's cache),
  * the worker (next to this program, ../worker/fmud-worker,

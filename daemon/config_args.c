@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client/endpoint.h"
-#include "client/paths.h"
+#include "proto/endpoint.h"
+#include "proto/paths.h"
 
 enum {
         OPT_CONFIG = 0x100, OPT_ENDPOINT, OPT_PUB_ENDPOINT, OPT_ALLOW, OPT_CACHE_DIR,

@@ -1,5 +1,5 @@
 /*
- * The default endpoints (client/endpoint.h): one rule for fmud and fmuctl.
+ * The default endpoints (proto/endpoint.h): one rule for fmud and fmuctl.
  * The unprivileged branches run in a child that drops to nobody.
  */
 #include <criterion/criterion.h>
@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "client/endpoint.h"
+#include "proto/endpoint.h"
 
 Test(fmud_endpoint, runtime_directory_comes_first)
 {

@@ -17,7 +17,7 @@
  * the decision of when to advance is here.
  *
  * The endpoint defaults to the local daemon's control socket
- * (client/endpoint.h). Numbers print with 17 significant digits, so they
+ * (proto/endpoint.h). Numbers print with 17 significant digits, so they
  * read back bit for bit.
  *
  * Exit: 0 done, 1 the daemon refused or a step faulted, 2 usage.
@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "endpoint.h"
+#include "proto/endpoint.h"
 #include "fmud.h"
 
 #define MAX_SETS 32

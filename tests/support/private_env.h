@@ -5,7 +5,7 @@
  *
  * DESIGN: fmuctl and fmud find their default endpoints from
  * RUNTIME_DIRECTORY, else /run/fmud (root) or $XDG_RUNTIME_DIR/fmud
- * (client/endpoint.h); fmuctl takes $FMUD_ENDPOINT, $FMUD_SERVER_KEY and
+ * (proto/endpoint.h); fmuctl takes $FMUD_ENDPOINT, $FMUD_SERVER_KEY and
  * $FMUD_KEY before those, and the programs it starts from $FMUD_DAEMON and
  * $FMUD_WORKER; FMUs are unpacked in $FMUD_CACHE_DIR, else below
  * $XDG_CACHE_HOME or /var/cache/fmud (root). All of them are set to

@@ -1,9 +1,9 @@
 /*
- * paths: where fmuctl finds what it runs without a daemon: the fmud-worker
+ * paths: where fmud and fmuctl find what they run: the fmud-worker
  * binary and the FMU cache directory.
  */
-#ifndef FMUD_CLIENT_PATHS_H
-#define FMUD_CLIENT_PATHS_H
+#ifndef FMUD_PROTO_PATHS_H
+#define FMUD_PROTO_PATHS_H
 
 #include <stddef.h>
 

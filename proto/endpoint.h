@@ -2,8 +2,8 @@
  * endpoint: where a local fmud listens when nobody says otherwise.
  *
  * DESIGN: the daemon and fmuctl must agree on the default sockets without
- * talking to each other, so the rule lives in this one file, linked by
- * both. The run directory is $RUNTIME_DIRECTORY (set by systemd's
+ * talking to each other, so the rule lives in this one file, part of the
+ * protocol's conventions (proto/) and linked by both. The run directory is $RUNTIME_DIRECTORY (set by systemd's
  * RuntimeDirectory=; the first entry when it lists several), else
  * /run/fmud for root, else $XDG_RUNTIME_DIR/fmud, else /tmp/fmud-UID.
  * The control socket is ipc://RUNDIR/control.sock, the PUB socket
@@ -12,8 +12,8 @@
  *
  * Nothing here creates a file or logs; every function is thread-safe.
  */
-#ifndef FMUD_CLIENT_ENDPOINT_H
-#define FMUD_CLIENT_ENDPOINT_H
+#ifndef FMUD_PROTO_ENDPOINT_H
+#define FMUD_PROTO_ENDPOINT_H
 
 #include <stddef.h>
 

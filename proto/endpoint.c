@@ -1,4 +1,4 @@
-/* endpoint: the default control and PUB endpoints of a local fmud (endpoint.h). */
+/* endpoint: the default control and PUB endpoints of a local fmud (proto/endpoint.h). */
 #include "endpoint.h"
 
 #include <errno.h>
