@@ -4,11 +4,12 @@
  * variables), error lines and exit codes, session arguments, and JSON
  * output of the daemon's results.
  *
- * DESIGN: a subcommand puts CLI_CONN_OPTIONS in its getopt_long table and
- * hands every option it does not know to cli_option(); it then calls
- * cli_open() and, on any failure, returns cli_fail()'s exit code. Errors
- * are one line on stderr, "fmuctl: cannot <what>: <why>", then indented
- * detail lines (a refused scenario's diagnostics).
+ * DESIGN: a subcommand declares its options in a table (struct cli_opt,
+ * one line each) and a struct cli_cmd; it loops on cli_getopt(), which
+ * takes the shared options itself, then calls cli_open() and, on any
+ * failure, returns cli_fail()'s exit code. Help is made from the tables
+ * (cli_help()). Errors are one line on stderr, "fmuctl: cannot <what>:
+ * <why>", then indented detail lines (a refused scenario's diagnostics).
  */
 #ifndef FMUD_CLIENT_CLI_H
 #define FMUD_CLIENT_CLI_H
@@ -24,33 +25,57 @@
 
 enum { CLI_O_ENDPOINT = 1000, CLI_O_SERVER_KEY, CLI_O_KEY, CLI_O_JSON, CLI_O_HELP };
 
-#define CLI_CONN_OPTIONS                                                        \
-        { "endpoint", required_argument, NULL, CLI_O_ENDPOINT },                \
-        { "server-key", required_argument, NULL, CLI_O_SERVER_KEY },            \
-        { "key", required_argument, NULL, CLI_O_KEY },                          \
-        { "json", no_argument, NULL, CLI_O_JSON },                              \
-        { "help", no_argument, NULL, CLI_O_HELP }
+/* One option, stated once for the parser and the help. */
+struct cli_opt {
+        const char *name;       /* "until": --until */
+        int id;                 /* what cli_getopt() returns; a letter also makes -LETTER */
+        const char *arg;        /* the value's name in the help ("T"); NULL: a flag */
+        const char *help;       /* '\n' between lines; NULL: an alias, not in the help */
+};
 
-/* The help lines of CLI_CONN_OPTIONS. */
-#define CLI_CONN_HELP                                                                   \
-        "  --endpoint E          the daemon's control endpoint (default: $FMUD_ENDPOINT,\n" \
-        "                        else the local daemon's ipc socket)\n"                 \
-        "  --server-key FILE     the daemon's public key, for tcp with CURVE\n"        \
-        "                        ($FMUD_SERVER_KEY)\n"                                  \
-        "  --key FILE            this client's secret key (fmuctl keygen; $FMUD_KEY)\n" \
-        "  --json                print the result as JSON\n"
+/* The shared options a command takes (-h and --help: every command). */
+enum { CLI_SHARED_CONN = 1, CLI_SHARED_JSON = 2, CLI_SHARED_ALL = 3 };
+
+/* A subcommand: its usage, help and option tables. */
+struct cli_cmd {
+        const char *name;
+        const char *usage;              /* after "fmuctl NAME "; '\n' between forms */
+        const char *about;              /* the paragraphs after the usage */
+        const struct cli_opt *opts[3];  /* its own tables, each ending with { 0 }; NULL-ended */
+        unsigned shared;                /* CLI_SHARED_* */
+        const char *footer;             /* after the options; NULL: none */
+};
+
+#define CLI_MAX_OPTS 64
 
 struct cli {
-        const char *cmd;                /* "status", for messages */
+        const struct cli_cmd *def;
+        const char *cmd;                /* "status", for messages (default: def->name) */
         const char *endpoint;
         const char *server_key_file, *key_file;
         bool json, help;
         int timeout_ms;                 /* 0: libfmud's default */
         struct fmud *c;
+        /* cli_getopt()'s tables, made from def at its first call. */
+        bool built;
+        struct option longs[CLI_MAX_OPTS + 1];
+        char shorts[2 * CLI_MAX_OPTS + 3];
 };
 
-/* Handle a CLI_CONN_OPTIONS option; false when opt is none of them. */
-bool cli_option(struct cli *a, int opt, const char *arg);
+/*
+ * The next option of argv (argv[0]: the command's name) for a->def: its id,
+ * with its value in optarg; 0 after the last one (the operands are
+ * argv[optind...]); -1 after printing a usage error. The shared options
+ * are taken into a (a->help, a->json, ...) and not returned.
+ */
+int cli_getopt(struct cli *a, int argc, char **argv);
+/* The help of a->def to f; returns FMUCTL_EXIT_OK. */
+int cli_help(const struct cli *a, FILE *f);
+/* The help lines of the shared options in CLI_SHARED_* (and --help). */
+void cli_help_options(FILE *f, unsigned shared);
+/* The shared option named name[0..len) ("endpoint"; "h" for -h), or NULL. */
+const struct cli_opt *cli_shared_option(const char *name, size_t len);
+
 /* The endpoint to use: --endpoint, $FMUD_ENDPOINT, else the default (into buf). NULL: too long. */
 const char *cli_endpoint(const struct cli *a, char *buf, size_t len);
 /* Connect (a->c). Returns 0, or an exit code after printing why. */
@@ -79,53 +104,8 @@ enum {
         CLI_O_STRICT, CLI_O_ROLLBACK, CLI_O_TRANSIENT,
 };
 
-#define CLI_LOAD_OPTIONS                                                        \
-        { "out", required_argument, NULL, CLI_O_OUT },                          \
-        { "start-time", required_argument, NULL, CLI_O_T0 },                    \
-        { "stop-time", required_argument, NULL, CLI_O_T1 },                     \
-        { "stop", required_argument, NULL, CLI_O_T1 },                          \
-        { "step", required_argument, NULL, CLI_O_STEP },                        \
-        { "start", required_argument, NULL, CLI_O_START },                      \
-        { "set", required_argument, NULL, CLI_O_START },                        \
-        { "multirate", required_argument, NULL, CLI_O_MULTI },                  \
-        { "record", required_argument, NULL, CLI_O_REC },                       \
-        { "decimation", required_argument, NULL, CLI_O_DEC },                   \
-        { "budget", required_argument, NULL, CLI_O_BUDGET },                    \
-        { "warp", required_argument, NULL, CLI_O_WARP },                        \
-        { "tolerance", required_argument, NULL, CLI_O_TOL },                    \
-        { "gauss-seidel", no_argument, NULL, CLI_O_GS },                        \
-        { "sandbox", required_argument, NULL, CLI_O_SANDBOX },                  \
-        { "input", required_argument, NULL, CLI_O_INPUT },                      \
-        { "strict", no_argument, NULL, CLI_O_STRICT },                          \
-        { "rollback-on-fault", no_argument, NULL, CLI_O_ROLLBACK },              \
-        { "transient", no_argument, NULL, CLI_O_TRANSIENT }
-
-#define CLI_LOAD_HELP                                                                   \
-        "  --input FILE.csv      drive unconnected inputs from FILE.csv (header\n"     \
-        "                        time,<input>...; see docs/fmuctl.md)\n"             \
-        "  --start-time T        override the start time\n"                             \
-        "  --stop-time T         override the stop time (also --stop T)\n"              \
-        "  --step H              override the base communication step\n"                \
-        "  --start NAME=VALUE    a start value or parameter (instance.variable in\n"    \
-        "                        a system, the bare name for one FMU); repeatable;\n"   \
-        "                        also --set NAME=VALUE\n"                               \
-        "  --multirate INST=M    step INST every M-th point; repeatable\n"              \
-        "  --record NAME         record this variable (instead of the scenario's\n"     \
-        "                        choice); repeatable\n"                                 \
-        "  --decimation K        record every K-th point\n"                             \
-        "  --budget S            wall-clock seconds allowed per coupled step; inf:\n"   \
-        "                        none\n"                                                \
-        "  --warp W              run at W times real time (0: as fast as possible)\n"   \
-        "  --tolerance TOL       relative tolerance for every FMU, 0 < TOL < 1\n"       \
-        "                        (default: each FMU's DefaultExperiment tolerance)\n" \
-        "  --gauss-seidel        Gauss-Seidel order instead of Jacobi\n"                \
-        "  --sandbox MODE        this session's sandbox: strict, basic or off (no weaker\n" \
-        "                        than the daemon's)\n"                                \
-        "  --strict              refuse FMUs with warnings too (see fmuctl inspect)\n"  \
-        "  --rollback-on-fault   save every FMU state before each step, so that a fault\n" \
-        "                        holds every instance at the last good point\n"        \
-        "  --transient           unload the session when this connection goes quiet\n" \
-        "                        (fmuctl run always does)\n"
+/* The options of a load but --out, whose help differs between load and run. */
+extern const struct cli_opt cli_load_opts[];
 
 #define CLI_MAX_ASSIGN 256
 
@@ -138,7 +118,7 @@ struct cli_load {
         char *path_abs, *out_abs, *input_abs;
 };
 
-/* Handle a CLI_LOAD_OPTIONS option: 1 done, 0 not one of them, FMUCTL_EXIT_USAGE (printed). */
+/* Handle a cli_load_opts or --out (CLI_O_OUT) option: 1 done, 0 not one of them, FMUCTL_EXIT_USAGE (printed). */
 int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg);
 /* Make path (and --out, --input, when given) absolute into l->l. 0, or an exit code after printing why. */
 int cli_load_paths(const struct cli *a, struct cli_load *l, const char *path);

@@ -9,18 +9,6 @@
 #include "commands.h"
 #include "proto/endpoint.h"
 
-bool cli_option(struct cli *a, int opt, const char *arg)
-{
-        switch (opt) {
-        case CLI_O_ENDPOINT: a->endpoint = arg; return true;
-        case CLI_O_SERVER_KEY: a->server_key_file = arg; return true;
-        case CLI_O_KEY: a->key_file = arg; return true;
-        case CLI_O_JSON: a->json = true; return true;
-        case CLI_O_HELP: a->help = true; return true;
-        default: return false;
-        }
-}
-
 const char *cli_endpoint(const struct cli *a, char *buf, size_t len)
 {
         const char *env = getenv("FMUD_ENDPOINT");

@@ -15,6 +15,37 @@
 #include "cli.h"
 #include "commands.h"
 
+const struct cli_opt cli_load_opts[] = {
+        { "input", CLI_O_INPUT, "FILE.csv", "drive unconnected inputs from FILE.csv (header\n"
+                                           "time,<input>...; see docs/fmuctl.md)" },
+        { "start-time", CLI_O_T0, "T", "override the start time" },
+        { "stop-time", CLI_O_T1, "T", "override the stop time (also --stop T)" },
+        { "stop", CLI_O_T1, "T", NULL },
+        { "step", CLI_O_STEP, "H", "override the base communication step" },
+        { "start", CLI_O_START, "NAME=VALUE", "a start value or parameter (instance.variable in\n"
+                                             "a system, the bare name for one FMU); repeatable;\n"
+                                             "also --set NAME=VALUE" },
+        { "set", CLI_O_START, "NAME=VALUE", NULL },
+        { "multirate", CLI_O_MULTI, "INST=M", "step INST every M-th point; repeatable" },
+        { "record", CLI_O_REC, "NAME", "record this variable (instead of the scenario's\n"
+                                      "choice); repeatable" },
+        { "decimation", CLI_O_DEC, "K", "record every K-th point" },
+        { "budget", CLI_O_BUDGET, "S", "wall-clock seconds allowed per coupled step; inf:\n"
+                                      "none" },
+        { "warp", CLI_O_WARP, "W", "run at W times real time (0: as fast as possible)" },
+        { "tolerance", CLI_O_TOL, "TOL", "relative tolerance for every FMU, 0 < TOL < 1\n"
+                                        "(default: each FMU's DefaultExperiment tolerance)" },
+        { "gauss-seidel", CLI_O_GS, NULL, "Gauss-Seidel order instead of Jacobi" },
+        { "sandbox", CLI_O_SANDBOX, "MODE", "this session's sandbox: strict, basic or off (no weaker\n"
+                                           "than the daemon's)" },
+        { "strict", CLI_O_STRICT, NULL, "refuse FMUs with warnings too (see fmuctl inspect)" },
+        { "rollback-on-fault", CLI_O_ROLLBACK, NULL, "save every FMU state before each step, so that a fault\n"
+                                                     "holds every instance at the last good point" },
+        { "transient", CLI_O_TRANSIENT, NULL, "unload the session when this connection goes quiet\n"
+                                             "(fmuctl run always does)" },
+        { 0 },
+};
+
 static int assign(const struct cli *a, const char *opt, char *arg, struct proto_assign *v,
                   uint32_t *n)
 {

@@ -2,7 +2,6 @@
  * fmuctl start|pause|resume|stop|unload SESSION: the session verbs that
  * take nothing but the session, and print its state afterwards.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,21 +30,22 @@ static const struct verb {
 
 static int verb(int argc, char **argv, const struct verb *v)
 {
-        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
-        struct cli a = { .cmd = v->name };
+        char about[256];
+        struct cli_cmd def = {
+                .name = v->name, .usage = "SESSION [options]", .about = about,
+                .shared = CLI_SHARED_ALL,
+        };
+        struct cli a = { .def = &def };
         struct proto_progress p = { 0 };
         struct proto_target t;
         int c, code;
 
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-                if (!cli_option(&a, c, optarg))
-                        return cli_usage_error(&a, "unknown option");
-        if (a.help) {
-                printf("usage: fmuctl %s SESSION [options]\n\n%s\nSESSION is N, or N@GENERATION "
-                       "to refuse a session replaced since.\n\n" CLI_CONN_HELP, v->name, v->help);
-                return FMUCTL_EXIT_OK;
-        }
+        snprintf(about, sizeof(about), "%s\nSESSION is N, or N@GENERATION to refuse a session "
+                 "replaced since.", v->help);
+        if (cli_getopt(&a, argc, argv) != 0)
+                return FMUCTL_EXIT_USAGE;
+        if (a.help)
+                return cli_help(&a, stdout);
         if (optind != argc - 1)
                 return cli_usage_error(&a, "expected one SESSION");
         code = cli_target(&a, argv[optind], &t);

@@ -3,7 +3,6 @@
  * "NAME = VALUE" line each, values as fmuctl set reads them back
  * (--json: {"NAME": value, ...}).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -31,27 +30,27 @@ static void print_text(const char *const names[], const struct pv *const *v, siz
         }
 }
 
+static const struct cli_cmd def = {
+        .name = "get",
+        .usage = "SESSION NAME... [options]",
+        .about = "Prints the current values of variables (instance.variable; the bare\n"
+                 "name in a one-FMU session), one 'NAME = VALUE' line each.",
+        .shared = CLI_SHARED_ALL,
+};
+
 int cmd_get(int argc, char **argv)
 {
-        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
-        struct cli a = { .cmd = "get" };
+        struct cli a = { .def = &def };
         const struct pv *const *v;
         const char *const *names;
         struct proto_target t;
         size_t n;
         int c, code;
 
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-                if (!cli_option(&a, c, optarg))
-                        return cli_usage_error(&a, "unknown option");
-        if (a.help) {
-                printf("usage: fmuctl get SESSION NAME... [options]\n\n"
-                       "Prints the current values of variables (instance.variable; the bare\n"
-                       "name in a one-FMU session), one 'NAME = VALUE' line each.\n\n"
-                       CLI_CONN_HELP);
-                return FMUCTL_EXIT_OK;
-        }
+        if (cli_getopt(&a, argc, argv) != 0)
+                return FMUCTL_EXIT_USAGE;
+        if (a.help)
+                return cli_help(&a, stdout);
         if (optind > argc - 2)
                 return cli_usage_error(&a, "expected SESSION and at least one NAME");
         code = cli_target(&a, argv[optind], &t);

@@ -5,13 +5,13 @@
  * is said, and is not a refusal. Needs no daemon and runs no FMU code.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "inspect.h"
 
@@ -31,33 +31,31 @@ static bool is_system(const char *path)
                (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
-static void usage(FILE *f)
-{
-        fprintf(f, "usage: fmuctl inspect FILE.fmu|SYSTEM.ssp|SYSTEM.ssd|FOLDER [--json] [--strict]\n"
-                   "\n"
-                   "Checks the archive, its modelDescription.xml and the binary for this\n"
-                   "platform, then prints the model, its interfaces and whether fmud runs\n"
-                   "it here, its Co-Simulation capabilities, the default experiment and its\n"
-                   "variables. Errors and warnings are listed apart; the exit code is 1\n"
-                   "when there is an error, 0 for a valid FMU (also one fmud cannot run).\n"
-                   "\n"
-                   "A system (.ssp, .ssd, or a folder with SystemStructure.ssd) is loaded\n"
-                   "as the daemon loads it (its FMUs unpacked into the cache run --local\n"
-                   "uses): its components, connections, parameters and communication grid\n"
-                   "are printed, with every problem that would refuse it.\n"
-                   "\n"
-                   "  --json     one JSON object on stdout (see docs/inspect-json.md)\n"
-                   "  --strict   warnings are errors too, as for run and load --strict\n");
-}
+static const struct cli_opt opts[] = {
+        { "json", 'j', NULL, "one JSON object on stdout (see docs/inspect-json.md)" },
+        { "strict", 's', NULL, "warnings are errors too, as for run and load --strict" },
+        { 0 },
+};
+
+static const struct cli_cmd def = {
+        .name = "inspect",
+        .usage = "FILE.fmu|SYSTEM.ssp|SYSTEM.ssd|FOLDER [--json] [--strict]",
+        .about = "Checks the archive, its modelDescription.xml and the binary for this\n"
+                 "platform, then prints the model, its interfaces and whether fmud runs\n"
+                 "it here, its Co-Simulation capabilities, the default experiment and its\n"
+                 "variables. Errors and warnings are listed apart; the exit code is 1\n"
+                 "when there is an error, 0 for a valid FMU (also one fmud cannot run).\n"
+                 "\n"
+                 "A system (.ssp, .ssd, or a folder with SystemStructure.ssd) is loaded\n"
+                 "as the daemon loads it (its FMUs unpacked into the cache run --local\n"
+                 "uses): its components, connections, parameters and communication grid\n"
+                 "are printed, with every problem that would refuse it.",
+        .opts = { opts },
+};
 
 int cmd_inspect(int argc, char **argv)
 {
-        static const struct option opts[] = {
-                { "json", no_argument, NULL, 'j' },
-                { "strict", no_argument, NULL, 's' },
-                { "help", no_argument, NULL, 'h' },
-                { 0 },
-        };
+        struct cli a = { .def = &def };
         struct fmu_opts fopts;
         struct diag_list diags;
         struct fmu *fmu = NULL;
@@ -65,26 +63,19 @@ int cmd_inspect(int argc, char **argv)
         const char *path;
         int c, r, code;
 
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "jsh", opts, NULL)) != -1) {
-                switch (c) {
-                case 'j':
+        while ((c = cli_getopt(&a, argc, argv)) > 0) {
+                if (c == 'j')
                         arg_json = true;
-                        break;
-                case 's':
+                else if (c == 's')
                         arg_strict = true;
-                        break;
-                case 'h':
-                        usage(stdout);
-                        return FMUCTL_EXIT_OK;
-                default:
-                        usage(stderr);
-                        return FMUCTL_EXIT_USAGE;
-                }
         }
+        if (c < 0)
+                return FMUCTL_EXIT_USAGE;
+        if (a.help)
+                return cli_help(&a, stdout);
         if (optind != argc - 1) {
                 fprintf(stderr, "fmuctl inspect: expected exactly one FMU file\n");
-                usage(stderr);
+                cli_help(&a, stderr);
                 return FMUCTL_EXIT_USAGE;
         }
         path = argv[optind];

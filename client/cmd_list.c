@@ -1,5 +1,4 @@
 /* fmuctl list: the daemon's sessions, one line each (--json: {"sessions": [...]}). */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -49,21 +48,23 @@ static void print_json(const struct proto_list_result *l)
         cli_json_print(o);
 }
 
+static const struct cli_cmd def = {
+        .name = "list",
+        .usage = "[options]",
+        .about = "Lists the daemon's sessions.",
+        .shared = CLI_SHARED_ALL,
+};
+
 int cmd_list(int argc, char **argv)
 {
-        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
-        struct cli a = { .cmd = "list" };
+        struct cli a = { .def = &def };
         struct proto_list_result l;
         int c, code;
 
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-                if (!cli_option(&a, c, optarg))
-                        return cli_usage_error(&a, "unknown option");
-        if (a.help) {
-                printf("usage: fmuctl list [options]\n\nLists the daemon's sessions.\n\n" CLI_CONN_HELP);
-                return FMUCTL_EXIT_OK;
-        }
+        if (cli_getopt(&a, argc, argv) != 0)
+                return FMUCTL_EXIT_USAGE;
+        if (a.help)
+                return cli_help(&a, stdout);
         if (optind != argc)
                 return cli_usage_error(&a, "no arguments expected");
         code = cli_open(&a);

@@ -3,25 +3,27 @@
  * the new session's id (--json: {"session": N, "generation": G}). The
  * session waits, loaded, for fmuctl start (or a remote master's step).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
 
-static void usage(void)
-{
-        printf("usage: fmuctl load PATH [options]\n"
-               "\n"
-               "Loads a scenario (.ssp, .ssd, a folder with SystemStructure.ssd, or one\n"
-               ".fmu) into the daemon: workers started, FMUs instantiated and\n"
-               "initialized. Prints the new session's id. Relative paths are made\n"
-               "absolute; the daemon only accepts paths below its allowed directories.\n"
-               "\n"
-               "  --out FILE.csv        results file (default: none)\n"
-               CLI_LOAD_HELP CLI_CONN_HELP);
-}
+static const struct cli_opt opts[] = {
+        { "out", CLI_O_OUT, "FILE.csv", "results file (default: none)" },
+        { 0 },
+};
+
+static const struct cli_cmd def = {
+        .name = "load",
+        .usage = "PATH [options]",
+        .about = "Loads a scenario (.ssp, .ssd, a folder with SystemStructure.ssd, or one\n"
+                 ".fmu) into the daemon: workers started, FMUs instantiated and\n"
+                 "initialized. Prints the new session's id. Relative paths are made\n"
+                 "absolute; the daemon only accepts paths below its allowed directories.",
+        .opts = { opts, cli_load_opts },
+        .shared = CLI_SHARED_ALL,
+};
 
 /* "warnings": the daemon's lines, when there are any. */
 static void add_warnings(struct json_object *o, const char *w)
@@ -41,28 +43,22 @@ static void add_warnings(struct json_object *o, const char *w)
 
 int cmd_load(int argc, char **argv)
 {
-        static const struct option opts[] = { CLI_CONN_OPTIONS, CLI_LOAD_OPTIONS, { 0 } };
-        struct cli a = { .cmd = "load" };
+        struct cli a = { .def = &def };
         struct cli_load l = { 0 };
         uint64_t session, gen;
         int c, r, code = 0;
 
-        optind = 1;
-        while (code == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-                if (cli_option(&a, c, optarg))
-                        continue;
+        while (code == 0 && (c = cli_getopt(&a, argc, argv)) > 0) {
                 r = cli_load_option(&a, &l, c, optarg);
-                if (r == 0)
-                        code = cli_usage_error(&a, "unknown option");
-                else if (r != 1)
+                if (r != 1)
                         code = r;
         }
+        if (c < 0)
+                return FMUCTL_EXIT_USAGE;
         if (code)
                 return code;
-        if (a.help) {
-                usage();
-                return FMUCTL_EXIT_OK;
-        }
+        if (a.help)
+                return cli_help(&a, stdout);
         if (optind != argc - 1)
                 return cli_usage_error(&a, "expected exactly one PATH");
         code = cli_load_paths(&a, &l, argv[optind]);

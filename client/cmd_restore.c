@@ -1,29 +1,29 @@
 /* fmuctl restore SESSION ID: return the session to a snapshot; prints its new generation. */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
 #include "commands.h"
 
+static const struct cli_cmd def = {
+        .name = "restore",
+        .usage = "SESSION ID [options]",
+        .about = "Returns the session to snapshot ID (fmuctl snapshot). The session's\n"
+                 "generation grows, so requests naming the old one are refused; the new\n"
+                 "generation is printed.",
+        .shared = CLI_SHARED_ALL,
+};
+
 int cmd_restore(int argc, char **argv)
 {
-        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
-        struct cli a = { .cmd = "restore" };
+        struct cli a = { .def = &def };
         struct proto_target t;
         uint64_t id, gen;
         int c, code;
 
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-                if (!cli_option(&a, c, optarg))
-                        return cli_usage_error(&a, "unknown option");
-        if (a.help) {
-                printf("usage: fmuctl restore SESSION ID [options]\n\n"
-                       "Returns the session to snapshot ID (fmuctl snapshot). The session's\n"
-                       "generation grows, so requests naming the old one are refused; the new\n"
-                       "generation is printed.\n\n" CLI_CONN_HELP);
-                return FMUCTL_EXIT_OK;
-        }
+        if (cli_getopt(&a, argc, argv) != 0)
+                return FMUCTL_EXIT_USAGE;
+        if (a.help)
+                return cli_help(&a, stdout);
         if (optind != argc - 2)
                 return cli_usage_error(&a, "expected SESSION and ID");
         code = cli_target(&a, argv[optind], &t);

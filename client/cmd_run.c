@@ -6,7 +6,6 @@
  * (daemon/run.h), which this file does.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
@@ -21,67 +20,58 @@
 #include "fmt.h"
 #include "proto/paths.h"
 
-enum { O_QUIET = 1400, O_LOCAL, O_PRIVATE };
+enum { O_LOCAL = 1400, O_PRIVATE };
 
-static void usage(FILE *f)
-{
-        fprintf(f, "usage: fmuctl run SCENARIO [options]\n"
-                   "\n"
-                   "Runs a scenario (.ssp, .ssd, a folder with SystemStructure.ssd, or one\n"
-                   ".fmu) to its stop time, each FMU instance in its own worker process,\n"
-                   "writes the results as CSV and prints a summary. The run goes through\n"
-                   "the daemon at the endpoint; when none answers, fmuctl starts a private\n"
-                   "one for this run and stops it afterwards.\n"
-                   "\n"
-                   "  --out FILE.csv        results file (default: SCENARIO_out.csv here)\n"
-                   CLI_LOAD_HELP
-                   "  --quiet               no progress and no summary\n"
-                   "  --local               run in this process, without a daemon\n"
-                   "  --private             always start a private daemon\n"
-                   CLI_CONN_HELP
-                   "\n"
-                   "Environment: FMUD_CACHE_DIR (where FMUs are unpacked), FMUD_WORKER,\n"
-                   "FMUD_DAEMON (the fmud to start privately).\n");
-}
+static const struct cli_opt opts[] = {
+        { "out", CLI_O_OUT, "FILE.csv", "results file (default: SCENARIO_out.csv here)" },
+        { "quiet", 'q', NULL, "no progress and no summary" },
+        { "local", O_LOCAL, NULL, "run in this process, without a daemon" },
+        { "private", O_PRIVATE, NULL, "always start a private daemon" },
+        { 0 },
+};
+
+static const struct cli_cmd def = {
+        .name = "run",
+        .usage = "SCENARIO [options]",
+        .about = "Runs a scenario (.ssp, .ssd, a folder with SystemStructure.ssd, or one\n"
+                 ".fmu) to its stop time, each FMU instance in its own worker process,\n"
+                 "writes the results as CSV and prints a summary. The run goes through\n"
+                 "the daemon at the endpoint; when none answers, fmuctl starts a private\n"
+                 "one for this run and stops it afterwards.",
+        .opts = { opts, cli_load_opts },
+        .shared = CLI_SHARED_ALL,
+        .footer = "Environment: FMUD_CACHE_DIR (where FMUs are unpacked), FMUD_WORKER,\n"
+                  "FMUD_DAEMON (the fmud to start privately).",
+};
 
 /* Parse options into a; returns 0, -1 after --help, or an exit code. */
 static int parse(int argc, char **argv, struct run_cmd *a)
 {
-        static const struct option opts[] = {
-                CLI_CONN_OPTIONS, CLI_LOAD_OPTIONS,
-                { "quiet", no_argument, NULL, O_QUIET },
-                { "local", no_argument, NULL, O_LOCAL },
-                { "private", no_argument, NULL, O_PRIVATE },
-                { 0 },
-        };
         int c, r = 0;
 
-        optind = 1;
-        while (r == 0 && (c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
-                if (cli_option(&a->cli, c, optarg))
-                        continue;
+        a->cli.def = &def;
+        while (r == 0 && (c = cli_getopt(&a->cli, argc, argv)) > 0) {
                 switch (c) {
-                case 'q':
-                case O_QUIET: a->quiet = true; break;
+                case 'q': a->quiet = true; break;
                 case O_LOCAL: a->local = true; break;
                 case O_PRIVATE: a->private_only = true; break;
                 default:
                         r = cli_load_option(&a->cli, &a->load, c, optarg);
-                        if (r == 0)
-                                r = cli_usage_error(&a->cli, "unknown option");
-                        else if (r == 1)
+                        if (r == 1)
                                 r = 0;
                 }
         }
+        if (c < 0)
+                return FMUCTL_EXIT_USAGE;
         if (r)
                 return r;
         if (a->cli.help) {
-                usage(stdout);
+                cli_help(&a->cli, stdout);
                 return -1;
         }
         if (optind != argc - 1) {
                 fprintf(stderr, "fmuctl run: expected exactly one scenario\n");
-                usage(stderr);
+                cli_help(&a->cli, stderr);
                 return FMUCTL_EXIT_USAGE;
         }
         a->scenario = argv[optind];

@@ -4,7 +4,6 @@
  * string", hex:0aff10 (Binary), [an, array], or other text as a string
  * (fmud_value_parse()).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,27 +51,27 @@ static int parse(const struct cli *a, char **args, size_t n, struct assigns *s)
         return 0;
 }
 
+static const struct cli_cmd def = {
+        .name = "set",
+        .usage = "SESSION NAME=VALUE... [options]",
+        .about = "Writes variables, all in one request. VALUE is true or false, an\n"
+                 "integer (42, -3, 0x1f), a number (1.5, 2e-3, inf), \"a string\" (escapes\n"
+                 "\\\" \\\\ \\n \\t), binary bytes in hex (hex:0aff10), an array [1, 2, 3],\n"
+                 "or any other text, taken as a string.",
+        .shared = CLI_SHARED_ALL,
+};
+
 int cmd_set(int argc, char **argv)
 {
-        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
-        struct cli a = { .cmd = "set" };
+        struct cli a = { .def = &def };
         struct assigns s = { 0 };
         struct proto_target t;
         int c, code;
 
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-                if (!cli_option(&a, c, optarg))
-                        return cli_usage_error(&a, "unknown option");
-        if (a.help) {
-                printf("usage: fmuctl set SESSION NAME=VALUE... [options]\n\n"
-                       "Writes variables, all in one request. VALUE is true or false, an\n"
-                       "integer (42, -3, 0x1f), a number (1.5, 2e-3, inf), \"a string\" (escapes\n"
-                       "\\\" \\\\ \\n \\t), binary bytes in hex (hex:0aff10), an array [1, 2, 3],\n"
-                       "or any other text, taken as a string.\n\n"
-                       CLI_CONN_HELP);
-                return FMUCTL_EXIT_OK;
-        }
+        if (cli_getopt(&a, argc, argv) != 0)
+                return FMUCTL_EXIT_USAGE;
+        if (a.help)
+                return cli_help(&a, stdout);
         if (optind > argc - 2)
                 return cli_usage_error(&a, "expected SESSION and at least one NAME=VALUE");
         code = cli_target(&a, argv[optind], &t);

@@ -1,26 +1,25 @@
 /* fmuctl shutdown: ask the daemon to stop every session and exit. */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
 #include "commands.h"
 
+static const struct cli_cmd def = {
+        .name = "shutdown",
+        .usage = "[options]",
+        .about = "Asks the daemon to stop every session (results flushed) and exit.",
+        .shared = CLI_SHARED_ALL,
+};
+
 int cmd_shutdown(int argc, char **argv)
 {
-        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
-        struct cli a = { .cmd = "shutdown" };
+        struct cli a = { .def = &def };
         int c, code;
 
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-                if (!cli_option(&a, c, optarg))
-                        return cli_usage_error(&a, "unknown option");
-        if (a.help) {
-                printf("usage: fmuctl shutdown [options]\n\n"
-                       "Asks the daemon to stop every session (results flushed) and exit.\n\n"
-                       CLI_CONN_HELP);
-                return FMUCTL_EXIT_OK;
-        }
+        if (cli_getopt(&a, argc, argv) != 0)
+                return FMUCTL_EXIT_USAGE;
+        if (a.help)
+                return cli_help(&a, stdout);
         if (optind != argc)
                 return cli_usage_error(&a, "no arguments expected");
         code = cli_open(&a);

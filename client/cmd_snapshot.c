@@ -1,30 +1,30 @@
 /* fmuctl snapshot SESSION: save every instance's FMU state; prints the snapshot's id. */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
 #include "commands.h"
 
+static const struct cli_cmd def = {
+        .name = "snapshot",
+        .usage = "SESSION [options]",
+        .about = "Saves every instance's FMU state at the session's current point and\n"
+                 "prints the snapshot's id (for fmuctl restore). Refused when an FMU\n"
+                 "cannot save its state.",
+        .shared = CLI_SHARED_ALL,
+};
+
 int cmd_snapshot(int argc, char **argv)
 {
-        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
-        struct cli a = { .cmd = "snapshot" };
+        struct cli a = { .def = &def };
         struct proto_target t;
         uint64_t id;
         double time;
         int c, code;
 
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-                if (!cli_option(&a, c, optarg))
-                        return cli_usage_error(&a, "unknown option");
-        if (a.help) {
-                printf("usage: fmuctl snapshot SESSION [options]\n\n"
-                       "Saves every instance's FMU state at the session's current point and\n"
-                       "prints the snapshot's id (for fmuctl restore). Refused when an FMU\n"
-                       "cannot save its state.\n\n" CLI_CONN_HELP);
-                return FMUCTL_EXIT_OK;
-        }
+        if (cli_getopt(&a, argc, argv) != 0)
+                return FMUCTL_EXIT_USAGE;
+        if (a.help)
+                return cli_help(&a, stdout);
         if (optind != argc - 1)
                 return cli_usage_error(&a, "expected one SESSION");
         code = cli_target(&a, argv[optind], &t);

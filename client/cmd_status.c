@@ -2,7 +2,6 @@
  * fmuctl status [SESSION]: one session's state, progress, instances and
  * the sandbox layers of each worker; without SESSION the daemon's own.
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -121,25 +120,26 @@ static void print_daemon(const struct proto_daemon_status *d)
         str("sandbox", d->sandbox);
 }
 
+static const struct cli_cmd def = {
+        .name = "status",
+        .usage = "[SESSION] [options]",
+        .about = "The session's state, time, speed, instances and each worker's sandbox\n"
+                 "layers; without SESSION, the daemon's own status.",
+        .shared = CLI_SHARED_ALL,
+};
+
 int cmd_status(int argc, char **argv)
 {
-        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
-        struct cli a = { .cmd = "status" };
+        struct cli a = { .def = &def };
         struct proto_session_status s;
         struct proto_daemon_status d;
         struct proto_target t = { 0 };
         int c, code;
 
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-                if (!cli_option(&a, c, optarg))
-                        return cli_usage_error(&a, "unknown option");
-        if (a.help) {
-                printf("usage: fmuctl status [SESSION] [options]\n\n"
-                       "The session's state, time, speed, instances and each worker's sandbox\n"
-                       "layers; without SESSION, the daemon's own status.\n\n" CLI_CONN_HELP);
-                return FMUCTL_EXIT_OK;
-        }
+        if (cli_getopt(&a, argc, argv) != 0)
+                return FMUCTL_EXIT_USAGE;
+        if (a.help)
+                return cli_help(&a, stdout);
         if (optind < argc - 1)
                 return cli_usage_error(&a, "expected at most one SESSION");
         if (optind == argc - 1) {

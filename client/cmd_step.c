@@ -3,7 +3,6 @@
  * by N communication points (default 1), or to time T; the daemon replies
  * when the points are done. This is how a remote master drives time.
  */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
@@ -11,12 +10,23 @@
 
 enum { O_UNTIL = 1200 };
 
+static const struct cli_opt opts[] = {
+        { "until", O_UNTIL, "T", "run until simulated time T" },
+        { 0 },
+};
+
+static const struct cli_cmd def = {
+        .name = "step",
+        .usage = "SESSION [N] [options]\nSESSION --until T [options]",
+        .about = "Advances a loaded or paused session by N communication points (default\n"
+                 "1), or to the last point at or before time T, and prints where it is.",
+        .opts = { opts },
+        .shared = CLI_SHARED_ALL,
+};
+
 int cmd_step(int argc, char **argv)
 {
-        static const struct option opts[] = {
-                CLI_CONN_OPTIONS, { "until", required_argument, NULL, O_UNTIL }, { 0 },
-        };
-        struct cli a = { .cmd = "step" };
+        struct cli a = { .def = &def };
         struct proto_progress p;
         struct proto_target t;
         uint64_t n = 1;
@@ -24,27 +34,18 @@ int cmd_step(int argc, char **argv)
         bool has_until = false;
         int c, code = 0;
 
-        optind = 1;
-        while (code == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-                if (cli_option(&a, c, optarg))
-                        continue;
+        while (code == 0 && (c = cli_getopt(&a, argc, argv)) > 0) {
                 if (c == O_UNTIL) {
                         code = cli_number(&a, "--until", optarg, &until);
                         has_until = true;
-                } else {
-                        code = cli_usage_error(&a, "unknown option");
                 }
         }
+        if (c < 0)
+                return FMUCTL_EXIT_USAGE;
         if (code)
                 return code;
-        if (a.help) {
-                printf("usage: fmuctl step SESSION [N] [options]\n"
-                       "       fmuctl step SESSION --until T [options]\n\n"
-                       "Advances a loaded or paused session by N communication points (default\n"
-                       "1), or to the last point at or before time T, and prints where it is.\n\n"
-                       "  --until T             run until simulated time T\n" CLI_CONN_HELP);
-                return FMUCTL_EXIT_OK;
-        }
+        if (a.help)
+                return cli_help(&a, stdout);
         if (optind == argc || optind < argc - 2 || (has_until && optind != argc - 1))
                 return cli_usage_error(&a, "expected SESSION and N, or SESSION --until T");
         code = cli_target(&a, argv[optind], &t);

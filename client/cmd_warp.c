@@ -1,29 +1,29 @@
 /* fmuctl warp SESSION W: pace the session at W times real time (0: as fast as possible). */
-#include <getopt.h>
 #include <stdio.h>
 
 #include "cli.h"
 #include "commands.h"
 
+static const struct cli_cmd def = {
+        .name = "warp",
+        .usage = "SESSION W [options]",
+        .about = "Runs the session at W times real time from now on (0: as fast as\n"
+                 "possible); simulated time does not jump.",
+        .shared = CLI_SHARED_ALL,
+};
+
 int cmd_warp(int argc, char **argv)
 {
-        static const struct option opts[] = { CLI_CONN_OPTIONS, { 0 } };
-        struct cli a = { .cmd = "warp" };
+        struct cli a = { .def = &def };
         struct proto_progress p;
         struct proto_target t;
         double w;
         int c, code;
 
-        optind = 1;
-        while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-                if (!cli_option(&a, c, optarg))
-                        return cli_usage_error(&a, "unknown option");
-        if (a.help) {
-                printf("usage: fmuctl warp SESSION W [options]\n\n"
-                       "Runs the session at W times real time from now on (0: as fast as\n"
-                       "possible); simulated time does not jump.\n\n" CLI_CONN_HELP);
-                return FMUCTL_EXIT_OK;
-        }
+        if (cli_getopt(&a, argc, argv) != 0)
+                return FMUCTL_EXIT_USAGE;
+        if (a.help)
+                return cli_help(&a, stdout);
         if (optind != argc - 2)
                 return cli_usage_error(&a, "expected SESSION and W");
         code = cli_target(&a, argv[optind], &t);

@@ -9,7 +9,6 @@
  * the session is also checked by asking its status about once a second.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,12 +182,24 @@ static int follow(struct cli *a, const struct proto_target *t, struct view *w)
         return FMUCTL_EXIT_OK;
 }
 
+static const struct cli_opt opts[] = {
+        { "every", O_EVERY, "N", "every N-th sample (default 1)" },
+        { 0 },
+};
+
+static const struct cli_cmd def = {
+        .name = "watch",
+        .usage = "SESSION [NAME...] [options]",
+        .about = "Follows variables (none named: every recorded column) live until the\n"
+                 "session ends or Ctrl-C: a table redrawn in place on a terminal, one\n"
+                 "line per sample otherwise (time, then the values).",
+        .opts = { opts },
+        .shared = CLI_SHARED_ALL,
+};
+
 int cmd_watch(int argc, char **argv)
 {
-        static const struct option opts[] = {
-                CLI_CONN_OPTIONS, { "every", required_argument, NULL, O_EVERY }, { 0 },
-        };
-        struct cli a = { .cmd = "watch" };
+        struct cli a = { .def = &def };
         struct sigaction sa = { .sa_handler = on_sigint };
         struct view w = { .tty = isatty(STDOUT_FILENO) };
         struct proto_target t;
@@ -196,26 +207,15 @@ int cmd_watch(int argc, char **argv)
         uint64_t every = 1;
         int c, code = 0;
 
-        optind = 1;
-        while (code == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-                if (cli_option(&a, c, optarg))
-                        continue;
+        while (code == 0 && (c = cli_getopt(&a, argc, argv)) > 0)
                 if (c == O_EVERY)
                         code = cli_count(&a, "--every", optarg, &every);
-                else
-                        code = cli_usage_error(&a, "unknown option");
-        }
+        if (c < 0)
+                return FMUCTL_EXIT_USAGE;
         if (code)
                 return code;
-        if (a.help) {
-                printf("usage: fmuctl watch SESSION [NAME...] [options]\n\n"
-                       "Follows variables (none named: every recorded column) live until the\n"
-                       "session ends or Ctrl-C: a table redrawn in place on a terminal, one\n"
-                       "line per sample otherwise (time, then the values).\n\n"
-                       "  --every N             every N-th sample (default 1)\n"
-                       CLI_CONN_HELP);
-                return FMUCTL_EXIT_OK;
-        }
+        if (a.help)
+                return cli_help(&a, stdout);
         if (optind >= argc)
                 return cli_usage_error(&a, "expected SESSION");
         code = cli_target(&a, argv[optind], &t);

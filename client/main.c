@@ -1,10 +1,17 @@
 /*
  * fmuctl: the command-line client of fmud. This file only dispatches to a
  * subcommand; each subcommand lives in its own cmd_*.c.
+ *
+ * DESIGN: the shared options (cli_opts.c) may come before the command's
+ * name, as with git or systemctl: `fmuctl --endpoint E list`. They are
+ * checked here and handed on right after the name, so the command parses
+ * them as if given there; what the command does not take it refuses.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "commands.h"
 
 #ifndef FMUD_VERSION
@@ -42,12 +49,12 @@ static void usage(FILE *f)
         fprintf(f, "usage: fmuctl COMMAND [ARGS...]\n\ncommands:\n");
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
                 fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-        fprintf(f, "\n'fmuctl COMMAND --help' describes one command.\n"
+        fprintf(f, "\n'fmuctl help COMMAND' (or 'fmuctl COMMAND --help') describes one command.\n"
                    "\n"
-                   "The daemon's endpoint: --endpoint E, else $FMUD_ENDPOINT, else the local\n"
-                   "daemon's ipc socket. For tcp with CURVE: --server-key FILE and --key FILE\n"
-                   "($FMUD_SERVER_KEY, $FMUD_KEY). Queries print JSON with --json.\n"
-                   "\n"
+                   "options, before or after the COMMAND (inspect and keygen take only --help,\n"
+                   "inspect also --json):\n");
+        cli_help_options(f, CLI_SHARED_ALL);
+        fprintf(f, "\n"
                    "exit codes:\n"
                    "  0    success\n"
                    "  1    invalid input, or the daemon refused the request\n"
@@ -57,24 +64,106 @@ static void usage(FILE *f)
                    "  130  interrupted (Ctrl-C)\n");
 }
 
+static fmuctl_cmd_fn *find(const char *name)
+{
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+                if (!strcmp(name, commands[i].name))
+                        return commands[i].run;
+        return NULL;
+}
+
+static int main_usage_error(const char *fmt, const char *what)
+{
+        fprintf(stderr, "fmuctl: ");
+        fprintf(stderr, fmt, what);
+        fprintf(stderr, "\n(see 'fmuctl --help')\n");
+        return FMUCTL_EXIT_USAGE;
+}
+
+/*
+ * The shared options before the command, from argv[*i] on: their words into
+ * pre (*npre), --help/-h into *help. Returns 0 with *i at the command, or an
+ * exit code after printing why.
+ */
+static int leading_options(int argc, char **argv, int *i, char **pre, int *npre, bool *help)
+{
+        for (; *i < argc && argv[*i][0] == '-'; (*i)++) {
+                const char *w = argv[*i], *name = w + (w[1] == '-' ? 2 : 1);
+                size_t len = strcspn(name, "=");
+                const struct cli_opt *o;
+
+                if (!strcmp(w, "--")) {
+                        (*i)++;
+                        break;
+                }
+                o = w[1] == '-' || len == 1 ? cli_shared_option(name, len) : NULL;
+                if (!o || (w[1] != '-' && o->id != CLI_O_HELP))
+                        return main_usage_error("unknown option '%s'", w);
+                if (!o->arg && name[len] == '=')
+                        return main_usage_error("option '%s' takes no value", w);
+                if (o->id == CLI_O_HELP) {
+                        *help = true;
+                        continue;
+                }
+                pre[(*npre)++] = argv[*i];
+                if (o->arg && name[len] != '=') {
+                        if (*i + 1 >= argc)
+                                return main_usage_error("option '%s' needs a value", w);
+                        pre[(*npre)++] = argv[++(*i)];
+                }
+        }
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
-        if (argc < 2) {
-                usage(stderr);
-                return FMUCTL_EXIT_USAGE;
-        }
-        if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-                usage(stdout);
-                return FMUCTL_EXIT_OK;
-        }
-        if (!strcmp(argv[1], "--version")) {
+        char **args = NULL;
+        const char *name;
+        fmuctl_cmd_fn *run;
+        bool help = false;
+        int i = 1, npre = 0, n = 0, code;
+
+        if (argc >= 2 && !strcmp(argv[1], "--version")) {
                 printf("fmuctl %s\n", FMUD_VERSION);
                 return FMUCTL_EXIT_OK;
         }
-        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-                if (!strcmp(argv[1], commands[i].name))
-                        return commands[i].run(argc - 1, argv + 1);
-        fprintf(stderr, "fmuctl: unknown command '%s'\n", argv[1]);
-        usage(stderr);
-        return FMUCTL_EXIT_USAGE;
+        /* Room for the command, the options before it, --help and the rest. */
+        args = calloc((size_t)argc + 2, sizeof(*args));
+        if (!args) {
+                fprintf(stderr, "fmuctl: out of memory\n");
+                return FMUCTL_EXIT_SYSTEM;
+        }
+        code = leading_options(argc, argv, &i, args + 1, &npre, &help);
+        if (code)
+                goto out;
+        if (i == argc || (!strcmp(argv[i], "help") && i + 1 == argc)) {
+                usage(i == argc && !help ? stderr : stdout);
+                code = i == argc && !help ? FMUCTL_EXIT_USAGE : FMUCTL_EXIT_OK;
+                goto out;
+        }
+        name = argv[i++];
+        if (!strcmp(name, "help")) {
+                /* fmuctl help COMMAND: that command's --help. */
+                if (i + 1 != argc) {
+                        code = main_usage_error("%s", "help takes one COMMAND");
+                        goto out;
+                }
+                name = argv[i++];
+                help = true;
+        }
+        run = find(name);
+        if (!run) {
+                code = main_usage_error("unknown command '%s'", name);
+                goto out;
+        }
+        args[0] = (char *)name;
+        n = 1 + npre;
+        if (help)
+                args[n++] = "--help";
+        while (i < argc)
+                args[n++] = argv[i++];
+        code = run(n, args);
+out:
+        free(args);
+        return code;
 }
