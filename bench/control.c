@@ -10,7 +10,7 @@
  * here, so both round trips cross the same process boundary; the rows of
  * every run are interleaved (run 1 of every row, then run 2, ...) and a
  * row shows the median over runs of each run's median and 99th
- * percentile. Results are in docs/BENCHMARKS.md ("Control plane").
+ * percentile. Results are in docs/BENCHMARKS.md.
  */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -29,8 +29,7 @@
  * (its 'spin' parameter, calibrated in-process first), where the master's
  * parallel workers should beat the sequential loop.
  *
- * Results are in docs/BENCHMARKS.md ("master: overhead per communication
- * point").
+ * Results are in docs/BENCHMARKS.md.
  */
 #include <errno.h>
 #include <getopt.h>

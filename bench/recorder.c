@@ -26,7 +26,7 @@
  *
  * DESIGN: the values are smooth full-precision signals from a precomputed
  * table (the simulation's cost is not measured), the time is k * h as the
- * master computes it. Results: docs/BENCHMARKS.md, "recorder: CSV writing".
+ * master computes it. Results: docs/BENCHMARKS.md.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -26,8 +26,7 @@
  * are removed after each run; the first run checks that both files are
  * byte for byte the same. Runs alternate between the variants.
  *
- * Results and the command: docs/BENCHMARKS.md, "Sessions: parallel
- * speed-up, recording".
+ * Results and the command: docs/BENCHMARKS.md.
  */
 #include <errno.h>
 #include <getopt.h>

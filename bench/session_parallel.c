@@ -22,8 +22,7 @@
  * trip the master saw, so a missed target can be told apart: slower FMU
  * work (a busy cpu) against transport.
  *
- * Results and the command: docs/BENCHMARKS.md, "Sessions: parallel
- * speed-up, recording".
+ * Results and the command: docs/BENCHMARKS.md.
  */
 #include <errno.h>
 #include <getopt.h>

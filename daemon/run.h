@@ -7,7 +7,12 @@
  * Ownership: struct run_report's strings and arrays are the caller's after
  * run_scenario() and freed with run_report_fini().
  *
- * Threads: run_scenario() runs the master on the calling thread.
+ * Threads: run_scenario() runs the master on the calling thread, which
+ * also formats the rows. A recording thread fed rows by the master was
+ * tried (bench/session_csv) and was slower on 2 cpus, 1.57x to 1.82x the
+ * in-process importer's time against 1.15x: three busy threads do not fit
+ * on two cpus, and the master's round trips slowed more than the
+ * formatting they were relieved of.
  */
 #ifndef FMUD_DAEMON_RUN_H
 #define FMUD_DAEMON_RUN_H
