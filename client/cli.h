@@ -118,7 +118,7 @@ struct cli_load {
         char *path_abs, *out_abs, *input_abs;
 };
 
-/* Handle a cli_load_opts or --out (CLI_O_OUT) option: 1 done, 0 not one of them, FMUCTL_EXIT_USAGE (printed). */
+/* A cli_load_opts or --out (CLI_O_OUT) option: 1 done, 0 not one of them, FMUCTL_EXIT_USAGE (printed). */
 int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg);
 /* Make path (and --out, --input, when given) absolute into l->l. 0, or an exit code after printing why. */
 int cli_load_paths(const struct cli *a, struct cli_load *l, const char *path);

@@ -36,11 +36,13 @@ const struct cli_opt cli_load_opts[] = {
         { "tolerance", CLI_O_TOL, "TOL", "relative tolerance for every FMU, 0 < TOL < 1\n"
                                         "(default: each FMU's DefaultExperiment tolerance)" },
         { "gauss-seidel", CLI_O_GS, NULL, "Gauss-Seidel order instead of Jacobi" },
-        { "sandbox", CLI_O_SANDBOX, "MODE", "this session's sandbox: strict, basic or off (no weaker\n"
-                                           "than the daemon's)" },
+        { "sandbox", CLI_O_SANDBOX, "MODE",
+          "this session's sandbox: strict, basic or off (no weaker\n"
+          "than the daemon's)" },
         { "strict", CLI_O_STRICT, NULL, "refuse FMUs with warnings too (see fmuctl inspect)" },
-        { "rollback-on-fault", CLI_O_ROLLBACK, NULL, "save every FMU state before each step, so that a fault\n"
-                                                     "holds every instance at the last good point" },
+        { "rollback-on-fault", CLI_O_ROLLBACK, NULL,
+          "save every FMU state before each step, so that a fault\n"
+          "holds every instance at the last good point" },
         { "transient", CLI_O_TRANSIENT, NULL, "unload the session when this connection goes quiet\n"
                                              "(fmuctl run always does)" },
         { 0 },

@@ -8,6 +8,7 @@
  * taken into struct cli without the command seeing them; main.c accepts
  * them before the command's name too and hands them on after it.
  */
+#include <assert.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,7 +87,8 @@ static void build(struct cli *a)
         a->shorts[s++] = ':';   /* a missing value is ':', apart from an unknown option */
         a->shorts[s++] = 'h';
         for (size_t i = 0; t[i]; i++)
-                for (const struct cli_opt *o = t[i]; o->name && n < CLI_MAX_OPTS; o++) {
+                for (const struct cli_opt *o = t[i]; o->name; o++) {
+                        assert(n < CLI_MAX_OPTS);       /* raise CLI_MAX_OPTS */
                         a->longs[n++] = (struct option){ o->name, o->arg ? required_argument :
                                                          no_argument, NULL, o->id };
                         if (o->id > ' ' && o->id < 127 && s < sizeof(a->shorts) - 2) {
@@ -97,6 +99,39 @@ static void build(struct cli *a)
                 }
         a->longs[n] = (struct option){ 0 };
         a->shorts[s] = '\0';
+}
+
+/* The long option named by word ("--name" or "--name=value"), or NULL. */
+static const struct option *long_named(const struct cli *a, const char *word)
+{
+        size_t len = strcspn(word + 2, "=");
+
+        for (const struct option *o = a->longs; o->name; o++)
+                if (strlen(o->name) == len && !strncmp(o->name, word + 2, len))
+                        return o;
+        return NULL;
+}
+
+/* Say what getopt_long() refused (c: '?' or ':'); returns -1. */
+static int refuse(struct cli *a, int c, char **argv)
+{
+        const char *w = optind > 0 ? argv[optind - 1] : "";
+        const struct option *o = strncmp(w, "--", 2) ? NULL : long_named(a, w);
+        /* A short option's error may follow a long option in argv: "--local -z". */
+        bool is_long = !strncmp(w, "--", 2) &&
+                       (!optopt || optopt >= 127 || (o && o->val == optopt));
+        int len = (int)strcspn(w, "=");
+
+        if (!is_long)
+                cli_usage_error(a, c == ':' ? "option '-%c' needs a value" : "unknown option '-%c'",
+                                optopt);
+        else if (c == ':')
+                cli_usage_error(a, "option '%.*s' needs a value", len, w);
+        else if (o && o->has_arg == no_argument && w[len] == '=')
+                cli_usage_error(a, "option '%.*s' takes no value", len, w);
+        else
+                cli_usage_error(a, "unknown option '%s'", w);
+        return -1;
 }
 
 int cli_getopt(struct cli *a, int argc, char **argv)
@@ -111,25 +146,14 @@ int cli_getopt(struct cli *a, int argc, char **argv)
                 opterr = 0;
         }
         for (;;) {
+                optopt = 0;
                 c = getopt_long(argc, argv, a->shorts, a->longs, NULL);
                 if (c == -1)
                         return 0;
+                if (c == '?' || c == ':')
+                        return refuse(a, c, argv);
                 if (c == 'h')
                         c = CLI_O_HELP;
-                if (c == ':') {
-                        if (optopt && optopt < 127)
-                                cli_usage_error(a, "option '-%c' needs a value", optopt);
-                        else
-                                cli_usage_error(a, "option '%s' needs a value", argv[optind - 1]);
-                        return -1;
-                }
-                if (c == '?') {
-                        if (optopt && optopt < 127)
-                                cli_usage_error(a, "unknown option '-%c'", optopt);
-                        else
-                                cli_usage_error(a, "unknown option '%s'", argv[optind - 1]);
-                        return -1;
-                }
                 if (!shared(a, c, optarg))
                         return c;
         }

@@ -175,6 +175,12 @@ Test(fmuctl_options, bad_forms_are_usage_errors_that_send_nothing, .init = setup
                 "fmuctl load: unknown option '--nosuch'\n(see 'fmuctl load --help')\n");
         refused((const char *[]){ "--endpoint", d.endpoint, "step", "1", "-z", NULL },
                 "fmuctl step: unknown option '-z'\n(see 'fmuctl step --help')\n");
+        refused((const char *[]){ "--endpoint", d.endpoint, "step", "1", "--until", NULL },
+                "fmuctl step: option '--until' needs a value\n(see 'fmuctl step --help')\n");
+        refused((const char *[]){ "--endpoint", d.endpoint, "list", "--json=yes", NULL },
+                "fmuctl list: option '--json' takes no value\n(see 'fmuctl list --help')\n");
+        refused((const char *[]){ "run", FMUD_EXAMPLES "/msd.ssp", "--local", "-qz", NULL },
+                "fmuctl run: unknown option '-z'\n(see 'fmuctl run --help')\n");
         refused((const char *[]){ "help", "nosuch", NULL },
                 "fmuctl: unknown command 'nosuch'\n(see 'fmuctl --help')\n");
         refused((const char *[]){ "help", "list", "status", NULL },
