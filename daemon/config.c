@@ -29,6 +29,9 @@ enum key_type {
         KEY_SANDBOX,
         KEY_VIOLATION,
         KEY_LOG_LEVEL,
+        KEY_ROLE,               /* observer, operator, admin */
+        KEY_GRANT_USER,         /* "NAME ROLE", repeatable */
+        KEY_GRANT_GROUP,
 };
 
 struct key {
@@ -61,6 +64,9 @@ static const struct key keys[] = {
         K("sandbox", "user", KEY_STR, sandbox_user),
         K("master", "default_budget", KEY_BUDGET, default_budget),
         K("results", "flush_ms", KEY_U32, results_flush_ms),
+        K("roles", "default_role", KEY_ROLE, default_role),
+        K("roles", "user", KEY_GRANT_USER, role_users),
+        K("roles", "group", KEY_GRANT_GROUP, role_groups),
         K("log", "level", KEY_LOG_LEVEL, log_level),
 };
 #undef K
@@ -71,6 +77,8 @@ static const struct key keys[] = {
 #define CONFIG_MAX_MESSAGE      (1ull << 30)
 #define CONFIG_MIN_GRACE        0.1     /* seconds: a lease shorter would outrun a busy client */
 #define CONFIG_MAX_GRACE        86400.0
+#define CONFIG_MAX_GRANTS       1024    /* [roles] user or group entries */
+#define CONFIG_MAX_NAME         256     /* of a user or group */
 
 void config_init(struct fmud_config *c)
 {
@@ -81,6 +89,7 @@ void config_init(struct fmud_config *c)
                 .on_violation = CONFIG_VIOLATION_ERRNO,
                 .log_level = 6,
                 .default_budget = NAN,
+                .default_role = ACCESS_OBSERVER,
         };
 }
 
@@ -91,6 +100,15 @@ static void free_allow(struct fmud_config *c)
         free(c->allow);
         c->allow = NULL;
         c->n_allow = 0;
+}
+
+static void free_grants(struct access_grant **v, size_t *n)
+{
+        for (size_t i = 0; i < *n; i++)
+                free((*v)[i].name);
+        free(*v);
+        *v = NULL;
+        *n = 0;
 }
 
 void config_fini(struct fmud_config *c)
@@ -105,6 +123,8 @@ void config_fini(struct fmud_config *c)
                 *strs[i] = NULL;
         }
         free_allow(c);
+        free_grants(&c->role_users, &c->n_role_users);
+        free_grants(&c->role_groups, &c->n_role_groups);
 }
 
 const char *config_sandbox_name(enum config_sandbox s)
@@ -227,6 +247,33 @@ static int add_allow(struct fmud_config *c, const char *dir)
         return 0;
 }
 
+/* "NAME ROLE": a user or group name (or number) and a role, appended to v. */
+static int add_grant(struct access_grant **v, size_t *n, const char *s, const char **why)
+{
+        struct access_grant *a;
+        size_t len = strcspn(s, " \t");
+        const char *role = s + len + strspn(s + len, " \t");
+        int r = access_role_parse(role);
+
+        if (len == 0 || len >= CONFIG_MAX_NAME || r < 0 || memchr(s, ':', len)) {
+                *why = "must be a name (or number) and a role: observer, operator or admin";
+                return -EINVAL;
+        }
+        if (*n >= CONFIG_MAX_GRANTS) {
+                *why = "too many entries";
+                return -EINVAL;
+        }
+        a = realloc(*v, (*n + 1) * sizeof(*a));
+        if (!a)
+                return -ENOMEM;
+        *v = a;
+        a[*n].name = strndup(s, len);
+        if (!a[*n].name)
+                return -ENOMEM;
+        a[(*n)++].role = (enum access_role)r;
+        return 0;
+}
+
 static int set_key(struct fmud_config *c, const struct key *k, const char *v, const char **why)
 {
         static const char *const sandboxes[] = { "strict", "basic", "off" };
@@ -304,6 +351,18 @@ static int set_key(struct fmud_config *c, const struct key *k, const char *v, co
                 }
                 *(double *)field = d;
                 return 0;
+        case KEY_ROLE:
+                r = access_role_parse(v);
+                if (r < 0) {
+                        *why = "must be observer, operator or admin";
+                        return -EINVAL;
+                }
+                *(enum access_role *)field = (enum access_role)r;
+                return 0;
+        case KEY_GRANT_USER:
+                return add_grant(&c->role_users, &c->n_role_users, v, why);
+        case KEY_GRANT_GROUP:
+                return add_grant(&c->role_groups, &c->n_role_groups, v, why);
         case KEY_SANDBOX:
         case KEY_VIOLATION:
         case KEY_LOG_LEVEL:

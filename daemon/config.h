@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/access.h"
+
 #define CONFIG_DEFAULT_PATH     "/etc/fmud/fmud.conf"
 
 enum config_sandbox { CONFIG_SANDBOX_STRICT, CONFIG_SANDBOX_BASIC, CONFIG_SANDBOX_OFF };
@@ -60,6 +62,10 @@ struct fmud_config {
         double default_budget;
         /* [results] */
         uint32_t results_flush_ms;      /* rows wait at most this long to be written; 0: default */
+        /* [roles] (access.h) */
+        enum access_role default_role;  /* unmatched local users */
+        struct access_grant *role_users, *role_groups;
+        size_t n_role_users, n_role_groups;
         /* [log] */
         int log_level;                  /* syslog level: 3 err ... 7 debug */
         /* derived by config_finish() */

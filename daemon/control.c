@@ -136,9 +136,10 @@ static void drain(struct control *c)
         dropped = cq_take(&c->q, &replies, &pubs);
         for (; replies; replies = next) {
                 next = replies->next;
-                if (peers_take(&c->peers, replies->token, &p) == 0)
+                if (peers_take(&c->peers, replies->token, &p) == 0) {
+                        ctl_log_outcome(&p, replies->buf, replies->len);
                         ctl_send(c, &p, replies->buf, replies->len);
-                else
+                } else
                         log_warn("a reply to unknown request token %llu, dropped",
                                  (unsigned long long)replies->token);
                 cq_item_free(replies);

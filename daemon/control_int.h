@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "daemon/control.h"
@@ -39,6 +40,8 @@ struct control {
         control_reload_fn *reload;
         void *reload_ctx;
         struct timespec started;
+        bool has_socket_gid;            /* socket_group, as bound: its members are operators */
+        gid_t socket_gid;
         bool stop;
         uint64_t dropped_logged;
         uint64_t pub_lost, pub_lost_logged;     /* sends a full subscriber refused */
@@ -54,6 +57,8 @@ void ctl_remove_files(struct control *c);
 
 /* control_req.c: one message received on router[sock]. */
 void ctl_serve(struct control *c, int sock);
+/* The log line of a changing request's outcome, from its reply (control_req.c). */
+void ctl_log_outcome(const struct ctl_peer *p, const void *body, size_t len);
 /* Send one encoded body to a peer; takes nothing. */
 void ctl_send(struct control *c, const struct ctl_peer *p, const void *body, size_t len);
 

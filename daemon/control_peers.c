@@ -27,11 +27,11 @@ static void compact(struct ctl_peers *p)
         p->n = j;
 }
 
-uint64_t peers_add(struct ctl_peers *p, uint8_t sock, bool delim, const void *id, size_t id_len)
+uint64_t peers_add(struct ctl_peers *p, const struct ctl_peer *peer)
 {
         struct ctl_peer *e;
 
-        if (p->live >= CTL_MAX_PENDING || id_len > CTL_MAX_IDENTITY)
+        if (p->live >= CTL_MAX_PENDING)
                 return 0;
         if (p->n == p->cap) {
                 if (p->live < p->n / 2 + 1 && p->n) {
@@ -47,11 +47,8 @@ uint64_t peers_add(struct ctl_peers *p, uint8_t sock, bool delim, const void *id
                 }
         }
         e = &p->v[p->n++];
+        *e = *peer;
         e->token = p->next_token++;
-        e->sock = sock;
-        e->delim = delim;
-        e->id_len = (uint8_t)id_len;
-        memcpy(e->id, id, id_len);
         p->live++;
         return e->token;
 }

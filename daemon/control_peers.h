@@ -19,6 +19,7 @@
 
 #define CTL_MAX_PENDING         65536
 #define CTL_MAX_IDENTITY        255     /* ZeroMQ routing ids are at most 255 bytes */
+#define CTL_WHO_MAX             96      /* "uid 1000 (alice)", "key <Z85>" */
 
 struct ctl_peer {
         uint64_t token;                 /* 0: finished */
@@ -26,6 +27,11 @@ struct ctl_peer {
         bool delim;                     /* the request had an empty delimiter frame (REQ) */
         uint8_t id_len;
         uint8_t id[CTL_MAX_IDENTITY];
+        /* A request that changes something: its outcome is logged with who asked. */
+        bool log;
+        uint8_t op;                     /* enum proto_op */
+        uint64_t session;               /* the session it names; 0: none yet (load) */
+        char who[CTL_WHO_MAX];
 };
 
 struct ctl_peers {
@@ -36,8 +42,8 @@ struct ctl_peers {
 
 void peers_init(struct ctl_peers *p);
 void peers_fini(struct ctl_peers *p);
-/* Record a peer; returns its token (> 0), or 0 when full or out of memory. */
-uint64_t peers_add(struct ctl_peers *p, uint8_t sock, bool delim, const void *id, size_t id_len);
+/* Record a copy of peer (its token ignored); returns its token (> 0), or 0 when full or out of memory. */
+uint64_t peers_add(struct ctl_peers *p, const struct ctl_peer *peer);
 /* Find and remove token into ret. Returns 0 or -ENOENT. */
 int peers_take(struct ctl_peers *p, uint64_t token, struct ctl_peer *ret);
 size_t peers_live(const struct ctl_peers *p);

@@ -2,16 +2,26 @@
  * control_req: one message from a ROUTER socket, decoded and answered or
  * handed to the host (control.h). Everything read here is untrusted: the
  * frame count, each frame's size and the body are checked before use.
+ *
+ * Who asks (access.h): on ipc the uid and gid the kernel gave libzmq when
+ * the peer connected ("Peer-Address" property, peer_cred.h), on tcp the
+ * CURVE key ZAP admitted ("User-Id"). A request above the asker's role is
+ * refused "denied" naming the role it needs; a request that changes
+ * something is logged with who asked and, when its reply goes out, how it
+ * ended (ctl_log_outcome()).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
 
 #include "control_int.h"
 #include "control_log.h"
+#include "daemon/access.h"
 #include "daemon/host.h"
+#include "daemon/peer_cred.h"
 
 #ifndef FMUD_VERSION
 #define FMUD_VERSION "unknown"
@@ -19,6 +29,13 @@
 
 #define SERVER_NAME     "fmud " FMUD_VERSION
 #define MAX_FRAMES      3       /* identity, delimiter, body */
+
+/* Who sent a request, and what they may do. */
+struct ctl_who {
+        enum access_role role;
+        char user[HOST_PEER_LABEL_MAX];         /* "uid 1000", "key <Z85>"; "" unknown */
+        char label[CTL_WHO_MAX];                /* for the log: "uid 1000 (alice)" */
+};
 
 void ctl_send(struct control *c, const struct ctl_peer *p, const void *body, size_t len)
 {
@@ -136,7 +153,8 @@ static void do_daemon_status(struct control *c, const struct ctl_peer *p, uint64
         pw_fini(&w);
 }
 
-static void do_shutdown(struct control *c, const struct ctl_peer *p, const struct proto_req *req)
+static void do_shutdown(struct control *c, const struct ctl_peer *p, const struct proto_req *req,
+                        const struct ctl_who *who)
 {
         uint64_t id = req->id;
         char err[256];
@@ -147,7 +165,8 @@ static void do_shutdown(struct control *c, const struct ctl_peer *p, const struc
                 refuse(c, p, id, PROTO_E_BAD_REQUEST, err);
                 return;
         }
-        log_notice("shutdown requested by %s peer", p->sock == CTL_SOCK_TCP ? "a tcp" : "an ipc");
+        log_notice("request: shutdown by %s (%s, %s): ok", who->label, access_role_name(who->role),
+                   p->sock == CTL_SOCK_TCP ? "tcp" : "ipc");
         if (pw_init(&w) == 0) {
                 proto_reply_ok_begin(&w, id);
                 pw_nil(&w);
@@ -167,19 +186,36 @@ static void owner_label(const struct ctl_peer *p, const char *user, char *buf, s
                 snprintf(buf + n, size - (size_t)n, "%02x", p->id[i]);
 }
 
+/* The session a request names, for the log; 0: none. */
+static uint64_t session_of(const struct proto_req *req)
+{
+        const struct pv *s = pv_get(req->args, "session");
+        uint64_t v;
+
+        return s && pv_u64(s, &v) == 0 ? v : 0;
+}
+
 static void to_host(struct control *c, const struct ctl_peer *p, const struct proto_req *req,
-                    const char *user)
+                    const char *user, const struct ctl_who *who)
 {
         char label[HOST_PEER_LABEL_MAX];
         struct host_peer hp = { .sock = p->sock, .id = p->id, .id_len = p->id_len,
-                                .label = label };
+                                .label = label, .user = who->user[0] ? who->user : NULL,
+                                .any_session = who->role == ACCESS_ADMIN ||
+                                               !access_changes(req->op),
+                                .role = access_role_name(who->role) };
+        struct ctl_peer e = *p;
         uint64_t token;
 
         if (!c->host) {
                 refuse(c, p, req->id, PROTO_E_INTERNAL, "no sessions are served");
                 return;
         }
-        token = peers_add(&c->peers, p->sock, p->delim, p->id, p->id_len);
+        e.log = access_changes(req->op);
+        e.op = (uint8_t)req->op;
+        e.session = session_of(req);
+        snprintf(e.who, sizeof(e.who), "%s", who->label);
+        token = peers_add(&c->peers, &e);
         if (!token) {
                 refuse(c, p, req->id, PROTO_E_LIMIT, "too many requests in flight");
                 return;
@@ -199,9 +235,61 @@ static uint64_t salvage_id(const struct pv *root)
         return id && pv_u64(id, &v) == 0 ? v : 0;
 }
 
-static void dispatch(struct control *c, const struct ctl_peer *p, const void *body, size_t len,
-                     const char *user)
+/* Who is at the other end of p, from the frame's properties (user: the CURVE User-Id). */
+static void identify(struct control *c, const struct ctl_peer *p, const char *user,
+                     const char *addr, struct ctl_who *who)
 {
+        struct access_rules rules = {
+                .users = c->cfg->role_users, .n_users = c->cfg->n_role_users,
+                .groups = c->cfg->role_groups, .n_groups = c->cfg->n_role_groups,
+                .default_role = c->cfg->default_role,
+                .has_socket_gid = c->has_socket_gid, .socket_gid = c->socket_gid,
+                .self = geteuid(),
+        };
+        uid_t uid;
+        gid_t gid;
+
+        who->user[0] = '\0';
+        if (p->sock == CTL_SOCK_TCP) {
+                /* ZAP admitted the key; a reload may have removed it since (ACCESS_NONE). */
+                who->role = (enum access_role)zap_role(c->zap, user);
+                snprintf(who->user, sizeof(who->user), "key %s", user ? user : "?");
+                snprintf(who->label, sizeof(who->label), "%s", who->user);
+        } else if (peer_cred_parse(addr, &uid, &gid) == 0) {
+                who->role = access_local(&rules, uid, gid, who->label, sizeof(who->label));
+                snprintf(who->user, sizeof(who->user), "uid %lu", (unsigned long)uid);
+        } else {
+                /* libzmq gives every ipc peer its credentials on Linux; be safe if not. */
+                who->role = c->cfg->default_role;
+                snprintf(who->label, sizeof(who->label), "an unidentified local peer");
+        }
+}
+
+/* Refuse a request above the asker's role; true when refused. */
+static bool refuse_role(struct control *c, const struct ctl_peer *p, const struct proto_req *req,
+                        const struct ctl_who *who)
+{
+        char msg[160];
+
+        if (who->role >= access_needed(req->op) && who->role != ACCESS_NONE)
+                return false;
+        if (who->role == ACCESS_NONE)
+                snprintf(msg, sizeof(msg), "%s: this key is no longer authorized",
+                         proto_op_name(req->op));
+        else
+                access_denied_message(req->op, who->role, msg, sizeof(msg));
+        if (access_changes(req->op) || who->role == ACCESS_NONE)
+                log_notice("request: %s%s%.0llu by %s (%s): denied: %s", proto_op_name(req->op),
+                           session_of(req) ? " session " : "", (unsigned long long)session_of(req),
+                           who->label, access_role_name(who->role), msg);
+        reply_error(c, p, req->id, PROTO_E_DENIED, msg);
+        return true;
+}
+
+static void dispatch(struct control *c, const struct ctl_peer *p, const void *body, size_t len,
+                     const char *user, const char *addr)
+{
+        struct ctl_who who;
         char err[256];
         struct pv_doc doc = { 0 };
         struct proto_req req;
@@ -225,12 +313,15 @@ static void dispatch(struct control *c, const struct ctl_peer *p, const void *bo
                        r == -EOPNOTSUPP ? PROTO_E_UNKNOWN_OP : PROTO_E_BAD_REQUEST, err);
                 goto out;
         }
+        identify(c, p, user, addr, &who);
+        if (refuse_role(c, p, &req, &who))
+                goto out;
         switch (req.op) {
         case PROTO_OP_HELLO:
                 do_hello(c, p, &req);
                 break;
         case PROTO_OP_SHUTDOWN:
-                do_shutdown(c, p, &req);
+                do_shutdown(c, p, &req, &who);
                 break;
         case PROTO_OP_STATUS:
                 if (proto_target_decode(req.args, &t, err, sizeof(err)) < 0)
@@ -238,10 +329,10 @@ static void dispatch(struct control *c, const struct ctl_peer *p, const void *bo
                 else if (t.session == 0)
                         do_daemon_status(c, p, req.id);
                 else
-                        to_host(c, p, &req, user);
+                        to_host(c, p, &req, user, &who);
                 break;
         default:
-                to_host(c, p, &req, user);
+                to_host(c, p, &req, user, &who);
                 break;
         }
 out:
@@ -302,10 +393,39 @@ void ctl_serve(struct control *c, int sock)
                        PROTO_E_BAD_REQUEST, "message above max_message");
                 goto out;
         }
-        /* The CURVE client's key as ZAP admitted it; NULL on ipc. */
+        /* The CURVE client's key as ZAP admitted it (NULL on ipc); ipc: ":uid:gid:pid". */
         dispatch(c, &p, zmq_msg_data(&f[n - 1]), zmq_msg_size(&f[n - 1]),
-                 zmq_msg_gets(&f[n - 1], "User-Id"));
+                 zmq_msg_gets(&f[n - 1], "User-Id"), zmq_msg_gets(&f[n - 1], "Peer-Address"));
 out:
         for (int i = 0; i < n; i++)
                 zmq_msg_close(&f[i]);
+}
+
+void ctl_log_outcome(const struct ctl_peer *p, const void *body, size_t len)
+{
+        struct proto_limits lim;
+        struct pv_doc doc = { 0 };
+        struct proto_reply r;
+        const struct pv *sid;
+        char msg[200] = "ok";
+        uint64_t session = p->session;
+
+        if (!p->log)
+                return;
+        proto_limits_default(&lim);
+        if (pv_decode(body, len, &lim, &doc, NULL, 0) < 0 ||
+            proto_reply_decode(doc.root, &r, NULL, 0) < 0) {
+                snprintf(msg, sizeof(msg), "no reply could be read");
+        } else if (!r.ok) {
+                const char *code = r.code >= 0 ? proto_err_name((enum proto_err)r.code) : NULL;
+
+                snprintf(msg, sizeof(msg), "%s: %s", code ? code : "error",
+                         log_text((char[160]){ 0 }, 160,
+                                  (struct proto_str){ r.message, r.message_len }));
+        } else if (p->op == PROTO_OP_LOAD && (sid = pv_get(r.result, "session"))) {
+                (void)pv_u64(sid, &session);
+        }
+        log_notice("request: %s%s%.0llu by %s: %s", proto_op_name((enum proto_op)p->op),
+                   session ? " session " : "", (unsigned long long)session, p->who, msg);
+        pv_doc_fini(&doc);
 }

@@ -145,6 +145,8 @@ static int bind_ipc(struct control *c, void *s, const char *ep, char *err, size_
                 snprintf(err, errlen, "socket_group '%s': no such group", c->cfg->socket_group);
                 return -ENOENT;
         }
+        c->has_socket_gid = grp;
+        c->socket_gid = gid;
         r = ensure_dir(c, path, grp, gid, err, errlen);
         if (r < 0)
                 return r;

@@ -116,6 +116,21 @@ static void reload(void *ctx, struct control *c)
                         log_info("allowing %zu directories", d->cfg.n_allow);
                 }
         }
+        {
+                /* Roles are read at every request on this (the control) thread: swap them. */
+                struct access_grant *u = d->cfg.role_users, *g = d->cfg.role_groups;
+                size_t nu = d->cfg.n_role_users, ng = d->cfg.n_role_groups;
+
+                d->cfg.role_users = n.role_users;
+                d->cfg.n_role_users = n.n_role_users;
+                d->cfg.role_groups = n.role_groups;
+                d->cfg.n_role_groups = n.n_role_groups;
+                d->cfg.default_role = n.default_role;
+                n.role_users = u;
+                n.n_role_users = nu;
+                n.role_groups = g;
+                n.n_role_groups = ng;
+        }
         if (d->cfg.tcp_endpoint && n.authorized_keys &&
             control_reload_keys(c, n.authorized_keys, err, sizeof(err)) < 0)
                 log_err("reload: %s; keeping the admitted keys", err);

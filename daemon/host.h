@@ -146,6 +146,16 @@ struct host_peer {
         const void *id;                 /* the connection's routing id */
         size_t id_len;                  /* <= HOST_PEER_ID_MAX */
         const char *label;              /* how list, status and the log name it */
+        /*
+         * Who asks: "uid 1000" or "key <Z85>" (the daemon's access.h);
+         * NULL: not known, nothing is checked. A load records it as the
+         * session's user; a request on a session whose user is another is
+         * refused PROTO_E_DENIED unless any_session is set (the caller
+         * sets it for an admin and for requests that only read).
+         */
+        const char *user;
+        bool any_session;
+        const char *role;               /* the asker's role, for the refusal's message */
 };
 #define HOST_PEER_ID_MAX        255
 #define HOST_PEER_LABEL_MAX     96

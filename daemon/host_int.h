@@ -189,6 +189,8 @@ struct hsess {
         uint8_t owner_sock, owner_len;
         uint8_t owner_id[HOST_PEER_ID_MAX];
         char owner[HOST_PEER_LABEL_MAX];
+        /* Who loaded it (host_peer.user); set at load, then read-only. Empty: anyone may change it. */
+        char user[HOST_PEER_LABEL_MAX];
         uint64_t renewed_ns;            /* ...but this: under h->lock */
         bool expired;                   /* written under h->lock and lock, with quit */
 };

@@ -64,6 +64,8 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
                 host_reply_error(h, token, req->id, (enum proto_err)code, "%s", err);
                 return;
         }
+        if (peer && peer->user)
+                snprintf(hs->user, sizeof(hs->user), "%s", peer->user);
         hs->id = h->next_id++;
         atomic_init(&hs->cancel, false);
         hs->state = PROTO_STATE_LOADING;
@@ -204,7 +206,8 @@ static int target_of(struct host *h, uint64_t token, const struct proto_req *req
         return r < 0 ? -EBADMSG : 0;
 }
 
-static void do_session_op(struct host *h, uint64_t token, const struct proto_req *req)
+static void do_session_op(struct host *h, uint64_t token, const struct proto_req *req,
+                          const struct host_peer *peer)
 {
         struct proto_target t = { 0 };
         double warp = 0;
@@ -227,6 +230,15 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
         if (!hs) {
                 host_reply_error(h, token, req->id, PROTO_E_NO_SESSION, "no session %llu",
                                  (unsigned long long)t.session);
+                return;
+        }
+        /* hs->user is written before the session is registered and never after. */
+        if (peer && peer->user && !peer->any_session && hs->user[0] &&
+            strcmp(hs->user, peer->user)) {
+                host_reply_error(h, token, req->id, PROTO_E_DENIED, "%s of session %llu needs "
+                                 "its owner (%s) or the admin role; you are %s (%s)",
+                                 proto_op_name(req->op), (unsigned long long)t.session, hs->user,
+                                 peer->role ? peer->role : "not admin", peer->user);
                 return;
         }
         pthread_mutex_lock(&hs->lock);
@@ -303,7 +315,7 @@ void host_request_from(struct host *h, uint64_t token, const struct proto_req *r
         case PROTO_OP_UNSUBSCRIBE:
         case PROTO_OP_SNAPSHOT:
         case PROTO_OP_RESTORE:
-                do_session_op(h, token, req);
+                do_session_op(h, token, req, peer);
                 break;
         default:
                 host_reply_error(h, token, req->id, PROTO_E_UNKNOWN_OP,

@@ -222,6 +222,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
                 .results = str(st->results),
                 .sandbox = str(sandbox_name(hs->sandbox)),
                 .transient = hs->transient, .owner = str(hs->transient ? hs->owner : NULL),
+                .user = str(hs->user),
                 .n_insts = v && lv ? (uint32_t)st->n_insts : 0, .insts = v,
         };
 
@@ -259,6 +260,7 @@ void hstatus_brief(struct hsess *hs, struct proto_session_brief *ret, char **ret
                 .session = hs->id, .generation = hs->st.generation,
                 .name = str(*ret_name), .state = hs->st.state, .time = time,
                 .transient = hs->transient, .owner = str(hs->transient ? hs->owner : NULL),
+                .user = str(hs->user),
         };
         pthread_mutex_unlock(&hs->lock);
 }

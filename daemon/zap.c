@@ -15,6 +15,7 @@
 #include <string.h>
 #include <zmq.h>
 
+#include "access.h"
 #include "control_log.h"
 
 #define ZAP_ENDPOINT    "inproc://zeromq.zap.01"
@@ -29,6 +30,7 @@ struct zap {
         pthread_t thread;
         pthread_mutex_t lock;
         uint8_t (*keys)[32];    /* protected by lock */
+        uint8_t *roles;         /* enum access_role of each key; lock */
         size_t n_keys;
 };
 
@@ -144,20 +146,38 @@ static void *zap_thread(void *arg)
 
 int zap_reload(struct zap *z, const char *keys_path, char *err, size_t errlen)
 {
-        uint8_t (*keys)[32], (*old)[32];
+        uint8_t (*keys)[32], (*old)[32], *roles, *old_roles;
         size_t n;
         int r;
 
-        r = zap_read_keys(keys_path, &keys, &n, err, errlen);
+        r = zap_read_keys_roles(keys_path, &keys, &roles, &n, err, errlen);
         if (r < 0)
                 return r;
         pthread_mutex_lock(&z->lock);
         old = z->keys;
+        old_roles = z->roles;
         z->keys = keys;
+        z->roles = roles;
         z->n_keys = n;
         pthread_mutex_unlock(&z->lock);
         free(old);
+        free(old_roles);
         return 0;
+}
+
+int zap_role(struct zap *z, const char *z85)
+{
+        uint8_t key[32];
+        int role = ACCESS_NONE;
+
+        if (!z || !z85 || strlen(z85) != ZAP_KEY_Z85_LEN || !zmq_z85_decode(key, z85))
+                return ACCESS_NONE;
+        pthread_mutex_lock(&z->lock);
+        for (size_t i = 0; i < z->n_keys && role == ACCESS_NONE; i++)
+                if (!memcmp(z->keys[i], key, 32))
+                        role = z->roles[i];
+        pthread_mutex_unlock(&z->lock);
+        return role;
 }
 
 size_t zap_count(struct zap *z)
@@ -229,6 +249,7 @@ out_close:
                 zmq_close(z->stop_rx);
 out_free:
         free(z->keys);
+        free(z->roles);
         pthread_mutex_destroy(&z->lock);
         free(z);
         return r;
@@ -244,6 +265,7 @@ void zap_stop(struct zap *z)
         zmq_close(z->stop_rx);
         zmq_close(z->stop_tx);
         free(z->keys);
+        free(z->roles);
         pthread_mutex_destroy(&z->lock);
         free(z);
 }

@@ -12,7 +12,11 @@
  * Key files (shared with `fmuctl keygen`): a secret key file holds the
  * 40-character Z85 secret key on one line, a public key file the
  * 40-character Z85 public key on one line; authorized_keys holds one
- * Z85 public key per line, blank lines and '#' comments allowed.
+ * Z85 public key per line, optionally followed by the key's role
+ * (observer, operator or admin; none: operator, access.h), blank lines
+ * and '#' comments allowed. The role is looked up at every request
+ * (zap_role()): a reload changes it for connected clients too, and a key
+ * removed by a reload is refused everything.
  *
  * Threads: the handler runs on its own thread with its own REP socket;
  * the key list is shared with the caller's thread under a mutex.
@@ -35,6 +39,8 @@ int zap_start(void *zctx, const char *keys_path, struct zap **ret, char *err, si
 int zap_reload(struct zap *z, const char *keys_path, char *err, size_t errlen);
 /* Number of keys admitted now. */
 size_t zap_count(struct zap *z);
+/* The role of the key whose Z85 text is z85; ACCESS_NONE when it is not admitted now. */
+int zap_role(struct zap *z, const char *z85);
 /* Stop the thread and close its socket. NULL is a no-op. */
 void zap_stop(struct zap *z);
 
@@ -43,6 +49,9 @@ void zap_stop(struct zap *z);
  * n 32-byte keys. Returns 0 or -errno with err naming file:line.
  */
 int zap_read_keys(const char *path, uint8_t (**ret)[32], size_t *ret_n, char *err, size_t errlen);
+/* The same with each key's role (enum access_role) in *ret_roles (malloc'ed, n of them). */
+int zap_read_keys_roles(const char *path, uint8_t (**ret)[32], uint8_t **ret_roles, size_t *ret_n,
+                        char *err, size_t errlen);
 /*
  * Read a secret key file into ret (41 bytes: Z85 text, NUL-terminated).
  * Refuses (-EPERM) a file that group or other may read. 0 or -errno with err.

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "access.h"
+
 #define KEYS_MAX_FILE   (4u << 20)      /* bytes of authorized_keys */
 
 /* The whole small file at path, NUL-terminated, at most max bytes. */
@@ -78,7 +80,18 @@ static bool is_z85_key(const char *s, size_t n)
 
 int zap_read_keys(const char *path, uint8_t (**ret)[32], size_t *ret_n, char *err, size_t errlen)
 {
+        uint8_t *roles = NULL;
+        int r = zap_read_keys_roles(path, ret, &roles, ret_n, err, errlen);
+
+        free(roles);
+        return r;
+}
+
+int zap_read_keys_roles(const char *path, uint8_t (**ret)[32], uint8_t **ret_roles, size_t *ret_n,
+                        char *err, size_t errlen)
+{
         uint8_t (*keys)[32] = NULL;
+        uint8_t *roles = NULL;
         size_t len, n = 0, cap = 0;
         char *buf, *line, *next;
         unsigned lineno = 0;
@@ -96,7 +109,10 @@ int zap_read_keys(const char *path, uint8_t (**ret)[32], size_t *ret_n, char *er
         }
         for (line = buf; line && *line; line = next) {
                 char *p = line, *e;
-                char key[ZAP_KEY_Z85_LEN + 1], rest;
+                char key[ZAP_KEY_Z85_LEN + 1], word[16];
+                const char *rest;
+                int role = ACCESS_OPERATOR;
+                size_t wl;
 
                 lineno++;
                 next = strchr(line, '\n');
@@ -111,8 +127,23 @@ int zap_read_keys(const char *path, uint8_t (**ret)[32], size_t *ret_n, char *er
                  * comment) follow; otherwise a '#' starts a comment.
                  */
                 e = p + strcspn(p, " \t\r");
-                rest = e[strspn(e, " \t\r")];
-                if (!is_z85_key(p, (size_t)(e - p)) || (rest != '\0' && rest != '#')) {
+                rest = e + strspn(e, " \t\r");
+                /* A role may follow the key (access.h); none: operator. */
+                wl = strcspn(rest, " \t\r#");
+                if (is_z85_key(p, (size_t)(e - p)) && wl > 0) {
+                        snprintf(word, sizeof(word), "%.*s", (int)(wl < 15 ? wl : 15), rest);
+                        role = wl < 15 ? access_role_parse(word) : -EINVAL;
+                        if (role < 0) {
+                                snprintf(err, errlen, "%s:%u: '%.*s' is not a role (observer, "
+                                         "operator or admin)", path, lineno, (int)(wl < 32 ? wl : 32),
+                                         rest);
+                                r = -EINVAL;
+                                goto out_free;
+                        }
+                        rest += wl;
+                        rest += strspn(rest, " \t\r");
+                }
+                if (!is_z85_key(p, (size_t)(e - p)) || (*rest != '\0' && *rest != '#')) {
                         if (*p == '#')
                                 continue;
                         snprintf(err, errlen, "%s:%u: not a 40-character Z85 public key", path,
@@ -130,23 +161,32 @@ int zap_read_keys(const char *path, uint8_t (**ret)[32], size_t *ret_n, char *er
                         uint8_t (*k)[32];
 
                         cap = cap ? cap * 2 : 16;
+                        uint8_t *ro;
+
                         k = realloc(keys, cap * sizeof(*keys));
-                        if (!k) {
+                        if (k)
+                                keys = k;
+                        ro = k ? realloc(roles, cap) : NULL;
+                        if (ro)
+                                roles = ro;
+                        if (!k || !ro) {
                                 snprintf(err, errlen, "out of memory");
                                 r = -ENOMEM;
                                 goto out_free;
                         }
-                        keys = k;
                 }
                 memcpy(key, p, ZAP_KEY_Z85_LEN);
+                roles[n] = (uint8_t)role;
                 key[ZAP_KEY_Z85_LEN] = '\0';
                 zmq_z85_decode(keys[n++], key);
         }
         free(buf);
         *ret = keys;
+        *ret_roles = roles;
         *ret_n = n;
         return 0;
 out_free:
+        free(roles);
         free(keys);
         free(buf);
         return r;

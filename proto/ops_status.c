@@ -26,6 +26,7 @@ static const struct field brief_fields[] = {
         FIELD("time", FT_F64, FF_REQ, struct proto_session_brief, time),
         FIELD("transient", FT_BOOL, FF_OMIT, struct proto_session_brief, transient),
         FIELD("owner", FT_STR, FF_OMIT, struct proto_session_brief, owner),
+        FIELD("user", FT_STR, FF_OMIT, struct proto_session_brief, user),
 };
 
 void proto_list_result_encode(struct pw *w, const struct proto_list_result *r)
@@ -119,6 +120,7 @@ static const struct field status_fields[] = {
         FIELD("sandbox", FT_STR, 0, struct proto_session_status, sandbox),
         FIELD("transient", FT_BOOL, FF_OMIT, struct proto_session_status, transient),
         FIELD("owner", FT_STR, FF_OMIT, struct proto_session_status, owner),
+        FIELD("user", FT_STR, FF_OMIT, struct proto_session_status, user),
         FIELD_EXT("instances"),
 };
 

@@ -316,6 +316,7 @@ struct proto_session_brief {            /* an entry of list */
         double time;
         bool transient;                 /* leased to the connection that loaded it */
         struct proto_str owner;         /* that connection, as the daemon names it; may be empty */
+        struct proto_str user;          /* who loaded it: "uid 1000", "key <Z85>"; may be empty */
 };
 struct proto_list_result {
         uint32_t n;
@@ -375,6 +376,7 @@ struct proto_session_status {
         struct proto_str sandbox;               /* "strict", "basic", "off" */
         bool transient;                         /* leased to the connection that loaded it */
         struct proto_str owner;                 /* that connection; may be empty */
+        struct proto_str user;                  /* who loaded it (as in the brief); may be empty */
         uint32_t n_insts;
         const struct proto_inst_status *insts;
 };

@@ -81,8 +81,9 @@ Test(proto_results, load_result_carries_warnings)
 Test(proto_results, list_result_round_trips)
 {
         struct proto_session_brief s[2] = {
-                { 1, 1, S("loop"), PROTO_STATE_RUNNING, 2.5, false, S("") },
-                { 2, 3, S("bench"), PROTO_STATE_FAULTED, 0, true, S("ipc 0x0080000001") },
+                { 1, 1, S("loop"), PROTO_STATE_RUNNING, 2.5, false, S(""), S("") },
+                { 2, 3, S("bench"), PROTO_STATE_FAULTED, 0, true, S("ipc 0x0080000001"),
+                  S("uid 1000") },
         };
         struct proto_list_result a = { 2, s }, b;
 
@@ -96,6 +97,8 @@ Test(proto_results, list_result_round_trips)
         /* transient and owner travel only for a transient session. */
         cr_assert(!b.sessions[0].transient && b.sessions[0].owner.len == 0);
         cr_assert(b.sessions[1].transient && str_eq(b.sessions[1].owner, "ipc 0x0080000001"));
+        /* The user who loaded it, when the daemon knows one. */
+        cr_assert(b.sessions[0].user.len == 0 && str_eq(b.sessions[1].user, "uid 1000"));
 }
 
 static void status_fixture(struct proto_session_status *s, struct proto_inst_status in[2],
