@@ -19,7 +19,7 @@
 
 #define CTL_MAX_PENDING         65536
 #define CTL_MAX_IDENTITY        255     /* ZeroMQ routing ids are at most 255 bytes */
-#define CTL_WHO_MAX             96      /* "uid 1000 (alice)", "key <Z85>" */
+#define CTL_WHO_MAX             112     /* "uid 1000 (alice) as operator", "key <Z85> as admin" */
 
 struct ctl_peer {
         uint64_t token;                 /* 0: finished */

@@ -34,7 +34,7 @@
 struct ctl_who {
         enum access_role role;
         char user[HOST_PEER_LABEL_MAX];         /* "uid 1000", "key <Z85>"; "" unknown */
-        char label[CTL_WHO_MAX];                /* for the log: "uid 1000 (alice)" */
+        char label[80];                         /* for the log: "uid 1000 (alice)" */
 };
 
 void ctl_send(struct control *c, const struct ctl_peer *p, const void *body, size_t len)
@@ -165,8 +165,7 @@ static void do_shutdown(struct control *c, const struct ctl_peer *p, const struc
                 refuse(c, p, id, PROTO_E_BAD_REQUEST, err);
                 return;
         }
-        log_notice("request: shutdown by %s (%s, %s): ok", who->label, access_role_name(who->role),
-                   p->sock == CTL_SOCK_TCP ? "tcp" : "ipc");
+        log_notice("request: shutdown by %s as %s: ok", who->label, access_role_name(who->role));
         if (pw_init(&w) == 0) {
                 proto_reply_ok_begin(&w, id);
                 pw_nil(&w);
@@ -214,7 +213,7 @@ static void to_host(struct control *c, const struct ctl_peer *p, const struct pr
         e.log = access_changes(req->op);
         e.op = (uint8_t)req->op;
         e.session = session_of(req);
-        snprintf(e.who, sizeof(e.who), "%s", who->label);
+        snprintf(e.who, sizeof(e.who), "%.80s as %.12s", who->label, access_role_name(who->role));
         token = peers_add(&c->peers, &e);
         if (!token) {
                 refuse(c, p, req->id, PROTO_E_LIMIT, "too many requests in flight");
@@ -253,8 +252,8 @@ static void identify(struct control *c, const struct ctl_peer *p, const char *us
         if (p->sock == CTL_SOCK_TCP) {
                 /* ZAP admitted the key; a reload may have removed it since (ACCESS_NONE). */
                 who->role = (enum access_role)zap_role(c->zap, user);
-                snprintf(who->user, sizeof(who->user), "key %s", user ? user : "?");
-                snprintf(who->label, sizeof(who->label), "%s", who->user);
+                snprintf(who->user, sizeof(who->user), "key %.40s", user ? user : "?");
+                snprintf(who->label, sizeof(who->label), "key %.40s", user ? user : "?");
         } else if (peer_cred_parse(addr, &uid, &gid) == 0) {
                 who->role = access_local(&rules, uid, gid, who->label, sizeof(who->label));
                 snprintf(who->user, sizeof(who->user), "uid %lu", (unsigned long)uid);
@@ -279,7 +278,7 @@ static bool refuse_role(struct control *c, const struct ctl_peer *p, const struc
         else
                 access_denied_message(req->op, who->role, msg, sizeof(msg));
         if (access_changes(req->op) || who->role == ACCESS_NONE)
-                log_notice("request: %s%s%.0llu by %s (%s): denied: %s", proto_op_name(req->op),
+                log_notice("request: %s%s%.0llu by %s as %s: denied: %s", proto_op_name(req->op),
                            session_of(req) ? " session " : "", (unsigned long long)session_of(req),
                            who->label, access_role_name(who->role), msg);
         reply_error(c, p, req->id, PROTO_E_DENIED, msg);
