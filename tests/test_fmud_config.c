@@ -328,3 +328,33 @@ Test(fmud_config, default_budget_not_set_none_and_seconds, .init = setup, .fini 
         expect_refused("[master]\ndefault_budget = nan\n", "fmud.conf:2", "no budget");
         expect_refused("[master]\ndefault_budget = -inf\n", "fmud.conf:2", "no budget");
 }
+
+Test(fmud_config, roles_are_parsed_and_default_to_observer, .init = setup, .fini = teardown)
+{
+        struct fmud_config c;
+        char err[512] = "";
+
+        config_init(&c);
+        cr_assert(c.default_role == ACCESS_OBSERVER && c.n_role_users == 0 && c.n_role_groups == 0);
+        cr_assert(load_text(&c, "[roles]\ndefault_role = operator\nuser = alice admin\n"
+                                "user = 1001\toperator\ngroup = sim observer\n", err,
+                            sizeof(err)) == 0, "%s", err);
+        cr_assert(c.default_role == ACCESS_OPERATOR);
+        cr_assert(c.n_role_users == 2 && c.n_role_groups == 1);
+        cr_assert_str_eq(c.role_users[0].name, "alice");
+        cr_assert(c.role_users[0].role == ACCESS_ADMIN);
+        cr_assert_str_eq(c.role_users[1].name, "1001");
+        cr_assert(c.role_users[1].role == ACCESS_OPERATOR);
+        cr_assert_str_eq(c.role_groups[0].name, "sim");
+        cr_assert(c.role_groups[0].role == ACCESS_OBSERVER);
+        config_fini(&c);
+}
+
+Test(fmud_config, bad_roles_are_refused_with_file_and_line, .init = setup, .fini = teardown)
+{
+        expect_refused("[roles]\ndefault_role = root\n", "fmud.conf:2:", "observer, operator or admin");
+        expect_refused("[roles]\nuser = alice\n", "fmud.conf:2:", "a name (or number) and a role");
+        expect_refused("[roles]\n\ngroup = sim superuser\n", "fmud.conf:3:", "group = ");
+        expect_refused("[roles]\nuser = a:b admin\n", "fmud.conf:2:", "a role");
+        expect_refused("[roles]\nwho = alice admin\n", "fmud.conf:2:", "who");
+}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "daemon/access.h"
 #include "daemon/zap.h"
 #include "support/tmpdir.h"
 #include "test_fmud.h"
@@ -231,4 +232,120 @@ Test(fmud_curve, a_secret_key_file_is_read_with_bounds, .fini = cleanup)
                 cr_assert(zap_read_secret(path, got, err, sizeof(err)) < 0);
                 free(big);
         }
+}
+
+/* One request over tcp with key pub/sec; the reply's ok, and its message in msg. */
+static bool curve_ask(const char *pub, const char *sec, struct pw *w, char *msg, size_t size,
+                      int *ret_code)
+{
+        void *s = curve_client(pub, sec, TF_REPLY_MS), *buf;
+        struct proto_reply rep;
+        struct pv_doc doc;
+        bool ok;
+
+        cr_assert(tf_call(s, w, &doc, &rep, &buf) == 0, "no reply over tcp");
+        ok = rep.ok;
+        *ret_code = rep.ok ? -1 : rep.code;
+        snprintf(msg, size, "%.*s", rep.ok ? 0 : (int)rep.message_len, rep.ok ? "" : rep.message);
+        pv_doc_fini(&doc);
+        free(buf);
+        pw_reset(w);
+        zmq_close(s);
+        return ok;
+}
+
+Test(fmud_curve, each_key_has_the_role_written_after_it, .fini = cleanup)
+{
+        char obs_pub[41], obs_sec[41], adm_pub[41], adm_sec[41], text[512], msg[256], log[512];
+        struct proto_load l = {
+                .path = { FMUD_EXAMPLES "/msd.ssp", (uint32_t)strlen(FMUD_EXAMPLES "/msd.ssp") },
+        };
+        int code;
+        struct pw w;
+        FILE *f;
+
+        cr_assert(start_tcp(0600, true) == 0, "fmud did not start: %s/fmud.log", d.dir);
+        tf_stop(&d, SIGTERM);
+        /* ok_pub without a role (operator), one observer, one admin; the daemon again. */
+        cr_assert(zmq_curve_keypair(obs_pub, obs_sec) == 0);
+        cr_assert(zmq_curve_keypair(adm_pub, adm_sec) == 0);
+        snprintf(text, sizeof(text), "%s\n%s observer # a dashboard\n%s\tadmin\n", ok_pub, obs_pub,
+                 adm_pub);
+        write_file(keydir, "authorized_keys", text, 0644);
+        {
+                char conf[1024];
+                const char *extra[] = { "--allow", FMUD_EXAMPLES, "--sandbox", "off", NULL };
+
+                snprintf(conf, sizeof(conf),
+                         "[control]\ntcp_endpoint = %s\nserver_secret_key = %s/server.key\n"
+                         "authorized_keys = %s/authorized_keys\n", tcp_ep, keydir, keydir);
+                tf_cleanup(&d);
+                cr_assert(tf_start(&d, conf, extra) == 0, "fmud did not start: %s/fmud.log", d.dir);
+        }
+        pw_init(&w);
+        proto_req_begin(&w, 1, PROTO_OP_LIST, 0);
+        cr_assert(curve_ask(obs_pub, obs_sec, &w, msg, sizeof(msg), &code), "%s", msg);
+        proto_load_encode(&w, 2, &l);
+        cr_assert(!curve_ask(obs_pub, obs_sec, &w, msg, sizeof(msg), &code));
+        cr_assert(code == PROTO_E_DENIED);
+        cr_assert_str_eq(msg, "load needs the operator role; you are observer");
+        proto_load_encode(&w, 3, &l);
+        cr_assert(curve_ask(ok_pub, ok_sec, &w, msg, sizeof(msg), &code), "%s", msg);
+        proto_req_begin(&w, 4, PROTO_OP_SHUTDOWN, 0);
+        cr_assert(!curve_ask(ok_pub, ok_sec, &w, msg, sizeof(msg), &code));
+        cr_assert(code == PROTO_E_DENIED);
+        cr_assert_str_eq(msg, "shutdown needs the admin role; you are operator");
+        /* The operator's session is not the admin's, but an admin may change it. */
+        proto_target_encode(&w, 5, PROTO_OP_UNLOAD, &(struct proto_target){ .session = 1 });
+        cr_assert(curve_ask(adm_pub, adm_sec, &w, msg, sizeof(msg), &code), "%s", msg);
+        proto_req_begin(&w, 6, PROTO_OP_SHUTDOWN, 0);
+        cr_assert(curve_ask(adm_pub, adm_sec, &w, msg, sizeof(msg), &code), "%s", msg);
+        pw_fini(&w);
+        cr_assert(tf_wait(&d) == 0);
+        tf_path(&d, "fmud.log", log, sizeof(log));
+        f = fopen(log, "r");
+        cr_assert(f);
+        {
+                char line[512], want[3][160];
+                bool seen[3] = { false, false, false };
+
+                snprintf(want[0], sizeof(want[0]), "request: load session 1 by key %s as operator: ok",
+                         ok_pub);
+                snprintf(want[1], sizeof(want[1]), "request: unload session 1 by key %s as admin: ok",
+                         adm_pub);
+                snprintf(want[2], sizeof(want[2]), "request: shutdown by key %s as admin: ok",
+                         adm_pub);
+                while (fgets(line, sizeof(line), f))
+                        for (int i = 0; i < 3; i++)
+                                seen[i] |= strstr(line, want[i]) != NULL;
+                fclose(f);
+                for (int i = 0; i < 3; i++)
+                        cr_assert(seen[i], "the log has no '%s'", want[i]);
+        }
+}
+
+Test(fmud_curve, a_role_that_is_not_one_refuses_the_keys_file, .fini = cleanup)
+{
+        char pub[41], sec[41], text[256], path[512], err[256];
+        uint8_t (*keys)[32], *roles;
+        size_t n;
+
+        cr_assert(zmq_curve_keypair(pub, sec) == 0);
+        keydir = tmpdir_new("fmud-keys");
+        snprintf(text, sizeof(text), "%s admin\n%s observer#c\n%s\n", pub, pub, pub);
+        write_file(keydir, "authorized_keys", text, 0644);
+        snprintf(path, sizeof(path), "%s/authorized_keys", keydir);
+        cr_assert(zap_read_keys_roles(path, &keys, &roles, &n, err, sizeof(err)) == 0, "%s", err);
+        cr_assert(n == 3 && roles[0] == ACCESS_ADMIN && roles[1] == ACCESS_OBSERVER &&
+                  roles[2] == ACCESS_OPERATOR);
+        free(keys);
+        free(roles);
+        snprintf(text, sizeof(text), "# ok\n%s superuser\n", pub);
+        write_file(keydir, "authorized_keys", text, 0644);
+        cr_assert(zap_read_keys_roles(path, &keys, &roles, &n, err, sizeof(err)) == -EINVAL);
+        cr_assert(strstr(err, "authorized_keys:2: 'superuser' is not a role"), "%s", err);
+        snprintf(text, sizeof(text), "%s admin extra\n", pub);
+        write_file(keydir, "authorized_keys", text, 0644);
+        cr_assert(zap_read_keys_roles(path, &keys, &roles, &n, err, sizeof(err)) == -EINVAL);
+        cr_assert(strstr(err, "authorized_keys:1:"), "%s", err);
 }
