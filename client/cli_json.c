@@ -177,6 +177,8 @@ struct json_object *cli_json_session_status(const struct proto_session_status *s
         json_object_object_add(o, "transient", json_object_new_boolean(s->transient));
         if (s->transient)
                 json_object_object_add(o, "owner", cli_json_str(s->owner));
+        if (s->user.len)
+                json_object_object_add(o, "user", cli_json_str(s->user));
         insts = json_object_new_array_ext((int)s->n_insts);
         for (uint32_t i = 0; i < s->n_insts; i++)
                 json_object_array_add(insts, inst_json(&s->insts[i]));

@@ -21,6 +21,11 @@ static void print_text(const struct proto_list_result *l)
                         cli_put_clean(stdout, s->owner.ptr, s->owner.len);
                         putchar(')');
                 }
+                if (s->user.len) {
+                        fputs("  [user ", stdout);
+                        cli_put_clean(stdout, s->user.ptr, s->user.len);
+                        putchar(']');
+                }
                 putchar('\n');
         }
 }
@@ -42,6 +47,8 @@ static void print_json(const struct proto_list_result *l)
                 json_object_object_add(e, "transient", json_object_new_boolean(s->transient));
                 if (s->transient)
                         json_object_object_add(e, "owner", cli_json_str(s->owner));
+                if (s->user.len)
+                        json_object_object_add(e, "user", cli_json_str(s->user));
                 json_object_array_add(arr, e);
         }
         json_object_object_add(o, "sessions", arr);

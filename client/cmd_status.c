@@ -85,6 +85,8 @@ static void print_session(const struct proto_session_status *s)
         printf("%-12s %llu steps chained, %llu worker moves\n", "master",
                (unsigned long long)s->chained_steps, (unsigned long long)s->worker_moves);
         str("sandbox", s->sandbox);
+        if (s->user.len)
+                str("user", s->user);
         if (s->transient) {
                 printf("%-12s transient, owner ", "lease");
                 cli_put_clean(stdout, s->owner.ptr, s->owner.len);

@@ -9,7 +9,9 @@
  * decoded with the configured limits (proto.h). hello, shutdown and the
  * daemon's own status (session 0) are answered here; every other request
  * goes to host_request() with a token that maps back to the peer
- * (control_peers.h). The loop never waits for a worker or a master: the
+ * (control_peers.h). Before that, the asker's role (access.h) must allow
+ * the request (else "denied" naming the role needed), and a request that
+ * changes something is logged with who asked when its reply goes out. The loop never waits for a worker or a master: the
  * host answers through control_complete(), which only queues. A message
  * that is not a request gets a "bad-request" reply (with the id whenever
  * the bytes up to it can be read, proto_req_id_raw(); else 0) and one log
