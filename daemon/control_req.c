@@ -194,6 +194,15 @@ static uint64_t session_of(const struct proto_req *req)
         return s && pv_u64(s, &v) == 0 ? v : 0;
 }
 
+/* " session N" for a log line, "" for none (0). */
+static const char *session_text(uint64_t session, char *buf, size_t size)
+{
+        if (!session)
+                return "";
+        snprintf(buf, size, " session %llu", (unsigned long long)session);
+        return buf;
+}
+
 static void to_host(struct control *c, const struct ctl_peer *p, const struct proto_req *req,
                     const char *user, const struct ctl_who *who)
 {
@@ -278,9 +287,9 @@ static bool refuse_role(struct control *c, const struct ctl_peer *p, const struc
         else
                 access_denied_message(req->op, who->role, msg, sizeof(msg));
         if (access_changes(req->op) || who->role == ACCESS_NONE)
-                log_notice("request: %s%s%.0llu by %s as %s: denied: %s", proto_op_name(req->op),
-                           session_of(req) ? " session " : "", (unsigned long long)session_of(req),
-                           who->label, access_role_name(who->role), msg);
+                log_notice("request: %s%s by %s as %s: denied: %s", proto_op_name(req->op),
+                           session_text(session_of(req), (char[32]){ 0 }, 32), who->label,
+                           access_role_name(who->role), msg);
         reply_error(c, p, req->id, PROTO_E_DENIED, msg);
         return true;
 }
@@ -424,7 +433,7 @@ void ctl_log_outcome(const struct ctl_peer *p, const void *body, size_t len)
         } else if (p->op == PROTO_OP_LOAD && (sid = pv_get(r.result, "session"))) {
                 (void)pv_u64(sid, &session);
         }
-        log_notice("request: %s%s%.0llu by %s: %s", proto_op_name((enum proto_op)p->op),
-                   session ? " session " : "", (unsigned long long)session, p->who, msg);
+        log_notice("request: %s%s by %s: %s", proto_op_name((enum proto_op)p->op),
+                   session_text(session, (char[32]){ 0 }, 32), p->who, msg);
         pv_doc_fini(&doc);
 }
