@@ -349,3 +349,43 @@ Test(fmud_curve, a_role_that_is_not_one_refuses_the_keys_file, .fini = cleanup)
         cr_assert(zap_read_keys_roles(path, &keys, &roles, &n, err, sizeof(err)) == -EINVAL);
         cr_assert(strstr(err, "authorized_keys:1:"), "%s", err);
 }
+
+Test(fmud_curve, a_key_removed_by_a_reload_is_refused_on_its_open_connection, .fini = cleanup)
+{
+        char text[128];
+        struct proto_reply rep;
+        struct pv_doc doc;
+        bool denied = false;
+        void *s, *buf;
+        struct pw w;
+
+        cr_assert(start_tcp(0600, true) == 0, "fmud did not start: %s/fmud.log", d.dir);
+        s = curve_client(ok_pub, ok_sec, TF_REPLY_MS);
+        pw_init(&w);
+        proto_req_begin(&w, 1, PROTO_OP_LIST, 0);
+        cr_assert(tf_call(s, &w, &doc, &rep, &buf) == 0 && rep.ok);
+        pv_doc_fini(&doc);
+        free(buf);
+        snprintf(text, sizeof(text), "%s observer\n", bad_pub);
+        write_file(keydir, "authorized_keys", text, 0644);
+        cr_assert(kill(d.pid, SIGHUP) == 0);
+        /* The reload happens on the daemon's loop: ask until it has (a bounded number of times). */
+        for (int i = 0; i < 500 && !denied; i++) {
+                cr_assert(tf_call(s, &w, &doc, &rep, &buf) == 0);
+                denied = !rep.ok;
+                if (denied) {
+                        cr_assert(rep.code == PROTO_E_DENIED);
+                        cr_assert(rep.message_len == strlen("list: this key is no longer authorized") &&
+                                  !memcmp(rep.message, "list: this key is no longer authorized",
+                                          rep.message_len), "%.*s", (int)rep.message_len,
+                                  rep.message);
+                }
+                pv_doc_fini(&doc);
+                free(buf);
+                if (!denied)
+                        usleep(10000);
+        }
+        cr_assert(denied, "the removed key is still served");
+        pw_fini(&w);
+        zmq_close(s);
+}
