@@ -12,9 +12,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "control_int.h"
@@ -33,7 +33,7 @@
 /* Who sent a request, and what they may do. */
 struct ctl_who {
         enum access_role role;
-        char user[HOST_PEER_LABEL_MAX];         /* "uid 1000", "key <Z85>"; "" unknown */
+        char user[HOST_PEER_LABEL_MAX];         /* "uid 1000", "key <Z85>": owns what it loads */
         char label[80];                         /* for the log: "uid 1000 (alice)" */
 };
 
@@ -208,7 +208,7 @@ static void to_host(struct control *c, const struct ctl_peer *p, const struct pr
 {
         char label[HOST_PEER_LABEL_MAX];
         struct host_peer hp = { .sock = p->sock, .id = p->id, .id_len = p->id_len,
-                                .label = label, .user = who->user[0] ? who->user : NULL,
+                                .label = label, .user = who->user,
                                 .any_session = who->role == ACCESS_ADMIN ||
                                                !access_changes(req->op),
                                 .role = access_role_name(who->role) };
@@ -267,9 +267,14 @@ static void identify(struct control *c, const struct ctl_peer *p, const char *us
                 who->role = access_local(&rules, uid, gid, who->label, sizeof(who->label));
                 snprintf(who->user, sizeof(who->user), "uid %lu", (unsigned long)uid);
         } else {
-                /* libzmq gives every ipc peer its credentials on Linux; be safe if not. */
+                /*
+                 * libzmq gives every ipc peer its credentials on Linux; be
+                 * safe if not: default_role, and only the sessions such
+                 * peers loaded (an empty user would be checked against none).
+                 */
                 who->role = c->cfg->default_role;
                 snprintf(who->label, sizeof(who->label), "an unidentified local peer");
+                snprintf(who->user, sizeof(who->user), "%s", who->label);
         }
 }
 
