@@ -101,7 +101,7 @@ int cli_count(const struct cli *a, const char *opt, const char *s, uint64_t *ret
 enum {
         CLI_O_OUT = 1100, CLI_O_T0, CLI_O_T1, CLI_O_STEP, CLI_O_START, CLI_O_MULTI, CLI_O_REC,
         CLI_O_DEC, CLI_O_BUDGET, CLI_O_WARP, CLI_O_GS, CLI_O_SANDBOX, CLI_O_INPUT, CLI_O_TOL,
-        CLI_O_STRICT, CLI_O_ROLLBACK, CLI_O_TRANSIENT,
+        CLI_O_STRICT, CLI_O_ROLLBACK, CLI_O_TRANSIENT, CLI_O_FORCE,
 };
 
 /* The options of a load but --out, whose help differs between load and run. */

@@ -173,6 +173,8 @@ struct json_object *cli_json_session_status(const struct proto_session_status *s
         json_object_object_add(o, "rowsDropped", json_object_new_uint64(s->rows_dropped));
         json_object_object_add(o, "samplesDropped", json_object_new_uint64(s->samples_dropped));
         json_object_object_add(o, "results", cli_json_str(s->results));
+        if (s->out.len)
+                json_object_object_add(o, "out", cli_json_str(s->out));
         json_object_object_add(o, "sandbox", cli_json_str(s->sandbox));
         json_object_object_add(o, "transient", json_object_new_boolean(s->transient));
         if (s->transient)

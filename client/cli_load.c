@@ -16,6 +16,8 @@
 #include "commands.h"
 
 const struct cli_opt cli_load_opts[] = {
+        { "force", CLI_O_FORCE, NULL, "replace the --out file even when it is not this\n"
+                                     "client's results from an earlier run" },
         { "input", CLI_O_INPUT, "FILE.csv", "drive unconnected inputs from FILE.csv (header\n"
                                            "time,<input>...; see docs/fmuctl.md)" },
         { "start-time", CLI_O_T0, "T", "override the start time" },
@@ -133,6 +135,9 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
                 return 1;
         case CLI_O_TRANSIENT:
                 p->transient = true;
+                return 1;
+        case CLI_O_FORCE:
+                p->force = true;
                 return 1;
         case CLI_O_SANDBOX:
                 if (strcmp(arg, "strict") && strcmp(arg, "basic") && strcmp(arg, "off"))

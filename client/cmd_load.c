@@ -10,7 +10,9 @@
 #include "commands.h"
 
 static const struct cli_opt opts[] = {
-        { "out", CLI_O_OUT, "FILE.csv", "results file (default: none)" },
+        { "out", CLI_O_OUT, "FILE.csv", "results file, below an output directory of the daemon\n"
+                                        "(default: a new one in the daemon's state directory,\n"
+                                        "as --json and fmuctl status say)" },
         { 0 },
 };
 
@@ -76,6 +78,8 @@ int cmd_load(int argc, char **argv)
 
                 json_object_object_add(o, "session", json_object_new_uint64(session));
                 json_object_object_add(o, "generation", json_object_new_uint64(gen));
+                if (fmud_load_out(a.c))
+                        json_object_object_add(o, "out", json_object_new_string(fmud_load_out(a.c)));
                 add_warnings(o, fmud_load_warnings(a.c));
                 cli_json_print(o);
         } else {

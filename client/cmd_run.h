@@ -36,10 +36,12 @@ struct private_daemon {
 /*
  * Start fmud ($FMUD_DAEMON, else next to fmuctl, else ../daemon/fmud) on
  * ipc sockets in a new temporary directory, allowed to read below each of
- * allow[], and wait until it says it serves. Returns 0 or an exit code
+ * allow[] and to write results below output (NULL: none), and wait until
+ * it says it serves. Returns 0 or an exit code
  * after printing why.
  */
-int private_daemon_start(struct private_daemon *d, const char *const *allow, size_t n_allow);
+int private_daemon_start(struct private_daemon *d, const char *const *allow, size_t n_allow,
+                         const char *output);
 /* SIGTERM, wait (SIGKILL after a grace period), remove the directory. */
 void private_daemon_stop(struct private_daemon *d);
 /* Print the last lines of its log to stderr (after a failure). */

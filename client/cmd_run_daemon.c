@@ -91,7 +91,8 @@ static int connect_any(struct run_cmd *a, struct private_daemon *d)
                 allow[n_allow++] = dirs[1];
         if (dirs[2] && strcmp(dirs[0], dirs[2]) && (!dirs[1] || strcmp(dirs[1], dirs[2])))
                 allow[n_allow++] = dirs[2];
-        code = private_daemon_start(d, allow, n_allow);
+        /* The results file's folder is where this run writes: the one output directory. */
+        code = private_daemon_start(d, allow, n_allow, dirs[1]);
         if (code)
                 goto out;
         a->cli.endpoint = d->endpoint;

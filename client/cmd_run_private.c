@@ -197,7 +197,8 @@ static char *usable_cache(struct private_daemon *d, char *cache)
         return own;
 }
 
-int private_daemon_start(struct private_daemon *d, const char *const *allow, size_t n_allow)
+int private_daemon_start(struct private_daemon *d, const char *const *allow, size_t n_allow,
+                         const char *output)
 {
         char *fmud = find_daemon(), *worker = paths_worker(), *cache = cache_dir();
         char pub[300], scratch[300];
@@ -240,6 +241,10 @@ int private_daemon_start(struct private_daemon *d, const char *const *allow, siz
         for (size_t i = 0; i < n_allow && n + 16 < MAX_ARGS; i++) {
                 argv[n++] = "--allow";
                 argv[n++] = allow[i];
+        }
+        if (output) {
+                argv[n++] = "--output-dir";
+                argv[n++] = output;
         }
         argv[n++] = "--cache-dir";
         argv[n++] = cache;

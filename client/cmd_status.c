@@ -75,6 +75,8 @@ static void print_session(const struct proto_session_status *s)
                 }
                 printf("\n");
         }
+        if (s->out.len)
+                str("out", s->out);
         if (s->samples_dropped)
                 printf("%-12s %llu samples dropped (a subscriber did not keep up)\n", "samples",
                        (unsigned long long)s->samples_dropped);

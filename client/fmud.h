@@ -114,6 +114,8 @@ int fmud_load(struct fmud *c, const struct proto_load *args, uint64_t *ret_sessi
  * the next fmud_load() or fmud_close().
  */
 const char *fmud_load_warnings(const struct fmud *c);
+/* The last load's results file, as the daemon named it; NULL: none. Lives as the warnings. */
+const char *fmud_load_out(const struct fmud *c);
 int fmud_unload(struct fmud *c, const struct proto_target *t);
 
 /* ret (may be NULL): the session's state after the operation; borrowed. */

@@ -324,6 +324,7 @@ void fmud_close(struct fmud *c)
         free(c->server);
         free(c->pub_endpoint);
         free(c->load_warnings);
+        free(c->load_out);
         explicit_bzero(c->secret_key, sizeof(c->secret_key));
         free(c);
 }

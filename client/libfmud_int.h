@@ -53,6 +53,7 @@ struct fmud {
         int errcode;
         char errmsg[4096];
         char *load_warnings;            /* the last load's warnings, a line each; NULL: none */
+        char *load_out;                 /* the last load's results file; NULL: none */
 };
 
 /* Record the last failure; returns r. */

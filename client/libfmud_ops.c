@@ -77,6 +77,11 @@ const char *fmud_load_warnings(const struct fmud *c)
         return c->load_warnings;
 }
 
+const char *fmud_load_out(const struct fmud *c)
+{
+        return c->load_out;
+}
+
 int fmud_load(struct fmud *c, const struct proto_load *args, uint64_t *ret_session,
               uint64_t *ret_generation)
 {
@@ -93,6 +98,10 @@ int fmud_load(struct fmud *c, const struct proto_load *args, uint64_t *ret_sessi
         if (proto_load_result_decode(v, &res, err, sizeof(err)) < 0)
                 return fmud_bad_result(c, "load", err);
         r = keep_warnings(c, v, err, sizeof(err));
+        free(c->load_out);
+        c->load_out = NULL;
+        if (r == 0 && res.out.len && !(c->load_out = strndup(res.out.ptr, res.out.len)))
+                r = -ENOMEM;
         if (r == -EBADMSG)
                 return fmud_bad_result(c, "load", err);
         if (r < 0)

@@ -21,6 +21,7 @@ enum key_type {
         KEY_IPC,                /* ipc://... */
         KEY_TCP,                /* tcp://... */
         KEY_ALLOW,              /* an absolute directory, repeatable */
+        KEY_OUTPUT,             /* an absolute directory, repeatable */
         KEY_SIZE,               /* bytes, with K/M/G/T */
         KEY_U32,
         KEY_U64,
@@ -51,6 +52,8 @@ static const struct key keys[] = {
         K("control", "socket_group", KEY_STR, socket_group),
         K("control", "max_message", KEY_SIZE, max_message),
         K("paths", "allow", KEY_ALLOW, allow),
+        K("paths", "output_dir", KEY_OUTPUT, output),
+        K("paths", "state_dir", KEY_PATH, state_dir),
         K("paths", "cache_dir", KEY_PATH, cache_dir),
         K("paths", "scratch_dir", KEY_PATH, scratch_dir),
         K("paths", "worker", KEY_PATH, worker),
@@ -93,13 +96,19 @@ void config_init(struct fmud_config *c)
         };
 }
 
+static void free_dirs(char ***v, size_t *n)
+{
+        for (size_t i = 0; i < *n; i++)
+                free((*v)[i]);
+        free(*v);
+        *v = NULL;
+        *n = 0;
+}
+
 static void free_allow(struct fmud_config *c)
 {
-        for (size_t i = 0; i < c->n_allow; i++)
-                free(c->allow[i]);
-        free(c->allow);
-        c->allow = NULL;
-        c->n_allow = 0;
+        free_dirs(&c->allow, &c->n_allow);
+        free_dirs(&c->output, &c->n_output);
 }
 
 static void free_grants(struct access_grant **v, size_t *n)
@@ -115,7 +124,8 @@ void config_fini(struct fmud_config *c)
 {
         char **strs[] = { &c->endpoint, &c->pub_endpoint, &c->tcp_endpoint,
                           &c->tcp_pub_endpoint, &c->server_secret_key, &c->authorized_keys,
-                          &c->socket_group, &c->cache_dir, &c->scratch_dir, &c->worker,
+                          &c->socket_group, &c->state_dir, &c->cache_dir, &c->scratch_dir,
+                          &c->worker,
                           &c->sandbox_user, &c->run_dir };
 
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
@@ -230,20 +240,20 @@ static int set_str(char **dst, const char *v)
         return 0;
 }
 
-static int add_allow(struct fmud_config *c, const char *dir)
+static int add_dir(char ***v, size_t *n, const char *dir)
 {
         char **a, *p;
 
-        if (c->n_allow >= CONFIG_MAX_ALLOW)
+        if (*n >= CONFIG_MAX_ALLOW)
                 return -E2BIG;
-        a = realloc(c->allow, (c->n_allow + 1) * sizeof(*a));
+        a = realloc(*v, (*n + 1) * sizeof(*a));
         if (!a)
                 return -ENOMEM;
-        c->allow = a;
+        *v = a;
         p = strdup(dir);
         if (!p)
                 return -ENOMEM;
-        a[c->n_allow++] = p;
+        a[(*n)++] = p;
         return 0;
 }
 
@@ -290,15 +300,18 @@ static int set_key(struct fmud_config *c, const struct key *k, const char *v, co
                 return set_str(field, v);
         case KEY_PATH:
         case KEY_ALLOW:
-                if (*v != '/' && (*v || k->type == KEY_ALLOW)) {
+        case KEY_OUTPUT:
+                if (*v != '/' && (*v || k->type != KEY_PATH)) {
                         *why = "must be an absolute path";
                         return -EINVAL;
                 }
                 if (k->type == KEY_PATH)
                         return set_str(field, v);
-                r = add_allow(c, v);
+                r = k->type == KEY_ALLOW ? add_dir(&c->allow, &c->n_allow, v) :
+                                           add_dir(&c->output, &c->n_output, v);
                 if (r == -E2BIG)
-                        *why = "too many allowed directories";
+                        *why = k->type == KEY_ALLOW ? "too many allowed directories" :
+                                                      "too many output directories";
                 return r == -E2BIG ? -EINVAL : r;
         case KEY_IPC:
         case KEY_TCP: {
@@ -395,6 +408,7 @@ struct load_ctx {
         char *err;
         size_t errlen;
         bool seen_allow;        /* the file's allow replaces the defaults' */
+        bool seen_output;       /* and its output_dir */
 };
 
 /* inih does not pass line numbers to the handler; ini_parse_file() returns the first failing line. */
@@ -423,8 +437,12 @@ static int on_key(void *user, const char *section, const char *name, const char 
                 if (strcmp(keys[i].section, section) || strcmp(keys[i].name, name))
                         continue;
                 if (keys[i].type == KEY_ALLOW && !x->seen_allow) {
-                        free_allow(x->c);
+                        free_dirs(&x->c->allow, &x->c->n_allow);
                         x->seen_allow = true;
+                }
+                if (keys[i].type == KEY_OUTPUT && !x->seen_output) {
+                        free_dirs(&x->c->output, &x->c->n_output);
+                        x->seen_output = true;
                 }
                 r = set_key(x->c, &keys[i], value, &why);
                 if (r == -ENOMEM)

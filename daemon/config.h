@@ -11,7 +11,7 @@
  * reload (SIGHUP) runs the same sequence into a fresh struct and the
  * caller takes what can change at run time.
  *
- * Ownership: every string and the allow array belong to the struct and
+ * Ownership: every string and the allow and output arrays belong to the struct and
  * are freed by config_fini(). Not thread-safe; the main thread only.
  */
 #ifndef FMUD_DAEMON_CONFIG_H
@@ -41,6 +41,9 @@ struct fmud_config {
         /* [paths] */
         char **allow;
         size_t n_allow;
+        char **output;                  /* results files a client names only below these */
+        size_t n_output;
+        char *state_dir;                /* results of loads that name no file go below */
         char *cache_dir;
         char *scratch_dir;
         char *worker;
@@ -78,6 +81,9 @@ struct fmud_args {
         const char *endpoint, *pub_endpoint, *cache_dir, *scratch_dir, *worker, *sandbox;
         const char **allow;             /* n_allow of them, argv's strings; the array is malloc'ed */
         size_t n_allow;
+        const char **output;            /* n_output of them, as allow */
+        size_t n_output;
+        const char *state_dir;
         int ready_fd;                   /* -1: none */
         bool version, help;
 };
@@ -96,16 +102,21 @@ int config_load(struct fmud_config *c, const char *path, bool required, char *er
 
 /*
  * Parse argv (getopt_long). Returns 0, or -EINVAL with err. ret->allow is
- * malloc'ed (free() it); its strings are argv's.
+ * and ret->output are malloc'ed (free() them); their strings are argv's.
  */
 int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, size_t errlen);
-/* Apply the given options on top of c (--allow replaces the file's list). 0 or -EINVAL/-ENOMEM. */
+/*
+ * Apply the given options on top of c (--allow and --output-dir replace
+ * the file's lists). 0 or -EINVAL/-ENOMEM.
+ */
 int config_apply_args(struct fmud_config *c, const struct fmud_args *a, char *err, size_t errlen);
 
 /*
  * Fill in what was not set: the run directory (proto/endpoint.h), the
  * ipc endpoints below it, scratch (RUNDIR/scratch), cache
  * ($CACHE_DIRECTORY, /var/cache/fmud for root, else the user's cache),
+ * state ($STATE_DIRECTORY, /var/lib/fmud for root, else $XDG_STATE_HOME/fmud
+ * or ~/.local/state/fmud),
  * the worker (next to this program, ../worker/fmud-worker,
  * ../libexec/fmud/fmud-worker). Checks cross-key rules (tcp needs both
  * key files). Returns 0 or -errno with err.

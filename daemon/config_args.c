@@ -19,7 +19,20 @@
 enum {
         OPT_CONFIG = 0x100, OPT_ENDPOINT, OPT_PUB_ENDPOINT, OPT_ALLOW, OPT_CACHE_DIR,
         OPT_SCRATCH_DIR, OPT_WORKER, OPT_SANDBOX, OPT_READY_FD, OPT_VERSION, OPT_HELP,
+        OPT_OUTPUT_DIR, OPT_STATE_DIR,
 };
+
+/* Append s to *v (n of them). 0 or -ENOMEM (*v unchanged). */
+static int push(const char ***v, size_t *n, const char *s)
+{
+        const char **a = realloc(*v, (*n + 1) * sizeof(*a));
+
+        if (!a)
+                return -ENOMEM;
+        *v = a;
+        a[(*n)++] = s;
+        return 0;
+}
 
 int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, size_t errlen)
 {
@@ -28,6 +41,8 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                 { "endpoint", required_argument, NULL, OPT_ENDPOINT },
                 { "pub-endpoint", required_argument, NULL, OPT_PUB_ENDPOINT },
                 { "allow", required_argument, NULL, OPT_ALLOW },
+                { "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
+                { "state-dir", required_argument, NULL, OPT_STATE_DIR },
                 { "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
                 { "scratch-dir", required_argument, NULL, OPT_SCRATCH_DIR },
                 { "worker", required_argument, NULL, OPT_WORKER },
@@ -38,7 +53,6 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                 { 0 },
         };
         struct fmud_args a = { .ready_fd = -1 };
-        const char **allow;
         char *end;
         long fd;
         int c;
@@ -51,6 +65,7 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                 case OPT_ENDPOINT: a.endpoint = optarg; break;
                 case OPT_PUB_ENDPOINT: a.pub_endpoint = optarg; break;
                 case OPT_CACHE_DIR: a.cache_dir = optarg; break;
+                case OPT_STATE_DIR: a.state_dir = optarg; break;
                 case OPT_SCRATCH_DIR: a.scratch_dir = optarg; break;
                 case OPT_WORKER: a.worker = optarg; break;
                 case OPT_SANDBOX: a.sandbox = optarg; break;
@@ -58,14 +73,14 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                 case 'h':
                 case OPT_HELP: a.help = true; break;
                 case OPT_ALLOW:
-                        allow = realloc(a.allow, (a.n_allow + 1) * sizeof(*allow));
-                        if (!allow) {
+                case OPT_OUTPUT_DIR:
+                        if (c == OPT_ALLOW ? push(&a.allow, &a.n_allow, optarg) :
+                                             push(&a.output, &a.n_output, optarg)) {
                                 free(a.allow);
+                                free(a.output);
                                 snprintf(err, errlen, "out of memory");
                                 return -ENOMEM;
                         }
-                        a.allow = allow;
-                        a.allow[a.n_allow++] = optarg;
                         break;
                 case OPT_READY_FD:
                         errno = 0;
@@ -73,6 +88,7 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                         if (errno || *end || end == optarg || fd < 0 || fd > INT_MAX) {
                                 snprintf(err, errlen, "--ready-fd '%s': not a descriptor", optarg);
                                 free(a.allow);
+                                free(a.output);
                                 return -EINVAL;
                         }
                         a.ready_fd = (int)fd;
@@ -81,12 +97,14 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                         snprintf(err, errlen, "unknown option or missing argument: '%s'",
                                  argv[optind - 1]);
                         free(a.allow);
+                        free(a.output);
                         return -EINVAL;
                 }
         }
         if (optind < argc) {
                 snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
                 free(a.allow);
+                free(a.output);
                 return -EINVAL;
         }
         *ret = a;
@@ -104,6 +122,41 @@ static int replace(char **dst, const char *v)
         return 0;
 }
 
+/* The n given directories (none: *dst stays) replace *dst. 0 or -EINVAL/-ENOMEM with err. */
+static int replace_dirs(const char *opt, const char **given, size_t n, char ***dst, size_t *n_dst,
+                        char *err, size_t errlen)
+{
+        char **v;
+
+        if (!n)
+                return 0;
+        for (size_t i = 0; i < n; i++)
+                if (given[i][0] != '/') {
+                        snprintf(err, errlen, "%s '%s': must be an absolute path", opt, given[i]);
+                        return -EINVAL;
+                }
+        v = calloc(n, sizeof(*v));
+        for (size_t i = 0; v && i < n; i++) {
+                v[i] = strdup(given[i]);
+                if (!v[i]) {
+                        while (i--)
+                                free(v[i]);
+                        free(v);
+                        v = NULL;
+                }
+        }
+        if (!v) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < *n_dst; i++)
+                free((*dst)[i]);
+        free(*dst);
+        *dst = v;
+        *n_dst = n;
+        return 0;
+}
+
 int config_apply_args(struct fmud_config *c, const struct fmud_args *a, char *err, size_t errlen)
 {
         const struct {
@@ -114,10 +167,11 @@ int config_apply_args(struct fmud_config *c, const struct fmud_args *a, char *er
                 { "--endpoint", a->endpoint, &c->endpoint, "ipc://" },
                 { "--pub-endpoint", a->pub_endpoint, &c->pub_endpoint, "ipc://" },
                 { "--cache-dir", a->cache_dir, &c->cache_dir, "/" },
+                { "--state-dir", a->state_dir, &c->state_dir, "/" },
                 { "--scratch-dir", a->scratch_dir, &c->scratch_dir, "/" },
                 { "--worker", a->worker, &c->worker, "/" },
         };
-        char **allow;
+        int r;
 
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
                 if (!strs[i].val)
@@ -144,32 +198,11 @@ int config_apply_args(struct fmud_config *c, const struct fmud_args *a, char *er
                         return -EINVAL;
                 }
         }
-        if (!a->n_allow)
-                return 0;
-        for (size_t i = 0; i < a->n_allow; i++)
-                if (a->allow[i][0] != '/') {
-                        snprintf(err, errlen, "--allow '%s': must be an absolute path",
-                                 a->allow[i]);
-                        return -EINVAL;
-                }
-        allow = calloc(a->n_allow, sizeof(*allow));
-        if (!allow)
-                goto oom;
-        for (size_t i = 0; i < a->n_allow; i++) {
-                allow[i] = strdup(a->allow[i]);
-                if (!allow[i]) {
-                        while (i--)
-                                free(allow[i]);
-                        free(allow);
-                        goto oom;
-                }
-        }
-        for (size_t i = 0; i < c->n_allow; i++)
-                free(c->allow[i]);
-        free(c->allow);
-        c->allow = allow;
-        c->n_allow = a->n_allow;
-        return 0;
+        r = replace_dirs("--allow", a->allow, a->n_allow, &c->allow, &c->n_allow, err, errlen);
+        if (r == 0)
+                r = replace_dirs("--output-dir", a->output, a->n_output, &c->output, &c->n_output,
+                                 err, errlen);
+        return r;
 oom:
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
@@ -204,6 +237,26 @@ static int default_cache(char **ret)
         return n < 0 ? -ENOMEM : 0;
 }
 
+/* As the cache: systemd's StateDirectory=, /var/lib/fmud for root, else the user's. */
+static int default_state(char **ret)
+{
+        const char *sd = getenv("STATE_DIRECTORY"), *xdg = getenv("XDG_STATE_HOME");
+        const char *home = getenv("HOME");
+        int n;
+
+        if (sd && *sd == '/')
+                n = asprintf(ret, "%.*s", (int)strcspn(sd, ":"), sd);
+        else if (geteuid() == 0)
+                n = asprintf(ret, "/var/lib/fmud");
+        else if (xdg && *xdg == '/')
+                n = asprintf(ret, "%s/fmud", xdg);
+        else if (home && *home == '/')
+                n = asprintf(ret, "%s/.local/state/fmud", home);
+        else
+                n = asprintf(ret, "/tmp/fmud-state-%u", (unsigned)geteuid());
+        return n < 0 ? -ENOMEM : 0;
+}
+
 int config_finish(struct fmud_config *c, char *err, size_t errlen)
 {
         char buf[4096];
@@ -227,6 +280,8 @@ int config_finish(struct fmud_config *c, char *err, size_t errlen)
                 goto oom;
         }
         if (!c->cache_dir && default_cache(&c->cache_dir) < 0)
+                goto oom;
+        if (!c->state_dir && default_state(&c->state_dir) < 0)
                 goto oom;
         if (!c->worker && !(c->worker = find_worker())) {
                 snprintf(err, errlen, "fmud-worker not found next to fmud, in ../worker or "

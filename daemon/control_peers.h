@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define CTL_MAX_PENDING         65536
 #define CTL_MAX_IDENTITY        255     /* ZeroMQ routing ids are at most 255 bytes */
@@ -32,6 +33,9 @@ struct ctl_peer {
         uint8_t op;                     /* enum proto_op */
         uint64_t session;               /* the session it names; 0: none yet (load) */
         char who[CTL_WHO_MAX];
+        bool has_cred;                  /* an ipc peer whose uid and gid the kernel told */
+        uid_t uid;
+        gid_t gid;
 };
 
 struct ctl_peers {

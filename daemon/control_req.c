@@ -211,7 +211,8 @@ static void to_host(struct control *c, const struct ctl_peer *p, const struct pr
                                 .label = label, .user = who->user,
                                 .any_session = who->role == ACCESS_ADMIN ||
                                                !access_changes(req->op),
-                                .role = access_role_name(who->role) };
+                                .role = access_role_name(who->role),
+                                .has_cred = p->has_cred, .uid = p->uid, .gid = p->gid };
         struct ctl_peer e = *p;
         uint64_t token;
 
@@ -406,6 +407,10 @@ void ctl_serve(struct control *c, int sock)
                        PROTO_E_BAD_REQUEST, "message above max_message");
                 goto out;
         }
+        /* An ipc peer's uid and gid (peer_cred.h); tcp peers have none. */
+        if (sock == CTL_SOCK_IPC)
+                p.has_cred = peer_cred_parse(zmq_msg_gets(&f[n - 1], "Peer-Address"), &p.uid,
+                                             &p.gid) == 0;
         /* The CURVE client's key as ZAP admitted it (NULL on ipc); ipc: ":uid:gid:pid". */
         dispatch(c, &p, zmq_msg_data(&f[n - 1]), zmq_msg_size(&f[n - 1]),
                  zmq_msg_gets(&f[n - 1], "User-Id"), zmq_msg_gets(&f[n - 1], "Peer-Address"));

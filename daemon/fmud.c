@@ -50,7 +50,8 @@ static void usage(FILE *f)
 {
         fprintf(f,
                 "usage: fmud [--config FILE] [--endpoint ipc://PATH] [--pub-endpoint ipc://PATH]\n"
-                "            [--allow DIR]... [--cache-dir DIR] [--scratch-dir DIR] [--worker PATH]\n"
+                "            [--allow DIR]... [--output-dir DIR]... [--state-dir DIR]\n"
+                "            [--cache-dir DIR] [--scratch-dir DIR] [--worker PATH]\n"
                 "            [--sandbox strict|basic|off] [--ready-fd N] [--version]\n"
                 "\n"
                 "Serves co-simulation sessions over ZeroMQ. Settings come from FILE\n"
@@ -115,6 +116,20 @@ static void reload(void *ctx, struct control *c)
                         n.n_allow = ntmp;
                         log_info("allowing %zu directories", d->cfg.n_allow);
                 }
+                r = host_set_output(d->host, n.n_output, (const char *const *)n.output);
+                if (r < 0) {
+                        log_err("reload: output directories: %s, keeping the old ones",
+                                strerror(-r));
+                } else {
+                        char **tmp = d->cfg.output;
+                        size_t ntmp = d->cfg.n_output;
+
+                        d->cfg.output = n.output;
+                        d->cfg.n_output = n.n_output;
+                        n.output = tmp;
+                        n.n_output = ntmp;
+                        log_info("writing results below %zu directories", d->cfg.n_output);
+                }
         }
         {
                 /* Roles are read at every request on this (the control) thread: swap them. */
@@ -143,6 +158,7 @@ static void reload(void *ctx, struct control *c)
                 log_warn("reload: changed endpoints, keys or message limits take effect at the "
                          "next restart");
         if (!same(n.cache_dir, d->cfg.cache_dir) || !same(n.scratch_dir, d->cfg.scratch_dir) ||
+            !same(n.state_dir, d->cfg.state_dir) ||
             !same(n.worker, d->cfg.worker) || n.sandbox != d->cfg.sandbox ||
             n.memory != d->cfg.memory || n.cpu_seconds != d->cfg.cpu_seconds ||
             n.max_sessions != d->cfg.max_sessions || n.call_timeout != d->cfg.call_timeout ||
@@ -206,6 +222,9 @@ static int start_host(struct daemon *d, struct control *c)
                 o.hide_dir = hide;
         o.n_allowed = cfg->n_allow;
         o.allowed = (const char *const *)cfg->allow;
+        o.n_output = cfg->n_output;
+        o.output = (const char *const *)cfg->output;
+        o.state_dir = cfg->state_dir;
         o.sandbox = modes[cfg->sandbox];
         o.mem_limit = cfg->memory;
         o.cpu_limit_s = cfg->cpu_seconds;
@@ -324,9 +343,10 @@ static int make_dirs(struct daemon *d)
 
 static void log_settings(const struct fmud_config *cfg)
 {
-        log_info("fmud %s: worker '%s', cache '%s', scratch '%s', sandbox %s, %zu allowed "
-                 "directories", FMUD_VERSION, cfg->worker, cfg->cache_dir, cfg->scratch_dir,
-                 config_sandbox_name(cfg->sandbox), cfg->n_allow);
+        log_info("fmud %s: worker '%s', cache '%s', scratch '%s', state '%s', sandbox %s, "
+                 "%zu allowed directories, %zu output directories", FMUD_VERSION, cfg->worker,
+                 cfg->cache_dir, cfg->scratch_dir, cfg->state_dir,
+                 config_sandbox_name(cfg->sandbox), cfg->n_allow, cfg->n_output);
         if (cfg->sandbox == CONFIG_SANDBOX_OFF)
                 log_warn("SANDBOX OFF: FMUs run with the daemon's privileges, network and files");
 }
@@ -389,6 +409,7 @@ int main(int argc, char **argv)
                 else
                         printf("fmud %s\n", FMUD_VERSION);
                 free(d.args.allow);
+                free(d.args.output);
                 return EXIT_SUCCESS;
         }
         d.config_path = d.args.config ? d.args.config : CONFIG_DEFAULT_PATH;
@@ -396,6 +417,7 @@ int main(int argc, char **argv)
         if (load_config(&d, &d.cfg, err, sizeof(err)) < 0) {
                 log_err("%s", err);
                 free(d.args.allow);
+                free(d.args.output);
                 return EXIT_FAILURE;
         }
         log_set_level(d.cfg.log_level);
@@ -403,6 +425,7 @@ int main(int argc, char **argv)
         r = serve(&d, sigfd);
         config_fini(&d.cfg);
         free(d.args.allow);
+        free(d.args.output);
         close(sigfd);
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

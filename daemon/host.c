@@ -158,6 +158,9 @@ void host_sess_destroy(struct hsess *hs)
         for (size_t i = 0; i < hs->n_allowed; i++)
                 free(hs->allowed[i]);
         free(hs->allowed);
+        for (size_t i = 0; i < hs->n_output; i++)
+                free(hs->output[i]);
+        free(hs->output);
         hstatus_fini(&hs->st);
         pthread_cond_destroy(&hs->cond);
         pthread_mutex_destroy(&hs->lock);
@@ -269,9 +272,13 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
         h->scratch_dir = strdup(opts->scratch_dir);
         h->hide_dir = opts->hide_dir ? strdup(opts->hide_dir) : NULL;
         h->allowed = copy_allowed(opts->n_allowed, opts->allowed, &h->n_allowed);
-        if (!h->worker_path || !h->cache_dir || !h->scratch_dir || !h->allowed ||
-            (opts->hide_dir && !h->hide_dir)) {
+        h->output = copy_allowed(opts->n_output, opts->output, &h->n_output);
+        h->state_dir = opts->state_dir ? strdup(opts->state_dir) : NULL;
+        if (!h->worker_path || !h->cache_dir || !h->scratch_dir || !h->allowed || !h->output ||
+            (opts->hide_dir && !h->hide_dir) || (opts->state_dir && !h->state_dir)) {
                 free_allowed(h->allowed, h->n_allowed);
+                free_allowed(h->output, h->n_output);
+                free(h->state_dir);
                 free(h->worker_path);
                 free(h->cache_dir);
                 free(h->scratch_dir);
@@ -285,6 +292,10 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
         h->opts.hide_dir = h->hide_dir;
         h->opts.allowed = NULL;
         h->opts.n_allowed = 0;
+        h->opts.output = NULL;
+        h->opts.n_output = 0;
+        h->opts.state_dir = h->state_dir;
+        h->mark = hout_mark_name();
         if (!h->opts.max_sessions)
                 h->opts.max_sessions = 64;
         if (!h->opts.max_reply)
@@ -344,6 +355,8 @@ void host_free(struct host *h)
         /* A thread that retired after the last look at the zombies, once none was live. */
         host_join_zombies(h);
         free_allowed(h->allowed, h->n_allowed);
+        free_allowed(h->output, h->n_output);
+        free(h->state_dir);
         free(h->worker_path);
         free(h->cache_dir);
         free(h->scratch_dir);
@@ -377,3 +390,18 @@ int host_set_allowed(struct host *h, size_t n, const char *const *allowed)
         return 0;
 }
 
+
+int host_set_output(struct host *h, size_t n, const char *const *output)
+{
+        size_t k = 0;
+        char **v = copy_allowed(n, output, &k);
+
+        if (!v)
+                return -ENOMEM;
+        pthread_mutex_lock(&h->lock);
+        free_allowed(h->output, h->n_output);
+        h->output = v;
+        h->n_output = k;
+        pthread_mutex_unlock(&h->lock);
+        return 0;
+}

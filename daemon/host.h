@@ -12,7 +12,10 @@
  *
  * Load: the path must lie below one of the allowed directories (after
  * realpath(); anything else is refused with PROTO_E_DENIED before a file
- * is opened); the scenario is parsed and checked (PROTO_E_INVALID with the
+ * is opened), a results file the client names below one of the output
+ * directories (writing is not reading: the allowed ones do not count);
+ * an existing file there is replaced only when it is this client's
+ * results file from an earlier run (host_out.c) or the load says force; the scenario is parsed and checked (PROTO_E_INVALID with the
  * diagnostics), then the session's thread starts the workers and
  * initializes them; the load reply comes when the session is LOADED (or
  * the load failed).
@@ -89,6 +92,13 @@ struct host_opts {
         const char *hide_dir;
         size_t n_allowed;               /* scenarios and FMUs only from below these */
         const char *const *allowed;
+        size_t n_output;                /* results files a client names only below these */
+        const char *const *output;
+        /*
+         * A load that names no results file writes STATE/results/session-ID-XXXXXX/
+         * results.csv (host_out.c); NULL: such a load writes none.
+         */
+        const char *state_dir;
         enum host_sandbox sandbox;
         uint64_t mem_limit;             /* bytes of address space per worker; 0: default */
         uint64_t cpu_limit_s;           /* CPU seconds per worker; 0: none */
@@ -156,6 +166,9 @@ struct host_peer {
         const char *user;
         bool any_session;
         const char *role;               /* the asker's role, for the refusal's message */
+        bool has_cred;                  /* a local peer: uid and gid are the kernel's word */
+        uid_t uid;
+        gid_t gid;
 };
 #define HOST_PEER_ID_MAX        255
 #define HOST_PEER_LABEL_MAX     96
@@ -176,5 +189,7 @@ void host_counts(struct host *h, uint32_t *ret_sessions, uint32_t *ret_workers);
 
 /* Replace the allowed directories (SIGHUP); sessions already loaded keep running. */
 int host_set_allowed(struct host *h, size_t n, const char *const *allowed);
+/* Replace the output directories (SIGHUP), as host_set_allowed(). */
+int host_set_output(struct host *h, size_t n, const char *const *output);
 
 #endif

@@ -136,8 +136,18 @@ static int open_beneath(int dfd, const char *rel, int flags, mode_t mode)
 int hpath_open(char *const *allowed, size_t n, const char *path, int flags, mode_t mode,
                int *ret_fd, char *msg, size_t size)
 {
+        int err;
+
+        return hpath_open_in(allowed, n, "allowed", path, flags, mode, ret_fd, &err, msg, size);
+}
+
+int hpath_open_in(char *const *allowed, size_t n, const char *what, const char *path, int flags,
+                  mode_t mode, int *ret_fd, int *ret_err, char *msg, size_t size)
+{
         const char *rel = NULL;
         int i, dfd, fd;
+
+        *ret_err = EACCES;
 
         if (path[0] != '/') {
                 snprintf(msg, size, "'%s' is not an absolute path", path);
@@ -145,12 +155,13 @@ int hpath_open(char *const *allowed, size_t n, const char *path, int flags, mode
         }
         i = split(allowed, n, path, &rel);
         if (i < 0) {
-                snprintf(msg, size, "'%s' is not below an allowed directory", path);
+                snprintf(msg, size, "'%s' is not below an %s directory", path, what);
                 return PROTO_E_DENIED;
         }
         dfd = open(allowed[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0) {
-                snprintf(msg, size, "allowed directory '%s': %s", allowed[i], strerror(errno));
+                *ret_err = errno;
+                snprintf(msg, size, "%s directory '%s': %s", what, allowed[i], strerror(errno));
                 return PROTO_E_INTERNAL;
         }
         fd = open_beneath(dfd, rel, flags | O_CLOEXEC | O_NOCTTY, mode);
@@ -159,13 +170,14 @@ int hpath_open(char *const *allowed, size_t n, const char *path, int flags, mode
                 *ret_fd = fd;
                 return -1;
         }
+        *ret_err = -fd;
         switch (fd) {
         case -ELOOP:
                 snprintf(msg, size, "'%s': a symbolic link on the way (links are not followed "
-                         "below an allowed directory)", path);
+                         "below an %s directory)", path, what);
                 return PROTO_E_DENIED;
         case -EXDEV:
-                snprintf(msg, size, "'%s' leaves its allowed directory", path);
+                snprintf(msg, size, "'%s' leaves its %s directory", path, what);
                 return PROTO_E_DENIED;
         case -ENOENT:
         case -EACCES:

@@ -43,6 +43,7 @@
 #include "daemon/session.h"
 
 #define HOST_MSG_MAX            1024
+#define HOST_IDENT_MAX          64      /* "uid=N", "curve=Z85 key" (host_out.c) */
 #define HOST_MAX_SNAPSHOTS      64      /* per session: each holds an FMU state per instance */
 #define HOST_MAX_SUBS           64      /* per session */
 #define HOST_DIAG_LINES         5       /* of a refused scenario, in the reply */
@@ -87,6 +88,7 @@ struct hstatus {
         char message[HOST_MSG_MAX];
         const char *recorder;           /* static: rec_backend_name(); NULL: no results file */
         const char *results;            /* static: "writing", "complete", "failed"; NULL: none */
+        char *out;                      /* the results file's path; NULL: none */
         uint64_t rows, dropped;
         uint64_t samples_dropped;       /* subscriptions' samples lost on the way */
         size_t n_insts;
@@ -152,6 +154,13 @@ struct hsess {
         enum host_sandbox sandbox;      /* the session's workers' mode */
         size_t n_allowed;
         char **allowed;                 /* copied at load */
+        size_t n_output;
+        char **output;                  /* copied at load */
+        /* Who loaded it (host_out.c): a new results file is theirs and marked so. */
+        bool peer_cred;                 /* peer_uid and peer_gid are the kernel's word */
+        uid_t peer_uid;
+        gid_t peer_gid;
+        char peer_ident[HOST_IDENT_MAX];
         enum proto_state state;
         uint64_t generation;
         struct scenario *sc;
@@ -201,6 +210,10 @@ struct host {
         pthread_mutex_t lock;
         size_t n_allowed;               /* under lock */
         char **allowed;                 /* under lock; resolved with realpath() */
+        size_t n_output;                /* under lock */
+        char **output;                  /* under lock; resolved with realpath() */
+        char *state_dir;                /* NULL: none */
+        const char *mark;               /* the results files' extended attribute (host_out.c) */
         struct hsess *sessions;         /* under lock; newest first */
         struct hsess *zombies;          /* under lock: threads that ended, to join */
         uint64_t next_id;               /* under lock */
@@ -357,6 +370,9 @@ void hsnap_free_all(struct hsess *hs);
  */
 int hpath_open(char *const *allowed, size_t n, const char *path, int flags, mode_t mode,
                int *ret_fd, char *msg, size_t size);
+/* hpath_open() that says which directories (what: "allowed", "output") and the open's errno. */
+int hpath_open_in(char *const *dirs, size_t n, const char *what, const char *path, int flags,
+                  mode_t mode, int *ret_fd, int *ret_err, char *msg, size_t size);
 
 /* host_paths.c */
 /*
@@ -370,15 +386,23 @@ int hpath_check_in(char *const *allowed, size_t n, const char *path, char **ret_
  * an allowed one, itself not a symbolic link or a folder; else the reply
  * code with msg.
  */
-int hpath_check_out(char *const *allowed, size_t n, const char *out, char *msg, size_t size);
+int hpath_check_out(char *const *output, size_t n, const char *out, char *msg, size_t size);
+
+/* host_out.c (session thread; hout_mark_name() at host_new()) */
+/* The extended attribute that marks a results file: trusted.* with CAP_SYS_ADMIN, else user.*. */
+const char *hout_mark_name(void);
+/* hs->peer_ident for peer (NULL: none). */
+void hout_ident(struct hsess *hs, const struct host_peer *peer);
 /*
- * Open the results file checked by hpath_check_out() beneath its allowed
- * directory (hpath_open(): nothing put in its path since is followed),
- * and truncate it only once it is known to be a regular file (a FIFO does
- * not block the open). 0 and *ret, or -errno with msg.
+ * Open the session's results file, for writing from its start: out (the
+ * load's, checked by hpath_check_out()) beneath its output directory, or,
+ * out NULL, a new file in a new directory of the state directory. An
+ * existing file is replaced only when it is marked as this client's
+ * results or force. A new file (and directory) is the client's, where
+ * the daemon may chown it, and is marked. -1 and *ret_fd and *ret_path
+ * (malloc'ed), or the reply code with msg.
  */
-int hpath_open_out(char *const *allowed, size_t n_allowed, const char *out,
-                   const struct rec_column *cols, size_t n, const struct rec_options *ro,
-                   struct rec **ret, char *msg, size_t size);
+int hout_open(struct hsess *hs, const char *out, bool force, int *ret_fd, char **ret_path,
+              char *msg, size_t size);
 
 #endif

@@ -70,7 +70,7 @@ int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *r
                 code = sandbox_of(h, &a->sandbox, ret_sandbox, msg, size);
         if (code < 0 && a->out.len) {
                 out = hvalues_strdup(&a->out);
-                code = out ? hpath_check_out(h->allowed, h->n_allowed, out, msg, size) :
+                code = out ? hpath_check_out(h->output, h->n_output, out, msg, size) :
                              PROTO_E_BAD_REQUEST;
                 if (!out)
                         snprintf(msg, size, "out: not a file name");
@@ -258,14 +258,15 @@ static void warnings_of(const struct diag_list *d, struct load_warnings *w)
         }
 }
 
-static int open_rec(struct hsess *hs, const char *out, char *msg, size_t size)
+static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, size_t size,
+                    int *code)
 {
         const struct scenario *sc = hs->sc;
         size_t n = sc->n_columns ? sc->n_columns : 1;
         struct rec_options ro = { .paced = sc->experiment.warp > 0, .fsync = true,
                                   .flush_ms = hs->h->opts.results_flush_ms };
         struct rec_column *cols = calloc(n, sizeof(*cols));
-        int r;
+        int fd = -1, r = 0;
 
         hs->col_types = calloc(n, sizeof(*hs->col_types));
         hs->rec_vals = calloc(n, sizeof(*hs->rec_vals));
@@ -280,12 +281,23 @@ static int open_rec(struct hsess *hs, const char *out, char *msg, size_t size)
                 hs->col_types[i] = row_rec_type(sc->components[c->comp].fmu->md->vars[c->var].type);
                 cols[i] = (struct rec_column){ .name = c->name, .type = hs->col_types[i] };
         }
-        r = out && sc->n_columns ? hpath_open_out(hs->allowed, hs->n_allowed, out, cols,
-                                                  sc->n_columns, &ro, &hs->rec, msg, size) : 0;
+        if (sc->n_columns) {
+                *code = hout_open(hs, out, force, &fd, &hs->rec_path, msg, size);
+                r = *code >= 0 ? -EACCES : 0;
+        }
+        if (r == 0 && fd >= 0) {
+                r = rec_open_fd(fd, cols, sc->n_columns, &ro, &hs->rec);
+                *code = PROTO_E_INTERNAL;
+                if (r < 0) {
+                        close(fd);
+                        snprintf(msg, size, "cannot write '%s': %s", hs->rec_path,
+                                 strerror(-r));
+                }
+        }
         free(cols);
-        if (hs->rec && !(hs->rec_path = strdup(out))) {
-                snprintf(msg, size, "out of memory");
-                r = -ENOMEM;
+        if (!hs->rec) {
+                free(hs->rec_path);
+                hs->rec_path = NULL;
         }
         return r;
 }
@@ -304,7 +316,8 @@ static void note(void *ctx, size_t comp, const char *message)
         o->log(o->log_ctx, LOG_WARNING, line);
 }
 
-static int start(struct hsess *hs, const char *out, char *msg, size_t size, int *code)
+static int start(struct hsess *hs, const char *out, bool force, char *msg, size_t size,
+                 int *code)
 {
         const struct host_opts *o = &hs->h->opts;
         struct session_opts so;
@@ -335,7 +348,7 @@ static int start(struct hsess *hs, const char *out, char *msg, size_t size, int 
                 return r;
         }
         *code = PROTO_E_INTERNAL;
-        r = open_rec(hs, out, msg, size);
+        r = open_rec(hs, out, force, msg, size, code);
         if (r < 0)
                 return r;
         master_opts_default(&mo);
@@ -423,7 +436,7 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                       PROTO_E_BAD_REQUEST;
         if (code >= 0)
                 goto out_reply;
-        if (out && (code = hpath_check_out(hs->allowed, hs->n_allowed, out, msg, sizeof(msg))) >= 0)
+        if (out && (code = hpath_check_out(hs->output, hs->n_output, out, msg, sizeof(msg))) >= 0)
                 goto out_reply;
         code = PROTO_E_INVALID;
         r = overrides(&a, &o, &ls, msg, sizeof(msg));
@@ -462,7 +475,7 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                 if (r < 0)
                         goto out_reply;
         }
-        r = start(hs, out, msg, sizeof(msg), &code);
+        r = start(hs, out, a.force, msg, sizeof(msg), &code);
         if (r < 0)
                 goto out_reply;
         r = hstatus_init(hs);
@@ -471,6 +484,10 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                 snprintf(msg, sizeof(msg), "out of memory");
                 goto out_reply;
         }
+        /* Where the results go: in status and the load's reply (out of memory: not said). */
+        pthread_mutex_lock(&hs->lock);
+        hs->st.out = hs->rec_path ? strdup(hs->rec_path) : NULL;
+        pthread_mutex_unlock(&hs->lock);
         hs->n_workers = (uint32_t)hs->sc->n_components;
         atomic_fetch_add(&h->workers, hs->n_workers);
         hs->generation = 1;
@@ -489,6 +506,8 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                         proto_reply_ok_begin(&w, hs->load->id);
                         proto_load_result_encode(&w, &(struct proto_load_result){
                                 .session = hs->id, .generation = hs->generation,
+                                .out = { hs->rec_path ? hs->rec_path : "",
+                                         hs->rec_path ? (uint32_t)strlen(hs->rec_path) : 0 },
                                 .n_warnings = lw ? lw->n : 0, .warnings = lw ? lw->v : NULL });
                         host_reply_take(h, hs->load->token, hs->load->id, &w);
                         pw_fini(&w);

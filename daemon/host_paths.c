@@ -1,9 +1,10 @@
 /*
- * host_paths: which files a client may name. A scenario, an input file or
- * a results file's directory must resolve (realpath()) to below an
- * allowed directory (also resolved), with a '/' boundary; a results file
- * must not be a symbolic link or anything but a regular file, checked
- * again when it is opened.
+ * host_paths: which files a client may name. A scenario or an input file
+ * must resolve (realpath()) to below an allowed directory (also
+ * resolved), with a '/' boundary; a results file's directory so to below
+ * an output directory, and the file must not be a symbolic link or
+ * anything but a regular file, checked again when it is opened
+ * (host_out.c).
  */
 #include "daemon/host_int.h"
 
@@ -53,7 +54,7 @@ int hpath_check_in(char *const *allowed, size_t n, const char *path, char **ret_
         return -1;
 }
 
-int hpath_check_out(char *const *allowed, size_t n, const char *out, char *msg, size_t size)
+int hpath_check_out(char *const *output, size_t n, const char *out, char *msg, size_t size)
 {
         char *dir = strdup(out), *base = strdup(out), *real = NULL;
         const char *b;
@@ -76,13 +77,18 @@ int hpath_check_out(char *const *allowed, size_t n, const char *out, char *msg, 
                 code = PROTO_E_INVALID;
                 goto out;
         }
-        code = hpath_check_in(allowed, n, dirname(dir), &real, msg, size);
-        if (code >= 0)
+        /* Writing is not reading: only the output directories count, never the allowed ones. */
+        real = realpath(dirname(dir), NULL);
+        if (!real || !below(output, n, real)) {
+                snprintf(msg, size, "'%s' is not below an output directory (results are "
+                         "written only there: [paths] output_dir)", out);
+                code = PROTO_E_DENIED;
                 goto out;
+        }
         if (lstat(out, &st) == 0 && S_ISLNK(st.st_mode)) {
                 snprintf(msg, size, "'%s' is a symbolic link", out);
                 code = PROTO_E_DENIED;
-        } else if (code < 0 && lstat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
+        } else if (lstat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
                 snprintf(msg, size, "'%s' is not a regular file", out);
                 code = PROTO_E_INVALID;
         }
@@ -91,30 +97,4 @@ out:
         free(dir);
         free(base);
         return code;
-}
-
-int hpath_open_out(char *const *allowed, size_t n_allowed, const char *out,
-                   const struct rec_column *cols, size_t n, const struct rec_options *ro,
-                   struct rec **ret, char *msg, size_t size)
-{
-        struct stat st;
-        int fd = -1, r;
-
-        if (hpath_open(allowed, n_allowed, out, O_WRONLY | O_CREAT | O_NONBLOCK, 0644, &fd, msg,
-                       size) >= 0)
-                return -EACCES;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-            fcntl(fd, F_SETFL, 0) < 0 || ftruncate(fd, 0) < 0) {
-                r = S_ISREG(st.st_mode) ? -errno : -EINVAL;
-                close(fd);
-                snprintf(msg, size, "cannot write '%s': %s", out, r == -EINVAL ?
-                         "not a regular file" : strerror(-r));
-                return r;
-        }
-        r = rec_open_fd(fd, cols, n, ro, ret);
-        if (r < 0) {
-                close(fd);
-                snprintf(msg, size, "cannot write '%s': %s", out, strerror(-r));
-        }
-        return r;
 }

@@ -47,8 +47,14 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
                 for (size_t i = 0; hs->allowed && i < h->n_allowed; i++)
                         if ((hs->allowed[hs->n_allowed] = strdup(h->allowed[i])))
                                 hs->n_allowed++;
+                hs->output = calloc(h->n_output ? h->n_output : 1, sizeof(char *));
+                for (size_t i = 0; hs->output && i < h->n_output; i++)
+                        if ((hs->output[hs->n_output] = strdup(h->output[i])))
+                                hs->n_output++;
+                hout_ident(hs, peer);
         }
-        if (code < 0 && (!hs || !hs->load || !hs->allowed || hstatus_init(hs) < 0)) {
+        if (code < 0 && (!hs || !hs->load || !hs->allowed || !hs->output ||
+                         hstatus_init(hs) < 0)) {
                 code = PROTO_E_INTERNAL;
                 snprintf(err, sizeof(err), "out of memory");
         }

@@ -68,6 +68,8 @@ void hstatus_fini(struct hstatus *st)
 {
         insts_free(st->insts, st->n_insts);
         free(st->name);
+        free(st->out);
+        st->out = NULL;
         st->insts = NULL;
         st->n_insts = 0;
         st->name = NULL;
@@ -220,6 +222,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
                 .rows_recorded = st->rows, .rows_dropped = st->dropped,
                 .samples_dropped = st->samples_dropped,
                 .results = str(st->results),
+                .out = str(st->out),
                 .sandbox = str(sandbox_name(hs->sandbox)),
                 .transient = hs->transient, .owner = str(hs->transient ? hs->owner : NULL),
                 .user = str(hs->user),

@@ -28,6 +28,7 @@ static const struct field load_fields[] = {
         FIELD("algorithm", FT_STR, FF_NAME | FF_OMIT, struct proto_load, algorithm),
         FIELD("sandbox", FT_STR, FF_NAME | FF_OMIT, struct proto_load, sandbox),
         FIELD("strict", FT_BOOL, FF_OMIT, struct proto_load, strict),
+        FIELD("force", FT_BOOL, FF_OMIT, struct proto_load, force),
         FIELD("rollbackOnFault", FT_BOOL, FF_OMIT, struct proto_load, rollback_on_fault),
         FIELD("transient", FT_BOOL, FF_OMIT, struct proto_load, transient),
         FIELD_EXT("multirate"),
@@ -162,6 +163,7 @@ int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem,
 static const struct field load_result_fields[] = {
         FIELD("session", FT_U64, FF_REQ, struct proto_load_result, session),
         FIELD("generation", FT_U64, FF_REQ, struct proto_load_result, generation),
+        FIELD("out", FT_STR, FF_PATH | FF_OMIT, struct proto_load_result, out),
         FIELD_EXT("warnings"),
 };
 

@@ -117,6 +117,7 @@ static const struct field status_fields[] = {
         FIELD("rowsDropped", FT_U64, 0, struct proto_session_status, rows_dropped),
         FIELD("samplesDropped", FT_U64, 0, struct proto_session_status, samples_dropped),
         FIELD("results", FT_STR, 0, struct proto_session_status, results),
+        FIELD("out", FT_STR, FF_OMIT, struct proto_session_status, out),
         FIELD("sandbox", FT_STR, 0, struct proto_session_status, sandbox),
         FIELD("transient", FT_BOOL, FF_OMIT, struct proto_session_status, transient),
         FIELD("owner", FT_STR, FF_OMIT, struct proto_session_status, owner),

@@ -270,7 +270,7 @@ struct proto_assign {                   /* name=value, both text (as scenario_ov
 
 struct proto_load {
         struct proto_str path;          /* a .ssp, .ssd, folder or .fmu, absolute */
-        struct proto_str out;           /* results CSV (absolute), or empty: none */
+        struct proto_str out;           /* results CSV (absolute), or empty: the daemon's choice */
         struct proto_str input;         /* input CSV (absolute), or empty: none */
         /* Overrides; has_* false: the scenario's own. */
         bool has_start, has_stop, has_step, has_budget, has_warp, has_decimation;
@@ -281,6 +281,7 @@ struct proto_load {
         struct proto_str algorithm;     /* "jacobi", "gauss-seidel" or empty */
         struct proto_str sandbox;       /* "strict", "basic", "off" or empty: the daemon's mode */
         bool strict;                    /* FMU warnings refuse the load too */
+        bool force;                     /* out may replace a file that is not this client's results */
         bool rollback_on_fault;         /* every state saved before each step (scenario.h) */
         bool transient;                 /* unloaded when its connection stops renewing the lease */
         uint32_t n_multirate;           /* component=factor */
@@ -292,6 +293,7 @@ struct proto_load {
 };
 struct proto_load_result {
         uint64_t session, generation;
+        struct proto_str out;           /* the results file; empty: none */
         uint32_t n_warnings;            /* the FMUs' warnings, one formatted line each */
         const struct proto_str *warnings;
 };
@@ -373,6 +375,7 @@ struct proto_session_status {
          * holds rows_recorded rows); empty: no results file.
          */
         struct proto_str results;
+        struct proto_str out;                   /* the results file's path; empty: none */
         struct proto_str sandbox;               /* "strict", "basic", "off" */
         bool transient;                         /* leased to the connection that loaded it */
         struct proto_str owner;                 /* that connection; may be empty */

@@ -204,6 +204,7 @@ void daemon_start(struct fmud_daemon *d, const char *const *extra)
         d->events_sock = daemon_path(d, "events.sock");
         d->cache_dir = daemon_path(d, "cache");
         d->scratch_dir = daemon_path(d, "scratch");
+        d->state_dir = daemon_path(d, "state");
         d->log_path = daemon_path(d, "fmud.log");
         cr_assert(asprintf(&d->endpoint, "ipc://%s", d->control_sock) >= 0);
         cr_assert(asprintf(&d->pub_endpoint, "ipc://%s", d->events_sock) >= 0);
@@ -245,6 +246,10 @@ void daemon_start(struct fmud_daemon *d, const char *const *extra)
         argv[n++] = (char *)FMUD_MASTER_FMU_DIR;
         argv[n++] = "--allow";
         argv[n++] = d->dir;
+        argv[n++] = "--output-dir";
+        argv[n++] = d->dir;
+        argv[n++] = "--state-dir";
+        argv[n++] = d->state_dir;
         for (size_t i = 0; extra && extra[i]; i++) {
                 cr_assert(n < MAX_ARGS - 1);
                 argv[n++] = (char *)extra[i];
@@ -306,6 +311,7 @@ static void free_fields(struct fmud_daemon *d)
         free(d->events_sock);
         free(d->cache_dir);
         free(d->scratch_dir);
+        free(d->state_dir);
         free(d->log_path);
         *d = (struct fmud_daemon){ 0 };
 }

@@ -19,7 +19,8 @@
  *
  * The daemon may read scenarios and FMUs below the test FMUs' folder, the
  * example scenarios, the master's test FMU folder and DIR itself (plus
- * the folders a test adds); results are written below DIR.
+ * the folders a test adds); results are written below DIR (its output
+ * directory), those of a load that names no file below DIR/state.
  *
  * Threads: start and stop from the test's main thread (the daemon gets
  * PR_SET_PDEATHSIG from the forking thread).
@@ -41,6 +42,7 @@ struct fmud_daemon {
         char *pub_endpoint;             /* ipc://DIR/events.sock */
         char *control_sock, *events_sock;       /* the socket files */
         char *cache_dir, *scratch_dir;
+        char *state_dir;                /* DIR/state: results of loads that name no file */
         char *log_path;                 /* the daemon's stderr */
         pid_t pid;                      /* 0 when not running */
 };

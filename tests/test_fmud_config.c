@@ -358,3 +358,52 @@ Test(fmud_config, bad_roles_are_refused_with_file_and_line, .init = setup, .fini
         expect_refused("[roles]\nuser = a:b admin\n", "fmud.conf:2:", "a role");
         expect_refused("[roles]\nwho = alice admin\n", "fmud.conf:2:", "who");
 }
+
+Test(fmud_config, output_dirs_and_the_state_dir_from_the_file_and_the_command_line,
+     .init = setup, .fini = teardown)
+{
+        static const char text[] = "[paths]\nallow = /srv/read\noutput_dir = /srv/out1\n"
+                                   "output_dir = /srv/out2\nstate_dir = /var/lib/x\n";
+        char *argv[] = { "fmud", "--output-dir", "/opt/out", "--state-dir", "/st", NULL };
+        struct fmud_config c;
+        struct fmud_args a;
+        char err[512] = "";
+
+        config_init(&c);
+        cr_assert(load_text(&c, text, err, sizeof(err)) == 0, "%s", err);
+        /* Reading and writing are configured apart. */
+        cr_assert(c.n_allow == 1, "%zu", c.n_allow);
+        cr_assert_str_eq(c.allow[0], "/srv/read");
+        cr_assert(c.n_output == 2, "%zu", c.n_output);
+        cr_assert_str_eq(c.output[0], "/srv/out1");
+        cr_assert_str_eq(c.output[1], "/srv/out2");
+        cr_assert_str_eq(c.state_dir, "/var/lib/x");
+        cr_assert(config_parse_args(5, argv, &a, err, sizeof(err)) == 0, "%s", err);
+        cr_assert(config_apply_args(&c, &a, err, sizeof(err)) == 0, "%s", err);
+        cr_assert(c.n_output == 1, "%zu", c.n_output);
+        cr_assert_str_eq(c.output[0], "/opt/out");
+        cr_assert_str_eq(c.state_dir, "/st");
+        cr_assert(c.n_allow == 1, "%zu", c.n_allow);
+        free(a.allow);
+        free(a.output);
+        config_fini(&c);
+}
+
+Test(fmud_config, a_relative_output_dir_is_refused, .init = setup, .fini = teardown)
+{
+        char *argv[] = { "fmud", "--output-dir", "out", NULL };
+        struct fmud_config c;
+        struct fmud_args a;
+        char err[512] = "";
+
+        config_init(&c);
+        cr_assert(load_text(&c, "[paths]\noutput_dir = rel\n", err, sizeof(err)) == -EINVAL);
+        cr_assert(strstr(err, "output_dir = 'rel': must be an absolute path") != NULL, "%s", err);
+        cr_assert(config_parse_args(3, argv, &a, err, sizeof(err)) == 0, "%s", err);
+        cr_assert(config_apply_args(&c, &a, err, sizeof(err)) == -EINVAL);
+        cr_assert_str_eq(err, "--output-dir 'out': must be an absolute path");
+        cr_assert(c.n_output == 0, "%zu", c.n_output);
+        free(a.allow);
+        free(a.output);
+        config_fini(&c);
+}

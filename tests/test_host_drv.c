@@ -83,6 +83,8 @@ static void init(struct hdrv *d, const char *worker, const char *extra, enum hos
         o.scratch_dir = d->scratch;
         o.n_allowed = n;
         o.allowed = allowed;
+        o.n_output = 1;
+        o.output = &allowed[2];         /* d->out */
         o.sandbox = mode;
         o.complete = on_complete;
         o.complete_ctx = d;

@@ -1,0 +1,298 @@
+/*
+ * daemon: writing is not reading. A results file a client names lies
+ * below an output directory (the allowed ones only govern reading); an
+ * existing file is replaced only when it is that client's results from
+ * an earlier run, or the load says force; a new file belongs to the
+ * client that asked (a root daemon chowns it to the ipc peer's uid and
+ * gid); a load that names no file writes below the state directory and
+ * says where.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "daemon_fixture.h"
+#include "support/tmpdir.h"
+
+#define OTHER_UID       65534   /* nobody */
+#define OTHER_GID       65534
+
+static const char precious[] = "not results: a file the daemon did not write\n";
+
+/* Load Feedthrough (its outputs recorded) writing out (NULL: none named). */
+static int load(struct fmud *c, const char *out, bool force, uint64_t *ret_session)
+{
+        struct proto_load a = {
+                .path = daemon_str(FMUD_TEST_FMU_DIR "/Feedthrough.fmu"),
+                .out = daemon_str(out ? out : ""),
+                .force = force,
+        };
+
+        return fmud_load(c, &a, ret_session, NULL);
+}
+
+static void unload(struct fmud *c, uint64_t s)
+{
+        cr_assert(eq(int, fmud_unload(c, &(struct proto_target){ .session = s }), 0), "%s",
+                  fmud_errmsg(c));
+}
+
+/* The whole file (caller frees); NULL when it cannot be read. */
+static char *slurp(const char *path, size_t *ret_len)
+{
+        FILE *f = fopen(path, "re");
+        char *buf = calloc(1, 1 << 16);
+        size_t n;
+
+        if (!f || !buf) {
+                if (f)
+                        fclose(f);
+                free(buf);
+                return NULL;
+        }
+        n = fread(buf, 1, (1 << 16) - 1, f);
+        fclose(f);
+        *ret_len = n;
+        return buf;
+}
+
+static void assert_unchanged(const char *path)
+{
+        size_t len = 0;
+        char *now = slurp(path, &len);
+
+        cr_assert(now != NULL, "'%s' is gone", path);
+        cr_assert(eq(sz, len, sizeof(precious) - 1), "'%s' changed: %s", path, now);
+        cr_assert(eq(int, memcmp(now, precious, len), 0), "'%s' changed: %s", path, now);
+        free(now);
+}
+
+static void assert_results(const char *path)
+{
+        size_t len = 0;
+        char *now = slurp(path, &len);
+
+        cr_assert(now != NULL, "'%s' is not there", path);
+        cr_assert(eq(int, strncmp(now, "time,", 5), 0), "'%s' holds no results: %s", path, now);
+        free(now);
+}
+
+Test(daemon_outdir, results_below_an_allowed_directory_that_is_no_output_directory_are_denied)
+{
+        char *readonly = tmpdir_new("fmud-outdir-read"), *victim, *extra_arg;
+        const char *extra[3];
+        struct fmud_daemon d;
+        struct fmud *c;
+        uint64_t s;
+        int r;
+
+        cr_assert(readonly != NULL);
+        cr_assert(eq(int, tmpdir_write(readonly, "scenario.ssd", precious, sizeof(precious) - 1), 0));
+        cr_assert(asprintf(&victim, "%s/scenario.ssd", readonly) > 0);
+        extra_arg = readonly;
+        extra[0] = "--allow";
+        extra[1] = extra_arg;
+        extra[2] = NULL;
+        daemon_start(&d, extra);
+        c = daemon_connect(&d);
+        r = load(c, victim, false, &s);
+        daemon_assert_refused(c, r, PROTO_E_DENIED, "results over a file one may only read");
+        cr_assert(strstr(fmud_errmsg(c), "not below an output directory") != NULL, "%s",
+                  fmud_errmsg(c));
+        /* Not even with force: the place decides, not the file. */
+        r = load(c, victim, true, &s);
+        daemon_assert_refused(c, r, PROTO_E_DENIED, "results over a file one may only read");
+        assert_unchanged(victim);
+        fmud_close(c);
+        daemon_stop(&d);
+        free(victim);
+        tmpdir_free(readonly);
+}
+
+Test(daemon_outdir, an_existing_file_is_refused_without_force_and_replaced_with_it)
+{
+        struct fmud_daemon d;
+        struct fmud *c;
+        char *victim;
+        uint64_t s;
+        int r;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        cr_assert(eq(int, tmpdir_write(d.dir, "old.csv", precious, sizeof(precious) - 1), 0));
+        victim = daemon_path(&d, "old.csv");
+        r = load(c, victim, false, &s);
+        daemon_assert_refused(c, r, PROTO_E_DENIED, "results over a file the daemon did not write");
+        cr_assert(strstr(fmud_errmsg(c), victim) != NULL, "%s", fmud_errmsg(c));
+        cr_assert(strstr(fmud_errmsg(c), "--force") != NULL, "%s", fmud_errmsg(c));
+        assert_unchanged(victim);
+        cr_assert(eq(int, load(c, victim, true, &s), 0), "%s", fmud_errmsg(c));
+        cr_assert(daemon_str_eq((struct proto_str){ fmud_load_out(c),
+                                                    (uint32_t)strlen(fmud_load_out(c)) }, victim));
+        assert_results(victim);
+        unload(c, s);
+        /* Replaced for this client: from now on its own results, replaced without force. */
+        cr_assert(eq(int, load(c, victim, false, &s), 0), "%s", fmud_errmsg(c));
+        unload(c, s);
+        fmud_close(c);
+        free(victim);
+        daemon_stop(&d);
+}
+
+Test(daemon_outdir, a_second_run_of_the_same_client_replaces_its_own_results)
+{
+        struct fmud_daemon d;
+        struct fmud *c;
+        char *out;
+        uint64_t s;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        out = daemon_path(&d, "run.csv");
+        cr_assert(eq(int, load(c, out, false, &s), 0), "%s", fmud_errmsg(c));
+        assert_results(out);
+        unload(c, s);
+        cr_assert(eq(int, load(c, out, false, &s), 0), "%s", fmud_errmsg(c));
+        assert_results(out);
+        unload(c, s);
+        fmud_close(c);
+        free(out);
+        daemon_stop(&d);
+}
+
+Test(daemon_outdir, a_load_that_names_no_file_writes_below_the_state_directory_and_says_where)
+{
+        struct proto_session_status st;
+        struct fmud_daemon d;
+        struct fmud *c;
+        char *prefix, *out;
+        uint64_t s;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        cr_assert(eq(int, load(c, NULL, false, &s), 0), "%s", fmud_errmsg(c));
+        cr_assert(fmud_load_out(c) != NULL, "the load's reply says nothing of its results");
+        out = strdup(fmud_load_out(c));
+        cr_assert(asprintf(&prefix, "%s/results/session-%llu-", d.state_dir,
+                           (unsigned long long)s) > 0);
+        cr_assert(eq(int, strncmp(out, prefix, strlen(prefix)), 0), "%s", out);
+        cr_assert(strstr(out, "/results.csv") != NULL, "%s", out);
+        assert_results(out);
+        cr_assert(eq(int, fmud_status(c, s, &st), 0), "%s",
+                  fmud_errmsg(c));
+        cr_assert(daemon_str_eq(st.out, out), "status out: %.*s", (int)st.out.len, st.out.ptr);
+        unload(c, s);
+        /* Another load: another directory, never the first one's file. */
+        cr_assert(eq(int, load(c, NULL, false, &s), 0), "%s", fmud_errmsg(c));
+        cr_assert(strcmp(fmud_load_out(c), out) != 0, "%s", out);
+        unload(c, s);
+        fmud_close(c);
+        free(prefix);
+        free(out);
+        daemon_stop(&d);
+}
+
+/* In a child as OTHER_UID: load writing out (NULL: none); exits 0, or 1 + what failed. */
+static void load_as_other(const struct fmud_daemon *d, const char *out, int report_fd)
+{
+        struct proto_load a = {
+                .path = daemon_str(FMUD_TEST_FMU_DIR "/Feedthrough.fmu"),
+                .out = daemon_str(out ? out : ""),
+        };
+        char err[512], line[4096];
+        struct fmud *c = NULL;
+        uint64_t s;
+        int r;
+
+        if (setgroups(0, NULL) < 0 || setresgid(OTHER_GID, OTHER_GID, OTHER_GID) < 0 ||
+            setresuid(OTHER_UID, OTHER_UID, OTHER_UID) < 0)
+                _exit(2);
+        if (fmud_connect(d->endpoint, NULL, &c, err, sizeof(err)) < 0)
+                _exit(3);
+        r = fmud_load(c, &a, &s, NULL);
+        snprintf(line, sizeof(line), "%s", r < 0 ? fmud_errmsg(c) :
+                 fmud_load_out(c) ? fmud_load_out(c) : "");
+        (void) !write(report_fd, line, strlen(line));
+        fmud_close(c);
+        _exit(r < 0 ? 4 : 0);
+}
+
+/* Run load_as_other() in a child; its exit status, *ret_line what it wrote. */
+static int other_loads(const struct fmud_daemon *d, const char *out, char *line, size_t size)
+{
+        int fds[2], status = 0;
+        ssize_t n;
+        pid_t pid;
+
+        cr_assert(eq(int, pipe(fds), 0));
+        pid = fork();
+        cr_assert(pid >= 0);
+        if (pid == 0) {
+                close(fds[0]);
+                load_as_other(d, out, fds[1]);
+        }
+        close(fds[1]);
+        n = read(fds[0], line, size - 1);
+        line[n > 0 ? n : 0] = '\0';
+        close(fds[0]);
+        cr_assert(eq(int, (int)waitpid(pid, &status, 0), (int)pid));
+        if (!WIFEXITED(status))
+                cr_fatal("the child did not exit: status %d", status);
+        return WEXITSTATUS(status);
+}
+
+Test(daemon_outdir, a_root_daemon_gives_the_new_results_file_to_the_client_that_asked)
+{
+        char line[4096], mark[64], *out, *sock;
+        struct fmud_daemon d;
+        struct stat st;
+        struct fmud *c;
+        ssize_t n;
+        uint64_t s;
+        int r;
+
+        if (geteuid() != 0)
+                cr_skip_test("needs root: the daemon chowns results to another uid only as root");
+        daemon_start(&d, NULL);
+        /* The other user must reach the socket and the output directory. */
+        sock = daemon_path(&d, "control.sock");
+        cr_assert(eq(int, chmod(d.dir, 0777), 0));
+        cr_assert(eq(int, chmod(sock, 0666), 0));
+        out = daemon_path(&d, "theirs.csv");
+        r = other_loads(&d, out, line, sizeof(line));
+        cr_assert(eq(int, r, 0), "the other user's load: %d %s", r, line);
+        cr_assert(eq(int, stat(out, &st), 0));
+        cr_assert(eq(u32, (uint32_t)st.st_uid, OTHER_UID));
+        cr_assert(eq(u32, (uint32_t)st.st_gid, OTHER_GID));
+        n = getxattr(out, "trusted.fmud.results", mark, sizeof(mark) - 1);
+        cr_assert(n > 0, "not marked");
+        mark[n] = '\0';
+        cr_assert(eq(str, mark, "uid=65534"));
+        /* Another client (root here) over it: not its results, refused. */
+        c = daemon_connect(&d);
+        r = load(c, out, false, &s);
+        daemon_assert_refused(c, r, PROTO_E_DENIED, "another client's results");
+        /* The same client again: its own, replaced. */
+        r = other_loads(&d, out, line, sizeof(line));
+        cr_assert(eq(int, r, 0), "the other user's second load: %d %s", r, line);
+        /* No file named: a directory of the state directory, theirs too. */
+        r = other_loads(&d, NULL, line, sizeof(line));
+        cr_assert(eq(int, r, 0), "the other user's load: %d %s", r, line);
+        cr_assert(eq(int, stat(line, &st), 0), "%s", line);
+        cr_assert(eq(u32, (uint32_t)st.st_uid, OTHER_UID));
+        *strrchr(line, '/') = '\0';
+        cr_assert(eq(int, stat(line, &st), 0), "%s", line);
+        cr_assert(eq(u32, (uint32_t)st.st_uid, OTHER_UID));
+        fmud_close(c);
+        free(out);
+        free(sock);
+        daemon_stop(&d);
+}
