@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "daemon_fixture.h"
+#include "support/run.h"
 #include "support/tmpdir.h"
 
 #define OTHER_UID       65534   /* nobody */
@@ -197,6 +198,57 @@ Test(daemon_outdir, a_load_that_names_no_file_writes_below_the_state_directory_a
         fmud_close(c);
         free(prefix);
         free(out);
+        daemon_stop(&d);
+}
+
+/* fmuctl ARGS... (NULL-terminated) against d; the caller frees with run_result_fini(). */
+static struct run_result fmuctl(const struct fmud_daemon *d, const char *const args[])
+{
+        char *argv[32] = { (char *)FMUD_FMUCTL };
+        struct run_result r = { 0 };
+        size_t n = 1;
+
+        for (; args[n - 1] && n < 29; n++)
+                argv[n] = (char *)args[n - 1];
+        argv[n++] = "--endpoint";
+        argv[n++] = d->endpoint;
+        argv[n] = NULL;
+        cr_assert(eq(int, run_capture(argv, &r), 0));
+        return r;
+}
+
+Test(daemon_outdir, fmuctl_names_force_when_it_is_refused_and_force_replaces)
+{
+        struct fmud_daemon d;
+        struct run_result r;
+        char *victim;
+
+        daemon_start(&d, NULL);
+        cr_assert(eq(int, tmpdir_write(d.dir, "old.csv", precious, sizeof(precious) - 1), 0));
+        victim = daemon_path(&d, "old.csv");
+        r = fmuctl(&d, (const char *[]){ "load", FMUD_TEST_FMU_DIR "/Feedthrough.fmu", "--out",
+                                         victim, NULL });
+        cr_assert(eq(int, r.exit_code, 1), "%s%s", r.out, r.err);
+        cr_assert(strstr(r.err, victim) != NULL && strstr(r.err, "--force") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        assert_unchanged(victim);
+        r = fmuctl(&d, (const char *[]){ "load", FMUD_TEST_FMU_DIR "/Feedthrough.fmu", "--out",
+                                         victim, "--force", "--json", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s%s", r.out, r.err);
+        cr_assert(strstr(r.out, "\"out\"") != NULL && strstr(r.out, victim) != NULL, "%s", r.out);
+        run_result_fini(&r);
+        assert_results(victim);
+        /* No file named: the state directory's, which status names. */
+        r = fmuctl(&d, (const char *[]){ "load", FMUD_TEST_FMU_DIR "/Feedthrough.fmu", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s%s", r.out, r.err);
+        /* Session 1 was the refused load (refused on its own thread), 2 the forced one. */
+        cr_assert(eq(str, r.out, "3\n"));
+        run_result_fini(&r);
+        r = fmuctl(&d, (const char *[]){ "status", "3", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s%s", r.out, r.err);
+        cr_assert(strstr(r.out, "out") != NULL && strstr(r.out, d.state_dir) != NULL, "%s", r.out);
+        run_result_fini(&r);
+        free(victim);
         daemon_stop(&d);
 }
 
