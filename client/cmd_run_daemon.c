@@ -95,6 +95,11 @@ static int connect_any(struct run_cmd *a, struct private_daemon *d)
         code = private_daemon_start(d, allow, n_allow, dirs[1]);
         if (code)
                 goto out;
+        /*
+         * A private daemon runs as this user, for this run alone: it replaces
+         * the results file as --local does (a shared daemon asks for --force).
+         */
+        a->load.l.force = true;
         a->cli.endpoint = d->endpoint;
         code = cli_open(&a->cli);
         a->cli.endpoint = NULL;

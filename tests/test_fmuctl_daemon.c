@@ -386,6 +386,8 @@ Test(fmuctl_daemon, run_without_a_daemon_starts_a_private_one_and_leaves_none)
         cr_assert(setenv("FMUD_ENDPOINT", ep, 1) == 0);
         cr_assert(setenv("FMUD_CACHE_DIR", dir, 1) == 0);
         cr_assert(prctl(PR_SET_CHILD_SUBREAPER, 1) == 0);
+        /* A file of an earlier --local run: the private daemon replaces it, as --local would. */
+        cr_assert(tmpdir_write(dir, "msd.csv", "old\n", 4) == 0);
         r = fmuctl((const char *[]){ "run", FMUD_EXAMPLES "/msd.ssp", "--out", out, NULL });
         cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
         cr_assert(strstr(r.out, "finished") != NULL, "%s", r.out);
