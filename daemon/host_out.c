@@ -7,7 +7,8 @@
  * DESIGN: a root daemon may write what its client may not, so it never
  * replaces a file it did not write for that client: an existing file is
  * opened without O_CREAT or O_TRUNC, checked on that descriptor (fstat:
- * a regular file; the mark below) and only then truncated. A file the
+ * a regular file with no other hard link; the mark below) and only then
+ * truncated. A file the
  * daemon creates is marked with an extended attribute holding the
  * client's identity ("uid=N" for a local peer, "curve=KEY" for a remote
  * one): trusted.fmud.results where the daemon has CAP_SYS_ADMIN (no
@@ -114,6 +115,12 @@ static int open_named(struct hsess *hs, const char *out, bool force, int *ret_fd
                 snprintf(msg, size, "cannot write '%s': not a regular file", out);
                 close(fd);
                 return PROTO_E_INVALID;
+        }
+        /* Another name for the same file may be anyone's (a link made to it): never through it. */
+        if (st.st_nlink != 1) {
+                snprintf(msg, size, "'%s' has other hard links: not replaced", out);
+                close(fd);
+                return PROTO_E_DENIED;
         }
         if (!force && !marked_ours(hs, fd)) {
                 snprintf(msg, size, "'%s' exists and is not this client's results file from an "

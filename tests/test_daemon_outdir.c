@@ -122,7 +122,7 @@ Test(daemon_outdir, an_existing_file_is_refused_without_force_and_replaced_with_
 {
         struct fmud_daemon d;
         struct fmud *c;
-        char *victim;
+        char *victim, *other, *link_path;
         uint64_t s;
         int r;
 
@@ -143,6 +143,17 @@ Test(daemon_outdir, an_existing_file_is_refused_without_force_and_replaced_with_
         /* Replaced for this client: from now on its own results, replaced without force. */
         cr_assert(eq(int, load(c, victim, false, &s), 0), "%s", fmud_errmsg(c));
         unload(c, s);
+        /* A hard link to a file elsewhere: not even with force. */
+        cr_assert(eq(int, tmpdir_write(d.dir, "elsewhere", precious, sizeof(precious) - 1), 0));
+        other = daemon_path(&d, "elsewhere");
+        link_path = daemon_path(&d, "link.csv");
+        cr_assert(eq(int, link(other, link_path), 0));
+        r = load(c, link_path, true, &s);
+        daemon_assert_refused(c, r, PROTO_E_DENIED, "results over a hard link");
+        cr_assert(strstr(fmud_errmsg(c), "hard links") != NULL, "%s", fmud_errmsg(c));
+        assert_unchanged(other);
+        free(other);
+        free(link_path);
         fmud_close(c);
         free(victim);
         daemon_stop(&d);
