@@ -98,16 +98,16 @@ static int open_named(struct hsess *hs, const char *out, bool force, int *ret_fd
                 code = hpath_open_in(hs->output, hs->n_output, "output", out,
                                      O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK, 0644, &fd, &err,
                                      msg, size);
-                if (code < 0)
-                        make_theirs(hs, fd, true);
-                if (code < 0 && fcntl(fd, F_SETFL, 0) < 0) {
+                if (code >= 0)
+                        return code;
+                make_theirs(hs, fd, true);
+                if (fcntl(fd, F_SETFL, 0) < 0) {
                         snprintf(msg, size, "cannot write '%s': %s", out, strerror(errno));
                         close(fd);
                         return PROTO_E_INTERNAL;
                 }
-                if (code < 0)
-                        *ret_fd = fd;
-                return code;
+                *ret_fd = fd;
+                return -1;
         }
         if (code >= 0)
                 return code;
