@@ -138,8 +138,9 @@ Test(daemon_outdir, an_existing_file_is_refused_without_force_and_replaced_with_
         cr_assert(eq(int, load(c, victim, true, &s), 0), "%s", fmud_errmsg(c));
         cr_assert(daemon_str_eq((struct proto_str){ fmud_load_out(c),
                                                     (uint32_t)strlen(fmud_load_out(c)) }, victim));
-        assert_results(victim);
+        /* The unload completes the file: what a load wrote may still be in flight. */
         unload(c, s);
+        assert_results(victim);
         /* Replaced for this client: from now on its own results, replaced without force. */
         cr_assert(eq(int, load(c, victim, false, &s), 0), "%s", fmud_errmsg(c));
         unload(c, s);
@@ -170,11 +171,11 @@ Test(daemon_outdir, a_second_run_of_the_same_client_replaces_its_own_results)
         c = daemon_connect(&d);
         out = daemon_path(&d, "run.csv");
         cr_assert(eq(int, load(c, out, false, &s), 0), "%s", fmud_errmsg(c));
-        assert_results(out);
         unload(c, s);
+        assert_results(out);
         cr_assert(eq(int, load(c, out, false, &s), 0), "%s", fmud_errmsg(c));
-        assert_results(out);
         unload(c, s);
+        assert_results(out);
         fmud_close(c);
         free(out);
         daemon_stop(&d);
@@ -197,11 +198,11 @@ Test(daemon_outdir, a_load_that_names_no_file_writes_below_the_state_directory_a
                            (unsigned long long)s) > 0);
         cr_assert(eq(int, strncmp(out, prefix, strlen(prefix)), 0), "%s", out);
         cr_assert(strstr(out, "/results.csv") != NULL, "%s", out);
-        assert_results(out);
         cr_assert(eq(int, fmud_status(c, s, &st), 0), "%s",
                   fmud_errmsg(c));
         cr_assert(daemon_str_eq(st.out, out), "status out: %.*s", (int)st.out.len, st.out.ptr);
         unload(c, s);
+        assert_results(out);
         /* Another load: another directory, never the first one's file. */
         cr_assert(eq(int, load(c, NULL, false, &s), 0), "%s", fmud_errmsg(c));
         cr_assert(strcmp(fmud_load_out(c), out) != 0, "%s", out);
@@ -247,6 +248,10 @@ Test(daemon_outdir, fmuctl_names_force_when_it_is_refused_and_force_replaces)
                                          victim, "--force", "--json", NULL });
         cr_assert(eq(int, r.exit_code, 0), "%s%s", r.out, r.err);
         cr_assert(strstr(r.out, "\"out\"") != NULL && strstr(r.out, victim) != NULL, "%s", r.out);
+        run_result_fini(&r);
+        /* Session 2: the forced load (see below); its unload completes the file. */
+        r = fmuctl(&d, (const char *[]){ "unload", "2", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s%s", r.out, r.err);
         run_result_fini(&r);
         assert_results(victim);
         /* No file named: the state directory's, which status names. */
@@ -314,7 +319,8 @@ static int other_loads(const struct fmud_daemon *d, const char *out, char *line,
 
 Test(daemon_outdir, a_root_daemon_gives_the_new_results_file_to_the_client_that_asked)
 {
-        char line[4096], mark[64], *out, *sock;
+        static const char roles[] = "[roles]\nuser = 65534 operator\n";
+        char line[4096], mark[64], *out, *sock, *conf_dir, *conf;
         struct fmud_daemon d;
         struct stat st;
         struct fmud *c;
@@ -324,7 +330,12 @@ Test(daemon_outdir, a_root_daemon_gives_the_new_results_file_to_the_client_that_
 
         if (geteuid() != 0)
                 cr_skip_test("needs root: the daemon chowns results to another uid only as root");
-        daemon_start(&d, NULL);
+        /* The other user (65534) may load: an operator. */
+        conf_dir = tmpdir_new("outdir-conf");
+        cr_assert(conf_dir != NULL);
+        cr_assert(eq(int, tmpdir_write(conf_dir, "fmud.conf", roles, sizeof(roles) - 1), 0));
+        cr_assert(asprintf(&conf, "%s/fmud.conf", conf_dir) > 0);
+        daemon_start(&d, (const char *const[]){ "--config", conf, NULL });
         /* The other user must reach the socket and the output directory. */
         sock = daemon_path(&d, "control.sock");
         cr_assert(eq(int, chmod(d.dir, 0777), 0));
@@ -358,4 +369,6 @@ Test(daemon_outdir, a_root_daemon_gives_the_new_results_file_to_the_client_that_
         free(out);
         free(sock);
         daemon_stop(&d);
+        free(conf);
+        tmpdir_free(conf_dir);
 }
