@@ -1,6 +1,6 @@
 /*
  * layout: the blocks of a DO_STEP that the worker keeps, so that the
- * later steps of a run carry values only (call.h, call_do_step.compact).
+ * later steps of a run carry values only (call_ops.h, call_do_step.compact).
  *
  * DESIGN: a master sends the same input and output lists with every
  * step; in a request of ten inputs and ten outputs they and their
@@ -32,7 +32,7 @@ struct step_layout {
         uint32_t vrs[CALL_LAYOUT_VRS_MAX];
 };
 
-/* Whether a layout can hold bl (the bounds in call.h). */
+/* Whether a layout can hold bl (the bounds in call_ops.h). */
 static bool fits(const struct step_blocks *bl)
 {
         uint64_t n = (uint64_t)bl->n_in + bl->n_out, vrs = 0;

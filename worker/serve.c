@@ -307,7 +307,7 @@ static bool body_ok(const struct call_in *in)
         return in->hdr.body_len == call_request_body(op);
 }
 
-/* A chained DO_STEP whose predecessor did not complete plainly (call.h, call_do_step.chained). */
+/* A chained DO_STEP whose predecessor did not complete plainly (call_ops.h, call_do_step.chained). */
 static bool chain_broken(const struct call_in *in, bool after_plain)
 {
         if (after_plain || in->hdr.op != CALL_OP_DO_STEP ||

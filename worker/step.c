@@ -267,7 +267,7 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
                 layout_get_outputs(w, &bl, &res, rp);
         else
                 get_outputs(w, &bl, &res, rp);
-        /* What a chained step after this one needs (call.h); exact end, no tolerance. */
+        /* What a chained step after this one needs (call_ops.h); exact end, no tolerance. */
         w->plain = res.phase == CALL_PHASE_DONE && !rp->head.error && !res.event_handling_needed &&
                    !res.terminate_simulation && !res.early_return;
 out:
