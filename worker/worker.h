@@ -200,6 +200,19 @@ void clocks_note_get(struct worker *w, const struct vblock *b, const struct repl
 /* After any call the state machine let through: deactivations. */
 void clocks_after(struct worker *w, enum call_op op, int status);
 
+/* vars_table.c: value reference -> variable */
+/*
+ * Build the direct table from value reference to variable that
+ * vars_find() uses when the value references are dense; without it (sparse
+ * references, or no memory for it) vars_find() searches. 0 or -ENOMEM.
+ * Freed by vars_table_fini().
+ */
+int vars_table_init(struct worker *w);
+void vars_table_fini(struct worker *w);
+const struct md_variable *vars_find(const struct worker *w, enum md_type type, uint32_t vr);
+/* The variable index of v. */
+size_t vars_index(const struct worker *w, const struct md_variable *v);
+
 /* vars.c */
 /* One typed block of value references and values, checked against the description. */
 struct vblock {
@@ -213,15 +226,6 @@ struct vblock {
 };
 /* Elements a variable has now (structural parameters as set); 0 when unresolvable. */
 uint64_t vars_elements(const struct worker *w, const struct md_variable *v);
-const struct md_variable *vars_find(const struct worker *w, enum md_type type, uint32_t vr);
-/*
- * Build the direct table from value reference to variable that
- * vars_find() uses when the value references are dense; without it (sparse
- * references, or no memory for it) vars_find() searches. 0 or -ENOMEM.
- * Freed by vars_table_fini().
- */
-int vars_table_init(struct worker *w);
-void vars_table_fini(struct worker *w);
 /*
  * Parse and check one call_values block of in for a get (set = false) or
  * a set: types, value references, access in the current state, counts,
@@ -231,9 +235,6 @@ void vars_table_fini(struct worker *w);
  */
 bool vars_check(struct worker *w, const struct call_in *in, const struct call_values *cv,
                 bool set, const char *fn, struct vblock *ret, struct reply *rp);
-/* The variable index of v. */
-size_t vars_index(const struct worker *w, const struct md_variable *v);
-/* After a successful set of structural parameters: remember the values. */
 /*
  * The same checks for a block of a fixed-size type whose value references
  * (and for a set, values of data_len bytes) are already in place: a block
@@ -241,6 +242,7 @@ size_t vars_index(const struct worker *w, const struct md_variable *v);
  */
 bool vars_check_block(struct worker *w, struct vblock *b, bool set, const char *fn,
                       struct reply *rp);
+/* After a successful set of structural parameters: remember the values. */
 void vars_note_set(struct worker *w, const struct vblock *b);
 /* Reset the structural parameters to their start values. */
 void vars_reset(struct worker *w);
@@ -288,7 +290,7 @@ bool step_blocks_init(struct worker *w, uint32_t n_in, uint32_t n_out, struct st
  */
 bool step_output_ok(int status, uint32_t i, struct call_step_result *res, struct reply *rp);
 
-/* layout.c: step layouts (call.h, call_do_step.compact) */
+/* layout.c: step layouts (call_ops.h, call_do_step.compact) */
 /* Keep bl, just checked, as layout id when a layout can hold it; else keep none. */
 void layout_keep(struct worker *w, uint32_t id, const struct step_blocks *bl);
 /*
