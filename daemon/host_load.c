@@ -6,10 +6,12 @@
  * results file opened and the master built; the load reply comes last.
  *
  * DESIGN: scenario_load() runs on the session's thread, not the caller's:
- * unpacking a large FMU must not hold up other clients. The path is
- * resolved again there (realpath()) and checked again (host_paths.c), and
- * that resolved path is what is loaded, so a symlink swapped in between
- * is caught. The load polls hs->cancel (fmi/cancel.h: at each element of
+ * unpacking a large FMU must not hold up other clients. The caller's
+ * check opens the path beneath its allowed directory (host_beneath.c) to
+ * answer early; the load opens it again, confined (scenario_opts.confined:
+ * the scenario and every file it names opened once beneath a directory's
+ * descriptor, no link followed), and reads only those descriptors, so a
+ * link swapped in between, or during the load, is refused, never read. The load polls hs->cancel (fmi/cancel.h: at each element of
  * a document, between archive entries and FMUs), which host_free() sets:
  * a shutdown joins this thread, so no phase of a load may outlast it.
  */
@@ -54,10 +56,21 @@ static int sandbox_of(const struct host *h, const struct proto_str *s, enum host
         return PROTO_E_BAD_REQUEST;
 }
 
+/* Whether path opens beneath its allowed directory (as the load will open it). */
+static int check_in(struct host *h, const char *path, char *msg, size_t size)
+{
+        int fd = -1, code;
+
+        code = hpath_open(h->allowed, h->n_allowed, path, O_PATH, 0, &fd, msg, size);
+        if (fd >= 0)
+                close(fd);
+        return code;
+}
+
 int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *ret_sandbox,
                 char *msg, size_t size)
 {
-        char *path = hvalues_strdup(&a->path), *out = NULL, *real = NULL;
+        char *path = hvalues_strdup(&a->path), *out = NULL;
         int code;
 
         if (!path || !path[0]) {
@@ -65,7 +78,7 @@ int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *r
                 snprintf(msg, size, "path: not a file name");
                 return PROTO_E_BAD_REQUEST;
         }
-        code = hpath_check_in(h->allowed, h->n_allowed, path, &real, msg, size);
+        code = check_in(h, path, msg, size);
         if (code < 0)
                 code = sandbox_of(h, &a->sandbox, ret_sandbox, msg, size);
         if (code < 0 && a->out.len) {
@@ -76,16 +89,12 @@ int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *r
                         snprintf(msg, size, "out: not a file name");
         }
         if (code < 0 && a->input.len) {
-                free(real);
-                real = NULL;
                 free(out);
                 out = hvalues_strdup(&a->input);
-                code = out ? hpath_check_in(h->allowed, h->n_allowed, out, &real, msg, size) :
-                             PROTO_E_BAD_REQUEST;
+                code = out ? check_in(h, out, msg, size) : PROTO_E_BAD_REQUEST;
                 if (!out)
                         snprintf(msg, size, "input: not a file name");
         }
-        free(real);
         free(out);
         free(path);
         return code;
@@ -414,7 +423,7 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         struct diag_list diags;
         struct proto_load a;
         struct pv_doc doc = { 0 };
-        char msg[HOST_MSG_MAX] = "", err[256], *path = NULL, *real = NULL, *out = NULL;
+        char msg[HOST_MSG_MAX] = "", err[256], *path = NULL, *out = NULL;
         void *mem = NULL;
         int r, code = PROTO_E_INTERNAL;
 
@@ -432,8 +441,7 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         }
         path = hvalues_strdup(&a.path);
         out = a.out.len ? hvalues_strdup(&a.out) : NULL;
-        code = path ? hpath_check_in(hs->allowed, hs->n_allowed, path, &real, msg, sizeof(msg)) :
-                      PROTO_E_BAD_REQUEST;
+        code = path ? -1 : PROTO_E_BAD_REQUEST;
         if (code >= 0)
                 goto out_reply;
         if (out && (code = hpath_check_out(hs->output, hs->n_output, out, msg, sizeof(msg))) >= 0)
@@ -446,9 +454,10 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         sopt.cache_dir = h->opts.cache_dir;
         sopt.n_allowed_dirs = hs->n_allowed;
         sopt.allowed_dirs = (const char *const *)hs->allowed;
+        sopt.confined = true;
         sopt.fmu.strict = a.strict;
         sopt.cancel = (struct fmi_cancel){ .fn = load_cancelled, .ctx = hs };
-        r = scenario_load(real, &sopt, &o, &diags, &hs->sc);
+        r = scenario_load(path, &sopt, &o, &diags, &hs->sc);
         /* No worker is started for a load the shutdown no longer wants (hload_free() frees sc). */
         if (r == 0 && load_cancelled(hs))
                 r = -ECANCELED;
@@ -457,10 +466,16 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                 snprintf(msg, sizeof(msg), "load of '%s' cancelled: the daemon is shutting down",
                          path);
                 load_log(hs, LOG_INFO, msg);
-        } else if (r == -EINVAL)
+        } else if (r == -EINVAL) {
                 diag_text(&diags, msg, sizeof(msg));
-        else if (r < 0)
+        } else if (r < 0 && diag_errors(&diags)) {
+                /* Not below an allowed directory, a link on the way, not there: as hpath_open(). */
+                diag_text(&diags, msg, sizeof(msg));
+                if (r == -EPERM || r == -ELOOP || r == -EXDEV || r == -ENOENT || r == -EACCES)
+                        code = PROTO_E_DENIED;
+        } else if (r < 0) {
                 snprintf(msg, sizeof(msg), "cannot load '%s': %s", path, strerror(-r));
+        }
         if (r < 0)
                 goto out_reply;
         /*
@@ -524,7 +539,6 @@ out_reply:
         /* The caller answers once nothing is left: hs->load stays for it. */
         load_strs_fini(&ls);
         free(path);
-        free(real);
         free(out);
         free(mem);
         pv_doc_fini(&doc);
@@ -533,7 +547,6 @@ out_reply:
 out_free:
         load_strs_fini(&ls);
         free(path);
-        free(real);
         free(out);
         free(mem);
         pv_doc_fini(&doc);

@@ -11,6 +11,7 @@
 #include "scenario_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "beneath.h"
 #include "fmi/md_values.h"
 #include "ssp_xml.h"
+
+/* O_NONBLOCK: a FIFO planted under the name must not hang the load in open(). */
+#define OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 
 #define SSD_ENTRY "SystemStructure.ssd"
 
@@ -146,8 +151,48 @@ static int read_error(struct sc_load *l, const char *what, int r)
         return r == -EINVAL || r == -EBADMSG ? -EINVAL : r;
 }
 
+/*
+ * Open a file of the scenario's own (path as given): confined, beneath the
+ * allowed directory it lies in (beneath.h); else as the user would.
+ * Returns the descriptor or -errno (-EPERM: below no allowed directory).
+ */
+static int open_own(struct sc_load *l, const char *path, int flags)
+{
+        int fd;
+
+        if (l->opts->confined)
+                return beneath_open(l->opts->allowed_dirs, l->opts->n_allowed_dirs, path, flags, 0);
+        fd = open(path, flags | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+/* What a file of the scenario's own that could not be opened gets: a diagnostic. */
+static int open_error(struct sc_load *l, const char *what, int r)
+{
+        if (r == -ENOMEM)
+                return r;
+        if (r == -EPERM && l->opts->confined)
+                sc_err(l, what, 0, NULL, "not below a directory the daemon loads from");
+        else if (r == -ELOOP)
+                sc_err(l, what, 0, NULL, "a symbolic link on the way (links are not followed "
+                       "where the daemon loads)");
+        else if (r == -EXDEV)
+                sc_err(l, what, 0, NULL, "leaves the directory it is loaded from");
+        else
+                return read_error(l, what, r);
+        return r;
+}
+
+void sc_note_private(struct sc_load *l, int fd)
+{
+        struct stat st;
+
+        if (l->opts->confined && (fstat(fd, &st) < 0 || !(st.st_mode & S_IROTH)))
+                l->private = true;
+}
+
 /* A single FMU: one component named after the model, every output recorded. */
-static int load_fmu(struct sc_load *l)
+static int load_fmu(struct sc_load *l, int fd)
 {
         struct scenario *s = l->s;
         struct scenario_component *c;
@@ -155,8 +200,6 @@ static int load_fmu(struct sc_load *l)
         int r;
 
         s->single_fmu = true;
-        if (access(l->path, R_OK) < 0)
-                return read_error(l, l->path, -errno);
         s->components = calloc(1, sizeof(*s->components));
         l->label = strdup(l->path);
         if (!s->components || !l->label)
@@ -169,7 +212,7 @@ static int load_fmu(struct sc_load *l)
         s->n_components = 1;
         if (!c->name || !c->source)
                 return -ENOMEM;
-        r = sc_import(l, c, l->path, l->path);
+        r = sc_import(l, c, fd, l->path, l->path);
         if (r < 0)
                 return r;
         free(c->name);
@@ -192,34 +235,77 @@ static int parse_ssd(struct sc_load *l, char *buf, size_t len)
         return r;
 }
 
-static int load_ssd_file(struct sc_load *l, const char *ssd)
+/*
+ * The SSD named ssd, in the folder open on dir_fd (dir: its name, kept:
+ * relative sources are opened beneath it); name: the SSD's name there.
+ */
+static int load_ssd_in(struct sc_load *l, const char *ssd, int dir_fd, char *dir,
+                       const char *name)
 {
-        char *buf, *copy, *real = NULL;
+        char *buf;
         size_t len;
-        int r;
+        int fd, r;
 
+        l->dir_fd = dir_fd;
+        l->dir = dir;
         l->label = strdup(ssd);
-        copy = strdup(ssd);
-        if (!l->label || !copy) {
-                free(copy);
+        if (!l->label)
                 return -ENOMEM;
-        }
-        r = ssp_read_file(ssd, l->opts->max_xml_bytes, &buf, &len);
-        if (r == 0) {
-                real = realpath(dirname(copy), NULL);
-                if (!real) {
-                        r = -errno;
-                        free(buf);
-                }
-        }
-        free(copy);
+        if (l->opts->confined)
+                fd = beneath_openat(dir_fd, name, OPEN_FLAGS, 0);
+        else if ((fd = openat(dir_fd, name, OPEN_FLAGS)) < 0)
+                fd = -errno;
+        if (fd < 0)
+                return open_error(l, ssd, fd);
+        sc_note_private(l, fd);
+        r = ssp_read_fd(fd, l->opts->max_xml_bytes, &buf, &len);
+        close(fd);
         if (r < 0)
                 return read_error(l, ssd, r);
-        l->dir = real;
         return parse_ssd(l, buf, len);
 }
 
-static int load_ssp(struct sc_load *l)
+/* A folder holding SystemStructure.ssd, open on fd (taken). */
+static int load_folder(struct sc_load *l, int fd)
+{
+        char *ssd, *dir;
+        int r;
+
+        dir = l->opts->confined ? strdup(l->path) : realpath(l->path, NULL);
+        if (!dir || asprintf(&ssd, "%s/%s", l->path, SSD_ENTRY) < 0) {
+                r = dir || errno == ENOMEM ? -ENOMEM : read_error(l, l->path, -errno);
+                free(dir);
+                close(fd);
+                return r;
+        }
+        r = load_ssd_in(l, ssd, fd, dir, SSD_ENTRY);
+        free(ssd);
+        return r;
+}
+
+/* An .ssd file: its folder opened first (relative sources are opened beneath it). */
+static int load_ssd_file(struct sc_load *l)
+{
+        char *copy = strdup(l->path), *dir;
+        const char *name;
+        int fd;
+
+        if (!copy)
+                return -ENOMEM;
+        name = strrchr(l->path, '/') ? strrchr(l->path, '/') + 1 : l->path;
+        dir = dirname(copy);
+        fd = open_own(l, dir, O_PATH | O_DIRECTORY);
+        if (fd >= 0 && !(dir = l->opts->confined ? strdup(dir) : realpath(dir, NULL))) {
+                close(fd);
+                fd = -errno;
+        }
+        free(copy);
+        if (fd < 0)
+                return open_error(l, l->path, fd);
+        return load_ssd_in(l, l->path, fd, dir, name);
+}
+
+static int load_ssp(struct sc_load *l, int fd)
 {
         char *buf;
         size_t len;
@@ -229,7 +315,7 @@ static int load_ssp(struct sc_load *l)
                 l->label = NULL;
                 return -ENOMEM;
         }
-        r = ssp_archive_open(l->path, &l->opts->ssp_limits, l->diags, &l->ar);
+        r = ssp_archive_open_fd(fd, l->path, &l->opts->ssp_limits, l->diags, &l->ar);
         if (r < 0)
                 return r == -EINVAL || r == -ENOMEM ? r : read_error(l, l->path, r);
         r = ssp_archive_read(l->ar, SSD_ENTRY, l->opts->max_xml_bytes, &buf, &len);
@@ -241,27 +327,34 @@ static int load_ssp(struct sc_load *l)
         return parse_ssd(l, buf, len);
 }
 
+/* The scenario's own file, opened once; everything after reads its descriptor. */
 static int load_source(struct sc_load *l)
 {
         struct stat st;
-        char *ssd;
-        int r;
+        int fd, r;
 
-        if (stat(l->path, &st) == 0 && S_ISDIR(st.st_mode)) {
-                if (asprintf(&ssd, "%s/%s", l->path, SSD_ENTRY) < 0)
-                        return -ENOMEM;
-                r = load_ssd_file(l, ssd);
-                free(ssd);
+        if (ends_with(l->path, ".ssd"))
+                return load_ssd_file(l);
+        fd = open_own(l, l->path, OPEN_FLAGS);
+        if (fd < 0)
+                return open_error(l, l->path, fd);
+        if (fstat(fd, &st) < 0) {
+                r = read_error(l, l->path, -errno);
+                close(fd);
                 return r;
         }
+        if (S_ISDIR(st.st_mode))
+                return load_folder(l, fd);
+        sc_note_private(l, fd);
         if (ends_with(l->path, ".fmu"))
-                return load_fmu(l);
-        if (ends_with(l->path, ".ssp"))
-                return load_ssp(l);
-        if (ends_with(l->path, ".ssd"))
-                return load_ssd_file(l, l->path);
-        return sc_err(l, l->path, 0, NULL, "not a scenario: expected a .fmu, .ssp or .ssd file, "
-                      "or a folder holding a SystemStructure.ssd");
+                r = load_fmu(l, fd);
+        else if (ends_with(l->path, ".ssp"))
+                r = load_ssp(l, fd);
+        else
+                r = sc_err(l, l->path, 0, NULL, "not a scenario: expected a .fmu, .ssp or .ssd "
+                           "file, or a folder holding a SystemStructure.ssd");
+        close(fd);
+        return r;
 }
 
 /* Whether every component's FMU imported. */
@@ -329,11 +422,39 @@ static void summarise(struct scenario *s)
         }
 }
 
+/*
+ * A private file was read (sc_note_private()): every message of this load
+ * may quote it, so they all give way to one that quotes nothing.
+ */
+static void withhold(struct sc_load *l, size_t from, int r)
+{
+        size_t errors = 0, warnings = 0;
+
+        for (size_t i = from; i < l->diags->n; i++) {
+                struct diag *d = &l->diags->v[i];
+
+                errors += d->severity == DIAG_ERROR;
+                warnings += d->severity != DIAG_ERROR;
+                free(d->file);
+                free(d->subject);
+                free(d->message);
+        }
+        l->diags->n = from;
+        if (r < 0 && r != -ECANCELED && r != -ENOMEM)
+                diag_add(l->diags, DIAG_ERROR, l->path, 0, NULL, "refused (%zu errors); the "
+                         "scenario holds files others may not read, so no detail is given",
+                         errors ? errors : 1);
+        else if (warnings)
+                diag_add(l->diags, DIAG_WARNING, l->path, 0, NULL, "%zu warnings withheld: the "
+                         "scenario holds files others may not read", warnings);
+}
+
 int scenario_load(const char *path, const struct scenario_opts *opts,
                   const struct scenario_overrides *overrides, struct diag_list *diags,
                   struct scenario **ret)
 {
-        struct sc_load l = { .path = path, .opts = opts, .ov = overrides, .diags = diags };
+        struct sc_load l = { .path = path, .opts = opts, .ov = overrides, .diags = diags,
+                             .dir_fd = -1 };
         size_t from = diags->n;
         int r;
 
@@ -356,8 +477,12 @@ int scenario_load(const char *path, const struct scenario_opts *opts,
         /* Strict: the scenario's own warnings (an .ssp's identical duplicates) refuse it too. */
         if (r == 0 && opts->fmu.strict && diag_promote(diags, from, FMU_STRICT_NOTE))
                 r = -EINVAL;
+        if (l.private)
+                withhold(&l, from, r);
         if (l.has_doc)
                 ssd_doc_fini(&l.doc);
+        if (l.dir_fd >= 0)
+                close(l.dir_fd);
         ssp_archive_close(l.ar);
         free(l.elems);
         free(l.systems);

@@ -12,7 +12,9 @@
  * before anything is read from them; FMUs are imported with fmu_open()
  * into the caller's cache directory, which is the only place written to.
  * A component source may not leave the scenario's own folder (or archive)
- * unless it is an absolute path under a directory the caller allows.
+ * unless it is an absolute path under a directory the caller allows. A
+ * confined load (the daemon's) opens every file once, beneath a directory
+ * descriptor, following no link, and reads only that descriptor.
  *
  * Loading reports every problem it can find through a diag list (file,
  * line, element name) and keeps going where a later check does not depend
@@ -184,6 +186,16 @@ struct scenario_opts {
         /* absolute component sources are allowed only below these directories */
         size_t n_allowed_dirs;
         const char *const *allowed_dirs;
+        /*
+         * The daemon's load: the scenario's path must lie below one of
+         * allowed_dirs (resolved, absolute), and every file is opened once,
+         * beneath a descriptor (beneath.h): the scenario beneath its allowed
+         * directory, a relative source beneath the SSD's folder, an
+         * absolute one beneath its allowed directory; no "..", no symbolic
+         * or magic link anywhere on the way. false (fmuctl run --local,
+         * inspect): the user's own files, links followed.
+         */
+        bool confined;
         /*
          * Polled throughout the load (between FMUs, while parsing, while
          * unpacking): when it answers true the load stops with -ECANCELED.

@@ -1,7 +1,8 @@
 /*
  * scenario_comp: the components of a scenario. Nested systems are
  * flattened (a component C in system S is "S.C"), every FMU is imported
- * through fmu_open() into the cache, and every connector the SSD declares
+ * through fmu_open_fd() (from the descriptor scenario_source.c opened)
+ * into the cache, and every connector the SSD declares
  * on a component is checked against the FMU's variable of that name: it
  * must exist, its kind must match the causality, its type the variable's
  * type, and its unit (if declared) the variable's unit. Component
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* fmu_open()'s diagnostic, with the file named as the scenario names it. */
 static void pass_diag(struct sc_load *l, const struct diag *d, const char *path, const char *label)
@@ -32,7 +34,7 @@ static void pass_diag(struct sc_load *l, const struct diag *d, const char *path,
         free(file);
 }
 
-int sc_import(struct sc_load *l, struct scenario_component *c, const char *path,
+int sc_import(struct sc_load *l, struct scenario_component *c, int fd, const char *path,
               const char *label)
 {
         struct fmu_opts fo = l->opts->fmu;
@@ -45,7 +47,7 @@ int sc_import(struct sc_load *l, struct scenario_component *c, const char *path,
         if (fmi_cancelled(&l->opts->cancel))
                 return -ECANCELED;
         diag_list_init(&tmp, 0);
-        r = fmu_open(path, &fo, &tmp, &c->fmu);
+        r = fmu_open_fd(fd, path, &fo, &tmp, &c->fmu);
         for (size_t i = 0; i < tmp.n; i++)
                 pass_diag(l, &tmp.v[i], path, label);
         diag_list_fini(&tmp);
@@ -239,7 +241,7 @@ static int import_one(struct sc_load *l, size_t i)
         struct scenario_component *c = &l->s->components[i];
         const char *type = e->type, *impl = e->implementation;
         char *path = NULL;
-        int r;
+        int fd, r;
 
         if (type && strcmp(type, "application/x-fmu-sharedlibrary") != 0)
                 return sc_err(l, l->label, e->line, c->name, "component type '%s' is not supported: "
@@ -247,10 +249,11 @@ static int import_one(struct sc_load *l, size_t i)
         if (impl && strcmp(impl, "any") != 0 && strcmp(impl, "CoSimulation") != 0)
                 return sc_err(l, l->label, e->line, c->name,
                               "implementation=\"%s\": fmud runs Co-Simulation FMUs only", impl);
-        r = sc_source_fmu(l, e->source, e->line, c->name, &path, &c->source);
+        r = sc_source_fmu(l, e->source, e->line, c->name, &fd, &path, &c->source);
         if (r < 0)
                 return r;
-        r = sc_import(l, c, path, c->source);
+        r = sc_import(l, c, fd, path, c->source);
+        close(fd);
         free(path);
         return r;
 }

@@ -32,11 +32,13 @@ struct sc_load {
         struct scenario *s;
 
         struct ssp_archive *ar;         /* a .ssp; NULL for files on disk */
-        char *dir;                      /* on disk: the SSD's folder, resolved */
+        char *dir;                      /* on disk: the SSD's folder (resolved unless confined) */
+        int dir_fd;                     /* on disk: the SSD's folder, opened; -1: none */
         char *label;                    /* the SSD in messages: "a.ssp:SystemStructure.ssd" */
         struct ssd_doc doc;
         bool has_doc;
         bool flattened;                 /* sc_components() named every component */
+        bool private;                   /* confined, a file others may not read: no details */
 
         const struct ssd_element **elems;       /* per component: its SSD element */
         const struct ssd_element **systems;     /* per component: the system holding it */
@@ -55,27 +57,38 @@ __attribute__((format(printf, 5, 6)))
 void sc_warn(struct sc_load *l, const char *file, int line, const char *subject,
              const char *fmt, ...);
 
+/*
+ * Whether the file's content may show in messages: a daemon reads what its
+ * client may not, so a confined load of a file others cannot read keeps
+ * what is in it out of every message (scenario_load() replaces them all).
+ */
+void sc_note_private(struct sc_load *l, int fd);
+
 /* "file:line" in a new string (line 0: the file alone); NULL on OOM. */
 char *sc_origin(const char *file, int line);
 
 /* scenario_source.c */
 /*
- * Resolve a source URI of the scenario to a file fmu_open() can read: a
- * path inside the scenario's folder, an absolute path under an allowed
- * directory, or (for a .ssp) the entry copied into the cache.
- * *ret_label names it in messages. Problems are reported at line with
- * subject. Returns 0, -EINVAL (reported), -ENOMEM.
+ * Open a source URI of the scenario as a file fmu_open_fd() can read
+ * (*ret_fd, caller closes): a path inside the scenario's folder, an
+ * absolute path under an allowed directory, or (for a .ssp) the entry
+ * copied into the cache. *ret_path names the file for fmu->path,
+ * *ret_label for messages. Problems are reported at line with subject.
+ * Returns 0, -EINVAL (reported), -ENOMEM.
  */
 int sc_source_fmu(struct sc_load *l, const char *uri, int line, const char *subject,
-                  char **ret_path, char **ret_label);
+                  int *ret_fd, char **ret_path, char **ret_label);
 
 /* Read a source (an .ssv) into memory, with the same rules; capped at max_xml_bytes. */
 int sc_source_read(struct sc_load *l, const char *uri, int line, const char *subject,
                    char **ret_buf, size_t *ret_len, char **ret_label);
 
 /* scenario_comp.c */
-/* Import one FMU as component c (name and source set); reports and returns like fmu_open. */
-int sc_import(struct sc_load *l, struct scenario_component *c, const char *path,
+/*
+ * Import one FMU as component c (name and source set) from fd, which
+ * path names; reports and returns like fmu_open.
+ */
+int sc_import(struct sc_load *l, struct scenario_component *c, int fd, const char *path,
               const char *label);
 /* Flatten doc's systems into s->components, import each FMU, check connectors. */
 int sc_components(struct sc_load *l);

@@ -14,19 +14,32 @@
  * DESIGN: SSP 1.0 (Component source) requires only relative URIs inside
  * the SSD's base and lets implementations refuse ones that go "up"; a
  * daemon loading scenarios for several users must, or any scenario could
- * name any FMU on the machine. Paths on disk are compared after
- * realpath(), so links are judged by where they lead.
+ * name any FMU on the machine. A confined load (scenario_opts.confined,
+ * the daemon's) opens each file once, beneath a descriptor (beneath.h):
+ * a relative source beneath the SSD's folder, an absolute one beneath
+ * the allowed directory it lies in; a ".." component, a symbolic link
+ * anywhere on the way or a magic link is refused, and only the
+ * descriptor is read from then on, so nothing swapped into the path
+ * meanwhile is ever read. An unconfined load (fmuctl run --local, inspect:
+ * the user's own files) follows links as the user's own tools would and
+ * judges them by where they lead (realpath()), then opens that path.
  */
 #include "scenario_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
+#include "beneath.h"
 #include "ssp_xml.h"
+
+/* O_NONBLOCK: a FIFO planted under the name must not hang the load in open(). */
+#define SOURCE_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 
 static int hexval(char c)
 {
@@ -215,19 +228,93 @@ static char *disk_path(struct sc_load *l, const char *uri, const char *path, boo
         return NULL;
 }
 
+static bool has_dotdot(const char *path)
+{
+        for (const char *c = path; *c; c += strcspn(c, "/"), c += *c == '/') {
+                size_t len = strcspn(c, "/");
+
+                if (len == 2 && c[0] == '.' && c[1] == '.')
+                        return true;
+        }
+        return false;
+}
+
+/* Open a path on disk beneath its folder's (or allowed directory's) descriptor; reported. */
+static int disk_open_confined(struct sc_load *l, const char *uri, const char *path, bool abs,
+                              int line, const char *subject, char **ret_label)
+{
+        int fd;
+
+        if (!abs && has_dotdot(path))
+                return sc_err(l, l->label, line, subject, "source '%s' is refused: a '..' "
+                              "component (a source is opened beneath the scenario's folder)",
+                              uri);
+        if (abs)
+                fd = beneath_open(l->opts->allowed_dirs, l->opts->n_allowed_dirs, path,
+                                  SOURCE_FLAGS, 0);
+        else
+                fd = l->dir_fd < 0 ? -EBADF : beneath_openat(l->dir_fd, path, SOURCE_FLAGS, 0);
+        if (fd == -ENOMEM)
+                return fd;
+        if (fd == -EPERM && abs)
+                return sc_err(l, l->label, line, subject, "source '%s' is an absolute path "
+                              "outside the directories allowed for FMUs", uri);
+        if (fd == -ELOOP)
+                return sc_err(l, l->label, line, subject, "source '%s' is refused: a symbolic "
+                              "link on the way (links are not followed where the daemon loads)",
+                              uri);
+        if (fd == -EXDEV)
+                return sc_err(l, l->label, line, subject, "source '%s' leads outside the "
+                              "scenario's folder '%s'", uri, l->dir);
+        if (fd < 0)
+                return sc_err(l, l->label, line, subject, "source '%s' cannot be opened: %s",
+                              uri, strerror(-fd));
+        sc_note_private(l, fd);
+        if (abs ? !(*ret_label = strdup(path)) : asprintf(ret_label, "%s/%s", l->dir, path) < 0) {
+                *ret_label = NULL;
+                close(fd);
+                return -ENOMEM;
+        }
+        return fd;
+}
+
+/* A path on disk, opened; its descriptor, or -EINVAL (reported), -ENOMEM. */
+static int disk_open(struct sc_load *l, const char *uri, const char *path, bool abs, int line,
+                     const char *subject, char **ret_label)
+{
+        char *real;
+        int fd, r;
+
+        if (l->opts->confined)
+                return disk_open_confined(l, uri, path, abs, line, subject, ret_label);
+        real = disk_path(l, uri, path, abs, line, subject, &r);
+        if (!real)
+                return r;
+        fd = open(real, SOURCE_FLAGS);
+        if (fd < 0) {
+                r = sc_err(l, l->label, line, subject, "source '%s' cannot be opened: %s", uri,
+                           strerror(errno));
+                free(real);
+                return r;
+        }
+        *ret_label = real;
+        return fd;
+}
+
 /*
- * Resolve uri: on disk (*ret_real set) or an archive entry (*ret_entry set).
- * Returns 0, -EINVAL (reported), -ENOMEM.
+ * Resolve uri: on disk (*ret_fd opened, *ret_label naming it) or an
+ * archive entry (*ret_entry set). Returns 0, -EINVAL (reported), -ENOMEM.
  */
 static int resolve(struct sc_load *l, const char *uri, int line, const char *subject,
-                   char **ret_real, char **ret_entry)
+                   int *ret_fd, char **ret_label, char **ret_entry)
 {
         const char *why = NULL;
         bool abs = false;
         char *path;
         int r = 0;
 
-        *ret_real = *ret_entry = NULL;
+        *ret_fd = -1;
+        *ret_label = *ret_entry = NULL;
         path = uri_path(uri, &abs, &why);
         if (!path && !why)
                 return -ENOMEM;
@@ -235,7 +322,11 @@ static int resolve(struct sc_load *l, const char *uri, int line, const char *sub
                 *ret_entry = normalise(path, &why);
                 r = *ret_entry ? 0 : why ? -EINVAL : -ENOMEM;
         } else if (path) {
-                *ret_real = disk_path(l, uri, path, abs, line, subject, &r);
+                r = disk_open(l, uri, path, abs, line, subject, ret_label);
+                if (r >= 0) {
+                        *ret_fd = r;
+                        r = 0;
+                }
         }
         free(path);
         if (why)
@@ -244,26 +335,27 @@ static int resolve(struct sc_load *l, const char *uri, int line, const char *sub
 }
 
 int sc_source_fmu(struct sc_load *l, const char *uri, int line, const char *subject,
-                  char **ret_path, char **ret_label)
+                  int *ret_fd, char **ret_path, char **ret_label)
 {
-        char *real, *entry, sha[65];
+        char *entry, sha[65];
         int r;
 
-        r = resolve(l, uri, line, subject, &real, &entry);
+        r = resolve(l, uri, line, subject, ret_fd, ret_label, &entry);
         if (r < 0)
                 return r;
-        if (real) {
-                *ret_label = strdup(real);
-                if (!*ret_label) {
-                        free(real);
+        if (*ret_fd >= 0) {
+                *ret_path = strdup(*ret_label);
+                if (!*ret_path) {
+                        close(*ret_fd);
+                        free(*ret_label);
                         return -ENOMEM;
                 }
-                *ret_path = real;
                 return 0;
         }
-        r = ssp_archive_extract(l->ar, entry, l->opts->cache_dir, ret_path, sha);
+        r = ssp_archive_extract(l->ar, entry, l->opts->cache_dir, ret_path, ret_fd, sha);
         if (r == 0 && asprintf(ret_label, "%s:%s", l->path, entry) < 0) {
                 free(*ret_path);
+                close(*ret_fd);
                 r = -ENOMEM;
         }
         if (r < 0 && r != -ENOMEM)
@@ -278,20 +370,22 @@ int sc_source_read(struct sc_load *l, const char *uri, int line, const char *sub
                    char **ret_buf, size_t *ret_len, char **ret_label)
 {
         size_t max = l->opts->max_xml_bytes;
-        char *real, *entry;
-        int r;
+        char *entry;
+        int fd, r;
 
-        r = resolve(l, uri, line, subject, &real, &entry);
+        r = resolve(l, uri, line, subject, &fd, ret_label, &entry);
         if (r < 0)
                 return r;
-        if (real)
-                r = ssp_read_file(real, max, ret_buf, ret_len);
-        else
+        if (fd >= 0) {
+                r = ssp_read_fd(fd, max, ret_buf, ret_len);
+                close(fd);
+        } else {
                 r = ssp_archive_read(l->ar, entry, max, ret_buf, ret_len);
-        if (r == 0 && (real ? !(*ret_label = strdup(real))
-                            : asprintf(ret_label, "%s:%s", l->path, entry) < 0)) {
-                free(*ret_buf);
-                r = -ENOMEM;
+                if (r == 0 && asprintf(ret_label, "%s:%s", l->path, entry) < 0) {
+                        *ret_label = NULL;
+                        free(*ret_buf);
+                        r = -ENOMEM;
+                }
         }
         if (r == -EFBIG)
                 r = sc_err(l, l->label, line, subject,
@@ -299,7 +393,10 @@ int sc_source_read(struct sc_load *l, const char *uri, int line, const char *sub
         else if (r < 0 && r != -ENOMEM)
                 r = sc_err(l, l->label, line, subject, "source '%s' cannot be read: %s", uri,
                            r == -ENOENT ? "no such entry" : strerror(-r));
-        free(real);
+        if (r < 0) {
+                free(*ret_label);
+                *ret_label = NULL;
+        }
         free(entry);
         return r;
 }

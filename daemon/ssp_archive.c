@@ -18,8 +18,8 @@ struct ssp_archive {
         struct fmu_archive *ar;
 };
 
-int ssp_archive_open(const char *path, const struct fmu_limits *lim, struct diag_list *diags,
-                     struct ssp_archive **ret)
+int ssp_archive_open_fd(int fd, const char *path, const struct fmu_limits *lim,
+                        struct diag_list *diags, struct ssp_archive **ret)
 {
         struct fmu_limits l;
         struct ssp_archive *a;
@@ -34,7 +34,8 @@ int ssp_archive_open(const char *path, const struct fmu_limits *lim, struct diag
         a = calloc(1, sizeof(*a));
         if (!a)
                 return -ENOMEM;
-        r = fmu_archive_open(path, &l, diags, &a->ar);
+        r = fd >= 0 ? fmu_archive_open_fd(fd, path, &l, diags, &a->ar)
+                    : fmu_archive_open(path, &l, diags, &a->ar);
         if (r == -EINVAL || r == -EBADMSG || r == -ESTALE) {
                 if (diag_errors(diags) == errors)
                         diag_add(diags, DIAG_ERROR, path, 0, NULL, "not a readable SSP archive");
@@ -46,6 +47,12 @@ int ssp_archive_open(const char *path, const struct fmu_limits *lim, struct diag
         }
         *ret = a;
         return 0;
+}
+
+int ssp_archive_open(const char *path, const struct fmu_limits *lim, struct diag_list *diags,
+                     struct ssp_archive **ret)
+{
+        return ssp_archive_open_fd(-1, path, lim, diags, ret);
 }
 
 void ssp_archive_close(struct ssp_archive *a)
@@ -127,7 +134,7 @@ static int store(const struct ssp_archive *a, const char *name, int fd, const ch
 }
 
 int ssp_archive_extract(const struct ssp_archive *a, const char *name, const char *cache_dir,
-                        char **ret_path, char ret_sha256[65])
+                        char **ret_path, int *ret_fd, char ret_sha256[65])
 {
         char *dir = NULL, *tmp = NULL;
         int fd, r;
@@ -150,9 +157,19 @@ int ssp_archive_extract(const struct ssp_archive *a, const char *name, const cha
                 goto out_free;
         }
         r = store(a, name, fd, tmp, dir, ret_path, ret_sha256);
-        close(fd);
         if (r < 0)
                 (void) unlink(tmp);
+        /* The copy is read through the descriptor it was written by, never by its name. */
+        if (r == 0 && ret_fd && lseek(fd, 0, SEEK_SET) == 0) {
+                *ret_fd = fd;
+                fd = -1;
+        } else if (r == 0 && ret_fd) {
+                r = -errno;
+                free(*ret_path);
+                *ret_path = NULL;
+        }
+        if (fd >= 0)
+                close(fd);
 
 out_free:
         free(tmp);

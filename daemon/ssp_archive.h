@@ -29,6 +29,10 @@ struct ssp_archive;
 int ssp_archive_open(const char *path, const struct fmu_limits *lim, struct diag_list *diags,
                      struct ssp_archive **ret);
 
+/* The same on a file the caller opened (borrowed); path labels it. fd < 0: open path. */
+int ssp_archive_open_fd(int fd, const char *path, const struct fmu_limits *lim,
+                        struct diag_list *diags, struct ssp_archive **ret);
+
 void ssp_archive_close(struct ssp_archive *a);
 
 /* Whether a file entry of exactly that name (no leading '/', no '.') exists. */
@@ -46,10 +50,12 @@ int ssp_archive_read(const struct ssp_archive *a, const char *name, size_t max, 
  * Copy the entry (an FMU) to "<cache_dir>/ssp/<sha256>.fmu", creating the
  * folders, through a temporary file and a rename; an existing copy is
  * replaced by identical bytes. Returns 0 with *ret_path set (caller frees)
- * and *ret_sha256 filled, or -errno as ssp_archive_read(); nothing is left
- * behind on failure.
+ * and *ret_sha256 filled, and (ret_fd not NULL) *ret_fd the copy's own
+ * descriptor, read-write, at offset 0 (caller closes), so that nothing
+ * renamed over the name afterwards is read; or -errno as
+ * ssp_archive_read(); nothing is left behind on failure.
  */
 int ssp_archive_extract(const struct ssp_archive *a, const char *name, const char *cache_dir,
-                        char **ret_path, char ret_sha256[65]);
+                        char **ret_path, int *ret_fd, char ret_sha256[65]);
 
 #endif

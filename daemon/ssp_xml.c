@@ -21,37 +21,33 @@ int ssp_xml_read(struct mx *x, const void *buf, size_t len)
         return mx_read(x, buf, len);
 }
 
-int ssp_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
+int ssp_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len)
 {
         struct stat st;
         size_t len = 0;
         char *buf;
-        int fd, r;
+        int r;
 
-        /* O_NONBLOCK: a FIFO planted under the name must not hang us in open(). */
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return -errno;
         if (fstat(fd, &st) < 0) {
                 r = -errno;
-                goto out_close;
+                goto out;
         }
         if (S_ISDIR(st.st_mode)) {
                 r = -EISDIR;
-                goto out_close;
+                goto out;
         }
         if (!S_ISREG(st.st_mode)) {
                 r = -EINVAL;
-                goto out_close;
+                goto out;
         }
         if ((uint64_t)st.st_size > max) {
                 r = -EFBIG;
-                goto out_close;
+                goto out;
         }
         buf = malloc((size_t)st.st_size + 1);
         if (!buf) {
                 r = -ENOMEM;
-                goto out_close;
+                goto out;
         }
         /* Read to end of file, but never more than the size seen (it may be growing). */
         while (len < (size_t)st.st_size) {
@@ -62,19 +58,30 @@ int ssp_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
                 if (n < 0) {
                         r = -errno;
                         free(buf);
-                        goto out_close;
+                        goto out;
                 }
                 if (n == 0)
                         break;
                 len += (size_t)n;
         }
         buf[len] = '\0';
-        close(fd);
         *ret_buf = buf;
         *ret_len = len;
         return 0;
 
-out_close:
+out:
+        return r;
+}
+
+int ssp_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
+{
+        int fd, r;
+
+        /* O_NONBLOCK: a FIFO planted under the name must not hang us in open(). */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        r = ssp_read_fd(fd, max, ret_buf, ret_len);
         close(fd);
         return r;
 }

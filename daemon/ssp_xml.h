@@ -32,4 +32,7 @@ int ssp_xml_read(struct mx *x, const void *buf, size_t len);
  */
 int ssp_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len);
 
+/* The same from a descriptor the caller opened (borrowed, read from where it stands). */
+int ssp_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len);
+
 #endif

@@ -187,17 +187,17 @@ static bool same_file(const struct stat *a, const struct stat *b)
                a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-int fmu_archive_open(const char *path, const struct fmu_limits *lim, struct diag_list *diags,
-                     struct fmu_archive **ret_ar)
+int fmu_archive_open_fd(int fd_in, const char *label, const struct fmu_limits *lim,
+                        struct diag_list *diags, struct fmu_archive **ret_ar)
 {
-        struct ar_report rep = { .diags = diags, .file = path };
+        struct ar_report rep = { .diags = diags, .file = label };
         char sha[SHA256_HEX_LEN + 1];
         struct stat st, st2;
         struct ar_src src;
         int fd, r;
 
-        /* O_NONBLOCK: a FIFO planted under the name must not hang us in open(). */
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        /* The archive keeps a descriptor of its own; the caller keeps fd_in. */
+        fd = fcntl(fd_in, F_DUPFD_CLOEXEC, 0);
         if (fd < 0)
                 return -errno;
         if (fstat(fd, &st) < 0) {
@@ -222,12 +222,26 @@ int fmu_archive_open(const char *path, const struct fmu_limits *lim, struct diag
                 goto out_close;
         }
         src = (struct ar_src){ .fd = fd, .size = (uint64_t)st.st_size };
-        r = open_src(&src, path, &st, sha, lim, diags, ret_ar);
+        r = open_src(&src, label, &st, sha, lim, diags, ret_ar);
         if (r < 0)
                 goto out_close;
         return 0;
 
 out_close:
+        close(fd);
+        return r;
+}
+
+int fmu_archive_open(const char *path, const struct fmu_limits *lim, struct diag_list *diags,
+                     struct fmu_archive **ret_ar)
+{
+        int fd, r;
+
+        /* O_NONBLOCK: a FIFO planted under the name must not hang us in open(). */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        r = fmu_archive_open_fd(fd, path, lim, diags, ret_ar);
         close(fd);
         return r;
 }

@@ -55,6 +55,14 @@ int fmu_archive_open(const char *path, const struct fmu_limits *lim, struct diag
                      struct fmu_archive **ret_ar);
 
 /*
+ * The same on a file the caller opened (fd is borrowed: the archive keeps
+ * a duplicate, so the caller may close fd at once); label names it in
+ * diagnostics. Returns as fmu_archive_open().
+ */
+int fmu_archive_open_fd(int fd, const char *label, const struct fmu_limits *lim,
+                        struct diag_list *diags, struct fmu_archive **ret_ar);
+
+/*
  * The same checks on an archive held in memory (an FMU inside an SSP archive,
  * the fuzzer). buf is borrowed until fmu_archive_close(); name labels the
  * diagnostics. Returns as fmu_archive_open().

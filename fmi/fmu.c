@@ -125,8 +125,8 @@ static int read_description(struct fmu *fmu, const struct fmu_archive *ar,
         return r;
 }
 
-int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *diags,
-             struct fmu **ret_fmu)
+static int import(int fd, const char *path, const struct fmu_opts *opts,
+                  struct diag_list *diags, struct fmu **ret_fmu)
 {
         struct fmu_archive *ar = NULL;
         size_t from = diags->n;
@@ -136,7 +136,8 @@ int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *di
         *ret_fmu = NULL;
         if (fmi_cancelled(&opts->md_limits.cancel))
                 return -ECANCELED;
-        r = fmu_archive_open(path, &opts->limits, diags, &ar);
+        r = fd >= 0 ? fmu_archive_open_fd(fd, path, &opts->limits, diags, &ar)
+                    : fmu_archive_open(path, &opts->limits, diags, &ar);
         if (r < 0) {
                 if (opts->strict)
                         (void)diag_promote(diags, from, FMU_STRICT_NOTE);
@@ -181,4 +182,16 @@ out_free:
         fmu_archive_close(ar);
         fmu_free(fmu);
         return r;
+}
+
+int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *diags,
+             struct fmu **ret_fmu)
+{
+        return import(-1, path, opts, diags, ret_fmu);
+}
+
+int fmu_open_fd(int fd, const char *label, const struct fmu_opts *opts, struct diag_list *diags,
+                struct fmu **ret_fmu)
+{
+        return import(fd, label, opts, diags, ret_fmu);
 }

@@ -67,6 +67,14 @@ struct fmu {
 int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *diags,
              struct fmu **ret_fmu);
 
+/*
+ * The same on a file the caller opened (borrowed; only the descriptor is
+ * read, never a path): label stands for the path in fmu->path and in
+ * diagnostics.
+ */
+int fmu_open_fd(int fd, const char *label, const struct fmu_opts *opts, struct diag_list *diags,
+                struct fmu **ret_fmu);
+
 void fmu_free(struct fmu *fmu);
 
 /* The binaries/ folder name of this machine for an FMI version, e.g. "x86_64-linux". */
