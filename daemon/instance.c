@@ -7,14 +7,17 @@
  * a side buffer), starts the worker (spawn.c) and waits for its HELLO,
  * which says which FMI version it serves or why it cannot. inst_free()
  * asks the worker to free the FMU instance and exit, and kills it when it
- * does not (or cannot: after a fault) answer in time; either way the
- * worker is reaped and every descriptor and mapping released.
+ * does not (or cannot: after a fault) answer in time, or at once when it
+ * is stopped (it could not answer); either way the worker is reaped and
+ * every descriptor and mapping released.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "daemon/inst_int.h"
 #include "daemon/leftovers.h"
@@ -230,6 +233,39 @@ out_release:
         return r;
 }
 
+/*
+ * Whether the worker is stopped (SIGSTOP, a tracer: /proc/PID/stat state
+ * 'T' or 't'): it cannot answer, and waiting for it would only run out a
+ * call's deadline.
+ */
+static bool stopped(pid_t pid)
+{
+        char path[64], buf[512], *p;
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+                return false;
+        buf[n] = '\0';
+        /* "pid (comm) S ...": comm may hold anything, the state follows the last ')'. */
+        p = strrchr(buf, ')');
+        return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+}
+
+int inst_kill_stopped(struct inst *inst)
+{
+        if (inst->reaped || inst->fault || inst->pid <= 0 || !stopped(inst->pid))
+                return 0;
+        fault_kill(inst);
+        return inst_fault_set(inst, -ECANCELED, "worker %d was stopped; killed", (int)inst->pid);
+}
+
 int inst_free(struct inst *inst)
 {
         struct inst_step_result res;
@@ -238,6 +274,7 @@ int inst_free(struct inst *inst)
 
         if (!inst)
                 return 0;
+        (void) inst_kill_stopped(inst);
         if (!inst->reaped && !inst->fault) {
                 while (inst->n_posted && !inst->fault)
                         (void) inst_wait_step(inst, &res);

@@ -267,6 +267,15 @@ struct inst_discrete {
 
 int inst_update_discrete_states(struct inst *inst, struct inst_discrete *ret);
 int inst_terminate(struct inst *inst);
+
+/*
+ * Before the last calls of an instance that is going away: a worker that
+ * is stopped (SIGSTOP, a tracer) cannot answer them, so it is killed and
+ * reaped at once rather than waited for until a call's deadline. Returns
+ * the sticky fault set (-ECANCELED), or 0 when the worker was not stopped.
+ * inst_free() does it too.
+ */
+int inst_kill_stopped(struct inst *inst);
 int inst_reset(struct inst *inst);
 
 /* ---- Values --------------------------------------------------------------- */

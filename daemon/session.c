@@ -264,6 +264,8 @@ void session_free(struct session *s)
                 free(si->required);
                 if (!si->inst)
                         continue;
+                /* A stopped worker could not answer: killed, not waited for. */
+                (void) inst_kill_stopped(si->inst);
                 /* fmi3Terminate only from a healthy, initialized instance (section 2.2.4). */
                 if (si->initialized && !si->failed && !inst_fault(si->inst))
                         (void) inst_terminate(si->inst);

@@ -1,0 +1,58 @@
+/*
+ * daemon: unloading a session whose worker hangs (stopped with SIGSTOP)
+ * kills and reaps it when unload answers; the worker is not first waited
+ * for until a call's deadline. The daemon's call deadline is made far
+ * longer than the test's hang guard, so waiting for it fails the test.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon_fixture.h"
+#include "support/tmpdir.h"
+
+static char *conf_dir;
+
+static void teardown(void)
+{
+        tmpdir_free(conf_dir);
+}
+
+Test(daemon_unload_hung, a_stopped_worker_is_killed_not_waited_for, .timeout = 120,
+     .fini = teardown)
+{
+        static const char conf[] = "[limits]\ncall_timeout = 100000\n";
+        char path[512];
+        struct proto_load a = { .path = daemon_str(FMUD_TEST_FMU_DIR "/Feedthrough.fmu") };
+        struct proto_session_status st;
+        struct fmud_daemon d;
+        struct fmud *c;
+        char *log;
+        uint64_t s;
+        pid_t pid;
+
+        conf_dir = tmpdir_new("fmud-unload-hung");
+        cr_assert(conf_dir != NULL);
+        cr_assert(tmpdir_write(conf_dir, "fmud.conf", conf, sizeof(conf) - 1) == 0);
+        snprintf(path, sizeof(path), "%s/fmud.conf", conf_dir);
+        daemon_start(&d, (const char *const[]){ "--config", path, NULL });
+        c = daemon_connect(&d);
+        cr_assert(eq(int, fmud_load(c, &a, &s, NULL), 0), "%s", fmud_errmsg(c));
+        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+        pid = (pid_t)st.insts[0].pid;
+        cr_assert(pid > 0 && daemon_pid_alive(pid));
+        cr_assert(eq(int, kill(pid, SIGSTOP), 0));
+        cr_assert(eq(int, fmud_unload(c, &(struct proto_target){ s, 0 }), 0), "%s",
+                  fmud_errmsg(c));
+        /* Reaped when unload answers, and not by a call that ran out of time. */
+        cr_assert(daemon_pid_alive(pid) == false);
+        log = daemon_log(&d);
+        cr_assert(strstr(log, "did not answer") == NULL, "%s", log);
+        free(log);
+        fmud_close(c);
+        daemon_stop(&d);
+}
