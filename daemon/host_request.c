@@ -274,8 +274,10 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
         if (hs->m_pub && hs->st.state == PROTO_STATE_RUNNING) {
                 if (req->op == PROTO_OP_PAUSE)
                         master_request_pause(hs->m_pub);
-                else if (req->op == PROTO_OP_STOP || req->op == PROTO_OP_UNLOAD)
+                else if (req->op == PROTO_OP_STOP)
                         master_request_stop(hs->m_pub);
+                else if (req->op == PROTO_OP_UNLOAD)
+                        master_request_abandon(hs->m_pub);
         }
         if (req->op == PROTO_OP_WARP && hs->m_pub && (hs->st.state == PROTO_STATE_LOADED ||
                                                      hs->st.state == PROTO_STATE_RUNNING ||

@@ -223,6 +223,13 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
                         return inst_protocol(inst, "the reply ring is broken");
                 if (!first || !reuse)
                         now = now_ns();
+                /* Its session is going away: the step's result is wanted by no one. */
+                if (inst->cur_op == CALL_OP_DO_STEP &&
+                    atomic_load_explicit(&inst->abandoned, memory_order_relaxed)) {
+                        fault_kill(inst);
+                        return inst_fault_set(inst, -ECANCELED, "worker %d killed in its step: "
+                                              "the session was abandoned", (int)inst->pid);
+                }
                 if (now >= end) {
                         if (spawn_poll(inst) && ring_peek(inst->rx, rec, len) != 0)
                                 return fault_died(inst);

@@ -258,6 +258,11 @@ static bool stopped(pid_t pid)
         return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
 }
 
+void inst_abandon(struct inst *inst)
+{
+        atomic_store_explicit(&inst->abandoned, true, memory_order_relaxed);
+}
+
 int inst_kill_stopped(struct inst *inst)
 {
         if (inst->reaped || inst->fault || inst->pid <= 0 || !stopped(inst->pid))

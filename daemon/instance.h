@@ -276,6 +276,15 @@ int inst_terminate(struct inst *inst);
  * inst_free() does it too.
  */
 int inst_kill_stopped(struct inst *inst);
+
+/*
+ * Any thread: the instance's session is going away (unload). A step in
+ * flight, or posted later, is no longer waited for until its deadline:
+ * the waiting thread kills the worker within a wait slice (20 ms) and the
+ * step fails with -ECANCELED. Other calls (Terminate, FreeInstance) are
+ * still made and waited for as usual.
+ */
+void inst_abandon(struct inst *inst);
 int inst_reset(struct inst *inst);
 
 /* ---- Values --------------------------------------------------------------- */

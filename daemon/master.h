@@ -249,6 +249,11 @@ int master_run(struct master *m);
 void master_request_pause(struct master *m);
 /* Any thread: stop at the next point for good (MASTER_STOPPED). */
 void master_request_stop(struct master *m);
+/*
+ * Any thread: stop, and the session is going away: a step in flight is
+ * not waited for (inst_abandon()), its worker killed within a wait slice.
+ */
+void master_request_abandon(struct master *m);
 /* Any thread: run at w times real time (0: as fast as possible). -EINVAL when w < 0 or NaN. */
 int master_set_warp(struct master *m, double w);
 /* Any thread. */
