@@ -1,8 +1,9 @@
 /*
- * daemon: unloading a session whose worker hangs (stopped with SIGSTOP)
- * kills and reaps it when unload answers; the worker is not first waited
- * for until a call's deadline. The daemon's call deadline is made far
- * longer than the test's hang guard, so waiting for it fails the test.
+ * daemon: unloading a session whose worker hangs (stopped with SIGSTOP,
+ * or asleep in a step) kills and reaps it when unload answers; the worker
+ * is not first waited for until a call's deadline or the step's budget.
+ * The deadline and the budget are made far longer than the client's reply
+ * timeout, so waiting for them fails the test.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
