@@ -1,8 +1,9 @@
 /*
  * inst_fault: what the daemon says when a worker fails: how it died
  * (signal by name, exit status, the call it was in), what it said last
- * (worker/crash.h), which deadline it missed; killing a faulted worker;
- * the FMU's last log messages; the supervisor's view of an idle worker.
+ * (worker/crash.h), which deadline it missed; killing a faulted worker,
+ * and one that is stopped or whose session is abandoned; the FMU's last
+ * log messages; the supervisor's view of an idle worker.
  *
  * DESIGN: the wait status is the truth about a death. The worker's last
  * words are untrusted detail: parsed strictly, and used only when they
@@ -12,9 +13,11 @@
  * started goes too), which also gives back the CPU an endless loop holds.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -283,4 +286,42 @@ int inst_service_stats(const struct inst *inst, uint64_t *ret_steps, uint64_t *r
 int inst_protocol(struct inst *inst, const char *what)
 {
         return inst_fault_set(inst, -EPROTO, "worker %d broke the protocol: %s", (int)inst->pid, what);
+}
+
+/*
+ * Whether the worker is stopped (SIGSTOP, a tracer: /proc/PID/stat state
+ * 'T' or 't'): it cannot answer, and waiting for it would only run out a
+ * call's deadline.
+ */
+static bool stopped(pid_t pid)
+{
+        char path[64], buf[512], *p;
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+                return false;
+        buf[n] = '\0';
+        /* "pid (comm) S ...": comm may hold anything, the state follows the last ')'. */
+        p = strrchr(buf, ')');
+        return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+}
+
+void inst_abandon(struct inst *inst)
+{
+        atomic_store_explicit(&inst->abandoned, true, memory_order_relaxed);
+}
+
+int inst_kill_stopped(struct inst *inst)
+{
+        if (inst->reaped || inst->fault || inst->pid <= 0 || !stopped(inst->pid))
+                return 0;
+        fault_kill(inst);
+        return inst_fault_set(inst, -ECANCELED, "worker %d was stopped; killed", (int)inst->pid);
 }

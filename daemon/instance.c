@@ -12,12 +12,10 @@
  * every descriptor and mapping released.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "daemon/inst_int.h"
 #include "daemon/leftovers.h"
@@ -231,44 +229,6 @@ out_release:
                 *ret_message = strdup(inst->msg);
         release(inst);
         return r;
-}
-
-/*
- * Whether the worker is stopped (SIGSTOP, a tracer: /proc/PID/stat state
- * 'T' or 't'): it cannot answer, and waiting for it would only run out a
- * call's deadline.
- */
-static bool stopped(pid_t pid)
-{
-        char path[64], buf[512], *p;
-        ssize_t n;
-        int fd;
-
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return false;
-        n = read(fd, buf, sizeof(buf) - 1);
-        close(fd);
-        if (n <= 0)
-                return false;
-        buf[n] = '\0';
-        /* "pid (comm) S ...": comm may hold anything, the state follows the last ')'. */
-        p = strrchr(buf, ')');
-        return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
-}
-
-void inst_abandon(struct inst *inst)
-{
-        atomic_store_explicit(&inst->abandoned, true, memory_order_relaxed);
-}
-
-int inst_kill_stopped(struct inst *inst)
-{
-        if (inst->reaped || inst->fault || inst->pid <= 0 || !stopped(inst->pid))
-                return 0;
-        fault_kill(inst);
-        return inst_fault_set(inst, -ECANCELED, "worker %d was stopped; killed", (int)inst->pid);
 }
 
 int inst_free(struct inst *inst)
