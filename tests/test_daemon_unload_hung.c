@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,23 @@
 #include "support/tmpdir.h"
 
 static char *conf_dir;
+
+/* Whether pid is stopped: /proc/PID/stat's state, after the last ')', is 'T'. */
+static bool is_stopped(pid_t pid)
+{
+        char path[64], buf[512] = "", *p;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        f = fopen(path, "r");
+        if (!f)
+                return false;
+        if (!fgets(buf, sizeof(buf), f))
+                buf[0] = '\0';
+        fclose(f);
+        p = strrchr(buf, ')');
+        return p && p[1] == ' ' && p[2] == 'T';
+}
 
 static void teardown(void)
 {
@@ -47,6 +65,10 @@ Test(daemon_unload_hung, a_stopped_worker_is_killed_not_waited_for, .timeout = 1
         pid = (pid_t)st.insts[0].pid;
         cr_assert(pid > 0 && daemon_pid_alive(pid));
         cr_assert(eq(int, kill(pid, SIGSTOP), 0));
+        /* SIGSTOP takes effect a little after kill() returns (a hang guard, not a measure). */
+        for (int i = 0; i < 10000 && !is_stopped(pid); i++)
+                usleep(1000);
+        cr_assert(is_stopped(pid));
         cr_assert(eq(int, fmud_unload(c, &(struct proto_target){ s, 0 }), 0), "%s",
                   fmud_errmsg(c));
         /* Reaped when unload answers, and not by a call that ran out of time. */
