@@ -21,7 +21,7 @@
  *
  * The row 'alone' is one LinearOde with no connection at all (x recorded,
  * nothing set): the master chains its next steps behind the current one
- * (daemon/master_chain.c); in process, per point fmi3DoStep and
+ * (engine/master/master_chain.c); in process, per point fmi3DoStep and
  * fmi3GetFloat64(x). The inst. API column is the ring of one above.
  *
  * A second part does the same with N = 2 compute-heavy instances: the

@@ -40,8 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/numfmt.h"
-#include "daemon/recorder.h"
+#include "engine/record/numfmt.h"
+#include "engine/record/recorder.h"
 
 #define TABLE_ROWS      1024
 #define STEP            1e-3

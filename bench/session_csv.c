@@ -6,7 +6,7 @@
  * k = 0.001 (so that every value stays a full 17-digit number over the
  * run), h = 1 ms, P points (default 1,000,000) after the start, every
  * output recorded (x, der_x, y0..y9: 12 columns and time).
- *   fmud:       run_scenario() (daemon/run.h), what `fmuctl run --local`
+ *   fmud:       run_scenario() (engine/run/run.h), what `fmuctl run --local`
  *               does: load the .fmu (unpack it into a fresh cache), start
  *               its worker, run the master to the stop time as fast as
  *               possible, every row to the recorder (io_uring).
@@ -36,8 +36,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/numfmt.h"
-#include "daemon/run.h"
+#include "engine/record/numfmt.h"
+#include "engine/run/run.h"
 #include "session_util.h"
 
 #define H               1e-3

@@ -5,7 +5,7 @@
  * ten feedthrough outputs) in a ring (a_i.x -> a_{i+1}.u0), Jacobi,
  * h = 1 ms, and 10 recorded variables per instance (x, der_x, y0..y7):
  * 100 Float64 columns besides time. Two variants of the same run through
- * run_scenario() (daemon/run.h, as `fmuctl run --local`):
+ * run_scenario() (engine/run/run.h, as `fmuctl run --local`):
  *   off: no output file: the master builds each row and its sink drops it;
  *   on:  every row to a CSV file on disk through the recorder (io_uring).
  * Both run P points as fast as possible. Runs alternate (off, on, then on,
@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/run.h"
+#include "engine/run/run.h"
 #include "session_util.h"
 
 #define H               1e-3

@@ -21,9 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/master.h"
-#include "daemon/scenario.h"
-#include "daemon/session.h"
+#include "engine/master/master.h"
+#include "engine/scenario/scenario.h"
+#include "engine/master/session.h"
 #include "fmi/fmu.h"
 #include "fmi/loader.h"
 

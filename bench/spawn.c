@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/instance.h"
+#include "engine/instance/instance.h"
 
 #ifndef FMUD_WORKER_PATH
 #define FMUD_WORKER_PATH        "fmud-worker"

@@ -1,5 +1,5 @@
 /*
- * worker_rtt: the cost of one FMI call through fmud-worker (daemon/instance.h),
+ * worker_rtt: the cost of one FMI call through fmud-worker (engine/instance/instance.h),
  * next to the same call made in-process on the same FMU, in the same run.
  *
  * Two calls on the LinearOde test FMU (FMI 3.0):
@@ -38,7 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/instance.h"
+#include "engine/instance/instance.h"
 #include "fmi/fmu.h"
 #include "fmi/loader.h"
 

@@ -3,7 +3,7 @@
  * .fmu), run it to its stop time in worker processes, write the results as
  * CSV and print a one-screen summary. Through the daemon (cmd_run_daemon.c;
  * a private one when none answers), or in this process with --local
- * (daemon/run.h), which this file does.
+ * (engine/run/run.h), which this file does.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -16,7 +16,7 @@
 
 #include "cmd_run.h"
 #include "commands.h"
-#include "daemon/run.h"
+#include "engine/engine.h"
 #include "fmt.h"
 #include "proto/paths.h"
 
@@ -171,7 +171,7 @@ static void print_diags(const struct diag_list *d, const char *indent)
 }
 
 /*
- * --local: the overrides as daemon/run.h takes them (names cut at '=' in
+ * --local: the overrides as engine/run/run.h takes them (names cut at '=' in
  * argv). The arrays of a->load: l's pointers to them are only set by
  * cli_load_paths(), which --local does not call.
  */

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "daemon/scenario.h"
+#include "engine/engine.h"
 #include "fmt.h"
 #include "inspect.h"
 #include "proto/paths.h"

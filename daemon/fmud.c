@@ -29,8 +29,8 @@
 #include "daemon/control.h"
 #include "daemon/control_log.h"
 #include "daemon/host.h"
-#include "daemon/instance.h"
-#include "daemon/leftovers.h"
+#include "engine/instance/instance.h"
+#include "engine/instance/leftovers.h"
 #include "daemon/notify.h"
 
 #ifndef FMUD_VERSION

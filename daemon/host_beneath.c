@@ -7,7 +7,7 @@
  * DESIGN: the allowed directories are the daemon's own (configuration,
  * resolved at start) and are trusted; the rest of the path is the
  * client's and is not. The allowed directory is opened (O_PATH) and the
- * rest resolved beneath it by daemon/beneath.h (openat2 with
+ * rest resolved beneath it by engine/scenario/beneath.h (openat2 with
  * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS, or the
  * same walk by hand): no "..", no symbolic link of any kind on the way.
  * Which allowed directory a path is in is decided on the path's text, or,
@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/beneath.h"
+#include "engine/scenario/beneath.h"
 
 int hpath_open(char *const *allowed, size_t n, const char *path, int flags, mode_t mode,
                int *ret_fd, char *msg, size_t size)

@@ -37,10 +37,10 @@
 #include <stdatomic.h>
 
 #include "daemon/host.h"
-#include "daemon/master.h"
-#include "daemon/recorder.h"
-#include "daemon/scenario.h"
-#include "daemon/session.h"
+#include "engine/master/master.h"
+#include "engine/record/recorder.h"
+#include "engine/scenario/scenario.h"
+#include "engine/master/session.h"
 
 #define HOST_MSG_MAX            1024
 #define HOST_IDENT_MAX          64      /* "uid=N", "curve=Z85 key" (host_out.c) */

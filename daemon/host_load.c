@@ -16,8 +16,8 @@
  * a shutdown joins this thread, so no phase of a load may outlast it.
  */
 #include "daemon/host_int.h"
-#include "daemon/input_csv.h"
-#include "daemon/row_rec.h"
+#include "engine/master/input_csv.h"
+#include "engine/run/row_rec.h"
 
 #include <errno.h>
 #include <fcntl.h>

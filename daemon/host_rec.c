@@ -15,7 +15,7 @@
  * Threads: session thread only (the master runs on it).
  */
 #include "daemon/host_int.h"
-#include "daemon/row_rec.h"
+#include "engine/run/row_rec.h"
 
 #include <stdio.h>
 #include <syslog.h>

@@ -22,7 +22,7 @@
  */
 #include "daemon/host_int.h"
 #include "daemon/pub_drops.h"
-#include "daemon/row_rec.h"
+#include "engine/run/row_rec.h"
 
 #include <errno.h>
 #include <math.h>

@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/master_value.h"
+#include "engine/master/master_value.h"
 #include "fmi/md_values.h"
 
 

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/master_value.h"
-#include "daemon/scenario_int.h"
+#include "engine/master/master_value.h"
+#include "engine/scenario/scenario_int.h"
 
 #define MAX_ELEMENTS    (1u << 20)      /* of one variable got or set */
 #define MAX_DIMS        32              /* of an array named with indices */

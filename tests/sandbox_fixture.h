@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "daemon/instance.h"
+#include "engine/instance/instance.h"
 
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -1,7 +1,7 @@
 /*
  * daemon_example: client/examples/remote_master drives a session of a real
  * fmud point by point; what it prints equals, bit for bit, the results of
- * the same scenario run in process (daemon/run.h) at every point.
+ * the same scenario run in process (engine/run/run.h) at every point.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "daemon/run.h"
+#include "engine/run/run.h"
 #include "daemon_fixture.h"
 #include "support/run.h"
 

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/input_csv.h"
-#include "daemon/input_table.h"
+#include "engine/master/input_csv.h"
+#include "engine/master/input_table.h"
 #include "daemon_fixture.h"
 #include "support/run.h"
 #include "support/tmpdir.h"

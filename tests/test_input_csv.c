@@ -1,5 +1,5 @@
 /*
- * input_csv: the CSV reader of unconnected inputs (daemon/input_csv.h):
+ * input_csv: the CSV reader of unconnected inputs (engine/master/input_csv.h):
  * every refusal with its message, quoted fields, CRLF, a BOM and bare
  * names, and a file it cannot read.
  */
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/input_csv.h"
-#include "daemon/input_table.h"
+#include "engine/master/input_csv.h"
+#include "engine/master/input_table.h"
 #include "support/tmpdir.h"
 #include "test_master_sys.h"
 

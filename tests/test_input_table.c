@@ -1,12 +1,12 @@
 /*
  * input_table: sampling the unconnected inputs a CSV file drives
- * (daemon/input_table.h): linear interpolation, hold, a repeated time as a
+ * (engine/master/input_table.h): linear interpolation, hold, a repeated time as a
  * step, before the first and after the last row.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
 
-#include "daemon/input_table.h"
+#include "engine/master/input_table.h"
 
 /* times 0, 1, 1, 2; column 0 linear Float64, column 1 held Int32. */
 static struct input_table *table4(void)

@@ -1,7 +1,7 @@
 /*
  * Test helpers: one FMU instance driven either in-process (the staged
  * binary dlopen'ed with fmu_lib_open, FMI functions called directly) or
- * through a worker (daemon/instance.h), behind one interface, so a test
+ * through a worker (engine/instance/instance.h), behind one interface, so a test
  * writes a call sequence once and compares the two runs bit for bit.
  *
  * Return values follow instance.h: the FMI status (>= 0) or -errno. The
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/instance.h"
+#include "engine/instance/instance.h"
 
 struct drv;
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "daemon/inst_int.h"
+#include "engine/instance/inst_int.h"
 #include "test_instance_drv.h"
 #include "worker/call.h"
 

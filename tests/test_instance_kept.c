@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/inst_int.h"
+#include "engine/instance/inst_int.h"
 #include "test_instance_drv.h"
 
 #define ok(in, expr) cr_assert(eq(int, (expr), INST_OK), "%s: %s", #expr, inst_message(in))

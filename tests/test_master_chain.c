@@ -1,6 +1,6 @@
 /*
  * master: a lone instance's next steps are chained behind the current one
- * (daemon/master_chain.c). The rows, the faults, the end of a stepping
+ * (engine/master/master_chain.c). The rows, the faults, the end of a stepping
  * call, a pause and terminateSimulation come out exactly as with one
  * round trip per point, and the FMU never gets a step ahead of the session.
  */

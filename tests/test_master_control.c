@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "daemon/master_pace.h"
+#include "engine/master/master_pace.h"
 #include "test_master_sys.h"
 
 static void load(struct msys *x, const char *attrs)

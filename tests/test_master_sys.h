@@ -16,9 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/master.h"
-#include "daemon/scenario.h"
-#include "daemon/session.h"
+#include "engine/master/master.h"
+#include "engine/scenario/scenario.h"
+#include "engine/master/session.h"
 
 /* What goes into the SSD; NULL parts are left out. */
 struct msys_spec {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/instance.h"
+#include "engine/instance/instance.h"
 #include "test_master_sys.h"
 
 static double val(const struct msys *x, const struct mrow *row, const char *name)

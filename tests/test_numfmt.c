@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/numfmt.h"
+#include "engine/record/numfmt.h"
 #include "numfmt_ref.h"
 #include "support/run.h"
 #include "support/tmpdir.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/recorder.h"
+#include "engine/record/recorder.h"
 #include "support/tmpdir.h"
 
 static char *dir;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/recorder.h"
+#include "engine/record/recorder.h"
 #include "support/tmpdir.h"
 
 #define ROWS    200000

@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "daemon/recorder.h"
+#include "engine/record/recorder.h"
 #include "support/tmpdir.h"
 
 static const struct rec_column counter_col[] = { { "n", REC_UINT64 } };

@@ -21,7 +21,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "daemon/recorder.h"
+#include "engine/record/recorder.h"
 #include "support/tmpdir.h"
 
 static const struct rec_column counter_col[] = { { "n", REC_UINT64 } };

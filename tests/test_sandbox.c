@@ -22,7 +22,7 @@
 
 #include <criterion/criterion.h>
 
-#include "daemon/instance.h"
+#include "engine/instance/instance.h"
 #include "sandbox_fixture.h"
 #include "support/run.h"
 #include "support/tmpdir.h"

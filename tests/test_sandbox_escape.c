@@ -20,7 +20,7 @@
 
 #include <criterion/criterion.h>
 
-#include "daemon/instance.h"
+#include "engine/instance/instance.h"
 #include "support/tmpdir.h"
 #include "sandbox_fixture.h"
 

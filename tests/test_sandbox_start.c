@@ -13,7 +13,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "daemon/instance.h"
+#include "engine/instance/instance.h"
 #include "support/tmpdir.h"
 #include "sandbox_fixture.h"
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "daemon/scenario.h"
+#include "engine/scenario/scenario.h"
 
 struct sx {
         char *dir;                      /* the staged scenario folder */

@@ -1,11 +1,11 @@
 /*
- * spread: which heavy worker moves where (daemon/spread.h). The move
+ * spread: which heavy worker moves where (engine/master/spread.h). The move
  * itself only changes wall time, so the choice is what is tested.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 
-#include "daemon/spread.h"
+#include "engine/master/spread.h"
 
 static const bool two[] = { true, true };
 

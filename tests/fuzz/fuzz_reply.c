@@ -1,6 +1,6 @@
 /*
  * fuzz_reply: arbitrary bytes as what a worker writes on its reply ring,
- * read by the daemon's instance API (daemon/instance.h). The instance is
+ * read by the daemon's instance API (engine/instance/instance.h). The instance is
  * real but has no worker: its requests go onto a real channel, and the
  * input's records are already waiting on the reply ring (and in the side
  * buffer) when a call reads. Whatever they say, every call must end in a
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/inst_int.h"
+#include "engine/instance/inst_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,100 @@
+/*
+ * master_event: Event Mode at a point (FMI 3.0 sections 2.3.5 and 4.3.3)
+ * for every instance at the point that asked for it (eventHandlingNeeded
+ * from its step) or whose time event (nextEventTime) has come: enter
+ * Event Mode, set its inputs from the published outputs at the point,
+ * iterate fmi3UpdateDiscreteStates, enter Step Mode, publish its new
+ * outputs. The rows of the point: the values before (flagged
+ * MASTER_ROW_EVENT_LEFT) and after.
+ *
+ * DESIGN: instances run Event Mode one after the other in index order;
+ * each sees the others' outputs as published at the point (before their
+ * own events). The master does not iterate events across instances (a
+ * discrete change of one instance's outputs reaches its consumers at
+ * their next step, like any output).
+ */
+#include "engine/master/master_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+static bool needs(const struct master *m, const struct mi *mi)
+{
+        return mi->event_mode && mi->t == m->t_cur && !mi->pending &&
+               (mi->event || mi->next_event <= m->t_cur + master_tol(m, m->t_cur));
+}
+
+int mevent_iterate(struct master *m, struct mi *mi, bool *ret_term)
+{
+        double next;
+        int r;
+
+        r = inst_enter_event_mode(mi->inst);
+        if (r != INST_OK && r != INST_WARNING)
+                return mstep_fault(m, mi, r, "EnterEventMode");
+        r = mroute_set_inputs(m, mi);
+        if (r != INST_OK && r != INST_WARNING)
+                return mstep_fault(m, mi, r, "Set (inputs in Event Mode)");
+        r = session_event_iteration(m->s, mi->idx, m->opts.max_event_iterations, ret_term, &next);
+        if (r < 0) {
+                m->fault = r;
+                return master_err(m, r, "%s", session_message(m->s));
+        }
+        m->events++;
+        mi->event = false;
+        mi->next_event = next;
+        return 0;
+}
+
+static int event(struct master *m, struct mi *mi)
+{
+        bool term;
+        int r;
+
+        mroute_inputs(m, mi);
+        r = mevent_iterate(m, mi, &term);
+        if (r < 0)
+                return r;
+        /*
+         * A terminate request stays in Event Mode and ends the session
+         * here, with the values the event computed (fmi3Get* is allowed in
+         * Event Mode, FMI 3.0 section 3.2.2): the last row is after it, as
+         * fmusim and FMPy record it.
+         */
+        mi->terminate |= term;  /* a request of the step stands */
+        r = mroute_get_outputs(m, mi);
+        if (r != INST_OK && r != INST_WARNING)
+                return mstep_fault(m, mi, r, "Get (outputs after Event Mode)");
+        if (mroute_publish(m, mi) < 0) {
+                m->fault = -ENOMEM;
+                return master_err(m, -ENOMEM, "out of memory");
+        }
+        return 0;
+}
+
+int mevent_point(struct master *m, bool record)
+{
+        unsigned flags = m->at_grid ? 0 : MASTER_ROW_EXTRA;
+        bool any = false;
+        int r;
+
+        for (size_t i = 0; i < m->n && !any; i++)
+                any = needs(m, &m->mi[i]);
+        if (!any) {
+                if (record)
+                        mroute_row(m, m->t_cur, flags);
+                return 0;
+        }
+        /* A point with events is always recorded, on both sides of them. */
+        mroute_row(m, m->t_cur, flags | MASTER_ROW_EVENT_LEFT);
+        for (size_t i = 0; i < m->n; i++) {
+                if (!needs(m, &m->mi[i]))
+                        continue;
+                r = event(m, &m->mi[i]);
+                if (r < 0)
+                        return r;
+        }
+        mroute_row(m, m->t_cur, flags);
+        return 0;
+}

@@ -1,0 +1,424 @@
+/*
+ * master_int: the inside of struct master, shared by daemon/master*.c.
+ *
+ *   master.c          the public API: new/free, the stepping loops,
+ *                     requests, pacing, statistics
+ *   master_plan.c     everything precomputed once: value blocks, stages,
+ *                     columns (master_plan_route.c: routes, intermediate
+ *                     routes, output derivatives)
+ *   master_point.c    one coupled step, start to finish, and the move to
+ *                     the new point (publish, events, rows, terminate)
+ *   master_step.c     due instances, posts and waits by stage, faults
+ *   master_meet.c     early return: meeting at t_e, continuing alone
+ *   master_event.c    Event Mode at a point
+ *   master_iu.c       intermediate updates and output derivatives
+ *   master_route.c    the per-point data movement: inputs from published
+ *                     outputs, publishing, rows
+ *   master_value.c, master_pace.c, extrapolate.c: pure helpers
+ *
+ * Concurrency: one master thread owns everything here, except the three
+ * atomics at the top of struct master, which other threads write through
+ * master_request_pause()/master_request_stop()/master_set_warp() and read
+ * through master_state(). The master thread reads 'requests' and
+ * 'warp_bits' between points (relaxed loads are enough: a request is
+ * honoured at the next point after it becomes visible; nothing else is
+ * published through them), and is the only writer of 'state' (release
+ * store; master_state() loads with acquire, so a caller that sees
+ * MASTER_PAUSED also sees the master's writes before it, e.g. its
+ * message and statistics).
+ */
+#ifndef FMUD_ENGINE_MASTER_INT_H
+#define FMUD_ENGINE_MASTER_INT_H
+
+#include <stdatomic.h>
+
+#include "engine/master/master.h"
+#include "engine/master/spread.h"
+#include "engine/master/master_pace.h"
+#include "engine/master/session_int.h"
+
+#define MASTER_REQ_PAUSE        (1u << 0)
+#define MASTER_REQ_STOP         (1u << 1)
+#define MASTER_MSG_MAX          2048
+
+/* One block of values of one call type: what one inst_in or inst_out names. */
+struct mblock {
+        enum md_type type;              /* call type (Enumeration: Int64 or Int32) */
+        size_t n_vars;
+        uint32_t *vrs;
+        size_t n;                       /* values: the elements of all its variables */
+        unsigned char *vals;            /* n * mv_size(type) bytes */
+        size_t *sizes;                  /* Binary: n sizes */
+        unsigned char **own;            /* published String/Binary: owned copies */
+        size_t *own_cap;
+};
+
+/* Where a variable's values live in an instance's blocks. */
+struct mslot {
+        size_t var;
+        size_t block;
+        size_t off;                     /* first value in the block */
+        size_t n;                       /* elements */
+};
+
+/* One connection as routed at each point: n values, producer block -> consumer block. */
+struct mroute {
+        size_t prod;                    /* producer instance */
+        const struct mblock *src_pub, *src_next;
+        size_t src_off;
+        struct mblock *dst;
+        size_t dst_off;
+        size_t n;
+        bool identity, sequential;
+        double factor, offset;
+};
+
+/* An intermediate input: the producer's published value, extrapolated (extrapolate.h). */
+struct miu {
+        size_t prod;
+        const struct mblock *src;       /* the producer's published block */
+        size_t src_off;
+        struct mblock *dst;             /* the consumer's intermediate input block */
+        size_t dst_off;
+        size_t n;
+        unsigned order;                 /* derivative orders the producer provides (0..2) */
+        size_t der_off;                 /* its order-1 values in the producer's der_vals */
+        bool identity;
+        double factor, offset;
+};
+
+/* A recorded intermediate output: a column refreshed in the instance's intermediate rows. */
+struct miu_col {
+        size_t col;
+        const struct mblock *block;
+        size_t off;
+};
+
+/* An input driven from a file: table column col -> element off of an input block (input_feed.c). */
+struct mfeed {
+        size_t col;
+        struct mblock *dst;
+        size_t off;
+};
+
+/* Steps chained in one request at most (master_chain.c), at most INST_REPEAT_MAX. */
+#define MCHAIN_REPEAT   8u
+/* The next request is chained once no more than this many steps are left to take. */
+#define MCHAIN_LOW      (MCHAIN_REPEAT / 2)
+/* Requests a chain is made of: one being taken, one behind it, one whose last step is in flight. */
+#define MCHAIN_BUFS     3u
+
+/* The master's view of one instance. */
+struct mi {
+        struct inst *inst;
+        const char *name;
+        size_t idx;
+        int fmi;
+        uint32_t rate;                  /* multirate factor */
+        bool event_mode, can_state, save_state, iu;
+        /* canHandleVariableCommunicationStepSize is false: every step is rate * h exactly. */
+        bool rigid;
+        double fixed_step;              /* fixedInternalStepSize; 0: none given */
+        bool noted_lst;                 /* a lastSuccessfulTime deviation was noted */
+        bool noted_nan;                 /* a NaN output to a consumer was noted */
+        unsigned stage;
+
+        /* Values set with each step, and where they come from. */
+        size_t n_in;
+        struct mblock *in;
+        struct inst_in *inst_in;
+        size_t n_routes;
+        struct mroute *routes;
+        size_t n_in_slots;
+        struct mslot *in_slots;
+        size_t n_feeds;                 /* inputs driven from a file, set after the routes */
+        struct mfeed *feeds;
+
+        /* Values got with each step (next) and published at a point (pub). */
+        size_t n_out;
+        struct mblock *next, *pub;
+        struct inst_out *inst_out;
+        size_t n_slots;
+        struct mslot *slots;            /* sorted by var */
+        double t_pub;                   /* time of the published values */
+
+        /* Output derivatives this instance provides to intermediate inputs. */
+        size_t n_der;
+        uint32_t *der_vrs;
+        int32_t *der_orders;
+        size_t *der_elems;              /* values of each entry */
+        size_t n_der_vals;
+        double *der_vals;
+        double t_der;                   /* NAN: none valid */
+
+        /* Intermediate inputs set in its intermediate updates, recorded outputs read there. */
+        size_t n_iu;
+        struct miu *iu_routes;
+        size_t n_iu_in;
+        struct mblock *iu_in;
+        size_t n_iu_out;
+        struct mblock *iu_out;
+        size_t n_iu_cols;
+        struct miu_col *iu_cols;
+
+        /* The current coupled step (master_step.c, master_meet.c). */
+        double t;                       /* the time the FMU is at */
+        uint64_t k;                     /* grid index of its next own point */
+        double goal;                    /* where this coupled step takes it */
+        double aim;                     /* where the last post asked it to go */
+        double reached;                 /* lastSuccessfulTime of the last step */
+        double next_event;              /* nextEventTime; INFINITY: none */
+        double from;                    /* where the last post started */
+        uint64_t state;                 /* saved FMU state handle, 0: none */
+        bool due;                       /* at the current point: steps in this coupled step */
+        bool todo;                      /* to be posted by mstep_run() */
+        bool redo;                      /* must step again to meet an early return */
+        bool posted;                    /* awaits inst_wait_step() */
+        bool stepped;                   /* next holds this coupled step's outputs (at 'aim') */
+        bool pending;                   /* next holds outputs not yet published (at 't') */
+        bool saved;                     /* 'state' holds the FMU at the current point */
+        bool event;                     /* eventHandlingNeeded, not yet handled */
+        bool terminate;                 /* terminateSimulation, not yet acted on */
+        struct inst_step step;
+        struct inst_step_result res;
+        uint64_t post_ns;
+
+        /*
+         * The next points' steps, chained behind the current one
+         * (master_chain.c): requests of one step or a repeat, taken in
+         * turn. Up to two are not taken yet, and the last step of the one
+         * before them may still be in flight, so three buffers.
+         */
+        struct inst_step chain[MCHAIN_BUFS];
+        double chain_times[MCHAIN_BUFS][MCHAIN_REPEAT + 1];     /* step j: [j] to [j + 1] */
+        unsigned chain_len[MCHAIN_BUFS];        /* steps of each request */
+        unsigned chain_first;           /* the request being taken */
+        unsigned chain_reqs;            /* requests with steps not taken yet: 0 to 2 */
+        unsigned chain_head;            /* of chain[chain_first]: the next step to take */
+        unsigned chained;               /* steps not taken yet, in all */
+        uint64_t chain_end;             /* the grid point the last chained step ends at */
+        bool plain;                     /* the last step collected completed plainly */
+        bool took_chain;                /* the step in flight was chained */
+};
+
+struct master {
+        _Atomic unsigned requests;      /* MASTER_REQ_*: any thread sets, master clears */
+        _Atomic uint64_t warp_bits;     /* the warp as double bits: any thread */
+        _Atomic int state;              /* enum master_state: master writes, any thread reads */
+        /* t_cur (as double bits) and points: master writes at every point, any thread reads. */
+        _Atomic uint64_t live_t_bits, live_points;
+
+        struct session *s;
+        const struct scenario *sc;
+        struct master_opts opts;
+        size_t n;
+        struct mi *mi;
+        struct master_inst_stats *ist;
+
+        /* Stages: instances in stage order, then index order. */
+        unsigned n_stages;
+        size_t *by_stage;
+        size_t *stage_start;            /* n_stages + 1 */
+        bool any_early;                 /* some instance may return early */
+
+        /* Time. */
+        double t0, h, t_stop;
+        uint64_t n_end;                 /* index of the last grid point (t_stop) */
+        uint64_t pt;                    /* the grid point at or before the current time */
+        double t_cur;
+        double t_next;                  /* the grid point after it */
+        bool at_grid;
+        uint32_t zero_meets;            /* consecutive meetings that did not advance */
+        uint64_t extra_run;             /* extra points since the last grid point */
+        double budget_s;                /* INFINITY: none */
+        uint64_t step_deadline_ns;      /* this coupled step's, 0: none */
+        uint64_t point_ns;              /* the clock when this coupled step began */
+        uint64_t target;                /* the grid point the stepping call goes to */
+        bool chain_ok;                  /* steps may be chained (master_chain.c) */
+
+        /* Heavy workers kept apart (master_spread.c). */
+        bool spread_ok;
+        unsigned ncpu;                  /* cpus numbered below this may be allowed */
+        bool cpu_allowed[SPREAD_CPUS_MAX];
+
+        /* Rows. */
+        size_t n_cols;
+        const struct mblock **col_block;
+        size_t *col_off;
+        double *row_vals;
+        uint64_t *row_bits;             /* master_row.bits */
+        struct master_blob *row_blobs;
+        /*
+         * A grid row is handed to the sink after the next step's DoSteps
+         * are posted, so that its formatting overlaps the workers' step
+         * (mroute_flush()). Only numeric rows are held: a String or Binary
+         * cell borrows from buffers the next step's replies replace.
+         */
+        bool row_defer;
+        bool row_held;
+        double held_t;
+        uint64_t held_pt;
+        unsigned held_flags;
+        double *held_vals;
+        uint64_t *held_bits;
+        uint32_t decimation;
+
+        /* Pacing. */
+        struct pace pace;
+        double warp;                    /* the warp pace was based on */
+        bool pace_valid;
+
+        /* Statistics. */
+        uint64_t points, extra_points, events, restores, chained, moves;
+        uint64_t wall_ns;               /* running: in stepping calls and between them */
+        uint64_t call_end_ns;           /* when the last stepping call returned; 0: none */
+        uint64_t lag_ns, lag_max_ns;    /* how late the last paced point was, and the worst */
+
+        char msg[MASTER_MSG_MAX];
+        char iu_msg[256];               /* a failure inside an intermediate update */
+        int fault;
+};
+
+/* Time helpers (master.c). */
+double master_grid(const struct master *m, uint64_t k);
+double master_tol(const struct master *m, double t);
+/* Write the message (printf-style); returns err. */
+int master_err(struct master *m, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Tell opts.note about instance comp (printf-style). */
+void master_note(struct master *m, size_t comp, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void master_set_state(struct master *m, enum master_state st);
+
+/* master_plan.c */
+int mplan_build(struct master *m);
+void mplan_free(struct master *m);
+/* The slot of var in instance mi's published outputs, or NULL. */
+const struct mslot *mplan_slot(const struct mi *mi, size_t var);
+/* The slot of var in slots[0..n) (sorted by var), or NULL. */
+const struct mslot *mplan_find(const struct mslot *slots, size_t n, size_t var);
+/* Sort and remove duplicates; returns the new count. */
+size_t mplan_uniq(size_t *v, size_t n);
+/*
+ * Blocks for the variables vars[0..nv) (sorted, unique) of instance mi:
+ * one block per call type in type order, and (ret_slots not NULL) a slot
+ * per variable, sorted by var. 0 or -errno (m->msg).
+ */
+int mplan_blocks(struct master *m, struct mi *mi, const size_t *vars, size_t nv,
+                 struct mblock **ret_blocks, size_t *ret_n, struct mslot **ret_slots);
+void mplan_free_blocks(struct mblock *b, size_t n, bool vrs);
+
+/* master_plan_route.c */
+/* Routes, intermediate routes and output derivatives of every instance. */
+int mplan_routes(struct master *m);
+/* Recorded intermediate outputs (when the session asked for them). */
+int mplan_iu_outputs(struct master *m, struct mi *mi);
+void mplan_free_routes(struct mi *mi);
+
+/* master_nan.c */
+/* A NaN in mi's output block 'block' (next) that a consumer takes: a note, once per instance. */
+void mnan_check(struct master *m, struct mi *mi, size_t block);
+
+/* master_route.c */
+void mroute_inputs(struct master *m, struct mi *mi);
+/* Publish the step's outputs of mi (next -> pub, String/Binary copied). 0 or -ENOMEM. */
+int mroute_publish(struct master *m, struct mi *mi);
+/* Hand a row of the published values to the sink (flags MASTER_ROW_*). */
+void mroute_row(struct master *m, double t, unsigned flags);
+/* The same in parts: fill every cell from the published values, override one, emit. */
+void mroute_fill(struct master *m);
+void mroute_cell(struct master *m, size_t col, const struct mblock *b, size_t off);
+void mroute_emit(struct master *m, double t, unsigned flags, size_t comp);
+/* Hand a held row to the sink now (after the next posts, before returning to the caller). */
+void mroute_flush(struct master *m);
+/* Get every output block of mi into next (outside a step, e.g. after Event Mode). */
+int mroute_get_outputs(struct master *m, struct mi *mi);
+/* Set every input block of mi (outside a step). */
+int mroute_set_inputs(struct master *m, struct mi *mi);
+
+/* input_feed.c */
+/* The variables of mi the input table drives (with repeats) into vars (NULL: count only). */
+size_t mfeed_vars(const struct master *m, const struct mi *mi, size_t *vars);
+/* The feeds of mi, once its input blocks are planned. 0 or -errno (m->msg). */
+int mfeed_plan(struct master *m, struct mi *mi);
+/* Fill mi's driven inputs with the table at the current point. */
+void mfeed_inputs(struct master *m, struct mi *mi);
+
+/* master_point.c */
+/* One coupled step from the current point to the next (grid or extra). 0 or the fault. */
+int mstep_point(struct master *m);
+
+/* master_step.c */
+/* Mark the due instances and their goals for the coupled step from the current point. */
+void mstep_plan(struct master *m);
+/* Save the FMU state of every due instance that may have to meet another's early return. */
+int mstep_save(struct master *m);
+/* After a fault: restore every due instance whose state was saved. */
+void mstep_roll_back(struct master *m);
+/* Post and collect the steps of every instance with 'todo' set, stage by stage. */
+int mstep_run(struct master *m);
+/* Post mi's step from mi->from to mi->aim (routing its inputs first when asked), wait. */
+int mstep_one(struct master *m, struct mi *mi, bool route);
+/* Fault instance mi's call 'fn' with r (a status or -errno); returns the -errno. */
+int mstep_fault(struct master *m, struct mi *mi, int r, const char *fn);
+
+/* master_chain.c */
+/* Whether this session's steps may be chained: m->chain_ok. */
+void mchain_plan(struct master *m);
+/*
+ * At the current point, before mi's step is posted: when the step chained
+ * at the last point is this one, it becomes mi->step and *ret_taken says
+ * it is in flight already; when it is not (the last step was not plain),
+ * the skipped step is collected. 0 or the fault.
+ */
+int mchain_take(struct master *m, struct mi *mi, bool *ret_taken);
+/*
+ * After mi's step is posted (at 'now'): when no more than MCHAIN_LOW
+ * steps are left chained, chain the next points' steps behind them where
+ * allowed.
+ */
+void mchain_post(struct master *m, struct mi *mi, uint64_t now);
+/*
+ * After mi's step was collected with r at 'now': note whether it completed
+ * plainly; a chained step that came after the coupled step's deadline
+ * faults it. Returns r or that fault.
+ */
+int mchain_collected(struct master *m, struct mi *mi, int r, uint64_t now);
+/* Whether a step is chained to the next point. */
+bool mchain_live(const struct master *m);
+/* At the end of a stepping call: collect what is still chained. 0 or the fault. */
+int mchain_drain(struct master *m);
+
+/* master_spread.c */
+/* Whether and where workers may be moved: the master's own allowed cpus. */
+void mspread_init(struct master *m);
+/* After a coupled step: move a heavy worker off a crowded cpu, now and then. */
+void mspread_check(struct master *m);
+
+/* master_meet.c */
+/*
+ * After mstep_run(): every due instance meets the earliest early return
+ * before the next grid point (restore, repeat the step to it); a slow
+ * instance that returned early at or after it continues alone. 0 or the
+ * fault.
+ */
+int mmeet_resolve(struct master *m);
+
+/* master_event.c */
+/* Event Mode for the instances that need it at the current point; rows around it. */
+/*
+ * Event Mode for mi with the inputs already in its buffers: enter, set
+ * them, iterate to Step Mode (or to a terminate request, *ret_term).
+ * Returns 0, or the fault.
+ */
+int mevent_iterate(struct master *m, struct mi *mi, bool *ret_term);
+int mevent_point(struct master *m, bool record);
+
+/* master_iu.c */
+void miu_callback(void *ctx, size_t comp, struct inst *inst, const struct inst_iu *iu,
+                  bool *ret_early_return, double *ret_time);
+/* Get the output derivatives of every instance that provides them and was stepped. */
+int miu_refresh_derivatives(struct master *m);
+
+/* master.c: publish t_cur and points for master_live() (after every change to them). */
+void master_note_point(struct master *m);
+
+#endif

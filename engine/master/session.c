@@ -1,0 +1,346 @@
+/*
+ * session: spawn and instantiate one worker per component, initialize
+ * them together (init.h), and tear everything down again (see session.h).
+ *
+ * DESIGN: instantiation decides once what each instance may do during
+ * the run (Event Mode, early return, intermediate update); the master
+ * reads those decisions back and never changes them. Workers are
+ * spawned one after the other: a worker is cheap to start and a failure
+ * is then reported for the component that caused it.
+ */
+#include "engine/master/session_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/master/init.h"
+#include "worker/call.h"
+
+void session_opts_default(struct session_opts *o)
+{
+        *o = (struct session_opts){ 0 };
+        wait_policy_init(&o->wait, WAIT_ADAPTIVE);
+}
+
+int session_err(struct session *s, int err, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
+        va_end(ap);
+        return err;
+}
+
+int session_logs(struct session *s, const struct session_inst *si, int err)
+{
+        size_t len = strlen(s->msg);
+        char logs[SESSION_MSG_MAX / 2];
+
+        if (si->inst && inst_recent_logs(si->inst, s->msg, logs, sizeof(logs)) &&
+            len < sizeof(s->msg))
+                snprintf(s->msg + len, sizeof(s->msg) - len, "; the FMU's last messages: %s",
+                         logs);
+        return err;
+}
+
+const char *session_status_name(int status)
+{
+        static const char *const names[] = { "OK", "Warning", "Discard", "Error", "Fatal",
+                                             "Pending" };
+
+        return status >= 0 && status <= INST_PENDING ? names[status] : "?";
+}
+
+const char *session_fmi_prefix(const struct session_inst *si)
+{
+        return si->fmi == 2 ? "fmi2" : "fmi3";
+}
+
+int session_call_result(struct session_inst *si, int r)
+{
+        if (r == INST_OK || r == INST_WARNING)
+                return 0;
+        if (r >= 0 || inst_fault(si->inst))
+                si->failed = true;
+        return r >= 0 ? -EIO : r;
+}
+
+static void on_log(void *ctx, struct inst *inst, int status, const char *category,
+                   const char *message)
+{
+        struct session_inst *si = ctx;
+        struct session *s = si->s;
+
+        (void) inst;
+        if (s->opts.log)
+                s->opts.log(s->opts.log_ctx, si->comp, s->sc->components[si->comp].name, status,
+                            category, message);
+}
+
+static void on_iu(void *ctx, struct inst *inst, const struct inst_iu *iu, bool *ret_early_return,
+                  double *ret_time)
+{
+        struct session_inst *si = ctx;
+        struct session *s = si->s;
+
+        if (s->iu)
+                s->iu(s->iu_ctx, si->comp, inst, iu, ret_early_return, ret_time);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+static bool is_iu_input(const struct md_variable *v)
+{
+        return v->causality == MD_CAUSALITY_INPUT && v->intermediate_update &&
+               v->variability == MD_VARIABILITY_CONTINUOUS && md_type_is_float(v->type);
+}
+
+/* requiredIntermediateVariables: connected intermediate inputs, recorded intermediate outputs. */
+static int required_vars(struct session *s, struct session_inst *si)
+{
+        const struct scenario *sc = s->sc;
+        const struct md *md = sc->components[si->comp].fmu->md;
+        size_t n = 0, cap = sc->n_connections + sc->n_columns;
+        uint32_t *v = malloc((cap ? cap : 1) * sizeof(*v));
+
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < sc->n_connections; i++) {
+                const struct scenario_connection *c = &sc->connections[i];
+
+                if (c->to_comp == si->comp && !c->parameter && is_iu_input(&md->vars[c->to_var]))
+                        v[n++] = md->vars[c->to_var].vr;
+        }
+        for (size_t i = 0; s->opts.record_intermediate && i < sc->n_columns; i++) {
+                const struct md_variable *var = &md->vars[sc->columns[i].var];
+
+                if (sc->columns[i].comp == si->comp && var->intermediate_update &&
+                    var->causality == MD_CAUSALITY_OUTPUT)
+                        v[n++] = var->vr;
+        }
+        qsort(v, n, sizeof(*v), cmp_u32);
+        si->n_required = 0;
+        for (size_t i = 0; i < n; i++)
+                if (i == 0 || v[i] != v[i - 1])
+                        v[si->n_required++] = v[i];
+        si->required = v;
+        return 0;
+}
+
+static int spawn(struct session *s, struct session_inst *si)
+{
+        const struct scenario_component *c = &s->sc->components[si->comp];
+        const struct md *md = c->fmu->md;
+        struct inst_opts o;
+        char *why = NULL;
+        int r;
+
+        si->s = s;
+        si->next_event_time = INFINITY;
+        si->fmi = md->fmi == MD_FMI2 ? 2 : 3;
+        si->event_mode = si->fmi == 3 && md->cs.has_event_mode && !s->opts.no_event_mode;
+        si->early_return = si->fmi == 3 && md->cs.might_return_early_from_do_step &&
+                           !s->opts.no_early_return;
+        r = required_vars(s, si);
+        if (r < 0)
+                return session_err(s, r, "out of memory");
+        si->iu = si->fmi == 3 && md->cs.provides_intermediate_update &&
+                 (si->n_required > 0 || s->opts.iu_always);
+        if (!c->fmu->unpacked_dir)
+                return session_err(s, -EINVAL, "component '%s': its FMU '%s' is not unpacked",
+                                   c->name, c->source ? c->source : "?");
+        inst_opts_default(&o);
+        o.worker_path = s->worker_path;
+        o.fmu_dir = c->fmu->unpacked_dir;
+        o.name = c->name;
+        o.timeout_ns = s->opts.timeout_ns;
+        o.start_timeout_ns = s->opts.start_timeout_ns;
+        o.envp = s->opts.envp;
+        o.sandbox = s->opts.sandbox;
+        o.wait = s->opts.wait;
+        o.log = on_log;
+        o.log_ctx = si;
+        if (si->iu) {
+                o.iu = on_iu;
+                o.iu_ctx = si;
+        }
+        r = inst_new(&o, &si->inst, &why);
+        if (r < 0) {
+                session_err(s, r, "component '%s': cannot start its worker: %s", c->name,
+                            why ? why : strerror(-r));
+                free(why);
+                return r;
+        }
+        return 0;
+}
+
+static int instantiate(struct session *s, struct session_inst *si)
+{
+        const struct scenario_component *c = &s->sc->components[si->comp];
+        struct inst_instantiate a = {
+                .name = c->name,
+                .logging_on = s->opts.logging_on,
+                .event_mode_used = si->event_mode,
+                .early_return_allowed = si->early_return,
+                .required = si->n_required ? si->required : NULL,
+                .n_required = si->iu ? si->n_required : 0,
+        };
+        int r = inst_instantiate(si->inst, &a);
+
+        if (r != INST_OK && r != INST_WARNING)
+                return session_logs(s, si, session_err(s, session_call_result(si, r),
+                                   "component '%s': %sInstantiate%s returned %s: %s", c->name,
+                                   session_fmi_prefix(si), si->fmi == 3 ? "CoSimulation" : "",
+                                   r >= 0 ? session_status_name(r) : strerror(-r),
+                                   inst_message(si->inst)));
+        si->instantiated = true;
+        return 0;
+}
+
+static void fail_message(struct session *s, char **ret_message)
+{
+        if (ret_message)
+                *ret_message = strdup(s->msg[0] ? s->msg : "failed");
+}
+
+int session_new(const struct scenario *sc, const struct session_opts *opts,
+                struct session **ret, char **ret_message)
+{
+        struct session *s;
+        int r = 0;
+
+        if (ret_message)
+                *ret_message = NULL;
+        if (!sc || !opts || !opts->worker_path || !ret)
+                return -EINVAL;
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->sc = sc;
+        s->opts = *opts;
+        s->worker_path = strdup(opts->worker_path);
+        s->n = sc->n_components;
+        s->insts = calloc(s->n ? s->n : 1, sizeof(*s->insts));
+        if (!s->worker_path || !s->insts) {
+                session_free(s);
+                return -ENOMEM;
+        }
+        s->opts.worker_path = s->worker_path;
+        for (size_t i = 0; i < s->n; i++)
+                s->insts[i].comp = i;
+        for (size_t i = 0; i < s->n && r == 0; i++)
+                r = spawn(s, &s->insts[i]);
+        for (size_t i = 0; i < s->n && r == 0; i++)
+                r = instantiate(s, &s->insts[i]);
+        if (r == 0)
+                r = init_system(s);
+        if (r < 0) {
+                fail_message(s, ret_message);
+                session_free(s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
+
+void session_free(struct session *s)
+{
+        if (!s)
+                return;
+        for (size_t i = 0; i < s->n; i++) {
+                struct session_inst *si = &s->insts[i];
+
+                /* Also made for an instance whose worker never started. */
+                free(si->required);
+                if (!si->inst)
+                        continue;
+                /* A stopped worker could not answer: killed, not waited for. */
+                (void) inst_kill_stopped(si->inst);
+                /* fmi3Terminate only from a healthy, initialized instance (section 2.2.4). */
+                if (si->initialized && !si->failed && !inst_fault(si->inst))
+                        (void) inst_terminate(si->inst);
+                (void) inst_free(si->inst);
+        }
+        free(s->insts);
+        free(s->worker_path);
+        free(s);
+}
+
+const struct scenario *session_scenario(const struct session *s)
+{
+        return s->sc;
+}
+
+size_t session_count(const struct session *s)
+{
+        return s->n;
+}
+
+struct inst *session_inst(const struct session *s, size_t comp)
+{
+        return comp < s->n ? s->insts[comp].inst : NULL;
+}
+
+const char *session_name(const struct session *s, size_t comp)
+{
+        return comp < s->n ? s->sc->components[comp].name : "?";
+}
+
+bool session_event_mode_used(const struct session *s, size_t comp)
+{
+        return comp < s->n && s->insts[comp].event_mode;
+}
+
+bool session_early_return_allowed(const struct session *s, size_t comp)
+{
+        return comp < s->n && s->insts[comp].early_return;
+}
+
+bool session_iu_enabled(const struct session *s, size_t comp)
+{
+        return comp < s->n && s->insts[comp].iu;
+}
+
+size_t session_required(const struct session *s, size_t comp, const uint32_t **ret_vrs)
+{
+        if (comp >= s->n) {
+                *ret_vrs = NULL;
+                return 0;
+        }
+        *ret_vrs = s->insts[comp].required;
+        return s->insts[comp].iu ? s->insts[comp].n_required : 0;
+}
+
+double session_next_event_time(const struct session *s, size_t comp)
+{
+        return comp < s->n ? s->insts[comp].next_event_time : INFINITY;
+}
+
+bool session_terminate_requested(const struct session *s, size_t *ret_comp)
+{
+        if (s->terminate_requested && ret_comp)
+                *ret_comp = s->terminate_comp;
+        return s->terminate_requested;
+}
+
+void session_set_iu(struct session *s, session_iu_fn *fn, void *ctx)
+{
+        s->iu = fn;
+        s->iu_ctx = ctx;
+}
+
+void session_mark_failed(struct session *s, size_t comp)
+{
+        if (comp < s->n)
+                s->insts[comp].failed = true;
+}

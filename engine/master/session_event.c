@@ -1,0 +1,59 @@
+/*
+ * session_event: the event iteration of one instance in Event Mode (FMI
+ * 3.0 section 2.3.5, and the code example of section 4.3.3), shared by
+ * initialization (after fmi3ExitInitializationMode) and the master (after
+ * an event at a communication point).
+ */
+#include "engine/master/session_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#define EVENT_ITERATIONS_DEFAULT 1000
+
+const char *session_message(const struct session *s)
+{
+        return s->msg;
+}
+
+int session_event_iteration(struct session *s, size_t comp, uint32_t max_iterations,
+                            bool *ret_terminate, double *ret_next_event)
+{
+        struct session_inst *si = &s->insts[comp];
+        const char *name = s->sc->components[comp].name;
+        struct inst_discrete d = { 0 };
+        uint32_t max = max_iterations ? max_iterations : EVENT_ITERATIONS_DEFAULT;
+        uint32_t i;
+        int r;
+
+        *ret_terminate = false;
+        *ret_next_event = INFINITY;
+        for (i = 0; i < max; i++) {
+                d = (struct inst_discrete){ 0 };
+                r = inst_update_discrete_states(si->inst, &d);
+                if (r != INST_OK && r != INST_WARNING)
+                        return session_err(s, session_call_result(si, r),
+                                           "component '%s': fmi3UpdateDiscreteStates returned %s: %s",
+                                           name, r >= 0 ? session_status_name(r) : strerror(-r),
+                                           inst_message(si->inst));
+                if (d.terminate_simulation) {
+                        *ret_terminate = true;
+                        return 0;
+                }
+                if (!d.discrete_states_need_update)
+                        break;
+        }
+        if (i == max)
+                return session_err(s, -ELOOP, "component '%s': the event iteration did not end "
+                                   "after %u calls of fmi3UpdateDiscreteStates", name, (unsigned)max);
+        if (d.next_event_time_defined)
+                *ret_next_event = d.next_event_time;
+        r = inst_enter_step_mode(si->inst);
+        if (r != INST_OK && r != INST_WARNING)
+                return session_err(s, session_call_result(si, r),
+                                   "component '%s': fmi3EnterStepMode returned %s: %s", name,
+                                   r >= 0 ? session_status_name(r) : strerror(-r),
+                                   inst_message(si->inst));
+        return 0;
+}

@@ -1,0 +1,68 @@
+/*
+ * session_int: the inside of struct session, shared by engine/master/session.c
+ * and the initialization passes (daemon/init*.c).
+ *
+ * Ownership: the session owns its instances, their required variable
+ * lists and the message buffer; the scenario is borrowed.
+ */
+#ifndef FMUD_ENGINE_SESSION_INT_H
+#define FMUD_ENGINE_SESSION_INT_H
+
+#include "engine/master/session.h"
+
+#define SESSION_MSG_MAX 2048
+
+struct session_inst {
+        struct session *s;              /* back pointer, for the callbacks */
+        size_t comp;
+        struct inst *inst;
+        int fmi;                        /* 2 or 3 */
+        bool event_mode;                /* eventModeUsed */
+        bool early_return;              /* earlyReturnAllowed */
+        bool iu;                        /* an intermediate update callback was given */
+        uint32_t *required;             /* requiredIntermediateVariables, sorted */
+        size_t n_required;
+        bool instantiated;
+        bool initialized;               /* left Initialization Mode */
+        bool failed;                    /* Error/Fatal or a fault: no fmi3Terminate */
+        double next_event_time;         /* INFINITY: none */
+};
+
+struct session {
+        const struct scenario *sc;
+        struct session_opts opts;
+        char *worker_path;
+        size_t n;
+        struct session_inst *insts;
+        session_iu_fn *iu;
+        void *iu_ctx;
+        bool terminate_requested;
+        size_t terminate_comp;
+        char msg[SESSION_MSG_MAX];
+};
+
+/* Write the session's message (printf-style); returns err. */
+int session_err(struct session *s, int err, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/*
+ * Append the FMU's last log messages (those not already in the message)
+ * to the session's message after a failed call of si; returns err, so
+ * that it wraps session_err(): return session_logs(s, si, session_err(...)).
+ */
+int session_logs(struct session *s, const struct session_inst *si, int err);
+
+/*
+ * The -errno for an instance call's result r (an FMI status or -errno):
+ * 0 for OK and Warning, -EIO for Discard, Error and Fatal, else r. A
+ * Fatal or Error marks the instance failed.
+ */
+int session_call_result(struct session_inst *si, int r);
+
+/* "fmi3", "fmi2": the prefix of FMI function names in messages. */
+const char *session_fmi_prefix(const struct session_inst *si);
+
+/* A status name: "OK", "Warning", "Discard", "Error", "Fatal", "Pending". */
+const char *session_status_name(int status);
+
+#endif

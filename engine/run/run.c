@@ -1,0 +1,304 @@
+/*
+ * run: load, start, run and record one scenario (run.h). The glue between
+ * the master's rows (doubles and blobs per column) and the recorder's
+ * typed columns lives here.
+ */
+#include "engine/run/run.h"
+#include "engine/master/input_csv.h"
+#include "engine/run/row_rec.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROGRESS_STEPS 100
+
+struct run_ctx {
+        const struct run_opts *o;
+        const struct scenario *sc;
+        struct rec *rec;
+        struct master *m;               /* once it exists */
+        enum rec_type *types;           /* per column */
+        union rec_value *values;        /* per column, reused for every row */
+        int error;                      /* first recorder error */
+};
+
+/* A write failed: the run ends at the next point (run_scenario() says why). */
+static void recorder_failed(struct run_ctx *c, int err)
+{
+        c->error = err;
+        if (c->m)
+                master_request_stop(c->m);
+}
+
+static void sink(void *ctx, const struct master_row *row)
+{
+        struct run_ctx *c = ctx;
+        int r;
+
+        /* Intermediate updates are not communication points: not in this file. */
+        if (!c->rec || c->error || (row->flags & MASTER_ROW_INTERMEDIATE))
+                return;
+        r = row_rec_sample(c->rec, c->types, c->values, row);
+        if (r < 0 && r != -ENOBUFS)
+                recorder_failed(c, r);
+}
+
+/* A paced run's sleep: rows reach the file on time, and a failed write ends the run. */
+static void idle(void *ctx)
+{
+        struct run_ctx *c = ctx;
+        int r;
+
+        if (!c->rec || c->error)
+                return;
+        r = rec_tick(c->rec);
+        if (r < 0)
+                recorder_failed(c, r);
+}
+
+static int fail(struct run_report *rep, enum run_phase phase, int r, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+static int fail(struct run_report *rep, enum run_phase phase, int r, const char *fmt, ...)
+{
+        va_list ap;
+
+        rep->phase = phase;
+        free(rep->message);
+        va_start(ap, fmt);
+        if (vasprintf(&rep->message, fmt, ap) < 0)
+                rep->message = NULL;
+        va_end(ap);
+        return r < 0 ? r : -EINVAL;
+}
+
+static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run_report *rep)
+{
+        const struct scenario *sc = c->sc;
+        struct rec_options ropt = { .paced = sc->experiment.warp > 0, .fsync = o->fsync,
+                                    .flush_ms = o->flush_ms };
+        struct rec_column *cols;
+        int r;
+
+        c->types = calloc(sc->n_columns ? sc->n_columns : 1, sizeof(*c->types));
+        c->values = calloc(sc->n_columns ? sc->n_columns : 1, sizeof(*c->values));
+        cols = calloc(sc->n_columns ? sc->n_columns : 1, sizeof(*cols));
+        if (!c->types || !c->values || !cols) {
+                free(cols);
+                return fail(rep, RUN_PHASE_RECORD, -ENOMEM, "out of memory");
+        }
+        for (size_t i = 0; i < sc->n_columns; i++) {
+                const struct scenario_column *col = &sc->columns[i];
+                const struct md *md = sc->components[col->comp].fmu->md;
+
+                c->types[i] = row_rec_type(md->vars[col->var].type);
+                cols[i] = (struct rec_column){ .name = col->name, .type = c->types[i] };
+        }
+        r = o->out && sc->n_columns ? rec_open(o->out, cols, sc->n_columns, &ropt, &c->rec) : 0;
+        free(cols);
+        if (r < 0)
+                return fail(rep, RUN_PHASE_RECORD, r, "cannot write '%s': %s", o->out, strerror(-r));
+        if (c->rec)
+                rep->backend = rec_backend_name(rec_backend(c->rec));
+        return 0;
+}
+
+static void report_stats(struct run_report *rep, const struct session *s, const struct master *m)
+{
+        struct master_stats st;
+
+        master_get_stats(m, &st);
+        rep->state = master_state(m);
+        rep->time = st.sim_time;
+        rep->points = st.points;
+        rep->extra_points = st.extra_points;
+        rep->events = st.events;
+        rep->chained = st.chained;
+        rep->moves = st.moves;
+        rep->wall_s = st.wall_s;
+        rep->rtf = st.rtf;
+        for (size_t i = 0; i < rep->n_insts && i < st.n_insts; i++) {
+                const struct master_inst_stats *is = &st.insts[i];
+
+                rep->insts[i].steps = is->steps;
+                rep->insts[i].step_us_mean = is->steps ? (double)is->ns_total / (double)is->steps / 1e3 : 0;
+                rep->insts[i].step_us_max = (double)is->ns_max / 1e3;
+        }
+        (void)s;
+}
+
+static int init_report(struct run_report *rep, const struct scenario *sc)
+{
+        rep->name = strdup(sc->name ? sc->name : "");
+        rep->start = sc->experiment.start;
+        rep->stop = sc->experiment.stop;
+        rep->step = sc->experiment.step;
+        rep->n_columns = sc->n_columns;
+        rep->insts = calloc(sc->n_components ? sc->n_components : 1, sizeof(*rep->insts));
+        if (!rep->name || !rep->insts)
+                return -ENOMEM;
+        rep->n_insts = sc->n_components;
+        for (size_t i = 0; i < sc->n_components; i++) {
+                const struct scenario_component *comp = &sc->components[i];
+                const char *model = comp->fmu->md->model_name;
+
+                rep->insts[i].name = strdup(comp->name);
+                rep->insts[i].fmu = strdup(model ? model : "");
+                rep->insts[i].multirate = comp->multirate;
+                rep->insts[i].tolerance_defined = comp->tolerance_defined;
+                rep->insts[i].tolerance = comp->tolerance;
+                if (!rep->insts[i].name || !rep->insts[i].fmu)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* Run to the stop time in slices, so that progress can be shown. */
+static int drive(struct master *m, const struct run_opts *o, const struct scenario *sc)
+{
+        const struct scenario_experiment *e = &sc->experiment;
+        struct master_stats st;
+        int r = 0;
+
+        for (int k = 1; k <= PROGRESS_STEPS; k++) {
+                double t = k == PROGRESS_STEPS ? e->stop : e->start + (e->stop - e->start) * k / PROGRESS_STEPS;
+
+                r = master_run_until(m, t);
+                if (o->progress) {
+                        master_get_stats(m, &st);
+                        o->progress(o->progress_ctx, st.sim_time, e->start, e->stop, st.rtf);
+                }
+                if (r < 0 || r != MASTER_RUNNING)
+                        break;
+        }
+        return r;
+}
+
+/* A master's note goes where the FMUs' messages go, as a warning of fmud's own. */
+static void note(void *ctx, size_t comp, const char *message)
+{
+        const struct run_ctx *c = ctx;
+        const struct run_opts *o = c->o;
+        const struct scenario *sc = c->sc;
+
+        if (o->log)
+                o->log(o->log_ctx, comp, comp < sc->n_components ? sc->components[comp].name : "",
+                       1 /* fmi3Warning */, "fmud", message);
+}
+
+int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_report *rep)
+{
+        struct scenario_opts sopt;
+        struct session_opts sess_opt;
+        struct master_opts mopt;
+        struct run_ctx c = { 0 };
+        struct scenario *sc = NULL;
+        struct session *s = NULL;
+        struct master *m = NULL;
+        struct input_table *inputs = NULL;
+        char *why = NULL;
+        int r, rr;
+
+        *rep = (struct run_report){ .phase = RUN_PHASE_LOAD };
+        scenario_opts_default(&sopt);
+        sopt.cache_dir = o->cache_dir;
+        sopt.n_allowed_dirs = o->n_allowed_dirs;
+        sopt.allowed_dirs = o->allowed_dirs;
+        sopt.fmu.strict = o->strict;
+        r = scenario_load(o->scenario, &sopt, o->overrides, diags, &sc);
+        if (r < 0)
+                return fail(rep, RUN_PHASE_LOAD, r, "cannot load '%s': %s", o->scenario,
+                            r == -EINVAL ? "the scenario is invalid" : strerror(-r));
+        c.sc = sc;
+        c.o = o;
+        r = init_report(rep, sc);
+        if (r < 0) {
+                r = fail(rep, RUN_PHASE_LOAD, r, "out of memory");
+                goto out;
+        }
+
+        if (o->input) {
+                r = input_csv_read(o->input, sc, NULL, &inputs, &why);
+                if (r < 0) {
+                        r = fail(rep, RUN_PHASE_LOAD, r, "%s", why ? why : strerror(-r));
+                        goto out;
+                }
+        }
+
+        session_opts_default(&sess_opt);
+        sess_opt.inputs = inputs;
+        sess_opt.worker_path = o->worker_path;
+        sess_opt.log = o->log;
+        sess_opt.log_ctx = o->log_ctx;
+        r = session_new(sc, &sess_opt, &s, &why);
+        if (r < 0) {
+                r = fail(rep, RUN_PHASE_START, r, "%s", why ? why : strerror(-r));
+                goto out;
+        }
+        r = open_recorder(&c, o, rep);
+        if (r < 0)
+                goto out;
+
+        master_opts_default(&mopt);
+        mopt.sink = sink;
+        mopt.sink_ctx = &c;
+        mopt.note = note;
+        mopt.note_ctx = &c;
+        mopt.rollback_on_fault = sc->experiment.rollback_on_fault;
+        mopt.idle = idle;
+        mopt.idle_ctx = &c;
+        mopt.inputs = inputs;
+        r = master_new(s, &mopt, &m, &why);
+        if (r < 0) {
+                r = fail(rep, RUN_PHASE_START, r, "%s", why ? why : strerror(-r));
+                goto out;
+        }
+        c.m = m;
+        r = c.error ? c.error : drive(m, o, sc);
+        report_stats(rep, s, m);
+        if (c.error) {
+                rep->phase = RUN_PHASE_RECORD;  /* the message once the file is closed */
+                r = c.error;
+                goto out;
+        }
+        if (r < 0 || rep->state == MASTER_FAULTED) {
+                r = fail(rep, RUN_PHASE_RUN, r, "%s", master_message(m));
+                goto out;
+        }
+        rep->phase = RUN_PHASE_DONE;
+        r = 0;
+out:
+        master_free(m);
+        session_free(s);
+        rr = rec_close(c.rec, &rep->rec);
+        if (c.rec && (rr < 0 || c.error < 0) && (r == 0 || rep->phase == RUN_PHASE_RECORD)) {
+                char msg[PATH_MAX + 256];
+
+                rr = c.error < 0 ? c.error : rr;
+                row_rec_failure(msg, sizeof(msg), o->out, rr, &rep->rec);
+                r = fail(rep, RUN_PHASE_RECORD, rr, "%s", msg);
+        }
+        free(c.types);
+        free(c.values);
+        free(why);
+        input_table_free(inputs);
+        scenario_free(sc);
+        return r;
+}
+
+void run_report_fini(struct run_report *rep)
+{
+        for (size_t i = 0; i < rep->n_insts; i++) {
+                free(rep->insts[i].name);
+                free(rep->insts[i].fmu);
+        }
+        free(rep->insts);
+        free(rep->message);
+        free(rep->name);
+        *rep = (struct run_report){ 0 };
+}

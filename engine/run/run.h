@@ -1,0 +1,100 @@
+/*
+ * run: one scenario from its file to a results file, start to finish:
+ * load it (scenario.h), bring it to life (session.h), run it to the stop
+ * time (master.h) while every sample row goes to a CSV file (recorder.h).
+ * This is what `fmuctl run` does without a daemon.
+ *
+ * Ownership: struct run_report's strings and arrays are the caller's after
+ * run_scenario() and freed with run_report_fini().
+ *
+ * Threads: run_scenario() runs the master on the calling thread, which
+ * also formats the rows. A recording thread fed rows by the master was
+ * tried (bench/session_csv) and was slower on 2 cpus, 1.57x to 1.82x the
+ * in-process importer's time against 1.15x: three busy threads do not fit
+ * on two cpus, and the master's round trips slowed more than the
+ * formatting they were relieved of.
+ */
+#ifndef FMUD_ENGINE_RUN_H
+#define FMUD_ENGINE_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/master/master.h"
+#include "engine/record/recorder.h"
+#include "engine/scenario/scenario.h"
+#include "engine/master/session.h"
+
+/* Called about every percent of simulated time (and at the end). */
+typedef void run_progress_fn(void *ctx, double time, double start, double stop, double rtf);
+
+struct run_opts {
+        const char *scenario;                   /* .ssp, .ssd, folder or .fmu */
+        const char *out;                        /* results CSV; NULL: none */
+        const char *input;                      /* input CSV (input_csv.h); NULL: none */
+        const char *cache_dir;                  /* where FMUs are unpacked (required) */
+        const char *worker_path;                /* fmud-worker (required) */
+        const struct scenario_overrides *overrides;     /* NULL: none */
+        size_t n_allowed_dirs;                  /* absolute FMU sources allowed below these */
+        const char *const *allowed_dirs;
+        run_progress_fn *progress;
+        void *progress_ctx;
+        session_log_fn *log;                    /* FMU log messages; NULL: dropped */
+        void *log_ctx;
+        bool strict;                            /* FMU warnings refuse the scenario too */
+        bool fsync;                             /* fsync the results file at the end */
+        unsigned flush_ms;                      /* rec_options' flush_ms; 0: the default */
+};
+
+struct run_inst_report {
+        char *name;
+        char *fmu;                              /* the model name */
+        uint32_t multirate;
+        bool tolerance_defined;                 /* the relative tolerance given at initialization */
+        double tolerance;
+        uint64_t steps;
+        double step_us_mean, step_us_max;       /* round trip per doStep */
+};
+
+enum run_phase {
+        RUN_PHASE_LOAD,         /* the scenario was refused (see the diags) */
+        RUN_PHASE_START,        /* workers, instantiation, initialization */
+        RUN_PHASE_RECORD,       /* the results file */
+        RUN_PHASE_RUN,          /* a coupled step faulted */
+        RUN_PHASE_DONE,
+};
+
+struct run_report {
+        enum run_phase phase;
+        char *message;                          /* what went wrong; NULL on success */
+        char *name;                             /* the scenario's */
+        enum master_state state;
+        double start, stop, step;
+        double time;                            /* simulated time reached */
+        uint64_t points, extra_points, events;
+        uint64_t chained, moves;                /* master_stats' */
+        double wall_s, rtf;
+        size_t n_insts;
+        struct run_inst_report *insts;
+        size_t n_columns;
+        const char *backend;                    /* the recorder's; NULL without output */
+        struct rec_stats rec;
+};
+
+/*
+ * Run the scenario. Every problem loading it goes to diags. Returns 0 when
+ * the run reached the stop time (or an instance ended it with
+ * terminateSimulation) and the results were written; otherwise -errno with
+ * report->phase and report->message saying where and why. A failed write
+ * of the results file ends the run at the next point (RUN_PHASE_RECORD,
+ * the errno, the file and its last row in the message; report->rec says
+ * what the file holds). The report is
+ * filled as far as the run got, also on failure; free it with
+ * run_report_fini().
+ */
+int run_scenario(const struct run_opts *opts, struct diag_list *diags, struct run_report *report);
+
+void run_report_fini(struct run_report *report);
+
+#endif
