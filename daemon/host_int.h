@@ -7,6 +7,7 @@
  *                   and results file (session thread)
  *   host_session.c  the session thread: command queue, state machine,
  *                   running in chunks, unload
+ *   host_exec.c     one command of the session's queue
  *   host_values.c   get/set: msgpack <-> FMI types
  *   host_vars.c     get/set: names (and array elements) to variables
  *   host_status.c   the status snapshot, status and list replies
@@ -277,6 +278,20 @@ void hload_free(struct hsess *hs);
 void *hsess_main(void *arg);
 void hsess_set_state(struct hsess *hs, enum proto_state st, const char *message);
 const char *hsess_state_name(enum proto_state st);
+/* Session thread: unload the session, replying to c (NULL: no reply). */
+void hsess_unload(struct hsess *hs, const struct hcmd *c);
+
+/* ---- host_exec.c ---- */
+/* What hsess_exec() did with its command: done with it, unloaded the session, or kept it. */
+enum { HSESS_DONE, HSESS_UNLOADED, HSESS_TAKEN };
+/* Session thread: serve one command of the queue; HSESS_TAKEN: c is the session's now. */
+int hsess_exec(struct hsess *hs, struct hcmd *c);
+/* Session thread: start a step or run-until (takes c). */
+void hsess_steps(struct hsess *hs, struct hcmd *c, const struct pv *args);
+/* Whether the step or run-until in progress has reached its goal. */
+bool hsess_goal_reached(struct hsess *hs);
+/* Reply to c with the session's state, time and points. */
+void hsess_progress(struct hsess *hs, const struct hcmd *c);
 
 /* ---- host_status.c ---- */
 int hstatus_init(struct hsess *hs);
