@@ -3,8 +3,9 @@
  *
  *   host.c          registry of sessions, life cycle, replies
  *   host_request.c  host_request(): decode, check, answer or queue
- *   host_load.c     load: path checks (caller), scenario, workers, master
- *                   and results file (session thread)
+ *   host_load_check.c  load: path and sandbox checks (caller)
+ *   host_load.c     load: scenario, workers, master and results file
+ *                   (session thread)
  *   host_session.c  the session thread: command queue, state machine,
  *                   running in chunks, unload
  *   host_exec.c     one command of the session's queue
@@ -256,7 +257,7 @@ void host_retire(struct host *h, struct hsess *hs);
 int host_cmd_args(struct host *h, const struct hcmd *c, struct pv_doc *doc);
 void hcmd_free(struct hcmd *c);
 
-/* ---- host_load.c ---- */
+/* ---- host_load_check.c ---- */
 /* Caller thread: check load's paths; -1 when they are fine, else the reply code with msg. */
 /*
  * Check a load's paths and sandbox mode before a session exists: -1, or
@@ -265,6 +266,8 @@ void hcmd_free(struct hcmd *c);
  */
 int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *ret_sandbox,
                 char *msg, size_t size);
+
+/* ---- host_load.c ---- */
 /*
  * Session thread: load, start, build; on success replies to the load and
  * returns 0. On failure returns -errno with the reply's code and message,

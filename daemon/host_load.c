@@ -1,9 +1,9 @@
 /*
- * host_load: a session from its load request to LOADED: the paths checked
- * against the allowed directories (on the caller's thread, before any file
- * is opened), then on the session's thread the scenario parsed (FMUs
- * unpacked into the cache), the workers started and initialized, the
- * results file opened and the master built; the load reply comes last.
+ * host_load: a session from its load request to LOADED, on the session's
+ * thread, once the caller has checked the paths (host_load_check.c): the
+ * scenario parsed (FMUs unpacked into the cache), the workers started and
+ * initialized, the results file opened and the master built; the load
+ * reply comes last.
  *
  * DESIGN: scenario_load() runs on the session's thread, not the caller's:
  * unpacking a large FMU must not hold up other clients. The caller's
@@ -27,80 +27,6 @@
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
-
-static const char *const mode_names[] = {
-        [HOST_SANDBOX_STRICT] = "strict",
-        [HOST_SANDBOX_BASIC] = "basic",
-        [HOST_SANDBOX_OFF] = "off",
-};
-
-/* A session may only tighten the daemon's sandbox: the modes go from strict to off. */
-static int sandbox_of(const struct host *h, const struct proto_str *s, enum host_sandbox *ret,
-                      char *msg, size_t size)
-{
-        *ret = h->opts.sandbox;
-        if (!s->len)
-                return -1;
-        for (int m = HOST_SANDBOX_STRICT; m <= HOST_SANDBOX_OFF; m++) {
-                if (strlen(mode_names[m]) != s->len || memcmp(mode_names[m], s->ptr, s->len))
-                        continue;
-                if ((enum host_sandbox)m > h->opts.sandbox) {
-                        snprintf(msg, size, "sandbox '%s' is weaker than the daemon's '%s'",
-                                 mode_names[m], mode_names[h->opts.sandbox]);
-                        return PROTO_E_DENIED;
-                }
-                *ret = (enum host_sandbox)m;
-                return -1;
-        }
-        snprintf(msg, size, "sandbox: expected strict, basic or off");
-        return PROTO_E_BAD_REQUEST;
-}
-
-/* Whether path opens beneath its allowed directory (as the load will open it). */
-static int check_in(struct host *h, const char *path, char *msg, size_t size)
-{
-        int fd = -1, code;
-
-        code = hpath_open(h->allowed, h->n_allowed, path, O_PATH, 0, &fd, msg, size);
-        if (fd >= 0)
-                close(fd);
-        return code;
-}
-
-int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *ret_sandbox,
-                char *msg, size_t size)
-{
-        char *path = hvalues_strdup(&a->path), *out = NULL;
-        int code;
-
-        if (!path || !path[0]) {
-                free(path);
-                snprintf(msg, size, "path: not a file name");
-                return PROTO_E_BAD_REQUEST;
-        }
-        code = check_in(h, path, msg, size);
-        if (code < 0)
-                code = sandbox_of(h, &a->sandbox, ret_sandbox, msg, size);
-        if (code < 0 && a->out.len) {
-                out = hvalues_strdup(&a->out);
-                code = out ? hpath_check_out(h->output, h->n_output, out, msg, size) :
-                             PROTO_E_BAD_REQUEST;
-                if (!out)
-                        snprintf(msg, size, "out: not a file name");
-        }
-        if (code < 0 && a->input.len) {
-                free(out);
-                out = hvalues_strdup(&a->input);
-                code = out ? check_in(h, out, msg, size) : PROTO_E_BAD_REQUEST;
-                if (!out)
-                        snprintf(msg, size, "input: not a file name");
-        }
-        free(out);
-        free(path);
-        return code;
-}
-
-/* ---- Session thread ------------------------------------------------------------- */
 
 /* The input file: resolved and checked again (as the scenario), read for the scenario. */
 static int read_inputs(struct hsess *hs, const struct proto_str *input, char *msg, size_t size,
