@@ -23,39 +23,11 @@
 
 #include "proto/proto.h"
 #include "proto/proto_int.h"
+#include "proto/decode_int.h"
 
 #define DEPTH_HARD              256u
 /* Maps up to this many pairs are checked for duplicate keys pairwise. */
 #define DUP_PAIRWISE_MAX        16u
-
-struct head {
-        enum pv_type type;
-        size_t size;            /* bytes of the header (the whole value for scalars) */
-        uint64_t n;             /* str/bin bytes, array items, map pairs */
-        union {
-                bool b;
-                int64_t i;
-                uint64_t u;
-                double f;
-        };
-};
-
-struct dec {
-        const uint8_t *buf;
-        size_t len;
-        size_t max_nodes;
-        unsigned max_depth;
-        uint32_t max_str, max_items;
-        size_t nodes, pairs;            /* pass 1: counted */
-        uint64_t max_pairs;             /* the largest map */
-        struct pv *pool;                /* pass 2: nodes handed out so far ... */
-        size_t pool_used;
-        struct pv_kv *kv;               /* ... and map pairs */
-        size_t kv_used;
-        const struct pv_kv **scratch;   /* the duplicate check of large maps */
-        char *err;
-        size_t errlen;
-};
 
 static int fail(struct dec *d, int r, size_t at, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
@@ -76,7 +48,7 @@ static int fail(struct dec *d, int r, size_t at, const char *fmt, ...)
         return r;
 }
 
-static uint64_t be(const uint8_t *p, unsigned bytes)
+uint64_t dec_be(const uint8_t *p, unsigned bytes)
 {
         uint64_t v = 0;
 
@@ -113,7 +85,7 @@ static unsigned field_bytes(uint8_t c)
 }
 
 /* Decode the header at pos: everything but a string's bytes and a container's elements. */
-static int read_head(struct dec *d, size_t pos, struct head *h)
+int dec_read_head(struct dec *d, size_t pos, struct head *h)
 {
         const uint8_t *p = d->buf + pos;
         size_t left = d->len - pos;
@@ -165,7 +137,7 @@ static int read_head(struct dec *d, size_t pos, struct head *h)
                 return fail(d, -EBADMSG, pos,
                             "truncated: header of type 0x%02x needs %u bytes, %zu left", c, fb + 1,
                             left);
-        v = be(p + 1, fb);
+        v = dec_be(p + 1, fb);
         h->size = 1 + fb;
         switch (c) {
         case 0xc4: case 0xc5: case 0xc6:
@@ -225,7 +197,7 @@ static int scan(struct dec *d, size_t *pos, unsigned depth)
         struct head h;
         int r;
 
-        r = read_head(d, at, &h);
+        r = dec_read_head(d, at, &h);
         if (r < 0)
                 return r;
         if (++d->nodes > d->max_nodes)
@@ -322,7 +294,7 @@ static int fill(struct dec *d, size_t *pos, struct pv *out)
         struct head h;
         int r;
 
-        r = read_head(d, at, &h);
+        r = dec_read_head(d, at, &h);
         if (r < 0)
                 return r;
         *pos = at + h.size;
@@ -476,97 +448,4 @@ void pv_doc_fini(struct pv_doc *doc)
         free(doc->mem);
         doc->mem = NULL;
         doc->root = NULL;
-}
-
-/* Bytes of the extension value at pos (which read_head() refuses), or 0: not one, or truncated. */
-static size_t ext_size(const struct dec *d, size_t pos)
-{
-        static const uint8_t fixed[] = { 1, 2, 4, 8, 16 };
-        size_t left = d->len - pos;
-        uint8_t c = d->buf[pos];
-        unsigned fb;
-        uint64_t n;
-
-        if (c >= 0xd4 && c <= 0xd8)
-                n = 2 + (uint64_t)fixed[c - 0xd4];
-        else if (c >= 0xc7 && c <= 0xc9) {
-                fb = 1u << (c - 0xc7);
-                if (left < 2 + fb)
-                        return 0;
-                n = 2 + fb + be(d->buf + pos + 1, fb);
-        } else
-                return 0;
-        return n <= left ? (size_t)n : 0;
-}
-
-/*
- * Skip the value at *pos without building it: headers are checked against
- * the bytes left, nothing else (extension types are skipped too). Each
- * round reads at least one byte, so this ends within len rounds whatever
- * the counts claim.
- */
-static int skip(struct dec *d, size_t *pos)
-{
-        uint64_t left = 1;
-        struct head h;
-
-        while (left) {
-                size_t ext = *pos < d->len ? ext_size(d, *pos) : 0;
-
-                if (ext) {
-                        *pos += ext;
-                        left--;
-                        continue;
-                }
-                if (read_head(d, *pos, &h) < 0)
-                        return -EBADMSG;
-                left--;
-                *pos += h.size;
-                if (h.type == PV_STR || h.type == PV_BIN) {
-                        if (h.n > d->len - *pos)
-                                return -EBADMSG;
-                        *pos += h.n;
-                } else if (h.type == PV_ARRAY || h.type == PV_MAP) {
-                        uint64_t k = h.type == PV_MAP ? 2 * h.n : h.n;
-
-                        if (k > d->len - *pos)
-                                return -EBADMSG;
-                        left += k;
-                }
-        }
-        return 0;
-}
-
-uint64_t proto_req_id_raw(const void *buf, size_t len)
-{
-        struct dec d = { .buf = buf, .len = len };
-        uint64_t id = 0;
-        bool seen = false;
-        size_t pos;
-        struct head h;
-
-        if (!buf || read_head(&d, 0, &h) < 0 || h.type != PV_MAP)
-                return 0;
-        pos = h.size;
-        for (uint64_t i = 0; i < h.n; i++) {
-                struct head k, v;
-                bool is_id;
-
-                if (read_head(&d, pos, &k) < 0)
-                        break;
-                is_id = k.type == PV_STR && k.n == 2 && len - pos - k.size >= 2 &&
-                        !memcmp(d.buf + pos + k.size, "id", 2);
-                if (skip(&d, &pos) < 0)
-                        break;
-                if (is_id) {
-                        if (read_head(&d, pos, &v) < 0 || v.type != PV_UINT ||
-                            (seen && v.u != id))
-                                return 0;
-                        id = v.u;
-                        seen = true;
-                }
-                if (skip(&d, &pos) < 0)
-                        break;
-        }
-        return id;
 }
