@@ -1,8 +1,8 @@
 /*
  * inst_call: one round trip with a worker: build a request, push it, wait
  * for the reply while serving the worker's events (log records,
- * intermediate updates), check the reply, and turn what can go wrong
- * into the errors of instance.h.
+ * intermediate updates: inst_events.c), check the reply, and turn what
+ * can go wrong into the errors of instance.h.
  *
  * DESIGN: waiting is sliced: each slice waits on the reply ring with the
  * instance's wait policy (spin, yield, futex) for at most SLICE_NS, then
@@ -12,10 +12,6 @@
  * it and kills a worker that missed its deadline or broke the protocol).
  * A death the supervisor saw between calls faults the next call before
  * anything is sent.
- *
- * An event is copied and its record released before any callback runs:
- * the intermediate update callback makes nested calls on the same ring.
- * The time a callback takes does not count against the worker's deadline.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -65,25 +61,6 @@ void arena_reset(struct inst *inst)
                 inst->arena = c->next;
                 free(c);
         }
-}
-
-static uint64_t ts_ns(const struct timespec *t)
-{
-        return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec;
-}
-
-static void ns_ts(uint64_t ns, struct timespec *ret)
-{
-        ret->tv_sec = (time_t)(ns / 1000000000u);
-        ret->tv_nsec = (long)(ns % 1000000000u);
-}
-
-static uint64_t now_ns(void)
-{
-        struct timespec t;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &t);
-        return ts_ns(&t);
 }
 
 void call_deadline(struct inst *inst, uint64_t override_ns, uint64_t now, struct timespec *ret)
@@ -260,22 +237,6 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
         }
 }
 
-/* Copy a text range of an event or reply into buf (NUL-terminated); -EPROTO when malformed. */
-static int take_text(struct inst *inst, const struct call_in *in, const struct call_range *r,
-                     uint64_t max, char *buf)
-{
-        const void *p;
-
-        if (call_in_bytes(in, r, max, &p) < 0)
-                return inst_protocol(inst, "a text range is outside the message");
-        if (r->len)
-                memcpy(buf, p, r->len);
-        buf[r->len] = '\0';
-        if (strlen(buf) != r->len)
-                return inst_protocol(inst, "a text holds a NUL byte");
-        return 0;
-}
-
 static void report_dropped(struct inst *inst, uint32_t n)
 {
         char msg[96];
@@ -287,83 +248,6 @@ static void report_dropped(struct inst *inst, uint32_t n)
                 snprintf(msg, sizeof(msg), "%" PRIu32 " log messages of the FMU were not forwarded", n);
                 inst->log(inst->log_ctx, inst, 1, "fmud", msg);
         }
-}
-
-int call_on_log(struct inst *inst, const struct call_in *in, struct timespec *deadline)
-{
-        uint64_t t0;
-        char category[CALL_CATEGORY_MAX + 1], message[CALL_MSG_MAX + 1];
-        struct call_log ev;
-        int r;
-
-        if (in->hdr.body_len != sizeof(ev))
-                return inst_protocol(inst, "a log event of the wrong size");
-        memcpy(&ev, in->body, sizeof(ev));
-        if (ev.status < 0 || ev.status > 4 || ev.truncated > 1)
-                return inst_protocol(inst, "a log event with an invalid status");
-        r = take_text(inst, in, &ev.category, CALL_CATEGORY_MAX, category);
-        if (r == 0)
-                r = take_text(inst, in, &ev.message, CALL_MSG_MAX, message);
-        ring_release(inst->rx);
-        if (r < 0)
-                return r;
-        if (fault_on_log(inst, ev.status, category, message))
-                return 0;
-        if (inst->log) {
-                t0 = now_ns();
-                inst->log(inst->log_ctx, inst, ev.status, category, message);
-                ns_ts(ts_ns(deadline) + (now_ns() - t0), deadline);
-        }
-        return 0;
-}
-
-static int on_iu(struct inst *inst, const struct call_in *in, enum call_op op,
-                 struct timespec *deadline)
-{
-        struct call_iu ev;
-        struct call_iu_answer a = { 0 };
-        struct inst_iu iu;
-        bool early = false;
-        double t;
-        uint64_t t0, seq;
-        struct req rq;
-        int r;
-
-        if (in->hdr.body_len != sizeof(ev))
-                return inst_protocol(inst, "an intermediate update event of the wrong size");
-        memcpy(&ev, in->body, sizeof(ev));
-        ring_release(inst->rx);
-        if (op != CALL_OP_DO_STEP || inst->depth || !inst->iu_wanted || inst->fmi != 3)
-                return inst_protocol(inst, "an intermediate update nobody asked for");
-        if (ev.set_requested > 1 || ev.get_allowed > 1 || ev.step_finished > 1 ||
-            ev.can_return_early > 1)
-                return inst_protocol(inst, "an intermediate update with invalid flags");
-        iu = (struct inst_iu){
-                .time = ev.time,
-                .set_requested = ev.set_requested,
-                .get_allowed = ev.get_allowed,
-                .step_finished = ev.step_finished,
-                .can_return_early = ev.can_return_early,
-        };
-        t = ev.time;
-        t0 = now_ns();
-        inst->depth = 1;
-        if (inst->iu)
-                inst->iu(inst->iu_ctx, inst, &iu, &early, &t);
-        inst->depth = 0;
-        /* Nested calls named themselves; the step is in flight again. */
-        inst->cur_op = op;
-        inst->cur_timeout_ns = inst->step_timeout_ns;
-        if (inst->fault)
-                return inst->fault;
-        /* The callback's time is the master's, not the worker's. */
-        ns_ts(ts_ns(deadline) + (now_ns() - t0), deadline);
-        a.early_return_requested = early;
-        a.early_return_time = early ? t : ev.time;
-        req_init(inst, &rq, CALL_OP_IU_ANSWER, sizeof(a));
-        memcpy(rq.body, &a, sizeof(a));
-        r = call_send(inst, &rq, deadline, &seq);
-        return r;
 }
 
 /* Check a reply's header and status part; the record stays held. */
@@ -385,7 +269,7 @@ static int check_reply(struct inst *inst, enum call_op op, struct rep *rp)
             !(h->status == INST_PENDING && inst->fmi == 2 &&
               (op == CALL_OP_DO_STEP || op == CALL_OP_GET_STATUS)))
                 return inst_protocol(inst, "a reply with an invalid status");
-        r = take_text(inst, &rp->in, &h->msg, CALL_MSG_MAX, text);
+        r = call_take_text(inst, &rp->in, &h->msg, CALL_MSG_MAX, text);
         if (r < 0)
                 return r;
         inst->state = (int)h->state;
@@ -435,7 +319,7 @@ int call_recv(struct inst *inst, enum call_op op, uint64_t seq, struct timespec 
                         if (rp->in.hdr.op == CALL_EV_LOG)
                                 r = call_on_log(inst, &rp->in, deadline);
                         else if (rp->in.hdr.op == CALL_EV_IU)
-                                r = on_iu(inst, &rp->in, op, deadline);
+                                r = call_on_iu(inst, &rp->in, op, deadline);
                         else {
                                 ring_release(inst->rx);
                                 r = inst_protocol(inst, "an unexpected event");

@@ -24,6 +24,26 @@
 #include "shm/channel.h"
 #include "worker/call.h"
 
+/* Monotonic nanoseconds and timespecs (the deadlines of inst_call.c and inst_events.c). */
+static inline uint64_t ts_ns(const struct timespec *t)
+{
+        return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec;
+}
+
+static inline void ns_ts(uint64_t ns, struct timespec *ret)
+{
+        ret->tv_sec = (time_t)(ns / 1000000000u);
+        ret->tv_nsec = (long)(ns % 1000000000u);
+}
+
+static inline uint64_t now_ns(void)
+{
+        struct timespec t;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &t);
+        return ts_ns(&t);
+}
+
 #define INST_FD         3       /* the worker's channel descriptor */
 #define INST_RECENT_LOGS        4       /* the FMU's last log messages kept for fault messages */
 #define INST_RECENT_TEXT        256     /* bytes of each, NUL included */
@@ -176,6 +196,16 @@ int call_run(struct inst *inst, struct req *rq, struct rep *rp);
  * log callback, moving the deadline by the callback's time. 0 or a fault.
  */
 int call_on_log(struct inst *inst, const struct call_in *in, struct timespec *deadline);
+/*
+ * Take a CALL_EV_IU event of the step op in flight (released), pass it to
+ * the intermediate update callback and answer it, moving the deadline by
+ * the callback's time. 0 or a fault.
+ */
+int call_on_iu(struct inst *inst, const struct call_in *in, enum call_op op,
+               struct timespec *deadline);
+/* Copy a text range of an event or reply into buf (NUL-terminated); -EPROTO when malformed. */
+int call_take_text(struct inst *inst, const struct call_in *in, const struct call_range *r,
+                   uint64_t max, char *buf);
 /* Wait for the next record on the reply ring until the deadline; 0 or a fault. */
 int call_next(struct inst *inst, const struct timespec *deadline, const void **rec, size_t *len);
 /* Count a call in flight (+1) or done (-1): the spin hint of every channel. */
