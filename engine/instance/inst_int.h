@@ -1,5 +1,5 @@
 /*
- * inst_int: the inside of struct inst, shared by daemon/inst_*.c.
+ * inst_int: the inside of struct inst, shared by engine/instance/inst_*.c.
  *
  * DESIGN: one request is in flight per instance, two when an intermediate
  * update callback calls back into the instance (depth 1) or when a step or

@@ -1,5 +1,5 @@
 /*
- * master_int: the inside of struct master, shared by daemon/master*.c.
+ * master_int: the inside of struct master, shared by engine/master/master*.c.
  *
  *   master.c          the public API: new/free, the stepping loops,
  *                     requests, pacing, statistics

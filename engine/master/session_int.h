@@ -1,6 +1,6 @@
 /*
  * session_int: the inside of struct session, shared by engine/master/session.c
- * and the initialization passes (daemon/init*.c).
+ * and the initialization passes (engine/master/init*.c).
  *
  * Ownership: the session owns its instances, their required variable
  * lists and the message buffer; the scenario is borrowed.
