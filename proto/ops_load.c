@@ -31,6 +31,12 @@ static const struct field load_fields[] = {
         FIELD("force", FT_BOOL, FF_OMIT, struct proto_load, force),
         FIELD("rollbackOnFault", FT_BOOL, FF_OMIT, struct proto_load, rollback_on_fault),
         FIELD("transient", FT_BOOL, FF_OMIT, struct proto_load, transient),
+        FIELD_HAS("rtPriority", FT_U32, 0, struct proto_load, rt_priority, has_rt_priority),
+        FIELD_HAS("rtWorkerPriority", FT_U32, 0, struct proto_load, rt_worker_priority,
+                  has_rt_worker_priority),
+        FIELD("rtCpus", FT_STR, FF_NAME | FF_OMIT, struct proto_load, rt_cpus),
+        FIELD("rtWorkerCpus", FT_STR, FF_NAME | FF_OMIT, struct proto_load, rt_worker_cpus),
+        FIELD("rtBestEffort", FT_BOOL, FF_OMIT, struct proto_load, rt_best_effort),
         FIELD_EXT("multirate"),
         FIELD_EXT("starts"),
         FIELD_EXT("record"),
@@ -104,6 +110,14 @@ static int check_overrides(const struct proto_load *a, char *err, size_t errlen)
             !pstr_is(a->sandbox, "off"))
                 return proto_fail(err, errlen,
                                   "args.sandbox: expected \"strict\", \"basic\" or \"off\"");
+        if (a->has_rt_priority && a->rt_priority > 99)
+                return proto_fail(err, errlen, "args.rtPriority: expected 0 (none) to 99");
+        if (a->has_rt_worker_priority && a->rt_worker_priority > 99)
+                return proto_fail(err, errlen, "args.rtWorkerPriority: expected 0 (none) to 99");
+        if (a->rt_cpus.len > 255)
+                return proto_fail(err, errlen, "args.rtCpus: longer than 255 characters");
+        if (a->rt_worker_cpus.len > 255)
+                return proto_fail(err, errlen, "args.rtWorkerCpus: longer than 255 characters");
         return 0;
 }
 

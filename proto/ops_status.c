@@ -15,6 +15,7 @@
 
 #define MAX_INSTANCES   PROTO_MAX_NAMES
 #define MAX_LAYERS      64u             /* sandbox layers of one instance */
+#define MAX_RT          32u             /* real-time options of a session */
 
 /* ---- list ---- */
 
@@ -123,6 +124,7 @@ static const struct field status_fields[] = {
         FIELD("owner", FT_STR, FF_OMIT, struct proto_session_status, owner),
         FIELD("user", FT_STR, FF_OMIT, struct proto_session_status, user),
         FIELD_EXT("instances"),
+        FIELD_EXT("realtime"),
 };
 
 static const struct field inst_fields[] = {
@@ -140,6 +142,11 @@ static const struct field inst_fields[] = {
         FIELD_EXT("sandbox"),
 };
 
+static const struct field rt_fields[] = {
+        FIELD("option", FT_STR, FF_REQ | FF_NAME, struct proto_rt_option, name),
+        FIELD("state", FT_STR, FF_REQ, struct proto_rt_option, state),
+};
+
 static const struct field layer_fields[] = {
         FIELD("layer", FT_STR, FF_REQ, struct proto_layer, name),
         FIELD("state", FT_LSTATE, FF_REQ, struct proto_layer, state),
@@ -148,7 +155,11 @@ static const struct field layer_fields[] = {
 
 void proto_session_status_encode(struct pw *w, const struct proto_session_status *r)
 {
-        res_encode(w, status_fields, N_FIELDS(status_fields), r, 1);
+        res_encode(w, status_fields, N_FIELDS(status_fields), r, 2);
+        pw_str(w, "realtime");
+        pw_array(w, r->n_realtime);
+        for (uint32_t i = 0; i < r->n_realtime; i++)
+                res_encode(w, rt_fields, N_FIELDS(rt_fields), &r->realtime[i], 0);
         pw_str(w, "instances");
         pw_array(w, r->n_insts);
         for (uint32_t i = 0; i < r->n_insts; i++) {
@@ -213,10 +224,12 @@ int proto_session_status_decode(const struct pv *v, struct proto_session_status 
 {
         struct proto_session_status s = { 0 };
         struct proto_inst_status *insts = NULL;
+        struct proto_rt_option *rts;
         struct proto_layer *layers;
         size_t n_layers = 0;
-        const struct pv *a;
-        int n, r;
+        const struct pv *a, *rt = pv_get(v, "realtime");
+        char what[48];
+        int n, n_rt, r;
 
         *mem = NULL;
         r = res_decode(v, "result", status_fields, N_FIELDS(status_fields), &s, err, errlen);
@@ -226,19 +239,26 @@ int proto_session_status_decode(const struct pv *v, struct proto_session_status 
         n = array_check(a, "result", "instances", MAX_INSTANCES, false, err, errlen);
         if (n < 0)
                 return n;
+        n_rt = array_check(rt, "result", "realtime", MAX_RT, false, err, errlen);
+        if (n_rt < 0)
+                return n_rt;
         if (n) {
                 r = insts_check(a, &n_layers, err, errlen);
                 if (r < 0)
                         return r;
-                /* struct proto_layer holds pointers only: aligned after the instances. */
-                insts = calloc(1, (size_t)n * sizeof(*insts) + n_layers * sizeof(*layers));
+        }
+        if (n + n_rt) {
+                /* Every struct here holds pointers only: the layers and options follow the instances. */
+                insts = calloc(1, (size_t)n * sizeof(*insts) + n_layers * sizeof(*layers) +
+                                  (size_t)n_rt * sizeof(*rts));
                 if (!insts) {
                         proto_fail(err, errlen, "out of memory");
                         return -ENOMEM;
                 }
         }
-        /* Only with instances: NULL + 0 is undefined behaviour. */
-        layers = n ? (struct proto_layer *)(void *)(insts + n) : NULL;
+        /* Only with a block: NULL + 0 is undefined behaviour. */
+        layers = insts ? (struct proto_layer *)(void *)(insts + n) : NULL;
+        rts = insts ? (struct proto_rt_option *)(void *)(layers + n_layers) : NULL;
         for (int i = 0; i < n; i++) {
                 r = inst_decode(&a->a.items[i], (uint32_t)i, &insts[i], layers, err, errlen);
                 if (r < 0) {
@@ -247,8 +267,19 @@ int proto_session_status_decode(const struct pv *v, struct proto_session_status 
                 }
                 layers += insts[i].n_layers;
         }
+        for (int i = 0; i < n_rt; i++) {
+                snprintf(what, sizeof(what), "result.realtime[%d]", i);
+                r = res_decode(&rt->a.items[i], what, rt_fields, N_FIELDS(rt_fields), &rts[i],
+                               err, errlen);
+                if (r < 0) {
+                        free(insts);
+                        return r;
+                }
+        }
         s.n_insts = (uint32_t)n;
-        s.insts = insts;
+        s.insts = n ? insts : NULL;
+        s.n_realtime = (uint32_t)n_rt;
+        s.realtime = n_rt ? rts : NULL;
         *mem = insts;
         *ret = s;
         return 0;
@@ -263,6 +294,7 @@ static const struct field daemon_fields[] = {
         FIELD("sessions", FT_U32, 0, struct proto_daemon_status, sessions),
         FIELD("workers", FT_U32, 0, struct proto_daemon_status, workers),
         FIELD("sandbox", FT_STR, 0, struct proto_daemon_status, sandbox),
+        FIELD("mlock", FT_STR, FF_OMIT, struct proto_daemon_status, mlock),
 };
 
 void proto_daemon_status_encode(struct pw *w, const struct proto_daemon_status *r)

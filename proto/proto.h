@@ -290,6 +290,13 @@ struct proto_load {
         const struct proto_assign *starts;
         uint32_t n_record;
         const struct proto_str *record;
+        /* Real time (docs/realtime.md); has_* false and empty: the scenario's, else the daemon's. */
+        bool has_rt_priority, has_rt_worker_priority;
+        uint32_t rt_priority;           /* SCHED_FIFO 1..99 for the master thread; 0: none */
+        uint32_t rt_worker_priority;    /* SCHED_FIFO 1..99 for the workers; 0: none */
+        struct proto_str rt_cpus;       /* the master thread's cpu list, "0-1,3" */
+        struct proto_str rt_worker_cpus;        /* the workers' cpu list */
+        bool rt_best_effort;            /* a refused real-time option does not refuse the load */
 };
 struct proto_load_result {
         uint64_t session, generation;
@@ -352,6 +359,10 @@ struct proto_inst_status {
         bool has_tolerance;                     /* given at initialization; false: none */
         double tolerance;
 };
+struct proto_rt_option {                /* a real-time option of a session (realtime.h) */
+        struct proto_str name;          /* "master-priority", "worker-cpus", "dma-latency", ... */
+        struct proto_str state;         /* "active" or "refused: REASON" (strerror) */
+};
 struct proto_session_status {
         uint64_t session, generation;
         struct proto_str name;
@@ -382,6 +393,8 @@ struct proto_session_status {
         struct proto_str user;                  /* who loaded it (as in the brief); may be empty */
         uint32_t n_insts;
         const struct proto_inst_status *insts;
+        uint32_t n_realtime;                    /* the real-time options asked for */
+        const struct proto_rt_option *realtime;
 };
 struct proto_daemon_status {
         uint32_t version;
@@ -389,6 +402,7 @@ struct proto_daemon_status {
         double uptime_s;
         uint32_t sessions, workers;
         struct proto_str sandbox;
+        struct proto_str mlock;         /* [realtime] mlock: "active", "refused: REASON"; empty: off */
 };
 
 struct proto_warp { struct proto_target t; double factor; };

@@ -265,7 +265,7 @@ Test(proto_results, result_decoders_are_strict_on_known_keys)
 Test(proto_results, daemon_status_and_progress_round_trip)
 {
         struct proto_daemon_status da = { PROTO_VERSION, S("fmud 0.1.0"), 3600.5, 3, 7,
-                                          S("basic") }, db;
+                                          S("basic"), S("active") }, db;
         struct proto_progress pa = { PROTO_STATE_FINISHED, 10.0, 10001, S("reached stop time") },
                               pb;
 
@@ -275,6 +275,7 @@ Test(proto_results, daemon_status_and_progress_round_trip)
                   "%s", err);
         cr_assert(db.version == PROTO_VERSION && db.uptime_s == 3600.5 && db.sessions == 3 &&
                   db.workers == 7 && str_eq(db.sandbox, "basic") && str_eq(db.server, "fmud 0.1.0"));
+        cr_assert(str_eq(db.mlock, "active"));
         msg_fini(&m);
         proto_reply_ok_begin(&w, 2);
         proto_progress_encode(&w, &pa);
