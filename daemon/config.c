@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include "engine/master/realtime.h"
+
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -33,6 +35,9 @@ enum key_type {
         KEY_ROLE,               /* observer, operator, admin */
         KEY_GRANT_USER,         /* "NAME ROLE", repeatable */
         KEY_GRANT_GROUP,
+        KEY_BOOL,               /* yes/no, true/false, on/off, 1/0 */
+        KEY_PRIORITY,           /* SCHED_FIFO 1..99; 0: none */
+        KEY_CPUS,               /* a cpu list, "0-1,3" */
 };
 
 struct key {
@@ -71,6 +76,12 @@ static const struct key keys[] = {
         K("roles", "user", KEY_GRANT_USER, role_users),
         K("roles", "group", KEY_GRANT_GROUP, role_groups),
         K("log", "level", KEY_LOG_LEVEL, log_level),
+        K("realtime", "mlock", KEY_BOOL, rt_mlock),
+        K("realtime", "priority", KEY_PRIORITY, rt_priority),
+        K("realtime", "worker_priority", KEY_PRIORITY, rt_worker_priority),
+        K("realtime", "cpus", KEY_CPUS, rt_cpus),
+        K("realtime", "worker_cpus", KEY_CPUS, rt_worker_cpus),
+        K("realtime", "best_effort", KEY_BOOL, rt_best_effort),
 };
 #undef K
 
@@ -126,7 +137,7 @@ void config_fini(struct fmud_config *c)
                           &c->tcp_pub_endpoint, &c->server_secret_key, &c->authorized_keys,
                           &c->socket_group, &c->state_dir, &c->cache_dir, &c->scratch_dir,
                           &c->worker,
-                          &c->sandbox_user, &c->run_dir };
+                          &c->sandbox_user, &c->run_dir, &c->rt_cpus, &c->rt_worker_cpus };
 
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
                 free(*strs[i]);
@@ -288,6 +299,8 @@ static int set_key(struct fmud_config *c, const struct key *k, const char *v, co
 {
         static const char *const sandboxes[] = { "strict", "basic", "off" };
         static const char *const violations[] = { "errno", "kill" };
+        static const char *const bools[] = { "yes", "no", "true", "false", "on", "off", "1", "0" };
+        static char cpus_why[128];      /* the loader is single-threaded */
         static const char *const levels[] = { "emerg", "alert", "crit", "err", "warning",
                                               "notice", "info", "debug" };
         void *field = (char *)c + k->off;
@@ -364,6 +377,27 @@ static int set_key(struct fmud_config *c, const struct key *k, const char *v, co
                 }
                 *(double *)field = d;
                 return 0;
+        case KEY_BOOL:
+                r = parse_enum(v, bools, 8);
+                if (r < 0) {
+                        *why = "must be yes or no";
+                        return -EINVAL;
+                }
+                *(bool *)field = r % 2 == 0;
+                return 0;
+        case KEY_PRIORITY:
+                if (parse_u64(v, RT_PRIORITY_MAX, &u) < 0) {
+                        *why = "must be a SCHED_FIFO priority, 1 to 99 (0: none)";
+                        return -EINVAL;
+                }
+                *(uint32_t *)field = (uint32_t)u;
+                return 0;
+        case KEY_CPUS:
+                if (rt_cpus_check(v, cpus_why, sizeof(cpus_why)) < 0) {
+                        *why = cpus_why;
+                        return -EINVAL;
+                }
+                return set_str(field, v);
         case KEY_ROLE:
                 r = access_role_parse(v);
                 if (r < 0) {

@@ -71,8 +71,16 @@ struct fmud_config {
         size_t n_role_users, n_role_groups;
         /* [log] */
         int log_level;                  /* syslog level: 3 err ... 7 debug */
+        /* [realtime] (engine/master/realtime.h): every session's defaults */
+        bool rt_mlock;                  /* mlockall() the daemon at startup */
+        uint32_t rt_priority;           /* master threads' SCHED_FIFO priority; 0: none */
+        uint32_t rt_worker_priority;    /* workers'; 0: none */
+        char *rt_cpus, *rt_worker_cpus; /* cpu lists; NULL: any cpu */
+        bool rt_best_effort;            /* a refused option does not refuse a session */
         /* derived by config_finish() */
         char *run_dir;
+        /* set by fmud at startup: [realtime] mlock "active", "refused: REASON"; empty: off */
+        char rt_mlock_state[96];
 };
 
 /* Command-line options; NULL / negative / false: not given. */

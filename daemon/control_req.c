@@ -136,6 +136,7 @@ static void do_daemon_status(struct control *c, const struct ctl_peer *p, uint64
                 .version = PROTO_VERSION,
                 .server = { SERVER_NAME, (uint32_t)strlen(SERVER_NAME) },
                 .sandbox = { sb, (uint32_t)strlen(sb) },
+                .mlock = { c->cfg->rt_mlock_state, (uint32_t)strlen(c->cfg->rt_mlock_state) },
         };
         struct timespec now;
         struct pw w;

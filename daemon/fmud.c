@@ -247,6 +247,13 @@ static int start_host(struct daemon *d, struct control *c)
         }
         o.default_budget_s = isnan(cfg->default_budget) ? 0 : cfg->default_budget;
         o.results_flush_ms = cfg->results_flush_ms;
+        o.realtime.master_priority = (int)cfg->rt_priority;
+        o.realtime.worker_priority = (int)cfg->rt_worker_priority;
+        snprintf(o.realtime.master_cpus, sizeof(o.realtime.master_cpus), "%s",
+                 cfg->rt_cpus ? cfg->rt_cpus : "");
+        snprintf(o.realtime.worker_cpus, sizeof(o.realtime.worker_cpus), "%s",
+                 cfg->rt_worker_cpus ? cfg->rt_worker_cpus : "");
+        o.realtime.best_effort = cfg->rt_best_effort;
         o.call_timeout_ns = (uint64_t)(cfg->call_timeout * 1e9);
         if (cfg->max_sessions)
                 o.max_sessions = cfg->max_sessions;
@@ -351,12 +358,41 @@ static void log_settings(const struct fmud_config *cfg)
                 log_warn("SANDBOX OFF: FMUs run with the daemon's privileges, network and files");
 }
 
+/*
+ * [realtime] mlock: the daemon's memory locked before it starts a thread
+ * (MCL_FUTURE covers what it maps later). Refused: the daemon does not
+ * start, unless best_effort, which keeps the refusal for status.
+ */
+static int lock_memory(struct fmud_config *cfg)
+{
+        int r;
+
+        if (!cfg->rt_mlock)
+                return 0;
+        r = rt_lock_memory();
+        if (r == 0) {
+                snprintf(cfg->rt_mlock_state, sizeof(cfg->rt_mlock_state), "active");
+                return 0;
+        }
+        snprintf(cfg->rt_mlock_state, sizeof(cfg->rt_mlock_state), "refused: %s", strerror(-r));
+        if (!cfg->rt_best_effort) {
+                log_err("[realtime] mlock: mlockall: %s (LimitMEMLOCK=infinity or CAP_IPC_LOCK; "
+                        "best_effort = yes starts without)", strerror(-r));
+                return r;
+        }
+        log_warn("[realtime] mlock refused (best effort): mlockall: %s", strerror(-r));
+        return 0;
+}
+
 static int serve(struct daemon *d, int sigfd)
 {
         struct control *c = NULL;
         char err[512];
         int r;
 
+        r = lock_memory(&d->cfg);
+        if (r < 0)
+                return r;
         r = control_new(&d->cfg, &c, err, sizeof(err));
         if (r < 0) {
                 log_err("%s", err);

@@ -64,6 +64,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "engine/master/realtime.h"
 #include "proto/proto.h"
 
 struct host;
@@ -115,6 +116,8 @@ struct host_opts {
         /* Rows wait at most this long to be written (recorder.h, flush_ms); 0: 1000. */
         uint32_t results_flush_ms;
         uint64_t call_timeout_ns;       /* deadline of an FMI call; 0: default */
+        /* Every session's real-time options unless its load or scenario says (host_rt.c). */
+        struct rt_opts realtime;
         uint32_t max_sessions;          /* 0: 64 */
         /* Bytes of one reply; a bigger one is refused PROTO_E_TOO_LARGE. 0: PROTO_MAX_MSG. */
         size_t max_reply;

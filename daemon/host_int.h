@@ -12,6 +12,7 @@
  *   host_values.c   get/set: msgpack <-> FMI types
  *   host_vars.c     get/set: names (and array elements) to variables
  *   host_status.c   the status snapshot, status and list replies
+ *   host_rt.c       a session's real-time options, applied at load and reported
  *   host_sub.c      the master's sink: results file and subscriptions
  *   host_rec.c      the results file's condition: flushes, failures, close
  *   host_snap.c     snapshot and restore
@@ -194,6 +195,7 @@ struct hsess {
         double goal_t;
         struct hsetv *setv;             /* values set since their instance's last step */
         uint32_t n_workers;             /* counted in h->workers */
+        struct rt_state rt;             /* written by the session thread under lock (host_rt.c) */
 
         /* A transient session's lease (host_lease.c); set at load, then read-only... */
         bool transient;
@@ -295,6 +297,19 @@ void hsess_steps(struct hsess *hs, struct hcmd *c, const struct pv *args);
 bool hsess_goal_reached(struct hsess *hs);
 /* Reply to c with the session's state, time and points. */
 void hsess_progress(struct hsess *hs, const struct hcmd *c);
+
+/* ---- host_rt.c ---- */
+#define HRT_STATE_MAX   96              /* "refused: REASON (task N)" */
+/*
+ * Apply the session's real-time options (the daemon's, overridden by load
+ * a) to this thread and every worker: 0, or -errno with *code and msg
+ * when an option is refused and the session did not say best-effort.
+ */
+int hrt_apply(struct hsess *hs, const struct proto_load *a, char *msg, size_t size, int *code);
+void hrt_release(struct hsess *hs);
+/* The options asked for, as status reports them (states: RT_OPT_COUNT buffers); their count. */
+uint32_t hrt_status(const struct hsess *hs, struct proto_rt_option *out,
+                    char (*states)[HRT_STATE_MAX]);
 
 /* ---- host_status.c ---- */
 int hstatus_init(struct hsess *hs);

@@ -417,6 +417,8 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                         goto out_reply;
         }
         r = start(hs, out, a.force, msg, sizeof(msg), &code);
+        if (r == 0)
+                r = hrt_apply(hs, &a, msg, sizeof(msg), &code);
         if (r < 0)
                 goto out_reply;
         r = hstatus_init(hs);
@@ -484,6 +486,7 @@ out_free:
 
 void hload_free(struct hsess *hs)
 {
+        hrt_release(hs);
         pthread_mutex_lock(&hs->lock);
         hs->m_pub = NULL;
         pthread_mutex_unlock(&hs->lock);

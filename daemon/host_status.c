@@ -209,6 +209,8 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
         uint64_t points;
         struct proto_inst_status *v = calloc(st->n_insts ? st->n_insts : 1, sizeof(*v));
         struct proto_layer *lv = calloc(st->n_insts * SANDBOX_LAYER_COUNT + 1, sizeof(*lv));
+        struct proto_rt_option rt[RT_OPT_COUNT];
+        char rt_states[RT_OPT_COUNT][HRT_STATE_MAX];
         struct proto_session_status r;
 
         live(hs, &time, &points);
@@ -227,6 +229,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
                 .transient = hs->transient, .owner = str(hs->transient ? hs->owner : NULL),
                 .user = str(hs->user),
                 .n_insts = v && lv ? (uint32_t)st->n_insts : 0, .insts = v,
+                .n_realtime = hrt_status(hs, rt, rt_states), .realtime = rt,
         };
 
         for (size_t i = 0; v && lv && i < st->n_insts; i++) {

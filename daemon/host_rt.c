@@ -1,0 +1,103 @@
+/*
+ * host_rt: a session's real-time options (engine/master/realtime.h): the
+ * daemon's [realtime] defaults, overridden by the load's rtPriority,
+ * rtWorkerPriority, rtCpus, rtWorkerCpus and rtBestEffort; applied once
+ * the workers are up, on the session's thread (which is its master
+ * thread) and on every thread of every worker; reported in status.
+ *
+ * DESIGN: an option the kernel refuses refuses the load ("invalid", the
+ * option and strerror named) unless the session said best-effort; then it
+ * runs and status says "refused: REASON". The options are applied before
+ * the session is loaded, so a refusal never leaves a session half real
+ * time: the load fails and everything it started is reaped.
+ */
+#include "daemon/host_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+
+static void rt_log(struct hsess *hs, const char *message)
+{
+        const struct host_opts *o = &hs->h->opts;
+        char line[HOST_MSG_MAX + 64];
+
+        if (!o->log)
+                return;
+        snprintf(line, sizeof(line), "session %llu: %s (best effort)", (unsigned long long)hs->id,
+                 message);
+        o->log(o->log_ctx, LOG_WARNING, line);
+}
+
+static void copy_cpus(char *dst, size_t size, const struct proto_str *s)
+{
+        if (s->len)
+                snprintf(dst, size, "%.*s", (int)s->len, s->ptr);
+}
+
+int hrt_apply(struct hsess *hs, const struct proto_load *a, char *msg, size_t size, int *code)
+{
+        struct rt_opts o = hs->h->opts.realtime;
+        struct rt_state st = { 0 };
+        char why[HOST_MSG_MAX];
+
+        if (a->has_rt_priority)
+                o.master_priority = (int)a->rt_priority;
+        if (a->has_rt_worker_priority)
+                o.worker_priority = (int)a->rt_worker_priority;
+        copy_cpus(o.master_cpus, sizeof(o.master_cpus), &a->rt_cpus);
+        copy_cpus(o.worker_cpus, sizeof(o.worker_cpus), &a->rt_worker_cpus);
+        o.best_effort |= a->rt_best_effort;
+        if (o.master_cpus[0] && rt_cpus_check(o.master_cpus, why, sizeof(why)) < 0) {
+                *code = PROTO_E_BAD_REQUEST;
+                snprintf(msg, size, "rtCpus: %s", why);
+                return -EINVAL;
+        }
+        if (o.worker_cpus[0] && rt_cpus_check(o.worker_cpus, why, sizeof(why)) < 0) {
+                *code = PROTO_E_BAD_REQUEST;
+                snprintf(msg, size, "rtWorkerCpus: %s", why);
+                return -EINVAL;
+        }
+        if (!rt_any(&o))
+                return 0;
+        rt_apply_self(&o, &st);
+        for (size_t i = 0; i < session_count(hs->s); i++)
+                rt_apply_worker(&o, inst_pid(session_inst(hs->s, i)), &st);
+        pthread_mutex_lock(&hs->lock);
+        hs->rt = st;
+        pthread_mutex_unlock(&hs->lock);
+        if (rt_refused(&st, why, sizeof(why)) < 0)
+                return 0;
+        if (o.best_effort) {
+                rt_log(hs, why);
+                return 0;
+        }
+        *code = PROTO_E_INVALID;
+        snprintf(msg, size, "%s (rtBestEffort: load anyway)", why);
+        return -EPERM;
+}
+
+void hrt_release(struct hsess *hs)
+{
+        pthread_mutex_lock(&hs->lock);
+        rt_release(&hs->rt);
+        pthread_mutex_unlock(&hs->lock);
+}
+
+uint32_t hrt_status(const struct hsess *hs, struct proto_rt_option *out,
+                    char (*states)[HRT_STATE_MAX])
+{
+        uint32_t n = 0;
+
+        for (int o = 0; o < RT_OPT_COUNT; o++) {
+                if (!hs->rt.asked[o])
+                        continue;
+                rt_describe(&hs->rt, (enum rt_opt)o, states[n], HRT_STATE_MAX);
+                out[n].name = (struct proto_str){ rt_opt_name((enum rt_opt)o),
+                                                  (uint32_t)strlen(rt_opt_name((enum rt_opt)o)) };
+                out[n].state = (struct proto_str){ states[n], (uint32_t)strlen(states[n]) };
+                n++;
+        }
+        return n;
+}

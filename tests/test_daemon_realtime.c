@@ -1,0 +1,207 @@
+/*
+ * daemon_realtime: a session's real-time options through libfmud against
+ * a real fmud (daemon_fixture.h): SCHED_FIFO and cpu sets read back from
+ * the kernel for the master thread and the workers, each option reported
+ * in status, and a refused option failing the load unless best-effort.
+ * Where the kernel refuses real time altogether (no CAP_SYS_NICE, no
+ * RLIMIT_RTPRIO), the tests that need it are skipped.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon_fixture.h"
+
+#define MISSING_CPU     "1000"  /* below CPU_SETSIZE, above any cpu this machine has */
+
+static struct fmud_daemon d;
+static struct fmud *c;
+
+static void setup(void)
+{
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+}
+
+static void teardown(void)
+{
+        fmud_close(c);
+        c = NULL;
+        daemon_stop(&d);
+}
+
+TestSuite(daemon_realtime, .init = setup, .fini = teardown);
+
+static struct proto_load scripted(void)
+{
+        return (struct proto_load){ .path = daemon_str(FMUD_MASTER_FMU_DIR "/Scripted.fmu"),
+                                    .has_stop = true, .stop = 0.1, .has_step = true,
+                                    .step = 0.01 };
+}
+
+/* The state status reports for option name; NULL when it is not there. */
+static const char *option(const struct proto_session_status *st, const char *name, char *buf,
+                          size_t size)
+{
+        for (uint32_t i = 0; i < st->n_realtime; i++)
+                if (daemon_str_eq(st->realtime[i].name, name)) {
+                        snprintf(buf, size, "%.*s", (int)st->realtime[i].state.len,
+                                 st->realtime[i].state.ptr);
+                        return buf;
+                }
+        return NULL;
+}
+
+/* The threads of pid with SCHED_FIFO at priority prio; *ret_tid: one of them. */
+static int fifo_threads(pid_t pid, int prio, pid_t *ret_tid)
+{
+        struct sched_param sp;
+        char path[64];
+        struct dirent *e;
+        int n = 0;
+        DIR *dir;
+
+        snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+        dir = opendir(path);
+        cr_assert(dir, "%s: %s", path, strerror(errno));
+        while ((e = readdir(dir))) {
+                pid_t tid = (pid_t)atoi(e->d_name);
+
+                if (tid <= 0 || sched_getscheduler(tid) != SCHED_FIFO ||
+                    sched_getparam(tid, &sp) < 0 || sp.sched_priority != prio)
+                        continue;
+                *ret_tid = tid;
+                n++;
+        }
+        closedir(dir);
+        return n;
+}
+
+static bool only_cpu(pid_t tid, int cpu)
+{
+        cpu_set_t set;
+
+        cr_assert(sched_getaffinity(tid, sizeof(set), &set) == 0, "%s", strerror(errno));
+        return CPU_COUNT(&set) == 1 && CPU_ISSET(cpu, &set);
+}
+
+Test(daemon_realtime, fifo_priorities_and_cpu_sets_apply_to_master_and_workers)
+{
+        struct proto_load a = scripted();
+        struct proto_session_status st;
+        uint64_t s = 0;
+        char buf[128], line[128];
+        pid_t worker, master = 0, wt = 0;
+        FILE *slack;
+        int r;
+
+        a.has_rt_priority = true;
+        a.rt_priority = 21;
+        a.has_rt_worker_priority = true;
+        a.rt_worker_priority = 11;
+        a.rt_cpus = daemon_str("0");
+        a.rt_worker_cpus = daemon_str("0");
+        r = fmud_load(c, &a, &s, NULL);
+        if (r == FMUD_E_REFUSED && (strstr(fmud_errmsg(c), strerror(EPERM)) ||
+                                    strstr(fmud_errmsg(c), strerror(EACCES)) ||
+                                    strstr(fmud_errmsg(c), strerror(ENOENT))))
+                cr_skip_test("the kernel refuses real time here: %s", fmud_errmsg(c));
+        cr_assert(r == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+        cr_assert(st.n_insts == 1 && st.n_realtime == 6, "%u options", st.n_realtime);
+        cr_assert(!strcmp(option(&st, "master-priority", buf, sizeof(buf)), "active"), "%s", buf);
+        cr_assert(!strcmp(option(&st, "worker-priority", buf, sizeof(buf)), "active"), "%s", buf);
+        cr_assert(!strcmp(option(&st, "master-cpus", buf, sizeof(buf)), "active"), "%s", buf);
+        cr_assert(!strcmp(option(&st, "worker-cpus", buf, sizeof(buf)), "active"), "%s", buf);
+        cr_assert(!strcmp(option(&st, "timer-slack", buf, sizeof(buf)), "active"), "%s", buf);
+        cr_assert(!strcmp(option(&st, "dma-latency", buf, sizeof(buf)), "active"), "%s", buf);
+        worker = (pid_t)st.insts[0].pid;
+        /* The kernel's word: the session's thread in the daemon, every thread of the worker. */
+        cr_assert(fifo_threads(d.pid, 21, &master) == 1);
+        cr_assert(only_cpu(master, 0));
+        cr_assert(sched_getscheduler(worker) == SCHED_FIFO);
+        cr_assert(fifo_threads(worker, 11, &wt) >= 1);
+        cr_assert(only_cpu(worker, 0));
+        snprintf(line, sizeof(line), "/proc/%d/timerslack_ns", (int)worker);
+        slack = fopen(line, "r");
+        cr_assert(slack, "%s: %s", line, strerror(errno));
+        cr_assert(fgets(line, sizeof(line), slack));
+        fclose(slack);
+        /* 1 ns as asked, or 0: the kernel gives SCHED_FIFO tasks no slack at all. */
+        cr_assert(strtoull(line, NULL, 10) <= 1, "worker timer slack %s", line);
+        /* The session runs as real time and ends as usual. */
+        cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
+                  fmud_errmsg(c));
+        daemon_wait_state(c, s, PROTO_STATE_FINISHED, &st);
+        cr_assert(fmud_unload(c, &(struct proto_target){ s, 0 }) == 0, "%s", fmud_errmsg(c));
+}
+
+Test(daemon_realtime, a_cpu_that_does_not_exist_refuses_the_load_naming_option_and_reason)
+{
+        struct proto_load a = scripted();
+        struct proto_session_status st;
+        uint64_t s = 0;
+        pid_t kids[8];
+        int r;
+
+        a.rt_worker_cpus = daemon_str(MISSING_CPU);
+        r = fmud_load(c, &a, &s, NULL);
+        daemon_assert_refused(c, r, PROTO_E_INVALID, "worker cpus");
+        cr_assert(strstr(fmud_errmsg(c), "realtime worker-cpus: Invalid argument (task ") &&
+                  strstr(fmud_errmsg(c), "(rtBestEffort: load anyway)"), "%s", fmud_errmsg(c));
+        a.rt_worker_cpus = daemon_str("");
+        a.rt_cpus = daemon_str(MISSING_CPU);
+        r = fmud_load(c, &a, &s, NULL);
+        daemon_assert_refused(c, r, PROTO_E_INVALID, "master cpus");
+        cr_assert(strstr(fmud_errmsg(c), "realtime master-cpus: Invalid argument"), "%s",
+                  fmud_errmsg(c));
+        /* Nothing left behind, and the daemon loads the same session without the option. */
+        cr_assert(daemon_children(d.pid, kids, 8) == 0);
+        a.rt_cpus = daemon_str("");
+        s = daemon_load(c, &a, NULL);
+        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+        cr_assert(st.n_realtime == 0);
+}
+
+Test(daemon_realtime, best_effort_loads_and_reports_the_refusal)
+{
+        struct proto_load a = scripted();
+        struct proto_session_status st;
+        char buf[128];
+        uint64_t s;
+
+        a.rt_worker_cpus = daemon_str(MISSING_CPU);
+        a.rt_best_effort = true;
+        s = daemon_load(c, &a, NULL);
+        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+        cr_assert(st.n_realtime == 1);
+        cr_assert(option(&st, "worker-cpus", buf, sizeof(buf)));
+        cr_assert(!strncmp(buf, "refused: Invalid argument (task ", 32), "%s", buf);
+        cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
+                  fmud_errmsg(c));
+        daemon_wait_state(c, s, PROTO_STATE_FINISHED, NULL);
+}
+
+Test(daemon_realtime, bad_priorities_and_cpu_lists_are_bad_requests)
+{
+        struct proto_load a = scripted();
+        uint64_t s;
+        int r;
+
+        a.has_rt_priority = true;
+        a.rt_priority = 100;
+        r = fmud_load(c, &a, &s, NULL);
+        daemon_assert_refused(c, r, PROTO_E_BAD_REQUEST, "priority 100");
+        cr_assert(!strcmp(fmud_errmsg(c), "args.rtPriority: expected 0 (none) to 99"), "%s",
+                  fmud_errmsg(c));
+        a = scripted();
+        a.rt_worker_cpus = daemon_str("0-");
+        r = fmud_load(c, &a, &s, NULL);
+        daemon_assert_refused(c, r, PROTO_E_BAD_REQUEST, "cpu list");
+        cr_assert(strstr(fmud_errmsg(c), "rtWorkerCpus: cpu list '0-': expected cpus and "
+                         "ranges below 1024"), "%s", fmud_errmsg(c));
+}
