@@ -102,6 +102,7 @@ enum {
         CLI_O_OUT = 1100, CLI_O_T0, CLI_O_T1, CLI_O_STEP, CLI_O_START, CLI_O_MULTI, CLI_O_REC,
         CLI_O_DEC, CLI_O_BUDGET, CLI_O_WARP, CLI_O_GS, CLI_O_SANDBOX, CLI_O_INPUT, CLI_O_TOL,
         CLI_O_STRICT, CLI_O_ROLLBACK, CLI_O_TRANSIENT, CLI_O_FORCE,
+        CLI_O_RT_PRIO, CLI_O_RT_WPRIO, CLI_O_RT_CPUS, CLI_O_RT_WCPUS, CLI_O_RT_BEST,
 };
 
 /* The options of a load but --out, whose help differs between load and run. */

@@ -147,7 +147,7 @@ static struct json_object *inst_json(const struct proto_inst_status *in)
 
 struct json_object *cli_json_session_status(const struct proto_session_status *s)
 {
-        struct json_object *o = json_object_new_object(), *insts;
+        struct json_object *o = json_object_new_object(), *insts, *rt;
 
         json_object_object_add(o, "session", json_object_new_uint64(s->session));
         json_object_object_add(o, "generation", json_object_new_uint64(s->generation));
@@ -185,6 +185,15 @@ struct json_object *cli_json_session_status(const struct proto_session_status *s
         for (uint32_t i = 0; i < s->n_insts; i++)
                 json_object_array_add(insts, inst_json(&s->insts[i]));
         json_object_object_add(o, "instances", insts);
+        rt = json_object_new_array_ext((int)s->n_realtime);
+        for (uint32_t i = 0; i < s->n_realtime; i++) {
+                struct json_object *e = json_object_new_object();
+
+                json_object_object_add(e, "option", cli_json_str(s->realtime[i].name));
+                json_object_object_add(e, "state", cli_json_str(s->realtime[i].state));
+                json_object_array_add(rt, e);
+        }
+        json_object_object_add(o, "realtime", rt);
         return o;
 }
 
@@ -198,6 +207,8 @@ struct json_object *cli_json_daemon_status(const struct proto_daemon_status *s)
         json_object_object_add(o, "sessions", json_object_new_uint64(s->sessions));
         json_object_object_add(o, "workers", json_object_new_uint64(s->workers));
         json_object_object_add(o, "sandbox", cli_json_str(s->sandbox));
+        if (s->mlock.len)
+                json_object_object_add(o, "mlock", cli_json_str(s->mlock));
         return o;
 }
 

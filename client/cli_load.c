@@ -45,6 +45,13 @@ const struct cli_opt cli_load_opts[] = {
         { "rollback-on-fault", CLI_O_ROLLBACK, NULL,
           "save every FMU state before each step, so that a fault\n"
           "holds every instance at the last good point" },
+        { "rt-priority", CLI_O_RT_PRIO, "N", "SCHED_FIFO priority N (1-99) for the session's\n"
+                                            "master thread (docs/fmuctl.md, real time)" },
+        { "rt-worker-priority", CLI_O_RT_WPRIO, "N", "SCHED_FIFO priority N for every worker thread" },
+        { "rt-cpus", CLI_O_RT_CPUS, "LIST", "pin the master thread to these cpus (0-1,3)" },
+        { "rt-worker-cpus", CLI_O_RT_WCPUS, "LIST", "pin every worker thread to these cpus" },
+        { "rt-best-effort", CLI_O_RT_BEST, NULL, "load even when the kernel refuses a real-time\n"
+                                                "option (status says which and why)" },
         { "transient", CLI_O_TRANSIENT, NULL, "unload the session when this connection goes quiet\n"
                                              "(fmuctl run always does)" },
         { 0 },
@@ -97,6 +104,20 @@ static int budget(const struct cli *a, const char *arg, struct proto_load *p)
         return 1;
 }
 
+/* --rt-priority N, --rt-worker-priority N: 0 (none) to 99. */
+static int priority(const struct cli *a, const char *opt, const char *arg, uint32_t *v,
+                    bool *has)
+{
+        uint64_t k;
+
+        if (cli_count(a, opt, arg, &k) || k > 99)
+                return cli_usage_error(a, "%s needs a SCHED_FIFO priority, 1 to 99 (0: none)",
+                                       opt);
+        *v = (uint32_t)k;
+        *has = true;
+        return 1;
+}
+
 int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
 {
         struct proto_load *p = &l->l;
@@ -138,6 +159,20 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
                 return 1;
         case CLI_O_FORCE:
                 p->force = true;
+                return 1;
+        case CLI_O_RT_PRIO:
+                return priority(a, "--rt-priority", arg, &p->rt_priority, &p->has_rt_priority);
+        case CLI_O_RT_WPRIO:
+                return priority(a, "--rt-worker-priority", arg, &p->rt_worker_priority,
+                                &p->has_rt_worker_priority);
+        case CLI_O_RT_CPUS:
+                p->rt_cpus = (struct proto_str){ arg, (uint32_t)strlen(arg) };
+                return 1;
+        case CLI_O_RT_WCPUS:
+                p->rt_worker_cpus = (struct proto_str){ arg, (uint32_t)strlen(arg) };
+                return 1;
+        case CLI_O_RT_BEST:
+                p->rt_best_effort = true;
                 return 1;
         case CLI_O_SANDBOX:
                 if (strcmp(arg, "strict") && strcmp(arg, "basic") && strcmp(arg, "off"))

@@ -87,6 +87,15 @@ static void print_session(const struct proto_session_status *s)
         printf("%-12s %llu steps chained, %llu worker moves\n", "master",
                (unsigned long long)s->chained_steps, (unsigned long long)s->worker_moves);
         str("sandbox", s->sandbox);
+        for (uint32_t i = 0; i < s->n_realtime; i++) {
+                const struct proto_rt_option *o = &s->realtime[i];
+
+                printf("%-12s ", "realtime");
+                cli_put_clean(stdout, o->name.ptr, o->name.len);
+                printf("%*s ", o->name.len < 16 ? 16 - (int)o->name.len : 0, "");
+                cli_put_clean(stdout, o->state.ptr, o->state.len);
+                putchar('\n');
+        }
         if (s->user.len)
                 str("user", s->user);
         if (s->transient) {
@@ -122,6 +131,8 @@ static void print_daemon(const struct proto_daemon_status *d)
         printf("%-12s %u\n", "sessions", d->sessions);
         printf("%-12s %u\n", "workers", d->workers);
         str("sandbox", d->sandbox);
+        if (d->mlock.len)
+                str("mlock", d->mlock);
 }
 
 static const struct cli_cmd def = {
