@@ -1,6 +1,7 @@
 /*
  * host_rt: a session's real-time options (engine/master/realtime.h): the
- * daemon's [realtime] defaults, overridden by the load's rtPriority,
+ * daemon's [realtime] defaults, overridden by the scenario's settings
+ * (docs/scenarios.md), overridden by the load's rtPriority,
  * rtWorkerPriority, rtCpus, rtWorkerCpus and rtBestEffort; applied once
  * the workers are up, on the session's thread (which is its master
  * thread) and on every thread of every worker; reported in status.
@@ -38,9 +39,20 @@ static void copy_cpus(char *dst, size_t size, const struct proto_str *s)
 
 int hrt_apply(struct hsess *hs, const struct proto_load *a, char *msg, size_t size, int *code)
 {
+        const struct scenario_realtime *sr = &hs->sc->experiment.realtime;
         struct rt_opts o = hs->h->opts.realtime;
         struct rt_state st = { 0 };
         char why[HOST_MSG_MAX];
+
+        if (sr->has_priority)
+                o.master_priority = (int)sr->priority;
+        if (sr->has_worker_priority)
+                o.worker_priority = (int)sr->worker_priority;
+        if (sr->cpus[0])
+                snprintf(o.master_cpus, sizeof(o.master_cpus), "%s", sr->cpus);
+        if (sr->worker_cpus[0])
+                snprintf(o.worker_cpus, sizeof(o.worker_cpus), "%s", sr->worker_cpus);
+        o.best_effort |= sr->best_effort;
 
         if (a->has_rt_priority)
                 o.master_priority = (int)a->rt_priority;

@@ -115,6 +115,17 @@ struct scenario_experiment {
         double tolerance;               /* relative, 0 < tolerance < 1 */
         /* Save every instance's state before each step, so a fault holds every one at the point. */
         bool rollback_on_fault;
+        /*
+         * Real time (engine/master/realtime.h), from the settings' rtPriority,
+         * rtWorkerPriority, rtCpus, rtWorkerCpus and rtBestEffort; the load's
+         * arguments override them, they override the daemon's [realtime].
+         */
+        struct scenario_realtime {
+                bool has_priority, has_worker_priority;
+                uint32_t priority, worker_priority;     /* 0 (none) to 99 */
+                char cpus[256], worker_cpus[256];       /* cpu lists; empty: not set */
+                bool best_effort;
+        } realtime;
 };
 
 /* One CSV column: one scalar element of one variable. */

@@ -5,7 +5,8 @@
  *   <ssc:Annotation type="org.fmud.settings">
  *     <fmud:Settings stepSize="0.001" stepBudget="10" warp="1" decimation="10"
  *                    algorithm="gauss-seidel" order="mass1 mass2" tolerance="1e-6"
- *                    rollbackOnFault="true">
+ *                    rollbackOnFault="true" rtPriority="50" rtWorkerPriority="49"
+ *                    rtCpus="1" rtWorkerCpus="2-3" rtBestEffort="false">
  *       <fmud:Component name="mass2" multirate="2"/>
  *       <fmud:GaussSeidel input="mass2.x1"/>
  *       <fmud:Record variable="mass1.x1"/>
@@ -28,7 +29,8 @@
 
 static const char *const settings_attrs[] = {
         "version", "stepSize", "stepBudget", "warp", "decimation", "algorithm", "order", "tolerance",
-        "rollbackOnFault", NULL,
+        "rollbackOnFault", "rtPriority", "rtWorkerPriority", "rtCpus", "rtWorkerCpus",
+        "rtBestEffort", NULL,
 };
 
 static bool known(const char *const *list, const char *name)
@@ -165,6 +167,56 @@ static int double_attr(struct sc_load *l, const xmlNode *n, const char *name, bo
         return r < 0 ? r : 0;
 }
 
+/* rtPriority, rtWorkerPriority: a SCHED_FIFO priority, 0 (none) to 99. */
+static int rt_priority(struct sc_load *l, const xmlNode *n, const char *name, bool *has,
+                       uint32_t *v)
+{
+        const char *s = mx_attr(&l->doc.x, n, name);
+        uint64_t u;
+
+        if (!s)
+                return 0;
+        if (mv_uint(s, 99, &u) < 0)
+                return sc_err(l, l->label, mx_line(n), NULL, "%s \"%s\": expected a SCHED_FIFO "
+                              "priority, 0 (none) to 99", name, s);
+        *has = true;
+        *v = (uint32_t)u;
+        return 0;
+}
+
+/* rtCpus, rtWorkerCpus: digits, ',' and '-' (the daemon checks the list when it applies it). */
+static int rt_cpus(struct sc_load *l, const xmlNode *n, const char *name, char *dst, size_t size)
+{
+        const char *s = mx_attr(&l->doc.x, n, name);
+
+        if (!s)
+                return 0;
+        if (!*s || strlen(s) >= size || strspn(s, "0123456789,-") != strlen(s))
+                return sc_err(l, l->label, mx_line(n), NULL, "%s \"%.64s\": expected a cpu "
+                              "list such as 0-1,3", name, s);
+        snprintf(dst, size, "%s", s);
+        return 0;
+}
+
+static int realtime(struct sc_load *l, const xmlNode *n)
+{
+        struct scenario_realtime *rt = &l->s->experiment.realtime;
+        const char *s = mx_attr(&l->doc.x, n, "rtBestEffort");
+        int bad = 0;
+
+        bad |= rt_priority(l, n, "rtPriority", &rt->has_priority, &rt->priority) < 0;
+        bad |= rt_priority(l, n, "rtWorkerPriority", &rt->has_worker_priority,
+                           &rt->worker_priority) < 0;
+        bad |= rt_cpus(l, n, "rtCpus", rt->cpus, sizeof(rt->cpus)) < 0;
+        bad |= rt_cpus(l, n, "rtWorkerCpus", rt->worker_cpus, sizeof(rt->worker_cpus)) < 0;
+        if (s && !strcmp(s, "true"))
+                rt->best_effort = true;
+        else if (s && strcmp(s, "false"))
+                bad |= sc_err(l, l->label, mx_line(n), NULL, "rtBestEffort \"%s\": expected "
+                              "true or false", s) < 0;
+        return bad ? -EINVAL : 0;
+}
+
 static int annotation(struct sc_load *l, struct sc_settings *st, const xmlNode *n)
 {
         struct mx *x = &l->doc.x;
@@ -195,6 +247,7 @@ static int annotation(struct sc_load *l, struct sc_settings *st, const xmlNode *
                 bad |= parse_algorithm(l, s, mx_line(n), &st->algorithm) < 0;
                 st->has_algorithm = true;
         }
+        bad |= realtime(l, n) < 0;
         st->order = mx_attr(x, n, "order");
         st->order_origin = "order";
         for (const xmlNode *c = mx_first(n); c; c = mx_next(c)) {
