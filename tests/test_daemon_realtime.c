@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon_fixture.h"
 
@@ -204,4 +205,48 @@ Test(daemon_realtime, bad_priorities_and_cpu_lists_are_bad_requests)
         daemon_assert_refused(c, r, PROTO_E_BAD_REQUEST, "cpu list");
         cr_assert(strstr(fmud_errmsg(c), "rtWorkerCpus: cpu list '0-': expected cpus and "
                          "ranges below 1024"), "%s", fmud_errmsg(c));
+}
+
+/* [realtime] mlock: the daemon locks its memory at startup and status says so. */
+Test(daemon_realtime_config, mlock_is_applied_and_reported)
+{
+        char conf[] = "/tmp/fmud-rt-XXXXXX";
+        static const char text[] = "[realtime]\nmlock = yes\nbest_effort = yes\n";
+        const char *extra[] = { "--config", conf, NULL };
+        struct fmud_daemon dm = { 0 };
+        struct proto_daemon_status st;
+        struct fmud *cm;
+        char state[96], *status;
+        FILE *f;
+        int fd;
+
+        fd = mkstemp(conf);
+        cr_assert(fd >= 0);
+        cr_assert(write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1));
+        close(fd);
+        daemon_start(&dm, extra);
+        unlink(conf);
+        cm = daemon_connect(&dm);
+        cr_assert(fmud_status_daemon(cm, &st) == 0, "%s", fmud_errmsg(cm));
+        snprintf(state, sizeof(state), "%.*s", (int)st.mlock.len, st.mlock.ptr);
+        fmud_close(cm);
+        /* The kernel's word: VmLck of a locked daemon is not zero. */
+        snprintf(conf, sizeof(conf), "/proc/%d/status", (int)dm.pid);
+        f = fopen(conf, "r");
+        cr_assert(f);
+        status = NULL;
+        for (char line[256]; fgets(line, sizeof(line), f);)
+                if (!strncmp(line, "VmLck:", 6))
+                        status = strdup(line);
+        fclose(f);
+        daemon_stop(&dm);
+        cr_assert(status);
+        if (geteuid() == 0) {
+                cr_assert(!strcmp(state, "active"), "mlock %s", state);
+                cr_assert(strtoull(status + 6, NULL, 10) > 0, "%s", status);
+        } else {
+                cr_assert(!strcmp(state, "active") || !strncmp(state, "refused: ", 9), "%s",
+                          state);
+        }
+        free(status);
 }

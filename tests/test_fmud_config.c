@@ -69,7 +69,14 @@ static const char every_key[] =
         "[results]\n"
         "flush_ms = 250\n"
         "[log]\n"
-        "level = debug\n";
+        "level = debug\n"
+        "[realtime]\n"
+        "mlock = yes\n"
+        "priority = 50\n"
+        "worker_priority = 49\n"
+        "cpus = 1\n"
+        "worker_cpus = 0,2-3\n"
+        "best_effort = true\n";
 
 Test(fmud_config, every_key_is_parsed, .init = setup, .fini = teardown)
 {
@@ -104,6 +111,10 @@ Test(fmud_config, every_key_is_parsed, .init = setup, .fini = teardown)
         cr_assert(c.default_budget == 0.25);
         cr_assert(c.results_flush_ms == 250);
         cr_assert(c.log_level == 7);
+        cr_assert(c.rt_mlock && c.rt_best_effort);
+        cr_assert(c.rt_priority == 50 && c.rt_worker_priority == 49);
+        cr_assert_str_eq(c.rt_cpus, "1");
+        cr_assert_str_eq(c.rt_worker_cpus, "0,2-3");
         config_fini(&c);
 }
 
@@ -119,6 +130,8 @@ Test(fmud_config, the_shipped_file_parses, .init = setup, .fini = teardown)
         cr_assert(c.max_message == 16u << 20);
         cr_assert(c.transient_grace == 10);
         cr_assert(c.results_flush_ms == 1000);
+        /* Real time is asked for, never assumed. */
+        cr_assert(!c.rt_mlock && !c.rt_priority && !c.rt_worker_priority && !c.rt_cpus);
         config_fini(&c);
 }
 
@@ -160,6 +173,13 @@ Test(fmud_config, bad_values_are_refused_with_file_and_line, .init = setup, .fin
         expect_refused("[log]\nlevel = loud\n", "fmud.conf:2:", "level");
         expect_refused("[results]\nflush_ms = soon\n", "fmud.conf:2:", "flush_ms");
         expect_refused("[results]\nflush_ms = -5\n", "fmud.conf:2:", "flush_ms");
+        expect_refused("[realtime]\npriority = 100\n", "fmud.conf:2:",
+                       "must be a SCHED_FIFO priority, 1 to 99 (0: none)");
+        expect_refused("[realtime]\nworker_priority = high\n", "fmud.conf:2:",
+                       "worker_priority");
+        expect_refused("[realtime]\ncpus = 0-\n", "fmud.conf:2:", "cpu list '0-'");
+        expect_refused("[realtime]\nworker_cpus = 99999\n", "fmud.conf:2:", "worker_cpus");
+        expect_refused("[realtime]\nmlock = maybe\n", "fmud.conf:2:", "must be yes or no");
 }
 
 Test(fmud_config, sizes_take_binary_suffixes)
