@@ -220,6 +220,12 @@ static int run_local(struct run_cmd *a)
         char *worker = NULL, *cache = NULL;
         int code, r;
 
+        /* Real time is the daemon's to give (docs/fmuctl.md "Real time"): never silently dropped. */
+        if (a->load.l.has_rt_priority || a->load.l.has_rt_worker_priority ||
+            a->load.l.rt_cpus.len || a->load.l.rt_worker_cpus.len || a->load.l.rt_best_effort) {
+                fprintf(stderr, "fmuctl run: the --rt-* options need a daemon, not --local\n");
+                return FMUCTL_EXIT_USAGE;
+        }
         overrides(a, &ov, starts, multirate, record);
         worker = paths_worker();
         cache = paths_cache();

@@ -110,3 +110,15 @@ Test(fmuctl_realtime, a_priority_above_99_is_a_usage_error)
         cr_assert(r.exit_code == 2, "exit %d: %s", r.exit_code, r.err);
         run_result_fini(&r);
 }
+
+Test(fmuctl_realtime, run_local_refuses_the_realtime_options)
+{
+        struct run_result r;
+
+        r = fmuctl((const char *[]){ "run", "--local", FMUD_EXAMPLES "/msd.ssp", "--rt-priority",
+                                     "10", NULL });
+        cr_assert(r.exit_code == 2, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.err, "fmuctl run: the --rt-* options need a daemon, not --local"),
+                  "%s", r.err);
+        run_result_fini(&r);
+}
