@@ -189,19 +189,28 @@ static int timer_slack_of(pid_t tid)
         return r;
 }
 
-static void apply_task(const struct rt_opts *o, const cpu_set_t *set, pid_t tid,
+/* A thread that ended since /proc listed it (ESRCH, ENOENT) needs nothing; its process does. */
+static int task_err(int err, pid_t tid, pid_t pid)
+{
+        return (err == ESRCH || err == ENOENT) && tid != pid ? 0 : err;
+}
+
+static void apply_task(const struct rt_opts *o, const cpu_set_t *set, pid_t pid, pid_t tid,
                        struct rt_state *st)
 {
         struct sched_param sp = { .sched_priority = o->worker_priority };
 
         if (o->worker_priority) {
                 note(st, RT_WORKER_PRIORITY,
-                     sched_setscheduler(tid, SCHED_FIFO, &sp) < 0 ? errno : 0, "task %ld", tid);
-                note(st, RT_TIMER_SLACK, timer_slack_of(tid), "task %ld", tid);
+                     task_err(sched_setscheduler(tid, SCHED_FIFO, &sp) < 0 ? errno : 0, tid, pid),
+                     "task %ld", tid);
+                note(st, RT_TIMER_SLACK, task_err(timer_slack_of(tid), tid, pid), "task %ld",
+                     tid);
         }
         if (set)
                 note(st, RT_WORKER_CPUS,
-                     sched_setaffinity(tid, sizeof(*set), set) < 0 ? errno : 0, "task %ld", tid);
+                     task_err(sched_setaffinity(tid, sizeof(*set), set) < 0 ? errno : 0, tid,
+                              pid), "task %ld", tid);
 }
 
 void rt_apply_worker(const struct rt_opts *o, pid_t pid, struct rt_state *st)
@@ -224,12 +233,12 @@ void rt_apply_worker(const struct rt_opts *o, pid_t pid, struct rt_state *st)
         d = opendir(path);
         if (!d) {
                 /* No /proc: the main thread only, which later threads inherit from. */
-                apply_task(o, sp, pid, st);
+                apply_task(o, sp, pid, pid, st);
                 return;
         }
         while ((e = readdir(d)))
                 if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
-                        apply_task(o, sp, (pid_t)strtol(e->d_name, NULL, 10), st);
+                        apply_task(o, sp, pid, (pid_t)strtol(e->d_name, NULL, 10), st);
         closedir(d);
 }
 
