@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "daemon_fixture.h"
@@ -249,4 +252,44 @@ Test(daemon_realtime_config, mlock_is_applied_and_reported)
                           state);
         }
         free(status);
+}
+
+/*
+ * A daemon the kernel refuses SCHED_FIFO: started without CAP_SYS_NICE in
+ * its bounding set and with RLIMIT_RTPRIO 0 (this test's process only:
+ * each test runs in a process of its own).
+ */
+static void start_without_realtime(void)
+{
+        struct rlimit none = { 0, 0 };
+
+        if (prctl(PR_CAPBSET_DROP, CAP_SYS_NICE, 0, 0, 0) < 0)
+                cr_skip_test("cannot drop CAP_SYS_NICE: %s", strerror(errno));
+        cr_assert(setrlimit(RLIMIT_RTPRIO, &none) == 0, "%s", strerror(errno));
+        setup();
+}
+
+Test(daemon_realtime_refused, a_priority_the_kernel_refuses_fails_the_load_with_its_reason,
+     .init = start_without_realtime, .fini = teardown)
+{
+        struct proto_load a = scripted();
+        struct proto_session_status st;
+        char buf[128];
+        uint64_t s;
+        int r;
+
+        a.has_rt_priority = true;
+        a.rt_priority = 10;
+        r = fmud_load(c, &a, &s, NULL);
+        daemon_assert_refused(c, r, PROTO_E_INVALID, "priority without CAP_SYS_NICE");
+        cr_assert(!strcmp(fmud_errmsg(c), "realtime master-priority: Operation not permitted "
+                          "(rtBestEffort: load anyway)"), "%s", fmud_errmsg(c));
+        a.rt_best_effort = true;
+        s = daemon_load(c, &a, NULL);
+        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+        cr_assert(!strcmp(option(&st, "master-priority", buf, sizeof(buf)),
+                          "refused: Operation not permitted"), "%s", buf);
+        cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
+                  fmud_errmsg(c));
+        daemon_wait_state(c, s, PROTO_STATE_FINISHED, NULL);
 }
