@@ -23,8 +23,6 @@
 
 #include "engine/master/master_value.h"
 
-#define PACE_SLICE_NS   50000000ull     /* check requests at least every 50 ms while pacing */
-
 static uint64_t dbl_bits(double d)
 {
         uint64_t u;
@@ -209,6 +207,8 @@ int master_new(struct session *s, const struct master_opts *opts, struct master 
         m->mi = calloc(m->n ? m->n : 1, sizeof(*m->mi));
         m->ist = calloc(m->n ? m->n : 1, sizeof(*m->ist));
         r = !m->mi || !m->ist ? master_err(m, -ENOMEM, "out of memory") : grid_init(m);
+        if (r == 0 && mlive_init(m) < 0)
+                r = master_err(m, -ENOMEM, "out of memory");
         if (r == 0)
                 r = init_insts(m);
         if (r == 0)
@@ -249,20 +249,10 @@ void master_free(struct master *m)
         if (m->s)
                 session_set_iu(m->s, NULL, NULL);
         mplan_free(m);
+        mlive_fini(m);
         free(m->mi);
         free(m->ist);
         free(m);
-}
-
-/* Asked before every slice of a paced run's sleep. */
-static bool interrupted(void *ctx)
-{
-        struct master *m = ctx;
-
-        if (m->opts.idle)
-                m->opts.idle(m->opts.idle_ctx);
-        return atomic_load_explicit(&m->requests, memory_order_relaxed) != 0 ||
-               bits_dbl(atomic_load_explicit(&m->warp_bits, memory_order_relaxed)) != m->warp;
 }
 
 /* Between points: honour requests and warp changes. False when the loop must end. */
@@ -328,6 +318,14 @@ static int advance(struct master *m, uint64_t target)
                 /* A step chained to the next point is in flight: requests wait for it. */
                 if (!mchain_live(m) && !between(m))
                         break;
+                /* A request to serve: back to the owner at this point (master_live.c). */
+                if (!mchain_live(m) && mlive_serve_pending(m))
+                        break;
+                /* The wait a serve request cut short, before the next step. */
+                if (m->pace_owed && m->warp > 0 &&
+                    !mlive_sleep(m, pace_due_ns(&m->pace, m->t_cur), dbl_bits(m->warp)))
+                        continue;
+                m->pace_owed = false;
                 m->t_next = master_grid(m, m->pt + 1);
                 r = mstep_point(m);
                 if (r < 0) {
@@ -344,8 +342,8 @@ static int advance(struct master *m, uint64_t target)
                         /* A paced run's rows go out on time, not a point late. */
                         mroute_flush(m);
                         note_lag(m, pace_now_ns());
-                        (void) pace_sleep(pace_due_ns(&m->pace, m->t_cur), PACE_SLICE_NS,
-                                          interrupted, m);
+                        m->pace_owed = !mlive_sleep(m, pace_due_ns(&m->pace, m->t_cur),
+                                                    dbl_bits(m->warp));
                 } else {
                         m->lag_ns = 0;
                 }

@@ -254,6 +254,14 @@ void master_request_stop(struct master *m);
  * not waited for (inst_abandon()), its worker killed within a wait slice.
  */
 void master_request_abandon(struct master *m);
+/*
+ * Any thread: the owner has a request to serve between points (a get, a
+ * set): the stepping call in progress returns at the next point, or at
+ * once from a paced run's wait for wall time, with the state unchanged
+ * (MASTER_RUNNING). The wait it cut short is taken by the next stepping
+ * call before its first step, so pacing is unaffected (master_live.c).
+ */
+void master_request_serve(struct master *m);
 /* Any thread: run at w times real time (0: as fast as possible). -EINVAL when w < 0 or NaN. */
 int master_set_warp(struct master *m, double w);
 /* Any thread. */

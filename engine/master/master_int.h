@@ -30,6 +30,7 @@
 #ifndef FMUD_ENGINE_MASTER_INT_H
 #define FMUD_ENGINE_MASTER_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "engine/master/master.h"
@@ -39,6 +40,7 @@
 
 #define MASTER_REQ_PAUSE        (1u << 0)
 #define MASTER_REQ_STOP         (1u << 1)
+#define MASTER_REQ_SERVE        (1u << 2)       /* return at the point reached (master_live.c) */
 #define MASTER_MSG_MAX          2048
 
 /* One block of values of one call type: what one inst_in or inst_out names. */
@@ -207,6 +209,11 @@ struct master {
         _Atomic int state;              /* enum master_state: master writes, any thread reads */
         /* t_cur (as double bits) and points: master writes at every point, any thread reads. */
         _Atomic uint64_t live_t_bits, live_points;
+        /* master_live.c: a paced wait woken by master_request_serve(). */
+        pthread_mutex_t wake_lock;
+        pthread_cond_t wake_cond;
+        bool wake_ok;                   /* both made */
+        bool pace_owed;                 /* a paced wait was cut short: the next call takes it */
 
         struct session *s;
         const struct scenario *sc;
@@ -420,5 +427,17 @@ int miu_refresh_derivatives(struct master *m);
 
 /* master.c: publish t_cur and points for master_live() (after every change to them). */
 void master_note_point(struct master *m);
+
+/* ---- master_live.c ---- */
+int mlive_init(struct master *m);
+void mlive_fini(struct master *m);
+/* Take MASTER_REQ_SERVE: whether it was set. */
+bool mlive_serve_pending(struct master *m);
+/*
+ * Wait until due_ns (CLOCK_MONOTONIC), calling opts.idle at least every
+ * 50 ms; false as soon as a request is pending or the warp is no longer
+ * warp_bits. True when due_ns was reached.
+ */
+bool mlive_sleep(struct master *m, uint64_t due_ns, uint64_t warp_bits);
 
 #endif

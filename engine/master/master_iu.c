@@ -118,7 +118,8 @@ void miu_callback(void *ctx, size_t comp, struct inst *inst, const struct inst_i
         if (m->opts.iu_hook && m->opts.iu_hook(m->opts.iu_hook_ctx, comp, ret_time))
                 *ret_early_return = true;
         else if (m->opts.early_return_on_request &&
-                 atomic_load_explicit(&m->requests, memory_order_relaxed))
+                 (atomic_load_explicit(&m->requests, memory_order_relaxed) &
+                  (MASTER_REQ_PAUSE | MASTER_REQ_STOP)))
                 *ret_early_return = true;
 }
 

@@ -1,0 +1,94 @@
+/*
+ * master_live: a paced run's wait for wall time, cut short at once when
+ * the master's owner has something to serve (master_request_serve()).
+ *
+ * DESIGN: a paced run sleeps after each point until the point is due
+ * (master_pace.h). A request served between points (a get answered from
+ * the last completed point, a set applied at the next one) should not
+ * wait for that sleep: master_request_serve() sets MASTER_REQ_SERVE and
+ * wakes the wait, the stepping call returns at the point it is at, and
+ * the sleep it owes is taken first by the next stepping call, so pacing
+ * is the same as without the interruption. The wait is a condition
+ * variable on CLOCK_MONOTONIC (the pace's clock) with the master's
+ * requests checked under its mutex, so a request made just before the
+ * wait is never missed.
+ *
+ * Threads: master_request_serve() from any thread; mlive_sleep() on the
+ * master's thread.
+ */
+#include "engine/master/master_int.h"
+
+#include <errno.h>
+#include <time.h>
+
+#define IDLE_SLICE_NS   50000000ull     /* opts.idle at least this often while waiting */
+
+int mlive_init(struct master *m)
+{
+        pthread_condattr_t a;
+        int r;
+
+        if (pthread_condattr_init(&a) != 0)
+                return -ENOMEM;
+        r = pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+        if (r == 0)
+                r = pthread_cond_init(&m->wake_cond, &a);
+        pthread_condattr_destroy(&a);
+        if (r != 0)
+                return -r;
+        r = pthread_mutex_init(&m->wake_lock, NULL);
+        if (r != 0) {
+                pthread_cond_destroy(&m->wake_cond);
+                return -r;
+        }
+        m->wake_ok = true;
+        return 0;
+}
+
+void mlive_fini(struct master *m)
+{
+        if (!m->wake_ok)
+                return;
+        pthread_cond_destroy(&m->wake_cond);
+        pthread_mutex_destroy(&m->wake_lock);
+        m->wake_ok = false;
+}
+
+void master_request_serve(struct master *m)
+{
+        atomic_fetch_or_explicit(&m->requests, MASTER_REQ_SERVE, memory_order_relaxed);
+        pthread_mutex_lock(&m->wake_lock);
+        pthread_cond_broadcast(&m->wake_cond);
+        pthread_mutex_unlock(&m->wake_lock);
+}
+
+bool mlive_serve_pending(struct master *m)
+{
+        return atomic_fetch_and_explicit(&m->requests, ~MASTER_REQ_SERVE,
+                                         memory_order_relaxed) & MASTER_REQ_SERVE;
+}
+
+bool mlive_sleep(struct master *m, uint64_t due_ns, uint64_t warp_bits)
+{
+        for (;;) {
+                uint64_t now = pace_now_ns(), until;
+                struct timespec ts;
+                bool stop;
+
+                if (now >= due_ns)
+                        return true;
+                if (m->opts.idle)
+                        m->opts.idle(m->opts.idle_ctx);
+                until = due_ns - now > IDLE_SLICE_NS ? now + IDLE_SLICE_NS : due_ns;
+                ts.tv_sec = (time_t)(until / 1000000000u);
+                ts.tv_nsec = (long)(until % 1000000000u);
+                pthread_mutex_lock(&m->wake_lock);
+                stop = atomic_load_explicit(&m->requests, memory_order_relaxed) != 0 ||
+                       atomic_load_explicit(&m->warp_bits, memory_order_relaxed) != warp_bits;
+                if (!stop)
+                        (void) pthread_cond_timedwait(&m->wake_cond, &m->wake_lock, &ts);
+                pthread_mutex_unlock(&m->wake_lock);
+                if (stop)
+                        return false;
+        }
+}
