@@ -4,12 +4,14 @@
  * string", hex:0aff10 (Binary), [an, array], or other text as a string
  * (fmud_value_parse()).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "fmt.h"
 
 struct assigns {
         size_t n;
@@ -66,6 +68,7 @@ int cmd_set(int argc, char **argv)
         struct cli a = { .def = &def };
         struct assigns s = { 0 };
         struct proto_target t;
+        double time = NAN;
         int c, code;
 
         if (cli_getopt(&a, argc, argv) != 0)
@@ -81,11 +84,20 @@ int cmd_set(int argc, char **argv)
                 code = cli_open(&a);
         if (code)
                 goto out;
-        c = fmud_set(a.c, &t, s.nv, s.n);
-        if (c < 0)
+        c = fmud_set_at(a.c, &t, s.nv, s.n, &time);
+        if (c < 0) {
                 code = cli_fail(&a, c, "set in session %s", argv[optind]);
-        else if (a.json)
-                cli_json_print(json_object_new_object());
+        } else if (a.json) {
+                struct json_object *o = json_object_new_object();
+
+                if (o && !isnan(time))
+                        json_object_object_add(o, "time", cli_json_double(time));
+                cli_json_print(o);
+        } else if (!isnan(time)) {
+                char buf[FMT_NUM_MAX];
+
+                printf("applied at t = %s\n", fmt_double(buf, time));
+        }
         cli_close(&a);
 out:
         assigns_fini(&s);

@@ -147,9 +147,24 @@ int fmud_list(struct fmud *c, struct proto_list_result *ret);
  */
 int fmud_get(struct fmud *c, const struct proto_target *t, const char *const names[], size_t n,
              const struct pv *const **ret_values);
-/* Write n values at once, in a loaded or paused session (a running one refuses: "state"). */
+/*
+ * Write n values at once, in a loaded, paused or running session (running:
+ * all of them at the next communication point, before the step from it).
+ */
 int fmud_set(struct fmud *c, const struct proto_target *t, const struct proto_named_value *v,
              size_t n);
+/*
+ * fmud_set() that also gives the simulated time of the point at which the
+ * values were applied (NaN from a daemon that does not say).
+ */
+int fmud_set_at(struct fmud *c, const struct proto_target *t, const struct proto_named_value *v,
+                size_t n, double *ret_time);
+/*
+ * fmud_get() that also gives the time of the point the values are from:
+ * while running, the last completed point (NaN from a daemon that does not say).
+ */
+int fmud_get_at(struct fmud *c, const struct proto_target *t, const char *const names[],
+                size_t n, const struct pv *const **ret_values, double *ret_time);
 /* Typed conveniences: numbers (and booleans as 0/1) as doubles; out[] written only on success. */
 int fmud_get_f64(struct fmud *c, const struct proto_target *t, const char *const names[], size_t n,
                  double out[]);

@@ -253,14 +253,16 @@ int fmud_names(struct fmud *c, const char *const names[], size_t n, struct proto
         return 0;
 }
 
-int fmud_get(struct fmud *c, const struct proto_target *t, const char *const names[], size_t n,
-             const struct pv *const **ret_values)
+int fmud_get_at(struct fmud *c, const struct proto_target *t, const char *const names[],
+                size_t n, const struct pv *const **ret_values, double *ret_time)
 {
         struct proto_get a = { .t = *t };
         struct proto_get_result res;
         struct proto_str *s;
         const struct pv *v;
         char err[ERRLEN];
+        double time;
+        bool has;
         uint64_t id = fmud_begin(c);
         int r;
 
@@ -278,21 +280,48 @@ int fmud_get(struct fmud *c, const struct proto_target *t, const char *const nam
                 return fmud_bad_result(c, "get", err);
         if (res.n != n)
                 return fmud_fail(c, -EPROTO, "get: %u values for %zu names", res.n, n);
+        if (proto_result_time(v, &time, &has, err, sizeof(err)) < 0)
+                return fmud_bad_result(c, "get", err);
         *ret_values = res.values;
+        if (ret_time)
+                *ret_time = time;
+        return 0;
+}
+
+int fmud_get(struct fmud *c, const struct proto_target *t, const char *const names[], size_t n,
+             const struct pv *const **ret_values)
+{
+        return fmud_get_at(c, t, names, n, ret_values, NULL);
+}
+
+int fmud_set_at(struct fmud *c, const struct proto_target *t, const struct proto_named_value *v,
+                size_t n, double *ret_time)
+{
+        struct proto_set a = { .t = *t, .n = (uint32_t)n, .values = v };
+        const struct pv *res;
+        uint64_t id = fmud_begin(c);
+        char err[ERRLEN];
+        double time;
+        bool has;
+        int r;
+
+        if (n > PROTO_MAX_ITEMS)
+                return fmud_fail(c, -E2BIG, "at most %u values", PROTO_MAX_ITEMS);
+        proto_set_encode(&c->w, id, &a);
+        r = fmud_call(c, id, "set", &res);
+        if (r < 0)
+                return r;
+        if (proto_result_time(res, &time, &has, err, sizeof(err)) < 0)
+                return fmud_bad_result(c, "set", err);
+        if (ret_time)
+                *ret_time = time;
         return 0;
 }
 
 int fmud_set(struct fmud *c, const struct proto_target *t, const struct proto_named_value *v,
              size_t n)
 {
-        struct proto_set a = { .t = *t, .n = (uint32_t)n, .values = v };
-        const struct pv *res;
-        uint64_t id = fmud_begin(c);
-
-        if (n > PROTO_MAX_ITEMS)
-                return fmud_fail(c, -E2BIG, "at most %u values", PROTO_MAX_ITEMS);
-        proto_set_encode(&c->w, id, &a);
-        return fmud_call(c, id, "set", &res);
+        return fmud_set_at(c, t, v, n, NULL);
 }
 
 int fmud_get_f64(struct fmud *c, const struct proto_target *t, const char *const names[], size_t n,

@@ -220,6 +220,9 @@ void host_enqueue(struct hsess *hs, struct hcmd *c)
                 hs->q_head = c;
         hs->q_tail = c;
         pthread_cond_signal(&hs->cond);
+        /* A running master returns at its next point (at once from a paced wait) to serve it. */
+        if (hs->m_pub && hs->st.state == PROTO_STATE_RUNNING)
+                master_request_serve(hs->m_pub);
         pthread_mutex_unlock(&hs->lock);
 }
 

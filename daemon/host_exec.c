@@ -228,7 +228,8 @@ int hsess_exec(struct hsess *hs, struct hcmd *c)
                 hvalues_get(hs, c, doc.root);
                 break;
         case PROTO_OP_SET:
-                if (s != PROTO_STATE_LOADED && s != PROTO_STATE_PAUSED)
+                /* Running: between two points, applied before the next step (host_values.c). */
+                if (s != PROTO_STATE_LOADED && s != PROTO_STATE_PAUSED && s != PROTO_STATE_RUNNING)
                         refuse(hs, c);
                 else
                         hvalues_set(hs, c, doc.root);

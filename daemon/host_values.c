@@ -28,6 +28,15 @@
  * otherwise PROTO_E_TYPE names the variable and both types. Every value of
  * a set is checked before the first is applied.
  *
+ * While the session runs, both are served between two points (the
+ * session thread is then out of the master, which returns at the next
+ * point for them: master_request_serve()): get answers from the last
+ * completed point, set applies every value of the request there, before
+ * the next step, held until changed (zero-order hold); both replies carry
+ * that point's time. Sets queued before one point are applied in order.
+ * What set may change is the same as while paused (the worker applies
+ * FMI 3.0's rules on variability and causality, section 2.2.7.2).
+ *
  * Threads: the session thread (instances are used by one thread).
  */
 #include "daemon/host_int.h"
@@ -273,7 +282,8 @@ void hvalues_get(struct hsess *hs, const struct hcmd *c, const struct pv *args)
                 return;
         }
         proto_reply_ok_begin(&w, c->id);
-        proto_get_result_begin(&w, a.n);
+        /* Between points: the last completed one, also while running. */
+        proto_get_result_begin_at(&w, a.n, hs->m ? master_time(hs->m) : hs->sc->experiment.start);
         for (uint32_t i = 0; i < a.n && code < 0; i++) {
                 struct hvar x = { 0 };
 
@@ -490,7 +500,7 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
         if (pw_init(&w) < 0)
                 return;
         proto_reply_ok_begin(&w, c->id);
-        pw_nil(&w);
+        proto_set_result_encode(&w, hs->m ? master_time(hs->m) : hs->sc->experiment.start);
         host_reply_take(hs->h, c->token, c->id, &w);
         pw_fini(&w);
 }

@@ -523,6 +523,16 @@ void proto_progress_encode(struct pw *w, const struct proto_progress *r);
 int proto_progress_decode(const struct pv *v, struct proto_progress *ret, char *err, size_t errlen);
 /* get's result: the caller writes {values: [...]}: pw_map(w,1); pw_str(w,"values"); pw_array(w,n); ... */
 void proto_get_result_begin(struct pw *w, uint32_t n);
+/*
+ * get's result with the time of the point its values are from, and set's
+ * result {"time"}: where set's values were applied (ops_live.c).
+ * proto_result_time() reads either's time: 0 with *ret_has false when the
+ * reply has none, -EINVAL when it is not a finite number.
+ */
+void proto_get_result_begin_at(struct pw *w, uint32_t n, double time);
+void proto_set_result_encode(struct pw *w, double time);
+int proto_result_time(const struct pv *v, double *ret_time, bool *ret_has, char *err,
+                      size_t errlen);
 int proto_get_result_decode(const struct pv *v, struct proto_get_result *ret, void **mem,
                             char *err, size_t errlen);
 void proto_subscribe_result_encode(struct pw *w, const struct proto_subscribe_result *r);
