@@ -28,7 +28,9 @@
  *   the status snapshot (hs->st, written by the session thread after each
  *   command and chunk of points, read by the control thread for status
  *   and list) and hs->m_pub (the master, for master_request_pause(),
- *   master_request_stop() and master_set_warp() from the control thread;
+ *   master_request_stop(), master_set_warp() and, for every command
+ *   queued to a running session, master_request_serve() from the control
+ *   thread;
  *   the session thread clears it before freeing the master).
  * - opts.complete and opts.publish are called from both kinds of thread
  *   (their contract: thread-safe, non-blocking).

@@ -15,8 +15,8 @@
  * paced run (a point longer than CHUNK_NS) steps one point per call.
  * Pacing is unaffected (the master keeps its pace base across calls
  * while not paused), and a command queued meanwhile waits at most one
- * call (the pacing sleep in it is interrupted by pause, stop and warp
- * through the master's requests). Pause and stop requests are made by the control thread as
+ * call, which returns at its next point for it, at once from a pacing
+ * sleep (master_request_serve() when it is queued: host.c). Pause and stop requests are made by the control thread as
  * well (host.c); a pause request the master has not seen yet when this
  * thread pauses the session itself is seen at the next stepping call,
  * which then returns MASTER_PAUSED at once with nothing done: stepping

@@ -271,10 +271,16 @@ Test(fmuctl_daemon, binary_values_are_hex_in_set_get_and_json, .init = setup, .f
 
         r = fmuctl((const char *[]){ "set", sid, "Binary_input=hex:0AFF10", NULL });
         cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+        /* Where it was applied: the start time, the session is loaded. */
+        cr_assert(strcmp(r.out, "applied at t = 0\n") == 0, "'%s'", r.out);
         run_result_fini(&r);
         r = fmuctl((const char *[]){ "step", sid, "1", NULL });
         cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
         run_result_fini(&r);
+        o = fmuctl_json((const char *[]){ "set", sid, "Binary_input=hex:0aff10", "--json", NULL });
+        cr_assert(json_object_get_double(key(o, "time")) == 0.1, "%s",
+                  json_object_to_json_string(o));
+        json_object_put(o);
         line = get_line(sid, "Binary_output");
         cr_assert(strcmp(line, "Binary_output = hex:0aff10\n") == 0, "'%s'", line);
         free(line);

@@ -228,12 +228,19 @@ Test(host_values, refusals)
         get(&d, s, unknown, 2, &rep, NULL, NULL);
         (void) hrep_err(&rep, PROTO_E_NO_VARIABLE);
         hrep_fini(&rep);
-        /* Running: set is refused, get served. */
+        /*
+         * Running: set takes what it takes while paused and refuses the rest
+         * alike (the structural parameter, a value of the wrong type), with
+         * the run going on; get served.
+         */
         hdrv_target(&d, PROTO_OP_RESUME, s, 0, &rep);
         cr_assert(rep.r.ok);
         hrep_fini(&rep);
-        msg = set_err(&d, s, "Float64_input", PVF(1), PROTO_E_STATE);
-        cr_assert(strstr(msg, "cannot set: session 1 is running"), "%s", msg);
+        msg = set_err(&d, s, "n", PVU(3), PROTO_E_STATE);
+        cr_assert(msg[0] != '\0');
+        msg = set_err(&d, s, "Int32_input", PVF(1.0), PROTO_E_TYPE);
+        cr_assert(strstr(msg, "'Int32_input' is Int32"), "%s", msg);
+        set_ok(&d, s, "Float64_input", PVF(1));
         get(&d, s, unknown, 1, &rep, NULL, NULL);
         cr_assert(rep.r.ok);
         hrep_fini(&rep);

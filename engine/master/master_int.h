@@ -16,10 +16,12 @@
  *                     outputs, publishing, rows
  *   master_value.c, master_pace.c, extrapolate.c: pure helpers
  *
- * Concurrency: one master thread owns everything here, except the three
+ * Concurrency: one master thread owns everything here, except the
  * atomics at the top of struct master, which other threads write through
- * master_request_pause()/master_request_stop()/master_set_warp() and read
- * through master_state(). The master thread reads 'requests' and
+ * master_request_pause()/master_request_stop()/master_request_serve()/
+ * master_set_warp() and read through master_state()/master_live(), and
+ * the wake lock and condition (master_live.c), with which
+ * master_request_serve() wakes a paced wait. The master thread reads 'requests' and
  * 'warp_bits' between points (relaxed loads are enough: a request is
  * honoured at the next point after it becomes visible; nothing else is
  * published through them), and is the only writer of 'state' (release
