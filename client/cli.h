@@ -103,6 +103,7 @@ enum {
         CLI_O_DEC, CLI_O_BUDGET, CLI_O_WARP, CLI_O_GS, CLI_O_SANDBOX, CLI_O_INPUT, CLI_O_TOL,
         CLI_O_STRICT, CLI_O_ROLLBACK, CLI_O_TRANSIENT, CLI_O_FORCE,
         CLI_O_RT_PRIO, CLI_O_RT_WPRIO, CLI_O_RT_CPUS, CLI_O_RT_WCPUS, CLI_O_RT_BEST,
+        CLI_O_OVERRUN, CLI_O_OVERRUN_MARGIN, CLI_O_SPIN,
 };
 
 /* The options of a load but --out, whose help differs between load and run. */

@@ -145,6 +145,17 @@ static struct json_object *inst_json(const struct proto_inst_status *in)
         return o;
 }
 
+static struct json_object *lateness(const struct proto_lateness *l)
+{
+        struct json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "p50Us", cli_json_double(l->p50_us));
+        json_object_object_add(o, "p99Us", cli_json_double(l->p99_us));
+        json_object_object_add(o, "p999Us", cli_json_double(l->p999_us));
+        json_object_object_add(o, "maxUs", cli_json_double(l->max_us));
+        return o;
+}
+
 struct json_object *cli_json_session_status(const struct proto_session_status *s)
 {
         struct json_object *o = json_object_new_object(), *insts, *rt;
@@ -167,6 +178,10 @@ struct json_object *cli_json_session_status(const struct proto_session_status *s
         json_object_object_add(o, "warp", cli_json_double(s->warp));
         json_object_object_add(o, "lagS", cli_json_double(s->lag_s));
         json_object_object_add(o, "lagMaxS", cli_json_double(s->lag_max_s));
+        json_object_object_add(o, "lateness", lateness(&s->lateness));
+        json_object_object_add(o, "latenessWindow", lateness(&s->lateness_window));
+        json_object_object_add(o, "overruns", json_object_new_uint64(s->overruns));
+        json_object_object_add(o, "overrun", cli_json_str(s->overrun));
         json_object_object_add(o, "message", cli_json_str(s->message));
         json_object_object_add(o, "recorder", cli_json_str(s->recorder));
         json_object_object_add(o, "rowsRecorded", json_object_new_uint64(s->rows_recorded));

@@ -35,6 +35,13 @@ const struct cli_opt cli_load_opts[] = {
         { "budget", CLI_O_BUDGET, "S", "wall-clock seconds allowed per coupled step; inf:\n"
                                       "none" },
         { "warp", CLI_O_WARP, "W", "run at W times real time (0: as fast as possible)" },
+        { "overrun", CLI_O_OVERRUN, "POLICY", "paced: a point done after its deadline plus the\n"
+          "margin: none (catch up), soft (counted, re-based),\n"
+          "hard (the session faults)" },
+        { "overrun-margin-us", CLI_O_OVERRUN_MARGIN, "US", "paced: microseconds a point may be "
+          "late\nbefore it is an overrun" },
+        { "spin-us", CLI_O_SPIN, "US", "paced: spin the last US microseconds before each\n"
+          "deadline instead of sleeping" },
         { "tolerance", CLI_O_TOL, "TOL", "relative tolerance for every FMU, 0 < TOL < 1\n"
                                         "(default: each FMU's DefaultExperiment tolerance)" },
         { "gauss-seidel", CLI_O_GS, NULL, "Gauss-Seidel order instead of Jacobi" },
@@ -131,6 +138,16 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
         case CLI_O_STEP: return num(a, "--step", arg, &p->step, &p->has_step);
         case CLI_O_BUDGET: return budget(a, arg, p);
         case CLI_O_WARP: return num(a, "--warp", arg, &p->warp, &p->has_warp);
+        case CLI_O_OVERRUN:
+                if (strcmp(arg, "none") && strcmp(arg, "soft") && strcmp(arg, "hard"))
+                        return cli_usage_error(a, "--overrun needs none, soft or hard, not '%s'",
+                                               arg);
+                p->overrun = (struct proto_str){ arg, (uint32_t)strlen(arg) };
+                return 1;
+        case CLI_O_OVERRUN_MARGIN:
+                return num(a, "--overrun-margin-us", arg, &p->overrun_margin_us,
+                           &p->has_overrun_margin);
+        case CLI_O_SPIN: return num(a, "--spin-us", arg, &p->spin_us, &p->has_spin);
         case CLI_O_TOL: return num(a, "--tolerance", arg, &p->tolerance, &p->has_tolerance);
         case CLI_O_DEC:
                 if (cli_count(a, "--decimation", arg, &k) || k < 1 || k > 1000000000)

@@ -192,6 +192,12 @@ static void overrides(struct run_cmd *a, struct scenario_overrides *ov, struct s
                 .n_multirate = l->n_multirate, .multirate = multirate,
                 .n_record = l->n_record, .record = record,
         };
+        ov->has_overrun = l->overrun.len &&
+                          scenario_overrun_parse(l->overrun.ptr, l->overrun.len, &ov->overrun) == 0;
+        ov->has_overrun_margin = l->has_overrun_margin;
+        ov->overrun_margin_us = l->overrun_margin_us;
+        ov->has_spin = l->has_spin;
+        ov->spin_us = l->spin_us;
         if (l->algorithm.len) {
                 ov->has_algorithm = true;
                 ov->algorithm = SCENARIO_GAUSS_SEIDEL;

@@ -210,7 +210,10 @@ static void summary(const struct run_cmd *a, const struct proto_session_status *
         printf("wall time     %.3f s, real-time factor %.4gx\n", f->wall_s,
                f->wall_s > 0 ? (s->time - s->start) / f->wall_s : 0.0);
         if (s->warp > 0)
-                printf("pacing        warp %g, worst lag %.3g s\n", s->warp, s->lag_max_s);
+                printf("pacing        warp %g, worst lag %.3g s; lateness p50 %.0f us, p99 %.0f us, "
+                       "p99.9 %.0f us, max %.0f us; %llu overruns\n", s->warp, s->lag_max_s,
+                       s->lateness.p50_us, s->lateness.p99_us, s->lateness.p999_us,
+                       s->lateness.max_us, (unsigned long long)s->overruns);
         printf("master        %llu steps chained, %llu worker moves\n",
                (unsigned long long)s->chained_steps, (unsigned long long)s->worker_moves);
 }

@@ -84,6 +84,13 @@ static void print_session(const struct proto_session_status *s)
         if (s->warp > 0)
                 printf(", lag %.3g s (worst %.3g s)", s->lag_s, s->lag_max_s);
         putchar('\n');
+        if (s->warp > 0 || s->lateness.max_us > 0 || s->overruns)
+                printf("%-12s p50 %.0f us, p99 %.0f us, p99.9 %.0f us, max %.0f us "
+                       "(last 10 s: p99 %.0f us, max %.0f us); %llu overruns (policy %.*s)\n",
+                       "lateness", s->lateness.p50_us, s->lateness.p99_us, s->lateness.p999_us,
+                       s->lateness.max_us, s->lateness_window.p99_us, s->lateness_window.max_us,
+                       (unsigned long long)s->overruns, (int)s->overrun.len,
+                       s->overrun.ptr ? s->overrun.ptr : "");
         printf("%-12s %llu steps chained, %llu worker moves\n", "master",
                (unsigned long long)s->chained_steps, (unsigned long long)s->worker_moves);
         str("sandbox", s->sandbox);

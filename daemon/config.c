@@ -29,6 +29,8 @@ enum key_type {
         KEY_U64,
         KEY_SECONDS,            /* a non-negative finite number */
         KEY_BUDGET,             /* seconds > 0; 0, inf or infinity: none (INFINITY) */
+        KEY_MICROS,             /* a non-negative finite number of µs, at most 1e12 */
+        KEY_OVERRUN,            /* none, soft, hard */
         KEY_SANDBOX,
         KEY_VIOLATION,
         KEY_LOG_LEVEL,
@@ -71,6 +73,9 @@ static const struct key keys[] = {
         K("sandbox", "on_violation", KEY_VIOLATION, on_violation),
         K("sandbox", "user", KEY_STR, sandbox_user),
         K("master", "default_budget", KEY_BUDGET, default_budget),
+        K("master", "overrun", KEY_OVERRUN, overrun),
+        K("master", "overrun_margin_us", KEY_MICROS, overrun_margin_us),
+        K("master", "spin_us", KEY_MICROS, spin_us),
         K("results", "flush_ms", KEY_U32, results_flush_ms),
         K("roles", "default_role", KEY_ROLE, default_role),
         K("roles", "user", KEY_GRANT_USER, role_users),
@@ -398,6 +403,21 @@ static int set_key(struct fmud_config *c, const struct key *k, const char *v, co
                         return -EINVAL;
                 }
                 return set_str(field, v);
+        case KEY_MICROS:
+                if (parse_seconds(v, &d) < 0 || d > 1e12 ||
+                    (field == &c->spin_us && d > SCENARIO_SPIN_US_MAX)) {
+                        *why = field == &c->spin_us ? "must be 0 to 1000000 microseconds" :
+                               "must be 0 to 1e12 microseconds";
+                        return -EINVAL;
+                }
+                *(double *)field = d;
+                return 0;
+        case KEY_OVERRUN:
+                if (scenario_overrun_parse(v, strlen(v), (enum scenario_overrun *)field) < 0) {
+                        *why = "must be none, soft or hard";
+                        return -EINVAL;
+                }
+                return 0;
         case KEY_ROLE:
                 r = access_role_parse(v);
                 if (r < 0) {

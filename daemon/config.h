@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "daemon/access.h"
+#include "engine/scenario/scenario.h"
 
 #define CONFIG_DEFAULT_PATH     "/etc/fmud/fmud.conf"
 
@@ -63,6 +64,12 @@ struct fmud_config {
          * none (the file's 0 or inf); NAN: not set (the scenario default).
          */
         double default_budget;
+        /*
+         * Paced runs of scenarios that set none and are given none: the
+         * overrun policy and margin (µs), the µs spun before a deadline.
+         */
+        enum scenario_overrun overrun;
+        double overrun_margin_us, spin_us;
         /* [results] */
         uint32_t results_flush_ms;      /* rows wait at most this long to be written; 0: default */
         /* [roles] (access.h) */

@@ -164,6 +164,8 @@ static void reload(void *ctx, struct control *c)
             n.max_sessions != d->cfg.max_sessions || n.call_timeout != d->cfg.call_timeout ||
             n.transient_grace != d->cfg.transient_grace ||
             !same_budget(n.default_budget, d->cfg.default_budget) ||
+            n.overrun != d->cfg.overrun || n.overrun_margin_us != d->cfg.overrun_margin_us ||
+            n.spin_us != d->cfg.spin_us ||
             n.results_flush_ms != d->cfg.results_flush_ms)
                 log_warn("reload: changed paths, limits, sandbox or budgets take effect at the "
                          "next restart");
@@ -246,6 +248,9 @@ static int start_host(struct daemon *d, struct control *c)
                 o.worker_gid = pw.pw_gid;
         }
         o.default_budget_s = isnan(cfg->default_budget) ? 0 : cfg->default_budget;
+        o.overrun = cfg->overrun;
+        o.overrun_margin_us = cfg->overrun_margin_us;
+        o.spin_us = cfg->spin_us;
         o.results_flush_ms = cfg->results_flush_ms;
         o.realtime.master_priority = (int)cfg->rt_priority;
         o.realtime.worker_priority = (int)cfg->rt_worker_priority;

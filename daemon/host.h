@@ -65,6 +65,7 @@
 #include <sys/types.h>
 
 #include "engine/master/realtime.h"
+#include "engine/scenario/scenario.h"
 #include "proto/proto.h"
 
 struct host;
@@ -113,6 +114,9 @@ struct host_opts {
          * INFINITY: no budget; else seconds.
          */
         double default_budget_s;
+        /* The same for the overrun policy, its margin and the spin (scenario.h): [master]. */
+        enum scenario_overrun overrun;
+        double overrun_margin_us, spin_us;
         /* Rows wait at most this long to be written (recorder.h, flush_ms); 0: 1000. */
         uint32_t results_flush_ms;
         uint64_t call_timeout_ns;       /* deadline of an FMI call; 0: default */

@@ -90,6 +90,8 @@ struct hstatus {
         uint64_t chained, moves;        /* master_stats' */
         double rtf, warp;
         double lag_s, lag_max_s;        /* master_stats' */
+        struct lat_summary lateness, lateness_window;   /* master_stats' */
+        uint64_t overruns;
         char message[HOST_MSG_MAX];
         const char *recorder;           /* static: rec_backend_name(); NULL: no results file */
         const char *results;            /* static: "writing", "complete", "failed"; NULL: none */
@@ -280,6 +282,11 @@ int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *r
 int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size);
 /* Session thread: free everything the session holds (master, recorder, session, scenario). */
 void hload_free(struct hsess *hs);
+/* host_pace.c: a load's overrun policy, margin and spin over the scenario's, into o. */
+int hpace_overrides(const struct proto_load *a, struct scenario_overrides *o, char *msg,
+                    size_t size);
+/* The daemon's defaults where neither the scenario nor the load set them. */
+void hpace_defaults(struct scenario_experiment *e, const struct host_opts *opts);
 
 /* ---- host_session.c ---- */
 void *hsess_main(void *arg);

@@ -107,6 +107,8 @@ static int overrides(const struct proto_load *a, struct scenario_overrides *o,
                 .has_tolerance = a->has_tolerance, .tolerance = a->tolerance,
                 .rollback_on_fault = a->rollback_on_fault,
         };
+        if (hpace_overrides(a, o, msg, size) < 0)
+                return -EINVAL;
         if (a->algorithm.len) {
                 o->has_algorithm = true;
                 if (a->algorithm.len == 6 && !memcmp(a->algorithm.ptr, "jacobi", 6))
@@ -410,6 +412,7 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
          */
         if (!hs->sc->experiment.budget_given && h->opts.default_budget_s > 0)
                 hs->sc->experiment.budget = h->opts.default_budget_s;
+        hpace_defaults(&hs->sc->experiment, &h->opts);
         hs->warp = hs->sc->experiment.warp;
         if (a.input.len) {
                 r = read_inputs(hs, &a.input, msg, sizeof(msg), &code);

@@ -145,6 +145,9 @@ void hstatus_refresh(struct hsess *hs, bool force)
         hs->st.rtf = ms.rtf;
         hs->st.lag_s = ms.lag_s;
         hs->st.lag_max_s = ms.lag_max_s;
+        hs->st.lateness = ms.lateness;
+        hs->st.lateness_window = ms.lateness_window;
+        hs->st.overruns = ms.overruns;
         if (hs->rec) {
                 struct rec_stats rs;
 
@@ -202,6 +205,12 @@ static const char *sandbox_name(enum host_sandbox s)
         return s == HOST_SANDBOX_STRICT ? "strict" : s == HOST_SANDBOX_BASIC ? "basic" : "off";
 }
 
+static struct proto_lateness lateness(const struct lat_summary *l)
+{
+        return (struct proto_lateness){ .p50_us = (double)l->p50_us, .p99_us = (double)l->p99_us,
+                                        .p999_us = (double)l->p999_us, .max_us = (double)l->max_us };
+}
+
 void hstatus_encode(struct hsess *hs, struct pw *w)
 {
         const struct hstatus *st = &hs->st;
@@ -220,6 +229,9 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
                 .step = st->step, .budget = st->budget, .points = points, .extra_points = st->extra_points,
                 .events = st->events, .chained_steps = st->chained, .worker_moves = st->moves,
                 .real_time_factor = st->rtf, .lag_s = st->lag_s, .lag_max_s = st->lag_max_s,
+                .lateness = lateness(&st->lateness), .lateness_window = lateness(&st->lateness_window),
+                .overruns = st->overruns,
+                .overrun = str(hs->sc ? scenario_overrun_name(hs->sc->experiment.overrun) : NULL),
                 .warp = st->warp, .message = str(st->message), .recorder = str(st->recorder),
                 .rows_recorded = st->rows, .rows_dropped = st->dropped,
                 .samples_dropped = st->samples_dropped,

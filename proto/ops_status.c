@@ -112,6 +112,8 @@ static const struct field status_fields[] = {
         FIELD("warp", FT_F64, 0, struct proto_session_status, warp),
         FIELD("lagS", FT_F64, 0, struct proto_session_status, lag_s),
         FIELD("lagMaxS", FT_F64, 0, struct proto_session_status, lag_max_s),
+        FIELD("overruns", FT_U64, 0, struct proto_session_status, overruns),
+        FIELD("overrun", FT_STR, 0, struct proto_session_status, overrun),
         FIELD("message", FT_STR, 0, struct proto_session_status, message),
         FIELD("recorder", FT_STR, 0, struct proto_session_status, recorder),
         FIELD("rowsRecorded", FT_U64, 0, struct proto_session_status, rows_recorded),
@@ -123,8 +125,17 @@ static const struct field status_fields[] = {
         FIELD("transient", FT_BOOL, FF_OMIT, struct proto_session_status, transient),
         FIELD("owner", FT_STR, FF_OMIT, struct proto_session_status, owner),
         FIELD("user", FT_STR, FF_OMIT, struct proto_session_status, user),
+        FIELD_EXT("lateness"),
+        FIELD_EXT("latenessWindow"),
         FIELD_EXT("instances"),
         FIELD_EXT("realtime"),
+};
+
+static const struct field lateness_fields[] = {
+        FIELD("p50Us", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, p50_us),
+        FIELD("p99Us", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, p99_us),
+        FIELD("p999Us", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, p999_us),
+        FIELD("maxUs", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, max_us),
 };
 
 static const struct field inst_fields[] = {
@@ -155,7 +166,11 @@ static const struct field layer_fields[] = {
 
 void proto_session_status_encode(struct pw *w, const struct proto_session_status *r)
 {
-        res_encode(w, status_fields, N_FIELDS(status_fields), r, 2);
+        res_encode(w, status_fields, N_FIELDS(status_fields), r, 4);
+        pw_str(w, "lateness");
+        res_encode(w, lateness_fields, N_FIELDS(lateness_fields), &r->lateness, 0);
+        pw_str(w, "latenessWindow");
+        res_encode(w, lateness_fields, N_FIELDS(lateness_fields), &r->lateness_window, 0);
         pw_str(w, "realtime");
         pw_array(w, r->n_realtime);
         for (uint32_t i = 0; i < r->n_realtime; i++)
@@ -234,6 +249,15 @@ int proto_session_status_decode(const struct pv *v, struct proto_session_status 
         *mem = NULL;
         r = res_decode(v, "result", status_fields, N_FIELDS(status_fields), &s, err, errlen);
         if (r < 0)
+                return r;
+        /* Both optional (an older daemon's status has neither); maps when there. */
+        a = pv_get(v, "lateness");
+        if (a && (r = res_decode(a, "result.lateness", lateness_fields, N_FIELDS(lateness_fields),
+                                 &s.lateness, err, errlen)) < 0)
+                return r;
+        a = pv_get(v, "latenessWindow");
+        if (a && (r = res_decode(a, "result.latenessWindow", lateness_fields,
+                                 N_FIELDS(lateness_fields), &s.lateness_window, err, errlen)) < 0)
                 return r;
         a = pv_get(v, "instances");
         n = array_check(a, "result", "instances", MAX_INSTANCES, false, err, errlen);

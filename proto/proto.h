@@ -284,6 +284,10 @@ struct proto_load {
         bool force;                     /* out may replace a file that is not this client's results */
         bool rollback_on_fault;         /* every state saved before each step (scenario.h) */
         bool transient;                 /* unloaded when its connection stops renewing the lease */
+        /* Paced runs: "none", "soft", "hard" or empty (the scenario's); µs past a deadline; µs spun */
+        struct proto_str overrun;
+        bool has_overrun_margin, has_spin;
+        double overrun_margin_us, spin_us;
         uint32_t n_multirate;           /* component=factor */
         const struct proto_assign *multirate;
         uint32_t n_starts;              /* component.variable=value */
@@ -346,6 +350,9 @@ struct proto_layer {
         enum proto_layer_state state;   /* "active", "unavailable", "off" on the wire */
         struct proto_str detail;        /* the reason when unavailable; what holds when active */
 };
+struct proto_lateness {
+        double p50_us, p99_us, p999_us, max_us;
+};
 struct proto_inst_status {
         struct proto_str name, fmu;
         int64_t pid;
@@ -376,6 +383,13 @@ struct proto_session_status {
         uint64_t worker_moves;                  /* heavy workers moved off a shared cpu */
         double real_time_factor, warp;
         double lag_s, lag_max_s;                /* paced: how late the last point was; the worst */
+        /*
+         * Paced: every point's lateness (µs after its deadline) over the
+         * run and over the last 10 s, and the points later than the margin.
+         */
+        struct proto_lateness lateness, lateness_window;
+        uint64_t overruns;
+        struct proto_str overrun;               /* the policy: "none", "soft", "hard" */
         struct proto_str message;               /* the fault, or why it ended */
         struct proto_str recorder;              /* the results backend; empty: no results file */
         uint64_t rows_recorded, rows_dropped;   /* rows in the results file; rows lost (paced) */

@@ -279,20 +279,6 @@ static bool between(struct master *m)
         return true;
 }
 
-/*
- * How late the point just done is against its pace (warp > 0), before
- * sleeping to the next: the lag status reports, over every point. A
- * point's lateness is its completion after its due time.
- */
-static void note_lag(struct master *m, uint64_t now)
-{
-        uint64_t due = pace_due_ns(&m->pace, m->t_cur);
-
-        m->lag_ns = now > due ? now - due : 0;
-        if (m->lag_ns > m->lag_max_ns)
-                m->lag_max_ns = m->lag_ns;
-}
-
 /* Advance until grid point 'target' (at most the last one). */
 static int advance(struct master *m, uint64_t target)
 {
@@ -341,9 +327,11 @@ static int advance(struct master *m, uint64_t target)
                 if (m->warp > 0) {
                         /* A paced run's rows go out on time, not a point late. */
                         mroute_flush(m);
-                        note_lag(m, pace_now_ns());
-                        m->pace_owed = !mlive_sleep(m, pace_due_ns(&m->pace, m->t_cur),
-                                                    dbl_bits(m->warp));
+                        r = mpace_point(m, dbl_bits(m->warp));
+                        if (r < 0) {
+                                master_set_state(m, MASTER_FAULTED);
+                                break;
+                        }
                 } else {
                         m->lag_ns = 0;
                 }
@@ -456,6 +444,7 @@ uint64_t master_point(const struct master *m)
 void master_get_stats(const struct master *m, struct master_stats *ret)
 {
         double wall = (double)m->wall_ns * 1e-9;
+        uint64_t now = pace_now_ns();
 
         *ret = (struct master_stats){
                 .points = m->points,
@@ -469,9 +458,12 @@ void master_get_stats(const struct master *m, struct master_stats *ret)
                 .rtf = wall > 0 ? (m->t_cur - m->t0) / wall : 0.0,
                 .lag_s = (double)m->lag_ns * 1e-9,
                 .lag_max_s = (double)m->lag_max_ns * 1e-9,
+                .overruns = m->overruns,
                 .n_insts = m->n,
                 .insts = m->ist,
         };
+        lateness_all(&m->lat, &ret->lateness);
+        lateness_window(&m->lat, now, &ret->lateness_window);
 }
 
 int master_published(const struct master *m, size_t comp, size_t var, struct master_pub *ret)

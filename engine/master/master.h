@@ -70,8 +70,14 @@
  *   wait by yielding are never re-placed by the kernel.
  * - Pacing. With warp w > 0, the point at simulation time t is not passed
  *   before wall time t_wall0 + (t - t_0) / w (CLOCK_MONOTONIC,
- *   clock_nanosleep TIMER_ABSTIME); a change of w re-bases (t_wall0, t_0)
- *   to the present, so nothing jumps (master_pace.h).
+ *   clock_nanosleep TIMER_ABSTIME, the scenario's spinUs before it spun
+ *   on the clock); a change of w, a pause and a resume re-base (t_wall0,
+ *   t_0) to the present, so nothing jumps or bursts (master_pace.h). A
+ *   point done after its deadline plus the scenario's overrun margin is an
+ *   overrun: counted, and per the scenario's overrun policy nothing more,
+ *   or noted with the pace re-based forward (soft), or a fault (hard)
+ *   (master_overrun.c). Every paced point's lateness goes into
+ *   fixed-memory histograms (master_lateness.h), reported by master_stats.
  *
  * Threads: the stepping functions (master_step(), master_run_until(),
  * master_run()) and everything not marked otherwise run on one thread,
@@ -87,6 +93,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/master/master_lateness.h"
 #include "engine/master/session.h"
 
 struct master;
@@ -191,6 +198,7 @@ struct master_opts {
 
 #define MASTER_EXTRA_RUN_MAX    1000000u
 
+
 struct master_inst_stats {
         uint64_t steps;                 /* DoSteps */
         uint64_t ns_total;              /* round trips, post to reply collected */
@@ -213,6 +221,13 @@ struct master_stats {
          * its due wall time (0 when on time or unpaced), and the worst so far.
          */
         double lag_s, lag_max_s;
+        /*
+         * Paced runs: every point's lateness (completion after its
+         * deadline, 0 when on time) over the whole run and over the last
+         * LAT_WINDOW_S seconds, and the points later than the margin.
+         */
+        struct lat_summary lateness, lateness_window;
+        uint64_t overruns;
         size_t n_insts;
         const struct master_inst_stats *insts;  /* borrowed; valid until the next step */
 };

@@ -282,11 +282,24 @@ struct master {
         uint64_t wall_ns;               /* running: in stepping calls and between them */
         uint64_t call_end_ns;           /* when the last stepping call returned; 0: none */
         uint64_t lag_ns, lag_max_ns;    /* how late the last paced point was, and the worst */
+        struct lateness lat;            /* every paced point's lateness (master_overrun.c) */
+        uint64_t overruns;              /* paced points later than the margin */
+        uint64_t overrun_note_ns;       /* when soft overruns were last noted */
+        uint64_t overruns_unsaid;       /* soft overruns since, not noted yet */
+        size_t slow_comp;               /* the instance whose step took longest this point */
+        uint64_t slow_ns;               /* and how long; 0: none stepped */
 
         char msg[MASTER_MSG_MAX];
         char iu_msg[256];               /* a failure inside an intermediate update */
         int fault;
 };
+
+/*
+ * master_overrun.c: a paced point is done: measure its lateness, apply
+ * the overrun policy (a hard overrun faults: -ETIME), sleep to its
+ * deadline (master_live.c: cut short by a request to serve).
+ */
+int mpace_point(struct master *m, uint64_t warp_bits);
 
 /* Time helpers (master.c). */
 double master_grid(const struct master *m, uint64_t k);

@@ -11,7 +11,8 @@
  * is the same as without the interruption. The wait is a condition
  * variable on CLOCK_MONOTONIC (the pace's clock) with the master's
  * requests checked under its mutex, so a request made just before the
- * wait is never missed.
+ * wait is never missed. The last spinUs before the deadline are spun on the
+ * clock instead (master_overrun.c measures the lateness this leaves).
  *
  * Threads: master_request_serve() from any thread; mlive_sleep() on the
  * master's thread.
@@ -68,8 +69,18 @@ bool mlive_serve_pending(struct master *m)
                                          memory_order_relaxed) & MASTER_REQ_SERVE;
 }
 
+/* A request to serve, or a warp other than the one the wait was for. */
+static bool wanted(struct master *m, uint64_t warp_bits)
+{
+        return atomic_load_explicit(&m->requests, memory_order_relaxed) != 0 ||
+               atomic_load_explicit(&m->warp_bits, memory_order_relaxed) != warp_bits;
+}
+
 bool mlive_sleep(struct master *m, uint64_t due_ns, uint64_t warp_bits)
 {
+        /* The last stretch before the deadline is spun on the clock (the scenario's spinUs). */
+        uint64_t spin_ns = (uint64_t)(m->sc->experiment.spin_us * 1e3);
+
         for (;;) {
                 uint64_t now = pace_now_ns(), until;
                 struct timespec ts;
@@ -77,14 +88,20 @@ bool mlive_sleep(struct master *m, uint64_t due_ns, uint64_t warp_bits)
 
                 if (now >= due_ns)
                         return true;
+                if (spin_ns && due_ns - now <= spin_ns) {
+                        if (wanted(m, warp_bits))
+                                return false;
+                        continue;
+                }
                 if (m->opts.idle)
                         m->opts.idle(m->opts.idle_ctx);
-                until = due_ns - now > IDLE_SLICE_NS ? now + IDLE_SLICE_NS : due_ns;
+                until = due_ns - spin_ns;
+                if (until - now > IDLE_SLICE_NS)
+                        until = now + IDLE_SLICE_NS;
                 ts.tv_sec = (time_t)(until / 1000000000u);
                 ts.tv_nsec = (long)(until % 1000000000u);
                 pthread_mutex_lock(&m->wake_lock);
-                stop = atomic_load_explicit(&m->requests, memory_order_relaxed) != 0 ||
-                       atomic_load_explicit(&m->warp_bits, memory_order_relaxed) != warp_bits;
+                stop = wanted(m, warp_bits);
                 if (!stop)
                         (void) pthread_cond_timedwait(&m->wake_cond, &m->wake_lock, &ts);
                 pthread_mutex_unlock(&m->wake_lock);

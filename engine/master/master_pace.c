@@ -36,8 +36,11 @@ uint64_t pace_now_ns(void)
         return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-bool pace_sleep(uint64_t due_ns, uint64_t slice_ns, bool (*stop)(void *ctx), void *ctx)
+bool pace_sleep(uint64_t due_ns, uint64_t slice_ns, uint64_t spin_ns, bool (*stop)(void *ctx),
+                void *ctx)
 {
+        uint64_t wake = due_ns > spin_ns ? due_ns - spin_ns : 0;
+
         for (;;) {
                 uint64_t now = pace_now_ns(), until;
                 struct timespec ts;
@@ -46,7 +49,13 @@ bool pace_sleep(uint64_t due_ns, uint64_t slice_ns, bool (*stop)(void *ctx), voi
                         return true;
                 if (stop && stop(ctx))
                         return false;
-                until = due_ns - now > slice_ns ? now + slice_ns : due_ns;
+                if (now >= wake) {
+                        /* The last stretch: on the clock, not the scheduler's wake-up. */
+                        while (pace_now_ns() < due_ns)
+                                ;
+                        return true;
+                }
+                until = wake - now > slice_ns ? now + slice_ns : wake;
                 ts.tv_sec = (time_t)(until / 1000000000u);
                 ts.tv_nsec = (long)(until % 1000000000u);
                 /* EINTR: go round again; the loop re-reads the clock. */

@@ -7,8 +7,9 @@
  * and the master sleeps (clock_nanosleep, TIMER_ABSTIME) until then. A
  * change of w, a start or a resume re-bases (wall0, sim0) to (now, the
  * current point), so simulated time never jumps and a pause is not made
- * up for afterwards. A run that falls behind catches up as fast as it
- * can; it is never re-based for being late.
+ * up for afterwards. What a run that falls behind does is the overrun
+ * policy's (master.h, enum master_overrun): catch up as fast as it can
+ * (none), or re-base forward (soft), or fault (hard).
  *
  * DESIGN: the arithmetic is pure (pace_rebase(), pace_due_ns()) so it can
  * be tested without a clock; pace_sleep() is the only part that waits.
@@ -36,9 +37,13 @@ uint64_t pace_due_ns(const struct pace *p, double t);
 uint64_t pace_now_ns(void);
 
 /*
- * Sleep until due_ns, in slices of at most slice_ns, returning early
- * (false) as soon as *stop() says so. True when due_ns was reached.
+ * Sleep until due_ns (clock_nanosleep, TIMER_ABSTIME), in slices of at
+ * most slice_ns, returning early (false) as soon as *stop() says so; the
+ * last spin_ns before due_ns are spun on the clock rather than slept, so
+ * the scheduler's wake-up latency does not delay the point. True when
+ * due_ns was reached.
  */
-bool pace_sleep(uint64_t due_ns, uint64_t slice_ns, bool (*stop)(void *ctx), void *ctx);
+bool pace_sleep(uint64_t due_ns, uint64_t slice_ns, uint64_t spin_ns, bool (*stop)(void *ctx),
+                void *ctx);
 
 #endif

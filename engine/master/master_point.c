@@ -109,6 +109,7 @@ int mstep_point(struct master *m)
         mstep_plan(m);
         r = mstep_save(m);
         m->point_ns = pace_now_ns();
+        m->slow_ns = 0;
         m->step_deadline_ns = isfinite(m->budget_s) ? m->point_ns + (uint64_t)(m->budget_s * 1e9) : 0;
         if (r == 0)
                 r = mstep_run(m);

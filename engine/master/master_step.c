@@ -289,6 +289,10 @@ static int collect(struct master *m, struct mi *mi)
         st->ns_total += ns;
         if (ns > st->ns_max)
                 st->ns_max = ns;
+        if (ns > m->slow_ns) {
+                m->slow_ns = ns;
+                m->slow_comp = mi->idx;
+        }
         if (r >= 0)
                 st->ns_service += mi->res.service_ns;
         r = mchain_collected(m, mi, r, now);

@@ -102,6 +102,21 @@ struct scenario_connection {
         char *origin;                   /* "file:line" of the (innermost) Connection */
 };
 
+/*
+ * What a paced point done after its deadline plus the overrun margin
+ * does, after the Distributed Co-Simulation Protocol's timing modes (non,
+ * soft and hard real time); the master's master_overrun.c.
+ */
+enum scenario_overrun {
+        SCENARIO_OVERRUN_NONE,  /* counted only: a late run catches up as fast as it can */
+        SCENARIO_OVERRUN_SOFT,  /* counted and noted (rate-limited); the pace re-bases forward */
+        SCENARIO_OVERRUN_HARD,  /* the run faults, naming the point, the lateness, the slowest instance */
+};
+const char *scenario_overrun_name(enum scenario_overrun o);
+/* "none", "soft", "hard" (len bytes) to *ret; -EINVAL otherwise. */
+int scenario_overrun_parse(const char *s, size_t len, enum scenario_overrun *ret);
+#define SCENARIO_SPIN_US_MAX    1000000.0       /* a second of spinning at most */
+
 struct scenario_experiment {
         double start, stop;
         double step;                    /* base step h: t_n = start + n * h */
@@ -126,6 +141,15 @@ struct scenario_experiment {
                 char cpus[256], worker_cpus[256];       /* cpu lists; empty: not set */
                 bool best_effort;
         } realtime;
+        /*
+         * Paced runs: the overrun policy and margin (µs past a point's
+         * deadline), and the µs before a deadline spun on the clock rather
+         * than slept; each _given when the scenario or an override set it,
+         * else none, 0 and 0 (a daemon may put its defaults in).
+         */
+        enum scenario_overrun overrun;
+        double overrun_margin_us, spin_us;
+        bool overrun_given, overrun_margin_given, spin_given;
 };
 
 /* One CSV column: one scalar element of one variable. */
@@ -168,6 +192,9 @@ struct scenario_overrides {
              has_algorithm, has_tolerance;
         double start, stop, step, budget, warp, tolerance;
         bool rollback_on_fault;         /* true: on, whatever the scenario says */
+        bool has_overrun, has_overrun_margin, has_spin;
+        enum scenario_overrun overrun;
+        double overrun_margin_us, spin_us;
         uint64_t decimation;
         enum scenario_algorithm algorithm;
         const char *order;              /* "a b c": Gauss-Seidel order; NULL: keep */

@@ -75,6 +75,33 @@ static void defaults(struct sc_load *l, const struct sc_settings *st, struct sce
         e->rollback_on_fault = st->rollback_on_fault;
         e->tolerance_given = st->has_tolerance;
         e->tolerance = st->has_tolerance ? st->tolerance : 0;
+        e->overrun_given = st->has_overrun;
+        e->overrun = st->has_overrun ? st->overrun : SCENARIO_OVERRUN_NONE;
+        e->overrun_margin_given = st->has_overrun_margin;
+        e->overrun_margin_us = st->has_overrun_margin ? st->overrun_margin_us : 0;
+        e->spin_given = st->has_spin;
+        e->spin_us = st->has_spin ? st->spin_us : 0;
+}
+
+static const char *const overrun_names[] = {
+        [SCENARIO_OVERRUN_NONE] = "none",
+        [SCENARIO_OVERRUN_SOFT] = "soft",
+        [SCENARIO_OVERRUN_HARD] = "hard",
+};
+
+const char *scenario_overrun_name(enum scenario_overrun o)
+{
+        return (unsigned)o <= SCENARIO_OVERRUN_HARD ? overrun_names[o] : "?";
+}
+
+int scenario_overrun_parse(const char *s, size_t len, enum scenario_overrun *ret)
+{
+        for (unsigned i = 0; i <= SCENARIO_OVERRUN_HARD; i++)
+                if (s && len == strlen(overrun_names[i]) && !memcmp(s, overrun_names[i], len)) {
+                        *ret = (enum scenario_overrun)i;
+                        return 0;
+                }
+        return -EINVAL;
 }
 
 /* A relative tolerance FMI can take: finite, above 0 and below 1. */
@@ -145,6 +172,15 @@ static int check(struct sc_load *l, const struct sc_settings *st, const struct s
         if (!isfinite(e->warp) || e->warp < 0)
                 bad |= sc_err(l, f, line, NULL, "warp %g: must be 0 (as fast as possible) or a "
                               "positive finite factor", e->warp) < 0;
+        where(l, st->overrun_margin_from, settings, &f, &line);
+        if (!isfinite(e->overrun_margin_us) || e->overrun_margin_us < 0 ||
+            e->overrun_margin_us > 1e12)
+                bad |= sc_err(l, f, line, NULL, "overrun margin %g µs: must be 0 to 1e12 µs",
+                              e->overrun_margin_us) < 0;
+        where(l, st->spin_from, settings, &f, &line);
+        if (!isfinite(e->spin_us) || e->spin_us < 0 || e->spin_us > SCENARIO_SPIN_US_MAX)
+                bad |= sc_err(l, f, line, NULL, "spin %g µs: must be 0 to %g µs", e->spin_us,
+                              SCENARIO_SPIN_US_MAX) < 0;
         where(l, st->tolerance_from, settings, &f, &line);
         if (e->tolerance_given && !tolerance_ok(e->tolerance))
                 bad |= sc_err(l, f, line, NULL, "tolerance %g: must be a relative tolerance above "

@@ -110,6 +110,10 @@ struct sc_settings {
         const char *start_from, *stop_from, *step_from, *budget_from, *warp_from, *tolerance_from;
         uint64_t decimation;            /* 0: not given */
         bool rollback_on_fault;
+        bool has_overrun, has_overrun_margin, has_spin;
+        enum scenario_overrun overrun;
+        double overrun_margin_us, spin_us;
+        const char *overrun_margin_from, *spin_from;
         enum scenario_algorithm algorithm;
         const char *order;              /* component names, or NULL */
         const char *order_origin;

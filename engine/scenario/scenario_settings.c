@@ -6,7 +6,8 @@
  *     <fmud:Settings stepSize="0.001" stepBudget="10" warp="1" decimation="10"
  *                    algorithm="gauss-seidel" order="mass1 mass2" tolerance="1e-6"
  *                    rollbackOnFault="true" rtPriority="50" rtWorkerPriority="49"
- *                    rtCpus="1" rtWorkerCpus="2-3" rtBestEffort="false">
+ *                    rtCpus="1" rtWorkerCpus="2-3" rtBestEffort="false"
+ *                    overrun="soft" overrunMarginUs="500" spinUs="100">
  *       <fmud:Component name="mass2" multirate="2"/>
  *       <fmud:GaussSeidel input="mass2.x1"/>
  *       <fmud:Record variable="mass1.x1"/>
@@ -30,7 +31,7 @@
 static const char *const settings_attrs[] = {
         "version", "stepSize", "stepBudget", "warp", "decimation", "algorithm", "order", "tolerance",
         "rollbackOnFault", "rtPriority", "rtWorkerPriority", "rtCpus", "rtWorkerCpus",
-        "rtBestEffort", NULL,
+        "rtBestEffort", "overrun", "overrunMarginUs", "spinUs", NULL,
 };
 
 static bool known(const char *const *list, const char *name)
@@ -242,6 +243,14 @@ static int annotation(struct sc_load *l, struct sc_settings *st, const xmlNode *
         else if (s && strcmp(s, "false"))
                 bad |= sc_err(l, l->label, mx_line(n), NULL, "rollbackOnFault \"%s\": expected "
                               "true or false", s) < 0;
+        s = mx_attr(x, n, "overrun");
+        if (s && scenario_overrun_parse(s, strlen(s), &st->overrun) < 0)
+                bad |= sc_err(l, l->label, mx_line(n), NULL, "overrun \"%s\": expected none, "
+                              "soft or hard", s) < 0;
+        st->has_overrun = s != NULL;
+        bad |= double_attr(l, n, "overrunMarginUs", &st->has_overrun_margin,
+                           &st->overrun_margin_us) < 0;
+        bad |= double_attr(l, n, "spinUs", &st->has_spin, &st->spin_us) < 0;
         s = mx_attr(x, n, "algorithm");
         if (s) {
                 bad |= parse_algorithm(l, s, mx_line(n), &st->algorithm) < 0;
@@ -282,6 +291,13 @@ static int apply_overrides(struct sc_load *l, struct sc_settings *st)
         take(ov->has_warp, ov->warp, "--warp", &st->has_warp, &st->warp, &st->warp_from);
         take(ov->has_tolerance, ov->tolerance, "--tolerance", &st->has_tolerance, &st->tolerance,
              &st->tolerance_from);
+        take(ov->has_overrun_margin, ov->overrun_margin_us, "--overrun-margin-us",
+             &st->has_overrun_margin, &st->overrun_margin_us, &st->overrun_margin_from);
+        take(ov->has_spin, ov->spin_us, "--spin-us", &st->has_spin, &st->spin_us, &st->spin_from);
+        if (ov->has_overrun) {
+                st->has_overrun = true;
+                st->overrun = ov->overrun;
+        }
         if (ov->has_decimation && (ov->decimation == 0 || ov->decimation > UINT32_MAX))
                 bad |= sc_err(l, "--decimation", 0, NULL, "%llu is not a positive integer "
                               "(1 to 4294967295)", (unsigned long long)ov->decimation) < 0;
