@@ -318,12 +318,7 @@ static int advance(struct master *m, uint64_t target)
                         master_set_state(m, MASTER_FAULTED);
                         break;
                 }
-                if (master_state(m) == MASTER_FINISHED)
-                        break;
-                if (m->at_grid && m->pt >= m->n_end) {
-                        master_set_state(m, MASTER_FINISHED);
-                        break;
-                }
+                /* The last point too: a paced run does not end before its stop time is due. */
                 if (m->warp > 0) {
                         /* A paced run's rows go out on time, not a point late. */
                         mroute_flush(m);
@@ -334,6 +329,12 @@ static int advance(struct master *m, uint64_t target)
                         }
                 } else {
                         m->lag_ns = 0;
+                }
+                if (master_state(m) == MASTER_FINISHED)
+                        break;
+                if (m->at_grid && m->pt >= m->n_end) {
+                        master_set_state(m, MASTER_FINISHED);
+                        break;
                 }
         }
         if (mchain_drain(m) < 0 && r >= 0) {
