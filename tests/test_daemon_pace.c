@@ -75,3 +75,65 @@ Test(daemon_pace, status_shows_the_lag_and_factor_of_a_stalled_paced_run, .init 
                   "factor %g, the test saw %g s simulated in %g s", st.real_time_factor,
                   st.time - st.start, wall);
 }
+
+/*
+ * The same stall under the load's hard policy with a 50 ms margin: the
+ * session faults at the late point, the message names it and the
+ * instance, and status counts the overrun and shows the lateness.
+ */
+Test(daemon_pace, a_hard_overrun_faults_the_session_and_status_shows_the_lateness,
+     .init = setup, .fini = teardown)
+{
+        struct proto_assign starts[] = {
+                { daemon_str("sleep_at"), daemon_str("0.095") },
+                { daemon_str("sleep_ms"), daemon_str("300") },
+        };
+        struct proto_load a = {
+                .path = daemon_str(FMUD_MASTER_FMU_DIR "/Scripted.fmu"),
+                .has_stop = true, .stop = 0.3, .has_step = true, .step = 0.01,
+                .has_warp = true, .warp = 1.0, .n_starts = 2, .starts = starts,
+                .overrun = daemon_str("hard"), .has_overrun_margin = true,
+                .overrun_margin_us = 50000, .has_spin = true, .spin_us = 100,
+        };
+        struct proto_session_status st;
+        uint64_t s = daemon_load(c, &a, NULL);
+        char msg[512];
+
+        cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
+                  fmud_errmsg(c));
+        daemon_wait_state(c, s, PROTO_STATE_FAULTED, &st);
+        snprintf(msg, sizeof(msg), "%.*s", (int)st.message.len, st.message.ptr);
+        cr_assert(strstr(msg, "overrun: the paced point at t = 0.11") != NULL, "%s", msg);
+        cr_assert(strstr(msg, "the slowest instance was 'Scripted'") != NULL, "%s", msg);
+        cr_assert(st.time == 0.11, "t %.17g", st.time);
+        cr_assert(st.overruns == 1, "overruns %llu", (unsigned long long)st.overruns);
+        cr_assert(daemon_str_eq(st.overrun, "hard"));
+        cr_assert(st.lateness.max_us >= 290000, "max %g us", st.lateness.max_us);
+        cr_assert(st.lateness.p50_us <= st.lateness.p99_us &&
+                  st.lateness.p99_us <= st.lateness.p999_us &&
+                  st.lateness.p999_us <= st.lateness.max_us);
+        cr_assert(st.lateness_window.max_us >= 290000, "window max %g us",
+                  st.lateness_window.max_us);
+}
+
+Test(daemon_pace, a_bad_overrun_policy_is_refused_and_nothing_is_loaded, .init = setup,
+     .fini = teardown)
+{
+        struct proto_load a = {
+                .path = daemon_str(FMUD_MASTER_FMU_DIR "/Scripted.fmu"),
+                .overrun = daemon_str("firm"),
+        };
+        struct proto_list_result l;
+
+        daemon_assert_refused(c, fmud_load(c, &a, NULL, NULL), PROTO_E_INVALID, "overrun");
+        cr_assert(strstr(fmud_errmsg(c), "overrun: 'firm' is not none, soft or hard") != NULL,
+                  "%s", fmud_errmsg(c));
+        a.overrun = daemon_str("");
+        a.has_spin = true;
+        a.spin_us = 2e6;
+        daemon_assert_refused(c, fmud_load(c, &a, NULL, NULL), PROTO_E_INVALID, "spin");
+        cr_assert(strstr(fmud_errmsg(c), "spin 2e+06 us: must be 0 to 1e+06 us") != NULL, "%s",
+                  fmud_errmsg(c));
+        cr_assert(fmud_list(c, &l) == 0);
+        cr_assert(l.n == 0);
+}

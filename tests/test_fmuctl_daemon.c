@@ -101,6 +101,13 @@ Test(fmuctl_daemon, session_verbs_with_json_and_exit_codes, .init = setup, .fini
         cr_assert(json_object_get_uint64(key(o, "points")) == 0);
         (void) key(o, "realTimeFactor");
         cr_assert(json_object_get_double(key(o, "lagMaxS")) == 0.0);
+        cr_assert(json_object_get_double(key(key(o, "lateness"), "p50Us")) == 0.0);
+        cr_assert(json_object_get_double(key(key(o, "lateness"), "p99Us")) == 0.0);
+        cr_assert(json_object_get_double(key(key(o, "lateness"), "p999Us")) == 0.0);
+        cr_assert(json_object_get_double(key(key(o, "lateness"), "maxUs")) == 0.0);
+        cr_assert(json_object_get_double(key(key(o, "latenessWindow"), "maxUs")) == 0.0);
+        cr_assert(json_object_get_uint64(key(o, "overruns")) == 0);
+        cr_assert(strcmp(json_object_get_string(key(o, "overrun")), "none") == 0);
         json_object_put(o);
 
         /* Refused: one line on stderr naming the command, exit code 1. */

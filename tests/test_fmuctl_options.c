@@ -181,6 +181,14 @@ Test(fmuctl_options, bad_forms_are_usage_errors_that_send_nothing, .init = setup
                 "fmuctl list: option '--json' takes no value\n(see 'fmuctl list --help')\n");
         refused((const char *[]){ "run", FMUD_EXAMPLES "/msd.ssp", "--local", "-qz", NULL },
                 "fmuctl run: unknown option '-z'\n(see 'fmuctl run --help')\n");
+        refused((const char *[]){ "--endpoint", d.endpoint, "load", FMUD_EXAMPLES "/msd.ssp",
+                                  "--overrun", "firm", NULL },
+                "fmuctl load: --overrun needs none, soft or hard, not 'firm'\n"
+                "(see 'fmuctl load --help')\n");
+        refused((const char *[]){ "--endpoint", d.endpoint, "load", FMUD_EXAMPLES "/msd.ssp",
+                                  "--spin-us", "lots", NULL },
+                "fmuctl load: --spin-us needs a finite number, not 'lots'\n"
+                "(see 'fmuctl load --help')\n");
         refused((const char *[]){ "help", "nosuch", NULL },
                 "fmuctl: unknown command 'nosuch'\n(see 'fmuctl --help')\n");
         refused((const char *[]){ "help", "list", "status", NULL },

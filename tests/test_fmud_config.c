@@ -349,6 +349,29 @@ Test(fmud_config, default_budget_not_set_none_and_seconds, .init = setup, .fini 
         expect_refused("[master]\ndefault_budget = -inf\n", "fmud.conf:2", "no budget");
 }
 
+/* The pacing defaults: none, 0 and 0 unless set; a policy by name, microseconds bounded. */
+Test(fmud_config, pacing_defaults_overrun_margin_and_spin, .init = setup, .fini = teardown)
+{
+        struct fmud_config c;
+        char err[512] = "";
+
+        config_init(&c);
+        cr_assert(c.overrun == SCENARIO_OVERRUN_NONE);
+        cr_assert(c.overrun_margin_us == 0.0);
+        cr_assert(c.spin_us == 0.0);
+        cr_assert(load_text(&c, "[master]\noverrun = soft\noverrun_margin_us = 250\n"
+                                "spin_us = 80\n", err, sizeof(err)) == 0, "%s", err);
+        cr_assert(c.overrun == SCENARIO_OVERRUN_SOFT);
+        cr_assert(c.overrun_margin_us == 250.0);
+        cr_assert(c.spin_us == 80.0);
+        config_fini(&c);
+        expect_refused("[master]\noverrun = firm\n", "fmud.conf:2", "must be none, soft or hard");
+        expect_refused("[master]\noverrun_margin_us = -1\n", "fmud.conf:2",
+                       "must be 0 to 1e12 microseconds");
+        expect_refused("[master]\nspin_us = 2000000\n", "fmud.conf:2",
+                       "must be 0 to 1000000 microseconds");
+}
+
 Test(fmud_config, roles_are_parsed_and_default_to_observer, .init = setup, .fini = teardown)
 {
         struct fmud_config c;

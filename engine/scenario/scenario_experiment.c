@@ -175,11 +175,11 @@ static int check(struct sc_load *l, const struct sc_settings *st, const struct s
         where(l, st->overrun_margin_from, settings, &f, &line);
         if (!isfinite(e->overrun_margin_us) || e->overrun_margin_us < 0 ||
             e->overrun_margin_us > 1e12)
-                bad |= sc_err(l, f, line, NULL, "overrun margin %g µs: must be 0 to 1e12 µs",
+                bad |= sc_err(l, f, line, NULL, "overrun margin %g us: must be 0 to 1e12 us",
                               e->overrun_margin_us) < 0;
         where(l, st->spin_from, settings, &f, &line);
         if (!isfinite(e->spin_us) || e->spin_us < 0 || e->spin_us > SCENARIO_SPIN_US_MAX)
-                bad |= sc_err(l, f, line, NULL, "spin %g µs: must be 0 to %g µs", e->spin_us,
+                bad |= sc_err(l, f, line, NULL, "spin %g us: must be 0 to %g us", e->spin_us,
                               SCENARIO_SPIN_US_MAX) < 0;
         where(l, st->tolerance_from, settings, &f, &line);
         if (e->tolerance_given && !tolerance_ok(e->tolerance))
