@@ -117,6 +117,8 @@ static void status_fixture(struct proto_session_status *s, struct proto_inst_sta
                 .time = 4.5, .start = 0, .stop = 10, .step = 0.001, .points = 4500,
                 .extra_points = 7, .events = 9, .real_time_factor = 1.02, .warp = 1,
                 .lag_s = 0.25, .lag_max_s = 0.5,
+                .lateness = { 12, 340, 5600, 7800 }, .lateness_window = { 1, 2, 3, 4 },
+                .overruns = 6, .overrun = S("soft"),
                 .message = S(""), .recorder = S("io_uring"), .rows_recorded = 4508,
                 .rows_dropped = 3, .results = S("writing"), .sandbox = S("strict"),
                 .n_insts = 2, .insts = in,
@@ -138,6 +140,10 @@ Test(proto_results, session_status_round_trips)
         cr_assert(b.state == PROTO_STATE_PAUSED && b.time == 4.5 && b.points == 4500);
         cr_assert(b.stop == 10 && b.step == 0.001 && b.real_time_factor == 1.02 && b.warp == 1);
         cr_assert(b.lag_s == 0.25 && b.lag_max_s == 0.5);
+        cr_assert(b.lateness.p50_us == 12 && b.lateness.p99_us == 340 &&
+                  b.lateness.p999_us == 5600 && b.lateness.max_us == 7800);
+        cr_assert(b.lateness_window.p50_us == 1 && b.lateness_window.max_us == 4);
+        cr_assert(b.overruns == 6 && str_eq(b.overrun, "soft"));
         cr_assert(str_eq(b.sandbox, "strict") && b.message.len == 0);
         cr_assert(b.extra_points == 7 && b.events == 9 && str_eq(b.recorder, "io_uring") &&
                   b.rows_recorded == 4508 && b.rows_dropped == 3 && str_eq(b.results, "writing"));
