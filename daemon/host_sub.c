@@ -338,12 +338,19 @@ void hsub_event(struct hsess *hs, const char *message)
                 .time = hs->m ? master_time(hs->m) : 0,
                 .message = { message ? message : "", message ? (uint32_t)strlen(message) : 0 },
         };
+        struct master_stats ms;
         struct pw w;
         void *buf;
         size_t len;
 
         if (!hs->h->opts.publish || pw_init(&w) < 0)
                 return;
+        if (hs->m) {
+                master_get_stats(hs->m, &ms);
+                e.overruns = ms.overruns;
+                e.lateness_p99_us = (double)ms.lateness.p99_us;
+                e.lateness_max_us = (double)ms.lateness.max_us;
+        }
         proto_event_encode(&w, &e);
         buf = pw_take(&w, &len);
         pw_fini(&w);

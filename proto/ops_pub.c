@@ -73,6 +73,9 @@ static const struct field event_fields[] = {
         FIELD("state", FT_STATE, FF_REQ, struct proto_event, state),
         FIELD("time", FT_F64, FF_REQ, struct proto_event, time),
         FIELD("message", FT_STR, 0, struct proto_event, message),
+        FIELD("overruns", FT_U64, 0, struct proto_event, overruns),
+        FIELD("latenessP99Us", FT_F64, FF_FINITE | FF_NONNEG, struct proto_event, lateness_p99_us),
+        FIELD("latenessMaxUs", FT_F64, FF_FINITE | FF_NONNEG, struct proto_event, lateness_max_us),
 };
 
 void proto_event_encode(struct pw *w, const struct proto_event *e)

@@ -475,6 +475,9 @@ struct proto_event {
         enum proto_state state;
         double time;
         struct proto_str message;
+        /* Paced runs, as status has them then (0 otherwise; optional on the wire). */
+        uint64_t overruns;
+        double lateness_p99_us, lateness_max_us;
 };
 
 /* Requests. */

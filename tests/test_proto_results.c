@@ -325,7 +325,7 @@ Test(proto_results, samples_and_events_round_trip)
 {
         static const struct proto_str names[] = { S("Plant.x"), S("Ctrl.u") };
         struct proto_sample sa = { 3, 1, 0.5, 500, 1, 2, names, NULL }, sb;
-        struct proto_event ea = { 3, 2, PROTO_STATE_FAULTED, 1.25, S("Plant: doStep failed") }, eb;
+        struct proto_event ea = { 3, 2, PROTO_STATE_FAULTED, 1.25, S("Plant: doStep failed"), 2, 150, 9000 }, eb;
         int r;
 
         proto_sample_begin(&w, &sa);
@@ -368,6 +368,7 @@ Test(proto_results, samples_and_events_round_trip)
         cr_assert(proto_event_decode(m.doc.root, &eb, err, sizeof(err)) == 0, "%s", err);
         cr_assert(eb.session == 3 && eb.generation == 2 && eb.state == PROTO_STATE_FAULTED &&
                   eb.time == 1.25 && str_eq(eb.message, "Plant: doStep failed"));
+        cr_assert(eb.overruns == 2 && eb.lateness_p99_us == 150 && eb.lateness_max_us == 9000);
 }
 
 static void *slurp(const char *path, size_t *ret_len)
