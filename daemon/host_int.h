@@ -44,11 +44,15 @@
 #include "daemon/host.h"
 #include "engine/master/master.h"
 #include "engine/record/recorder.h"
+#include "engine/scenario/open_as.h"
 #include "engine/scenario/scenario.h"
 #include "engine/master/session.h"
 
 #define HOST_MSG_MAX            1024
 #define HOST_IDENT_MAX          64      /* "uid=N", "curve=Z85 key" (host_out.c) */
+/* A remote (CURVE) client's files are opened with this user's rights: nobody (host_out.c). */
+#define HOST_REMOTE_UID         65534
+#define HOST_REMOTE_GID         65534
 #define HOST_MAX_SNAPSHOTS      64      /* per session: each holds an FMU state per instance */
 #define HOST_MAX_SUBS           64      /* per session */
 #define HOST_DIAG_LINES         5       /* of a refused scenario, in the reply */
@@ -168,6 +172,7 @@ struct hsess {
         uid_t peer_uid;
         gid_t peer_gid;
         char peer_ident[HOST_IDENT_MAX];
+        struct open_as as;              /* whose rights the client's files are opened with */
         enum proto_state state;
         uint64_t generation;
         struct scenario *sc;
@@ -270,8 +275,8 @@ void hcmd_free(struct hcmd *c);
  * the refusal's code with msg. *ret_sandbox: the session's mode (the
  * daemon's, or a stricter one the load asked for).
  */
-int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *ret_sandbox,
-                char *msg, size_t size);
+int hload_check(struct host *h, const struct proto_load *a, const struct open_as *as,
+                enum host_sandbox *ret_sandbox, char *msg, size_t size);
 
 /* ---- host_load.c ---- */
 /*
@@ -410,11 +415,12 @@ void hsnap_free_all(struct hsess *hs);
  * directory, a link on the way, a file that is not there or may not be
  * read), invalid (another error).
  */
-int hpath_open(char *const *allowed, size_t n, const char *path, int flags, mode_t mode,
-               int *ret_fd, char *msg, size_t size);
+int hpath_open(const struct open_as *as, char *const *allowed, size_t n, const char *path,
+               int flags, mode_t mode, int *ret_fd, char *msg, size_t size);
 /* hpath_open() that says which directories (what: "allowed", "output") and the open's errno. */
-int hpath_open_in(char *const *dirs, size_t n, const char *what, const char *path, int flags,
-                  mode_t mode, int *ret_fd, int *ret_err, char *msg, size_t size);
+int hpath_open_in(const struct open_as *as, char *const *dirs, size_t n, const char *what,
+                  const char *path, int flags, mode_t mode, int *ret_fd, int *ret_err, char *msg,
+                  size_t size);
 
 /* host_paths.c */
 /*
@@ -433,8 +439,17 @@ int hpath_check_out(char *const *output, size_t n, const char *out, char *msg, s
 /* host_out.c (session thread; hout_mark_name() at host_new()) */
 /* The extended attribute that marks a results file: trusted.* with CAP_SYS_ADMIN, else user.*. */
 const char *hout_mark_name(void);
-/* hs->peer_ident for peer (NULL: none). */
-void hout_ident(struct hsess *hs, const struct host_peer *peer);
+/* hs->peer_ident for peer (NULL: none); hs->as: as. */
+void hout_ident(struct hsess *hs, const struct host_peer *peer, const struct open_as *as);
+/*
+ * Whose rights the files peer names are opened with (open_as.h): a local
+ * peer's own (its uid, gid and groups), a remote one's those of the
+ * unprivileged user HOST_REMOTE_UID; NULL (an in-process caller): the
+ * daemon's.
+ */
+void hout_as(const struct host_peer *peer, struct open_as *ret);
+/* Whether hs's files are opened with its client's own rights (hs->as, or the daemon's are). */
+bool hout_as_client(const struct hsess *hs);
 /*
  * Open the session's results file, for writing from its start: out (the
  * load's, checked by hpath_check_out()) beneath its output directory, or,

@@ -42,17 +42,17 @@ static int read_inputs(struct hsess *hs, const struct proto_str *input, char *ms
                 return -EINVAL;
         }
         /* Opened once, beneath its allowed directory; only the descriptor is read. */
-        *code = hpath_open(hs->allowed, hs->n_allowed, path, O_RDONLY | O_NONBLOCK, 0, &fd, msg,
-                           size);
+        *code = hpath_open(&hs->as, hs->allowed, hs->n_allowed, path, O_RDONLY | O_NONBLOCK, 0,
+                           &fd, msg, size);
         if (*code >= 0) {
                 free(path);
                 return -EACCES;
         }
-        /* A root daemon reads what its client may not: then no content goes into messages. */
+        /* Content goes into messages only from a file opened with the client's own rights. */
         r = fstat(fd, &st) < 0 ? -errno : 0;
         if (r == 0)
-                r = input_csv_read_fd(fd, path, (st.st_mode & S_IROTH) != 0, hs->sc, NULL,
-                                      &hs->inputs, &why);
+                r = input_csv_read_fd(fd, path, hout_as_client(hs), hs->sc, NULL, &hs->inputs,
+                                      &why);
         close(fd);
         *code = r == -ENOMEM ? PROTO_E_INTERNAL : PROTO_E_INVALID;
         if (r < 0)
@@ -383,6 +383,7 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         sopt.n_allowed_dirs = hs->n_allowed;
         sopt.allowed_dirs = (const char *const *)hs->allowed;
         sopt.confined = true;
+        sopt.open_as = &hs->as;
         sopt.fmu.strict = a.strict;
         sopt.cancel = (struct fmi_cancel){ .fn = load_cancelled, .ctx = hs };
         r = scenario_load(path, &sopt, &o, &diags, &hs->sc);

@@ -4,7 +4,8 @@
  * or any file is read, so that a refusal is answered at once.
  *
  * DESIGN: the check opens each path beneath its allowed directory
- * (host_beneath.c) as the load will (O_PATH, closed at once), only to
+ * (host_beneath.c) as the load will (O_PATH, closed at once, with the
+ * client's filesystem identity), only to
  * answer early; the load (host_load.c) opens them again, confined, and
  * reads only what it opened itself.
  */
@@ -45,18 +46,19 @@ static int sandbox_of(const struct host *h, const struct proto_str *s, enum host
 }
 
 /* Whether path opens beneath its allowed directory (as the load will open it). */
-static int check_in(struct host *h, const char *path, char *msg, size_t size)
+static int check_in(struct host *h, const struct open_as *as, const char *path, char *msg,
+                    size_t size)
 {
         int fd = -1, code;
 
-        code = hpath_open(h->allowed, h->n_allowed, path, O_PATH, 0, &fd, msg, size);
+        code = hpath_open(as, h->allowed, h->n_allowed, path, O_PATH, 0, &fd, msg, size);
         if (fd >= 0)
                 close(fd);
         return code;
 }
 
-int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *ret_sandbox,
-                char *msg, size_t size)
+int hload_check(struct host *h, const struct proto_load *a, const struct open_as *as,
+                enum host_sandbox *ret_sandbox, char *msg, size_t size)
 {
         char *path = hvalues_strdup(&a->path), *out = NULL;
         int code;
@@ -66,7 +68,7 @@ int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *r
                 snprintf(msg, size, "path: not a file name");
                 return PROTO_E_BAD_REQUEST;
         }
-        code = check_in(h, path, msg, size);
+        code = check_in(h, as, path, msg, size);
         if (code < 0)
                 code = sandbox_of(h, &a->sandbox, ret_sandbox, msg, size);
         if (code < 0 && a->out.len) {
@@ -79,7 +81,7 @@ int hload_check(struct host *h, const struct proto_load *a, enum host_sandbox *r
         if (code < 0 && a->input.len) {
                 free(out);
                 out = hvalues_strdup(&a->input);
-                code = out ? check_in(h, out, msg, size) : PROTO_E_BAD_REQUEST;
+                code = out ? check_in(h, as, out, msg, size) : PROTO_E_BAD_REQUEST;
                 if (!out)
                         snprintf(msg, size, "input: not a file name");
         }

@@ -13,7 +13,9 @@
  * client's identity ("uid=N" for a local peer, "curve=KEY" for a remote
  * one): trusted.fmud.results where the daemon has CAP_SYS_ADMIN (no
  * client can set it), else user.fmud.results. A later run of the same
- * client replaces a file so marked; anything else only with force, and
+ * client replaces a file so marked that the client owns (the daemon, for
+ * a remote client) and that no group or other may write; anything else
+ * only with force, and
  * where the file system keeps no extended attributes only force
  * replaces. A new file (and its session directory) is chowned to the
  * client's uid and gid where the peer is local and the daemon may, so the
@@ -35,6 +37,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "engine/scenario/beneath.h"
+
 #define MARK_TRUSTED    "trusted.fmud.results"
 #define MARK_USER       "user.fmud.results"
 #define RESULTS_NAME    "results.csv"
@@ -50,8 +54,25 @@ const char *hout_mark_name(void)
         return MARK_USER;
 }
 
-void hout_ident(struct hsess *hs, const struct host_peer *peer)
+void hout_as(const struct host_peer *peer, struct open_as *ret)
 {
+        memset(ret, 0, sizeof(*ret));
+        if (!peer)
+                return;
+        if (peer->has_cred)
+                (void) open_as_user(ret, peer->uid, peer->gid);
+        else
+                (void) open_as_user(ret, HOST_REMOTE_UID, HOST_REMOTE_GID);
+}
+
+bool hout_as_client(const struct hsess *hs)
+{
+        return hs->as.set || (hs->peer_cred && hs->peer_uid == geteuid());
+}
+
+void hout_ident(struct hsess *hs, const struct host_peer *peer, const struct open_as *as)
+{
+        hs->as = *as;
         hs->peer_cred = peer && peer->has_cred;
         hs->peer_uid = hs->peer_cred ? peer->uid : 0;
         hs->peer_gid = hs->peer_cred ? peer->gid : 0;
@@ -64,21 +85,35 @@ void hout_ident(struct hsess *hs, const struct host_peer *peer)
                 snprintf(hs->peer_ident, sizeof(hs->peer_ident), "unknown");
 }
 
-/* Whether fd carries this client's mark. */
-static bool marked_ours(const struct hsess *hs, int fd)
+/*
+ * Whether fd (st) is this client's results file: it carries the client's
+ * mark, is owned by the client (a local peer; a remote one's files are the
+ * daemon's) and no one else may write it. The mark alone is not enough: a
+ * user.* attribute is set by whoever may write the file, so a file another
+ * user made writable to all could carry anyone's mark.
+ */
+static bool marked_ours(const struct hsess *hs, int fd, const struct stat *st)
 {
         char v[HOST_IDENT_MAX];
         size_t len = strlen(hs->peer_ident);
-        ssize_t n = fgetxattr(fd, hs->h->mark, v, sizeof(v));
+        uid_t owner = hs->as.set ? hs->as.uid : geteuid();
+        ssize_t n;
 
+        if (st->st_uid != owner || (st->st_mode & (S_IWGRP | S_IWOTH)))
+                return false;
+        n = fgetxattr(fd, hs->h->mark, v, sizeof(v));
         return n >= 0 && (size_t)n == len && !memcmp(v, hs->peer_ident, len);
 }
 
-/* A new file or directory: the client's, where the daemon may give it; then marked. */
+/*
+ * A new file or directory: the identity's it is opened with (a file
+ * created with it is already; the daemon's own session directory is
+ * given); then marked.
+ */
 static void make_theirs(const struct hsess *hs, int fd, bool mark)
 {
-        if (hs->peer_cred && (hs->peer_uid != geteuid() || hs->peer_gid != getegid()))
-                (void) fchown(fd, hs->peer_uid, hs->peer_gid);  /* EPERM: not root, keep ours */
+        if (hs->as.set)
+                (void) fchown(fd, hs->as.uid, hs->as.gid);
         /* Unsupported (ENOTSUP) or refused: the file is not marked, only force replaces it. */
         if (mark)
                 (void) fsetxattr(fd, hs->h->mark, hs->peer_ident, strlen(hs->peer_ident), 0);
@@ -92,10 +127,10 @@ static int open_named(struct hsess *hs, const char *out, bool force, int *ret_fd
         int fd = -1, err, code;
 
         /* No O_CREAT: an existing file is looked at before anything is done to it. */
-        code = hpath_open_in(hs->output, hs->n_output, "output", out, O_WRONLY | O_NONBLOCK, 0,
-                             &fd, &err, msg, size);
+        code = hpath_open_in(&hs->as, hs->output, hs->n_output, "output", out,
+                             O_WRONLY | O_NONBLOCK, 0, &fd, &err, msg, size);
         if (code >= 0 && err == ENOENT) {
-                code = hpath_open_in(hs->output, hs->n_output, "output", out,
+                code = hpath_open_in(&hs->as, hs->output, hs->n_output, "output", out,
                                      O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK, 0644, &fd, &err,
                                      msg, size);
                 if (code >= 0)
@@ -122,7 +157,7 @@ static int open_named(struct hsess *hs, const char *out, bool force, int *ret_fd
                 close(fd);
                 return PROTO_E_DENIED;
         }
-        if (!force && !marked_ours(hs, fd)) {
+        if (!force && !marked_ours(hs, fd, &st)) {
                 snprintf(msg, size, "'%s' exists and is not this client's results file from an "
                          "earlier run: not replaced (--force replaces it)", out);
                 close(fd);
@@ -196,11 +231,10 @@ static int open_state(struct hsess *hs, int *ret_fd, char **ret_path, char *msg,
                 goto out;
         }
         make_theirs(hs, dfd, false);
-        fd = openat(dfd, RESULTS_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    0644);
+        fd = beneath_openat_as(&hs->as, dfd, RESULTS_NAME, O_WRONLY | O_CREAT | O_EXCL, 0644);
         if (fd < 0 || asprintf(&path, "%s/" RESULTS_NAME, dir) < 0) {
                 snprintf(msg, size, "cannot write '%s/" RESULTS_NAME "': %s", dir,
-                         strerror(fd < 0 ? errno : ENOMEM));
+                         strerror(fd < 0 ? -fd : ENOMEM));
                 path = NULL;
                 goto out;
         }

@@ -11,11 +11,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "engine/scenario/beneath.h"
 
 static bool below(char *const *allowed, size_t n, const char *real)
 {
@@ -67,6 +70,12 @@ int hpath_check_out(char *const *output, size_t n, const char *out, char *msg, s
                 goto out;
         }
         b = basename(base);
+        if (beneath_bounded(out) < 0) {
+                snprintf(msg, size, "'%.64s...' is too long (at most %d components and %d bytes)",
+                         out, BENEATH_MAX_DEPTH, PATH_MAX - 1);
+                code = PROTO_E_INVALID;
+                goto out;
+        }
         if (out[0] != '/') {
                 snprintf(msg, size, "'%s' is not an absolute path", out);
                 code = PROTO_E_DENIED;

@@ -18,6 +18,7 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
 {
         enum host_sandbox sandbox;
         struct proto_load a;
+        struct open_as as;
         struct hsess *hs;
         void *mem = NULL;
         char err[256];
@@ -28,8 +29,10 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
                 host_reply_error(h, token, req->id, PROTO_E_BAD_REQUEST, "%s", err);
                 return;
         }
+        /* The group database is read here, before the lock, once per load. */
+        hout_as(peer, &as);
         pthread_mutex_lock(&h->lock);
-        code = hload_check(h, &a, &sandbox, err, sizeof(err));
+        code = hload_check(h, &a, &as, &sandbox, err, sizeof(err));
         free(mem);
         if (code < 0 && h->n_sessions >= h->opts.max_sessions) {
                 code = PROTO_E_LIMIT;
@@ -51,7 +54,7 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
                 for (size_t i = 0; hs->output && i < h->n_output; i++)
                         if ((hs->output[hs->n_output] = strdup(h->output[i])))
                                 hs->n_output++;
-                hout_ident(hs, peer);
+                hout_ident(hs, peer, &as);
         }
         if (code < 0 && (!hs || !hs->load || !hs->allowed || !hs->output ||
                          hstatus_init(hs) < 0)) {

@@ -147,10 +147,17 @@ static long now_ms(void)
         return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The capabilities the next daemon_start() leaves in the daemon's bounding set (all: ~0). */
+static uint64_t bounding = ~(uint64_t)0;
+
 static void exec_daemon(const struct fmud_daemon *d, int ready_fd, char **argv)
 {
         int log = open(d->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+        for (int c = 0; c < 64 && prctl(PR_CAPBSET_READ, c) >= 0; c++)
+                if (!(bounding & ((uint64_t)1 << c)) && prctl(PR_CAPBSET_DROP, c) < 0)
+                        _exit(126);
 
         /* The daemon must not outlive a test that crashed. */
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -264,6 +271,13 @@ void daemon_start(struct fmud_daemon *d, const char *const *extra)
         d->pid = pid;
         wait_ready(d, pipefd[0]);
         close(pipefd[0]);
+}
+
+void daemon_start_bounded(struct fmud_daemon *d, uint64_t caps, const char *const *extra)
+{
+        bounding = caps;
+        daemon_start(d, extra);
+        bounding = ~(uint64_t)0;
 }
 
 /* waitpid with a bound; returns the status, or -1 after SIGKILL on timeout. */

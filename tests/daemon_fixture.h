@@ -55,6 +55,13 @@ struct fmud_daemon {
 void daemon_start(struct fmud_daemon *d, const char *const *extra);
 
 /*
+ * daemon_start() with the daemon's capability bounding set cut down to
+ * caps (bit c: capability c), as systemd's CapabilityBoundingSet= does:
+ * a root daemon then has only those. Needs CAP_SETPCAP.
+ */
+void daemon_start_bounded(struct fmud_daemon *d, uint64_t caps, const char *const *extra);
+
+/*
  * SIGTERM, then assert: exit status 0, socket files gone, no process the
  * daemon started left, scratch folder empty. Frees the folder. A no-op on
  * a zeroed struct.

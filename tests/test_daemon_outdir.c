@@ -372,3 +372,61 @@ Test(daemon_outdir, a_root_daemon_gives_the_new_results_file_to_the_client_that_
         free(conf);
         tmpdir_free(conf_dir);
 }
+
+/* precious at name in d's folder, mode, owner uid, marked as mark (the client's own ident). */
+static char *forged(struct fmud_daemon *d, const char *name, mode_t mode, uid_t uid,
+                    const char *mark)
+{
+        const char *attr = geteuid() == 0 ? "trusted.fmud.results" : "user.fmud.results";
+        char *path = daemon_path(d, name);
+
+        cr_assert(eq(int, tmpdir_write(d->dir, name, precious, sizeof(precious) - 1), 0));
+        cr_assert(eq(int, chmod(path, mode), 0));
+        if (uid != geteuid())
+                cr_assert(eq(int, chown(path, uid, (gid_t)-1), 0));
+        if (setxattr(path, attr, mark, strlen(mark), 0) < 0)
+                cr_skip_test("the test folder keeps no %s attribute", attr);
+        return path;
+}
+
+Test(daemon_outdir, a_mark_on_a_file_others_may_write_or_own_is_not_the_clients)
+{
+        struct fmud_daemon d;
+        char mark[32], *open_to_all, *owned_by_other, *plain;
+        struct fmud *c;
+        uint64_t s;
+        int r;
+
+        snprintf(mark, sizeof(mark), "uid=%u", (unsigned)geteuid());
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        /* Made writable to everyone: anyone could have put the client's mark on it. */
+        open_to_all = forged(&d, "open.csv", 0666, geteuid(), mark);
+        r = load(c, open_to_all, false, &s);
+        daemon_assert_refused(c, r, PROTO_E_DENIED, "a marked file others may write");
+        cr_assert(strstr(fmud_errmsg(c), "not this client's results") != NULL, "%s",
+                  fmud_errmsg(c));
+        assert_unchanged(open_to_all);
+        free(open_to_all);
+        open_to_all = forged(&d, "group.csv", 0620, geteuid(), mark);
+        r = load(c, open_to_all, false, &s);
+        daemon_assert_refused(c, r, PROTO_E_DENIED, "a marked file its group may write");
+        assert_unchanged(open_to_all);
+        /* Another user's file with the client's mark on it. */
+        if (geteuid() == 0) {
+                owned_by_other = forged(&d, "other.csv", 0644, OTHER_UID, mark);
+                r = load(c, owned_by_other, false, &s);
+                daemon_assert_refused(c, r, PROTO_E_DENIED, "a marked file another user owns");
+                assert_unchanged(owned_by_other);
+                free(owned_by_other);
+        }
+        /* The client's own file, writable by it alone, with its mark: replaced. */
+        plain = forged(&d, "own.csv", 0644, geteuid(), mark);
+        cr_assert(eq(int, load(c, plain, false, &s), 0), "%s", fmud_errmsg(c));
+        unload(c, s);
+        assert_results(plain);
+        fmud_close(c);
+        free(plain);
+        free(open_to_all);
+        daemon_stop(&d);
+}

@@ -2,6 +2,7 @@
  * beneath: open a file beneath a directory's descriptor (beneath.h).
  */
 #include "engine/scenario/beneath.h"
+#include "engine/scenario/open_as.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,31 +32,42 @@ static bool under(const char *dir, const char *real, const char **ret_rel)
         return true;
 }
 
+int beneath_bounded(const char *path)
+{
+        size_t depth = 0, len = strnlen(path, PATH_MAX);
+
+        if (len >= PATH_MAX)
+                return -ENAMETOOLONG;
+        for (size_t i = 0; i < len; i++)
+                if (path[i] == '/' && i + 1 < len && path[i + 1] != '/')
+                        depth++;
+        return depth > BENEATH_MAX_DEPTH ? -ENAMETOOLONG : 0;
+}
+
 int beneath_split(const char *const *allowed, size_t n, const char *path, const char **ret_rel)
 {
-        char prefix[PATH_MAX];
+        int r = beneath_bounded(path);
 
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < n; i++)
                 if (under(allowed[i], path, ret_rel))
                         return (int)i;
-        for (const char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-                size_t len = (size_t)(s - path);
-                char *real;
+        return -EPERM;
+}
 
-                if (len >= sizeof(prefix))
+/* Whether rel has a ".." component (refused by text, whatever the walk would make of it). */
+static bool has_dotdot(const char *rel)
+{
+        for (const char *c = rel; c; c = strchr(c, '/')) {
+                while (*c == '/')
+                        c++;
+                if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || c[2] == '\0'))
+                        return true;
+                if (!*c)
                         break;
-                memcpy(prefix, path, len);
-                prefix[len] = '\0';
-                real = realpath(prefix, NULL);
-                for (size_t i = 0; real && i < n; i++)
-                        if (!strcmp(real, allowed[i])) {
-                                free(real);
-                                *ret_rel = s + 1;
-                                return (int)i;
-                        }
-                free(real);
         }
-        return -1;
+        return false;
 }
 
 /* The walk openat2 would make, by hand: every component, no link followed. */
@@ -103,7 +115,7 @@ int beneath_openat(int dfd, const char *rel, int flags, mode_t mode)
 
         if (!rel[0])
                 return -EISDIR;
-        if (rel[0] == '/')
+        if (rel[0] == '/' || has_dotdot(rel))
                 return -EXDEV;
         fd = syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
         if (fd >= 0)
@@ -123,7 +135,7 @@ int beneath_open(const char *const *allowed, size_t n, const char *path, int fla
                 return -EPERM;
         i = beneath_split(allowed, n, path, &rel);
         if (i < 0)
-                return -EPERM;
+                return i;
         dfd = open(allowed[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return -errno;
@@ -135,5 +147,37 @@ int beneath_open(const char *const *allowed, size_t n, const char *path, int fla
                         fd = -errno;
         }
         close(dfd);
+        return fd;
+}
+
+int beneath_openat_as(const struct open_as *as, int dfd, const char *rel, int flags, mode_t mode)
+{
+        struct open_as_saved saved;
+        int fd = open_as_enter(as, &saved);
+
+        if (fd < 0)
+                return fd;
+        fd = beneath_openat(dfd, rel, flags, mode);
+        open_as_leave(&saved);
+        return fd;
+}
+
+int beneath_open_as(const struct open_as *as, const char *const *allowed, size_t n,
+                    const char *path, int flags, mode_t mode)
+{
+        struct open_as_saved saved;
+        int fd;
+
+        /* Bounded and matched by text before any system call, as the daemon's own. */
+        if (path[0] != '/')
+                return -EPERM;
+        fd = beneath_split(allowed, n, path, &(const char *){ NULL });
+        if (fd < 0)
+                return fd;
+        fd = open_as_enter(as, &saved);
+        if (fd < 0)
+                return fd;
+        fd = beneath_open(allowed, n, path, flags, mode);
+        open_as_leave(&saved);
         return fd;
 }

@@ -161,7 +161,8 @@ static int open_own(struct sc_load *l, const char *path, int flags)
         int fd;
 
         if (l->opts->confined)
-                return beneath_open(l->opts->allowed_dirs, l->opts->n_allowed_dirs, path, flags, 0);
+                return beneath_open_as(l->opts->open_as, l->opts->allowed_dirs,
+                                       l->opts->n_allowed_dirs, path, flags, 0);
         fd = open(path, flags | O_CLOEXEC);
         return fd < 0 ? -errno : fd;
 }
@@ -252,7 +253,7 @@ static int load_ssd_in(struct sc_load *l, const char *ssd, int dir_fd, char *dir
         if (!l->label)
                 return -ENOMEM;
         if (l->opts->confined)
-                fd = beneath_openat(dir_fd, name, OPEN_FLAGS, 0);
+                fd = beneath_openat_as(l->opts->open_as, dir_fd, name, OPEN_FLAGS, 0);
         else if ((fd = openat(dir_fd, name, OPEN_FLAGS)) < 0)
                 fd = -errno;
         if (fd < 0)

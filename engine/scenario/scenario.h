@@ -39,6 +39,8 @@
 #include "fmi/fmu.h"
 #include "fmi/model_description.h"
 
+struct open_as;
+
 /* The annotation type of fmud's settings (ssc:Annotation type=...). */
 #define SCENARIO_ANNOTATION_TYPE "org.fmud.settings"
 
@@ -234,6 +236,11 @@ struct scenario_opts {
          * inspect): the user's own files, links followed.
          */
         bool confined;
+        /*
+         * Confined: whose rights every file the scenario names is opened
+         * with (open_as.h; NULL: the daemon's own). The daemon's client's.
+         */
+        const struct open_as *open_as;
         /*
          * Polled throughout the load (between FMUs, while parsing, while
          * unpacking): when it answers true the load stops with -ECANCELED.

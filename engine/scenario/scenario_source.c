@@ -250,10 +250,12 @@ static int disk_open_confined(struct sc_load *l, const char *uri, const char *pa
                               "component (a source is opened beneath the scenario's folder)",
                               uri);
         if (abs)
-                fd = beneath_open(l->opts->allowed_dirs, l->opts->n_allowed_dirs, path,
-                                  SOURCE_FLAGS, 0);
+                fd = beneath_open_as(l->opts->open_as, l->opts->allowed_dirs,
+                                     l->opts->n_allowed_dirs, path, SOURCE_FLAGS, 0);
+        else if (l->dir_fd < 0)
+                fd = -EBADF;
         else
-                fd = l->dir_fd < 0 ? -EBADF : beneath_openat(l->dir_fd, path, SOURCE_FLAGS, 0);
+                fd = beneath_openat_as(l->opts->open_as, l->dir_fd, path, SOURCE_FLAGS, 0);
         if (fd == -ENOMEM)
                 return fd;
         if (fd == -EPERM && abs)
