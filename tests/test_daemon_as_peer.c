@@ -187,6 +187,7 @@ static uint64_t unit_caps(void)
                 { "CAP_SETUID", CAP_SETUID },           { "CAP_SETPCAP", CAP_SETPCAP },
                 { "CAP_SYS_ADMIN", CAP_SYS_ADMIN },     { "CAP_SYS_NICE", CAP_SYS_NICE },
                 { "CAP_SYS_PTRACE", CAP_SYS_PTRACE },   { "CAP_SYS_RESOURCE", CAP_SYS_RESOURCE },
+                { "CAP_IPC_LOCK", CAP_IPC_LOCK },
         };
         char *unit = daemon_slurp(FMUD_TEST_SRC_DIR "/../systemd/fmud.service", &(size_t){ 0 });
         char *line = strstr(unit, "\nCapabilityBoundingSet="), *save = NULL, *w;
