@@ -155,6 +155,11 @@ out:
         return role;
 }
 
+enum access_role access_unidentified(enum access_role default_role)
+{
+        return default_role > ACCESS_OBSERVER ? ACCESS_OBSERVER : default_role;
+}
+
 void access_denied_message(enum proto_op op, enum access_role have, char *buf, size_t size)
 {
         const char *name = proto_op_name(op);

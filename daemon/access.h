@@ -23,7 +23,9 @@
  * (zap.h), operator when none is written.
  *
  * Threads: pure functions, except access_local(), which asks NSS
- * (getpwuid_r, getgrouplist, getgrnam_r) and is safe in any thread.
+ * (getpwuid_r, getgrouplist, getgrnam_r) and is safe in any thread; the
+ * control thread asks it through access_cache.h, once per user every few
+ * seconds.
  */
 #ifndef FMUD_DAEMON_ACCESS_H
 #define FMUD_DAEMON_ACCESS_H
@@ -72,6 +74,13 @@ struct access_rules {
  */
 enum access_role access_local(const struct access_rules *r, uid_t uid, gid_t gid, char *who,
                               size_t wholen);
+
+/*
+ * The role of a local peer whose credentials are unknown: default_role,
+ * but at most observer. Such peers cannot be told apart (one owner for
+ * all), so none may change what another loaded.
+ */
+enum access_role access_unidentified(enum access_role default_role);
 
 /* "shutdown needs the admin role; you are operator" into buf. */
 void access_denied_message(enum proto_op op, enum access_role have, char *buf, size_t size);

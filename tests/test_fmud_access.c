@@ -4,12 +4,14 @@
  * (daemon/peer_cred.h).
  */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "daemon/access.h"
+#include "daemon/access_cache.h"
 #include "daemon/peer_cred.h"
 
 Test(fmud_access, every_request_kind_has_a_role)
@@ -32,7 +34,7 @@ Test(fmud_access, the_roles_of_the_request_kinds)
 
         for (size_t i = 0; i < sizeof(observer) / sizeof(observer[0]); i++) {
                 cr_assert(access_needed(observer[i]) == ACCESS_OBSERVER);
-                cr_assert(!access_changes(observer[i]));
+                cr_assert(access_changes(observer[i]) == false);
         }
         for (size_t i = 0; i < sizeof(op) / sizeof(op[0]); i++) {
                 cr_assert(access_needed(op[i]) == ACCESS_OPERATOR, "%s", proto_op_name(op[i]));
@@ -118,4 +120,58 @@ Test(fmud_access, peer_cred_parse_refuses_anything_else_and_writes_nothing)
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
                 cr_assert(peer_cred_parse(bad[i], &uid, &gid) == -EINVAL, "'%s' accepted", bad[i]);
         cr_assert(uid == 7 && gid == 7);
+}
+
+static int lookups;
+
+static enum access_role count_lookup(const struct access_rules *r, uid_t uid, gid_t gid,
+                                     char *who, size_t wholen)
+{
+        (void)r;
+        lookups++;
+        snprintf(who, wholen, "uid %lu (looked up)", (unsigned long)uid);
+        return gid == 7 ? ACCESS_OPERATOR : ACCESS_OBSERVER;
+}
+
+Test(fmud_access, a_users_role_is_looked_up_once_until_the_cache_is_cleared)
+{
+        static struct access_cache c;
+        struct access_rules rules = { .default_role = ACCESS_OBSERVER };
+        char who[80];
+
+        lookups = 0;
+        access_cache_init(&c, count_lookup);
+        cr_assert(eq(int, access_cached(&c, &rules, 1000, 7, who, sizeof(who)), ACCESS_OPERATOR));
+        cr_assert(eq(int, access_cached(&c, &rules, 1000, 7, who, sizeof(who)), ACCESS_OPERATOR));
+        cr_assert(eq(int, lookups, 1));
+        cr_assert(eq(str, who, "uid 1000 (looked up)"));
+        /* Another primary group is another entry. */
+        cr_assert(eq(int, access_cached(&c, &rules, 1000, 8, who, sizeof(who)), ACCESS_OBSERVER));
+        cr_assert(eq(int, lookups, 2));
+        access_cache_clear(&c);
+        cr_assert(eq(int, access_cached(&c, &rules, 1000, 7, NULL, 0), ACCESS_OPERATOR));
+        cr_assert(eq(int, lookups, 3));
+}
+
+Test(fmud_access, the_cache_holds_a_bounded_number_of_users)
+{
+        static struct access_cache c;
+        struct access_rules rules = { .default_role = ACCESS_OBSERVER };
+
+        lookups = 0;
+        access_cache_init(&c, count_lookup);
+        for (uid_t u = 1; u <= ACCESS_CACHE_MAX + 10; u++)
+                (void)access_cached(&c, &rules, u, 1, NULL, 0);
+        cr_assert(eq(sz, c.n, ACCESS_CACHE_MAX));
+        cr_assert(eq(int, lookups, ACCESS_CACHE_MAX + 10));
+        /* The newest are kept. */
+        (void)access_cached(&c, &rules, ACCESS_CACHE_MAX + 10, 1, NULL, 0);
+        cr_assert(eq(int, lookups, ACCESS_CACHE_MAX + 10));
+}
+
+Test(fmud_access, a_peer_without_credentials_reads_but_changes_nothing)
+{
+        cr_assert(eq(int, access_unidentified(ACCESS_ADMIN), ACCESS_OBSERVER));
+        cr_assert(eq(int, access_unidentified(ACCESS_OPERATOR), ACCESS_OBSERVER));
+        cr_assert(eq(int, access_unidentified(ACCESS_OBSERVER), ACCESS_OBSERVER));
 }
