@@ -35,6 +35,7 @@ int control_new(const struct fmud_config *cfg, struct control **ret, char *err, 
         }
         c->cfg = cfg;
         c->q.efd = -1;
+        access_cache_init(&c->roles, NULL);
         peers_init(&c->peers);
         proto_limits_default(&c->lim);
         c->lim.max_msg = cfg->max_message;
@@ -172,6 +173,8 @@ static void on_signal(struct control *c, int sigfd)
                 case SIGHUP:
                         if (c->reload)
                                 c->reload(c->reload_ctx, c);
+                        /* The [roles] may have changed: every user's role is looked up again. */
+                        access_cache_clear(&c->roles);
                         break;
                 default:        /* SIGPIPE: a peer went away; the write that caused it says so */
                         break;

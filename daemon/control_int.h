@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "daemon/access_cache.h"
 #include "daemon/control.h"
 #include "daemon/control_peers.h"
 #include "daemon/control_queue.h"
@@ -42,6 +43,7 @@ struct control {
         struct timespec started;
         bool has_socket_gid;            /* socket_group, as bound: its members are operators */
         gid_t socket_gid;
+        struct access_cache roles;      /* local users' roles, cleared by a reload */
         bool stop;
         uint64_t dropped_logged;
         uint64_t pub_lost, pub_lost_logged;     /* sends a full subscriber refused */

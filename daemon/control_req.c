@@ -212,6 +212,7 @@ static void to_host(struct control *c, const struct ctl_peer *p, const struct pr
                                 .label = label, .user = who->user,
                                 .any_session = who->role == ACCESS_ADMIN ||
                                                !access_changes(req->op),
+                                .admin = who->role == ACCESS_ADMIN,
                                 .role = access_role_name(who->role),
                                 .has_cred = p->has_cred, .uid = p->uid, .gid = p->gid };
         struct ctl_peer e = *p;
@@ -266,15 +267,17 @@ static void identify(struct control *c, const struct ctl_peer *p, const char *us
                 snprintf(who->user, sizeof(who->user), "key %.40s", user ? user : "?");
                 snprintf(who->label, sizeof(who->label), "key %.40s", user ? user : "?");
         } else if (peer_cred_parse(addr, &uid, &gid) == 0) {
-                who->role = access_local(&rules, uid, gid, who->label, sizeof(who->label));
+                /* From the cache: NSS (perhaps LDAP) is asked once per user every few seconds. */
+                who->role = access_cached(&c->roles, &rules, uid, gid, who->label,
+                                          sizeof(who->label));
                 snprintf(who->user, sizeof(who->user), "uid %lu", (unsigned long)uid);
         } else {
                 /*
                  * libzmq gives every ipc peer its credentials on Linux; be
-                 * safe if not: default_role, and only the sessions such
-                 * peers loaded (an empty user would be checked against none).
+                 * safe if not: such peers cannot be told apart, so they may
+                 * read (default_role at most observer) but change nothing.
                  */
-                who->role = c->cfg->default_role;
+                who->role = access_unidentified(c->cfg->default_role);
                 snprintf(who->label, sizeof(who->label), "an unidentified local peer");
                 snprintf(who->user, sizeof(who->user), "%s", who->label);
         }
@@ -331,6 +334,14 @@ static void dispatch(struct control *c, const struct ctl_peer *p, const void *bo
         identify(c, p, user, addr, &who);
         if (refuse_role(c, p, &req, &who))
                 goto out;
+        /*
+         * A request read and allowed: the leases of the transient sessions
+         * this connection holds for this user start again. Not before: the
+         * routing id is the client's to choose, and anyone may send bytes.
+         */
+        if (c->host)
+                host_renew(c->host, &(struct host_peer){ .sock = p->sock, .id = p->id,
+                                                         .id_len = p->id_len, .user = who.user });
         switch (req.op) {
         case PROTO_OP_HELLO:
                 do_hello(c, p, &req);
@@ -391,10 +402,6 @@ void ctl_serve(struct control *c, int sock)
         memcpy(p.id, zmq_msg_data(&f[0]), p.id_len);
         if (n == 3 && zmq_msg_size(&f[1]) == 0 && !extra)
                 p.delim = true;
-        /* Whatever it says, the connection is alive: its transient sessions' leases start again. */
-        if (c->host)
-                host_renew(c->host, &(struct host_peer){ .sock = p.sock, .id = p.id,
-                                                         .id_len = p.id_len });
         /* A refusal carries the id of the last frame when it reads as a request's. */
         if (n < 2 || extra || (n == 3 && !p.delim)) {
                 refuse(c, &p, n < 2 ? 0 : proto_req_id_raw(zmq_msg_data(&f[n - 1]),

@@ -153,8 +153,9 @@ void host_request(struct host *h, uint64_t token, const struct proto_req *req);
 /*
  * Transient sessions (a load with transient = true) are leased to the
  * connection that loaded them: host_request_from() records peer as the
- * owner, host_renew() is called for every request a connection sends, and
- * host_lease_check() stops and unloads (with a log line) each transient
+ * owner, host_renew() is called for every request a connection sends once
+ * its sender is known and allowed to ask (only the session's user on the
+ * owning connection renews a lease), and host_lease_check() stops and unloads (with a log line) each transient
  * session whose owner has sent nothing for grace_ns. A session still
  * loading is not expired (its owner waits for the load's reply).
  */
@@ -172,6 +173,12 @@ struct host_peer {
          */
         const char *user;
         bool any_session;
+        /*
+         * An admin: list and status show it a transient session's owner with
+         * its routing id (others see that of their own sessions only), and it
+         * may remove anyone's subscription.
+         */
+        bool admin;
         const char *role;               /* the asker's role, for the refusal's message */
         bool has_cred;                  /* a local peer: uid and gid are the kernel's word */
         uid_t uid;
@@ -183,7 +190,11 @@ struct host_peer {
 /* host_request() for a request from peer (NULL: none; a transient load is then refused). */
 void host_request_from(struct host *h, uint64_t token, const struct proto_req *req,
                        const struct host_peer *peer);
-/* A request came from peer: its transient sessions' leases start again. Cheap without any. */
+/*
+ * A request came from peer: the leases of the transient sessions it owns
+ * (same socket and routing id, and, when peer->user is set, the session's
+ * user) start again. Cheap without any.
+ */
 void host_renew(struct host *h, const struct host_peer *peer);
 /*
  * Expire the leases older than grace_ns. Returns the milliseconds until

@@ -55,6 +55,7 @@
 #define HOST_REMOTE_GID         65534
 #define HOST_MAX_SNAPSHOTS      64      /* per session: each holds an FMU state per instance */
 #define HOST_MAX_SUBS           64      /* per session */
+#define HOST_MAX_SUBS_USER      16      /* per session and subscriber: others keep room */
 #define HOST_DIAG_LINES         5       /* of a refused scenario, in the reply */
 
 /* A queued request: its op and arguments re-encoded (the caller's buffer is gone by then). */
@@ -64,6 +65,9 @@ struct hcmd {
         uint64_t token, id;
         void *args;                     /* msgpack of the request's args map */
         size_t len;
+        /* Who asked (host_peer.user, "" unknown) and whether as an admin: subscriptions' owner. */
+        char user[HOST_PEER_LABEL_MAX];
+        bool admin;
 };
 
 struct hinst_status {
@@ -126,6 +130,7 @@ struct hsub {
         bool named;                     /* the first sample carries names */
         struct pub_drops *drops;        /* its samples lost on the way (a reference) */
         uint64_t drops_seen;            /* drops when the last sample was built */
+        char user[HOST_PEER_LABEL_MAX]; /* who subscribed (host_peer.user); "" unknown */
         size_t n_items;
         struct hsub_item {
                 char *name;
@@ -331,8 +336,10 @@ void hstatus_fini(struct hstatus *st);
 /* Session thread: refresh hs->st from the master (force: now, else at most every few ms). */
 void hstatus_refresh(struct hsess *hs, bool force);
 /* Caller thread: encode the session's status / brief under hs->lock. */
-void hstatus_encode(struct hsess *hs, struct pw *w);
-void hstatus_brief(struct hsess *hs, struct proto_session_brief *ret, char **ret_name);
+/* viewer: who asks (NULL: in-process, sees all); a transient owner's routing id only to its user or an admin. */
+void hstatus_encode(struct hsess *hs, struct pw *w, const struct host_peer *viewer);
+void hstatus_brief(struct hsess *hs, struct proto_session_brief *ret, char **ret_name,
+                   const struct host_peer *viewer);
 
 /* ---- host_lease.c ---- */
 /* Make hs (not yet in the registry) transient, owned by p; -1 without a usable p. */

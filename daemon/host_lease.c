@@ -1,6 +1,7 @@
 /*
  * host_lease: transient sessions' leases (host.h): renewed by every
- * request of the owning connection, expired by the control thread's loop.
+ * request of the owning connection that the control thread has decoded and
+ * whose sender is the session's user, expired by the control thread's loop.
  *
  * DESIGN: a client that dies (kill -9) cannot say so, and ZeroMQ does not
  * tell which routing id went away, so a transient session is kept only
@@ -25,10 +26,12 @@ static uint64_t mono_ns(void)
         return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* The routing id alone is the client's to choose: the session's user must also match. */
 static bool owned_by(const struct hsess *hs, const struct host_peer *p)
 {
         return hs->transient && hs->owner_sock == p->sock && hs->owner_len == p->id_len &&
-               !memcmp(hs->owner_id, p->id, p->id_len);
+               !memcmp(hs->owner_id, p->id, p->id_len) &&
+               (!p->user || !hs->user[0] || !strcmp(hs->user, p->user));
 }
 
 int hlease_own(struct hsess *hs, const struct host_peer *p)

@@ -96,7 +96,8 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
         pthread_mutex_unlock(&h->lock);
 }
 
-static void do_list(struct host *h, uint64_t token, const struct proto_req *req)
+static void do_list(struct host *h, uint64_t token, const struct proto_req *req,
+                    const struct host_peer *peer)
 {
         struct proto_session_brief *v;
         char **names;
@@ -115,7 +116,7 @@ static void do_list(struct host *h, uint64_t token, const struct proto_req *req)
         names = calloc(n ? n : 1, sizeof(*names));
         /* Oldest first: the list is kept newest first. */
         for (struct hsess *hs = h->sessions; v && names && hs; hs = hs->next, k++)
-                hstatus_brief(hs, &v[n - 1 - k], &names[n - 1 - k]);
+                hstatus_brief(hs, &v[n - 1 - k], &names[n - 1 - k], peer);
         pthread_mutex_unlock(&h->lock);
         if (!v || !names || pw_init(&w) < 0) {
                 free(v);
@@ -263,7 +264,7 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
         if (req->op == PROTO_OP_STATUS) {
                 if (pw_init(&w) == 0) {
                         proto_reply_ok_begin(&w, req->id);
-                        hstatus_encode(hs, &w);
+                        hstatus_encode(hs, &w, peer);
                         pthread_mutex_unlock(&hs->lock);
                         host_reply_take(h, token, req->id, &w);
                         pw_fini(&w);
@@ -292,6 +293,10 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
                 host_reply_error(h, token, req->id, PROTO_E_INTERNAL, "out of memory");
                 return;
         }
+        /* Who asked, for what a subscription records and who may remove it. */
+        if (peer && peer->user)
+                snprintf(c->user, sizeof(c->user), "%s", peer->user);
+        c->admin = !peer || !peer->user || peer->admin;
         host_enqueue(hs, c);
 }
 
@@ -309,7 +314,7 @@ void host_request_from(struct host *h, uint64_t token, const struct proto_req *r
                 do_load(h, token, req, peer);
                 break;
         case PROTO_OP_LIST:
-                do_list(h, token, req);
+                do_list(h, token, req, peer);
                 break;
         case PROTO_OP_UNLOAD:
         case PROTO_OP_STATUS:

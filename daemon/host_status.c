@@ -211,7 +211,27 @@ static struct proto_lateness lateness(const struct lat_summary *l)
                                         .p999_us = (double)l->p999_us, .max_us = (double)l->max_us };
 }
 
-void hstatus_encode(struct hsess *hs, struct pw *w)
+/*
+ * A transient session's owner as viewer may see it: whole (the routing id
+ * that holds the lease) for the session's user, an admin or an in-process
+ * caller; without the routing id (" 0x...") for others, who could claim it.
+ */
+static struct proto_str owner_for(const struct hsess *hs, const struct host_peer *viewer)
+{
+        const char *cut;
+        size_t len;
+
+        if (!hs->transient)
+                return str(NULL);
+        len = strlen(hs->owner);
+        if (viewer && !viewer->admin && viewer->user &&
+            !(hs->user[0] && !strcmp(hs->user, viewer->user)) &&
+            (cut = strstr(hs->owner, " 0x")))
+                len = (size_t)(cut - hs->owner);
+        return (struct proto_str){ hs->owner, (uint32_t)len };
+}
+
+void hstatus_encode(struct hsess *hs, struct pw *w, const struct host_peer *viewer)
 {
         const struct hstatus *st = &hs->st;
         double time;
@@ -238,7 +258,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
                 .results = str(st->results),
                 .out = str(st->out),
                 .sandbox = str(sandbox_name(hs->sandbox)),
-                .transient = hs->transient, .owner = str(hs->transient ? hs->owner : NULL),
+                .transient = hs->transient, .owner = owner_for(hs, viewer),
                 .user = str(hs->user),
                 .n_insts = v && lv ? (uint32_t)st->n_insts : 0, .insts = v,
                 .n_realtime = hrt_status(hs, rt, rt_states), .realtime = rt,
@@ -266,7 +286,8 @@ void hstatus_encode(struct hsess *hs, struct pw *w)
         free(v);
 }
 
-void hstatus_brief(struct hsess *hs, struct proto_session_brief *ret, char **ret_name)
+void hstatus_brief(struct hsess *hs, struct proto_session_brief *ret, char **ret_name,
+                   const struct host_peer *viewer)
 {
         double time;
         uint64_t points;
@@ -277,7 +298,7 @@ void hstatus_brief(struct hsess *hs, struct proto_session_brief *ret, char **ret
         *ret = (struct proto_session_brief){
                 .session = hs->id, .generation = hs->st.generation,
                 .name = str(*ret_name), .state = hs->st.state, .time = time,
-                .transient = hs->transient, .owner = str(hs->transient ? hs->owner : NULL),
+                .transient = hs->transient, .owner = owner_for(hs, viewer),
                 .user = str(hs->user),
         };
         pthread_mutex_unlock(&hs->lock);

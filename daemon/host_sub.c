@@ -18,6 +18,10 @@
  * which every sample handed over holds a reference to; the next sample
  * built after the count grew carries PROTO_SAMPLE_DROPPED.
  *
+ * A subscription records who made it (hcmd.user): topics are predictable,
+ * so only that user, the session's user or an admin removes it, and one
+ * user holds at most HOST_MAX_SUBS_USER of a session's HOST_MAX_SUBS.
+ *
  * Threads: session thread only.
  */
 #include "daemon/host_int.h"
@@ -254,7 +258,7 @@ void hsub_subscribe(struct hsess *hs, const struct hcmd *c, const struct pv *arg
         struct hsub *sub = NULL;
         char msg[HOST_MSG_MAX], err[256];
         void *mem = NULL;
-        size_t slot = HOST_MAX_SUBS;
+        size_t slot = HOST_MAX_SUBS, mine = 0;
         int code;
         struct pw w;
 
@@ -263,18 +267,29 @@ void hsub_subscribe(struct hsess *hs, const struct hcmd *c, const struct pv *arg
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
                 return;
         }
-        for (size_t i = 0; i < HOST_MAX_SUBS && slot == HOST_MAX_SUBS; i++)
-                if (!hs->subs[i])
+        for (size_t i = 0; i < HOST_MAX_SUBS; i++) {
+                if (!hs->subs[i] && slot == HOST_MAX_SUBS)
                         slot = i;
-        sub = slot < HOST_MAX_SUBS ? calloc(1, sizeof(*sub)) : NULL;
+                else if (hs->subs[i] && c->user[0] && !strcmp(hs->subs[i]->user, c->user))
+                        mine++;
+        }
+        sub = slot < HOST_MAX_SUBS && mine < HOST_MAX_SUBS_USER ? calloc(1, sizeof(*sub)) : NULL;
         if (sub && !(sub->drops = pub_drops_new())) {
                 free(sub);
                 sub = NULL;
         }
         if (!sub) {
-                code = slot < HOST_MAX_SUBS ? PROTO_E_INTERNAL : PROTO_E_LIMIT;
-                snprintf(msg, sizeof(msg), slot < HOST_MAX_SUBS ? "out of memory" :
-                         "%d subscriptions already (the limit)", HOST_MAX_SUBS);
+                code = slot < HOST_MAX_SUBS && mine < HOST_MAX_SUBS_USER ? PROTO_E_INTERNAL :
+                                                                           PROTO_E_LIMIT;
+                if (code == PROTO_E_INTERNAL)
+                        snprintf(msg, sizeof(msg), "out of memory");
+                else if (slot == HOST_MAX_SUBS)
+                        snprintf(msg, sizeof(msg), "%d subscriptions already (the limit)",
+                                 HOST_MAX_SUBS);
+                else
+                        snprintf(msg, sizeof(msg), "%d subscriptions of %s in session %llu "
+                                 "already (the limit for one subscriber)", HOST_MAX_SUBS_USER,
+                                 c->user, (unsigned long long)hs->id);
         } else {
                 code = build(hs, sub, &a, msg, sizeof(msg));
         }
@@ -284,6 +299,7 @@ void hsub_subscribe(struct hsess *hs, const struct hcmd *c, const struct pv *arg
                 host_reply_error(hs->h, c->token, c->id, (enum proto_err)code, "%s", msg);
                 return;
         }
+        snprintf(sub->user, sizeof(sub->user), "%s", c->user);
         sub->n = ++hs->next_sub;
         sub->decimation = a.decimation ? a.decimation : 1;
         snprintf(sub->topic, sizeof(sub->topic), "s%llu.%llu", (unsigned long long)hs->id,
@@ -314,6 +330,16 @@ void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *a
                 if (!sub || strlen(sub->topic) != a.topic.len ||
                     memcmp(sub->topic, a.topic.ptr, a.topic.len))
                         continue;
+                if (!c->admin && strcmp(sub->user, c->user) &&
+                    !(hs->user[0] && !strcmp(hs->user, c->user))) {
+                        host_reply_error(hs->h, c->token, c->id, PROTO_E_DENIED,
+                                         "unsubscribe of '%s' needs its subscriber (%s), the "
+                                         "owner of session %llu (%s) or the admin role; you "
+                                         "are %s", sub->topic, sub->user[0] ? sub->user : "?",
+                                         (unsigned long long)hs->id,
+                                         hs->user[0] ? hs->user : "?", c->user);
+                        return;
+                }
                 hs->samples_dropped += pub_drops_get(sub->drops);
                 sub_free(sub);
                 hs->subs[i] = NULL;
