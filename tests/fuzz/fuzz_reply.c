@@ -26,6 +26,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* For the test suite's replay: the calls of the last input, and how many returned INST_OK. */
+/*
+ * A call's deadline: short, so that the fuzzer finds hangs fast. The test
+ * suite's replay of valid replies lengthens it: on a loaded machine the
+ * thread can be preempted for longer than 200 µs between posting a call
+ * and reading the reply that is already there.
+ */
+uint64_t fuzz_reply_timeout_ns = 200000;
 unsigned fuzz_reply_calls, fuzz_reply_calls_ok;
 
 static int note(int r)
@@ -120,7 +127,7 @@ static struct inst *make(bool iu, struct chan **ret_end)
         inst->reaped = true;    /* nothing to kill or reap: silence ends a call at once */
         inst->name = strdup("fuzz");
         /* Short, yet long enough for the events before a reply: each is checked against it. */
-        inst->timeout_ns = 200000;
+        inst->timeout_ns = fuzz_reply_timeout_ns;
         wait_policy_init(&inst->wait, WAIT_SPIN);
         inst->max_string = CALL_STRING_MAX_DEFAULT;
         inst->max_binary = CALL_BINARY_MAX_DEFAULT;
