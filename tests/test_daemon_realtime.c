@@ -220,6 +220,12 @@ Test(daemon_realtime_config, mlock_is_applied_and_reported)
         struct proto_daemon_status st;
         struct fmud *cm;
         char state[96], *status;
+        unsigned long long locked_kb;
+#ifdef __SANITIZE_ADDRESS__
+        const bool sanitized = true;
+#else
+        const bool sanitized = false;
+#endif
         FILE *f;
         int fd;
 
@@ -244,14 +250,16 @@ Test(daemon_realtime_config, mlock_is_applied_and_reported)
         fclose(f);
         daemon_stop(&dm);
         cr_assert(status);
+        locked_kb = strtoull(status + 6, NULL, 10);
+        free(status);
         if (geteuid() == 0) {
                 cr_assert(!strcmp(state, "active"), "mlock %s", state);
-                cr_assert(strtoull(status + 6, NULL, 10) > 0, "%s", status);
+                /* AddressSanitizer makes mlockall() a no-op that succeeds: no kernel's word there. */
+                cr_assert(locked_kb > 0 || sanitized, "VmLck: %llu kB", locked_kb);
         } else {
                 cr_assert(!strcmp(state, "active") || !strncmp(state, "refused: ", 9), "%s",
                           state);
         }
-        free(status);
 }
 
 /*
