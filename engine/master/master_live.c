@@ -65,6 +65,9 @@ void master_request_serve(struct master *m)
 
 bool mlive_serve_pending(struct master *m)
 {
+        /* Asked at every point: a plain load, and the locked clear only when the bit is up. */
+        if (!(atomic_load_explicit(&m->requests, memory_order_relaxed) & MASTER_REQ_SERVE))
+                return false;
         return atomic_fetch_and_explicit(&m->requests, ~MASTER_REQ_SERVE,
                                          memory_order_relaxed) & MASTER_REQ_SERVE;
 }
