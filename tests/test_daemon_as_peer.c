@@ -10,20 +10,17 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon_fixture.h"
+#include "support/as_other.h"
 #include "support/tmpdir.h"
 
-#define OTHER_UID       65534   /* nobody: the client */
-#define OTHER_GID       65534
 #define VICTIM_UID      1000    /* the owner of the private files */
 #define VICTIM_GID      1000
 
@@ -34,24 +31,27 @@ struct ask {
         const char *path, *input, *out;
 };
 
-/* In a child as OTHER_UID: load q; exits 0, or 4 with the daemon's message on report_fd. */
-static void load_as_other(const struct fmud_daemon *d, const struct ask *q, int report_fd)
+struct other_load {
+        const struct fmud_daemon *d;
+        const struct ask *q;
+};
+
+/* As the other user: load q; 0, or 4 with the daemon's message on report_fd. */
+static int load_as_other(void *ctx, int report_fd)
 {
+        const struct other_load *o = ctx;
         struct proto_load a = {
-                .path = daemon_str(q->path),
-                .input = daemon_str(q->input ? q->input : ""),
-                .out = daemon_str(q->out ? q->out : ""),
+                .path = daemon_str(o->q->path),
+                .input = daemon_str(o->q->input ? o->q->input : ""),
+                .out = daemon_str(o->q->out ? o->q->out : ""),
         };
         char err[512], line[4096];
         struct fmud *c = NULL;
         uint64_t s;
         int r;
 
-        if (setgroups(0, NULL) < 0 || setresgid(OTHER_GID, OTHER_GID, OTHER_GID) < 0 ||
-            setresuid(OTHER_UID, OTHER_UID, OTHER_UID) < 0)
-                _exit(2);
-        if (fmud_connect(d->endpoint, NULL, &c, err, sizeof(err)) < 0)
-                _exit(3);
+        if (fmud_connect(o->d->endpoint, NULL, &c, err, sizeof(err)) < 0)
+                return 3;
         r = fmud_load(c, &a, &s, NULL);
         snprintf(line, sizeof(line), "%s", r < 0 ? fmud_errmsg(c) :
                  fmud_load_out(c) ? fmud_load_out(c) : "");
@@ -59,31 +59,22 @@ static void load_as_other(const struct fmud_daemon *d, const struct ask *q, int 
         if (r == 0)
                 (void) fmud_unload(c, &(struct proto_target){ .session = s });
         fmud_close(c);
-        _exit(r < 0 ? 4 : 0);
+        return r < 0 ? 4 : 0;
 }
 
-/* Run load_as_other() in a child; its exit status, line what it wrote. */
+/* Run load_as_other() as the other user; its exit status, line what it wrote. */
 static int other_loads(const struct fmud_daemon *d, const struct ask *q, char *line, size_t size)
 {
-        int fds[2], status = 0;
+        struct other_load o = { d, q };
+        int status = 0;
         ssize_t n;
-        pid_t pid;
 
-        cr_assert(eq(int, pipe(fds), 0));
-        pid = fork();
-        cr_assert(pid >= 0);
-        if (pid == 0) {
-                close(fds[0]);
-                load_as_other(d, q, fds[1]);
-        }
-        close(fds[1]);
-        n = read(fds[0], line, size - 1);
-        line[n > 0 ? n : 0] = '\0';
-        close(fds[0]);
-        cr_assert(eq(int, (int)waitpid(pid, &status, 0), (int)pid));
-        if (!WIFEXITED(status))
-                cr_fatal("the child did not exit: status %d", status);
-        return WEXITSTATUS(status);
+        n = as_other(load_as_other, &o, line, size - 1, &status);
+        cr_assert(n >= 0, "%s", strerror((int)-n));
+        line[n] = '\0';
+        if (status < 0)
+                cr_fatal("the child did not exit");
+        return status;
 }
 
 /* A daemon (bounded to caps) the other user may reach and load from as an operator. */
@@ -227,7 +218,7 @@ Test(daemon_as_peer, results_land_under_the_units_capabilities_with_and_without_
         q.out = out;
         cr_assert(eq(int, other_loads(&d, &q, line, sizeof(line)), 0), "%s", line);
         cr_assert(eq(int, stat(out, &st), 0));
-        cr_assert(eq(u32, (uint32_t)st.st_uid, OTHER_UID));
+        cr_assert(eq(u32, (uint32_t)st.st_uid, AS_OTHER_UID));
         /* Again: the client's own results, replaced. */
         cr_assert(eq(int, other_loads(&d, &q, line, sizeof(line)), 0), "%s", line);
         got = daemon_slurp(out, &len);
@@ -237,7 +228,7 @@ Test(daemon_as_peer, results_land_under_the_units_capabilities_with_and_without_
         q.out = NULL;
         cr_assert(eq(int, other_loads(&d, &q, line, sizeof(line)), 0), "%s", line);
         cr_assert(eq(int, stat(line, &st), 0), "%s", line);
-        cr_assert(eq(u32, (uint32_t)st.st_uid, OTHER_UID));
+        cr_assert(eq(u32, (uint32_t)st.st_uid, AS_OTHER_UID));
         got = daemon_slurp(line, &len);
         cr_assert(eq(int, strncmp(got, "time,", 5), 0), "%s", got);
         free(got);

@@ -10,21 +10,18 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "daemon_fixture.h"
+#include "support/as_other.h"
 #include "support/run.h"
 #include "support/tmpdir.h"
 
-#define OTHER_UID       65534   /* nobody */
-#define OTHER_GID       65534
 
 static const char precious[] = "not results: a file the daemon did not write\n";
 
@@ -268,53 +265,47 @@ Test(daemon_outdir, fmuctl_names_force_when_it_is_refused_and_force_replaces)
         daemon_stop(&d);
 }
 
-/* In a child as OTHER_UID: load writing out (NULL: none); exits 0, or 1 + what failed. */
-static void load_as_other(const struct fmud_daemon *d, const char *out, int report_fd)
+struct other_load {
+        const struct fmud_daemon *d;
+        const char *out;
+};
+
+/* As the other user: load writing out (NULL: none); 0, or 4 with the daemon's message. */
+static int load_as_other(void *ctx, int report_fd)
 {
+        const struct other_load *o = ctx;
         struct proto_load a = {
                 .path = daemon_str(FMUD_TEST_FMU_DIR "/Feedthrough.fmu"),
-                .out = daemon_str(out ? out : ""),
+                .out = daemon_str(o->out ? o->out : ""),
         };
         char err[512], line[4096];
         struct fmud *c = NULL;
         uint64_t s;
         int r;
 
-        if (setgroups(0, NULL) < 0 || setresgid(OTHER_GID, OTHER_GID, OTHER_GID) < 0 ||
-            setresuid(OTHER_UID, OTHER_UID, OTHER_UID) < 0)
-                _exit(2);
-        if (fmud_connect(d->endpoint, NULL, &c, err, sizeof(err)) < 0)
-                _exit(3);
+        if (fmud_connect(o->d->endpoint, NULL, &c, err, sizeof(err)) < 0)
+                return 3;
         r = fmud_load(c, &a, &s, NULL);
         snprintf(line, sizeof(line), "%s", r < 0 ? fmud_errmsg(c) :
                  fmud_load_out(c) ? fmud_load_out(c) : "");
         (void) !write(report_fd, line, strlen(line));
         fmud_close(c);
-        _exit(r < 0 ? 4 : 0);
+        return r < 0 ? 4 : 0;
 }
 
-/* Run load_as_other() in a child; its exit status, *ret_line what it wrote. */
+/* Run load_as_other() as the other user; its exit status, line what it wrote. */
 static int other_loads(const struct fmud_daemon *d, const char *out, char *line, size_t size)
 {
-        int fds[2], status = 0;
+        struct other_load o = { d, out };
+        int status = 0;
         ssize_t n;
-        pid_t pid;
 
-        cr_assert(eq(int, pipe(fds), 0));
-        pid = fork();
-        cr_assert(pid >= 0);
-        if (pid == 0) {
-                close(fds[0]);
-                load_as_other(d, out, fds[1]);
-        }
-        close(fds[1]);
-        n = read(fds[0], line, size - 1);
-        line[n > 0 ? n : 0] = '\0';
-        close(fds[0]);
-        cr_assert(eq(int, (int)waitpid(pid, &status, 0), (int)pid));
-        if (!WIFEXITED(status))
-                cr_fatal("the child did not exit: status %d", status);
-        return WEXITSTATUS(status);
+        n = as_other(load_as_other, &o, line, size - 1, &status);
+        cr_assert(n >= 0, "%s", strerror((int)-n));
+        line[n] = '\0';
+        if (status < 0)
+                cr_fatal("the child did not exit");
+        return status;
 }
 
 Test(daemon_outdir, a_root_daemon_gives_the_new_results_file_to_the_client_that_asked)
@@ -344,8 +335,8 @@ Test(daemon_outdir, a_root_daemon_gives_the_new_results_file_to_the_client_that_
         r = other_loads(&d, out, line, sizeof(line));
         cr_assert(eq(int, r, 0), "the other user's load: %d %s", r, line);
         cr_assert(eq(int, stat(out, &st), 0));
-        cr_assert(eq(u32, (uint32_t)st.st_uid, OTHER_UID));
-        cr_assert(eq(u32, (uint32_t)st.st_gid, OTHER_GID));
+        cr_assert(eq(u32, (uint32_t)st.st_uid, AS_OTHER_UID));
+        cr_assert(eq(u32, (uint32_t)st.st_gid, AS_OTHER_GID));
         n = getxattr(out, "trusted.fmud.results", mark, sizeof(mark) - 1);
         cr_assert(n > 0, "not marked");
         mark[n] = '\0';
@@ -361,10 +352,10 @@ Test(daemon_outdir, a_root_daemon_gives_the_new_results_file_to_the_client_that_
         r = other_loads(&d, NULL, line, sizeof(line));
         cr_assert(eq(int, r, 0), "the other user's load: %d %s", r, line);
         cr_assert(eq(int, stat(line, &st), 0), "%s", line);
-        cr_assert(eq(u32, (uint32_t)st.st_uid, OTHER_UID));
+        cr_assert(eq(u32, (uint32_t)st.st_uid, AS_OTHER_UID));
         *strrchr(line, '/') = '\0';
         cr_assert(eq(int, stat(line, &st), 0), "%s", line);
-        cr_assert(eq(u32, (uint32_t)st.st_uid, OTHER_UID));
+        cr_assert(eq(u32, (uint32_t)st.st_uid, AS_OTHER_UID));
         fmud_close(c);
         free(out);
         free(sock);
@@ -414,7 +405,7 @@ Test(daemon_outdir, a_mark_on_a_file_others_may_write_or_own_is_not_the_clients)
         assert_unchanged(open_to_all);
         /* Another user's file with the client's mark on it. */
         if (geteuid() == 0) {
-                owned_by_other = forged(&d, "other.csv", 0644, OTHER_UID, mark);
+                owned_by_other = forged(&d, "other.csv", 0644, AS_OTHER_UID, mark);
                 r = load(c, owned_by_other, false, &s);
                 daemon_assert_refused(c, r, PROTO_E_DENIED, "a marked file another user owns");
                 assert_unchanged(owned_by_other);

@@ -8,19 +8,17 @@
  * connects: these tests need root and are skipped without it.
  */
 #include <criterion/criterion.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <zmq.h>
 
+#include "support/as_other.h"
 #include "test_fmud.h"
 
-#define NOBODY          65534
 #define HOLDER          "lease-holder"
 #define N_SUBS          17              /* one above a subscriber's bound */
 
@@ -141,34 +139,34 @@ static void enc_unsub(struct pw *w, uint64_t session, const char *topic)
                 .topic = { topic, (uint32_t)strlen(topic) } });
 }
 
+struct nobody_run {
+        void (*fn)(void *zctx, int fd);
+};
+
+/* As the other user: fn on a ZeroMQ context of its own. */
+static int run_as_nobody(void *ctx, int fd)
+{
+        const struct nobody_run *run = ctx;
+        void *zctx = zmq_ctx_new();
+
+        run->fn(zctx, fd);
+        zmq_ctx_term(zctx);
+        return 0;
+}
+
 /* Run fn as uid/gid 65534 in a child; its n answers (written to fd) into out. */
 static void as_nobody(void (*fn)(void *zctx, int fd), struct answer *out, size_t n)
 {
-        int pfd[2], status;
-        pid_t pid;
+        struct nobody_run run = { fn };
+        int status = 0;
+        ssize_t len;
 
-        cr_assert(pipe(pfd) == 0);
-        pid = fork();
-        cr_assert(pid >= 0);
-        if (pid == 0) {
-                void *zctx;
-
-                close(pfd[0]);
-                if (setgroups(0, NULL) < 0 || setresgid(NOBODY, NOBODY, NOBODY) < 0 ||
-                    setresuid(NOBODY, NOBODY, NOBODY) < 0)
-                        _exit(2);
-                zctx = zmq_ctx_new();
-                fn(zctx, pfd[1]);
-                zmq_ctx_term(zctx);
-                _exit(0);
-        }
-        close(pfd[1]);
+        len = as_other(run_as_nobody, &run, out, n * sizeof(*out), &status);
+        cr_assert(len >= 0, "%s", strerror((int)-len));
         for (size_t i = 0; i < n; i++)
-                cr_assert(read(pfd[0], &out[i], sizeof(out[i])) == (ssize_t)sizeof(out[i]),
-                          "the child gave no answer %zu", i);
-        close(pfd[0]);
-        cr_assert(waitpid(pid, &status, 0) == pid);
-        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+                cr_assert((size_t)len >= (i + 1) * sizeof(*out), "the child gave no answer %zu",
+                          i);
+        cr_assert(status == 0, "child status %d", status);
 }
 
 static void put(int fd, const struct answer *a)

@@ -9,19 +9,17 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <zmq.h>
 
+#include "support/as_other.h"
 #include "test_fmud.h"
 
-#define NOBODY          65534
 #define MAX_ASKS        8
 
 static struct tf_daemon d;
@@ -61,54 +59,57 @@ static void answer_of(const struct proto_reply *rep, struct answer *a)
                 snprintf(a->msg, sizeof(a->msg), "%.*s", (int)rep->message_len, rep->message);
 }
 
+struct asks {
+        struct pw *w;
+        size_t n;
+};
+
+/* As the other user: each request on one connection, each answer written to fd. */
+static int ask_each(void *ctx, int fd)
+{
+        const struct asks *q = ctx;
+        int t = TF_REPLY_MS, linger = 0;
+        void *zctx, *s;
+
+        zctx = zmq_ctx_new();
+        s = zmq_socket(zctx, ZMQ_DEALER);
+        zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
+        zmq_setsockopt(s, ZMQ_RCVTIMEO, &t, sizeof(t));
+        if (zmq_connect(s, d.ctl) < 0)
+                return 3;
+        for (size_t i = 0; i < q->n; i++) {
+                struct answer a = { .code = -2 };
+                struct proto_reply rep;
+                struct pv_doc doc;
+                void *buf;
+
+                if (tf_call(s, &q->w[i], &doc, &rep, &buf) == 0) {
+                        answer_of(&rep, &a);
+                        pv_doc_fini(&doc);
+                        free(buf);
+                }
+                if (write(fd, &a, sizeof(a)) != (ssize_t)sizeof(a))
+                        return 4;
+        }
+        zmq_close(s);
+        zmq_ctx_term(zctx);
+        return 0;
+}
+
 /* Send each request of w[0..n) as uid/gid 65534 on one connection; their answers in out. */
 static void ask_as_nobody(struct pw *w, size_t n, struct answer *out)
 {
-        int pfd[2], status;
-        pid_t pid;
+        struct asks q = { w, n };
+        int status = 0;
+        ssize_t len;
 
-        cr_assert(n <= MAX_ASKS && pipe(pfd) == 0);
-        pid = fork();
-        cr_assert(pid >= 0);
-        if (pid == 0) {
-                int t = TF_REPLY_MS, linger = 0;
-                void *ctx, *s;
-
-                close(pfd[0]);
-                if (setgroups(0, NULL) < 0 || setresgid(NOBODY, NOBODY, NOBODY) < 0 ||
-                    setresuid(NOBODY, NOBODY, NOBODY) < 0)
-                        _exit(2);
-                ctx = zmq_ctx_new();
-                s = zmq_socket(ctx, ZMQ_DEALER);
-                zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
-                zmq_setsockopt(s, ZMQ_RCVTIMEO, &t, sizeof(t));
-                if (zmq_connect(s, d.ctl) < 0)
-                        _exit(3);
-                for (size_t i = 0; i < n; i++) {
-                        struct answer a = { .code = -2 };
-                        struct proto_reply rep;
-                        struct pv_doc doc;
-                        void *buf;
-
-                        if (tf_call(s, &w[i], &doc, &rep, &buf) == 0) {
-                                answer_of(&rep, &a);
-                                pv_doc_fini(&doc);
-                                free(buf);
-                        }
-                        if (write(pfd[1], &a, sizeof(a)) != (ssize_t)sizeof(a))
-                                _exit(4);
-                }
-                zmq_close(s);
-                zmq_ctx_term(ctx);
-                _exit(0);
-        }
-        close(pfd[1]);
+        cr_assert(n <= MAX_ASKS);
+        len = as_other(ask_each, &q, out, n * sizeof(*out), &status);
+        cr_assert(len >= 0, "%s", strerror((int)-len));
         for (size_t i = 0; i < n; i++)
-                cr_assert(read(pfd[0], &out[i], sizeof(out[i])) == (ssize_t)sizeof(out[i]),
-                          "the child gave no answer %zu", i);
-        close(pfd[0]);
-        cr_assert(waitpid(pid, &status, 0) == pid);
-        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+                cr_assert((size_t)len >= (i + 1) * sizeof(*out), "the child gave no answer %zu",
+                          i);
+        cr_assert(status == 0, "child status %d", status);
         for (size_t i = 0; i < n; i++)
                 pw_fini(&w[i]);
 }
