@@ -206,6 +206,9 @@ struct json_object *cli_json_session_status(const struct proto_session_status *s
 
                 json_object_object_add(e, "option", cli_json_str(s->realtime[i].name));
                 json_object_object_add(e, "state", cli_json_str(s->realtime[i].state));
+                if (s->realtime[i].instance.len)
+                        json_object_object_add(e, "instance",
+                                               cli_json_str(s->realtime[i].instance));
                 json_object_array_add(rt, e);
         }
         json_object_object_add(o, "realtime", rt);

@@ -59,6 +59,8 @@ const struct cli_opt cli_load_opts[] = {
         { "rt-worker-cpus", CLI_O_RT_WCPUS, "LIST", "pin every worker thread to these cpus" },
         { "rt-best-effort", CLI_O_RT_BEST, NULL, "load even when the kernel refuses a real-time\n"
                                                 "option (status says which and why)" },
+        { "rt-mlock", CLI_O_RT_MLOCK, NULL, "every worker locks its memory (mlockall) before\n"
+                                           "its sandbox" },
         { "transient", CLI_O_TRANSIENT, NULL, "unload the session when this connection goes quiet\n"
                                              "(fmuctl run always does)" },
         { 0 },
@@ -190,6 +192,9 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
                 return 1;
         case CLI_O_RT_BEST:
                 p->rt_best_effort = true;
+                return 1;
+        case CLI_O_RT_MLOCK:
+                p->rt_mlock = true;
                 return 1;
         case CLI_O_SANDBOX:
                 if (strcmp(arg, "strict") && strcmp(arg, "basic") && strcmp(arg, "off"))

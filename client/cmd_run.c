@@ -228,7 +228,8 @@ static int run_local(struct run_cmd *a)
 
         /* Real time is the daemon's to give (docs/fmuctl.md "Real time"): never silently dropped. */
         if (a->load.l.has_rt_priority || a->load.l.has_rt_worker_priority ||
-            a->load.l.rt_cpus.len || a->load.l.rt_worker_cpus.len || a->load.l.rt_best_effort) {
+            a->load.l.rt_cpus.len || a->load.l.rt_worker_cpus.len || a->load.l.rt_best_effort ||
+            a->load.l.rt_mlock) {
                 fprintf(stderr, "fmuctl run: the --rt-* options need a daemon, not --local\n");
                 return FMUCTL_EXIT_USAGE;
         }

@@ -101,6 +101,11 @@ static void print_session(const struct proto_session_status *s)
                 cli_put_clean(stdout, o->name.ptr, o->name.len);
                 printf("%*s ", o->name.len < 16 ? 16 - (int)o->name.len : 0, "");
                 cli_put_clean(stdout, o->state.ptr, o->state.len);
+                if (o->instance.len) {
+                        printf(" (instance ");
+                        cli_put_clean(stdout, o->instance.ptr, o->instance.len);
+                        putchar(')');
+                }
                 putchar('\n');
         }
         if (s->user.len)

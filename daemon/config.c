@@ -87,6 +87,7 @@ static const struct key keys[] = {
         K("realtime", "cpus", KEY_CPUS, rt_cpus),
         K("realtime", "worker_cpus", KEY_CPUS, rt_worker_cpus),
         K("realtime", "best_effort", KEY_BOOL, rt_best_effort),
+        K("realtime", "worker_mlock", KEY_BOOL, rt_worker_mlock),
 };
 #undef K
 

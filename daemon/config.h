@@ -84,6 +84,7 @@ struct fmud_config {
         uint32_t rt_worker_priority;    /* workers'; 0: none */
         char *rt_cpus, *rt_worker_cpus; /* cpu lists; NULL: any cpu */
         bool rt_best_effort;            /* a refused option does not refuse a session */
+        bool rt_worker_mlock;           /* every session's workers lock their memory */
         /* derived by config_finish() */
         char *run_dir;
         /* set by fmud at startup: [realtime] mlock "active", "refused: REASON"; empty: off */

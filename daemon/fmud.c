@@ -259,6 +259,7 @@ static int start_host(struct daemon *d, struct control *c)
         snprintf(o.realtime.worker_cpus, sizeof(o.realtime.worker_cpus), "%s",
                  cfg->rt_worker_cpus ? cfg->rt_worker_cpus : "");
         o.realtime.best_effort = cfg->rt_best_effort;
+        o.realtime.worker_mlock = cfg->rt_worker_mlock;
         o.call_timeout_ns = (uint64_t)(cfg->call_timeout * 1e9);
         if (cfg->max_sessions)
                 o.max_sessions = cfg->max_sessions;

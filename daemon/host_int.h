@@ -70,6 +70,8 @@ struct hcmd {
         bool admin;
 };
 
+#define HRT_STATE_MAX   96              /* a real-time option's state: "refused: REASON (task N)" */
+
 struct hinst_status {
         char *name, *fmu;
         int64_t pid;
@@ -79,6 +81,7 @@ struct hinst_status {
         uint64_t steps;
         double step_us_mean, step_us_max, service_us_mean;
         char fault[HOST_MSG_MAX];
+        char mlock[HRT_STATE_MAX];      /* the worker's memory lock (hrt_mlock_state()); "": not asked */
         uint32_t n_layers;              /* as the worker reported them at its start */
         struct hlayer {
                 const char *name;       /* static */
@@ -318,15 +321,22 @@ bool hsess_goal_reached(struct hsess *hs);
 void hsess_progress(struct hsess *hs, const struct hcmd *c);
 
 /* ---- host_rt.c ---- */
-#define HRT_STATE_MAX   96              /* "refused: REASON (task N)" */
 /*
  * Apply the session's real-time options (the daemon's, overridden by load
  * a) to this thread and every worker: 0, or -errno with *code and msg
  * when an option is refused and the session did not say best-effort.
  */
 int hrt_apply(struct hsess *hs, const struct proto_load *a, char *msg, size_t size, int *code);
+/* Whether the session's workers are to lock their memory (session_opts.mlock). */
+bool hrt_mlock(const struct hsess *hs, const struct proto_load *a);
+/* inst's memory lock for status: "active", "refused: REASON"; "" when not asked. */
+void hrt_mlock_state(const struct inst *inst, char *buf, size_t size);
 void hrt_release(struct hsess *hs);
-/* The options asked for, as status reports them (states: RT_OPT_COUNT buffers); their count. */
+/*
+ * The options asked for, as status reports them (states: RT_OPT_COUNT
+ * buffers), then each instance's worker-mlock: out has room for
+ * RT_OPT_COUNT + hs->st.n_insts. Their count.
+ */
 uint32_t hrt_status(const struct hsess *hs, struct proto_rt_option *out,
                     char (*states)[HRT_STATE_MAX]);
 

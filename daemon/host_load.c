@@ -253,8 +253,8 @@ static void note(void *ctx, size_t comp, const char *message)
         o->log(o->log_ctx, LOG_WARNING, line);
 }
 
-static int start(struct hsess *hs, const char *out, bool force, char *msg, size_t size,
-                 int *code)
+static int start(struct hsess *hs, const char *out, bool force, bool mlock, char *msg,
+                 size_t size, int *code)
 {
         const struct host_opts *o = &hs->h->opts;
         struct session_opts so;
@@ -277,6 +277,7 @@ static int start(struct hsess *hs, const char *out, bool force, char *msg, size_
                 .uid = o->worker_uid,
                 .gid = o->worker_gid,
         };
+        so.mlock = mlock;
         r = session_new(hs->sc, &so, &hs->s, &why);
         if (r < 0) {
                 *code = PROTO_E_FAULT;
@@ -420,7 +421,7 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                 if (r < 0)
                         goto out_reply;
         }
-        r = start(hs, out, a.force, msg, sizeof(msg), &code);
+        r = start(hs, out, a.force, hrt_mlock(hs, &a), msg, sizeof(msg), &code);
         if (r == 0)
                 r = hrt_apply(hs, &a, msg, sizeof(msg), &code);
         if (r < 0)

@@ -100,6 +100,8 @@ int hstatus_init(struct hsess *hs)
                 v[i].tolerance_defined = c->tolerance_defined;
                 v[i].tolerance = c->tolerance;
                 v[i].pid = hs->s ? (int64_t)inst_pid(session_inst(hs->s, i)) : 0;
+                if (hs->s)
+                        hrt_mlock_state(session_inst(hs->s, i), v[i].mlock, sizeof(v[i].mlock));
                 if (!v[i].name || !v[i].fmu ||
                     (hs->s && layers(&v[i], session_inst(hs->s, i)) < 0)) {
                         insts_free(v, n);
@@ -238,7 +240,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w, const struct host_peer *view
         uint64_t points;
         struct proto_inst_status *v = calloc(st->n_insts ? st->n_insts : 1, sizeof(*v));
         struct proto_layer *lv = calloc(st->n_insts * SANDBOX_LAYER_COUNT + 1, sizeof(*lv));
-        struct proto_rt_option rt[RT_OPT_COUNT];
+        struct proto_rt_option *rt = calloc(RT_OPT_COUNT + st->n_insts, sizeof(*rt));
         char rt_states[RT_OPT_COUNT][HRT_STATE_MAX];
         struct proto_session_status r;
 
@@ -261,7 +263,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w, const struct host_peer *view
                 .transient = hs->transient, .owner = owner_for(hs, viewer),
                 .user = str(hs->user),
                 .n_insts = v && lv ? (uint32_t)st->n_insts : 0, .insts = v,
-                .n_realtime = hrt_status(hs, rt, rt_states), .realtime = rt,
+                .n_realtime = rt ? hrt_status(hs, rt, rt_states) : 0, .realtime = rt,
         };
 
         for (size_t i = 0; v && lv && i < st->n_insts; i++) {
@@ -282,6 +284,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w, const struct host_peer *view
                 };
         }
         proto_session_status_encode(w, &r);
+        free(rt);
         free(lv);
         free(v);
 }

@@ -37,6 +37,7 @@ static const struct field load_fields[] = {
         FIELD("rtCpus", FT_STR, FF_NAME | FF_OMIT, struct proto_load, rt_cpus),
         FIELD("rtWorkerCpus", FT_STR, FF_NAME | FF_OMIT, struct proto_load, rt_worker_cpus),
         FIELD("rtBestEffort", FT_BOOL, FF_OMIT, struct proto_load, rt_best_effort),
+        FIELD("rtMlock", FT_BOOL, FF_OMIT, struct proto_load, rt_mlock),
         FIELD("overrun", FT_STR, FF_NAME | FF_OMIT, struct proto_load, overrun),
         FIELD_HAS("overrunMarginUs", FT_F64, FF_FINITE | FF_NONNEG, struct proto_load,
                   overrun_margin_us, has_overrun_margin),

@@ -15,7 +15,7 @@
 
 #define MAX_INSTANCES   PROTO_MAX_NAMES
 #define MAX_LAYERS      64u             /* sandbox layers of one instance */
-#define MAX_RT          32u             /* real-time options of a session */
+#define MAX_RT          (32u + MAX_INSTANCES)   /* a session's real-time options, worker-mlock per instance */
 
 /* ---- list ---- */
 
@@ -156,6 +156,7 @@ static const struct field inst_fields[] = {
 static const struct field rt_fields[] = {
         FIELD("option", FT_STR, FF_REQ | FF_NAME, struct proto_rt_option, name),
         FIELD("state", FT_STR, FF_REQ, struct proto_rt_option, state),
+        FIELD("instance", FT_STR, FF_NAME | FF_OMIT, struct proto_rt_option, instance),
 };
 
 static const struct field layer_fields[] = {

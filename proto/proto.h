@@ -301,6 +301,7 @@ struct proto_load {
         struct proto_str rt_cpus;       /* the master thread's cpu list, "0-1,3" */
         struct proto_str rt_worker_cpus;        /* the workers' cpu list */
         bool rt_best_effort;            /* a refused real-time option does not refuse the load */
+        bool rt_mlock;                  /* every worker locks its memory (mlockall) */
 };
 struct proto_load_result {
         uint64_t session, generation;
@@ -369,6 +370,7 @@ struct proto_inst_status {
 struct proto_rt_option {                /* a real-time option of a session (realtime.h) */
         struct proto_str name;          /* "master-priority", "worker-cpus", "dma-latency", ... */
         struct proto_str state;         /* "active" or "refused: REASON" (strerror) */
+        struct proto_str instance;      /* "worker-mlock": whose worker; empty for the others */
 };
 struct proto_session_status {
         uint64_t session, generation;

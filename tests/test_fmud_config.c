@@ -76,7 +76,8 @@ static const char every_key[] =
         "worker_priority = 49\n"
         "cpus = 1\n"
         "worker_cpus = 0,2-3\n"
-        "best_effort = true\n";
+        "best_effort = true\n"
+        "worker_mlock = yes\n";
 
 Test(fmud_config, every_key_is_parsed, .init = setup, .fini = teardown)
 {
@@ -111,7 +112,7 @@ Test(fmud_config, every_key_is_parsed, .init = setup, .fini = teardown)
         cr_assert(c.default_budget == 0.25);
         cr_assert(c.results_flush_ms == 250);
         cr_assert(c.log_level == 7);
-        cr_assert(c.rt_mlock && c.rt_best_effort);
+        cr_assert(c.rt_mlock && c.rt_best_effort && c.rt_worker_mlock);
         cr_assert(c.rt_priority == 50 && c.rt_worker_priority == 49);
         cr_assert_str_eq(c.rt_cpus, "1");
         cr_assert_str_eq(c.rt_worker_cpus, "0,2-3");

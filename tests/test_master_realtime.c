@@ -25,7 +25,8 @@ Test(master_realtime, the_settings_reach_the_experiment)
                 .elements = MSYS_COMP("lin", "LinearOde"),
                 .stop = 1.0,
                 .attrs = "stepSize=\"0.1\" rtPriority=\"50\" rtWorkerPriority=\"49\" "
-                         "rtCpus=\"1\" rtWorkerCpus=\"0,2-3\" rtBestEffort=\"true\"",
+                         "rtCpus=\"1\" rtWorkerCpus=\"0,2-3\" rtBestEffort=\"true\" "
+                         "rtMlock=\"false\"",
         };
         const struct scenario_realtime *rt;
         struct msys x;
@@ -39,6 +40,8 @@ Test(master_realtime, the_settings_reach_the_experiment)
         cr_assert(eq(str, (char *)rt->cpus, "1"));
         cr_assert(eq(str, (char *)rt->worker_cpus, "0,2-3"));
         cr_assert(rt->best_effort);
+        /* false is said, not left out: it turns a daemon's default off. */
+        cr_assert(rt->has_mlock && !rt->mlock);
         msys_fini(&x);
 }
 
@@ -54,7 +57,8 @@ Test(master_realtime, without_settings_nothing_is_asked)
 
         msys_load(&x, &spec);
         rt = &x.sc->experiment.realtime;
-        cr_assert(eq(int, rt->has_priority + rt->has_worker_priority + rt->best_effort, 0));
+        cr_assert(eq(int, rt->has_priority + rt->has_worker_priority + rt->best_effort +
+                              rt->has_mlock, 0));
         cr_assert(eq(str, (char *)rt->cpus, ""));
         cr_assert(eq(str, (char *)rt->worker_cpus, ""));
         msys_fini(&x);
@@ -69,6 +73,7 @@ Test(master_realtime, bad_values_are_refused_naming_the_attribute)
                 { "rtCpus=\"one\"", "rtCpus \"one\": expected a cpu list such as 0-1,3" },
                 { "rtWorkerCpus=\"\"", "rtWorkerCpus \"\": expected a cpu list" },
                 { "rtBestEffort=\"yes\"", "rtBestEffort \"yes\": expected true or false" },
+                { "rtMlock=\"1\"", "rtMlock \"1\": expected true or false" },
         };
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

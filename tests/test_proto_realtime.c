@@ -39,7 +39,7 @@ Test(proto_realtime, load_round_trips_the_realtime_options)
         struct proto_load a = {
                 .path = S("/s/a.ssp"), .has_rt_priority = true, .rt_priority = 50,
                 .has_rt_worker_priority = true, .rt_worker_priority = 49, .rt_cpus = S("1"),
-                .rt_worker_cpus = S("0,2-3"), .rt_best_effort = true,
+                .rt_worker_cpus = S("0,2-3"), .rt_best_effort = true, .rt_mlock = true,
         }, b;
         const struct pv *args;
 
@@ -51,6 +51,7 @@ Test(proto_realtime, load_round_trips_the_realtime_options)
         cr_assert(b.has_rt_worker_priority && b.rt_worker_priority == 49);
         cr_assert(str_eq(b.rt_cpus, "1") && str_eq(b.rt_worker_cpus, "0,2-3"));
         cr_assert(b.rt_best_effort);
+        cr_assert(b.rt_mlock);
 }
 
 Test(proto_realtime, load_without_realtime_leaves_the_keys_out)
@@ -63,7 +64,8 @@ Test(proto_realtime, load_without_realtime_leaves_the_keys_out)
         cr_assert(!pv_get(args, "rtPriority") && !pv_get(args, "rtCpus") &&
                   !pv_get(args, "rtBestEffort"));
         cr_assert(proto_load_decode(args, &b, &mem, err, sizeof(err)) == 0, "%s", err);
-        cr_assert(!b.has_rt_priority && !b.has_rt_worker_priority && !b.rt_best_effort);
+        cr_assert(!b.has_rt_priority && !b.has_rt_worker_priority && !b.rt_best_effort &&
+                  !b.rt_mlock);
         cr_assert(b.rt_cpus.len == 0 && b.rt_worker_cpus.len == 0);
 }
 
@@ -100,13 +102,14 @@ Test(proto_realtime, session_status_round_trips_its_realtime_options)
 {
         struct proto_layer ly = { S("seccomp"), PROTO_LAYER_ACTIVE, S("allowlist") };
         struct proto_inst_status in = { .name = S("Plant"), .n_layers = 1, .layers = &ly };
-        struct proto_rt_option rt[2] = {
-                { S("master-priority"), S("active") },
-                { S("worker-cpus"), S("refused: Invalid argument (task 42)") },
+        struct proto_rt_option rt[3] = {
+                { S("master-priority"), S("active"), S("") },
+                { S("worker-cpus"), S("refused: Invalid argument (task 42)"), S("") },
+                { S("worker-mlock"), S("refused: Cannot allocate memory"), S("Plant") },
         };
         struct proto_session_status a = {
                 .session = 3, .generation = 1, .state = PROTO_STATE_LOADED, .n_insts = 1,
-                .insts = &in, .n_realtime = 2, .realtime = rt,
+                .insts = &in, .n_realtime = 3, .realtime = rt,
         }, b;
 
         proto_reply_ok_begin(&w, 1);
@@ -114,16 +117,19 @@ Test(proto_realtime, session_status_round_trips_its_realtime_options)
         cr_assert(proto_session_status_decode(msg_result(&m, &w), &b, &mem, err,
                                               sizeof(err)) == 0, "%s", err);
         cr_assert(b.n_insts == 1 && str_eq(b.insts[0].layers[0].name, "seccomp"));
-        cr_assert(b.n_realtime == 2);
+        cr_assert(b.n_realtime == 3);
         cr_assert(str_eq(b.realtime[0].name, "master-priority") &&
-                  str_eq(b.realtime[0].state, "active"));
+                  str_eq(b.realtime[0].state, "active") && b.realtime[0].instance.len == 0);
         cr_assert(str_eq(b.realtime[1].name, "worker-cpus") &&
                   str_eq(b.realtime[1].state, "refused: Invalid argument (task 42)"));
+        cr_assert(str_eq(b.realtime[2].name, "worker-mlock") &&
+                  str_eq(b.realtime[2].state, "refused: Cannot allocate memory") &&
+                  str_eq(b.realtime[2].instance, "Plant"));
 }
 
 Test(proto_realtime, session_status_with_options_and_no_instances)
 {
-        struct proto_rt_option rt = { S("dma-latency"), S("refused: Permission denied") };
+        struct proto_rt_option rt = { S("dma-latency"), S("refused: Permission denied"), S("") };
         struct proto_session_status a = {
                 .session = 4, .generation = 1, .state = PROTO_STATE_LOADED, .n_realtime = 1,
                 .realtime = &rt,

@@ -79,6 +79,7 @@ static const struct op_info ops[CALL_OP_COUNT] = {
                                    sizeof(struct call_dependencies) },
         [CALL_OP_IU_ANSWER] = { "INTERMEDIATE_UPDATE_ANSWER", sizeof(struct call_iu_answer), 0 },
         [CALL_EV_SANDBOX] = { "SANDBOX", sizeof(struct call_sandbox), 0 },
+        [CALL_EV_MLOCK] = { "MLOCK", sizeof(struct call_mlock), 0 },
 };
 
 static_assert(sizeof(struct call_reply) + sizeof(struct call_partial) <= CALL_BODY_MAX,

@@ -117,6 +117,7 @@ enum call_op {
         CALL_OP_IU_ANSWER,              /* call_iu_answer, no reply of its own */
         /* event, worker -> daemon, before HELLO */
         CALL_EV_SANDBOX,                /* struct call_sandbox: the sandbox layers as applied */
+        CALL_EV_MLOCK,                  /* struct call_mlock: the memory lock, when asked */
         CALL_OP_COUNT,
 };
 

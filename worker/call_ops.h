@@ -56,6 +56,17 @@ struct call_sandbox {
 };
 static_assert(sizeof(struct call_sandbox) == 32, "call_sandbox is shared ABI");
 
+/*
+ * The worker's memory lock (mlockall, worker/mlock.c), sent once before
+ * HELLO, after the sandbox report, when the daemon asked for it
+ * (fmud-worker --mlock).
+ */
+struct call_mlock {
+        int32_t error;          /* 0: locked; else -errno of mlockall (ENOMEM, EPERM, ...) */
+        uint32_t reserved;      /* 0 */
+};
+static_assert(sizeof(struct call_mlock) == 8, "call_mlock is shared ABI");
+
 /* fmi3IntermediateUpdateCallback's arguments (FMI 3.0 section 4.2.2). */
 struct call_iu {
         double time;

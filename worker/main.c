@@ -3,17 +3,18 @@
  *
  *     fmud-worker --channel-fd N --fmu-dir DIR [--sandbox off|basic|strict
  *                 --scratch DIR --hide DIR --mem-limit BYTES --cpu-limit SEC
- *                 --on-violation errno|kill --uid N --gid N]
+ *                 --on-violation errno|kill --uid N --gid N] [--mlock]
  *
  * N is the channel memfd the daemon passed (usually 3), DIR the unpacked
  * FMU. The sandbox (sandbox.h) is applied before the FMU's library is
  * loaded and reported before HELLO; --scratch is the instance's scratch
  * directory (TMPDIR, working directory, the one writable place), --hide
  * a directory strict mode covers (the daemon's run directory), --uid
- * and --gid whom a root worker becomes. The worker serves the daemon's
- * requests until FREE, then exits 0; 1 when it could not start (the
- * reason went out in the HELLO event), 2 when the daemon went away or
- * broke the protocol, 64 for bad arguments.
+ * and --gid whom a root worker becomes. --mlock locks the worker's
+ * memory (mlock.c) before anything else, reported after the sandbox. The
+ * worker serves the daemon's requests until FREE, then exits 0; 1 when
+ * it could not start (the reason went out in the HELLO event), 2 when the
+ * daemon went away or broke the protocol, 64 for bad arguments.
  * It prints nothing: everything it has to say goes through the channel.
  */
 #include <errno.h>
@@ -30,6 +31,7 @@ static int arg_fd = -1;
 static const char *arg_dir;
 static struct sandbox_opts arg_sandbox;
 static const char *arg_scratch;
+static bool arg_mlock;
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
 {
@@ -59,6 +61,7 @@ static int parse_args(int argc, char *argv[])
                 { "on-violation", required_argument, NULL, 'v' },
                 { "uid", required_argument, NULL, 'u' },
                 { "gid", required_argument, NULL, 'g' },
+                { "mlock", no_argument, NULL, 'l' },
                 { 0 },
         };
         uint64_t u;
@@ -116,6 +119,9 @@ static int parse_args(int argc, char *argv[])
                         else
                                 arg_sandbox.gid = (gid_t)u;
                         break;
+                case 'l':
+                        arg_mlock = true;
+                        break;
                 default:
                         return -EINVAL;
                 }
@@ -133,6 +139,9 @@ int main(int argc, char *argv[])
                 return 64;
         /* A worker outlives no daemon: the spawner sets this too, before exec. */
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        /* While the daemon's privileges last, before seccomp; reported after the sandbox. */
+        if (arg_mlock)
+                (void) worker_lock_memory(&arg_sandbox);
         /* Before anything of the FMU runs; worker_open() reports it before HELLO. */
         sb = (struct sandbox_args){
                 .opts = arg_sandbox, .fmu_dir = arg_dir, .scratch = arg_scratch, .chan_fd = arg_fd,

@@ -203,6 +203,7 @@ int worker_open(int fd, const char *dir, struct worker **ret)
         w->max_record = w->tx->max_record;
         /* The sandbox is in place (main.c): say so first. */
         (void) sandbox_send_report(w);
+        (void) mlock_send_report(w);
         /* Before the FMU's code first runs (its constructors, in load()): last words from then on. */
         crash_install(w);
         for (unsigned d = 0; d < WORKER_DEPTHS; d++)

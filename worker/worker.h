@@ -309,6 +309,17 @@ void iu_callback(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_req
                  fmi3Boolean get_allowed, fmi3Boolean step_finished, fmi3Boolean can_return_early,
                  fmi3Boolean *early_return_requested, fmi3Float64 *early_return_time);
 
+/* mlock.c */
+struct sandbox_opts;
+/*
+ * fmud-worker --mlock: RLIMIT_MEMLOCK raised where allowed, then
+ * mlockall(MCL_CURRENT | MCL_FUTURE); before the sandbox. 0 or -errno,
+ * remembered for the report.
+ */
+int worker_lock_memory(const struct sandbox_opts *o);
+/* Send the outcome as CALL_EV_MLOCK (when the lock was asked for). 0 or -errno. */
+int mlock_send_report(struct worker *w);
+
 /* states.c */
 void states_free_all(struct worker *w);
 

@@ -152,6 +152,10 @@ struct inst {
         char *scratch_dir;              /* the scratch directory; NULL: none */
         char *scratch_base;             /* a directory made for it, removed with it; NULL: none */
         char *rec_path;                 /* the worker's record (leftovers.h); NULL: none */
+
+        /* The memory lock (CALL_EV_MLOCK before HELLO). */
+        bool mlock_asked;
+        int mlock_error;                /* 0: locked; else the worker's -errno */
 };
 
 /* A request under construction. */
@@ -290,6 +294,7 @@ struct spawn_req {
         const char *scratch;            /* the instance's scratch directory; NULL: none */
         uid_t uid;                      /* whom a root worker becomes (sandbox_user()) */
         gid_t gid;
+        bool mlock;                     /* fmud-worker --mlock */
 };
 /* fork+exec the worker with chan_fd as INST_FD. 0 and *ret_pid, or -errno. */
 int spawn_worker(const struct spawn_req *rq, pid_t *ret_pid);
@@ -313,6 +318,8 @@ void scratch_remove(struct inst *inst);
 /* sandbox_report.c */
 /* Layers nobody reported: every one DISABLED, "not reported". */
 void sandbox_report_none(struct inst *inst);
+/* Take a CALL_EV_MLOCK event (checked). 0, or an -EPROTO fault. */
+int mlock_report_take(struct inst *inst, const struct call_in *in);
 /* Take a CALL_EV_SANDBOX event (checked in full). 0, or an -EPROTO fault. */
 int sandbox_report_take(struct inst *inst, const struct call_in *in);
 

@@ -79,6 +79,21 @@ static int wait_hello(struct inst *inst, uint64_t timeout_ns)
                 return inst_fault_set(inst, -EPROTO, "worker %d did not report its sandbox",
                                       (int)inst->pid);
         }
+        /* Then the memory lock, when it was asked for: the worker must report it. */
+        if (inst->mlock_asked) {
+                if (in.hdr.op != CALL_EV_MLOCK) {
+                        ring_release(inst->rx);
+                        return inst_fault_set(inst, -EPROTO, "worker %d did not report its "
+                                              "memory lock", (int)inst->pid);
+                }
+                r = mlock_report_take(inst, &in);
+                ring_release(inst->rx);
+                if (r < 0)
+                        return r;
+                r = next_start_record(inst, &deadline, &in);
+                if (r < 0)
+                        return r;
+        }
         /*
          * Then what the FMU's constructors logged or were refused while its
          * library loaded: as many as a call may send, and the count of the
@@ -168,6 +183,7 @@ int inst_new(const struct inst_opts *o, struct inst **ret, char **ret_message)
         inst->max_string = CALL_STRING_MAX_DEFAULT;
         inst->max_binary = CALL_BINARY_MAX_DEFAULT;
         inst->sandbox_mode = o->sandbox.mode;
+        inst->mlock_asked = o->mlock;
         sandbox_report_none(inst);
         p.name = inst->name;
         p.req_slots = p.rep_slots = o->ring_slots ? o->ring_slots : RING_SLOTS;
@@ -189,7 +205,7 @@ int inst_new(const struct inst_opts *o, struct inst **ret, char **ret_message)
         }
         sr = (struct spawn_req){
                 .path = o->worker_path, .fmu_dir = o->fmu_dir, .envp = o->envp, .chan_fd = fd,
-                .sandbox = &o->sandbox,
+                .sandbox = &o->sandbox, .mlock = o->mlock,
         };
         if (o->sandbox.mode != SANDBOX_OFF) {
                 r = sandbox_user(&o->sandbox, &sr.uid, &sr.gid);

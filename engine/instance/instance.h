@@ -127,6 +127,12 @@ struct inst_opts {
          * its layers before HELLO.
          */
         struct sandbox_opts sandbox;
+        /*
+         * Lock the worker's memory (mlockall MCL_CURRENT | MCL_FUTURE,
+         * worker/mlock.c) before its sandbox; the worker reports the
+         * outcome before HELLO: inst_mlock().
+         */
+        bool mlock;
 };
 
 /* Defaults: WAIT_ADAPTIVE, no callbacks, zero sizes (= defaults). */
@@ -216,6 +222,11 @@ struct inst_layer {
  * every layer DISABLED.
  */
 const struct inst_layer *inst_sandbox(const struct inst *inst);
+/*
+ * The worker's memory lock: 1 when it was not asked for (inst_opts.mlock),
+ * 0 when the memory is locked, else the -errno the kernel refused it with.
+ */
+int inst_mlock(const struct inst *inst);
 /* The instance's scratch directory (its TMPDIR); NULL when none. Borrowed. */
 const char *inst_scratch_dir(const struct inst *inst);
 void inst_set_iu(struct inst *inst, inst_iu_fn *fn, void *ctx);

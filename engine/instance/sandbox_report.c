@@ -1,6 +1,7 @@
 /*
  * sandbox_report: the sandbox layers a worker reports before HELLO
- * (CALL_EV_SANDBOX, worker/call.h), checked and kept with the instance.
+ * (CALL_EV_SANDBOX, worker/call.h), and its memory lock (CALL_EV_MLOCK,
+ * when asked for), checked and kept with the instance.
  *
  * DESIGN: the report comes from the worker, which is about to run
  * untrusted code but has not yet: it is still checked like everything a
@@ -59,6 +60,28 @@ int sandbox_report_take(struct inst *inst, const struct call_in *in)
 out_bad:
         return inst_fault_set(inst, -EPROTO, "worker %d sent a malformed sandbox report",
                               (int)inst->pid);
+}
+
+int mlock_report_take(struct inst *inst, const struct call_in *in)
+{
+        struct call_mlock cm;
+
+        if (in->hdr.body_len != sizeof(cm))
+                goto out_bad;
+        memcpy(&cm, in->body, sizeof(cm));
+        if (cm.error > 0 || cm.error < -4095 || cm.reserved)
+                goto out_bad;
+        inst->mlock_error = cm.error;
+        return 0;
+
+out_bad:
+        return inst_fault_set(inst, -EPROTO, "worker %d sent a malformed memory lock report",
+                              (int)inst->pid);
+}
+
+int inst_mlock(const struct inst *inst)
+{
+        return inst->mlock_asked ? inst->mlock_error : 1;
 }
 
 const struct inst_layer *inst_sandbox(const struct inst *inst)

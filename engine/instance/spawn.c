@@ -175,6 +175,8 @@ int spawn_worker(const struct spawn_req *rq, pid_t *ret_pid)
                 if (!env)
                         return -ENOMEM;
         }
+        if (rq->mlock)
+                argv[a++] = (char *)"--mlock";
         argv[a] = NULL;
         quiet = sandboxed && !getenv("FMUD_SANDBOX_DEBUG");
         if (pipe2(pfd, O_CLOEXEC) < 0) {

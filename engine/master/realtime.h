@@ -15,6 +15,8 @@
  *                    holder closes it)
  *
  * timer-slack and dma-latency are asked for whenever a priority is.
+ * worker-mlock, one per instance, is the worker's own doing (worker_mlock
+ * below): the daemon only reports it.
  *
  * DESIGN: the daemon changes the workers' scheduling from the outside
  * (sched_setscheduler and sched_setaffinity on each task id, after the
@@ -53,6 +55,12 @@ struct rt_opts {
         char master_cpus[RT_CPUS_MAX];  /* "0-1,3"; empty: not asked */
         char worker_cpus[RT_CPUS_MAX];
         bool best_effort;               /* a refused option does not refuse the session */
+        /*
+         * Every worker locks its memory (mlockall, worker/mlock.c) before
+         * its sandbox: asked at the workers' start (inst_opts.mlock), each
+         * worker's outcome reported per instance ("worker-mlock").
+         */
+        bool worker_mlock;
 };
 
 struct rt_state {

@@ -167,6 +167,7 @@ static int spawn(struct session *s, struct session_inst *si)
         o.start_timeout_ns = s->opts.start_timeout_ns;
         o.envp = s->opts.envp;
         o.sandbox = s->opts.sandbox;
+        o.mlock = s->opts.mlock;
         o.wait = s->opts.wait;
         o.log = on_log;
         o.log_ctx = si;

@@ -79,6 +79,7 @@ struct session_opts {
         uint32_t init_max_iterations;   /* initialization loops; 0: 100 */
         double init_tolerance;          /* relative change that settles a loop; 0: 1e-10 */
         struct sandbox_opts sandbox;    /* every instance's worker sandbox; zero: off */
+        bool mlock;                     /* every worker locks its memory (inst_opts.mlock) */
         /*
          * Unconnected inputs driven from a file (input_table.h; NULL: none):
          * they count as having a value, and are set in Initialization Mode

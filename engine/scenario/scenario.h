@@ -134,14 +134,16 @@ struct scenario_experiment {
         bool rollback_on_fault;
         /*
          * Real time (engine/master/realtime.h), from the settings' rtPriority,
-         * rtWorkerPriority, rtCpus, rtWorkerCpus and rtBestEffort; the load's
-         * arguments override them, they override the daemon's [realtime].
+         * rtWorkerPriority, rtCpus, rtWorkerCpus, rtBestEffort and rtMlock;
+         * the load's arguments override them, they override the daemon's
+         * [realtime].
          */
         struct scenario_realtime {
                 bool has_priority, has_worker_priority;
                 uint32_t priority, worker_priority;     /* 0 (none) to 99 */
                 char cpus[256], worker_cpus[256];       /* cpu lists; empty: not set */
                 bool best_effort;
+                bool has_mlock, mlock;                  /* the workers lock their memory */
         } realtime;
         /*
          * Paced runs: the overrun policy and margin (µs past a point's

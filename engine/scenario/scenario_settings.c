@@ -6,7 +6,7 @@
  *     <fmud:Settings stepSize="0.001" stepBudget="10" warp="1" decimation="10"
  *                    algorithm="gauss-seidel" order="mass1 mass2" tolerance="1e-6"
  *                    rollbackOnFault="true" rtPriority="50" rtWorkerPriority="49"
- *                    rtCpus="1" rtWorkerCpus="2-3" rtBestEffort="false"
+ *                    rtCpus="1" rtWorkerCpus="2-3" rtBestEffort="false" rtMlock="true"
  *                    overrun="soft" overrunMarginUs="500" spinUs="100">
  *       <fmud:Component name="mass2" multirate="2"/>
  *       <fmud:GaussSeidel input="mass2.x1"/>
@@ -31,7 +31,7 @@
 static const char *const settings_attrs[] = {
         "version", "stepSize", "stepBudget", "warp", "decimation", "algorithm", "order", "tolerance",
         "rollbackOnFault", "rtPriority", "rtWorkerPriority", "rtCpus", "rtWorkerCpus",
-        "rtBestEffort", "overrun", "overrunMarginUs", "spinUs", NULL,
+        "rtBestEffort", "rtMlock", "overrun", "overrunMarginUs", "spinUs", NULL,
 };
 
 static bool known(const char *const *list, const char *name)
@@ -215,6 +215,14 @@ static int realtime(struct sc_load *l, const xmlNode *n)
         else if (s && strcmp(s, "false"))
                 bad |= sc_err(l, l->label, mx_line(n), NULL, "rtBestEffort \"%s\": expected "
                               "true or false", s) < 0;
+        s = mx_attr(&l->doc.x, n, "rtMlock");
+        if (s && (!strcmp(s, "true") || !strcmp(s, "false"))) {
+                rt->has_mlock = true;
+                rt->mlock = !strcmp(s, "true");
+        } else if (s) {
+                bad |= sc_err(l, l->label, mx_line(n), NULL, "rtMlock \"%s\": expected true or "
+                              "false", s) < 0;
+        }
         return bad ? -EINVAL : 0;
 }
 
