@@ -1,125 +1,166 @@
 /*
  * pace: how closely a paced run keeps its deadlines, against the
- * machine's own limit in the same run.
+ * machine's own limit in the same run, with and without the real-time
+ * options, on an idle machine and beside cpu-bound processes.
  *
  *   master: the coupled mass-spring-damper example (configs/examples/msd)
  *           at warp 1, steps of 1 ms (1 kHz) and 0.1 ms (10 kHz), for -t
  *           seconds each: every point's lateness (its completion after its
- *           deadline) as the master measures it (master_stats.lateness).
+ *           deadline) as the master measures it (master_stats.lateness),
+ *           and the drift, how late the last point was done.
  *   bare:   a loop of clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) to
  *           the same deadlines, doing nothing else: each wake-up's lateness.
- * Both into the same histograms (engine/master/master_lateness.h): p50,
- * p99, p99.9 and max in µs. -s US spins the last US µs before each
- * deadline, in both. Results are in docs/BENCHMARKS.md.
+ *
+ * Each rate runs four ways: plain or real time (SCHED_FIFO for the
+ * measuring thread and the workers, the cpu set -c, timer slack,
+ * /dev/cpu_dma_latency, mlock of this process and the workers:
+ * pace_util.h), and idle or beside PACE_HOGS cpu-bound processes the
+ * bench starts before and stops after the measurement. Both loops run
+ * each way, one after the other, into the same histograms
+ * (engine/master/master_lateness.h). A cell is the median over -r runs.
+ *
+ *   pace [-t SECONDS] [-r RUNS] [-s SPIN_US] [-P PRIORITY] [-c CPUS] [-p SCENARIO] [--quick]
+ *
+ * --quick: 0.5 s, one run, for a smoke test of the program. Results are
+ * in docs/BENCHMARKS.md ("Pacing").
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
 
-#include "engine/master/master_lateness.h"
-#include "engine/master/master_pace.h"
+#include "pace_util.h"
 #include "session_util.h"
 
-static double arg_seconds = 3.0;
+static double arg_seconds = 10.0;
+static unsigned arg_runs = 3;
 static double arg_spin_us;
+static struct pace_rt arg_rt = { .priority = 80 };
 
-static void bare(double h, struct lat_summary *ret)
+static const char *usage =
+        "usage: pace [-t SECONDS] [-r RUNS] [-s SPIN_US] [-P PRIORITY] [-c CPUS] [-p SCENARIO] "
+        "[--quick]\n";
+
+/* Median of every field over n runs. */
+static void median(struct pace_cell *runs, unsigned n, struct pace_cell *ret)
 {
-        static struct lat_hist hist;
-        uint64_t step = (uint64_t)(h * 1e9), t0 = pace_now_ns(), n = (uint64_t)(arg_seconds / h);
+        double v[BENCH_MAX_RUNS];
 
-        memset(&hist, 0, sizeof(hist));
-        for (uint64_t k = 1; k <= n; k++) {
-                uint64_t due = t0 + k * step, now;
+#define MEDIAN(f) do { \
+                for (unsigned i = 0; i < n; i++) \
+                        v[i] = runs[i].f; \
+                ret->f = bench_median(v, n); \
+        } while (0)
+        MEDIAN(points);
+        MEDIAN(p50_us);
+        MEDIAN(p99_us);
+        MEDIAN(p999_us);
+        MEDIAN(max_us);
+        MEDIAN(drift_us);
+        MEDIAN(overruns);
+#undef MEDIAN
+        ret->refused = false;
+        for (unsigned i = 0; i < n; i++)
+                ret->refused |= runs[i].refused;
+}
 
-                (void) pace_sleep(due, UINT64_MAX, (uint64_t)(arg_spin_us * 1e3), NULL, NULL);
-                now = pace_now_ns();
-                lat_hist_add(&hist, (now - due) / 1000u);
+static void row(double hz, const char *options, const char *load, const char *what,
+                const struct pace_cell *c)
+{
+        printf("%6.0f Hz  %-8s %-5s %-7s %9.0f %9.0f %9.0f %9.0f %9.0f %10.0f %8.0f%s\n", hz,
+               options, load, what, c->points, c->p50_us, c->p99_us, c->p999_us, c->max_us,
+               c->drift_us, c->overruns, c->refused ? "  (refused: see above)" : "");
+}
+
+/* The last online cpu: where the real-time runs go unless -c says otherwise. */
+static void default_cpus(void)
+{
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+        if (!arg_rt.cpus[0])
+                snprintf(arg_rt.cpus, sizeof(arg_rt.cpus), "%ld", n > 1 ? n - 1 : 0);
+}
+
+static int parse(int argc, char **argv, const char **path)
+{
+        static const struct option longs[] = { { "quick", no_argument, NULL, 'q' }, { 0 } };
+        char msg[160];
+        int c;
+
+        while ((c = getopt_long(argc, argv, "t:r:s:P:c:p:", longs, NULL)) != -1) {
+                switch (c) {
+                case 't': arg_seconds = atof(optarg); break;
+                case 'r': arg_runs = (unsigned)atoi(optarg); break;
+                case 's': arg_spin_us = atof(optarg); break;
+                case 'P': arg_rt.priority = atoi(optarg); break;
+                case 'c': snprintf(arg_rt.cpus, sizeof(arg_rt.cpus), "%s", optarg); break;
+                case 'p': *path = optarg; break;
+                case 'q': arg_seconds = 0.5; arg_runs = 1; break;
+                default:
+                        fputs(usage, stderr);
+                        return -1;
+                }
         }
-        lat_hist_summary(&hist, ret);
-}
-
-static void master(const char *path, double h, struct lat_summary *ret, uint64_t *overruns)
-{
-        struct scenario_overrides ov = {
-                .has_step = true, .step = h, .has_start = true, .start = 0,
-                .has_stop = true, .stop = arg_seconds, .has_warp = true, .warp = 1.0,
-                .has_spin = arg_spin_us > 0, .spin_us = arg_spin_us,
-        };
-        struct scenario_opts o;
-        struct session_opts so;
-        struct diag_list diags;
-        struct master_stats ms;
-        struct bench_sys x = { 0 };
-        char *msg = NULL;
-        int r;
-
-        bench_mkdtemp(x.cache, sizeof(x.cache));
-        scenario_opts_default(&o);
-        o.cache_dir = x.cache;
-        diag_list_init(&diags, 0);
-        r = scenario_load(path, &o, &ov, &diags, &x.sc);
-        diag_list_fini(&diags);
-        if (r < 0)
-                bench_die("scenario_load", r);
-        session_opts_default(&so);
-        so.worker_path = FMUD_WORKER;
-        r = session_new(x.sc, &so, &x.s, &msg);
-        if (r < 0)
-                bench_die(msg ? msg : "session_new", r);
-        r = master_new(x.s, NULL, &x.m, &msg);
-        if (r < 0)
-                bench_die(msg ? msg : "master_new", r);
-        r = master_run(x.m);
-        if (r != MASTER_FINISHED)
-                bench_die(master_message(x.m), r < 0 ? r : -EIO);
-        master_get_stats(x.m, &ms);
-        *ret = ms.lateness;
-        *overruns = ms.overruns;
-        bench_sys_close(&x);
-}
-
-static void row(const char *what, double hz, const struct lat_summary *s)
-{
-        printf("%-8s %7.0f Hz %9llu points  p50 %6llu us  p99 %6llu us  p99.9 %6llu us  "
-               "max %7llu us\n", what, hz, (unsigned long long)s->count,
-               (unsigned long long)s->p50_us, (unsigned long long)s->p99_us,
-               (unsigned long long)s->p999_us, (unsigned long long)s->max_us);
+        if (optind != argc || !(arg_seconds > 0) || arg_spin_us < 0 || arg_runs < 1 ||
+            arg_runs > BENCH_MAX_RUNS || arg_rt.priority < 1 || arg_rt.priority > RT_PRIORITY_MAX) {
+                fprintf(stderr, "pace: -t must be > 0, -s >= 0, -r 1 to %d, -P 1 to %d\n%s",
+                        BENCH_MAX_RUNS, RT_PRIORITY_MAX, usage);
+                return -1;
+        }
+        default_cpus();
+        if (rt_cpus_check(arg_rt.cpus, msg, sizeof(msg)) < 0) {
+                fprintf(stderr, "pace: -c: %s\n", msg);
+                return -1;
+        }
+        return 0;
 }
 
 int main(int argc, char **argv)
 {
         static const double steps[] = { 1e-3, 1e-4 };
+        static struct pace_cell bare[BENCH_MAX_RUNS], master[BENCH_MAX_RUNS];
         const char *path = FMUD_EXAMPLES "/msd.ssp";
-        int c;
 
-        while ((c = getopt(argc, argv, "t:s:p:")) != -1) {
-                switch (c) {
-                case 't': arg_seconds = atof(optarg); break;
-                case 's': arg_spin_us = atof(optarg); break;
-                case 'p': path = optarg; break;
-                default:
-                        fprintf(stderr, "usage: pace [-t SECONDS] [-s SPIN_US] [-p SCENARIO]\n");
-                        return 2;
-                }
-        }
-        if (!(arg_seconds > 0) || arg_spin_us < 0) {
-                fprintf(stderr, "pace: -t must be > 0 and -s >= 0\n");
+        if (parse(argc, argv, &path) < 0)
                 return 2;
-        }
         bench_machine();
-        printf("%g s each at warp 1, spin %g us; %s\n", arg_seconds, arg_spin_us, path);
+        printf("%g s each at warp 1, spin %g us, median of %u run%s; real time: SCHED_FIFO %d "
+               "(workers %d), cpus %s, mlock; %d cpu-bound processes when loaded; %s\n",
+               arg_seconds, arg_spin_us, arg_runs, arg_runs == 1 ? "" : "s", arg_rt.priority,
+               arg_rt.priority > 1 ? arg_rt.priority - 1 : 1, arg_rt.cpus, PACE_HOGS, path);
+        printf("%9s  %-8s %-5s %-7s %9s %9s %9s %9s %9s %10s %8s\n", "rate", "options", "load",
+               "loop", "points", "p50 us", "p99 us", "p99.9 us", "max us", "drift us",
+               "overruns");
         for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-                struct lat_summary m, b;
-                uint64_t overruns;
+                for (int rt = 0; rt < 2; rt++) {
+                        for (int loaded = 0; loaded < 2; loaded++) {
+                                struct pace_rt opts = arg_rt;
+                                struct pace_job j = {
+                                        .h = steps[i], .seconds = arg_seconds,
+                                        .spin_us = arg_spin_us, .rt = &opts,
+                                };
+                                struct pace_cell b, m;
 
-                bare(steps[i], &b);
-                master(path, steps[i], &m, &overruns);
-                row("bare", 1.0 / steps[i], &b);
-                row("master", 1.0 / steps[i], &m);
+                                opts.on = rt;
+                                for (unsigned k = 0; k < arg_runs; k++) {
+                                        pid_t hogs[PACE_HOGS] = { 0 };
+
+                                        if (loaded)
+                                                pace_hogs_start(hogs);
+                                        pace_bare(&j, &bare[k]);
+                                        pace_master(path, &j, &master[k]);
+                                        pace_hogs_stop(hogs);
+                                }
+                                median(bare, arg_runs, &b);
+                                median(master, arg_runs, &m);
+                                row(1.0 / steps[i], rt ? "realtime" : "plain",
+                                    loaded ? "busy" : "idle", "bare", &b);
+                                row(1.0 / steps[i], rt ? "realtime" : "plain",
+                                    loaded ? "busy" : "idle", "master", &m);
+                                fflush(stdout);
+                        }
+                }
         }
         return 0;
 }
