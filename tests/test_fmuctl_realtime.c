@@ -122,3 +122,62 @@ Test(fmuctl_realtime, run_local_refuses_the_realtime_options)
                   "%s", r.err);
         run_result_fini(&r);
 }
+
+/*
+ * --rt-mlock: status lists worker-mlock once per instance, with its name,
+ * as text and in --json. Whether the lock holds is the machine's say (a
+ * sandboxed worker locks only where RLIMIT_MEMLOCK covers what it maps
+ * after dropping CAP_IPC_LOCK): best effort loads either way.
+ */
+Test(fmuctl_realtime, rt_mlock_is_reported_per_instance)
+{
+        static const char *const insts[] = { "mass1", "mass2" };
+        struct json_object *o, *rt;
+        struct run_result r;
+        char line[96];
+
+        r = fmuctl((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", "--rt-mlock",
+                                     "--rt-best-effort", NULL });
+        cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "status", "1", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        for (size_t i = 0; i < 2; i++) {
+                char *at;
+
+                snprintf(line, sizeof(line), "(instance %s)\n", insts[i]);
+                at = strstr(r.out, line);
+                cr_assert(at != NULL, "%s: %s", line, r.out);
+                while (at > r.out && at[-1] != '\n')
+                        at--;
+                cr_assert(!strncmp(at, "realtime     worker-mlock     active (instance", 46) ||
+                          !strncmp(at, "realtime     worker-mlock     refused: ", 39), "%s", at);
+        }
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "status", "1", "--json", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        o = json_tokener_parse(r.out);
+        cr_assert(o, "%s", r.out);
+        rt = key(o, "realtime");
+        cr_assert(json_object_array_length(rt) == 2, "%s", r.out);
+        for (size_t i = 0; i < 2; i++) {
+                struct json_object *e = json_object_array_get_idx(rt, i);
+
+                cr_assert(!strcmp(json_object_get_string(key(e, "option")), "worker-mlock"));
+                cr_assert(!strcmp(json_object_get_string(key(e, "instance")), insts[i]));
+        }
+        json_object_put(o);
+        run_result_fini(&r);
+}
+
+Test(fmuctl_realtime, run_local_refuses_rt_mlock)
+{
+        struct run_result r;
+
+        r = fmuctl((const char *[]){ "run", "--local", FMUD_EXAMPLES "/msd.ssp", "--rt-mlock",
+                                     NULL });
+        cr_assert(r.exit_code == 2, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.err, "fmuctl run: the --rt-* options need a daemon, not --local"),
+                  "%s", r.err);
+        run_result_fini(&r);
+}
