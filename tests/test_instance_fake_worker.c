@@ -17,6 +17,11 @@
  *                  compact one (call_do_step.compact) with its values
  *                  eight bytes short
  *   compact-outside  the same, with the values' range far outside
+ *   mlock-none     started with --mlock, a proper HELLO without the memory
+ *                  lock's report
+ *   mlock-bad      the report with a positive error, then HELLO
+ *   mlock-enomem   the report of a refused lock (-ENOMEM), then HELLO
+ * (--mlock, last, is accepted with every mode.)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -267,9 +272,14 @@ int main(int argc, char *argv[])
 {
         bool first = true;
 
-        if (argc != 5 || chan_attach(3, &chan) < 0)
+        if ((argc != 5 && (argc != 6 || strcmp(argv[5], "--mlock"))) || chan_attach(3, &chan) < 0)
                 return 64;
         mode = argv[4];
+        if (!strcmp(mode, "mlock-bad") || !strcmp(mode, "mlock-enomem")) {
+                struct call_mlock m = { .error = !strcmp(mode, "mlock-bad") ? EIO : -ENOMEM };
+
+                event(CALL_EV_MLOCK, 0, &m, sizeof(m), NULL, 0);
+        }
         if (!strcmp(mode, "exit-hello"))
                 return 5;
         if (!strcmp(mode, "no-hello")) {

@@ -154,6 +154,49 @@ static struct inst *start_fake(const char *mode, int *ret_r)
         return in;
 }
 
+/* A fake worker asked to lock its memory; *ret_why its start's reason (caller frees). */
+static struct inst *start_fake_mlock(const char *mode, int *ret_r, char **ret_why)
+{
+        struct inst_opts o;
+        struct inst *in = NULL;
+
+        inst_opts_default(&o);
+        o.worker_path = FMUD_FAKE_WORKER;
+        o.fmu_dir = mode;
+        o.mlock = true;
+        o.start_timeout_ns = 2000 * 1000000ull;
+        *ret_r = inst_new(&o, &in, ret_why);
+        return in;
+}
+
+Test(instance_fault, a_memory_lock_report_missing_or_malformed_is_a_protocol_fault,
+     .init = setup, .timeout = 120)
+{
+        struct inst *in;
+        char *why = NULL;
+        int r;
+
+        cr_assert(start_fake_mlock("mlock-none", &r, &why) == NULL);
+        cr_assert(eq(int, r, -EPROTO));
+        cr_assert(why && strstr(why, "did not report its memory lock") != NULL, "%s",
+                  why ? why : "(none)");
+        free(why);
+        why = NULL;
+        cr_assert(start_fake_mlock("mlock-bad", &r, &why) == NULL);
+        cr_assert(eq(int, r, -EPROTO));
+        cr_assert(why && strstr(why, "sent a malformed memory lock report") != NULL, "%s",
+                  why ? why : "(none)");
+        free(why);
+        why = NULL;
+        /* A refusal is no fault: the instance runs and says why it is not locked. */
+        in = start_fake_mlock("mlock-enomem", &r, &why);
+        cr_assert(in != NULL, "%d %s", r, why ? why : "");
+        cr_assert(eq(int, inst_mlock(in), -ENOMEM));
+        cr_assert(eq(int, inst_free(in), 0));
+        free(why);
+        hygiene();
+}
+
 static void hostile(const char *mode, enum md_type type)
 {
         struct inst *other = start("LinearOde", NULL, NULL);
