@@ -81,7 +81,7 @@ struct hinst_status {
         uint64_t steps;
         double step_us_mean, step_us_max, service_us_mean;
         char fault[HOST_MSG_MAX];
-        char mlock[HRT_STATE_MAX];      /* the worker's memory lock (hrt_mlock_state()); "": not asked */
+        char mlock[HRT_STATE_MAX];      /* the worker's memory lock (hrt_mlock_state()); "": none */
         uint32_t n_layers;              /* as the worker reported them at its start */
         struct hlayer {
                 const char *name;       /* static */

@@ -76,7 +76,7 @@ bool hrt_mlock(const struct hsess *hs, const struct proto_load *a)
         return o.worker_mlock;
 }
 
-/* The first worker that could not lock its memory: "realtime worker-mlock: REASON (instance NAME)". */
+/* The first worker that could not lock: "realtime worker-mlock: REASON (instance NAME)". */
 static bool mlock_refused(const struct hsess *hs, char *msg, size_t size)
 {
         for (size_t i = 0; i < session_count(hs->s); i++) {

@@ -15,7 +15,8 @@
 
 #define MAX_INSTANCES   PROTO_MAX_NAMES
 #define MAX_LAYERS      64u             /* sandbox layers of one instance */
-#define MAX_RT          (32u + MAX_INSTANCES)   /* a session's real-time options, worker-mlock per instance */
+/* A session's real-time options, and worker-mlock once per instance. */
+#define MAX_RT          (32u + MAX_INSTANCES)
 
 /* ---- list ---- */
 
