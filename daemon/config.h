@@ -129,7 +129,8 @@ int config_apply_args(struct fmud_config *c, const struct fmud_args *a, char *er
 
 /*
  * Fill in what was not set: the run directory (proto/endpoint.h), the
- * ipc endpoints below it, scratch (RUNDIR/scratch), cache
+ * control endpoint below it, the PUB endpoint next to the control
+ * endpoint (DIR/events.sock, fmud_pub_endpoint_for()), scratch (RUNDIR/scratch), cache
  * ($CACHE_DIRECTORY, /var/cache/fmud for root, else the user's cache),
  * state ($STATE_DIRECTORY, /var/lib/fmud for root, else $XDG_STATE_HOME/fmud
  * or ~/.local/state/fmud),

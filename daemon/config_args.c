@@ -272,9 +272,19 @@ int config_finish(struct fmud_config *c, char *err, size_t errlen)
         if (!c->endpoint && (fmud_default_endpoint(buf, sizeof(buf)) < 0 ||
                              !(c->endpoint = strdup(buf))))
                 goto oom;
-        if (!c->pub_endpoint && (fmud_default_pub_endpoint(buf, sizeof(buf)) < 0 ||
-                                 !(c->pub_endpoint = strdup(buf))))
-                goto oom;
+        /* Next to the control socket: a second daemon given only --endpoint has its own. */
+        if (!c->pub_endpoint) {
+                r = fmud_pub_endpoint_for(c->endpoint, buf, sizeof(buf));
+                if (r == -EEXIST || r == -EINVAL) {
+                        snprintf(err, errlen, "endpoint '%s': %s", c->endpoint,
+                                 r == -EEXIST ? "the events socket would be the control socket "
+                                                "itself: set pub_endpoint (--pub-endpoint)" :
+                                                "must be ipc:///PATH");
+                        return r == -EEXIST ? -EINVAL : r;
+                }
+                if (r < 0 || !(c->pub_endpoint = strdup(buf)))
+                        goto oom;
+        }
         if (!c->scratch_dir && asprintf(&c->scratch_dir, "%s/scratch", c->run_dir) < 0) {
                 c->scratch_dir = NULL;
                 goto oom;

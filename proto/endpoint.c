@@ -52,3 +52,18 @@ int fmud_default_pub_endpoint(char *buf, size_t len)
 {
         return endpoint_in_rundir(buf, len, "events.sock");
 }
+
+int fmud_pub_endpoint_for(const char *ep, char *buf, size_t len)
+{
+        const char *path, *slash;
+
+        if (strncmp(ep, "ipc://", 6) || ep[6] != '/')
+                return -EINVAL;
+        path = ep + 6;
+        slash = strrchr(path, '/');
+        if (!slash[1])
+                return -EINVAL;
+        if (!strcmp(slash + 1, "events.sock"))
+                return -EEXIST;
+        return put(len, snprintf(buf, len, "ipc://%.*s/events.sock", (int)(slash - path), path));
+}

@@ -8,7 +8,10 @@
  * /run/fmud for root, else $XDG_RUNTIME_DIR/fmud, else /tmp/fmud-UID.
  * The control socket is ipc://RUNDIR/control.sock, the PUB socket
  * ipc://RUNDIR/events.sock. Only absolute directories from the
- * environment are taken; a relative one is ignored.
+ * environment are taken; a relative one is ignored. A daemon given only
+ * its control endpoint ipc://DIR/NAME publishes on ipc://DIR/events.sock
+ * (fmud_pub_endpoint_for()), so that two daemons on two directories never
+ * meet on one PUB socket.
  *
  * Nothing here creates a file or logs; every function is thread-safe.
  */
@@ -23,5 +26,13 @@ int fmud_runtime_dir(char *buf, size_t len);
 int fmud_default_endpoint(char *buf, size_t len);
 /* "ipc://RUNDIR/events.sock" into buf. Returns 0 or -ENAMETOOLONG. */
 int fmud_default_pub_endpoint(char *buf, size_t len);
+/*
+ * The PUB endpoint of a daemon whose control endpoint is ep and that was
+ * given none: "ipc://DIR/events.sock" for ep "ipc:///DIR/NAME". Returns
+ * 0, -EINVAL when ep is not ipc:// with an absolute path below a
+ * directory, -EEXIST when ep is DIR/events.sock itself (the PUB socket
+ * must then be named), or -ENAMETOOLONG.
+ */
+int fmud_pub_endpoint_for(const char *ep, char *buf, size_t len);
 
 #endif
