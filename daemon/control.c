@@ -182,10 +182,17 @@ static void on_signal(struct control *c, int sigfd)
         }
 }
 
-static void announce_ready(int ready_fd)
+/* Everything is up (directories, sockets, host): only now say so, in every way asked. */
+static void announce_ready(const struct control *c, int ready_fd)
 {
+        const struct fmud_config *cfg = c->cfg;
         int r;
 
+        log_info("serving requests on '%s', publishing on '%s'", cfg->endpoint,
+                 cfg->pub_endpoint);
+        if (cfg->tcp_endpoint)
+                log_info("serving requests on '%s', publishing on '%s'", cfg->tcp_endpoint,
+                         cfg->tcp_pub_endpoint ? cfg->tcp_pub_endpoint : "(none)");
         if (ready_fd >= 0) {
                 if (write(ready_fd, "READY\n", 6) != 6)
                         log_warn("--ready-fd %d: %s, ignoring", ready_fd, strerror(errno));
@@ -210,7 +217,7 @@ int control_run(struct control *c, int sigfd, int ready_fd)
                 }
         items[n++] = (zmq_pollitem_t){ .fd = c->q.efd, .events = ZMQ_POLLIN };
         items[n++] = (zmq_pollitem_t){ .fd = sigfd, .events = ZMQ_POLLIN };
-        announce_ready(ready_fd);
+        announce_ready(c, ready_fd);
         while (!c->stop) {
                 long timeout = -1;
 

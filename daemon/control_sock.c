@@ -268,7 +268,9 @@ int ctl_bind_all(struct control *c, char *err, size_t errlen)
                         }
                         if (r < 0)
                                 return r;
-                        log_info("%s on '%s'", k == 0 ? "serving requests" : "publishing", ep);
+                        /* "serving" waits for announce (control.c): the host is not up yet. */
+                        log_debug("bound %s socket '%s'",
+                                k == 0 ? "request" : "publishing", ep);
                 }
         }
         return 0;

@@ -12,7 +12,10 @@
  * scratch root left (leftovers.h). On the way out: host_free() (sessions
  * stopped, workers ended, results flushed, scratch directories removed),
  * the last replies sent, sockets closed, socket files and the
- * directories we created removed, exit 0.
+ * directories we created for this run removed, exit 0. Every directory
+ * is made (dirs.h) before a socket is bound, and readiness (the log
+ * line, --ready-fd, READY=1) is announced only once the sessions' host
+ * has started too.
  */
 #include <errno.h>
 #include <math.h>
@@ -28,6 +31,7 @@
 #include "daemon/config.h"
 #include "daemon/control.h"
 #include "daemon/control_log.h"
+#include "daemon/dirs.h"
 #include "daemon/host.h"
 #include "engine/instance/instance.h"
 #include "engine/instance/leftovers.h"
@@ -43,7 +47,7 @@ struct daemon {
         const char *config_path;
         bool config_required;
         struct host *host;
-        bool made_scratch;
+        struct dirs dirs;               /* what this run made, removed at exit */
 };
 
 static void usage(FILE *f)
@@ -305,52 +309,18 @@ static void sweep_leftovers(const char *root)
                          root);
 }
 
-/*
- * The unpacked FMUs are the clients' models: a root daemon's cache is for
- * its workers' group alone (0750 root:GROUP), not every local user. A
- * daemon of another user keeps its cache as it is (its own, in its home).
- */
-static void cache_private(const struct fmud_config *cfg)
-{
-        struct sandbox_opts o = { 0 };
-        struct passwd pw, *res = NULL;
-        char buf[4096];
-        uid_t uid = 0;
-        gid_t gid = 0;
-
-        if (geteuid() != 0 || cfg->sandbox == CONFIG_SANDBOX_OFF)
-                return;
-        if (cfg->sandbox_user && getpwnam_r(cfg->sandbox_user, &pw, buf, sizeof(buf), &res) == 0 &&
-            res) {
-                o.uid = pw.pw_uid;
-                o.gid = pw.pw_gid;
-        }
-        int r = sandbox_user(&o, &uid, &gid);
-
-        if (r == 0 && (chown(cfg->cache_dir, 0, gid) < 0 || chmod(cfg->cache_dir, 0750) < 0))
-                r = -errno;
-        if (r < 0)
-                log_warn("cache '%s': cannot make it readable by the workers' group alone: %s, "
-                         "ignoring", cfg->cache_dir, strerror(-r));
-}
-
+/* Every directory, and what a dead daemon left in the scratch root, before we bind. */
 static int make_dirs(struct daemon *d)
 {
-        const struct fmud_config *cfg = &d->cfg;
+        char err[512];
+        int r;
 
-        /* The cache outlives us; the scratch root is ours while we run. */
-        if (mkdir(cfg->cache_dir, 0750) < 0 && errno != EEXIST) {
-                log_err("mkdir('%s'): %s", cfg->cache_dir, strerror(errno));
-                return -errno;
+        r = dirs_make(&d->cfg, &d->dirs, err, sizeof(err));
+        if (r < 0) {
+                log_err("%s", err);
+                return r;
         }
-        cache_private(cfg);
-        if (mkdir(cfg->scratch_dir, 0700) == 0)
-                d->made_scratch = true;
-        else if (errno != EEXIST) {
-                log_err("mkdir('%s'): %s", cfg->scratch_dir, strerror(errno));
-                return -errno;
-        }
-        sweep_leftovers(cfg->scratch_dir);
+        sweep_leftovers(d->cfg.scratch_dir);
         return 0;
 }
 
@@ -399,23 +369,25 @@ static int serve(struct daemon *d, int sigfd)
         r = lock_memory(&d->cfg);
         if (r < 0)
                 return r;
+        /* Everything is checked before the sockets exist: a bound daemon can serve. */
+        r = make_dirs(d);
+        if (r < 0)
+                goto out_dirs;
         r = control_new(&d->cfg, &c, err, sizeof(err));
         if (r < 0) {
                 log_err("%s", err);
-                return r;
+                goto out_dirs;
         }
         control_set_reload(c, reload, d);
-        r = make_dirs(d);
-        if (r == 0)
-                r = start_host(d, c);
+        r = start_host(d, c);
         if (r == 0)
                 r = control_run(c, sigfd, d->args.ready_fd);
         host_free(d->host);
         d->host = NULL;
         control_flush(c);
-        if (d->made_scratch)
-                (void)rmdir(d->cfg.scratch_dir);
         control_free(c);
+out_dirs:
+        dirs_remove(&d->dirs);
         return r;
 }
 

@@ -17,7 +17,7 @@
 #define TF_REPLY_MS     60000   /* a reply that must come (a load starts workers) */
 
 struct tf_daemon {
-        char *dir;              /* temporary: run/, cache/, scratch/, allowed/, fmud.conf */
+        char *dir;              /* temporary: run/, cache/, scratch/, state/, allowed/, fmud.conf */
         char ctl[256], pub[256];        /* ipc endpoints */
         char ctl_path[232], pub_path[232], run_dir[200];
         pid_t pid;

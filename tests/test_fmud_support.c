@@ -24,6 +24,7 @@ void tf_path(const struct tf_daemon *d, const char *name, char *buf, size_t len)
 int tf_start(struct tf_daemon *d, const char *conf, const char *const *extra)
 {
         char conf_path[512], cache[512], scratch[512], allowed[512], log[512], fdarg[16];
+        char state[512];
         const char *argv[64];
         int n = 0, pfd[2], r;
         char buf[16] = "";
@@ -43,6 +44,7 @@ int tf_start(struct tf_daemon *d, const char *conf, const char *const *extra)
         tf_path(d, "fmud.conf", conf_path, sizeof(conf_path));
         tf_path(d, "cache", cache, sizeof(cache));
         tf_path(d, "scratch", scratch, sizeof(scratch));
+        tf_path(d, "state", state, sizeof(state));
         tf_path(d, "allowed", allowed, sizeof(allowed));
         tf_path(d, "fmud.log", log, sizeof(log));
         if (tmpdir_write(d->dir, "fmud.conf", conf ? conf : "", conf ? strlen(conf) : 0) < 0 ||
@@ -62,6 +64,9 @@ int tf_start(struct tf_daemon *d, const char *conf, const char *const *extra)
         argv[n++] = cache;
         argv[n++] = "--scratch-dir";
         argv[n++] = scratch;
+        /* The daemon makes its state directory at start: not the system's. */
+        argv[n++] = "--state-dir";
+        argv[n++] = state;
         argv[n++] = "--allow";
         argv[n++] = allowed;
         argv[n++] = "--ready-fd";
