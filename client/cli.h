@@ -76,8 +76,18 @@ void cli_help_options(FILE *f, unsigned shared);
 /* The shared option named name[0..len) ("endpoint"; "h" for -h), or NULL. */
 const struct cli_opt *cli_shared_option(const char *name, size_t len);
 
-/* The endpoint to use: --endpoint, $FMUD_ENDPOINT, else the default (into buf). NULL: too long. */
+/*
+ * The endpoint to use: --endpoint, $FMUD_ENDPOINT, else the default
+ * (into buf; for a user other than root, the system daemon's after the
+ * user's own: fmud_client_endpoint()). NULL: too long.
+ */
 const char *cli_endpoint(const struct cli *a, char *buf, size_t len);
+/*
+ * Whether this user may not connect to the ipc endpoint ep's socket file
+ * (false for tcp); then msg says "permission denied: PATH (ask to be
+ * added to group G)", G the group of the directory or socket in the way.
+ */
+bool cli_ipc_denied(const char *ep, char *msg, size_t len);
 /* Connect (a->c). Returns 0, or an exit code after printing why. */
 int cli_open(struct cli *a);
 void cli_close(struct cli *a);

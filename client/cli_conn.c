@@ -1,9 +1,12 @@
 /* cli_conn: connection options, error lines and exit codes of fmuctl's daemon subcommands (cli.h). */
 #include <errno.h>
+#include <grp.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -17,7 +20,53 @@ const char *cli_endpoint(const struct cli *a, char *buf, size_t len)
                 return a->endpoint;
         if (env && *env)
                 return env;
-        return fmud_default_endpoint(buf, len) < 0 ? NULL : buf;
+        return fmud_client_endpoint(FMUD_SYSTEM_RUNDIR, buf, len) < 0 ? NULL : buf;
+}
+
+/* The group of the first directory on path this user may not search, else of path itself. */
+static gid_t denying_group(const char *path)
+{
+        char buf[4096];
+        size_t len = strlen(path);
+        struct stat st;
+
+        if (len >= sizeof(buf))
+                return (gid_t)-1;
+        memcpy(buf, path, len + 1);
+        for (char *p = buf + 1; *p; p++) {
+                if (*p != '/')
+                        continue;
+                *p = '\0';
+                if (access(buf, X_OK) < 0 && errno == EACCES)
+                        return stat(buf, &st) == 0 ? st.st_gid : (gid_t)-1;
+                *p = '/';
+        }
+        return stat(path, &st) == 0 ? st.st_gid : (gid_t)-1;
+}
+
+bool cli_ipc_denied(const char *ep, char *msg, size_t len)
+{
+        const char *path;
+        struct group *g;
+        gid_t gid;
+
+        if (strncmp(ep, "ipc://", 6))
+                return false;
+        path = ep + 6;
+        /* Connecting to a socket file takes write access to it and search on its directories. */
+        if (access(path, W_OK) == 0 || errno != EACCES)
+                return false;
+        gid = denying_group(path);
+        g = gid == (gid_t)-1 ? NULL : getgrgid(gid);
+        if (g)
+                snprintf(msg, len, "permission denied: %s (ask to be added to group %s)", path,
+                         g->gr_name);
+        else if (gid != (gid_t)-1)
+                snprintf(msg, len, "permission denied: %s (ask to be added to group %u)", path,
+                         (unsigned)gid);
+        else
+                snprintf(msg, len, "permission denied: %s", path);
+        return true;
 }
 
 static const char *env_or(const char *v, const char *name)
@@ -43,6 +92,11 @@ int cli_open(struct cli *a)
         if (!ep) {
                 fprintf(stderr, "fmuctl: cannot connect: the default endpoint is too long\n");
                 return FMUCTL_EXIT_SYSTEM;
+        }
+        /* At once: libzmq would retry a refused ipc connection until the hello times out. */
+        if (cli_ipc_denied(ep, err, sizeof(err))) {
+                fprintf(stderr, "fmuctl: %s\n", err);
+                return FMUCTL_EXIT_INVALID;
         }
         if (!skf != !kf) {
                 fprintf(stderr, "fmuctl: cannot connect to '%s': CURVE needs both --server-key "

@@ -56,7 +56,16 @@ static int connect_any(struct run_cmd *a, struct private_daemon *d)
         if (ep && !strncmp(ep, "ipc://", 6))
                 o.connect_timeout_ms = 5000;
         if (!a->private_only && ep && !a->cli.server_key_file && !a->cli.key_file &&
-            !getenv("FMUD_SERVER_KEY")) {
+            !getenv("FMUD_SERVER_KEY") && cli_ipc_denied(ep, err, sizeof(err))) {
+                const char *env = getenv("FMUD_ENDPOINT");
+
+                /* A daemon asked for by name is not replaced by a private one. */
+                if (a->cli.endpoint || (env && *env)) {
+                        fprintf(stderr, "fmuctl: %s\n", err);
+                        return FMUCTL_EXIT_INVALID;
+                }
+        } else if (!a->private_only && ep && !a->cli.server_key_file && !a->cli.key_file &&
+                   !getenv("FMUD_SERVER_KEY")) {
                 r = fmud_connect(ep, &o, &a->cli.c, err, sizeof(err));
                 if (r == 0)
                         return 0;

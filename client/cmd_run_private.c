@@ -2,8 +2,8 @@
  * cmd_run_private: a daemon of fmuctl run's own, for when no daemon
  * answers at the endpoint (cmd_run.h).
  *
- * DESIGN: fork+exec fmud with command-line options only (no config
- * file): ipc sockets and a scratch directory in a new 0700 temporary
+ * DESIGN: fork+exec fmud with command-line options only (--no-config:
+ * not even the system's /etc/fmud/fmud.conf): ipc sockets and a scratch directory in a new 0700 temporary
  * directory, read access below the scenario's and the output's
  * directories, the cache fmuctl run --local uses, and --ready-fd on a
  * pipe. "READY\n" on the pipe means it serves; end of file means it died.
@@ -234,6 +234,8 @@ int private_daemon_start(struct private_daemon *d, const char *const *allow, siz
                 goto out;
         }
         argv[n++] = fmud;
+        /* Never the system's file: its socket_group or paths are not this user's to take. */
+        argv[n++] = "--no-config";
         argv[n++] = "--endpoint";
         argv[n++] = d->endpoint;
         argv[n++] = "--pub-endpoint";

@@ -101,6 +101,7 @@ struct fmud_args {
         size_t n_output;
         const char *state_dir;
         int ready_fd;                   /* -1: none */
+        bool no_config;                 /* --no-config: no file at all, not even the default */
         bool version, help;
 };
 

@@ -19,7 +19,7 @@
 enum {
         OPT_CONFIG = 0x100, OPT_ENDPOINT, OPT_PUB_ENDPOINT, OPT_ALLOW, OPT_CACHE_DIR,
         OPT_SCRATCH_DIR, OPT_WORKER, OPT_SANDBOX, OPT_READY_FD, OPT_VERSION, OPT_HELP,
-        OPT_OUTPUT_DIR, OPT_STATE_DIR,
+        OPT_OUTPUT_DIR, OPT_STATE_DIR, OPT_NO_CONFIG,
 };
 
 /* Append s to *v (n of them). 0 or -ENOMEM (*v unchanged). */
@@ -38,6 +38,7 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
 {
         static const struct option opts[] = {
                 { "config", required_argument, NULL, OPT_CONFIG },
+                { "no-config", no_argument, NULL, OPT_NO_CONFIG },
                 { "endpoint", required_argument, NULL, OPT_ENDPOINT },
                 { "pub-endpoint", required_argument, NULL, OPT_PUB_ENDPOINT },
                 { "allow", required_argument, NULL, OPT_ALLOW },
@@ -62,6 +63,7 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
         while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
                 switch (c) {
                 case OPT_CONFIG: a.config = optarg; break;
+                case OPT_NO_CONFIG: a.no_config = true; break;
                 case OPT_ENDPOINT: a.endpoint = optarg; break;
                 case OPT_PUB_ENDPOINT: a.pub_endpoint = optarg; break;
                 case OPT_CACHE_DIR: a.cache_dir = optarg; break;
@@ -100,6 +102,12 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                         free(a.output);
                         return -EINVAL;
                 }
+        }
+        if (a.config && a.no_config) {
+                snprintf(err, errlen, "--config and --no-config exclude each other");
+                free(a.allow);
+                free(a.output);
+                return -EINVAL;
         }
         if (optind < argc) {
                 snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);

@@ -53,14 +53,16 @@ struct daemon {
 static void usage(FILE *f)
 {
         fprintf(f,
-                "usage: fmud [--config FILE] [--endpoint ipc://PATH] [--pub-endpoint ipc://PATH]\n"
+                "usage: fmud [--config FILE | --no-config] [--endpoint ipc://PATH]\n"
+                "            [--pub-endpoint ipc://PATH]\n"
                 "            [--allow DIR]... [--output-dir DIR]... [--state-dir DIR]\n"
                 "            [--cache-dir DIR] [--scratch-dir DIR] [--worker PATH]\n"
                 "            [--sandbox strict|basic|off] [--ready-fd N] [--version]\n"
                 "\n"
                 "Serves co-simulation sessions over ZeroMQ. Settings come from FILE\n"
-                "(default " CONFIG_DEFAULT_PATH ", built-in defaults when it does not exist);\n"
-                "options override it. --ready-fd N: write \"READY\\n\" to descriptor N once serving.\n");
+                "(default $FMUD_CONFIG, else " CONFIG_DEFAULT_PATH ", built-in defaults when\n"
+                "it does not exist; --no-config: none); options override it.\n"
+                "--ready-fd N: write \"READY\\n\" to descriptor N once serving.\n");
 }
 
 static int load_config(struct daemon *d, struct fmud_config *cfg, char *err, size_t errlen)
@@ -68,7 +70,8 @@ static int load_config(struct daemon *d, struct fmud_config *cfg, char *err, siz
         int r;
 
         config_init(cfg);
-        r = config_load(cfg, d->config_path, d->config_required, err, errlen);
+        r = d->args.no_config ? 0 :
+            config_load(cfg, d->config_path, d->config_required, err, errlen);
         if (r == 0)
                 r = config_apply_args(cfg, &d->args, err, errlen);
         if (r == 0)
@@ -394,6 +397,7 @@ out_dirs:
 int main(int argc, char **argv)
 {
         struct daemon d = { 0 };
+        const char *env_config;
         char err[512];
         sigset_t mask;
         int sigfd, r;
@@ -426,7 +430,10 @@ int main(int argc, char **argv)
                 free(d.args.output);
                 return EXIT_SUCCESS;
         }
-        d.config_path = d.args.config ? d.args.config : CONFIG_DEFAULT_PATH;
+        /* $FMUD_CONFIG: another default file, for an installation elsewhere (and tests). */
+        env_config = getenv("FMUD_CONFIG");
+        d.config_path = d.args.config ? d.args.config :
+                        env_config && *env_config ? env_config : CONFIG_DEFAULT_PATH;
         d.config_required = d.args.config != NULL;
         if (load_config(&d, &d.cfg, err, sizeof(err)) < 0) {
                 log_err("%s", err);

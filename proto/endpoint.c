@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* snprintf's result n for a buffer of len bytes: 0, or -ENAMETOOLONG when it was cut. */
@@ -66,4 +67,21 @@ int fmud_pub_endpoint_for(const char *ep, char *buf, size_t len)
         if (!strcmp(slash + 1, "events.sock"))
                 return -EEXIST;
         return put(len, snprintf(buf, len, "ipc://%.*s/events.sock", (int)(slash - path), path));
+}
+
+int fmud_client_endpoint(const char *system_dir, char *buf, size_t len)
+{
+        char sys[4096];
+        struct stat st;
+        int r;
+
+        r = fmud_default_endpoint(buf, len);
+        if (r < 0 || geteuid() == 0 || stat(buf + 6, &st) == 0)
+                return r;
+        r = put(sizeof(sys), snprintf(sys, sizeof(sys), "%s/control.sock", system_dir));
+        if (r < 0)
+                return r;
+        if (stat(sys, &st) == 0 || errno == EACCES)
+                return put(len, snprintf(buf, len, "ipc://%s", sys));
+        return 0;
 }

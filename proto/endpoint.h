@@ -35,4 +35,18 @@ int fmud_default_pub_endpoint(char *buf, size_t len);
  */
 int fmud_pub_endpoint_for(const char *ep, char *buf, size_t len);
 
+/* Where the system's daemon (run by root, under systemd) has its sockets. */
+#define FMUD_SYSTEM_RUNDIR      "/run/fmud"
+
+/*
+ * The control endpoint of a client given none: for root, the default
+ * (fmud_default_endpoint()). For anybody else, the user's own daemon's
+ * when its socket file exists; else the system daemon's,
+ * ipc://SYSTEM_DIR/control.sock (system_dir: FMUD_SYSTEM_RUNDIR), when
+ * its socket exists or cannot be looked at (a directory closed to this
+ * user: the connection then says so); else the user's own. Returns 0 or
+ * -ENAMETOOLONG.
+ */
+int fmud_client_endpoint(const char *system_dir, char *buf, size_t len);
+
 #endif

@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "proto/endpoint.h"
+#include "support/tmpdir.h"
 
 Test(fmud_endpoint, runtime_directory_comes_first)
 {
@@ -62,4 +64,69 @@ Test(fmud_endpoint, root_uses_run_fmud_and_others_their_runtime_dir)
         }
         cr_assert(waitpid(pid, &status, 0) == pid);
         cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+}
+
+/* In a child as nobody: the user's own socket first, then the system's, else the user's own. */
+Test(fmud_endpoint, a_user_finds_the_system_daemon_after_its_own)
+{
+        char *dir = tmpdir_new("fmud-ep");
+        char own[256], sys[256], closed[256], path[300];
+        pid_t pid;
+        int status;
+
+        if (geteuid() != 0)
+                cr_skip_test("dropping to another user needs root");
+        cr_assert(dir != NULL);
+        cr_assert(chmod(dir, 0755) == 0);
+        snprintf(own, sizeof(own), "%s/user", dir);
+        snprintf(sys, sizeof(sys), "%s/sys", dir);
+        snprintf(closed, sizeof(closed), "%s/closed", dir);
+        cr_assert(mkdir(own, 0755) == 0 && mkdir(sys, 0755) == 0 && mkdir(closed, 0700) == 0);
+        snprintf(path, sizeof(path), "%s/control.sock", sys);
+        cr_assert(tmpdir_write(sys, "control.sock", "", 0) == 0);
+        cr_assert(tmpdir_write(closed, "control.sock", "", 0) == 0);
+        unsetenv("RUNTIME_DIRECTORY");
+        setenv("XDG_RUNTIME_DIR", own, 1);
+        pid = fork();
+        cr_assert(pid >= 0);
+        if (pid == 0) {
+                char buf[512], want[512];
+
+                if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+                        _exit(10);
+                /* No socket of the user's own: the system's. */
+                snprintf(want, sizeof(want), "ipc://%s/control.sock", sys);
+                if (fmud_client_endpoint(sys, buf, sizeof(buf)) < 0 || strcmp(buf, want))
+                        _exit(11);
+                /* One the user may not even look at: still the system's, to be told why. */
+                snprintf(want, sizeof(want), "ipc://%s/control.sock", closed);
+                if (fmud_client_endpoint(closed, buf, sizeof(buf)) < 0 || strcmp(buf, want))
+                        _exit(12);
+                /* No system daemon either: the user's own. */
+                snprintf(want, sizeof(want), "ipc://%s/fmud/control.sock", own);
+                if (fmud_client_endpoint(own, buf, sizeof(buf)) < 0 || strcmp(buf, want))
+                        _exit(13);
+                _exit(0);
+        }
+        cr_assert(waitpid(pid, &status, 0) == pid);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+        /* The user's own socket comes first. */
+        snprintf(path, sizeof(path), "%s/fmud", own);
+        cr_assert(mkdir(path, 0755) == 0);
+        cr_assert(tmpdir_write(path, "control.sock", "", 0) == 0);
+        pid = fork();
+        cr_assert(pid >= 0);
+        if (pid == 0) {
+                char buf[512], want[512];
+
+                if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+                        _exit(10);
+                snprintf(want, sizeof(want), "ipc://%s/fmud/control.sock", own);
+                if (fmud_client_endpoint(sys, buf, sizeof(buf)) < 0 || strcmp(buf, want))
+                        _exit(14);
+                _exit(0);
+        }
+        cr_assert(waitpid(pid, &status, 0) == pid);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+        tmpdir_free(dir);
 }
