@@ -164,6 +164,15 @@ const char *config_sandbox_name(enum config_sandbox s)
         return "?";
 }
 
+bool config_key_at(size_t i, const char **ret_section, const char **ret_name)
+{
+        if (i >= sizeof(keys) / sizeof(keys[0]))
+                return false;
+        *ret_section = keys[i].section;
+        *ret_name = keys[i].name;
+        return true;
+}
+
 int config_parse_size(const char *s, uint64_t *ret)
 {
         unsigned long long v;

@@ -146,4 +146,11 @@ int config_parse_size(const char *s, uint64_t *ret);
 
 const char *config_sandbox_name(enum config_sandbox s);
 
+/*
+ * The i-th key the file may hold, in the table's order: *ret_section and
+ * *ret_name (static strings). false past the last. For the checks that
+ * the documentation names every key.
+ */
+bool config_key_at(size_t i, const char **ret_section, const char **ret_name);
+
 #endif
