@@ -451,3 +451,48 @@ Test(fmud_config, a_relative_output_dir_is_refused, .init = setup, .fini = teard
         free(a.output);
         config_fini(&c);
 }
+
+Test(fmud_config, the_pub_endpoint_defaults_to_events_sock_beside_the_control_socket, .init = setup,
+     .fini = teardown)
+{
+        struct fmud_config c;
+        char err[512] = "";
+
+        config_init(&c);
+        cr_assert(load_text(&c, "[control]\nendpoint = ipc:///srv/rig/ctl.sock\n"
+                                "[paths]\nworker = /bin/true\n", err, sizeof(err)) == 0, "%s", err);
+        cr_assert(config_finish(&c, err, sizeof(err)) == 0, "%s", err);
+        cr_assert_str_eq(c.pub_endpoint, "ipc:///srv/rig/events.sock");
+        config_fini(&c);
+        /* A control socket named events.sock leaves no name to derive: say which key to set. */
+        config_init(&c);
+        cr_assert(load_text(&c, "[control]\nendpoint = ipc:///srv/rig/events.sock\n"
+                                "[paths]\nworker = /bin/true\n", err, sizeof(err)) == 0, "%s", err);
+        cr_assert(config_finish(&c, err, sizeof(err)) == -EINVAL);
+        cr_assert_str_eq(err, "endpoint 'ipc:///srv/rig/events.sock': the events socket would be "
+                              "the control socket itself: set pub_endpoint (--pub-endpoint)");
+        config_fini(&c);
+        /* Given, it is kept. */
+        config_init(&c);
+        cr_assert(load_text(&c, "[control]\nendpoint = ipc:///srv/rig/events.sock\n"
+                                "pub_endpoint = ipc:///srv/rig/pub.sock\n"
+                                "[paths]\nworker = /bin/true\n", err, sizeof(err)) == 0, "%s", err);
+        cr_assert(config_finish(&c, err, sizeof(err)) == 0, "%s", err);
+        cr_assert_str_eq(c.pub_endpoint, "ipc:///srv/rig/pub.sock");
+        config_fini(&c);
+}
+
+Test(fmud_config, config_and_no_config_exclude_each_other)
+{
+        char *both[] = { "fmud", "--no-config", "--config", "/etc/fmud/fmud.conf", NULL };
+        char *none[] = { "fmud", "--no-config", NULL };
+        struct fmud_args a;
+        char err[512] = "";
+
+        cr_assert(config_parse_args(4, both, &a, err, sizeof(err)) == -EINVAL);
+        cr_assert_str_eq(err, "--config and --no-config exclude each other");
+        cr_assert(config_parse_args(2, none, &a, err, sizeof(err)) == 0, "%s", err);
+        cr_assert(a.no_config && !a.config);
+        free(a.allow);
+        free(a.output);
+}
