@@ -200,8 +200,10 @@ static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, si
 {
         const struct scenario *sc = hs->sc;
         size_t n = sc->n_columns ? sc->n_columns : 1;
+        /* Grid times as the step was written (numfmt_grid()), as fmuctl run --local writes them. */
         struct rec_options ro = { .paced = sc->experiment.warp > 0, .fsync = true,
-                                  .flush_ms = hs->h->opts.results_flush_ms };
+                                  .flush_ms = hs->h->opts.results_flush_ms, .grid = true,
+                                  .grid_t0 = sc->experiment.start, .grid_h = sc->experiment.step };
         struct rec_column *cols = calloc(n, sizeof(*cols));
         int fd = -1, r = 0;
 

@@ -203,10 +203,17 @@ static void csv_fini(struct csv *x)
 }
 
 /* The row whose time equals time exactly, or -1. */
+/*
+ * The row of time: the file writes a grid point as the step was written
+ * (0.7 for 7 * 0.1, numfmt_grid()), which reads back within a few units in
+ * the last place of the double a sample carries.
+ */
 static long csv_row(const struct csv *x, double time)
 {
+        double ulp = nextafter(fabs(time), INFINITY) - fabs(time);
+
         for (size_t r = 0; r < x->n_rows; r++)
-                if (x->cells[r * x->n_cols] == time)
+                if (fabs(x->cells[r * x->n_cols] - time) <= 4 * ulp)
                         return (long)r;
         return -1;
 }

@@ -515,3 +515,60 @@ Test(numfmt, text_is_the_same_in_a_comma_decimal_locale)
         setlocale(LC_ALL, "C");
         tmpdir_free(dir);
 }
+
+/* numfmt_grid() of grid point k of (t0, h), NUL-terminated into buf. */
+static const char *grid_text(char *buf, double t0, double h, double t)
+{
+        struct numfmt_grid g;
+        size_t n;
+
+        numfmt_grid_init(&g, t0, h);
+        n = numfmt_grid(&g, buf, t);
+        cr_assert(n <= NUMFMT_F64_MAX);
+        buf[n] = '\0';
+        return buf;
+}
+
+Test(numfmt, grid_points_print_as_the_step_was_written)
+{
+        static const struct {
+                double t0, h;
+                uint64_t k;
+                const char *text, *shortest;
+        } cases[] = {
+                { 0, 0.1, 7, "0.7", "0.7000000000000001" },
+                { 0, 0.1, 3, "0.3", "0.30000000000000004" },
+                { 0, 0.1, 10, "1", "1" },
+                { 0, 0.01, 7, "0.07", "0.07" },
+                { 0.5, 0.1, 2, "0.7", "0.7" },
+                { 0, 1e-3, 123457, "123.457", "123.45700000000001" },
+                { -1, 0.1, 3, "-0.7", "-0.7" },
+                { 0, 1e-7, 3, "3e-07", "3e-07" },
+                { 1e20, 1e19, 3, "1.3e+20", "1.3e+20" },
+        };
+        char buf[NUMFMT_F64_MAX + 8], ref[NUMFMT_F64_MAX + 8];
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                double t = cases[i].t0 + (double)cases[i].k * cases[i].h;
+
+                ref[numfmt_f64(ref, t)] = '\0';
+                /* The double the FMUs are given prints as it always did... */
+                cr_assert(eq(str, ref, (char *)cases[i].shortest), "case %zu", i);
+                /* ...and the grid point as the decimal the user wrote. */
+                cr_assert(eq(str, (char *)grid_text(buf, cases[i].t0, cases[i].h, t),
+                             (char *)cases[i].text), "case %zu", i);
+        }
+}
+
+Test(numfmt, grid_leaves_other_times_as_they_are)
+{
+        char buf[NUMFMT_F64_MAX + 8];
+
+        /* Between grid points (an event), and a grid point computed another way (t += h). */
+        cr_assert(eq(str, (char *)grid_text(buf, 0, 0.1, 0.25), "0.25"));
+        cr_assert(eq(str, (char *)grid_text(buf, 0, 0.1, 0.1 + 0.1 + 0.1 + 0.1 + 0.1 + 0.1 +
+                                            0.1 + 0.1), "0.7999999999999999"));
+        cr_assert(eq(str, (char *)grid_text(buf, 0, 0.1, INFINITY), "inf"));
+        cr_assert(eq(str, (char *)grid_text(buf, 0, 0, 0.3), "0.3"));
+        cr_assert(eq(str, (char *)grid_text(buf, 0, 0.1, -0.1), "-0.1"));
+}

@@ -43,6 +43,7 @@
 #ifndef FMUD_ENGINE_NUMFMT_H
 #define FMUD_ENGINE_NUMFMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -63,6 +64,27 @@ size_t numfmt_f64_list(char *dst, const double *v, size_t n, char sep);
 
 /* Shortest text that reads back as the same float. Returns the length. */
 size_t numfmt_f32(char *dst, float v);
+
+/*
+ * The time of a point of the grid t0 + k h as its decimal t0' + k h',
+ * where t0' and h' are the shortest texts of t0 and h, i.e. what the user
+ * wrote: "0.7" for 7 * 0.1, whose double prints 0.7000000000000001. Only
+ * for t equal, bit for bit, to the double t0 + (double)k * h, when the
+ * decimal has at most 17 significant digits and reads back within a few
+ * units in the last place of t; any other t as numfmt_f64(). The text
+ * then reads back as the nearest double to the decimal, not always t
+ * itself (numfmt_grid.c). Same layout and room as numfmt_f64().
+ */
+struct numfmt_grid {
+        bool ok;                        /* h > 0, both finite */
+        bool t0_neg;
+        double t0, h;
+        uint64_t t0_digits, h_digits;   /* t0' = ±t0_digits 10^t0_exp, h' likewise */
+        int t0_exp, h_exp;
+};
+
+void numfmt_grid_init(struct numfmt_grid *g, double t0, double h);
+size_t numfmt_grid(const struct numfmt_grid *g, char *dst, double t);
 
 /* Decimal integers, '-' for negatives. Return the length. */
 size_t numfmt_i64(char *dst, int64_t v);

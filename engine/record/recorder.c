@@ -148,6 +148,9 @@ int rec_open_fd(int fd, const struct rec_column *cols, size_t ncols,
         r->st.last_time = NAN;
         r->check_every = r->check_in = 1;
         r->marker = o->intermediate_column != NULL;
+        r->grid = o->grid;
+        if (o->grid)
+                numfmt_grid_init(&r->time_grid, o->grid_t0, o->grid_h);
 
         e = setup_fd(r);
         if (e < 0)

@@ -9,6 +9,10 @@
  *   RFC 4180 when needed. With an intermediate-row marker column (see
  *   rec_options), its name comes last.
  * - One row per recorded sample: the time, then the values, "\n"-terminated.
+ *   The time as a Float64 below, except that a recorder given the grid
+ *   (rec_options.grid) writes a grid point t0 + k h as the decimal the
+ *   grid was written with (numfmt_grid(): "0.7", not "0.7000000000000001"),
+ *   which reads back as the double nearest that decimal.
  *   Float64 and Float32: shortest text that reads back bit-exactly, C
  *   locale, "inf", "-inf", "nan" (numfmt.h). Integers of every width in
  *   decimal. Boolean: 0 or 1 (as FMPy and fmusim). String: RFC 4180 quoting
@@ -148,6 +152,9 @@ struct rec_options {
         bool fsync;                     /* fsync(2) at rec_close() */
         unsigned flush_ms;              /* rows wait at most this long; 0: default; REC_FLUSH_OFF */
         const char *intermediate_column; /* marker column name; NULL: no intermediate rows */
+        bool grid;                      /* times on the grid grid_t0 + k grid_h printed as the
+                                           decimal the user wrote (numfmt_grid()) */
+        double grid_t0, grid_h;
 };
 
 struct rec_stats {

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/record/numfmt.h"
 #include "engine/record/recorder.h"
 
 #define REC_BUFFER_SIZE_MAX     (1u << 30)      /* io_uring lengths are 32-bit */
@@ -105,6 +106,8 @@ struct rec {
 
         unsigned decimation, countdown;
         bool paced, fsync, marker;
+        bool grid;                      /* the time column per numfmt_grid() */
+        struct numfmt_grid time_grid;
 
         const struct rec_ops *ops;
         void *be;               /* the backend's state */

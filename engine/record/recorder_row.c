@@ -103,7 +103,7 @@ static size_t format_row(const struct rec *r, char *p, double time, struct row_i
 {
         char *start = p;
 
-        p += numfmt_f64(p, time);
+        p += r->grid ? numfmt_grid(&r->time_grid, p, time) : numfmt_f64(p, time);
         if (in.f64) {
                 p += numfmt_f64_list(p, in.f64, r->ncols, ',');
         } else {

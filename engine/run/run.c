@@ -81,7 +81,9 @@ static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run
 {
         const struct scenario *sc = c->sc;
         struct rec_options ropt = { .paced = sc->experiment.warp > 0, .fsync = o->fsync,
-                                    .flush_ms = o->flush_ms };
+                                    .flush_ms = o->flush_ms, .grid = true,
+                                    .grid_t0 = sc->experiment.start,
+                                    .grid_h = sc->experiment.step };
         struct rec_column *cols;
         int r;
 
