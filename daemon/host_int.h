@@ -384,6 +384,10 @@ int hvar_resolve(struct hsess *hs, const struct proto_str *name, struct hvar *x,
                  size_t size);
 /* A variable set twice among xs[0..n) (under two names, say): -1, or the reply code with msg. */
 int hvar_set_twice(const struct hvar *xs, uint32_t n, char *msg, size_t size);
+/* The connection that feeds input var of component comp, or NULL. */
+const struct scenario_connection *hvar_connection(const struct hsess *hs, size_t comp, size_t var);
+/* x is an input a connection sets before every step: -1, or the reply code with msg naming it. */
+int hvar_set_connected(const struct hsess *hs, const struct hvar *x, char *msg, size_t size);
 
 /* ---- host_sub.c (session thread) ---- */
 void hsub_sink(void *ctx, const struct master_row *row);

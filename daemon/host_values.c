@@ -473,6 +473,8 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
                         code = PROTO_E_TYPE;
                 }
                 if (code < 0)
+                        code = hvar_set_connected(hs, &xs[k], msg, sizeof(msg));
+                if (code < 0)
                         code = convert(&xs[k], a.values[k].value, msg, sizeof(msg));
         }
         if (xs && code < 0)

@@ -174,3 +174,41 @@ int hvar_set_twice(const struct hvar *xs, uint32_t n, char *msg, size_t size)
         free(k);
         return code;
 }
+
+static int cmp_conn(const void *key, const void *elem)
+{
+        const struct scenario_connection *k = key, *c = elem;
+
+        if (k->to_comp != c->to_comp)
+                return k->to_comp < c->to_comp ? -1 : 1;
+        return k->to_var < c->to_var ? -1 : k->to_var > c->to_var;
+}
+
+const struct scenario_connection *hvar_connection(const struct hsess *hs, size_t comp, size_t var)
+{
+        const struct scenario *sc = hs->sc;
+        const struct scenario_connection key = { .to_comp = comp, .to_var = var };
+
+        if (!sc->n_connections)
+                return NULL;
+        /* scenario.h: connections sorted by (to_comp, to_var). */
+        return bsearch(&key, sc->connections, sc->n_connections, sizeof(*sc->connections),
+                       cmp_conn);
+}
+
+int hvar_set_connected(const struct hsess *hs, const struct hvar *x, char *msg, size_t size)
+{
+        const struct md *md = hs->sc->components[x->comp].fmu->md;
+        const struct scenario_connection *c = hvar_connection(hs, x->comp, (size_t)(x->v - md->vars));
+        const struct scenario_component *from;
+
+        /* A parameter's connection acts in Initialization Mode only: a later set stays. */
+        if (!c || c->parameter)
+                return -1;
+        from = &hs->sc->components[c->from_comp];
+        snprintf(msg, size, "'%s' is fed by the connection from '%s.%s'%s%s%s: the master sets it "
+                 "before every step, so a set would not last", x->name, from->name,
+                 from->fmu->md->vars[c->from_var].name, c->origin ? " (" : "",
+                 c->origin ? c->origin : "", c->origin ? ")" : "");
+        return PROTO_E_INVALID;
+}
