@@ -7,6 +7,7 @@
  * checked here and handed on right after the name, so the command parses
  * them as if given there; what the command does not take it refuses.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,55 @@ static fmuctl_cmd_fn *find(const char *name)
                 if (!strcmp(name, commands[i].name))
                         return commands[i].run;
         return NULL;
+}
+
+/*
+ * The edit distance of a and b, both at most 31 characters (longer: a
+ * large number): insertions, deletions, substitutions and swaps of two
+ * neighbours ("stauts" is one slip from "status"), each counting one.
+ */
+static size_t distance(const char *a, const char *b)
+{
+        size_t la = strlen(a), lb = strlen(b), d[32][32];
+
+        if (la > 31 || lb > 31)
+                return SIZE_MAX;
+        for (size_t i = 0; i <= la; i++)
+                d[i][0] = i;
+        for (size_t j = 0; j <= lb; j++)
+                d[0][j] = j;
+        for (size_t i = 1; i <= la; i++)
+                for (size_t j = 1; j <= lb; j++) {
+                        size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+                        if (d[i - 1][j] + 1 < best)
+                                best = d[i - 1][j] + 1;
+                        if (d[i][j - 1] + 1 < best)
+                                best = d[i][j - 1] + 1;
+                        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                            d[i - 2][j - 2] + 1 < best)
+                                best = d[i - 2][j - 2] + 1;
+                        d[i][j] = best;
+                }
+        return d[la][lb];
+}
+
+/* The command nearest to name, if near enough to be a slip (NULL otherwise). */
+static const char *nearest(const char *name)
+{
+        const char *best = NULL;
+        size_t best_d = SIZE_MAX, len = strlen(name);
+
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+                size_t d = distance(name, commands[i].name);
+
+                if (d < best_d) {
+                        best_d = d;
+                        best = commands[i].name;
+                }
+        }
+        /* One slip in short words, two in longer ones; never the whole word. */
+        return best_d <= (len > 5 ? 2u : 1u) && best_d < len ? best : NULL;
 }
 
 static int main_usage_error(const char *fmt, const char *what)
@@ -153,7 +203,15 @@ int main(int argc, char **argv)
         }
         run = find(name);
         if (!run) {
-                code = main_usage_error("unknown command '%s'", name);
+                const char *near = nearest(name);
+
+                if (near) {
+                        fprintf(stderr, "fmuctl: unknown command '%s'; did you mean '%s'?\n"
+                                "(see 'fmuctl --help')\n", name, near);
+                        code = FMUCTL_EXIT_USAGE;
+                } else {
+                        code = main_usage_error("unknown command '%s'", name);
+                }
                 goto out;
         }
         args[0] = (char *)name;
