@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -94,6 +95,24 @@ static int num(const struct cli *a, const char *opt, const char *arg, double *v,
 }
 
 /*
+ * A number at least min (above it when !inclusive): what the daemon would
+ * refuse as invalid is a bad command line, found here (exit code 2).
+ */
+static int bounded(const struct cli *a, const char *opt, const char *arg, double min, bool inclusive,
+                   const char *what, double *v, bool *has)
+{
+        double d;
+
+        if (cli_number(a, opt, arg, &d))
+                return FMUCTL_EXIT_USAGE;
+        if (inclusive ? !(d >= min) : !(d > min))
+                return cli_usage_error(a, "%s needs %s, not '%s'", opt, what, arg);
+        *v = d;
+        *has = true;
+        return 1;
+}
+
+/*
  * --budget S: seconds > 0, or inf / infinity (any case) for none, which the
  * protocol carries as +inf (proto/PROTOCOL.md, load). 0, negative numbers,
  * -inf and nan mean no budget of any kind: refused here.
@@ -127,19 +146,47 @@ static int priority(const struct cli *a, const char *opt, const char *arg, uint3
         return 1;
 }
 
+/*
+ * --out FILE: the format is named by the extension, and CSV is the one
+ * format the recorder writes (engine/record/recorder.h). Any other is
+ * refused here rather than written as CSV under a misleading name; `-`
+ * (standard output) is for fmuctl run only, where fmuctl itself prints.
+ */
+static int out_file(const struct cli *a, struct cli_load *l, char *arg)
+{
+        bool run = a->def && !strcmp(a->def->name, "run");
+        const char *slash = strrchr(arg, '/'), *base = slash ? slash + 1 : arg;
+        const char *dot = strrchr(base, '.');
+
+        if (!strcmp(arg, "-") && run) {
+                l->out = arg;
+                return 1;
+        }
+        if (!dot || dot == base || strcasecmp(dot, ".csv"))
+                return cli_usage_error(a, "--out '%s': cannot write %s%s; the formats are: .csv "
+                                       "(CSV)%s", arg, dot && dot != base ? "the format " : "",
+                                       dot && dot != base ? dot : "a file without an extension",
+                                       run ? ", - (CSV on standard output)" : "");
+        l->out = arg;
+        return 1;
+}
+
 int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
 {
         struct proto_load *p = &l->l;
         uint64_t k;
 
         switch (opt) {
-        case CLI_O_OUT: l->out = arg; return 1;
+        case CLI_O_OUT: return out_file(a, l, arg);
         case CLI_O_INPUT: l->input = arg; return 1;
         case CLI_O_T0: return num(a, "--start-time", arg, &p->start, &p->has_start);
         case CLI_O_T1: return num(a, "--stop-time", arg, &p->stop, &p->has_stop);
-        case CLI_O_STEP: return num(a, "--step", arg, &p->step, &p->has_step);
+        case CLI_O_STEP:
+                return bounded(a, "--step", arg, 0, false, "a step > 0", &p->step, &p->has_step);
         case CLI_O_BUDGET: return budget(a, arg, p);
-        case CLI_O_WARP: return num(a, "--warp", arg, &p->warp, &p->has_warp);
+        case CLI_O_WARP:
+                return bounded(a, "--warp", arg, 0, true, "a factor >= 0 (0: as fast as possible)",
+                               &p->warp, &p->has_warp);
         case CLI_O_OVERRUN:
                 if (strcmp(arg, "none") && strcmp(arg, "soft") && strcmp(arg, "hard"))
                         return cli_usage_error(a, "--overrun needs none, soft or hard, not '%s'",
@@ -147,10 +194,19 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
                 p->overrun = (struct proto_str){ arg, (uint32_t)strlen(arg) };
                 return 1;
         case CLI_O_OVERRUN_MARGIN:
-                return num(a, "--overrun-margin-us", arg, &p->overrun_margin_us,
-                           &p->has_overrun_margin);
-        case CLI_O_SPIN: return num(a, "--spin-us", arg, &p->spin_us, &p->has_spin);
-        case CLI_O_TOL: return num(a, "--tolerance", arg, &p->tolerance, &p->has_tolerance);
+                return bounded(a, "--overrun-margin-us", arg, 0, true, "microseconds >= 0",
+                               &p->overrun_margin_us, &p->has_overrun_margin);
+        case CLI_O_SPIN:
+                return bounded(a, "--spin-us", arg, 0, true, "microseconds >= 0", &p->spin_us,
+                               &p->has_spin);
+        case CLI_O_TOL:
+                if (bounded(a, "--tolerance", arg, 0, false, "a number above 0 and below 1",
+                            &p->tolerance, &p->has_tolerance) != 1)
+                        return FMUCTL_EXIT_USAGE;
+                if (!(p->tolerance < 1))
+                        return cli_usage_error(a, "--tolerance needs a number above 0 and below 1, "
+                                               "not '%s'", arg);
+                return 1;
         case CLI_O_DEC:
                 if (cli_count(a, "--decimation", arg, &k) || k < 1 || k > 1000000000)
                         return cli_usage_error(a, "--decimation needs a whole number >= 1");
