@@ -156,7 +156,9 @@ static int follow(struct cli *a, const struct proto_target *t, struct view *w)
                     ended(m.event.state))
                         return end_code(m.event.state, m.event.time);
                 if (r == 0 && m.kind == FMUD_MSG_SAMPLE && m.sample.session == t->session) {
-                        if (w->tty)
+                        if (a->json)
+                                cli_json_sample_line(&m.sample);
+                        else if (w->tty)
                                 render(w, t->session, &m.sample);
                         else
                                 print_line(w, &m.sample);
@@ -192,7 +194,8 @@ static const struct cli_cmd def = {
         .usage = "SESSION [NAME...] [options]",
         .about = "Follows variables (none named: every recorded column) live until the\n"
                  "session ends or Ctrl-C: a table redrawn in place on a terminal, one\n"
-                 "line per sample otherwise (time, then the values).",
+                 "line per sample otherwise (time, then the values); --json: one JSON\n"
+                 "object per line and sample.",
         .opts = { opts },
         .shared = CLI_SHARED_ALL,
 };
