@@ -23,7 +23,8 @@
 enum { O_LOCAL = 1400, O_PRIVATE };
 
 static const struct cli_opt opts[] = {
-        { "out", CLI_O_OUT, "FILE.csv", "results file (default: SCENARIO_out.csv here)" },
+        { "out", CLI_O_OUT, "FILE.csv", "results file (default: SCENARIO_out.csv here); -:\n"
+                                        "the rows on standard output, the summary on stderr" },
         { "quiet", 'q', NULL, "no progress and no summary" },
         { "local", O_LOCAL, NULL, "run in this process, without a daemon" },
         { "private", O_PRIVATE, NULL, "always start a private daemon" },
@@ -35,9 +36,10 @@ static const struct cli_cmd def = {
         .usage = "SCENARIO [options]",
         .about = "Runs a scenario (.ssp, .ssd, a folder with SystemStructure.ssd, or one\n"
                  ".fmu) to its stop time, each FMU instance in its own worker process,\n"
-                 "writes the results as CSV and prints a summary. The run goes through\n"
-                 "the daemon at the endpoint; when none answers, fmuctl starts a private\n"
-                 "one for this run and stops it afterwards.",
+                 "writes the results as CSV and prints a summary (--json: one JSON\n"
+                 "object). The run goes through the daemon at the endpoint; when none\n"
+                 "answers, fmuctl starts a private one for this run and stops it\n"
+                 "afterwards.",
         .opts = { opts, cli_load_opts },
         .shared = CLI_SHARED_ALL,
         .footer = "Environment: FMUD_CACHE_DIR (where FMUs are unpacked), FMUD_WORKER,\n"
@@ -129,33 +131,33 @@ static void log_message(void *ctx, size_t comp, const char *name, int status, co
                 fprintf(stderr, "%s: %s [%s]: %s\n", name, level[status], category ? category : "", message);
 }
 
-static void summary(const struct run_report *rep, const char *scenario, const char *out)
+static void summary(FILE *f, const struct run_report *rep, const char *scenario, const char *out)
 {
-        printf("scenario      %s (%s)\n", rep->name, scenario);
-        printf("experiment    t = %g .. %g, h = %g\n", rep->start, rep->stop, rep->step);
-        printf("instances     %zu\n", rep->n_insts);
-        printf("  %-20s %-20s %5s %10s %12s %12s %10s\n", "name", "model", "rate", "steps",
+        fprintf(f, "scenario      %s (%s)\n", rep->name, scenario);
+        fprintf(f, "experiment    t = %g .. %g, h = %g\n", rep->start, rep->stop, rep->step);
+        fprintf(f, "instances     %zu\n", rep->n_insts);
+        fprintf(f, "  %-20s %-20s %5s %10s %12s %12s %10s\n", "name", "model", "rate", "steps",
                "step us mean", "step us max", "tolerance");
         for (size_t i = 0; i < rep->n_insts; i++) {
                 const struct run_inst_report *in = &rep->insts[i];
                 char tol[FMT_NUM_MAX];
 
-                printf("  %-20s %-20s %5u %10llu %12.2f %12.2f %10s\n", in->name, in->fmu,
+                fprintf(f, "  %-20s %-20s %5u %10llu %12.2f %12.2f %10s\n", in->name, in->fmu,
                        in->multirate, (unsigned long long)in->steps, in->step_us_mean,
                        in->step_us_max, in->tolerance_defined ? fmt_double(tol, in->tolerance) : "-");
         }
-        printf("points        %llu (%llu extra), %llu events, reached t = %g (%s)\n",
+        fprintf(f, "points        %llu (%llu extra), %llu events, reached t = %g (%s)\n",
                (unsigned long long)rep->points, (unsigned long long)rep->extra_points,
                (unsigned long long)rep->events, rep->time, master_state_name(rep->state));
-        printf("wall time     %.3f s, real-time factor %.4gx\n", rep->wall_s, rep->rtf);
-        printf("master        %llu steps chained, %llu worker moves\n",
-               (unsigned long long)rep->chained, (unsigned long long)rep->moves);
+        fprintf(f, "wall time     %.3f s, real-time factor %.4gx\n", rep->wall_s, rep->rtf);
+        fprintf(f, "master        %llu steps chained, %llu worker moves\n",
+                (unsigned long long)rep->chained, (unsigned long long)rep->moves);
         if (rep->backend)
-                printf("results       %s: %llu rows, %zu columns (%s%s)\n", out,
+                fprintf(f, "results       %s: %llu rows, %zu columns (%s%s)\n", out,
                        (unsigned long long)rep->rec.rows_written, rep->n_columns, rep->backend,
                        rep->rec.dropped ? ", rows dropped" : "");
         if (rep->rec.dropped)
-                printf("dropped       %llu rows (the disk could not keep pace)\n",
+                fprintf(f, "dropped       %llu rows (the disk could not keep pace)\n",
                        (unsigned long long)rep->rec.dropped);
 }
 
@@ -215,6 +217,27 @@ static void overrides(struct run_cmd *a, struct scenario_overrides *ov, struct s
                 record[i] = a->load.record[i].ptr;
 }
 
+/*
+ * The exit code of a failed run_scenario(), as the same failure through a
+ * daemon gives it (docs/fmuctl.md "Exit codes"): a scenario refused or
+ * nothing to record 1, a file that cannot be read 3; workers, instantiation,
+ * initialization and steps failing 4 (the daemon's fault), the results
+ * file 3.
+ */
+static int exit_code(enum run_phase phase, int r)
+{
+        switch (phase) {
+        case RUN_PHASE_LOAD:
+                return r == -EINVAL || r == -ENODATA ? FMUCTL_EXIT_INVALID : FMUCTL_EXIT_SYSTEM;
+        case RUN_PHASE_START:
+        case RUN_PHASE_RUN:
+                return FMUCTL_EXIT_FAULT;
+        case RUN_PHASE_RECORD:
+        default:
+                return FMUCTL_EXIT_SYSTEM;
+        }
+}
+
 static int run_local(struct run_cmd *a)
 {
         static struct scenario_assign starts[CLI_MAX_ASSIGN], multirate[CLI_MAX_ASSIGN];
@@ -243,7 +266,9 @@ static int run_local(struct run_cmd *a)
                 goto out;
         }
         o = (struct run_opts){
-                .scenario = a->scenario, .out = a->load.out, .input = a->load.input,
+                .scenario = a->scenario, .input = a->load.input,
+                .out = a->to_stdout ? "standard output" : a->load.out,
+                .out_fd = a->to_stdout ? STDOUT_FILENO : 0, .need_columns = true,
                 .cache_dir = cache,
                 .worker_path = worker, .overrides = &ov, .log = log_message,
                 .strict = a->load.l.strict,
@@ -260,13 +285,14 @@ static int run_local(struct run_cmd *a)
         if (r < 0) {
                 fprintf(stderr, "fmuctl run: %s\n", rep.message ? rep.message : strerror(-r));
                 print_diags(&diags, "  ");
-                code = rep.phase == RUN_PHASE_LOAD && r != -EINVAL ? FMUCTL_EXIT_SYSTEM :
-                       rep.phase == RUN_PHASE_RECORD ? FMUCTL_EXIT_SYSTEM : FMUCTL_EXIT_INVALID;
+                code = exit_code(rep.phase, r);
         } else {
                 code = FMUCTL_EXIT_OK;
         }
-        if (!a->quiet && rep.phase >= RUN_PHASE_RUN)
-                summary(&rep, a->scenario, a->load.out);
+        if (a->cli.json && rep.phase >= RUN_PHASE_RUN)
+                run_json_finish(run_json_local(&rep, a->scenario, o.out), code);
+        else if (!a->quiet && rep.phase >= RUN_PHASE_RUN)
+                summary(a->report, &rep, a->scenario, o.out);
         run_report_fini(&rep);
         diag_list_fini(&diags);
 out:
@@ -283,9 +309,19 @@ int cmd_run(int argc, char **argv)
         code = parse(argc, argv, &a);
         if (code)
                 return code < 0 ? FMUCTL_EXIT_OK : code;
-        if (!a.load.out)
+        a.report = stdout;
+        if (a.load.out && !strcmp(a.load.out, "-") && a.cli.json) {
+                fprintf(stderr, "fmuctl run: --json and --out - both want standard output\n"
+                        "(see 'fmuctl run --help')\n");
+                return FMUCTL_EXIT_USAGE;
+        }
+        if (a.load.out && !strcmp(a.load.out, "-")) {
+                a.to_stdout = true;
+                a.load.out = NULL;
+                a.report = stderr;
+        } else if (!a.load.out)
                 a.load.out = a.out_default = default_out(a.scenario);
-        if (!a.load.out) {
+        if (!a.load.out && !a.to_stdout) {
                 fprintf(stderr, "fmuctl run: out of memory\n");
                 return FMUCTL_EXIT_SYSTEM;
         }

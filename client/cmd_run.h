@@ -17,7 +17,29 @@ struct run_cmd {
         const char *scenario;           /* as given */
         char *out_default;
         bool quiet, local, private_only;
+        bool to_stdout;                 /* --out -: the rows on stdout (load.out NULL) */
+        FILE *report;                   /* the summary's stream: stderr when the rows take stdout */
 };
+
+/* What a scenario with nothing to record is told (after "fmuctl run: "). */
+#define RUN_NOTHING_TO_RECORD "nothing to record: '%s' has no outputs (name variables to " \
+                              "record with --record NAME)"
+
+struct run_report;
+
+/*
+ * --json (cmd_run_json.c): the summary as one object, the same keys both
+ * ways. run_json_local() and run_json_daemon() make it (the daemon's
+ * without "results", which run_json_results() adds once the file is
+ * complete); run_json_finish() adds "exitCode", prints and frees it.
+ */
+struct json_object *run_json_local(const struct run_report *rep, const char *scenario,
+                                   const char *out);
+struct json_object *run_json_daemon(const struct proto_session_status *s, const char *scenario,
+                                    double wall_s);
+void run_json_results(struct json_object *js, const char *out, uint64_t rows, size_t cols,
+                      const char *backend, size_t backend_len, uint64_t dropped);
+void run_json_finish(struct json_object *js, int code);
 
 /* The progress bar on stderr (a terminal): left_s < 0 when unknown. */
 void run_progress_bar(double t, double start, double stop, double rtf, double left_s);

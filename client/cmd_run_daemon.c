@@ -195,35 +195,36 @@ static int follow(struct run_cmd *a, const struct proto_target *t, struct follow
 
 /* The summary lines fmuctl run --local prints, from the final status. */
 static void summary(const struct run_cmd *a, const struct proto_session_status *s,
-                    const struct follow *f)
+                    const struct follow *fw)
 {
+        FILE *f = a->report;
         const char *st = proto_state_name(s->state);
 
-        printf("scenario      %.*s (%s)\n", (int)s->name.len, s->name.ptr, a->scenario);
-        printf("experiment    t = %g .. %g, h = %g\n", s->start, s->stop, s->step);
-        printf("instances     %u\n", s->n_insts);
-        printf("  %-20s %-20s %5s %10s %12s %12s %10s\n", "name", "model", "rate", "steps",
+        fprintf(f, "scenario      %.*s (%s)\n", (int)s->name.len, s->name.ptr, a->scenario);
+        fprintf(f, "experiment    t = %g .. %g, h = %g\n", s->start, s->stop, s->step);
+        fprintf(f, "instances     %u\n", s->n_insts);
+        fprintf(f, "  %-20s %-20s %5s %10s %12s %12s %10s\n", "name", "model", "rate", "steps",
                "step us mean", "step us max", "tolerance");
         for (uint32_t i = 0; i < s->n_insts; i++) {
                 const struct proto_inst_status *in = &s->insts[i];
                 char tol[FMT_NUM_MAX];
 
-                printf("  %-20.*s %-20.*s %5u %10llu %12.2f %12.2f %10s\n", (int)in->name.len,
+                fprintf(f, "  %-20.*s %-20.*s %5u %10llu %12.2f %12.2f %10s\n", (int)in->name.len,
                        in->name.ptr, (int)in->fmu.len, in->fmu.ptr, in->multirate,
                        (unsigned long long)in->steps, in->step_us_mean, in->step_us_max,
                        in->has_tolerance ? fmt_double(tol, in->tolerance) : "-");
         }
-        printf("points        %llu (%llu extra), %llu events, reached t = %g (%s)\n",
+        fprintf(f, "points        %llu (%llu extra), %llu events, reached t = %g (%s)\n",
                (unsigned long long)s->points, (unsigned long long)s->extra_points,
                (unsigned long long)s->events, s->time, st ? st : "unknown");
-        printf("wall time     %.3f s, real-time factor %.4gx\n", f->wall_s,
-               f->wall_s > 0 ? (s->time - s->start) / f->wall_s : 0.0);
+        fprintf(f, "wall time     %.3f s, real-time factor %.4gx\n", fw->wall_s,
+               fw->wall_s > 0 ? (s->time - s->start) / fw->wall_s : 0.0);
         if (s->warp > 0)
-                printf("pacing        warp %g, worst lag %.3g s; lateness p50 %.0f us, p99 %.0f us, "
+                fprintf(f, "pacing        warp %g, worst lag %.3g s; lateness p50 %.0f us, p99 %.0f us, "
                        "p99.9 %.0f us, max %.0f us; %llu overruns\n", s->warp, s->lag_max_s,
                        s->lateness.p50_us, s->lateness.p99_us, s->lateness.p999_us,
                        s->lateness.max_us, (unsigned long long)s->overruns);
-        printf("master        %llu steps chained, %llu worker moves\n",
+        fprintf(f, "master        %llu steps chained, %llu worker moves\n",
                (unsigned long long)s->chained_steps, (unsigned long long)s->worker_moves);
 }
 
@@ -253,26 +254,83 @@ static size_t header_columns(FILE *fp)
  * of the file it wrote (reading a file of millions of rows just to count
  * them took longer than the run).
  */
-static void results_line(const char *out, const struct proto_session_status *s)
+/* What the results line needs of the final status, kept past the requests after it. */
+struct kept {
+        uint64_t rows, dropped;
+        char recorder[32];
+};
+
+/* The columns of the file at out (0 when it cannot be read). */
+static size_t file_columns(const char *out)
+{
+        FILE *fp = fopen(out, "re");
+        size_t cols;
+
+        if (!fp)
+                return 0;
+        cols = header_columns(fp);
+        fclose(fp);
+        return cols;
+}
+
+static void results_line(FILE *f, const char *name, const char *out, const struct kept *s)
 {
         FILE *fp = fopen(out, "re");
         size_t cols;            /* the time column is not counted, as --local does */
 
         if (!fp) {
-                printf("results       %s: not written (%s)\n", out, strerror(errno));
+                fprintf(f, "results       %s: not written (%s)\n", name, strerror(errno));
                 return;
         }
         cols = header_columns(fp);
         fclose(fp);
-        printf("results       %s: %llu rows, %zu columns", out,
-               (unsigned long long)s->rows_recorded, cols);
-        if (s->recorder.len)
-                printf(" (%.*s%s)", (int)s->recorder.len, s->recorder.ptr,
-                       s->rows_dropped ? ", rows dropped" : "");
-        printf("\n");
-        if (s->rows_dropped)
-                printf("dropped       %llu rows (the disk could not keep pace)\n",
-                       (unsigned long long)s->rows_dropped);
+        fprintf(f, "results       %s: %llu rows, %zu columns", name, (unsigned long long)s->rows,
+                cols);
+        if (s->recorder[0])
+                fprintf(f, " (%s%s)", s->recorder, s->dropped ? ", rows dropped" : "");
+        fprintf(f, "\n");
+        if (s->dropped)
+                fprintf(f, "dropped       %llu rows (the disk could not keep pace)\n",
+                        (unsigned long long)s->dropped);
+}
+
+/*
+ * --out - through a daemon: the daemon wrote the rows to its results file
+ * for this session (its state directory's, this user's own); they are
+ * copied to stdout once the session is unloaded (the file complete), and
+ * the file and its directory removed. The rows are the file's: complete,
+ * where a subscription may drop samples of a subscriber that falls behind.
+ * 0, or an exit code after printing why (a daemon on another machine).
+ */
+static int copy_out(const char *path)
+{
+        char buf[65536], *dir, *copy;
+        FILE *fp = fopen(path, "re");
+        size_t n;
+        int code = FMUCTL_EXIT_OK;
+
+        if (!fp) {
+                fprintf(stderr, "fmuctl run: cannot read the daemon's results file '%s' for --out -: "
+                        "%s (a daemon on another machine: use --local, or --out FILE.csv)\n", path,
+                        strerror(errno));
+                return FMUCTL_EXIT_SYSTEM;
+        }
+        while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+                if (fwrite(buf, 1, n, stdout) != n)
+                        break;
+        if (ferror(fp) || fflush(stdout) != 0 || ferror(stdout)) {
+                fprintf(stderr, "fmuctl run: cannot copy the results to standard output: %s\n",
+                        strerror(errno));
+                code = FMUCTL_EXIT_SYSTEM;
+        }
+        fclose(fp);
+        (void)unlink(path);
+        copy = strdup(path);
+        dir = copy ? dirname(copy) : NULL;
+        if (dir)
+                (void)rmdir(dir);
+        free(copy);
+        return code;
 }
 
 static void clean_names(struct proto_session_status *s)
@@ -304,10 +362,13 @@ static bool results_failed(const struct proto_session_status *s)
 /* Load, start, follow, report; returns the exit code. The session is unloaded. */
 static int run_session(struct run_cmd *a)
 {
-        struct proto_session_status st;
+        struct proto_session_status st = { 0 };
         struct proto_progress p;
         struct proto_target t = { 0 };
         struct follow f = { 0 };
+        char *out = NULL;               /* the results file, as the daemon named it */
+        struct json_object *js = NULL;  /* --json: the summary, printed last */
+        struct kept rec = { 0 };
         int r, code = FMUCTL_EXIT_OK;
 
         /*
@@ -325,6 +386,18 @@ static int run_session(struct run_cmd *a)
                 return code;
         }
         cli_print_load_warnings(&a->cli);
+        if (!fmud_load_out(a->cli.c)) {
+                /* No columns: the daemon opened no results file. */
+                fprintf(stderr, "fmuctl run: " RUN_NOTHING_TO_RECORD "\n", a->scenario);
+                code = FMUCTL_EXIT_INVALID;
+                goto unload;
+        }
+        out = strdup(fmud_load_out(a->cli.c));
+        if (!out) {
+                fprintf(stderr, "fmuctl run: out of memory\n");
+                code = FMUCTL_EXIT_SYSTEM;
+                goto unload;
+        }
         (void)fmud_events(a->cli.c, true);      /* without events, status polls still see the end */
         f.wall_start = now_s();
         r = fmud_start(a->cli.c, &t, &p);
@@ -354,15 +427,33 @@ static int run_session(struct run_cmd *a)
                         fprintf(stderr, "fmuctl run: the session was stopped at t = %g\n", f.time);
                         code = FMUCTL_EXIT_INVALID;
                 }
-                if (!a->quiet)
+                if (a->cli.json)
+                        js = run_json_daemon(&st, a->scenario, f.wall_s);
+                else if (!a->quiet)
                         summary(a, &st, &f);
+                /* st is borrowed until the next request: what the results line needs, kept. */
+                rec = (struct kept){ .rows = st.rows_recorded, .dropped = st.rows_dropped };
+                snprintf(rec.recorder, sizeof(rec.recorder), "%.*s", (int)st.recorder.len,
+                         st.recorder.ptr ? st.recorder.ptr : "");
         }
+unload:
         fmud_set_timeout(a->cli.c, 30000);
         r = fmud_unload(a->cli.c, &t);
         if (r < 0 && code == FMUCTL_EXIT_OK)
                 code = cli_fail(&a->cli, r, "unload session %llu", (unsigned long long)t.session);
-        if (!a->quiet && code != FMUCTL_EXIT_INTERRUPTED && a->load.l.out.len && r == 0)
-                results_line(a->load.out, &st);
+        if (js && out && r == 0)
+                run_json_results(js, a->load.out, rec.rows, file_columns(out), rec.recorder,
+                                 strlen(rec.recorder), rec.dropped);
+        else if (!a->quiet && code != FMUCTL_EXIT_INTERRUPTED && out && r == 0 && !js)
+                results_line(a->report, a->to_stdout ? "standard output" : a->load.out, out, &rec);
+        if (a->to_stdout && out && r == 0) {
+                r = copy_out(out);
+                if (code == FMUCTL_EXIT_OK)
+                        code = r;
+        }
+        if (js)
+                run_json_finish(js, code);
+        free(out);
         return code;
 }
 

@@ -3,9 +3,10 @@
  * answers at the endpoint (cmd_run.h).
  *
  * DESIGN: fork+exec fmud with command-line options only (--no-config:
- * not even the system's /etc/fmud/fmud.conf): ipc sockets and a scratch directory in a new 0700 temporary
- * directory, read access below the scenario's and the output's
- * directories, the cache fmuctl run --local uses, and --ready-fd on a
+ * not even the system's /etc/fmud/fmud.conf): ipc sockets and a scratch
+ * directory in a new 0700 temporary directory (its state directory too),
+ * read access below the scenario's and the output's directories, the
+ * cache fmuctl run --local uses, and --ready-fd on a
  * pipe. "READY\n" on the pipe means it serves; end of file means it died.
  * Its stderr goes to a log file in the directory, shown after a failure.
  */
@@ -201,7 +202,7 @@ int private_daemon_start(struct private_daemon *d, const char *const *allow, siz
                          const char *output)
 {
         char *fmud = find_daemon(), *worker = paths_worker(), *cache = cache_dir();
-        char pub[300], scratch[300];
+        char pub[300], scratch[300], state[300];
         const char *argv[MAX_ARGS];
         int pipefd[2] = { -1, -1 }, log = -1, code = FMUCTL_EXIT_SYSTEM, r;
         size_t n = 0;
@@ -223,14 +224,18 @@ int private_daemon_start(struct private_daemon *d, const char *const *allow, siz
         snprintf(d->endpoint, sizeof(d->endpoint), "ipc://%s/control.sock", d->dir);
         snprintf(pub, sizeof(pub), "ipc://%s/events.sock", d->dir);
         snprintf(scratch, sizeof(scratch), "%s/scratch", d->dir);
+        /* Results of a load that names no file (fmuctl run --out -) stay in the directory too. */
+        snprintf(state, sizeof(state), "%s/state", d->dir);
         snprintf(d->log, sizeof(d->log), "%s/fmud.log", d->dir);
         /* 0755: an unprivileged worker of a root daemon must reach the unpacked FMUs. */
         r = mkdir_p(cache, 0755);
         if (r == 0)
                 r = mkdir(scratch, 0700) < 0 ? -errno : 0;
+        if (r == 0)
+                r = mkdir(state, 0700) < 0 ? -errno : 0;
         if (r < 0) {
-                fprintf(stderr, "fmuctl run: cannot create '%s': %s\n", r == 0 ? scratch : cache,
-                        strerror(-r));
+                fprintf(stderr, "fmuctl run: cannot create a directory below '%s' or '%s': %s\n",
+                        d->dir, cache, strerror(-r));
                 goto out;
         }
         argv[n++] = fmud;
@@ -252,6 +257,8 @@ int private_daemon_start(struct private_daemon *d, const char *const *allow, siz
         argv[n++] = cache;
         argv[n++] = "--scratch-dir";
         argv[n++] = scratch;
+        argv[n++] = "--state-dir";
+        argv[n++] = state;
         argv[n++] = "--worker";
         argv[n++] = worker;
         argv[n++] = "--ready-fd";

@@ -8,12 +8,14 @@
 #include "engine/run/row_rec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PROGRESS_STEPS 100
 
@@ -101,7 +103,18 @@ static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run
                 c->types[i] = row_rec_type(md->vars[col->var].type);
                 cols[i] = (struct rec_column){ .name = col->name, .type = c->types[i] };
         }
-        r = o->out && sc->n_columns ? rec_open(o->out, cols, sc->n_columns, &ropt, &c->rec) : 0;
+        if (o->out_fd > 0 && sc->n_columns) {
+                int fd = fcntl(o->out_fd, F_DUPFD_CLOEXEC, 3);
+
+                r = fd < 0 ? -errno : rec_open_fd(fd, cols, sc->n_columns, &ropt, &c->rec);
+                if (r < 0 && fd >= 0)
+                        close(fd);
+        } else if (o->out_fd > 0) {
+                r = 0;
+        } else {
+                r = o->out && sc->n_columns ?
+                    rec_open(o->out, cols, sc->n_columns, &ropt, &c->rec) : 0;
+        }
         free(cols);
         if (r < 0)
                 return fail(rep, RUN_PHASE_RECORD, r, "cannot write '%s': %s", o->out, strerror(-r));
@@ -221,6 +234,11 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         r = init_report(rep, sc);
         if (r < 0) {
                 r = fail(rep, RUN_PHASE_LOAD, r, "out of memory");
+                goto out;
+        }
+        if (o->need_columns && !sc->n_columns) {
+                r = fail(rep, RUN_PHASE_LOAD, -ENODATA, "nothing to record: '%s' has no outputs "
+                         "(name variables to record with --record NAME)", o->scenario);
                 goto out;
         }
 

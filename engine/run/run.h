@@ -32,6 +32,8 @@ typedef void run_progress_fn(void *ctx, double time, double start, double stop, 
 struct run_opts {
         const char *scenario;                   /* .ssp, .ssd, folder or .fmu */
         const char *out;                        /* results CSV; NULL: none */
+        int out_fd;                             /* > 0: results to a duplicate of this descriptor
+                                                   (still the caller's); out names it in messages */
         const char *input;                      /* input CSV (input_csv.h); NULL: none */
         const char *cache_dir;                  /* where FMUs are unpacked (required) */
         const char *worker_path;                /* fmud-worker (required) */
@@ -43,6 +45,8 @@ struct run_opts {
         session_log_fn *log;                    /* FMU log messages; NULL: dropped */
         void *log_ctx;
         bool strict;                            /* FMU warnings refuse the scenario too */
+        bool need_columns;                      /* nothing to record refuses the scenario
+                                                   (-ENODATA, RUN_PHASE_LOAD) before it starts */
         bool fsync;                             /* fsync the results file at the end */
         unsigned flush_ms;                      /* rec_options' flush_ms; 0: the default */
 };
