@@ -32,6 +32,7 @@ fmuctl_cmd_fn cmd_stop;
 fmuctl_cmd_fn cmd_warp;
 fmuctl_cmd_fn cmd_step;
 fmuctl_cmd_fn cmd_get;
+fmuctl_cmd_fn cmd_vars;
 fmuctl_cmd_fn cmd_set;
 fmuctl_cmd_fn cmd_watch;
 fmuctl_cmd_fn cmd_snapshot;

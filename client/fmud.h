@@ -147,6 +147,21 @@ int fmud_list(struct fmud *c, struct proto_list_result *ret);
  */
 int fmud_get(struct fmud *c, const struct proto_target *t, const char *const names[], size_t n,
              const struct pv *const **ret_values);
+/* One variable of a session (fmud_vars()); borrowed as the values of fmud_get(). */
+struct fmud_var {
+        struct proto_str name;          /* as get and set take it */
+        struct proto_str type;          /* "Float64", "Int32", ..., "Clock" */
+        struct proto_str causality;     /* "input", "output", "parameter", ... */
+        struct proto_str variability;   /* "continuous", "discrete", "fixed", ... */
+        struct proto_str unit;          /* empty: none */
+        const struct pv *value;         /* as fmud_get() gives it; NULL: not readable now */
+};
+/*
+ * Every variable of the session, in component order then each model
+ * description's; *ret_time: the point the values are from. Borrowed.
+ */
+int fmud_vars(struct fmud *c, const struct proto_target *t, const struct fmud_var **ret_vars,
+              size_t *ret_n, double *ret_time);
 /*
  * Write n values at once, in a loaded, paused or running session (running:
  * all of them at the next communication point, before the step from it).

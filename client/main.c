@@ -36,6 +36,7 @@ static const struct {
         { "warp", cmd_warp, "change a session's speed relative to real time" },
         { "step", cmd_step, "advance a session by N points or to a time" },
         { "get", cmd_get, "read variables of a session" },
+        { "vars", cmd_vars, "list a session's variables with their current values" },
         { "set", cmd_set, "write variables of a session" },
         { "watch", cmd_watch, "follow variables live until the session ends" },
         { "snapshot", cmd_snapshot, "save a session's FMU states; prints the snapshot's id" },

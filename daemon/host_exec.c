@@ -227,6 +227,9 @@ int hsess_exec(struct hsess *hs, struct hcmd *c)
         case PROTO_OP_GET:
                 hvalues_get(hs, c, doc.root);
                 break;
+        case PROTO_OP_VARS:
+                hvarlist_reply(hs, c, doc.root);
+                break;
         case PROTO_OP_SET:
                 /* Running: between two points, applied before the next step (host_values.c). */
                 if (s != PROTO_STATE_LOADED && s != PROTO_STATE_PAUSED && s != PROTO_STATE_RUNNING)

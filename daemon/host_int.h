@@ -358,6 +358,10 @@ int hlease_own(struct hsess *hs, const struct host_peer *p);
 /* ---- host_values.c (session thread) ---- */
 void hvalues_get(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args);
+
+/* ---- host_varlist.c (session thread) ---- */
+/* vars: every variable of the session with its type, causality, unit and value. */
+void hvarlist_reply(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 /* Forget every value set (a restore; unload). */
 void hvalues_forget(struct hsess *hs);
 /* A copy of a proto string as a C string without NULs, or NULL. */
@@ -388,6 +392,9 @@ int hvar_set_twice(const struct hvar *xs, uint32_t n, char *msg, size_t size);
 const struct scenario_connection *hvar_connection(const struct hsess *hs, size_t comp, size_t var);
 /* x is an input a connection sets before every step: -1, or the reply code with msg naming it. */
 int hvar_set_connected(const struct hsess *hs, const struct hvar *x, char *msg, size_t size);
+/* host_values.c: */
+/* Get x (resolved) and write its value to w (nothing on failure); -1 or the reply code with msg. */
+int hvalues_get_one(struct hsess *hs, struct hvar *x, struct pw *w, char *msg, size_t size);
 
 /* ---- host_sub.c (session thread) ---- */
 void hsub_sink(void *ctx, const struct master_row *row);

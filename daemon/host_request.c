@@ -326,6 +326,7 @@ void host_request_from(struct host *h, uint64_t token, const struct proto_req *r
         case PROTO_OP_STEP:
         case PROTO_OP_RUN_UNTIL:
         case PROTO_OP_GET:
+        case PROTO_OP_VARS:
         case PROTO_OP_SET:
         case PROTO_OP_SUBSCRIBE:
         case PROTO_OP_UNSUBSCRIBE:

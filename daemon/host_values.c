@@ -220,8 +220,7 @@ static bool put_published(struct hsess *hs, const struct hvar *x, size_t var, st
         return true;
 }
 
-/* Get x and write it to w; -1 or the reply code. */
-static int get_one(struct hsess *hs, struct hvar *x, struct pw *w, char *msg, size_t size)
+int hvalues_get_one(struct hsess *hs, struct hvar *x, struct pw *w, char *msg, size_t size)
 {
         size_t var = (size_t)(x->v - hs->sc->components[x->comp].fmu->md->vars);
         const struct hsetv *kept = setv_find(hs, x->comp, var);
@@ -289,7 +288,7 @@ void hvalues_get(struct hsess *hs, const struct hcmd *c, const struct pv *args)
 
                 code = hvar_resolve(hs, &a.names[i], &x, msg, sizeof(msg));
                 if (code < 0)
-                        code = get_one(hs, &x, &w, msg, sizeof(msg));
+                        code = hvalues_get_one(hs, &x, &w, msg, sizeof(msg));
                 hvar_fini(&x);
                 /* Stop building as soon as the reply cannot be sent. */
                 if (code < 0 && !host_reply_fits(hs->h, &w)) {

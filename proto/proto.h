@@ -55,6 +55,7 @@ enum proto_op {
         PROTO_OP_SNAPSHOT,
         PROTO_OP_RESTORE,
         PROTO_OP_SHUTDOWN,
+        PROTO_OP_VARS,
         PROTO_OP_COUNT,
 };
 

@@ -395,3 +395,53 @@ Test(fmuctl_results, set_of_a_connected_input_is_refused_naming_the_connection, 
         cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
         run_result_fini(&r);
 }
+
+Test(fmuctl_results, vars_lists_every_variable_with_its_value, .init = setup, .fini = teardown)
+{
+        struct json_object *o, *v, *e;
+        struct run_result r;
+        bool seen = false;
+
+        r = fmuctl((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "vars", "1", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        /* Name, type, causality, unit, value, as get prints the value. */
+        cr_assert(strstr(r.out, "\nmass2.kc                         Float64  parameter            "
+                                "N/m      10.0\n") != NULL, "%s", r.out);
+        cr_assert(strstr(r.out, "\nmass2.x1                         Float64  input                "
+                                "m        ") != NULL, "%s", r.out);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "vars", "1", "--json", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        o = json_tokener_parse(r.out);
+        cr_assert(o != NULL, "%s", r.out);
+        cr_assert(eq(dbl, json_object_get_double(key(o, "time")), 0.0));
+        v = key(o, "vars");
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+                e = json_object_array_get_idx(v, i);
+                if (strcmp(json_object_get_string(key(e, "name")), "mass2.kc"))
+                        continue;
+                cr_assert(eq(str, (char *)json_object_get_string(key(e, "type")), "Float64"));
+                cr_assert(eq(str, (char *)json_object_get_string(key(e, "causality")),
+                             "parameter"));
+                cr_assert(eq(str, (char *)json_object_get_string(key(e, "variability")), "fixed"));
+                cr_assert(eq(str, (char *)json_object_get_string(key(e, "unit")), "N/m"));
+                cr_assert(eq(dbl, json_object_get_double(key(e, "value")), 10.0));
+                seen = true;
+        }
+        cr_assert(seen, "%s", r.out);
+        json_object_put(o);
+        run_result_fini(&r);
+        /* No such session: refused, exit 1; no session: a usage error. */
+        r = fmuctl((const char *[]){ "vars", "7", NULL });
+        cr_assert(eq(int, r.exit_code, 1), "%s", r.err);
+        cr_assert(strncmp(r.err, "fmuctl: cannot list the variables of session 7: ", 48) == 0,
+                  "%s", r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "vars", NULL });
+        cr_assert(eq(int, r.exit_code, 2), "%s", r.err);
+        cr_assert(eq(str, r.err, "fmuctl vars: expected SESSION\n(see 'fmuctl vars --help')\n"));
+        run_result_fini(&r);
+}
