@@ -135,6 +135,26 @@ Test(fmuctl_results, out_dash_puts_the_rows_on_standard_output_both_ways, .init 
         run_result_fini(&file);
 }
 
+/* With no daemon at the endpoint, fmuctl run starts a private one: --out - works there too. */
+Test(fmuctl_results, out_dash_through_a_private_daemon, .init = setup, .fini = teardown)
+{
+        struct run_result local, r;
+        char *ep = NULL;
+
+        local = fmuctl((const char *[]){ "run", FMUD_EXAMPLES "/msd.ssp", "--out", "-", "--local",
+                                         "--quiet", NULL });
+        cr_assert(eq(int, local.exit_code, 0), "%s", local.err);
+        cr_assert(asprintf(&ep, "ipc://%s/nobody.sock", d.dir) > 0);
+        r = fmuctl((const char *[]){ "run", FMUD_EXAMPLES "/msd.ssp", "--out", "-", "--quiet",
+                                     "--endpoint", ep, NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(eq(str, r.out, local.out));
+        cr_assert(eq(str, r.err, ""));
+        run_result_fini(&r);
+        run_result_fini(&local);
+        free(ep);
+}
+
 Test(fmuctl_results, nothing_to_record_is_said_both_ways, .init = setup, .fini = teardown)
 {
         struct run_result r;
