@@ -248,10 +248,17 @@ out_release:
 
 int inst_free(struct inst *inst)
 {
+        return inst_free_status(inst, NULL);
+}
+
+int inst_free_status(struct inst *inst, int *ret_wstatus)
+{
         struct inst_step_result res;
         struct rep rp;
         int r = 0;
 
+        if (ret_wstatus)
+                *ret_wstatus = -1;
         if (!inst)
                 return 0;
         (void) inst_kill_stopped(inst);
@@ -267,6 +274,8 @@ int inst_free(struct inst *inst)
                 r = inst->fault;
         else if (r >= 0)
                 r = WIFEXITED(inst->wstatus) && WEXITSTATUS(inst->wstatus) == 0 ? 0 : -ECHILD;
+        if (ret_wstatus && inst->reaped)
+                *ret_wstatus = inst->wstatus;
         release(inst);
         return r;
 }

@@ -156,6 +156,8 @@ int inst_new(const struct inst_opts *opts, struct inst **ret, char **ret_message
  * the worker exited cleanly, else its fault or -ECHILD. NULL is a no-op.
  */
 int inst_free(struct inst *inst);
+/* inst_free() that also gives the worker's wait status (ret_wstatus; -1 when never reaped). */
+int inst_free_status(struct inst *inst, int *ret_wstatus);
 
 /* ---- Instance properties ---------------------------------------------- */
 

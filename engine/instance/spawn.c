@@ -132,7 +132,7 @@ int spawn_worker(const struct spawn_req *rq, pid_t *ret_pid)
         const struct sandbox_opts *sb = rq->sandbox;
         bool sandboxed = sb && sb->mode != SANDBOX_OFF;
         char fd_arg[16], mem_arg[24], cpu_arg[24], uid_arg[16], gid_arg[16];
-        char *argv[24];
+        char *argv[24 + 2 * SANDBOX_LAYER_COUNT];
         char **env = NULL;
         size_t a = 0;
         pid_t parent = getpid(), pid;
@@ -171,6 +171,13 @@ int spawn_worker(const struct spawn_req *rq, pid_t *ret_pid)
                 argv[a++] = uid_arg;
                 argv[a++] = (char *)"--gid";
                 argv[a++] = gid_arg;
+                if (sb->require_all)
+                        argv[a++] = (char *)"--require-all";
+                for (unsigned l = 0; l < SANDBOX_LAYER_COUNT; l++)
+                        if (sb->skip_layers & (1u << l)) {
+                                argv[a++] = (char *)"--skip-layer";
+                                argv[a++] = (char *)sandbox_layer_name((enum sandbox_layer)l);
+                        }
                 env = sandbox_env(rq->envp, rq->scratch);
                 if (!env)
                         return -ENOMEM;

@@ -182,6 +182,10 @@ static int spawn(struct session *s, struct session_inst *si)
                 free(why);
                 return r;
         }
+        if (s->opts.worker)
+                s->opts.worker(s->opts.worker_ctx, &(struct session_worker_info){
+                        .ev = SESSION_WORKER_STARTED, .comp = si->comp, .name = c->name,
+                        .pid = inst_pid(si->inst), .layers = inst_sandbox(si->inst) });
         return 0;
 }
 
@@ -254,6 +258,24 @@ int session_new(const struct scenario *sc, const struct session_opts *opts,
         return 0;
 }
 
+/* Free si's instance, and tell how its worker ended. */
+static void ended(struct session *s, struct session_inst *si)
+{
+        char fault[SESSION_MSG_MAX / 2] = "";
+        pid_t pid = inst_pid(si->inst);
+        int wstatus;
+
+        if (inst_fault(si->inst))
+                snprintf(fault, sizeof(fault), "%s", inst_message(si->inst));
+        (void) inst_free_status(si->inst, &wstatus);
+        si->inst = NULL;
+        if (s->opts.worker)
+                s->opts.worker(s->opts.worker_ctx, &(struct session_worker_info){
+                        .ev = SESSION_WORKER_ENDED, .comp = si->comp,
+                        .name = s->sc->components[si->comp].name, .pid = pid,
+                        .wstatus = wstatus, .fault = fault });
+}
+
 void session_free(struct session *s)
 {
         if (!s)
@@ -270,7 +292,7 @@ void session_free(struct session *s)
                 /* fmi3Terminate only from a healthy, initialized instance (section 2.2.4). */
                 if (si->initialized && !si->failed && !inst_fault(si->inst))
                         (void) inst_terminate(si->inst);
-                (void) inst_free(si->inst);
+                ended(s, si);
         }
         free(s->insts);
         free(s->worker_path);

@@ -55,6 +55,24 @@ typedef void session_log_fn(void *ctx, size_t comp, const char *comp_name, int s
                             const char *category, const char *message);
 
 /*
+ * A worker's life, for the log: started (its pid and sandbox report, the
+ * layers its mode wanted that are missing counted in n_missing), or ended
+ * (reaped: wstatus in waitpid() form; fault: how the instance failed, ""
+ * when it did not). Strings are valid during the call.
+ */
+enum session_worker_event { SESSION_WORKER_STARTED, SESSION_WORKER_ENDED };
+struct session_worker_info {
+        enum session_worker_event ev;
+        size_t comp;
+        const char *name;
+        pid_t pid;
+        int wstatus;                    /* ENDED */
+        const char *fault;              /* ENDED */
+        const struct inst_layer *layers;        /* STARTED: SANDBOX_LAYER_COUNT; else NULL */
+};
+typedef void session_worker_fn(void *ctx, const struct session_worker_info *w);
+
+/*
  * An intermediate update of component comp (FMI 3.0 section 4.2.2), with
  * the arguments of inst_iu_fn. The master installs one (session_set_iu()).
  */
@@ -69,6 +87,8 @@ struct session_opts {
         char *const *envp;              /* the workers' environment; NULL: empty */
         session_log_fn *log;            /* FMU log messages; NULL: dropped */
         void *log_ctx;
+        session_worker_fn *worker;      /* workers started and reaped; NULL: not told */
+        void *worker_ctx;
         bool logging_on;                /* loggingOn at instantiation */
         bool no_event_mode;             /* never set eventModeUsed */
         bool no_early_return;           /* never set earlyReturnAllowed */
