@@ -60,6 +60,8 @@ static int parse_args(int argc, char *argv[])
                 { "cpu-limit", required_argument, NULL, 'p' },
                 { "on-violation", required_argument, NULL, 'v' },
                 { "uid", required_argument, NULL, 'u' },
+                { "require-all", no_argument, NULL, 'r' },
+                { "skip-layer", required_argument, NULL, 'k' },
                 { "gid", required_argument, NULL, 'g' },
                 { "mlock", no_argument, NULL, 'l' },
                 { 0 },
@@ -108,6 +110,15 @@ static int parse_args(int argc, char *argv[])
                         if (strcmp(optarg, "errno") && strcmp(optarg, "kill"))
                                 return -EINVAL;
                         arg_sandbox.kill_on_violation = !strcmp(optarg, "kill");
+                        break;
+                case 'r':
+                        arg_sandbox.require_all = true;
+                        break;
+                case 'k':
+                        m = sandbox_layer_parse(optarg);
+                        if (m < 0)
+                                return m;
+                        arg_sandbox.skip_layers |= 1u << m;
                         break;
                 case 'u':
                 case 'g':

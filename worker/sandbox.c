@@ -27,6 +27,7 @@
 static struct {
         enum sandbox_mode mode;
         bool applied;
+        bool require_all;
         char fmu_path[32];              /* "/proc/self/fd/N"; "": none */
         enum sandbox_layer_state state[SANDBOX_LAYER_COUNT];
         char detail[SANDBOX_LAYER_COUNT][CALL_SANDBOX_DETAIL_MAX + 1];
@@ -103,6 +104,7 @@ int sandbox_apply(const struct sandbox_args *a)
 
         report.mode = a->opts.mode;
         report.applied = true;
+        report.require_all = a->opts.require_all;
         b.fmu_fd = -1;
         for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
                 enum sandbox_layer l = order[i].layer;
@@ -124,6 +126,13 @@ int sandbox_apply(const struct sandbox_args *a)
                         report.state[l] = SANDBOX_DISABLED;
                         snprintf(d, sizeof(report.detail[l]), "not in mode %s",
                                  sandbox_mode_name(a->opts.mode));
+                        continue;
+                }
+                if (a->opts.skip_layers & (1u << l)) {
+                        report.state[l] = SANDBOX_UNAVAILABLE;
+                        snprintf(d, sizeof(report.detail[l]), "skipped for a test "
+                                 "(FMUD_TEST_SANDBOX_SKIP)");
+                        missing++;
                         continue;
                 }
                 if (order[i].fn(&b, d, sizeof(report.detail[l])) == 0) {
@@ -153,6 +162,20 @@ const char *sandbox_detail(enum sandbox_layer l)
         if ((unsigned)l >= SANDBOX_LAYER_COUNT || !report.applied)
                 return "";
         return report.detail[l];
+}
+
+bool sandbox_refused(char *buf, size_t size)
+{
+        if (!report.applied || !report.require_all)
+                return false;
+        for (unsigned l = 0; l < SANDBOX_LAYER_COUNT; l++)
+                if (report.state[l] == SANDBOX_UNAVAILABLE) {
+                        snprintf(buf, size, "the sandbox layer %s is unavailable (%s) and "
+                                 "sandbox.require = all: the FMU is not loaded",
+                                 sandbox_layer_name((enum sandbox_layer)l), report.detail[l]);
+                        return true;
+                }
+        return false;
 }
 
 int sandbox_send_report(struct worker *w)

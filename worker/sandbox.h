@@ -90,6 +90,17 @@ struct sandbox_opts {
         /* When the daemon is root: run as these (0: resolve user "fmud", else nobody). */
         uid_t uid;
         gid_t gid;
+        /*
+         * Every layer the mode wants must be active: a worker that lacks one
+         * says which and why in its HELLO and exits before the FMU's code
+         * runs (the daemon's sandbox.require = all).
+         */
+        bool require_all;
+        /*
+         * Tests only (the daemon's FMUD_TEST_SANDBOX_SKIP): bit l set, layer
+         * l is not applied and reported unavailable, as on a kernel without it.
+         */
+        uint32_t skip_layers;
 };
 
 /* "environment", "limits", "privileges", "namespaces", "landlock", "seccomp"; "?" else. */
@@ -100,6 +111,8 @@ const char *sandbox_mode_name(enum sandbox_mode m);
 const char *sandbox_state_name(enum sandbox_layer_state s);
 /* The mode named s, or -EINVAL. */
 int sandbox_mode_parse(const char *s);
+/* The layer named s, or -EINVAL. */
+int sandbox_layer_parse(const char *s);
 
 /* ---- The worker's side ------------------------------------------------ */
 
@@ -132,6 +145,11 @@ const char *sandbox_fmu_path(void);
 /* The state and detail of layer l as applied (DISABLED before sandbox_apply()). */
 enum sandbox_layer_state sandbox_state(enum sandbox_layer l);
 const char *sandbox_detail(enum sandbox_layer l);
+/*
+ * With require_all: whether a layer the mode wanted is missing; then why
+ * (the layer and its detail) is in buf. False without require_all.
+ */
+bool sandbox_refused(char *buf, size_t size);
 
 /*
  * True once seccomp traps refused calls to the SIGSYS handler (not with

@@ -56,3 +56,13 @@ int sandbox_mode_parse(const char *s)
                         return m;
         return -EINVAL;
 }
+
+int sandbox_layer_parse(const char *s)
+{
+        if (!s)
+                return -EINVAL;
+        for (int l = 0; l < SANDBOX_LAYER_COUNT; l++)
+                if (strcmp(s, sandbox_layer_name((enum sandbox_layer)l)) == 0)
+                        return l;
+        return -EINVAL;
+}

@@ -204,6 +204,11 @@ int worker_open(int fd, const char *dir, struct worker **ret)
         /* The sandbox is in place (main.c): say so first. */
         (void) sandbox_send_report(w);
         (void) mlock_send_report(w);
+        /* Refused before the FMU's library is opened: none of its code runs. */
+        if (sandbox_refused(why, sizeof(why))) {
+                r = -EPERM;
+                goto out_hello;
+        }
         /* Before the FMU's code first runs (its constructors, in load()): last words from then on. */
         crash_install(w);
         for (unsigned d = 0; d < WORKER_DEPTHS; d++)
