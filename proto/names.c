@@ -26,6 +26,7 @@ static const char *const op_names[PROTO_OP_COUNT] = {
         [PROTO_OP_UNSUBSCRIBE] = "unsubscribe",
         [PROTO_OP_SNAPSHOT] = "snapshot",
         [PROTO_OP_RESTORE] = "restore",
+        [PROTO_OP_LOGS] = "logs",
         [PROTO_OP_SHUTDOWN] = "shutdown",
         [PROTO_OP_VARS] = "vars",
 };

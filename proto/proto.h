@@ -54,6 +54,7 @@ enum proto_op {
         PROTO_OP_UNSUBSCRIBE,
         PROTO_OP_SNAPSHOT,
         PROTO_OP_RESTORE,
+        PROTO_OP_LOGS,
         PROTO_OP_SHUTDOWN,
         PROTO_OP_VARS,
         PROTO_OP_COUNT,
@@ -571,5 +572,33 @@ int proto_sample_decode(const struct pv *v, struct proto_sample *ret, void **mem
                         size_t errlen);
 void proto_event_encode(struct pw *w, const struct proto_event *e);
 int proto_event_decode(const struct pv *v, struct proto_event *ret, char *err, size_t errlen);
+
+/*
+ * A message an FMU logged (fmi3 logMessage, fmi2 logger), as published on
+ * topic "l<session>" and kept for logs: seq counts the session's messages
+ * from 1 (a gap: messages the rate limit dropped); status is the FMI status
+ * (0 OK, 1 Warning, 2 Discard, 3 Error, 4 Fatal). The daemon bounds the
+ * texts (PROTO_LOG_*_MAX) and strips control characters from them.
+ */
+#define PROTO_LOG_MESSAGE_MAX   1024    /* bytes of a message */
+#define PROTO_LOG_CATEGORY_MAX  64      /* bytes of a category */
+#define PROTO_LOG_INSTANCE_MAX  64      /* bytes of an instance name */
+#define PROTO_LOG_TOPIC_PREFIX  "l"
+struct proto_log {
+        uint64_t session, seq;
+        double time;                    /* the session's time when it was logged */
+        struct proto_str instance, category, message;
+        uint32_t status;
+};
+void proto_log_encode(struct pw *w, const struct proto_log *l);
+int proto_log_decode(const struct pv *v, struct proto_log *ret, char *err, size_t errlen);
+/* logs' result: {messages: [log...]}, oldest first. */
+struct proto_logs_result { uint32_t n; struct proto_log *messages; };
+void proto_logs_result_encode(struct pw *w, const struct proto_log *v, uint32_t n);
+/* *mem (free()) holds ret->messages. */
+int proto_logs_result_decode(const struct pv *v, struct proto_logs_result *ret, void **mem,
+                             char *err, size_t errlen);
+/* "OK", "Warning", "Discard", "Error", "Fatal"; "?" else. */
+const char *proto_log_status_name(uint32_t status);
 
 #endif
