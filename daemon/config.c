@@ -33,6 +33,7 @@ enum key_type {
         KEY_OVERRUN,            /* none, soft, hard */
         KEY_SANDBOX,
         KEY_VIOLATION,
+        KEY_REQUIRE,            /* none, all */
         KEY_LOG_LEVEL,
         KEY_ROLE,               /* observer, operator, admin */
         KEY_GRANT_USER,         /* "NAME ROLE", repeatable */
@@ -72,6 +73,7 @@ static const struct key keys[] = {
         K("sandbox", "mode", KEY_SANDBOX, sandbox),
         K("sandbox", "on_violation", KEY_VIOLATION, on_violation),
         K("sandbox", "user", KEY_STR, sandbox_user),
+        K("sandbox", "require", KEY_REQUIRE, sandbox_require_all),
         K("master", "default_budget", KEY_BUDGET, default_budget),
         K("master", "overrun", KEY_OVERRUN, overrun),
         K("master", "overrun_margin_us", KEY_MICROS, overrun_margin_us),
@@ -314,6 +316,7 @@ static int set_key(struct fmud_config *c, const struct key *k, const char *v, co
 {
         static const char *const sandboxes[] = { "strict", "basic", "off" };
         static const char *const violations[] = { "errno", "kill" };
+        static const char *const requires[] = { "none", "all" };
         static const char *const bools[] = { "yes", "no", "true", "false", "on", "off", "1", "0" };
         static char cpus_why[128];      /* the loader is single-threaded */
         static const char *const levels[] = { "emerg", "alert", "crit", "err", "warning",
@@ -440,6 +443,14 @@ static int set_key(struct fmud_config *c, const struct key *k, const char *v, co
                 return add_grant(&c->role_users, &c->n_role_users, v, why);
         case KEY_GRANT_GROUP:
                 return add_grant(&c->role_groups, &c->n_role_groups, v, why);
+        case KEY_REQUIRE:
+                r = parse_enum(v, requires, 2);
+                if (r < 0) {
+                        *why = "must be none or all";
+                        return -EINVAL;
+                }
+                *(bool *)field = r == 1;
+                return 0;
         case KEY_SANDBOX:
         case KEY_VIOLATION:
         case KEY_LOG_LEVEL:

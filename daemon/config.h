@@ -58,6 +58,8 @@ struct fmud_config {
         enum config_sandbox sandbox;
         enum config_violation on_violation;
         char *sandbox_user;             /* NULL: none */
+        /* require = all: a worker that lacks a layer its mode wants is refused (none: noted). */
+        bool sandbox_require_all;
         /* [master] */
         /*
          * Seconds per coupled step for scenarios that set none; INFINITY:

@@ -21,7 +21,7 @@ int log_get_level(void)
 
 void log_msg(int l, const char *fmt, ...)
 {
-        char buf[1024];
+        char buf[2048];
         va_list ap;
         int n;
 

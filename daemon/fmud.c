@@ -167,6 +167,7 @@ static void reload(void *ctx, struct control *c)
         if (!same(n.cache_dir, d->cfg.cache_dir) || !same(n.scratch_dir, d->cfg.scratch_dir) ||
             !same(n.state_dir, d->cfg.state_dir) ||
             !same(n.worker, d->cfg.worker) || n.sandbox != d->cfg.sandbox ||
+            n.sandbox_require_all != d->cfg.sandbox_require_all ||
             n.memory != d->cfg.memory || n.cpu_seconds != d->cfg.cpu_seconds ||
             n.max_sessions != d->cfg.max_sessions || n.call_timeout != d->cfg.call_timeout ||
             n.transient_grace != d->cfg.transient_grace ||
@@ -238,6 +239,7 @@ static int start_host(struct daemon *d, struct control *c)
         o.mem_limit = cfg->memory;
         o.cpu_limit_s = cfg->cpu_seconds;
         o.kill_on_violation = cfg->on_violation == CONFIG_VIOLATION_KILL;
+        o.sandbox_require_all = cfg->sandbox_require_all;
         if (cfg->sandbox_user) {
                 struct passwd pw, *res = NULL;
                 char buf[4096];

@@ -105,6 +105,8 @@ struct host_opts {
         uint64_t mem_limit;             /* bytes of address space per worker; 0: default */
         uint64_t cpu_limit_s;           /* CPU seconds per worker; 0: none */
         bool kill_on_violation;         /* a refused system call kills the worker */
+        /* A worker that lacks a layer its mode wants is refused (sandbox.require = all). */
+        bool sandbox_require_all;
         /* A root daemon's workers run as these; 0: user "fmud", else nobody. */
         uid_t worker_uid;
         gid_t worker_gid;

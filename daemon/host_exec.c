@@ -159,6 +159,8 @@ int hsess_exec(struct hsess *hs, struct hcmd *c)
         struct pv_doc doc = { 0 };
         int ret = HSESS_DONE;
 
+        /* Who asked, for the log lines this command causes. */
+        snprintf(hs->actor, sizeof(hs->actor), "%s", c->user);
         if (host_cmd_args(hs->h, c, &doc) < 0) {
                 /* Encoded by host.c from a decoded request: only memory can fail here. */
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL, "out of memory");
@@ -255,5 +257,7 @@ int hsess_exec(struct hsess *hs, struct hcmd *c)
         }
 out:
         pv_doc_fini(&doc);
+        if (ret != HSESS_UNLOADED)
+                hs->actor[0] = '\0';
         return ret;
 }

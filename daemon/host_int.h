@@ -125,6 +125,33 @@ struct hsetv {
         size_t len;
 };
 
+/* An FMU's message kept for logs (host_log.c). */
+struct hlog_kept {
+        uint64_t seq;
+        double time;
+        uint32_t status;
+        char instance[PROTO_LOG_INSTANCE_MAX + 1];
+        char category[PROTO_LOG_CATEGORY_MAX + 1];
+        char message[PROTO_LOG_MESSAGE_MAX + 1];
+};
+
+/* An instance's rate limit: a bucket of HLOG_BURST messages refilled at HLOG_RATE per second. */
+struct hlog_rate {
+        double tokens;
+        uint64_t last_ns;
+        uint64_t dropped;               /* since the last summary line */
+};
+
+/* A session's FMU messages: the last HLOG_KEEP kept, each instance rate limited (under lock). */
+struct hlog {
+        pthread_mutex_t lock;
+        struct hlog_kept *kept;         /* HLOG_KEEP slots, allocated with the first message */
+        uint32_t head, n;               /* the oldest kept, and how many */
+        uint64_t seq;                   /* the last message's */
+        size_t n_rates;
+        struct hlog_rate *rates;        /* per component, allocated at load */
+};
+
 /* A subscription (session thread only). */
 struct hsub {
         uint64_t n;                     /* topic "s<session>.<n>" */
@@ -213,6 +240,9 @@ struct hsess {
         struct hsetv *setv;             /* values set since their instance's last step */
         uint32_t n_workers;             /* counted in h->workers */
         struct rt_state rt;             /* written by the session thread under lock (host_rt.c) */
+        struct hlog log;                /* its FMUs' messages (host_log.c; its own lock) */
+        /* Who asked for the command being served (hcmd.user), for the log; "" none. */
+        char actor[HOST_PEER_LABEL_MAX];
 
         /* A transient session's lease (host_lease.c); set at load, then read-only... */
         bool transient;
@@ -246,6 +276,8 @@ struct host {
          * during a load).
          */
         bool hold_loads;
+        /* FMUD_TEST_SANDBOX_SKIP: layers every worker skips (sandbox_opts.skip_layers). */
+        uint32_t skip_layers;
         _Atomic uint32_t n_transient;   /* transient sessions in sessions */
 };
 
@@ -429,6 +461,31 @@ void hsub_free_all(struct hsess *hs);
 uint64_t hsub_dropped(const struct hsess *hs);
 /* Publish a state change on "events". */
 void hsub_event(struct hsess *hs, const char *message);
+
+/* ---- host_log.c: the session's lines in the daemon's log, its FMUs' messages ---- */
+#define HLOG_KEEP       256     /* messages a session keeps for logs */
+#define HLOG_BURST      100     /* messages an instance may log at once ... */
+#define HLOG_RATE       20      /* ... and per second after that */
+void hlog_init(struct hsess *hs);
+void hlog_fini(struct hsess *hs);
+/* Session thread: one line about the session, "session N (USER): ...". */
+void hlog_line(struct hsess *hs, int level, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+/* Session thread: the line of a state change (hsess_set_state()); LOADED is hload_run()'s. */
+void hlog_state(struct hsess *hs, enum proto_state from, enum proto_state to,
+                const char *message);
+/* Session thread: the session's instances are known (the rate limits); 0 or -ENOMEM. */
+int hlog_start(struct hsess *hs);
+/* session_log_fn and session_worker_fn, ctx the session (session thread). */
+void hlog_fmu(void *ctx, size_t comp, const char *comp_name, int status, const char *category,
+              const char *message);
+void hlog_worker(void *ctx, const struct session_worker_info *w);
+/* Session thread: the summary lines of messages the rate limits dropped, if any. */
+void hlog_flush(struct hsess *hs);
+/* Caller thread: logs' reply (the kept messages) into w. */
+void hlog_encode(struct hsess *hs, struct pw *w);
+/* Copy src into dst (size > 0) without control characters, cut to fit; its length. */
+size_t hlog_clean(char *dst, size_t size, const char *src);
 
 /* ---- host_snap.c (session thread) ---- */
 void hsnap_snapshot(struct hsess *hs, const struct hcmd *c);

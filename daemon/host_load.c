@@ -244,15 +244,8 @@ static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, si
 /* What the master notes (master_note_fn) goes to the daemon's log with the session. */
 static void note(void *ctx, size_t comp, const char *message)
 {
-        struct hsess *hs = ctx;
-        const struct host_opts *o = &hs->h->opts;
-        char line[MASTER_NOTE_MAX + 64];
-
         (void)comp;
-        if (!o->log)
-                return;
-        snprintf(line, sizeof(line), "session %llu: %s", (unsigned long long)hs->id, message);
-        o->log(o->log_ctx, LOG_WARNING, line);
+        hlog_line(ctx, LOG_WARNING, "%s", message);
 }
 
 static int start(struct hsess *hs, const char *out, bool force, bool mlock, char *msg,
@@ -264,8 +257,17 @@ static int start(struct hsess *hs, const char *out, bool force, bool mlock, char
         char *why = NULL;
         int r;
 
+        r = hlog_start(hs);
+        if (r < 0) {
+                snprintf(msg, size, "out of memory");
+                return r;
+        }
         session_opts_default(&so);
         so.worker_path = o->worker_path;
+        so.log = hlog_fmu;
+        so.log_ctx = hs;
+        so.worker = hlog_worker;
+        so.worker_ctx = hs;
         so.timeout_ns = o->call_timeout_ns;
         so.inputs = hs->inputs;
         so.sandbox = (struct sandbox_opts){
@@ -278,6 +280,8 @@ static int start(struct hsess *hs, const char *out, bool force, bool mlock, char
                 .kill_on_violation = o->kill_on_violation,
                 .uid = o->worker_uid,
                 .gid = o->worker_gid,
+                .require_all = o->sandbox_require_all,
+                .skip_layers = hs->h->skip_layers,
         };
         so.mlock = mlock;
         r = session_new(hs->sc, &so, &hs->s, &why);
@@ -314,13 +318,7 @@ static int start(struct hsess *hs, const char *out, bool force, bool mlock, char
 
 static void load_log(struct hsess *hs, int level, const char *message)
 {
-        const struct host_opts *o = &hs->h->opts;
-        char line[HOST_MSG_MAX + 64];
-
-        if (!o->log)
-                return;
-        snprintf(line, sizeof(line), "session %llu: %s", (unsigned long long)hs->id, message);
-        o->log(o->log_ctx, level, line);
+        hlog_line(hs, level, "%s", message);
 }
 
 /* Wait for host_free() (FMUD_TEST_HOLD_LOADS): a load that cannot end unless cancelled. */
@@ -446,6 +444,8 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         hs->st.generation = 1;
         pthread_mutex_unlock(&hs->lock);
         hsess_set_state(hs, PROTO_STATE_LOADED, NULL);
+        hlog_line(hs, LOG_NOTICE, "loaded '%s': %zu instances, results %s", path,
+                  hs->sc->n_components, hs->rec_path ? hs->rec_path : "none");
         {
                 struct load_warnings *lw = calloc(1, sizeof(*lw));
                 struct pw w;
@@ -471,6 +471,10 @@ out_reply:
                 r = -EINVAL;
         *ret_code = code;
         snprintf(ret_msg, ret_size, "%s", msg[0] ? msg : "load failed");
+        hlog_line(hs, code == PROTO_E_FAULT || code == PROTO_E_INTERNAL ? LOG_ERR : LOG_WARNING,
+                  "load of '%s' refused (%s): %s", path ? path : "?",
+                  proto_err_name((enum proto_err)code) ? proto_err_name((enum proto_err)code) :
+                  "error", ret_msg);
         /* The caller answers once nothing is left: hs->load stays for it. */
         load_strs_fini(&ls);
         free(path);

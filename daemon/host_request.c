@@ -43,6 +43,7 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
         if (hs) {
                 pthread_mutex_init(&hs->lock, NULL);
                 pthread_cond_init(&hs->cond, NULL);
+                hlog_init(hs);
                 hs->h = h;
                 hs->sandbox = sandbox;
                 hs->load = host_cmd_new(token, req);
@@ -261,6 +262,18 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
                                  (unsigned long long)g, (unsigned long long)t.generation);
                 return;
         }
+        if (req->op == PROTO_OP_LOGS) {
+                pthread_mutex_unlock(&hs->lock);
+                if (pw_init(&w) == 0) {
+                        proto_reply_ok_begin(&w, req->id);
+                        hlog_encode(hs, &w);
+                        host_reply_take(h, token, req->id, &w);
+                        pw_fini(&w);
+                        return;
+                }
+                host_reply_error(h, token, req->id, PROTO_E_INTERNAL, "out of memory");
+                return;
+        }
         if (req->op == PROTO_OP_STATUS) {
                 if (pw_init(&w) == 0) {
                         proto_reply_ok_begin(&w, req->id);
@@ -332,6 +345,7 @@ void host_request_from(struct host *h, uint64_t token, const struct proto_req *r
         case PROTO_OP_UNSUBSCRIBE:
         case PROTO_OP_SNAPSHOT:
         case PROTO_OP_RESTORE:
+        case PROTO_OP_LOGS:
                 do_session_op(h, token, req, peer);
                 break;
         default:

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <time.h>
 
 const char *hsess_state_name(enum proto_state st)
@@ -47,6 +48,7 @@ void hsess_set_state(struct hsess *hs, enum proto_state st, const char *message)
 {
         bool changed = hs->state != st;
         struct hcmd *goal = st != PROTO_STATE_RUNNING ? hs->goal : NULL;
+        enum proto_state from = hs->state;
 
         hs->state = st;
         /* Paused at a step's goal or on request: the run's clock and pace stop here too. */
@@ -58,6 +60,7 @@ void hsess_set_state(struct hsess *hs, enum proto_state st, const char *message)
                 snprintf(hs->st.message, sizeof(hs->st.message), "%s", message);
         pthread_mutex_unlock(&hs->lock);
         hstatus_refresh(hs, true);
+        hlog_state(hs, from, st, message);
         if (changed)
                 hsub_event(hs, message);
         /* A step or run-until ends with the run: at its goal, paused, stopped, finished... */
@@ -153,7 +156,9 @@ void hsess_unload(struct hsess *hs, const struct hcmd *c)
         hvalues_forget(hs);
         hsnap_free_all(hs);
         hsub_free_all(hs);
+        hlog_flush(hs);
         hload_free(hs);
+        hlog_line(hs, LOG_NOTICE, "unloaded%s%s", hs->actor[0] ? " by " : "", hs->actor);
         drain(hs, PROTO_E_NO_SESSION, "the session was unloaded");
         /* Off the registry before the reply: a client that got it never sees the id. */
         host_retire(hs->h, hs);
