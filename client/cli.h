@@ -155,6 +155,8 @@ void cli_json_sample_line(const struct proto_sample *s);
 void cli_print_load_warnings(const struct cli *a);
 /* Untrusted text to f: printable ASCII as is, anything else as '?'. */
 void cli_put_clean(FILE *f, const char *s, size_t len);
+/* An FMU's message, as --local prints them: "INSTANCE: level [category]: message" (cleaned). */
+void cli_print_log(FILE *f, const struct proto_log *l);
 /* Text: "session 3: running, t = 0.5, 12 points" (+ the message). */
 void cli_print_progress(uint64_t session, const struct proto_progress *p);
 

@@ -272,3 +272,15 @@ void cli_json_sample_line(const struct proto_sample *s)
         fflush(stdout);
         json_object_put(o);
 }
+
+void cli_print_log(FILE *f, const struct proto_log *l)
+{
+        static const char *const level[] = { "info", "warning", "discard", "error", "fatal" };
+
+        cli_put_clean(f, l->instance.ptr, l->instance.len);
+        fprintf(f, ": %s [", l->status < 5 ? level[l->status] : "?");
+        cli_put_clean(f, l->category.ptr, l->category.len);
+        fputs("]: ", f);
+        cli_put_clean(f, l->message.ptr, l->message.len);
+        fputc('\n', f);
+}

@@ -124,6 +124,7 @@ struct follow {
         enum proto_state state;
         double time;
         bool bar;                       /* a progress bar is on the line */
+        uint64_t log_seq;               /* the last FMU message printed */
         double start, stop, rtf;        /* for the bar's last draw */
 };
 
@@ -143,6 +144,30 @@ static void finish(struct follow *f, enum proto_state state, double time)
 static bool ended(enum proto_state s)
 {
         return s == PROTO_STATE_FINISHED || s == PROTO_STATE_FAULTED || s == PROTO_STATE_STOPPED;
+}
+
+/* An FMU's message on stderr, as --local prints them (not OK ones), each once. */
+static void print_log(struct follow *f, const struct proto_log *l)
+{
+        if (l->seq <= f->log_seq)
+                return;
+        f->log_seq = l->seq;
+        if (l->status == 0)
+                return;
+        if (f->bar)
+                fputc('\n', stderr);
+        cli_print_log(stderr, l);
+}
+
+/* The messages the FMUs logged while the session loaded (kept by the daemon). */
+static void print_kept_logs(struct run_cmd *a, const struct proto_target *t, struct follow *f)
+{
+        struct proto_logs_result l;
+
+        if (fmud_logs(a->cli.c, t, &l) < 0)
+                return;
+        for (uint32_t i = 0; i < l.n; i++)
+                print_log(f, &l.messages[i]);
 }
 
 /* Until the session ends; 0, or a libfmud error. */
@@ -166,6 +191,8 @@ static int follow(struct run_cmd *a, const struct proto_target *t, struct follow
                         if (interrupted)
                                 return -EINTR;
                 }
+                if (r == 0 && m.kind == FMUD_MSG_LOG && m.log.session == t->session)
+                        print_log(f, &m.log);
                 if (r == 0 && m.kind == FMUD_MSG_EVENT && m.event.session == t->session &&
                     ended(m.event.state)) {
                         finish(f, m.event.state, m.event.time);
@@ -183,6 +210,7 @@ static int follow(struct run_cmd *a, const struct proto_target *t, struct follow
                         run_progress_bar(st.time, st.start, st.stop, st.real_time_factor,
                                          rate > 0 ? (st.stop - st.time) / rate : -1);
                         *f = (struct follow){ .wall_start = f->wall_start, .bar = true,
+                                              .log_seq = f->log_seq,
                                               .start = st.start, .stop = st.stop,
                                               .rtf = st.real_time_factor };
                 }
@@ -399,6 +427,8 @@ static int run_session(struct run_cmd *a)
                 goto unload;
         }
         (void)fmud_events(a->cli.c, true);      /* without events, status polls still see the end */
+        (void)fmud_logs_follow(a->cli.c, t.session, true);
+        print_kept_logs(a, &t, &f);
         f.wall_start = now_s();
         r = fmud_start(a->cli.c, &t, &p);
         if (r == 0)

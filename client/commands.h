@@ -35,6 +35,7 @@ fmuctl_cmd_fn cmd_get;
 fmuctl_cmd_fn cmd_vars;
 fmuctl_cmd_fn cmd_set;
 fmuctl_cmd_fn cmd_watch;
+fmuctl_cmd_fn cmd_logs;
 fmuctl_cmd_fn cmd_snapshot;
 fmuctl_cmd_fn cmd_restore;
 fmuctl_cmd_fn cmd_keygen;

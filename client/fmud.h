@@ -213,8 +213,19 @@ int fmud_subscribe(struct fmud *c, const struct proto_target *t, const char *con
 int fmud_unsubscribe(struct fmud *c, const struct proto_target *t, const char *topic);
 /* Receive (on) or stop receiving (off) every session's state events (topic "events"). */
 int fmud_events(struct fmud *c, bool on);
+/*
+ * Receive (on) or stop receiving (off) what session's FMUs log (topic
+ * "l<session>", FMUD_MSG_LOG); one session at a time. Lossy like samples:
+ * fmud_logs() has what came before.
+ */
+int fmud_logs_follow(struct fmud *c, uint64_t session, bool on);
+/*
+ * The messages session's FMUs logged that the daemon keeps, oldest first
+ * (ret borrowed until the next call on c).
+ */
+int fmud_logs(struct fmud *c, const struct proto_target *t, struct proto_logs_result *ret);
 
-enum fmud_msg_kind { FMUD_MSG_SAMPLE = 1, FMUD_MSG_EVENT = 2 };
+enum fmud_msg_kind { FMUD_MSG_SAMPLE = 1, FMUD_MSG_EVENT = 2, FMUD_MSG_LOG = 3 };
 
 struct fmud_msg {
         enum fmud_msg_kind kind;
@@ -223,6 +234,7 @@ struct fmud_msg {
                                            subscription when this sample carries none
                                            (NULL when unknown) */
         struct proto_event event;       /* FMUD_MSG_EVENT */
+        struct proto_log log;           /* FMUD_MSG_LOG */
 };
 
 /*

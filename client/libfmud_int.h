@@ -49,6 +49,7 @@ struct fmud {
         struct fmud_sub *subs;
         size_t n_subs;
         bool events_on;
+        char logs_topic[32];            /* a followed session's FMU messages; "": none */
 
         int errcode;
         char errmsg[4096];

@@ -231,6 +231,21 @@ int fmud_list(struct fmud *c, struct proto_list_result *ret)
         return 0;
 }
 
+int fmud_logs(struct fmud *c, const struct proto_target *t, struct proto_logs_result *ret)
+{
+        struct proto_logs_result l;
+        const struct pv *v;
+        char err[ERRLEN];
+        int r = target_op(c, PROTO_OP_LOGS, t, &v);
+
+        if (r < 0)
+                return r;
+        if (proto_logs_result_decode(v, &l, &c->reply_mem, err, sizeof(err)) < 0)
+                return fmud_bad_result(c, "logs", err);
+        *ret = l;
+        return 0;
+}
+
 int fmud_names(struct fmud *c, const char *const names[], size_t n, struct proto_str **ret)
 {
         struct proto_str *s;

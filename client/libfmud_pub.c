@@ -44,6 +44,7 @@ void fmud_pub_fini(struct fmud *c)
         c->subs = NULL;
         c->n_subs = 0;
         c->events_on = false;
+        c->logs_topic[0] = '\0';
         if (c->sub)
                 zmq_close(c->sub);
         c->sub = NULL;
@@ -227,6 +228,27 @@ int fmud_events(struct fmud *c, bool on)
         return 0;
 }
 
+int fmud_logs_follow(struct fmud *c, uint64_t session, bool on)
+{
+        char topic[sizeof(c->logs_topic)];
+        int r;
+
+        snprintf(topic, sizeof(topic), PROTO_LOG_TOPIC_PREFIX "%llu", (unsigned long long)session);
+        if (on ? !strcmp(topic, c->logs_topic) : strcmp(topic, c->logs_topic) != 0)
+                return 0;
+        r = open_sub(c);
+        if (r < 0)
+                return r;
+        if (on && c->logs_topic[0])
+                (void)zmq_setsockopt(c->sub, ZMQ_UNSUBSCRIBE, c->logs_topic,
+                                     strlen(c->logs_topic));
+        if (zmq_setsockopt(c->sub, on ? ZMQ_SUBSCRIBE : ZMQ_UNSUBSCRIBE, topic,
+                           strlen(topic)) < 0)
+                return fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
+        memcpy(c->logs_topic, on ? topic : "", on ? strlen(topic) + 1 : 1);
+        return 0;
+}
+
 static int64_t now_ms(void)
 {
         struct timespec ts;
@@ -295,6 +317,17 @@ static int decode_pub(struct fmud *c, struct fmud_msg *ret)
         char err[160];
         int r;
 
+        if (c->logs_topic[0] && !strcmp(c->pub_topic, c->logs_topic)) {
+                proto_limits_default(&lim);
+                r = pv_decode(zmq_msg_data(&c->pub_msg), zmq_msg_size(&c->pub_msg), &lim,
+                              &c->pub_doc, err, sizeof(err));
+                *ret = (struct fmud_msg){ .topic = c->pub_topic, .kind = FMUD_MSG_LOG };
+                if (r == 0)
+                        r = proto_log_decode(c->pub_doc.root, &ret->log, err, sizeof(err));
+                if (r < 0)
+                        return fmud_fail(c, -EPROTO, "malformed log message: %s", err);
+                return 0;
+        }
         if (c->events_on && !strcmp(c->pub_topic, EVENTS_TOPIC)) {
                 s = NULL;
         } else {
@@ -333,7 +366,7 @@ int fmud_next(struct fmud *c, int timeout_ms, struct fmud_msg *ret)
         int n, r;
 
         fmud_pub_release(c);
-        if (!c->sub || (!c->n_subs && !c->events_on))
+        if (!c->sub || (!c->n_subs && !c->events_on && !c->logs_topic[0]))
                 return fmud_fail(c, -ENOTCONN, "nothing is subscribed");
         for (;;) {
                 r = recv_pub(c);

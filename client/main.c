@@ -39,6 +39,7 @@ static const struct {
         { "vars", cmd_vars, "list a session's variables with their current values" },
         { "set", cmd_set, "write variables of a session" },
         { "watch", cmd_watch, "follow variables live until the session ends" },
+        { "logs", cmd_logs, "what a session's FMUs logged; --follow: until it ends" },
         { "snapshot", cmd_snapshot, "save a session's FMU states; prints the snapshot's id" },
         { "restore", cmd_restore, "return a session to a snapshot" },
         { "inspect", cmd_inspect, "validate an FMU and describe it (no daemon needed)" },
