@@ -64,6 +64,7 @@ static const char every_key[] =
         "mode = basic\n"
         "on_violation = kill\n"
         "user = nobody\n"
+        "require = all\n"
         "[master]\n"
         "default_budget = 0.25\n"
         "[results]\n"
@@ -109,6 +110,7 @@ Test(fmud_config, every_key_is_parsed, .init = setup, .fini = teardown)
         cr_assert(c.sandbox == CONFIG_SANDBOX_BASIC);
         cr_assert(c.on_violation == CONFIG_VIOLATION_KILL);
         cr_assert_str_eq(c.sandbox_user, "nobody");
+        cr_assert(c.sandbox_require_all);
         cr_assert(c.default_budget == 0.25);
         cr_assert(c.results_flush_ms == 250);
         cr_assert(c.log_level == 7);
@@ -167,6 +169,7 @@ Test(fmud_config, bad_values_are_refused_with_file_and_line, .init = setup, .fin
         expect_refused("[limits]\ntransient_grace = 1e9\n", "fmud.conf:2:", "transient_grace");
         expect_refused("[sandbox]\nmode = loose\n", "fmud.conf:2:", "strict");
         expect_refused("[sandbox]\non_violation = shrug\n", "fmud.conf:2:", "errno");
+        expect_refused("[sandbox]\nrequire = most\n", "fmud.conf:2:", "must be none or all");
         expect_refused("[control]\nendpoint = tcp://0.0.0.0:1\n", "fmud.conf:2:", "ipc://");
         expect_refused("[control]\ntcp_endpoint = ipc:///x\n", "fmud.conf:2:", "tcp://");
         expect_refused("[control]\nmax_message = 10\n", "fmud.conf:2:", "max_message");

@@ -28,6 +28,10 @@
  *                          fmi3Error in Initialization Mode after two log
  *                          messages
  *                       17 x becomes NaN (a normal step otherwise)
+ *                       18 a Warning log message full of control
+ *                          characters (an escape sequence, a bell, a
+ *                          line break that would forge a log line),
+ *                          then a normal step
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
@@ -288,6 +292,10 @@ static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
         case 15:
                 scribble(inst);
                 break;
+        case 18:
+                inst_log(inst, FMU_WARNING, "misbehave: \033[31mred\033[0m\a\nfmud: forged "
+                         "line\r\x7f\xc2\x9b" "2J end");
+                return fmi3OK;
         default:
                 break;
         }
