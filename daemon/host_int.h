@@ -17,6 +17,7 @@
  *   host_rec.c      the results file's condition: flushes, failures, close
  *   host_snap.c     snapshot and restore
  *   host_lease.c    transient sessions' leases (control thread)
+ *   host_log.c      the session's lines in the daemon's log, its FMUs' messages
  *
  * Threads and what protects what:
  * - The control thread (host_request(), host_counts(), host_set_allowed(),

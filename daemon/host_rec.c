@@ -41,8 +41,6 @@ void hrec_idle(void *ctx)
 
 int hrec_close(struct hsess *hs)
 {
-        const struct host_opts *o = &hs->h->opts;
-        char line[HOST_MSG_MAX + 64];
         int r;
 
         if (!hs->rec)
@@ -57,11 +55,7 @@ int hrec_close(struct hsess *hs)
         hs->rec_failed = true;
         row_rec_failure(hs->rec_msg, sizeof(hs->rec_msg), hs->rec_path ? hs->rec_path : "?", r,
                         &hs->rec_final);
-        if (o->log) {
-                snprintf(line, sizeof(line), "session %llu: %s", (unsigned long long)hs->id,
-                         hs->rec_msg);
-                o->log(o->log_ctx, LOG_ERR, line);
-        }
+        hlog_line(hs, LOG_ERR, "%s", hs->rec_msg);
         return r;
 }
 

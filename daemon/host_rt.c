@@ -23,14 +23,7 @@
 
 static void rt_log(struct hsess *hs, const char *message)
 {
-        const struct host_opts *o = &hs->h->opts;
-        char line[HOST_MSG_MAX + 64];
-
-        if (!o->log)
-                return;
-        snprintf(line, sizeof(line), "session %llu: %s (best effort)", (unsigned long long)hs->id,
-                 message);
-        o->log(o->log_ctx, LOG_WARNING, line);
+        hlog_line(hs, LOG_WARNING, "%s (best effort)", message);
 }
 
 static void copy_cpus(char *dst, size_t size, const struct proto_str *s)
