@@ -26,7 +26,7 @@ Test(fmud_access, the_roles_of_the_request_kinds)
 {
         static const enum proto_op observer[] = { PROTO_OP_HELLO, PROTO_OP_LIST, PROTO_OP_STATUS,
                                                   PROTO_OP_GET, PROTO_OP_SUBSCRIBE,
-                                                  PROTO_OP_UNSUBSCRIBE, PROTO_OP_VARS };
+                                                  PROTO_OP_UNSUBSCRIBE, PROTO_OP_VARS, PROTO_OP_LOGS };
         static const enum proto_op op[] = { PROTO_OP_LOAD, PROTO_OP_UNLOAD, PROTO_OP_START,
                                             PROTO_OP_PAUSE, PROTO_OP_RESUME, PROTO_OP_STOP,
                                             PROTO_OP_WARP, PROTO_OP_STEP, PROTO_OP_RUN_UNTIL,
