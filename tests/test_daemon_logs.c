@@ -161,6 +161,26 @@ Test(daemon_logs, a_worker_crash_is_logged_with_its_signal, .init = setup, .fini
         free(log);
 }
 
+/* A SIGSEGV: the instance's line has the faulting address its crash handler saw. */
+Test(daemon_logs, a_segfault_is_logged_with_its_address, .init = setup, .fini = teardown)
+{
+        uint64_t s = load_misbehave("1", "0");
+        struct proto_target t = { s, 0 };
+        char prefix[64], *v[8], *log;
+        size_t n;
+
+        cr_assert(fmud_start(c, &t, NULL) == 0, "%s", fmud_errmsg(c));
+        daemon_wait_state(c, s, PROTO_STATE_FAULTED, NULL);
+        snprintf(prefix, sizeof(prefix), "<3>fmud: session %llu (", (unsigned long long)s);
+        log = daemon_log(&d);
+        n = lines_with(log, prefix, "instance 'Misbehave': worker ", v, 8);
+        cr_assert(eq(sz, n, 1), "%s", log);
+        cr_assert(strstr(v[0], "was killed by SIGSEGV (segmentation fault, signal 11) during "
+                               "fmi3DoStep; faulting address 0x0") != NULL, "%s", v[0]);
+        free_lines(v, n);
+        free(log);
+}
+
 /* The count in "N log messages dropped by the rate limit", summed over lines. */
 static unsigned long long dropped_in(char **v, size_t n)
 {
