@@ -7,7 +7,9 @@
  *
  * DESIGN: --follow subscribes before it asks for the kept messages, and
  * skips what it already printed by the messages' sequence numbers, so a
- * message logged in between is printed once. PUB is lossy: the end of
+ * message logged in between is printed once; a gap in the numbers (PUB
+ * lost messages, or the subscription was late) is filled from the kept
+ * ones, and so is the end, so the output is whole and in order. PUB is lossy: the end of
  * the session is also checked by asking its status about once a second.
  * Everything printed is the FMU's text: cleaned of control characters
  * (cli_print_log()) whatever the daemon sent.
@@ -72,6 +74,16 @@ static int follow(struct cli *a, const struct proto_target *t, uint64_t *seq)
                 r = fmud_next(a->c, 200, &m);
                 if (r == -EINTR || interrupted)
                         break;
+                /* A gap in the numbers: PUB lost some; the kept ones fill it, in order. */
+                if (r == 0 && m.kind == FMUD_MSG_LOG && m.log.session == t->session &&
+                    m.log.seq > *seq + 1) {
+                        struct proto_log l = m.log;
+
+                        r = print_kept(a, t, seq);
+                        if (r < 0)
+                                return r;
+                        m.log = l;
+                }
                 if (r == 0 && m.kind == FMUD_MSG_LOG && m.log.session == t->session &&
                     m.log.seq > *seq) {
                         cli_print_log(stdout, &m.log);

@@ -159,7 +159,10 @@ static void print_log(struct follow *f, const struct proto_log *l)
         cli_print_log(stderr, l);
 }
 
-/* The messages the FMUs logged while the session loaded (kept by the daemon). */
+/*
+ * The messages the daemon kept that were not printed: those of the load,
+ * and any PUB lost (a gap in their numbers, or the last ones before the end).
+ */
 static void print_kept_logs(struct run_cmd *a, const struct proto_target *t, struct follow *f)
 {
         struct proto_logs_result l;
@@ -191,10 +194,14 @@ static int follow(struct run_cmd *a, const struct proto_target *t, struct follow
                         if (interrupted)
                                 return -EINTR;
                 }
-                if (r == 0 && m.kind == FMUD_MSG_LOG && m.log.session == t->session)
+                if (r == 0 && m.kind == FMUD_MSG_LOG && m.log.session == t->session) {
+                        if (m.log.seq > f->log_seq + 1)
+                                print_kept_logs(a, t, f);
                         print_log(f, &m.log);
+                }
                 if (r == 0 && m.kind == FMUD_MSG_EVENT && m.event.session == t->session &&
                     ended(m.event.state)) {
+                        print_kept_logs(a, t, f);
                         finish(f, m.event.state, m.event.time);
                         return 0;
                 }
@@ -215,6 +222,7 @@ static int follow(struct run_cmd *a, const struct proto_target *t, struct follow
                                               .rtf = st.real_time_factor };
                 }
                 if (ended(st.state)) {
+                        print_kept_logs(a, t, f);
                         finish(f, st.state, st.time);
                         return 0;
                 }

@@ -343,5 +343,10 @@ Test(daemon_logs, fmuctl_run_prints_the_fmus_messages, .init = setup, .fini = te
                   "exit %d: %s", r.exit_code, r.err);
         cr_assert(strstr(r.err, ": error [") && strstr(r.err, "the second of two messages"),
                   "%s", r.err);
+        /* In order, each once, even when PUB lost some (the kept ones fill the gap). */
+        cr_assert(strstr(r.err, "the first of two messages") <
+                  strstr(r.err, "the second of two messages"), "%s", r.err);
+        cr_assert(strstr(strstr(r.err, "first of two messages") + 1, ": warning [") == NULL,
+                  "%s", r.err);
         run_result_fini(&r);
 }
