@@ -233,6 +233,7 @@ int master_new(struct session *s, const struct master_opts *opts, struct master 
         }
         mroute_row(m, m->t0, 0);
         mroute_flush(m);
+        mrig_outputs(m);
         if (session_terminate_requested(s, &who)) {
                 master_err(m, 0, "terminateSimulation requested by '%s' at t = %.17g "
                            "(initialization)", session_name(s, who), m->t0);

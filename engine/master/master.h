@@ -341,6 +341,34 @@ int master_published(const struct master *m, size_t comp, size_t var, struct mas
  * from another master. The saved state is independent of the master's
  * lifetime but only meaningful for the master it came from.
  */
+/*
+ * Rig ports (shm/rig.h, scenario.h's struct scenario_rig): the master
+ * makes the rig channel in master_new() when the scenario declares rig
+ * ports. At the start of every coupled step it applies the newest whole
+ * write for that point or an earlier one (a write for a later point waits
+ * for it), and after every point it publishes the rig outputs without
+ * waiting (a full ring counts a drop). A rig whose heartbeat is older
+ * than the timeout has vanished: its policy applies (hold, safe values,
+ * or a pause with the reason as the master's message) until a rig beats
+ * again.
+ */
+enum master_rig_state {
+        MASTER_RIG_NONE,                /* no rig has attached yet */
+        MASTER_RIG_ATTACHED,
+        MASTER_RIG_VANISHED,            /* the policy is in force */
+};
+struct master_rig_stats {
+        bool ports;                     /* the session has rig ports */
+        enum master_rig_state state;
+        enum rig_policy policy;
+        uint64_t applied, late, missing, dropped, bad;
+};
+/* The rig channel's memfd (borrowed: valid until master_free()), or -ENOENT. Any thread. */
+int master_rig_fd(const struct master *m);
+/* Any thread. */
+void master_rig_stats(const struct master *m, struct master_rig_stats *ret);
+const char *master_rig_state_name(enum master_rig_state s);
+
 struct master_saved;
 int master_save(struct master *m, struct master_saved **ret);
 int master_restore(struct master *m, const struct master_saved *s);

@@ -39,6 +39,7 @@
 #include "engine/master/spread.h"
 #include "engine/master/master_pace.h"
 #include "engine/master/session_int.h"
+#include "shm/rig.h"
 
 #define MASTER_REQ_PAUSE        (1u << 0)
 #define MASTER_REQ_STOP         (1u << 1)
@@ -103,6 +104,33 @@ struct mfeed {
         size_t col;
         struct mblock *dst;
         size_t off;
+};
+
+/*
+ * The rig channel (master_rig.c): where each rig input goes, where each
+ * output comes from, and the counters status reports.
+ */
+struct mrig {
+        struct rig *chan;
+        size_t n_in, n_out;
+        struct mrig_in {
+                struct mblock *dst;
+                size_t off;
+                bool has_safe;
+                double safe;
+        } *in;
+        struct mrig_out {
+                size_t comp, var;
+        } *out;
+        double *vals, *take, *outs;     /* n_in, n_in, n_out */
+        uint64_t timeout_ns;
+        enum rig_policy policy;
+        bool attached;                  /* the heartbeat is fresh */
+        bool ever;                      /* a rig has attached since the load */
+        bool vanished;                  /* it was attached and is no more: the policy holds */
+        /* Master writes, any thread reads (master_rig_stats()). */
+        _Atomic uint64_t applied, late, missing, dropped, bad;
+        _Atomic int state;              /* enum master_rig_state */
 };
 
 /* Steps chained in one request at most (master_chain.c), at most INST_REPEAT_MAX. */
@@ -289,6 +317,8 @@ struct master {
         size_t slow_comp;               /* the instance whose step took longest this point */
         uint64_t slow_ns;               /* and how long; 0: none stepped */
 
+        struct mrig *rig;               /* NULL: no rig ports */
+
         char msg[MASTER_MSG_MAX];
         char iu_msg[256];               /* a failure inside an intermediate update */
         int fault;
@@ -358,6 +388,12 @@ int mroute_set_inputs(struct master *m, struct mi *mi);
 
 /* input_feed.c */
 /* The variables of mi the input table drives (with repeats) into vars (NULL: count only). */
+/* master_rig.c: the rig channel; plan, each point's inputs and outputs. */
+int mrig_plan(struct master *m);
+void mrig_free(struct master *m);
+void mrig_inputs(struct master *m);
+void mrig_outputs(struct master *m);
+
 size_t mfeed_vars(const struct master *m, const struct mi *mi, size_t *vars);
 /* The feeds of mi, once its input blocks are planned. 0 or -errno (m->msg). */
 int mfeed_plan(struct master *m, struct mi *mi);

@@ -149,7 +149,8 @@ static bool routed(const struct scenario_connection *c)
 static int plan_outputs(struct master *m, struct mi *mi)
 {
         const struct scenario *sc = m->sc;
-        size_t nv = 0, *vars = malloc((sc->n_connections + sc->n_columns + 1) * sizeof(*vars));
+        size_t nv = 0, *vars = malloc((sc->n_connections + sc->n_columns + sc->rig.n_out + 1) *
+                                      sizeof(*vars));
         int r;
 
         if (!vars)
@@ -157,6 +158,9 @@ static int plan_outputs(struct master *m, struct mi *mi)
         for (size_t i = 0; i < sc->n_connections; i++)
                 if (sc->connections[i].from_comp == mi->idx && routed(&sc->connections[i]))
                         vars[nv++] = sc->connections[i].from_var;
+        for (size_t i = 0; i < sc->rig.n_out; i++)      /* outputs a rig reads */
+                if (sc->rig.out[i].comp == mi->idx)
+                        vars[nv++] = sc->rig.out[i].var;
         for (size_t i = 0; i < sc->n_columns; i++)
                 if (sc->columns[i].comp == mi->idx)
                         vars[nv++] = sc->columns[i].var;
@@ -196,8 +200,8 @@ static int plan_outputs(struct master *m, struct mi *mi)
 static int plan_inputs(struct master *m, struct mi *mi)
 {
         const struct scenario *sc = m->sc;
-        size_t nv = 0, *vars = malloc((sc->n_connections + mfeed_vars(m, mi, NULL) + 1) *
-                                      sizeof(*vars));
+        size_t nv = 0, *vars = malloc((sc->n_connections + mfeed_vars(m, mi, NULL) +
+                                       sc->rig.n_in + 1) * sizeof(*vars));
         int r;
 
         if (!vars)
@@ -206,6 +210,9 @@ static int plan_inputs(struct master *m, struct mi *mi)
                 if (sc->connections[i].to_comp == mi->idx && routed(&sc->connections[i]))
                         vars[nv++] = sc->connections[i].to_var;
         nv += mfeed_vars(m, mi, vars + nv);     /* unconnected inputs a file drives */
+        for (size_t i = 0; i < sc->rig.n_in; i++)       /* and those a rig writes */
+                if (sc->rig.in[i].comp == mi->idx)
+                        vars[nv++] = sc->rig.in[i].var;
         nv = mplan_uniq(vars, nv);
         r = mplan_blocks(m, mi, vars, nv, &mi->in, &mi->n_in, &mi->in_slots);
         mi->n_in_slots = nv;
@@ -309,6 +316,8 @@ int mplan_build(struct master *m)
                 r = plan_stages(m);
         if (r == 0)
                 r = plan_columns(m);
+        if (r == 0)
+                r = mrig_plan(m);
         if (r == -ENOMEM)
                 master_err(m, r, "out of memory");
         return r;
@@ -316,6 +325,7 @@ int mplan_build(struct master *m)
 
 void mplan_free(struct master *m)
 {
+        mrig_free(m);
         for (size_t i = 0; m->mi && i < m->n; i++) {
                 struct mi *mi = &m->mi[i];
 

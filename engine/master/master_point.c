@@ -106,6 +106,7 @@ int mstep_point(struct master *m)
         int r;
 
         m->iu_msg[0] = '\0';
+        mrig_inputs(m);
         mstep_plan(m);
         r = mstep_save(m);
         m->point_ns = pace_now_ns();
@@ -132,5 +133,6 @@ int mstep_point(struct master *m)
         if (r < 0)
                 return r;
         terminate(m);
+        mrig_outputs(m);
         return 0;
 }

@@ -118,6 +118,12 @@ void scenario_free(struct scenario *s)
         for (size_t i = 0; i < s->n_columns; i++)
                 free(s->columns[i].name);
         free(s->columns);
+        for (size_t i = 0; i < s->rig.n_in; i++)
+                free(s->rig.in[i].name);
+        for (size_t i = 0; i < s->rig.n_out; i++)
+                free(s->rig.out[i].name);
+        free(s->rig.in);
+        free(s->rig.out);
         free(s->experiment.order);
         free(s->name);
         free(s->path);
@@ -385,6 +391,10 @@ static int late_passes(struct sc_load *l)
         }
         if (r != -ENOMEM) {
                 r = sc_columns(l, st.n_record, st.record, (const char *const *)st.record_origins);
+                bad |= r < 0;
+        }
+        if (r != -ENOMEM) {
+                r = sc_rig(l, &st);
                 bad |= r < 0;
         }
         sc_settings_fini(&st);

@@ -38,6 +38,7 @@
 #include "fmi/diag.h"
 #include "fmi/fmu.h"
 #include "fmi/model_description.h"
+#include "shm/rig.h"
 
 struct open_as;
 
@@ -163,6 +164,30 @@ struct scenario_column {
         char *name;                     /* "<component>.<variable>[i,j]" (bare for one FMU) */
 };
 
+/*
+ * A rig port (shm/rig.h): an unconnected scalar input a rig writes, or an
+ * output it reads, every point. Numeric and Boolean variables only.
+ */
+struct scenario_rig_port {
+        size_t comp, var;
+        enum md_type type;
+        bool has_safe;                  /* inputs: the safe value of rigPolicy safe */
+        double safe;
+        char *name;                     /* as given: "<component>.<variable>" */
+};
+
+/* The rig ports, from the settings' rigInputs/rigOutputs/rigPolicy/rigTimeoutMs and overrides. */
+struct scenario_rig {
+        size_t n_in, n_out;             /* each at most RIG_PORTS_MAX; 0 and 0: no rig */
+        struct scenario_rig_port *in, *out;
+        enum rig_policy policy;         /* default hold */
+        uint32_t timeout_ms;            /* default SCENARIO_RIG_TIMEOUT_MS */
+};
+/* The rig type of a variable type; 0 for one that cannot be a rig port. */
+enum rig_type scenario_rig_type(enum md_type t);
+#define SCENARIO_RIG_TIMEOUT_MS         100u
+#define SCENARIO_RIG_TIMEOUT_MAX_MS     60000u
+
 struct scenario {
         char *name;                     /* the SSD's name, or the model name of a single FMU */
         char *path;                     /* as given */
@@ -175,6 +200,7 @@ struct scenario {
         struct scenario_experiment experiment;
         size_t n_columns;
         struct scenario_column *columns;
+        struct scenario_rig rig;
 
         bool any_might_return_early;    /* save states before each step (if all can) */
         bool all_can_get_set_state;
@@ -211,6 +237,16 @@ struct scenario_overrides {
         /* replaces the recorded variables when n_record > 0 */
         size_t n_record;
         const char *const *record;
+        /*
+         * Rig ports: each list replaces the scenario's when not empty;
+         * inputs as "NAME" or "NAME=SAFE", outputs as "NAME".
+         */
+        size_t n_rig_in, n_rig_out;
+        const char *const *rig_in;
+        const char *const *rig_out;
+        bool has_rig_policy, has_rig_timeout;
+        enum rig_policy rig_policy;
+        uint32_t rig_timeout_ms;
 };
 
 struct scenario_opts {

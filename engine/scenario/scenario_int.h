@@ -123,6 +123,12 @@ struct sc_settings {
         size_t n_record;
         const char **record;
         char **record_origins;          /* owned: "file:line" or "--record" */
+        /* Rig ports: the annotation's text (borrowed), or the overrides' lists */
+        const char *rig_in, *rig_out;
+        int rig_line;
+        bool has_rig_policy, has_rig_timeout;
+        enum rig_policy rig_policy;
+        double rig_timeout_ms;
 };
 
 /* Read the annotation (if any), apply l->ov and the multirate factors. */
@@ -145,6 +151,9 @@ int sc_experiment(struct sc_load *l, const struct sc_settings *st);
 /* scenario_record.c */
 /* Columns for the listed names (all outputs when n == 0). */
 int sc_columns(struct sc_load *l, size_t n, const char *const *names, const char *const *origins);
+
+/* scenario_rig.c: the rig ports named by st (or the overrides), checked. */
+int sc_rig(struct sc_load *l, const struct sc_settings *st);
 
 /* scenario_units.c */
 /*

@@ -7,7 +7,9 @@
  *                    algorithm="gauss-seidel" order="mass1 mass2" tolerance="1e-6"
  *                    rollbackOnFault="true" rtPriority="50" rtWorkerPriority="49"
  *                    rtCpus="1" rtWorkerCpus="2-3" rtBestEffort="false" rtMlock="true"
- *                    overrun="soft" overrunMarginUs="500" spinUs="100">
+ *                    overrun="soft" overrunMarginUs="500" spinUs="100"
+ *                    rigInputs="ctrl.u=0 ctrl.mode" rigOutputs="plant.y"
+ *                    rigPolicy="safe" rigTimeoutMs="50">
  *       <fmud:Component name="mass2" multirate="2"/>
  *       <fmud:GaussSeidel input="mass2.x1"/>
  *       <fmud:Record variable="mass1.x1"/>
@@ -31,7 +33,8 @@
 static const char *const settings_attrs[] = {
         "version", "stepSize", "stepBudget", "warp", "decimation", "algorithm", "order", "tolerance",
         "rollbackOnFault", "rtPriority", "rtWorkerPriority", "rtCpus", "rtWorkerCpus",
-        "rtBestEffort", "rtMlock", "overrun", "overrunMarginUs", "spinUs", NULL,
+        "rtBestEffort", "rtMlock", "overrun", "overrunMarginUs", "spinUs", "rigInputs", "rigOutputs",
+        "rigPolicy", "rigTimeoutMs", NULL,
 };
 
 static bool known(const char *const *list, const char *name)
@@ -265,6 +268,15 @@ static int annotation(struct sc_load *l, struct sc_settings *st, const xmlNode *
                 st->has_algorithm = true;
         }
         bad |= realtime(l, n) < 0;
+        st->rig_in = mx_attr(x, n, "rigInputs");
+        st->rig_out = mx_attr(x, n, "rigOutputs");
+        st->rig_line = mx_line(n);
+        s = mx_attr(x, n, "rigPolicy");
+        if (s && rig_policy_parse(s, strlen(s), &st->rig_policy) < 0)
+                bad |= sc_err(l, l->label, mx_line(n), NULL, "rigPolicy \"%s\": expected hold, "
+                              "safe or pause", s) < 0;
+        st->has_rig_policy = s != NULL;
+        bad |= double_attr(l, n, "rigTimeoutMs", &st->has_rig_timeout, &st->rig_timeout_ms) < 0;
         st->order = mx_attr(x, n, "order");
         st->order_origin = "order";
         for (const xmlNode *c = mx_first(n); c; c = mx_next(c)) {

@@ -1,0 +1,262 @@
+/*
+ * master_rig: the master's side of the rig channel (shm/rig.h): at the
+ * start of each coupled step the rig's newest whole write for this point
+ * (or an earlier one) goes into the input blocks; after each point the
+ * rig outputs are published to it.
+ *
+ * DESIGN (DESIGN.md, "Rig ports"; master.h): rig inputs join the input
+ * blocks as connected inputs and file-driven inputs do (master_plan.c),
+ * so they reach the worker with the step: a value written once stays set
+ * until the next write (zero-order hold), and a multirate instance takes
+ * it at its next step. The master never waits for the rig: every write
+ * pending at a point is taken, each is checked (rig_take()), and only the
+ * newest is applied, whole; a write taken at a point after its own is
+ * late, a point with no write while the rig is attached is missing, a
+ * point the ring has no room for is dropped, a write that fails a check
+ * is bad. All of these are counted, none stops the session. The
+ * heartbeat is read once per point: a rig it says is gone triggers the
+ * policy once; a rig that beats again is attached again.
+ *
+ * Threads: the master's, except master_rig_fd() and master_rig_stats()
+ * (atomics and the fd, which does not change until master_free()).
+ */
+#include "engine/master/master_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/master/master_value.h"
+
+/* Store v, already checked against the port's type (rig_value_ok()), as type t. */
+static void put(enum md_type t, void *vals, size_t off, double v)
+{
+        unsigned char *p = (unsigned char *)vals + off * mv_size(t);
+
+        switch (t) {
+        case MD_FLOAT32: *(float *)p = (float)v; break;
+        case MD_FLOAT64: *(double *)p = v; break;
+        case MD_INT8: *(int8_t *)p = (int8_t)v; break;
+        case MD_UINT8: *(uint8_t *)p = (uint8_t)v; break;
+        case MD_INT16: *(int16_t *)p = (int16_t)v; break;
+        case MD_UINT16: *(uint16_t *)p = (uint16_t)v; break;
+        case MD_INT32: *(int32_t *)p = (int32_t)v; break;
+        case MD_UINT32: *(uint32_t *)p = (uint32_t)v; break;
+        case MD_INT64: *(int64_t *)p = (int64_t)v; break;
+        case MD_UINT64: *(uint64_t *)p = (uint64_t)v; break;
+        case MD_BOOLEAN: *(bool *)p = v != 0; break;
+        default: break;
+        }
+}
+
+static int ports(const struct scenario_rig_port *sp, size_t n, struct rig_port **ret)
+{
+        struct rig_port *p = calloc(n ? n : 1, sizeof(*p));
+
+        if (!p)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                snprintf(p[i].name, sizeof(p[i].name), "%s", sp[i].name);
+                p[i].type = scenario_rig_type(sp[i].type);
+                p[i].has_safe = sp[i].has_safe;
+                p[i].safe = sp[i].safe;
+        }
+        *ret = p;
+        return 0;
+}
+
+static int make_chan(struct master *m, struct mrig *rg)
+{
+        const struct scenario_rig *sr = &m->sc->rig;
+        struct rig_port *in = NULL, *out = NULL;
+        struct rig_params p = { .name = "fmud-rig", .n_in = (uint32_t)sr->n_in,
+                                .n_out = (uint32_t)sr->n_out, .policy = sr->policy,
+                                .timeout_ms = sr->timeout_ms };
+        int r = ports(sr->in, sr->n_in, &in);
+
+        if (r == 0)
+                r = ports(sr->out, sr->n_out, &out);
+        if (r == 0) {
+                p.in = in;
+                p.out = out;
+                r = rig_create(&p, &rg->chan);
+        }
+        free(in);
+        free(out);
+        return r;
+}
+
+int mrig_plan(struct master *m)
+{
+        const struct scenario_rig *sr = &m->sc->rig;
+        struct mrig *rg;
+        int r;
+
+        if (!sr->n_in && !sr->n_out)
+                return 0;
+        rg = m->rig = calloc(1, sizeof(*rg));
+        if (!rg)
+                return -ENOMEM;
+        rg->n_in = sr->n_in;
+        rg->n_out = sr->n_out;
+        rg->policy = sr->policy;
+        rg->timeout_ns = (uint64_t)sr->timeout_ms * 1000000u;
+        rg->in = calloc(sr->n_in + 1, sizeof(*rg->in));
+        rg->out = calloc(sr->n_out + 1, sizeof(*rg->out));
+        rg->vals = calloc(sr->n_in + 1, sizeof(double));
+        rg->take = calloc(sr->n_in + 1, sizeof(double));
+        rg->outs = calloc(sr->n_out + 1, sizeof(double));
+        if (!rg->in || !rg->out || !rg->vals || !rg->take || !rg->outs)
+                return -ENOMEM;
+        for (size_t i = 0; i < sr->n_in; i++) {
+                struct mi *mi = &m->mi[sr->in[i].comp];
+                const struct mslot *sl = mplan_find(mi->in_slots, mi->n_in_slots, sr->in[i].var);
+
+                if (!sl)
+                        return master_err(m, -EINVAL, "rig input '%s': not planned",
+                                          sr->in[i].name);
+                rg->in[i] = (struct mrig_in){ .dst = &mi->in[sl->block], .off = sl->off,
+                                              .has_safe = sr->in[i].has_safe,
+                                              .safe = sr->in[i].safe };
+        }
+        for (size_t i = 0; i < sr->n_out; i++)
+                rg->out[i] = (struct mrig_out){ .comp = sr->out[i].comp, .var = sr->out[i].var };
+        r = make_chan(m, rg);
+        if (r < 0)
+                return master_err(m, r, "rig channel: %s", strerror(-r));
+        return 0;
+}
+
+void mrig_free(struct master *m)
+{
+        struct mrig *rg = m->rig;
+
+        if (!rg)
+                return;
+        rig_close(rg->chan);
+        free(rg->in);
+        free(rg->out);
+        free(rg->vals);
+        free(rg->take);
+        free(rg->outs);
+        free(rg);
+        m->rig = NULL;
+}
+
+static void count(_Atomic uint64_t *c)
+{
+        /* The master alone writes: a load and a store, no locked instruction. */
+        atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+}
+
+static void apply(struct mrig *rg, const double *v, bool safe_only)
+{
+        for (size_t i = 0; i < rg->n_in; i++) {
+                if (safe_only && !rg->in[i].has_safe)
+                        continue;
+                put(rg->in[i].dst->type, rg->in[i].dst->vals, rg->in[i].off,
+                    safe_only ? rg->in[i].safe : v[i]);
+        }
+}
+
+/* Attached, vanished, or back: once per point, from the heartbeat. */
+static void liveness(struct master *m, struct mrig *rg)
+{
+        uint64_t beat = rig_heartbeat(rg->chan), now = pace_now_ns();
+        bool fresh = beat && beat <= now + rg->timeout_ns && now - beat <= rg->timeout_ns;
+
+        if (fresh == rg->attached)
+                return;
+        rg->attached = fresh;
+        if (fresh) {
+                rg->ever = true;
+                rg->vanished = false;
+                atomic_store_explicit(&rg->state, MASTER_RIG_ATTACHED, memory_order_relaxed);
+                return;
+        }
+        rg->vanished = true;
+        atomic_store_explicit(&rg->state, MASTER_RIG_VANISHED, memory_order_relaxed);
+        if (rg->policy == RIG_SAFE)
+                apply(rg, NULL, true);
+        if (rg->policy == RIG_PAUSE) {
+                master_err(m, 0, "rig vanished at t = %.17g (no heartbeat for %llu ms): paused "
+                           "(rig policy pause)", m->t_cur,
+                           (unsigned long long)(rg->timeout_ns / 1000000u));
+                master_request_pause(m);
+        }
+}
+
+void mrig_inputs(struct master *m)
+{
+        struct mrig *rg = m->rig;
+        uint64_t seq, point;
+        bool have = false;
+        int r;
+
+        if (!rg)
+                return;
+        liveness(m, rg);
+        for (unsigned spins = 0; spins < 4 * RIG_RING_SLOTS; spins++) {
+                r = rig_take(rg->chan, m->pt, &seq, &point, rg->take);
+                if (r == -EAGAIN)
+                        break;
+                if (r < 0) {
+                        count(&rg->bad);
+                        continue;
+                }
+                if (point < m->pt)
+                        count(&rg->late);
+                memcpy(rg->vals, rg->take, rg->n_in * sizeof(double));
+                have = true;
+        }
+        if (have) {
+                apply(rg, rg->vals, false);
+                count(&rg->applied);
+        } else if (rg->attached) {
+                count(&rg->missing);
+        }
+}
+
+void mrig_outputs(struct master *m)
+{
+        struct mrig *rg = m->rig;
+
+        if (!rg || !rg->n_out)
+                return;
+        for (size_t i = 0; i < rg->n_out; i++)
+                (void) master_value(m, rg->out[i].comp, rg->out[i].var, 0, &rg->outs[i]);
+        /* Only an attached rig's lag is a drop: nobody reads the ring otherwise. */
+        if (rig_publish(rg->chan, m->pt, m->t_cur, rg->outs) < 0 && rg->attached)
+                count(&rg->dropped);
+}
+
+int master_rig_fd(const struct master *m)
+{
+        return m->rig ? rig_fd(m->rig->chan) : -ENOENT;
+}
+
+void master_rig_stats(const struct master *m, struct master_rig_stats *ret)
+{
+        const struct mrig *rg = m->rig;
+
+        *ret = (struct master_rig_stats){ 0 };
+        if (!rg)
+                return;
+        ret->ports = true;
+        ret->policy = rg->policy;
+        ret->state = (enum master_rig_state)atomic_load_explicit(&rg->state, memory_order_relaxed);
+        ret->applied = atomic_load_explicit(&rg->applied, memory_order_relaxed);
+        ret->late = atomic_load_explicit(&rg->late, memory_order_relaxed);
+        ret->missing = atomic_load_explicit(&rg->missing, memory_order_relaxed);
+        ret->dropped = atomic_load_explicit(&rg->dropped, memory_order_relaxed);
+        ret->bad = atomic_load_explicit(&rg->bad, memory_order_relaxed);
+}
+
+const char *master_rig_state_name(enum master_rig_state s)
+{
+        static const char *const names[] = { "none", "attached", "vanished" };
+
+        return (unsigned)s < 3 ? names[s] : "?";
+}

@@ -1,0 +1,487 @@
+/*
+ * rig: the rig channel's memfd, its header and port table, and the
+ * records of its two rings (see rig.h).
+ *
+ * DESIGN: the layout is the worker channel's (channel.c) with a port
+ * table in place of the side buffer: a 192-byte header, the ports, then
+ * the two rings, each 64-byte aligned. A ring's slot holds one whole
+ * record (RIG_RING_SLOTS of them), so a ring never pads between records
+ * of one size. The engine keeps its own copy of the geometry; the rig
+ * validates the header once in rig_attach() and copies the ports out.
+ */
+#include "shm/rig.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "shm/wait.h"
+
+#define BEAT_SLICE_NS   10000000ull     /* rig_wait(NULL) beats at least this often */
+
+struct rig {
+        int fd;
+        bool engine;
+        unsigned char *base;
+        size_t size;
+        uint32_t n_in, n_out;
+        struct rig_port *ports;         /* engine: in the mapping; rig: a private copy */
+        struct ring in, out;            /* engine: consumes in, produces out; rig: the reverse */
+        size_t in_rec, out_rec;         /* record bytes */
+        uint64_t seq;                   /* rig: last written; engine: last taken */
+        struct wait_policy wait;
+        unsigned char *buf;             /* in_rec or out_rec bytes of scratch */
+};
+
+static const char *const type_names[RIG_TYPE_END] = {
+        [RIG_FLOAT64] = "Float64", [RIG_FLOAT32] = "Float32", [RIG_INT8] = "Int8",
+        [RIG_INT16] = "Int16", [RIG_INT32] = "Int32", [RIG_INT64] = "Int64",
+        [RIG_UINT8] = "UInt8", [RIG_UINT16] = "UInt16", [RIG_UINT32] = "UInt32",
+        [RIG_UINT64] = "UInt64", [RIG_BOOLEAN] = "Boolean",
+};
+
+const char *rig_type_name(enum rig_type t)
+{
+        return t > 0 && t < RIG_TYPE_END ? type_names[t] : NULL;
+}
+
+bool rig_value_ok(enum rig_type t, double v)
+{
+        static const double lo[RIG_TYPE_END] = {
+                [RIG_INT8] = -128.0, [RIG_INT16] = -32768.0, [RIG_INT32] = -2147483648.0,
+                [RIG_INT64] = -9223372036854775808.0,
+        };
+        static const double hi[RIG_TYPE_END] = {
+                [RIG_INT8] = 127.0, [RIG_INT16] = 32767.0, [RIG_INT32] = 2147483647.0,
+                [RIG_INT64] = 9223372036854774784.0, [RIG_UINT8] = 255.0,
+                [RIG_UINT16] = 65535.0, [RIG_UINT32] = 4294967295.0,
+                [RIG_UINT64] = 18446744073709549568.0, [RIG_BOOLEAN] = 1.0,
+        };
+
+        if (t == RIG_FLOAT64 || t == RIG_FLOAT32)
+                return true;
+        if (t <= 0 || t >= RIG_TYPE_END)
+                return false;
+        /* NaN fails every comparison, so it is refused here too. */
+        return v >= lo[t] && v <= hi[t] && v == trunc(v);
+}
+
+static const char *const policy_names[] = { "hold", "safe", "pause" };
+
+const char *rig_policy_name(enum rig_policy p)
+{
+        return (unsigned)p < 3 ? policy_names[p] : "?";
+}
+
+int rig_policy_parse(const char *s, size_t len, enum rig_policy *ret)
+{
+        for (unsigned i = 0; i < 3; i++)
+                if (strlen(policy_names[i]) == len && !memcmp(s, policy_names[i], len)) {
+                        *ret = (enum rig_policy)i;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+uint64_t rig_now_ns(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+        return (v + a - 1) & ~(a - 1);
+}
+
+/* One record per slot: the smallest power of two that holds a ring_rec and the record. */
+static uint32_t slot_for(size_t rec)
+{
+        uint32_t s = RING_SLOT_MIN;
+
+        while (s < sizeof(struct ring_rec) + rec)
+                s <<= 1;
+        return s;
+}
+
+struct layout {
+        uint64_t ports_off, in_off, in_size, out_off, out_size, total;
+        uint32_t in_slot, out_slot;
+};
+
+static void plan(uint32_t n_in, uint32_t n_out, struct layout *l)
+{
+        l->in_slot = slot_for(sizeof(struct rig_in_rec) + n_in * sizeof(double));
+        l->out_slot = slot_for(sizeof(struct rig_out_rec) + n_out * sizeof(double));
+        l->ports_off = sizeof(struct rig_hdr);
+        l->in_off = align_up(l->ports_off + (uint64_t)(n_in + n_out) * sizeof(struct rig_port), 64);
+        /* Twice the records: a record may take at most half of a ring (ring.h). */
+        l->in_size = ring_bytes(l->in_slot, 2 * RIG_RING_SLOTS);
+        l->out_off = align_up(l->in_off + l->in_size, 64);
+        l->out_size = ring_bytes(l->out_slot, 2 * RIG_RING_SLOTS);
+        l->total = align_up(l->out_off + l->out_size, 4096);
+}
+
+static struct rig *alloc(int fd, bool engine, uint32_t n_in, uint32_t n_out)
+{
+        struct rig *r = calloc(1, sizeof(*r));
+        size_t in_rec = sizeof(struct rig_in_rec) + n_in * sizeof(double);
+        size_t out_rec = sizeof(struct rig_out_rec) + n_out * sizeof(double);
+
+        if (!r)
+                return NULL;
+        r->buf = malloc(in_rec > out_rec ? in_rec : out_rec);
+        if (!r->buf) {
+                free(r);
+                return NULL;
+        }
+        r->fd = fd;
+        r->engine = engine;
+        r->base = MAP_FAILED;
+        r->n_in = n_in;
+        r->n_out = n_out;
+        r->in_rec = in_rec;
+        r->out_rec = out_rec;
+        wait_policy_init(&r->wait, WAIT_ADAPTIVE);
+        return r;
+}
+
+static bool port_ok(const struct rig_port *p)
+{
+        return memchr(p->name, '\0', RIG_NAME_MAX) && p->name[0] && rig_type_name(p->type) &&
+               p->has_safe <= 1 && (!p->has_safe || rig_value_ok(p->type, p->safe));
+}
+
+static int format(struct rig *r, const struct rig_params *p, const struct layout *l)
+{
+        struct rig_hdr *h = (struct rig_hdr *)r->base;
+        struct ring_params in = { .slot_size = l->in_slot, .capacity = 2 * RIG_RING_SLOTS };
+        struct ring_params out = { .slot_size = l->out_slot, .capacity = 2 * RIG_RING_SLOTS };
+        int e;
+
+        *h = (struct rig_hdr){
+                .magic = RIG_MAGIC, .version = RIG_VERSION, .total_size = l->total,
+                .n_in = p->n_in, .n_out = p->n_out, .ports_off = l->ports_off,
+                .in_off = l->in_off, .in_size = l->in_size,
+                .out_off = l->out_off, .out_size = l->out_size,
+                .policy = (uint32_t)p->policy, .timeout_ms = p->timeout_ms,
+        };
+        r->ports = (struct rig_port *)(r->base + l->ports_off);
+        memcpy(r->ports, p->in, p->n_in * sizeof(*p->in));
+        memcpy(r->ports + p->n_in, p->out, p->n_out * sizeof(*p->out));
+        if ((e = ring_format(r->base + l->in_off, l->in_size, &in)) < 0 ||
+            (e = ring_format(r->base + l->out_off, l->out_size, &out)) < 0)
+                return e;
+        if ((e = ring_init(&r->in, r->base + l->in_off, l->in_size, RING_CONSUMER)) < 0)
+                return e;
+        return ring_init(&r->out, r->base + l->out_off, l->out_size, RING_PRODUCER);
+}
+
+int rig_create(const struct rig_params *p, struct rig **ret)
+{
+        struct layout l;
+        struct rig *r;
+        int fd, e;
+
+        if (p->n_in > RIG_PORTS_MAX || p->n_out > RIG_PORTS_MAX || (!p->n_in && !p->n_out) ||
+            (p->n_in && !p->in) || (p->n_out && !p->out) || (unsigned)p->policy > RIG_PAUSE)
+                return -EINVAL;
+        for (uint32_t i = 0; i < p->n_in + p->n_out; i++)
+                if (!port_ok(i < p->n_in ? &p->in[i] : &p->out[i - p->n_in]))
+                        return -EINVAL;
+        plan(p->n_in, p->n_out, &l);
+        fd = memfd_create(p->name ? p->name : "fmud-rig", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd < 0)
+                return -errno;
+        r = alloc(fd, true, p->n_in, p->n_out);
+        if (!r) {
+                e = -ENOMEM;
+                goto out_close;
+        }
+        if (ftruncate(fd, (off_t)l.total) < 0 ||
+            /* Sealed before a rig sees it: it cannot pull pages from under the master. */
+            fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+                e = -errno;
+                goto out_free;
+        }
+        r->size = (size_t)l.total;
+        r->base = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (r->base == MAP_FAILED) {
+                e = -errno;
+                goto out_free;
+        }
+        e = format(r, p, &l);
+        if (e < 0)
+                goto out_unmap;
+        *ret = r;
+        return 0;
+
+out_unmap:
+        (void) munmap(r->base, r->size);
+out_free:
+        free(r->buf);
+        free(r);
+out_close:
+        close(fd);
+        return e;
+}
+
+/* The rig's checks of the header, each field read once. */
+static int check(const struct rig_hdr *h, size_t size, struct layout *l, uint32_t *n_in,
+                 uint32_t *n_out)
+{
+        if (h->magic != RIG_MAGIC)
+                return -EBADMSG;
+        if (h->version != RIG_VERSION)
+                return -EPROTONOSUPPORT;
+        *n_in = h->n_in;
+        *n_out = h->n_out;
+        if (*n_in > RIG_PORTS_MAX || *n_out > RIG_PORTS_MAX || (!*n_in && !*n_out))
+                return -ERANGE;
+        plan(*n_in, *n_out, l);
+        /* The layout is a function of the port counts: anything else is refused. */
+        if (h->total_size != size || l->total != size || h->ports_off != l->ports_off ||
+            h->in_off != l->in_off || h->in_size != l->in_size || h->out_off != l->out_off ||
+            h->out_size != l->out_size)
+                return -ERANGE;
+        return 0;
+}
+
+int rig_attach(int fd, struct rig **ret)
+{
+        struct layout l;
+        struct stat st;
+        struct rig *r;
+        uint32_t n_in, n_out;
+        int seals, e;
+        void *base;
+
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (st.st_size < (off_t)sizeof(struct rig_hdr) || st.st_size > (off_t)(64u << 20))
+                return -EMSGSIZE;
+        seals = fcntl(fd, F_GET_SEALS);
+        if (seals < 0)
+                return -errno;
+        if ((seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW))
+                return -EPERM;
+        base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (base == MAP_FAILED)
+                return -errno;
+        e = check(base, (size_t)st.st_size, &l, &n_in, &n_out);
+        if (e < 0)
+                goto out_unmap;
+        r = alloc(fd, false, n_in, n_out);
+        if (!r) {
+                e = -ENOMEM;
+                goto out_unmap;
+        }
+        r->base = base;
+        r->size = (size_t)st.st_size;
+        r->ports = malloc((n_in + n_out) * sizeof(*r->ports));
+        e = -ENOMEM;
+        if (!r->ports)
+                goto out_free;
+        memcpy(r->ports, (unsigned char *)base + l.ports_off, (n_in + n_out) * sizeof(*r->ports));
+        e = -ERANGE;
+        for (uint32_t i = 0; i < n_in + n_out; i++)
+                if (!port_ok(&r->ports[i]))
+                        goto out_free;
+        if ((e = ring_init(&r->in, r->base + l.in_off, l.in_size, RING_PRODUCER)) < 0 ||
+            (e = ring_init(&r->out, r->base + l.out_off, l.out_size, RING_CONSUMER)) < 0)
+                goto out_free;
+        if (r->in.max_record < r->in_rec || r->out.max_record < r->out_rec) {
+                e = -ERANGE;
+                goto out_free;
+        }
+        *ret = r;
+        return 0;
+
+out_free:
+        free(r->ports);
+        free(r->buf);
+        free(r);
+out_unmap:
+        (void) munmap(base, (size_t)st.st_size);
+        return e;
+}
+
+void rig_close(struct rig *r)
+{
+        if (!r)
+                return;
+        if (r->base != MAP_FAILED)
+                (void) munmap(r->base, r->size);
+        if (!r->engine)
+                free(r->ports);
+        if (r->fd >= 0)
+                close(r->fd);
+        free(r->buf);
+        free(r);
+}
+
+int rig_fd(const struct rig *r)
+{
+        return r->fd;
+}
+
+const struct rig_port *rig_ports(const struct rig *r, bool out, uint32_t *ret_n)
+{
+        *ret_n = out ? r->n_out : r->n_in;
+        return out ? r->ports + r->n_in : r->ports;
+}
+
+static _Atomic uint64_t *heartbeat(const struct rig *r)
+{
+        return &((struct rig_hdr *)r->base)->heartbeat;
+}
+
+uint64_t rig_heartbeat(const struct rig *r)
+{
+        return atomic_load_explicit(heartbeat(r), memory_order_relaxed);
+}
+
+/* The ring broke (the rig wrote garbage): open it again where its indices are now. */
+static int reopen_in(struct rig *r)
+{
+        struct layout l;
+
+        plan(r->n_in, r->n_out, &l);
+        (void) ring_init(&r->in, r->base + l.in_off, l.in_size, RING_CONSUMER);
+        return -EPROTO;
+}
+
+int rig_take(struct rig *r, uint64_t point, uint64_t *ret_seq, uint64_t *ret_point, double *vals)
+{
+        const struct rig_in_rec *rec;
+        const void *p;
+        size_t len;
+        int e = ring_peek(&r->in, &p, &len);
+
+        if (e == -EAGAIN)
+                return e;
+        if (e < 0)
+                return reopen_in(r);
+        if (len != r->in_rec) {
+                (void) ring_release(&r->in);
+                return -EBADMSG;
+        }
+        /* The rig may rewrite the record while it is read: copy once, check the copy. */
+        memcpy(r->buf, p, len);
+        rec = (const struct rig_in_rec *)r->buf;
+        if (rec->point > point)
+                return -EAGAIN;         /* for a later point: it stays in the ring */
+        (void) ring_release(&r->in);
+        if (rec->seq <= r->seq)
+                return -EBADMSG;
+        memcpy(vals, r->buf + sizeof(*rec), r->n_in * sizeof(double));
+        for (uint32_t i = 0; i < r->n_in; i++)
+                if (!rig_value_ok(r->ports[i].type, vals[i]))
+                        return -EBADMSG;
+        r->seq = rec->seq;
+        *ret_seq = rec->seq;
+        *ret_point = rec->point;
+        return 0;
+}
+
+int rig_publish(struct rig *r, uint64_t point, double time, const double *vals)
+{
+        struct rig_out_rec *rec;
+        void *p;
+        int e = ring_reserve(&r->out, r->out_rec, &p);
+
+        if (e < 0)
+                return e;
+        rec = p;
+        rec->point = point;
+        rec->time = time;
+        memcpy((unsigned char *)p + sizeof(*rec), vals, r->n_out * sizeof(double));
+        return ring_commit(&r->out, r->out_rec);
+}
+
+void rig_beat(struct rig *r)
+{
+        atomic_store_explicit(heartbeat(r), rig_now_ns(), memory_order_relaxed);
+}
+
+int rig_write(struct rig *r, uint64_t point, const double *vals)
+{
+        struct rig_in_rec *rec;
+        void *p;
+        int e;
+
+        rig_beat(r);
+        e = ring_reserve(&r->in, r->in_rec, &p);
+        if (e < 0)
+                return e;
+        rec = p;
+        rec->seq = ++r->seq;
+        rec->point = point;
+        memcpy((unsigned char *)p + sizeof(*rec), vals, r->n_in * sizeof(double));
+        return ring_commit(&r->in, r->in_rec);
+}
+
+int rig_wait(struct rig *r, const struct timespec *deadline)
+{
+        for (;;) {
+                const void *p;
+                size_t len;
+                struct timespec slice;
+                int e;
+
+                rig_beat(r);
+                e = ring_peek(&r->out, &p, &len);
+                if (e != -EAGAIN)
+                        return e;
+                /* Never sleep past a heartbeat's slice: the master must see the rig alive. */
+                wait_deadline_in(&slice, BEAT_SLICE_NS);
+                if (deadline && (deadline->tv_sec < slice.tv_sec ||
+                                 (deadline->tv_sec == slice.tv_sec &&
+                                  deadline->tv_nsec < slice.tv_nsec)))
+                        slice = *deadline;
+                e = ring_wait_readable(&r->out, &r->wait, &slice);
+                if (e == -ETIMEDOUT && (!deadline || slice.tv_sec != deadline->tv_sec ||
+                                        slice.tv_nsec != deadline->tv_nsec))
+                        continue;
+                if (e < 0) {
+                        rig_beat(r);
+                        return e;
+                }
+        }
+}
+
+int rig_read(struct rig *r, uint64_t *ret_point, double *ret_time, double *vals,
+             uint64_t *ret_skipped)
+{
+        uint64_t skipped = 0;
+        bool have = false;
+        const void *p;
+        size_t len;
+        int e;
+
+        while ((e = ring_peek(&r->out, &p, &len)) == 0) {
+                if (len != r->out_rec)
+                        return -EBADMSG;
+                if (have)
+                        skipped++;
+                memcpy(r->buf, p, len);
+                (void) ring_release(&r->out);
+                have = true;
+        }
+        if (e != -EAGAIN)
+                return e;
+        if (!have)
+                return -EAGAIN;
+        *ret_point = ((const struct rig_out_rec *)r->buf)->point;
+        *ret_time = ((const struct rig_out_rec *)r->buf)->time;
+        memcpy(vals, r->buf + sizeof(struct rig_out_rec), r->n_out * sizeof(double));
+        *ret_skipped = skipped;
+        return 0;
+}

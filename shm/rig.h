@@ -1,0 +1,203 @@
+/*
+ * rig: the shared-memory channel between a session's master and a rig
+ * (a real controller's I/O process, a test bench) that exchanges the
+ * session's rig ports at every communication point.
+ *
+ * DESIGN (DESIGN.md, "Rig ports"): one memfd per session, created, sized
+ * and sealed by the engine (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
+ * handed to a rig over a Unix socket with SCM_RIGHTS and mapped MAP_SHARED
+ * by both. It holds, at offsets recorded in its header:
+ *   - the port table: n_in inputs then n_out outputs (name, type, safe
+ *     value), written once by the engine;
+ *   - the write ring, rig -> master: one record per write,
+ *     {sequence, point, n_in values};
+ *   - the point ring, master -> rig: one record per point,
+ *     {point, time, n_out values}.
+ * Both rings are shm/ring.h's SPSC rings of whole records, so a write
+ * is taken whole or not at all. Every value travels as a double; an
+ * integer port's value must be a whole number in its type's range, a
+ * Boolean's 0 or 1 (Int64 and UInt64 beyond 2^53 cannot be carried).
+ *
+ * The rig stores CLOCK_MONOTONIC nanoseconds into 'heartbeat' on every
+ * write and wait (rig_beat()); the master reads it at each point to tell
+ * an attached rig from one that vanished.
+ *
+ * Everything the rig writes is untrusted: the engine never reads the
+ * header back after rig_create(); a record of the wrong length, a
+ * sequence that does not grow, a NaN or out-of-range value for an
+ * integer or Boolean port make rig_take() return -EBADMSG for that record
+ * alone; a broken write ring is opened again at its published indices.
+ *
+ * Threads: the engine side (rig_take(), rig_publish()) runs on the
+ * master's thread; the rig side (rig_write(), rig_wait(), rig_read()) on
+ * one thread of the rig; rig_heartbeat() on any.
+ */
+#ifndef FMUD_SHM_RIG_H
+#define FMUD_SHM_RIG_H
+
+#include <assert.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "shm/ring.h"
+
+#define RIG_MAGIC       0x30474952u     /* "RIG0" little-endian */
+#define RIG_VERSION     1u
+#define RIG_PORTS_MAX   256u            /* inputs, and outputs, each at most */
+#define RIG_NAME_MAX    128u            /* a port's name, NUL included */
+#define RIG_RING_SLOTS  64u             /* records each ring holds */
+
+/* A port's type: what the value travels as and what it must be. */
+enum rig_type {
+        RIG_FLOAT64 = 1,
+        RIG_FLOAT32,
+        RIG_INT8,
+        RIG_INT16,
+        RIG_INT32,
+        RIG_INT64,
+        RIG_UINT8,
+        RIG_UINT16,
+        RIG_UINT32,
+        RIG_UINT64,
+        RIG_BOOLEAN,
+        RIG_TYPE_END,
+};
+
+/* "Float64", ...; NULL for an unknown type. */
+const char *rig_type_name(enum rig_type t);
+/* Whether v is a value of type t (integers: whole and in range; Boolean: 0 or 1). */
+bool rig_value_ok(enum rig_type t, double v);
+
+/* Shared: written once by the engine before the fd is passed on. */
+struct rig_port {
+        char name[RIG_NAME_MAX];        /* NUL-terminated */
+        uint32_t type;                  /* enum rig_type */
+        uint32_t has_safe;              /* inputs: a safe value is declared */
+        double safe;
+};
+static_assert(sizeof(struct rig_port) == RIG_NAME_MAX + 16, "rig_port is shared ABI");
+
+/*
+ * Shared: engine <-> one rig, at offset 0 of the memfd. The first line is
+ * written once by the engine and read once by rig_attach(). Offsets are
+ * from the start of the memfd; no pointers.
+ * This layout is ABI: bump RIG_VERSION when it changes.
+ */
+struct rig_hdr {
+        uint32_t magic;
+        uint32_t version;
+        uint64_t total_size;
+        uint32_t n_in, n_out;
+        uint64_t ports_off;             /* n_in + n_out struct rig_port */
+        uint64_t in_off, in_size;       /* write ring, rig -> master, 64-aligned */
+        uint64_t out_off, out_size;     /* point ring, master -> rig, 64-aligned */
+        uint32_t policy;                /* enum rig_policy, for the rig to know */
+        uint32_t timeout_ms;
+        /*
+         * owner: rig. CLOCK_MONOTONIC ns of its last write or wait; 0: no
+         * rig yet. Relaxed both ways: the master only compares its age
+         * with the timeout, any value is safe.
+         */
+        alignas(64) _Atomic uint64_t heartbeat;
+};
+static_assert(sizeof(struct rig_hdr) == 192, "rig_hdr is shared ABI");
+static_assert(offsetof(struct rig_hdr, heartbeat) == 128, "rig_hdr is shared ABI");
+
+/* What a session does when its rig vanishes. */
+enum rig_policy {
+        RIG_HOLD,       /* inputs keep the last values written */
+        RIG_SAFE,       /* inputs take their declared safe values (the others hold) */
+        RIG_PAUSE,      /* the session pauses */
+};
+const char *rig_policy_name(enum rig_policy p);
+/* "hold", "safe", "pause" (len bytes) to *ret; -EINVAL otherwise. */
+int rig_policy_parse(const char *s, size_t len, enum rig_policy *ret);
+
+/* Shared: a write, rig -> master; followed by n_in doubles. */
+struct rig_in_rec {
+        uint64_t seq;                   /* grows with every write */
+        uint64_t point;                 /* the grid point the rig computed it for */
+};
+/* Shared: a point, master -> rig; followed by n_out doubles. */
+struct rig_out_rec {
+        uint64_t point;
+        double time;
+};
+
+struct rig_params {
+        const char *name;               /* memfd name; NULL: "fmud-rig" */
+        uint32_t n_in, n_out;           /* at most RIG_PORTS_MAX each, not both 0 */
+        const struct rig_port *in, *out;
+        enum rig_policy policy;
+        uint32_t timeout_ms;
+};
+
+struct rig;
+
+/*
+ * Engine: create, seal, map and format a rig channel. Returns 0 and *ret,
+ * -EINVAL for bad parameters, or the -errno of memfd_create, ftruncate,
+ * fcntl or mmap, with nothing left behind. The channel owns its memfd
+ * (close-on-exec); rig_close() closes it.
+ */
+int rig_create(const struct rig_params *p, struct rig **ret);
+
+/*
+ * Rig: map and validate the channel on fd (size against fstat, seals,
+ * magic, version, every offset, port names and types). Returns 0 and
+ * *ret (owning fd), or -EMSGSIZE, -EBADMSG, -EPROTONOSUPPORT, -ERANGE,
+ * -EPERM (not sealed), -EPROTO, or fstat/fcntl/mmap's -errno; on failure
+ * the caller still owns fd.
+ */
+int rig_attach(int fd, struct rig **ret);
+
+/* Unmap, close the fd and free. NULL is a no-op. Either side. */
+void rig_close(struct rig *r);
+/* The memfd; borrowed. */
+int rig_fd(const struct rig *r);
+/* The ports (borrowed, valid until rig_close()); the rig side's are validated copies. */
+const struct rig_port *rig_ports(const struct rig *r, bool out, uint32_t *ret_n);
+
+/* Engine: the rig's last heartbeat (CLOCK_MONOTONIC ns, 0: never). Any thread. */
+uint64_t rig_heartbeat(const struct rig *r);
+/* CLOCK_MONOTONIC now, in ns. */
+uint64_t rig_now_ns(void);
+
+/*
+ * Engine: take the next write not meant for a point after 'point' into
+ * *ret_seq, *ret_point and vals (n_in doubles). Returns 0; -EAGAIN when
+ * there is none (or the next is for a later point: it stays); -EBADMSG for
+ * a bad write, dropped (call again for the next); -EPROTO when the ring was
+ * broken and has been opened again at its indices (call again later).
+ */
+int rig_take(struct rig *r, uint64_t point, uint64_t *ret_seq, uint64_t *ret_point, double *vals);
+
+/* Engine: publish a point's outputs (n_out doubles). 0, or -ENOSPC when the rig is behind. */
+int rig_publish(struct rig *r, uint64_t point, double time, const double *vals);
+
+/* Rig: store the heartbeat now. */
+void rig_beat(struct rig *r);
+/*
+ * Rig: write n_in values for grid point 'point', with the next sequence
+ * number. 0, -ENOSPC (the master is behind: nothing written), -EPROTO.
+ */
+int rig_write(struct rig *r, uint64_t point, const double *vals);
+/*
+ * Rig: wait until a point is published or the absolute CLOCK_MONOTONIC
+ * deadline passes (NULL: a heartbeat's slice at a time, for ever). 0,
+ * -ETIMEDOUT, or the ring's error. Beats before and after.
+ */
+int rig_wait(struct rig *r, const struct timespec *deadline);
+/*
+ * Rig: the newest point published, older ones skipped: *ret_point,
+ * *ret_time, vals (n_out doubles), *ret_skipped (points dropped before
+ * it). 0, -EAGAIN (none), or a broken ring's error.
+ */
+int rig_read(struct rig *r, uint64_t *ret_point, double *ret_time, double *vals,
+             uint64_t *ret_skipped);
+
+#endif

@@ -1,0 +1,269 @@
+/*
+ * master_rig: rig ports through the rig channel (shm/rig.h), with the rig
+ * played by the test on its own mapping of the memfd, point by point:
+ * a write lands at its point exactly once and whole, late and missing
+ * writes and bad ones are counted and the session goes on, a rig that
+ * stops beating gets its policy (hold, safe, pause); and the ports a
+ * scenario may not declare are refused with the reason.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shm/rig.h"
+#include "test_master_sys.h"
+
+static bool has_error(const struct msys *x, const char *text)
+{
+        for (size_t i = 0; i < x->diags.n; i++)
+                if (x->diags.v[i].severity == DIAG_ERROR && strstr(x->diags.v[i].message, text))
+                        return true;
+        return false;
+}
+
+/* One Feedthrough: a rig writes Float64_input and Int32_input, reads both outputs. */
+static struct rig *load(struct msys *x, const char *policy)
+{
+        char attrs[512];
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ft", "Feedthrough"),
+                .stop = 1.0,
+                .attrs = attrs,
+        };
+        struct rig *r;
+        int fd;
+
+        snprintf(attrs, sizeof(attrs), "stepSize=\"0.01\" rigInputs=\"ft.Float64_input=-1 "
+                 "ft.Int32_input=-1\" rigOutputs=\"ft.Float64_output ft.Int32_output\" "
+                 "rigPolicy=\"%s\" rigTimeoutMs=\"1\"", policy);
+        msys_load(x, &spec);
+        msys_start(x);
+        fd = dup(master_rig_fd(x->m));
+        cr_assert(fd >= 0);
+        cr_assert(eq(int, rig_attach(fd, &r), 0));
+        return r;
+}
+
+/* The outputs of the point the master is at, as the rig reads them. */
+static uint64_t read_point(struct rig *r, double *vals)
+{
+        uint64_t point, skipped;
+        double t;
+
+        cr_assert(eq(int, rig_read(r, &point, &t, vals, &skipped), 0));
+        return point;
+}
+
+static void step(struct msys *x)
+{
+        cr_assert(eq(int, master_step(x->m, 1), MASTER_RUNNING), "%s", master_message(x->m));
+}
+
+static void vanish(void)
+{
+        /* Past the 1 ms timeout: no heartbeat from here on. */
+        struct timespec ts = { 0, 20 * 1000000 };
+
+        nanosleep(&ts, NULL);
+}
+
+Test(master_rig, each_write_lands_whole_at_its_point_exactly_once)
+{
+        struct master_rig_stats st;
+        uint32_t n_in, n_out;
+        const struct rig_port *in;
+        double out[2];
+        struct msys x;
+        struct rig *r = load(&x, "hold");
+
+        in = rig_ports(r, false, &n_in);
+        (void) rig_ports(r, true, &n_out);
+        cr_assert(eq(u32, n_in, 2));
+        cr_assert(eq(u32, n_out, 2));
+        cr_assert(eq(str, (char *)in[0].name, "ft.Float64_input"));
+        cr_assert(eq(u32, in[1].type, RIG_INT32));
+        for (uint64_t p = 0; p < 50; p++) {
+                double v[2] = { (double)p * 3, (double)p * 3 };
+
+                cr_assert(eq(u64, read_point(r, out), p));
+                cr_assert(eq(int, rig_write(r, p, v), 0));
+                step(&x);
+        }
+        /* Row k holds the outputs of the step from k - 1, which took the write for k - 1. */
+        for (size_t i = 0; i < x.n_rows; i++) {
+                const struct mrow *row = &x.rows[i];
+                double f = row->v[msys_col(&x, "ft.Float64_output")];
+                double n = row->v[msys_col(&x, "ft.Int32_output")];
+
+                if (row->point == 0)
+                        continue;
+                cr_assert(eq(dbl, f, (double)(row->point - 1) * 3), "point %llu",
+                          (unsigned long long)row->point);
+                cr_assert(eq(dbl, n, f));
+        }
+        master_rig_stats(x.m, &st);
+        cr_assert(eq(u64, st.applied, 50));
+        cr_assert(eq(u64, st.late + st.missing + st.bad + st.dropped, 0));
+        cr_assert(eq(int, st.state, MASTER_RIG_ATTACHED));
+        rig_close(r);
+        msys_fini(&x);
+}
+
+Test(master_rig, the_newest_of_several_writes_wins_and_later_points_wait)
+{
+        struct master_rig_stats st;
+        double out[2], a[2] = { 1, 1 }, b[2] = { 2, 2 }, c[2] = { 7, 7 };
+        struct msys x;
+        struct rig *r = load(&x, "hold");
+
+        (void) read_point(r, out);
+        cr_assert(eq(int, rig_write(r, 0, a), 0));
+        cr_assert(eq(int, rig_write(r, 0, b), 0));
+        cr_assert(eq(int, rig_write(r, 2, c), 0));     /* for point 2: not before */
+        step(&x);
+        step(&x);
+        (void) read_point(r, out);
+        cr_assert(eq(dbl, out[0], 2));
+        cr_assert(eq(dbl, out[1], 2));
+        step(&x);
+        (void) read_point(r, out);
+        cr_assert(eq(dbl, out[0], 7));
+        master_rig_stats(x.m, &st);
+        cr_assert(eq(u64, st.applied, 2));
+        cr_assert(eq(u64, st.missing, 1));      /* point 1 had none */
+        rig_close(r);
+        msys_fini(&x);
+}
+
+Test(master_rig, late_and_bad_writes_are_counted_and_the_session_goes_on)
+{
+        struct master_rig_stats st;
+        double out[2], late[2] = { 4, 4 }, nan_int[2] = { 1, NAN }, big[2] = { 1, 1e12 },
+               frac[2] = { 1, 0.5 };
+        struct msys x;
+        struct rig *r = load(&x, "hold");
+
+        step(&x);
+        step(&x);
+        rig_beat(r);
+        cr_assert(eq(int, rig_write(r, 0, late), 0));  /* for point 0, taken at 2 */
+        cr_assert(eq(int, rig_write(r, 2, nan_int), 0));
+        cr_assert(eq(int, rig_write(r, 2, big), 0));
+        cr_assert(eq(int, rig_write(r, 2, frac), 0));
+        step(&x);
+        (void) read_point(r, out);
+        cr_assert(eq(dbl, out[0], 4));
+        master_rig_stats(x.m, &st);
+        cr_assert(eq(u64, st.late, 1));
+        cr_assert(eq(u64, st.bad, 3));
+        cr_assert(eq(u64, st.applied, 1));
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        rig_close(r);
+        msys_fini(&x);
+}
+
+static void vanished(const char *policy, double expect)
+{
+        struct master_rig_stats st;
+        double out[2], v[2] = { 5, 5 };
+        struct msys x;
+        struct rig *r = load(&x, policy);
+
+        (void) read_point(r, out);
+        cr_assert(eq(int, rig_write(r, 0, v), 0));
+        step(&x);
+        vanish();
+        step(&x);
+        step(&x);
+        (void) read_point(r, out);
+        cr_assert(eq(dbl, out[0], expect));
+        cr_assert(eq(dbl, out[1], expect));
+        master_rig_stats(x.m, &st);
+        cr_assert(eq(int, st.state, MASTER_RIG_VANISHED));
+        /* A rig that beats again is attached again, and its writes apply. */
+        v[0] = v[1] = 9;
+        cr_assert(eq(int, rig_write(r, 3, v), 0));
+        step(&x);
+        step(&x);
+        (void) read_point(r, out);
+        cr_assert(eq(dbl, out[0], 9));
+        master_rig_stats(x.m, &st);
+        cr_assert(eq(int, st.state, MASTER_RIG_ATTACHED));
+        rig_close(r);
+        msys_fini(&x);
+}
+
+Test(master_rig, a_vanished_rig_under_hold_keeps_the_last_values)
+{
+        vanished("hold", 5);
+}
+
+Test(master_rig, a_vanished_rig_under_safe_gets_the_safe_values)
+{
+        vanished("safe", -1);
+}
+
+Test(master_rig, a_vanished_rig_under_pause_pauses_the_session_and_says_why)
+{
+        double out[2], v[2] = { 5, 5 };
+        struct msys x;
+        struct rig *r = load(&x, "pause");
+
+        (void) read_point(r, out);
+        cr_assert(eq(int, rig_write(r, 0, v), 0));
+        step(&x);
+        vanish();
+        cr_assert(eq(int, master_run(x.m), MASTER_PAUSED));
+        cr_assert(strstr(master_message(x.m), "rig vanished") != NULL, "%s", master_message(x.m));
+        cr_assert(eq(u64, master_point(x.m), 2));
+        rig_close(r);
+        msys_fini(&x);
+}
+
+static void refused(const char *attrs, const char *why)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ft", "Feedthrough") MSYS_COMP("lin", "LinearOde"),
+                .connections = MSYS_CONN("ft", "Float64_output", "lin", "u0"),
+                .stop = 1.0,
+                .attrs = attrs,
+        };
+        struct msys x;
+
+        cr_assert(eq(int, msys_load_try(&x, &spec), -EINVAL));
+        cr_assert(has_error(&x, why), "no error '%s'", why);
+        msys_fini(&x);
+}
+
+Test(master_rig, a_connected_input_is_refused_with_its_connection_named)
+{
+        refused("rigInputs=\"lin.u0\"", "rig input: connected from 'ft.Float64_output'");
+}
+
+Test(master_rig, unknown_non_numeric_misdirected_and_bad_safe_ports_are_refused)
+{
+        refused("rigInputs=\"ft.nothing\"", "rig input: no such variable");
+        refused("rigInputs=\"ft.String_input\"", "String: only Float32, Float64, integer and "
+                "Boolean scalars are rig ports");
+        refused("rigInputs=\"ft.Float64_output\"", "not an input");
+        refused("rigOutputs=\"ft.Float64_input\"", "not an output");
+        refused("rigInputs=\"ft.Int32_input=0.5\"", "safe value \"0.5\" is not a Int32 value");
+        refused("rigInputs=\"ft.Int32_input ft.Int32_input\"", "named twice");
+        refused("rigPolicy=\"later\"", "rigPolicy \"later\": expected hold, safe or pause");
+        refused("rigTimeoutMs=\"0\"", "rigTimeoutMs: expected 1 to 60000 ms");
+}
+
+Test(master_rig, more_ports_than_the_bound_are_refused)
+{
+        char attrs[8192] = "rigOutputs=\"";
+
+        for (unsigned i = 0; i <= RIG_PORTS_MAX; i++)
+                strcat(attrs, i % 2 ? "ft.Float64_output " : "ft.Int32_output ");
+        strcat(attrs, "\"");
+        refused(attrs, "rig outputs: 257 ports, more than 256");
+}
