@@ -104,6 +104,7 @@ struct hstatus {
         double lag_s, lag_max_s;        /* master_stats' */
         struct lat_summary lateness, lateness_window;   /* master_stats' */
         uint64_t overruns;
+        struct master_rig_stats rig;    /* master_rig_stats(); rig.ports false: none */
         char message[HOST_MSG_MAX];
         const char *recorder;           /* static: rec_backend_name(); NULL: no results file */
         const char *results;            /* static: "writing", "complete", "failed"; NULL: none */

@@ -64,7 +64,7 @@ static int read_inputs(struct hsess *hs, const struct proto_str *input, char *ms
 
 struct load_strs {
         struct scenario_assign *multirate, *starts;
-        char **record;
+        char **record, **rig;           /* rig: the inputs, then the outputs */
         char **strs;                    /* every string allocated, to free */
         size_t n_strs;
 };
@@ -122,11 +122,31 @@ static int overrides(const struct proto_load *a, struct scenario_overrides *o,
                         return -EINVAL;
                 }
         }
-        ls->strs = calloc(2u * a->n_multirate + 2u * a->n_starts + a->n_record + 1,
-                          sizeof(char *));
+        ls->strs = calloc(2u * a->n_multirate + 2u * a->n_starts + a->n_record + a->n_rig_in +
+                          a->n_rig_out + 1, sizeof(char *));
         ls->record = calloc(a->n_record + 1u, sizeof(char *));
-        if (!ls->strs || !ls->record)
+        ls->rig = calloc(a->n_rig_in + a->n_rig_out + 1u, sizeof(char *));
+        if (!ls->strs || !ls->record || !ls->rig)
                 return -ENOMEM;
+        for (uint32_t i = 0; i < a->n_rig_in + a->n_rig_out; i++)
+                if (!(ls->rig[i] = keep(ls, i < a->n_rig_in ? &a->rig_in[i]
+                                                          : &a->rig_out[i - a->n_rig_in]))) {
+                        snprintf(msg, size, "rigIn, rigOut: not a variable name");
+                        return -EINVAL;
+                }
+        o->n_rig_in = a->n_rig_in;
+        o->rig_in = (const char *const *)ls->rig;
+        o->n_rig_out = a->n_rig_out;
+        o->rig_out = (const char *const *)ls->rig + a->n_rig_in;
+        if (a->rig_policy.len) {
+                o->has_rig_policy = true;
+                if (rig_policy_parse(a->rig_policy.ptr, a->rig_policy.len, &o->rig_policy) < 0) {
+                        snprintf(msg, size, "rigPolicy: expected hold, safe or pause");
+                        return -EINVAL;
+                }
+        }
+        o->has_rig_timeout = a->has_rig_timeout;
+        o->rig_timeout_ms = a->rig_timeout_ms;
         if (assigns(ls, a->multirate, a->n_multirate, &ls->multirate) < 0 ||
             assigns(ls, a->starts, a->n_starts, &ls->starts) < 0) {
                 snprintf(msg, size, "multirate or starts: not a name and a value");
@@ -152,6 +172,7 @@ static void load_strs_fini(struct load_strs *ls)
                 free(ls->strs[i]);
         free(ls->strs);
         free(ls->record);
+        free(ls->rig);
         free(ls->multirate);
         free(ls->starts);
 }

@@ -150,6 +150,7 @@ void hstatus_refresh(struct hsess *hs, bool force)
         hs->st.lateness = ms.lateness;
         hs->st.lateness_window = ms.lateness_window;
         hs->st.overruns = ms.overruns;
+        master_rig_stats(hs->m, &hs->st.rig);
         if (hs->rec) {
                 struct rec_stats rs;
 
@@ -264,6 +265,15 @@ void hstatus_encode(struct hsess *hs, struct pw *w, const struct host_peer *view
                 .user = str(hs->user),
                 .n_insts = v && lv ? (uint32_t)st->n_insts : 0, .insts = v,
                 .n_realtime = rt ? hrt_status(hs, rt, rt_states) : 0, .realtime = rt,
+                .has_rig = st->rig.ports,
+                .rig = {
+                        .state = str(master_rig_state_name(st->rig.state)),
+                        .policy = str(rig_policy_name(st->rig.policy)),
+                        .in_force = st->rig.state == MASTER_RIG_VANISHED,
+                        .applied = st->rig.applied, .late = st->rig.late,
+                        .missing = st->rig.missing, .dropped = st->rig.dropped,
+                        .bad = st->rig.bad,
+                },
         };
 
         for (size_t i = 0; v && lv && i < st->n_insts; i++) {

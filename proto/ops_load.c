@@ -42,9 +42,13 @@ static const struct field load_fields[] = {
         FIELD_HAS("overrunMarginUs", FT_F64, FF_FINITE | FF_NONNEG, struct proto_load,
                   overrun_margin_us, has_overrun_margin),
         FIELD_HAS("spinUs", FT_F64, FF_FINITE | FF_NONNEG, struct proto_load, spin_us, has_spin),
+        FIELD("rigPolicy", FT_STR, FF_NAME | FF_OMIT, struct proto_load, rig_policy),
+        FIELD_HAS("rigTimeoutMs", FT_U32, 0, struct proto_load, rig_timeout_ms, has_rig_timeout),
         FIELD_EXT("multirate"),
         FIELD_EXT("starts"),
         FIELD_EXT("record"),
+        FIELD_EXT("rigIn"),
+        FIELD_EXT("rigOut"),
 };
 
 static void assigns_encode(struct pw *w, const char *key, const struct proto_assign *a, uint32_t n)
@@ -59,7 +63,8 @@ static void assigns_encode(struct pw *w, const char *key, const struct proto_ass
 
 void proto_load_encode(struct pw *w, uint64_t id, const struct proto_load *a)
 {
-        uint32_t n_ext = (a->n_multirate > 0) + (a->n_starts > 0) + (a->n_record > 0);
+        uint32_t n_ext = (a->n_multirate > 0) + (a->n_starts > 0) + (a->n_record > 0) +
+                         (a->n_rig_in > 0) + (a->n_rig_out > 0);
 
         req_encode(w, id, PROTO_OP_LOAD, load_fields, N_FIELDS(load_fields), a, n_ext);
         if (a->n_multirate)
@@ -68,6 +73,10 @@ void proto_load_encode(struct pw *w, uint64_t id, const struct proto_load *a)
                 assigns_encode(w, "starts", a->starts, a->n_starts);
         if (a->n_record)
                 strs_encode(w, "record", a->record, a->n_record);
+        if (a->n_rig_in)
+                strs_encode(w, "rigIn", a->rig_in, a->n_rig_in);
+        if (a->n_rig_out)
+                strs_encode(w, "rigOut", a->rig_out, a->n_rig_out);
 }
 
 /* A map of name to text: its pair count, or -EBADMSG. Absent: 0. */
@@ -123,6 +132,12 @@ static int check_overrides(const struct proto_load *a, char *err, size_t errlen)
                 return proto_fail(err, errlen, "args.rtCpus: longer than 255 characters");
         if (a->rt_worker_cpus.len > 255)
                 return proto_fail(err, errlen, "args.rtWorkerCpus: longer than 255 characters");
+        if (a->rig_policy.len && !pstr_is(a->rig_policy, "hold") &&
+            !pstr_is(a->rig_policy, "safe") && !pstr_is(a->rig_policy, "pause"))
+                return proto_fail(err, errlen,
+                                  "args.rigPolicy: expected \"hold\", \"safe\" or \"pause\"");
+        if (a->has_rig_timeout && (a->rig_timeout_ms < 1 || a->rig_timeout_ms > 60000))
+                return proto_fail(err, errlen, "args.rigTimeoutMs: expected 1 to 60000");
         return 0;
 }
 
@@ -131,8 +146,10 @@ int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem,
 {
         const struct pv *mr = pv_get(args, "multirate"), *st = pv_get(args, "starts");
         const struct pv *rec = pv_get(args, "record");
+        const struct pv *rin = pv_get(args, "rigIn"), *rout = pv_get(args, "rigOut");
         struct proto_load a = { 0 };
-        int n_mr, n_st, n_rec, r;
+        int n_mr, n_st, n_rec, n_rin, n_rout, r;
+        struct proto_str *strs;
         struct proto_assign *as;
         char *block = NULL;
 
@@ -152,10 +169,17 @@ int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem,
         n_rec = strs_check(rec, "args", "record", PROTO_MAX_NAMES, err, errlen);
         if (n_rec < 0)
                 return n_rec;
-        if (n_mr + n_st + n_rec) {
+        /* The bound of rig ports (shm/rig.h); the daemon checks the names. */
+        n_rin = strs_check(rin, "args", "rigIn", 256, err, errlen);
+        if (n_rin < 0)
+                return n_rin;
+        n_rout = strs_check(rout, "args", "rigOut", 256, err, errlen);
+        if (n_rout < 0)
+                return n_rout;
+        if (n_mr + n_st + n_rec + n_rin + n_rout) {
                 /* proto_assign holds two proto_str: one alignment for the whole block. */
                 block = malloc((size_t)(n_mr + n_st) * sizeof(struct proto_assign) +
-                               (size_t)n_rec * sizeof(struct proto_str));
+                               (size_t)(n_rec + n_rin + n_rout) * sizeof(struct proto_str));
                 if (!block) {
                         proto_fail(err, errlen, "out of memory");
                         return -ENOMEM;
@@ -166,14 +190,21 @@ int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem,
                 as = (struct proto_assign *)(void *)block;
                 assigns_fill(mr, as);
                 assigns_fill(st, as + n_mr);
-                strs_fill(rec, (struct proto_str *)(void *)(as + n_mr + n_st));
+                strs = (struct proto_str *)(void *)(as + n_mr + n_st);
+                strs_fill(rec, strs);
+                strs_fill(rin, strs + n_rec);
+                strs_fill(rout, strs + n_rec + n_rin);
                 a.multirate = n_mr ? as : NULL;
                 a.starts = n_st ? as + n_mr : NULL;
-                a.record = n_rec ? (const struct proto_str *)(const void *)(as + n_mr + n_st) : NULL;
+                a.record = n_rec ? strs : NULL;
+                a.rig_in = n_rin ? strs + n_rec : NULL;
+                a.rig_out = n_rout ? strs + n_rec + n_rin : NULL;
         }
         a.n_multirate = (uint32_t)n_mr;
         a.n_starts = (uint32_t)n_st;
         a.n_record = (uint32_t)n_rec;
+        a.n_rig_in = (uint32_t)n_rin;
+        a.n_rig_out = (uint32_t)n_rout;
         *mem = block;
         *ret = a;
         return 0;

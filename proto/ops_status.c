@@ -128,8 +128,20 @@ static const struct field status_fields[] = {
         FIELD("user", FT_STR, FF_OMIT, struct proto_session_status, user),
         FIELD_EXT("lateness"),
         FIELD_EXT("latenessWindow"),
+        FIELD_EXT("rig"),
         FIELD_EXT("instances"),
         FIELD_EXT("realtime"),
+};
+
+static const struct field rig_fields[] = {
+        FIELD("state", FT_STR, FF_REQ | FF_NAME, struct proto_rig_status, state),
+        FIELD("policy", FT_STR, FF_REQ | FF_NAME, struct proto_rig_status, policy),
+        FIELD("inForce", FT_BOOL, 0, struct proto_rig_status, in_force),
+        FIELD("applied", FT_U64, 0, struct proto_rig_status, applied),
+        FIELD("late", FT_U64, 0, struct proto_rig_status, late),
+        FIELD("missing", FT_U64, 0, struct proto_rig_status, missing),
+        FIELD("dropped", FT_U64, 0, struct proto_rig_status, dropped),
+        FIELD("bad", FT_U64, 0, struct proto_rig_status, bad),
 };
 
 static const struct field lateness_fields[] = {
@@ -168,7 +180,11 @@ static const struct field layer_fields[] = {
 
 void proto_session_status_encode(struct pw *w, const struct proto_session_status *r)
 {
-        res_encode(w, status_fields, N_FIELDS(status_fields), r, 4);
+        res_encode(w, status_fields, N_FIELDS(status_fields), r, 4 + r->has_rig);
+        if (r->has_rig) {
+                pw_str(w, "rig");
+                res_encode(w, rig_fields, N_FIELDS(rig_fields), &r->rig, 0);
+        }
         pw_str(w, "lateness");
         res_encode(w, lateness_fields, N_FIELDS(lateness_fields), &r->lateness, 0);
         pw_str(w, "latenessWindow");
@@ -257,6 +273,11 @@ int proto_session_status_decode(const struct pv *v, struct proto_session_status 
         if (a && (r = res_decode(a, "result.lateness", lateness_fields, N_FIELDS(lateness_fields),
                                  &s.lateness, err, errlen)) < 0)
                 return r;
+        a = pv_get(v, "rig");
+        if (a && (r = res_decode(a, "result.rig", rig_fields, N_FIELDS(rig_fields), &s.rig, err,
+                                 errlen)) < 0)
+                return r;
+        s.has_rig = a != NULL;
         a = pv_get(v, "latenessWindow");
         if (a && (r = res_decode(a, "result.latenessWindow", lateness_fields,
                                  N_FIELDS(lateness_fields), &s.lateness_window, err, errlen)) < 0)

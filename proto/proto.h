@@ -304,6 +304,13 @@ struct proto_load {
         struct proto_str rt_worker_cpus;        /* the workers' cpu list */
         bool rt_best_effort;            /* a refused real-time option does not refuse the load */
         bool rt_mlock;                  /* every worker locks its memory (mlockall) */
+        /* Rig ports (docs/scenarios.md): each list replaces the scenario's when not empty. */
+        uint32_t n_rig_in, n_rig_out;
+        const struct proto_str *rig_in;         /* "NAME" or "NAME=SAFE" */
+        const struct proto_str *rig_out;        /* "NAME" */
+        struct proto_str rig_policy;            /* "hold", "safe", "pause" or empty */
+        bool has_rig_timeout;
+        uint32_t rig_timeout_ms;                /* 1 to 60000 */
 };
 struct proto_load_result {
         uint64_t session, generation;
@@ -413,6 +420,14 @@ struct proto_session_status {
         const struct proto_inst_status *insts;
         uint32_t n_realtime;                    /* the real-time options asked for */
         const struct proto_rt_option *realtime;
+        /* Rig ports (shm/rig.h): has_rig false when the session declares none. */
+        bool has_rig;
+        struct proto_rig_status {
+                struct proto_str state;         /* "none" (no rig yet), "attached", "vanished" */
+                struct proto_str policy;        /* "hold", "safe", "pause" */
+                bool in_force;                  /* the policy applies: the rig vanished */
+                uint64_t applied, late, missing, dropped, bad;
+        } rig;
 };
 struct proto_daemon_status {
         uint32_t version;
