@@ -1,0 +1,94 @@
+/*
+ * rig_chan: the rig channel's memfd as a rig maps it (shm/rig.h): a
+ * channel the engine made attaches with its ports; a memfd that is not
+ * sealed, of the wrong size or with a header rewritten is refused before
+ * anything in it is used; values of the wrong kind for a port's type are
+ * told apart.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "shm/rig.h"
+
+static struct rig *engine_side(void)
+{
+        struct rig_port in[1] = { { .name = "u", .type = RIG_INT16, .has_safe = 1, .safe = -3 } };
+        struct rig_port out[2] = { { .name = "y", .type = RIG_FLOAT64 },
+                                   { .name = "on", .type = RIG_BOOLEAN } };
+        struct rig_params p = { .n_in = 1, .n_out = 2, .in = in, .out = out,
+                                .policy = RIG_SAFE, .timeout_ms = 10 };
+        struct rig *e;
+
+        cr_assert(eq(int, rig_create(&p, &e), 0));
+        return e;
+}
+
+Test(rig_chan, a_rig_attaches_with_the_ports_and_exchanges_records)
+{
+        struct rig *e = engine_side(), *r;
+        const struct rig_port *pt;
+        uint64_t seq, point, skipped;
+        double v = 7, got, outs[2] = { 1.5, 1 }, t;
+        uint32_t n;
+
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &r), 0));
+        pt = rig_ports(r, true, &n);
+        cr_assert(eq(u32, n, 2));
+        cr_assert(eq(str, (char *)pt[1].name, "on"));
+        pt = rig_ports(r, false, &n);
+        cr_assert(eq(dbl, pt[0].safe, -3));
+        cr_assert(eq(u64, rig_heartbeat(e), 0));
+        cr_assert(eq(int, rig_write(r, 4, &v), 0));
+        cr_assert(rig_heartbeat(e) > 0);
+        cr_assert(eq(int, rig_take(e, 3, &seq, &point, &got), -EAGAIN));       /* for point 4 */
+        cr_assert(eq(int, rig_take(e, 4, &seq, &point, &got), 0));
+        cr_assert(eq(u64, seq, 1));
+        cr_assert(eq(dbl, got, 7));
+        cr_assert(eq(int, rig_publish(e, 4, 0.4, outs), 0));
+        cr_assert(eq(int, rig_publish(e, 5, 0.5, outs), 0));
+        cr_assert(eq(int, rig_read(r, &point, &t, outs, &skipped), 0));
+        cr_assert(eq(u64, point, 5));
+        cr_assert(eq(u64, skipped, 1));
+        rig_close(r);
+        rig_close(e);
+}
+
+Test(rig_chan, an_unsealed_or_rewritten_channel_is_refused)
+{
+        struct rig *e = engine_side(), *r;
+        int fd = memfd_create("x", MFD_CLOEXEC), efd = dup(rig_fd(e));
+        struct rig_hdr *h;
+
+        cr_assert(fd >= 0);
+        cr_assert(eq(int, ftruncate(fd, 4096), 0));
+        cr_assert(eq(int, rig_attach(fd, &r), -EPERM));
+        close(fd);
+        h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_SHARED, efd, 0);
+        cr_assert(h != MAP_FAILED);
+        h->n_out = 3;                   /* a layout that does not match the size */
+        cr_assert(eq(int, rig_attach(efd, &r), -ERANGE));
+        h->n_out = 2;
+        h->magic = 0;
+        cr_assert(eq(int, rig_attach(efd, &r), -EBADMSG));
+        munmap(h, sizeof(*h));
+        close(efd);
+        rig_close(e);
+}
+
+Test(rig_chan, integer_and_boolean_ports_take_only_their_values)
+{
+        cr_assert(eq(int, rig_value_ok(RIG_INT32, NAN), 0));
+        cr_assert(eq(int, rig_value_ok(RIG_INT8, 128), 0));
+        cr_assert(eq(int, rig_value_ok(RIG_UINT8, -1), 0));
+        cr_assert(eq(int, rig_value_ok(RIG_INT16, 0.5), 0));
+        cr_assert(eq(int, rig_value_ok(RIG_BOOLEAN, 2), 0));
+        cr_assert(eq(int, rig_value_ok(RIG_INT8, -128), 1));
+        cr_assert(eq(int, rig_value_ok(RIG_BOOLEAN, 1), 1));
+        cr_assert(eq(int, rig_value_ok(RIG_FLOAT64, NAN), 1));
+        cr_assert(eq(int, rig_value_ok((enum rig_type)0, 0), 0));
+}
