@@ -114,6 +114,7 @@ enum {
         CLI_O_STRICT, CLI_O_ROLLBACK, CLI_O_TRANSIENT, CLI_O_FORCE,
         CLI_O_RT_PRIO, CLI_O_RT_WPRIO, CLI_O_RT_CPUS, CLI_O_RT_WCPUS, CLI_O_RT_BEST, CLI_O_RT_MLOCK,
         CLI_O_OVERRUN, CLI_O_OVERRUN_MARGIN, CLI_O_SPIN,
+        CLI_O_RIG_IN, CLI_O_RIG_OUT, CLI_O_RIG_POLICY, CLI_O_RIG_TIMEOUT,
 };
 
 /* The options of a load but --out, whose help differs between load and run. */
@@ -125,6 +126,7 @@ struct cli_load {
         struct proto_load l;            /* strings point into argv or the fields below */
         struct proto_assign starts[CLI_MAX_ASSIGN], multirate[CLI_MAX_ASSIGN];
         struct proto_str record[CLI_MAX_ASSIGN];
+        struct proto_str rig_in[CLI_MAX_ASSIGN], rig_out[CLI_MAX_ASSIGN];
         const char *out;                /* as given */
         const char *input;              /* --input as given; NULL: none */
         char *path_abs, *out_abs, *input_abs;

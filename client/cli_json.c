@@ -212,6 +212,19 @@ struct json_object *cli_json_session_status(const struct proto_session_status *s
                 json_object_array_add(rt, e);
         }
         json_object_object_add(o, "realtime", rt);
+        if (s->has_rig) {
+                struct json_object *g = json_object_new_object();
+
+                json_object_object_add(g, "state", cli_json_str(s->rig.state));
+                json_object_object_add(g, "policy", cli_json_str(s->rig.policy));
+                json_object_object_add(g, "inForce", json_object_new_boolean(s->rig.in_force));
+                json_object_object_add(g, "applied", json_object_new_uint64(s->rig.applied));
+                json_object_object_add(g, "late", json_object_new_uint64(s->rig.late));
+                json_object_object_add(g, "missing", json_object_new_uint64(s->rig.missing));
+                json_object_object_add(g, "dropped", json_object_new_uint64(s->rig.dropped));
+                json_object_object_add(g, "bad", json_object_new_uint64(s->rig.bad));
+                json_object_object_add(o, "rig", g);
+        }
         return o;
 }
 

@@ -62,6 +62,15 @@ const struct cli_opt cli_load_opts[] = {
                                                 "option (status says which and why)" },
         { "rt-mlock", CLI_O_RT_MLOCK, NULL, "every worker locks its memory (mlockall) before\n"
                                            "its sandbox" },
+        { "rig-in", CLI_O_RIG_IN, "NAME[=SAFE]", "a rig port: an unconnected input a rig writes at\n"
+          "every point, SAFE its value under --rig-policy safe;\n"
+          "repeatable (docs/scenarios.md, rig ports)" },
+        { "rig-out", CLI_O_RIG_OUT, "NAME", "a rig port: an output a rig reads at every point;\n"
+          "repeatable" },
+        { "rig-policy", CLI_O_RIG_POLICY, "POLICY", "when the rig vanishes: hold (last values),\n"
+          "safe (the SAFE values), pause (the session)" },
+        { "rig-timeout", CLI_O_RIG_TIMEOUT, "MS", "the rig has vanished when its heartbeat is this\n"
+          "old (1-60000 ms; default 100)" },
         { "transient", CLI_O_TRANSIENT, NULL, "unload the session when this connection goes quiet\n"
                                              "(fmuctl run always does)" },
         { 0 },
@@ -219,6 +228,32 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
                 if (p->n_record == CLI_MAX_ASSIGN)
                         return cli_usage_error(a, "at most %d --record options", CLI_MAX_ASSIGN);
                 l->record[p->n_record++] = (struct proto_str){ arg, (uint32_t)strlen(arg) };
+                return 1;
+        case CLI_O_RIG_IN:
+        case CLI_O_RIG_OUT: {
+                bool in = opt == CLI_O_RIG_IN;
+                uint32_t *n = in ? &p->n_rig_in : &p->n_rig_out;
+
+                if (*n == CLI_MAX_ASSIGN)
+                        return cli_usage_error(a, "at most %d %s options", CLI_MAX_ASSIGN,
+                                               in ? "--rig-in" : "--rig-out");
+                (in ? l->rig_in : l->rig_out)[(*n)++] = (struct proto_str){
+                        arg, (uint32_t)strlen(arg) };
+                p->rig_in = l->rig_in;
+                p->rig_out = l->rig_out;
+                return 1;
+        }
+        case CLI_O_RIG_POLICY:
+                if (strcmp(arg, "hold") && strcmp(arg, "safe") && strcmp(arg, "pause"))
+                        return cli_usage_error(a, "--rig-policy needs hold, safe or pause, not "
+                                               "'%s'", arg);
+                p->rig_policy = (struct proto_str){ arg, (uint32_t)strlen(arg) };
+                return 1;
+        case CLI_O_RIG_TIMEOUT:
+                if (cli_count(a, "--rig-timeout", arg, &k) || k < 1 || k > 60000)
+                        return cli_usage_error(a, "--rig-timeout needs milliseconds, 1 to 60000");
+                p->rig_timeout_ms = (uint32_t)k;
+                p->has_rig_timeout = true;
                 return 1;
         case CLI_O_GS:
                 p->algorithm = (struct proto_str){ "gauss-seidel", 12 };

@@ -256,6 +256,12 @@ static int run_local(struct run_cmd *a)
                 fprintf(stderr, "fmuctl run: the --rt-* options need a daemon, not --local\n");
                 return FMUCTL_EXIT_USAGE;
         }
+        /* A rig needs the daemon to hand it the session's rig channel. */
+        if (a->load.l.n_rig_in || a->load.l.n_rig_out || a->load.l.rig_policy.len ||
+            a->load.l.has_rig_timeout) {
+                fprintf(stderr, "fmuctl run: the --rig-* options need a daemon, not --local\n");
+                return FMUCTL_EXIT_USAGE;
+        }
         overrides(a, &ov, starts, multirate, record);
         worker = paths_worker();
         cache = paths_cache();
