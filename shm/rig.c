@@ -348,13 +348,20 @@ uint64_t rig_heartbeat(const struct rig *r)
         return atomic_load_explicit(heartbeat(r), memory_order_relaxed);
 }
 
-/* The ring broke (the rig wrote garbage): open it again where its indices are now. */
+/*
+ * The ring broke (the rig wrote garbage): everything it published is
+ * dropped, head moved to its tail (head is ours to write), and the ring
+ * opened again there, so the rig's next write is read whatever came before.
+ */
 static int reopen_in(struct rig *r)
 {
+        struct ring_hdr *h;
         struct layout l;
 
         plan(r->n_in, r->n_out, &l);
-        (void) ring_init(&r->in, r->base + l.in_off, l.in_size, RING_CONSUMER);
+        h = (struct ring_hdr *)(r->base + l.in_off);
+        wait_publish(&h->head, atomic_load_explicit(&h->tail, memory_order_acquire), &h->space);
+        (void) ring_init(&r->in, h, l.in_size, RING_CONSUMER);
         return -EPROTO;
 }
 

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -163,6 +164,50 @@ Test(master_rig, late_and_bad_writes_are_counted_and_the_session_goes_on)
         cr_assert(eq(u64, st.bad, 3));
         cr_assert(eq(u64, st.applied, 1));
         cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        rig_close(r);
+        msys_fini(&x);
+}
+
+Test(master_rig, garbage_in_the_write_ring_is_counted_and_the_next_write_applies)
+{
+        struct master_rig_stats st;
+        double out[2], v[2] = { 6, 6 };
+        struct msys x;
+        struct rig *r = load(&x, "hold");
+        int fd = dup(master_rig_fd(x.m));
+        struct rig_hdr *h;
+        unsigned char *base;
+        struct ring_hdr *in;
+
+        cr_assert(fd >= 0);
+        h = mmap(NULL, sizeof(*h), PROT_READ, MAP_SHARED, fd, 0);
+        cr_assert(h != MAP_FAILED);
+        base = mmap(NULL, h->total_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        cr_assert(base != MAP_FAILED);
+        in = (struct ring_hdr *)(base + h->in_off);
+        /* A record of no known kind, published, and a tail far beyond any the ring holds. */
+        memset(base + h->in_off + sizeof(*in), 0xa5, 64);
+        atomic_store(&in->tail, 3);
+        rig_beat(r);
+        step(&x);
+        atomic_store(&in->tail, 1000000);
+        step(&x);
+        master_rig_stats(x.m, &st);
+        cr_assert(eq(u64, st.bad, 2));
+        cr_assert(eq(u64, st.applied, 0));
+        /* A rig that opens the channel again writes from where the master reads. */
+        rig_close(r);
+        cr_assert(eq(int, rig_attach(dup(master_rig_fd(x.m)), &r), 0));
+        cr_assert(eq(int, rig_write(r, 2, v), 0));
+        step(&x);
+        (void) read_point(r, out);
+        cr_assert(eq(dbl, out[0], 6));
+        master_rig_stats(x.m, &st);
+        cr_assert(eq(u64, st.applied, 1));
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        munmap(base, h->total_size);
+        munmap(h, sizeof(*h));
+        close(fd);
         rig_close(r);
         msys_fini(&x);
 }

@@ -204,6 +204,8 @@ void mrig_inputs(struct master *m)
                         break;
                 if (r < 0) {
                         count(&rg->bad);
+                        if (r == -EPROTO)
+                                break;  /* the ring was opened again: its next write, next point */
                         continue;
                 }
                 if (point < m->pt)
