@@ -210,6 +210,14 @@ int fmud_shutdown(struct fmud *c);
  */
 int fmud_subscribe(struct fmud *c, const struct proto_target *t, const char *const names[],
                    size_t n, uint64_t decimation, char *ret_topic, size_t topic_len);
+/*
+ * fmud_subscribe() with every_point: a sample at every communication
+ * point (every decimation-th), not only at the points the session records
+ * (those not recorded carry PROTO_SAMPLE_UNRECORDED).
+ */
+int fmud_subscribe_every(struct fmud *c, const struct proto_target *t, const char *const names[],
+                         size_t n, uint64_t decimation, bool every_point, char *ret_topic,
+                         size_t topic_len);
 int fmud_unsubscribe(struct fmud *c, const struct proto_target *t, const char *topic);
 /* Receive (on) or stop receiving (off) every session's state events (topic "events"). */
 int fmud_events(struct fmud *c, bool on);
@@ -225,16 +233,32 @@ int fmud_logs_follow(struct fmud *c, uint64_t session, bool on);
  */
 int fmud_logs(struct fmud *c, const struct proto_target *t, struct proto_logs_result *ret);
 
-enum fmud_msg_kind { FMUD_MSG_SAMPLE = 1, FMUD_MSG_EVENT = 2, FMUD_MSG_LOG = 3 };
+/*
+ * Receive (on) or stop receiving (off) the telemetry of a paced session
+ * (topic "t<session>", about once a second while it runs paced): one
+ * session at a time, a call with on for another replaces it.
+ */
+int fmud_telemetry(struct fmud *c, uint64_t session, bool on);
+
+enum fmud_msg_kind {
+        FMUD_MSG_SAMPLE = 1, FMUD_MSG_EVENT = 2, FMUD_MSG_LOG = 3, FMUD_MSG_TELEMETRY = 4
+};
 
 struct fmud_msg {
         enum fmud_msg_kind kind;
         const char *topic;              /* NUL-terminated */
-        struct proto_sample sample;     /* FMUD_MSG_SAMPLE; names filled in from the
-                                           subscription when this sample carries none
-                                           (NULL when unknown) */
+        /*
+         * FMUD_MSG_SAMPLE: time, point, flags (PROTO_SAMPLE_*: first, dropped,
+         * restored, extra, eventLeft, unrecorded), the wall clock when the
+         * point was done (mono_ns: the daemon host's CLOCK_MONOTONIC,
+         * real_ns: its CLOCK_REALTIME; 0 from a daemon that does not send
+         * them) and the values; names filled in from the subscription when
+         * this sample carries none (NULL when unknown).
+         */
+        struct proto_sample sample;
         struct proto_event event;       /* FMUD_MSG_EVENT */
         struct proto_log log;           /* FMUD_MSG_LOG */
+        struct proto_telemetry telemetry;       /* FMUD_MSG_TELEMETRY */
 };
 
 /*

@@ -50,6 +50,7 @@ struct fmud {
         size_t n_subs;
         bool events_on;
         char logs_topic[32];            /* a followed session's FMU messages; "": none */
+        char telem_topic[32];           /* "t<session>" followed (fmud_telemetry()); "": none */
 
         int errcode;
         char errmsg[4096];

@@ -45,6 +45,7 @@ void fmud_pub_fini(struct fmud *c)
         c->n_subs = 0;
         c->events_on = false;
         c->logs_topic[0] = '\0';
+        c->telem_topic[0] = '\0';
         if (c->sub)
                 zmq_close(c->sub);
         c->sub = NULL;
@@ -150,7 +151,15 @@ out_nomem:
 int fmud_subscribe(struct fmud *c, const struct proto_target *t, const char *const names[],
                    size_t n, uint64_t decimation, char *ret_topic, size_t topic_len)
 {
-        struct proto_subscribe a = { .t = *t, .n = (uint32_t)n, .decimation = decimation };
+        return fmud_subscribe_every(c, t, names, n, decimation, false, ret_topic, topic_len);
+}
+
+int fmud_subscribe_every(struct fmud *c, const struct proto_target *t, const char *const names[],
+                         size_t n, uint64_t decimation, bool every_point, char *ret_topic,
+                         size_t topic_len)
+{
+        struct proto_subscribe a = { .t = *t, .n = (uint32_t)n, .decimation = decimation,
+                                     .every_point = every_point };
         struct proto_subscribe_result res;
         struct proto_str *s;
         const struct pv *v;
@@ -249,6 +258,29 @@ int fmud_logs_follow(struct fmud *c, uint64_t session, bool on)
         return 0;
 }
 
+int fmud_telemetry(struct fmud *c, uint64_t session, bool on)
+{
+        char topic[sizeof(c->telem_topic)];
+        int r;
+
+        snprintf(topic, sizeof(topic), "t%llu", (unsigned long long)session);
+        if (on ? !strcmp(topic, c->telem_topic) : strcmp(topic, c->telem_topic))
+                return 0;
+        r = open_sub(c);
+        if (r < 0)
+                return r;
+        if (c->telem_topic[0] && zmq_setsockopt(c->sub, ZMQ_UNSUBSCRIBE, c->telem_topic,
+                                                strlen(c->telem_topic)) < 0)
+                return fmud_fail(c, -errno, "ZMQ_UNSUBSCRIBE: %s", zmq_strerror(errno));
+        c->telem_topic[0] = '\0';
+        if (!on)
+                return 0;
+        if (zmq_setsockopt(c->sub, ZMQ_SUBSCRIBE, topic, strlen(topic)) < 0)
+                return fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
+        memcpy(c->telem_topic, topic, sizeof(topic));
+        return 0;
+}
+
 static int64_t now_ms(void)
 {
         struct timespec ts;
@@ -328,7 +360,9 @@ static int decode_pub(struct fmud *c, struct fmud_msg *ret)
                         return fmud_fail(c, -EPROTO, "malformed log message: %s", err);
                 return 0;
         }
-        if (c->events_on && !strcmp(c->pub_topic, EVENTS_TOPIC)) {
+        bool telem = c->telem_topic[0] && !strcmp(c->pub_topic, c->telem_topic);
+
+        if ((c->events_on && !strcmp(c->pub_topic, EVENTS_TOPIC)) || telem) {
                 s = NULL;
         } else {
                 s = find_sub(c, c->pub_topic);
@@ -341,6 +375,13 @@ static int decode_pub(struct fmud *c, struct fmud_msg *ret)
         if (r < 0)
                 return fmud_fail(c, -EPROTO, "malformed message on '%s': %s", c->pub_topic, err);
         *ret = (struct fmud_msg){ .topic = c->pub_topic };
+        if (telem) {
+                ret->kind = FMUD_MSG_TELEMETRY;
+                if (proto_telemetry_decode(c->pub_doc.root, &ret->telemetry, &c->pub_mem, err,
+                                           sizeof(err)) < 0)
+                        return fmud_fail(c, -EPROTO, "malformed telemetry: %s", err);
+                return 0;
+        }
         if (!s) {
                 ret->kind = FMUD_MSG_EVENT;
                 if (proto_event_decode(c->pub_doc.root, &ret->event, err, sizeof(err)) < 0)
@@ -366,7 +407,7 @@ int fmud_next(struct fmud *c, int timeout_ms, struct fmud_msg *ret)
         int n, r;
 
         fmud_pub_release(c);
-        if (!c->sub || (!c->n_subs && !c->events_on && !c->logs_topic[0]))
+        if (!c->sub || (!c->n_subs && !c->events_on && !c->logs_topic[0] && !c->telem_topic[0]))
                 return fmud_fail(c, -ENOTCONN, "nothing is subscribed");
         for (;;) {
                 r = recv_pub(c);

@@ -159,7 +159,9 @@ struct hsub {
         uint64_t n;                     /* topic "s<session>.<n>" */
         char topic[48];
         uint64_t decimation, seen;
+        bool every_point;               /* every point's row, not only the recorded ones */
         bool named;                     /* the first sample carries names */
+        bool restored;                  /* the next sample is the first after a restore */
         struct pub_drops *drops;        /* its samples lost on the way (a reference) */
         uint64_t drops_seen;            /* drops when the last sample was built */
         char user[HOST_PEER_LABEL_MAX]; /* who subscribed (host_peer.user); "" unknown */
@@ -229,6 +231,8 @@ struct hsess {
         struct hsub *subs[HOST_MAX_SUBS];
         uint64_t next_sub;
         uint64_t samples_dropped;       /* of subscriptions removed since */
+        uint64_t telem_ns;              /* when telemetry was last sent (host_telem.c) */
+        struct pub_drops *telem_drops;  /* telemetry lost on the way; NULL: none sent yet */
         struct hsnapshot *snaps[HOST_MAX_SNAPSHOTS];
         uint64_t next_snap;
         uint64_t status_ns;             /* when st was last refreshed */
@@ -461,6 +465,8 @@ void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *a
 void hsub_free_all(struct hsess *hs);
 /* Samples of the session's subscriptions lost on the way so far (those removed too). */
 uint64_t hsub_dropped(const struct hsess *hs);
+/* The session was restored: every subscription's next sample says so. */
+void hsub_restored(struct hsess *hs);
 /* Publish a state change on "events". */
 void hsub_event(struct hsess *hs, const char *message);
 
@@ -488,6 +494,10 @@ void hlog_flush(struct hsess *hs);
 void hlog_encode(struct hsess *hs, struct pw *w);
 /* Copy src into dst (size > 0) without control characters, cut to fit; its length. */
 size_t hlog_clean(char *dst, size_t size, const char *src);
+/* ---- host_telem.c (session thread) ---- */
+/* Between stepping calls: a paced running session's telemetry, once a second. */
+void htelem_tick(struct hsess *hs);
+void htelem_free(struct hsess *hs);
 
 /* ---- host_snap.c (session thread) ---- */
 void hsnap_snapshot(struct hsess *hs, const struct hcmd *c);

@@ -157,6 +157,7 @@ void hsess_unload(struct hsess *hs, const struct hcmd *c)
         hsnap_free_all(hs);
         hsub_free_all(hs);
         hlog_flush(hs);
+        htelem_free(hs);
         hload_free(hs);
         hlog_line(hs, LOG_NOTICE, "unloaded%s%s", hs->actor[0] ? " by " : "", hs->actor);
         drain(hs, PROTO_E_NO_SESSION, "the session was unloaded");
@@ -245,6 +246,7 @@ static void run_chunk(struct hsess *hs)
                 return;
         if (r == -EPERM || master_state(hs->m) != MASTER_PAUSED)
                 follow(hs);
+        htelem_tick(hs);
         if (hs->state == PROTO_STATE_RUNNING && hs->goal && hsess_goal_reached(hs))
                 hsess_set_state(hs, PROTO_STATE_PAUSED, "");
         else

@@ -160,6 +160,7 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
                 return;
         }
         hvalues_forget(hs);
+        hsub_restored(hs);
         hs->generation++;
         hs->state = PROTO_STATE_COUNT;  /* so that the event goes out with the new generation */
         hsess_set_state(hs, sn->state, "");

@@ -10,8 +10,15 @@
  * element) or variables the master routes (read with master_value(), an
  * array as a msgpack array); none names every recorded column. Samples
  * are the communication points' rows (intermediate update rows are not
- * published), every decimation-th of them; the first sample of a
- * subscription carries the names. opts.publish is non-blocking by
+ * published), every decimation-th of them: the recorded points' rows, or
+ * with everyPoint every point's (the master hands those over only while
+ * such a subscription exists: master_set_rows(), so a session without one
+ * pays nothing per point; they are flagged and never recorded). Every row
+ * handed over while any subscription exists carries the wall clock of its
+ * point (monoNs, realNs). The first sample of a subscription carries the
+ * names and PROTO_SAMPLE_FIRST, as does the first after a loss (the
+ * first may have been lost); the first after a restore carries
+ * PROTO_SAMPLE_RESTORED. opts.publish is non-blocking by
  * contract, so the master never waits on a subscriber. A sample lost
  * on the way (the control thread's queue full, a subscriber that does
  * not keep up) is counted in its subscription's drops (pub_drops.h),
@@ -90,12 +97,21 @@ static void put_item(struct hsess *hs, struct pw *w, const struct hsub_item *it,
         }
 }
 
+/* The row's flags as a sample's (MASTER_ROW_* are the master's, not the wire's). */
+static uint32_t row_flags(unsigned f)
+{
+        return (f & MASTER_ROW_EXTRA ? PROTO_SAMPLE_EXTRA : 0) |
+               (f & MASTER_ROW_EVENT_LEFT ? PROTO_SAMPLE_EVENT_LEFT : 0) |
+               (f & MASTER_ROW_UNRECORDED ? PROTO_SAMPLE_UNRECORDED : 0);
+}
+
 static void publish(struct hsess *hs, struct hsub *sub, const struct master_row *row)
 {
         struct proto_str *names = NULL;
         struct proto_sample s = {
                 .session = hs->id, .generation = hs->generation, .time = row->time,
-                .point = row->point, .flags = row->flags, .n = (uint32_t)sub->n_items,
+                .point = row->point, .flags = row_flags(row->flags), .n = (uint32_t)sub->n_items,
+                .mono_ns = row->mono_ns, .real_ns = row->real_ns,
         };
         uint64_t lost = pub_drops_get(sub->drops);
         struct pw w;
@@ -104,7 +120,11 @@ static void publish(struct hsess *hs, struct hsub *sub, const struct master_row 
 
         if (lost > sub->drops_seen)
                 s.flags |= PROTO_SAMPLE_DROPPED;
-        if (!sub->named) {
+        if (!sub->named)
+                s.flags |= PROTO_SAMPLE_FIRST;
+        if (sub->restored)
+                s.flags |= PROTO_SAMPLE_RESTORED;
+        if (s.flags & (PROTO_SAMPLE_FIRST | PROTO_SAMPLE_DROPPED)) {
                 names = calloc(sub->n_items ? sub->n_items : 1, sizeof(*names));
                 if (!names) {
                         pub_drops_add(sub->drops);
@@ -132,6 +152,7 @@ static void publish(struct hsess *hs, struct hsub *sub, const struct master_row 
                 return;
         }
         sub->named = true;
+        sub->restored = false;
         sub->drops_seen = lost;
         hs->h->opts.publish(hs->h->opts.publish_ctx, sub->topic, buf, len,
                             pub_drops_ref(sub->drops));
@@ -140,19 +161,41 @@ static void publish(struct hsess *hs, struct hsub *sub, const struct master_row 
 void hsub_sink(void *ctx, const struct master_row *row)
 {
         struct hsess *hs = ctx;
+        bool unrecorded = row->flags & MASTER_ROW_UNRECORDED;
 
         /* Intermediate updates are not communication points: not in the file, not published. */
         if (row->flags & MASTER_ROW_INTERMEDIATE)
                 return;
-        record(hs, row);
+        if (!unrecorded)
+                record(hs, row);
         if (!hs->h->opts.publish)
                 return;
         for (size_t i = 0; i < HOST_MAX_SUBS; i++) {
                 struct hsub *sub = hs->subs[i];
 
-                if (sub && sub->seen++ % sub->decimation == 0)
+                if (sub && (!unrecorded || sub->every_point) && sub->seen++ % sub->decimation == 0)
                         publish(hs, sub, row);
         }
+}
+
+/* The rows the master hands over: every point's while an everyPoint subscription exists. */
+static void rows(struct hsess *hs)
+{
+        bool any = false, every = false;
+
+        for (size_t i = 0; i < HOST_MAX_SUBS; i++) {
+                any |= hs->subs[i] != NULL;
+                every |= hs->subs[i] && hs->subs[i]->every_point;
+        }
+        if (hs->m)
+                master_set_rows(hs->m, every, any);
+}
+
+void hsub_restored(struct hsess *hs)
+{
+        for (size_t i = 0; i < HOST_MAX_SUBS; i++)
+                if (hs->subs[i])
+                        hs->subs[i]->restored = true;
 }
 
 static void sub_free(struct hsub *sub)
@@ -182,6 +225,7 @@ void hsub_free_all(struct hsess *hs)
                 sub_free(hs->subs[i]);
                 hs->subs[i] = NULL;
         }
+        rows(hs);
 }
 
 static enum md_type col_type(const struct scenario *sc, size_t col)
@@ -302,9 +346,11 @@ void hsub_subscribe(struct hsess *hs, const struct hcmd *c, const struct pv *arg
         snprintf(sub->user, sizeof(sub->user), "%s", c->user);
         sub->n = ++hs->next_sub;
         sub->decimation = a.decimation ? a.decimation : 1;
+        sub->every_point = a.every_point;
         snprintf(sub->topic, sizeof(sub->topic), "s%llu.%llu", (unsigned long long)hs->id,
                  (unsigned long long)sub->n);
         hs->subs[slot] = sub;
+        rows(hs);
         if (pw_init(&w) < 0)
                 return;
         proto_reply_ok_begin(&w, c->id);
@@ -343,6 +389,7 @@ void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *a
                 hs->samples_dropped += pub_drops_get(sub->drops);
                 sub_free(sub);
                 hs->subs[i] = NULL;
+                rows(hs);
                 if (pw_init(&w) < 0)
                         return;
                 proto_reply_ok_begin(&w, c->id);

@@ -15,6 +15,8 @@ static const struct field sample_fields[] = {
         FIELD("time", FT_F64, FF_REQ, struct proto_sample, time),
         FIELD("point", FT_U64, FF_REQ, struct proto_sample, point),
         FIELD("flags", FT_U32, 0, struct proto_sample, flags),
+        FIELD("monoNs", FT_U64, 0, struct proto_sample, mono_ns),
+        FIELD("realNs", FT_U64, 0, struct proto_sample, real_ns),
         FIELD_EXT("names"),
         FIELD_EXT("values"),
 };

@@ -188,6 +188,7 @@ int proto_get_decode(const struct pv *args, struct proto_get *ret, void **mem, c
 static const struct field subscribe_fields[] = {
         TARGET_FIELDS(struct proto_subscribe),
         FIELD("decimation", FT_U64, 0, struct proto_subscribe, decimation),
+        FIELD("everyPoint", FT_BOOL, FF_OMIT, struct proto_subscribe, every_point),
         FIELD_EXT("names"),
 };
 

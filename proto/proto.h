@@ -460,6 +460,8 @@ struct proto_subscribe {
         uint32_t n;
         const struct proto_str *names;  /* instance.variable; none: every recorded column */
         uint64_t decimation;            /* every n-th point; 0: 1 */
+        /* Every communication point, not only the recorded ones (optional; false: recorded). */
+        bool every_point;
 };
 struct proto_subscribe_result { struct proto_str topic; };
 struct proto_unsubscribe { struct proto_target t; struct proto_str topic; };
@@ -480,11 +482,19 @@ struct proto_restore_result {
 #define PROTO_SAMPLE_FIRST      (1u << 0)       /* a subscription's first sample, with names */
 #define PROTO_SAMPLE_DROPPED    (1u << 1)       /* samples were dropped before this one */
 #define PROTO_SAMPLE_RESTORED   (1u << 2)       /* the first sample after a restore */
+#define PROTO_SAMPLE_EXTRA      (1u << 3)       /* an extra point (early return), off the grid */
+#define PROTO_SAMPLE_EVENT_LEFT (1u << 4)       /* the values before Event Mode at this time */
+#define PROTO_SAMPLE_UNRECORDED (1u << 5)       /* an every-point sample of a point not recorded */
 struct proto_sample {
         uint64_t session, generation;
         double time;
         uint64_t point;
         uint32_t flags;
+        /*
+         * When the point was done: CLOCK_MONOTONIC and CLOCK_REALTIME of the
+         * daemon's host, ns (optional on the wire: 0 when absent).
+         */
+        uint64_t mono_ns, real_ns;
         uint32_t n;
         const struct proto_str *names;  /* n of them, or NULL */
         const struct pv *values;        /* decode: the values array */
@@ -497,6 +507,25 @@ struct proto_event {
         /* Paced runs, as status has them then (0 otherwise; optional on the wire). */
         uint64_t overruns;
         double lateness_p99_us, lateness_max_us;
+};
+
+/*
+ * Telemetry of a paced run, topic "t<session>", about once a second of
+ * wall time while it runs: its pacing figures as status has them (the
+ * same keys; instances with name, steps, stepUsMean, stepUsMax and
+ * serviceUsMean only) and how many telemetry messages of the session were
+ * lost before this one.
+ */
+struct proto_telemetry {
+        uint64_t session, generation;
+        double time;
+        uint64_t points;
+        double real_time_factor, warp;
+        struct proto_lateness lateness, lateness_window;
+        uint64_t overruns;
+        uint64_t dropped;               /* this session's telemetry messages lost so far */
+        uint32_t n_insts;
+        const struct proto_inst_status *insts;
 };
 
 /* Requests. */
@@ -587,6 +616,10 @@ int proto_sample_decode(const struct pv *v, struct proto_sample *ret, void **mem
                         size_t errlen);
 void proto_event_encode(struct pw *w, const struct proto_event *e);
 int proto_event_decode(const struct pv *v, struct proto_event *ret, char *err, size_t errlen);
+void proto_telemetry_encode(struct pw *w, const struct proto_telemetry *t);
+/* *mem: the instances (free it); their strings point into v. */
+int proto_telemetry_decode(const struct pv *v, struct proto_telemetry *ret, void **mem, char *err,
+                           size_t errlen);
 
 /*
  * A message an FMU logged (fmi3 logMessage, fmi2 logger), as published on

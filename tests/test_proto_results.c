@@ -324,7 +324,8 @@ Test(proto_results, get_subscribe_snapshot_results_round_trip)
 Test(proto_results, samples_and_events_round_trip)
 {
         static const struct proto_str names[] = { S("Plant.x"), S("Ctrl.u") };
-        struct proto_sample sa = { 3, 1, 0.5, 500, 1, 2, names, NULL }, sb;
+        struct proto_sample sa = { 3, 1, 0.5, 500, 1, 7000000000123ull, 1780000000123456789ull,
+                                   2, names, NULL }, sb;
         struct proto_event ea = { 3, 2, PROTO_STATE_FAULTED, 1.25, S("Plant: doStep failed"), 2, 150, 9000 }, eb;
         int r;
 
@@ -337,6 +338,8 @@ Test(proto_results, samples_and_events_round_trip)
         cr_assert(proto_sample_decode(m.doc.root, &sb, &mem, err, sizeof(err)) == 0, "%s", err);
         cr_assert(sb.session == 3 && sb.generation == 1 && sb.time == 0.5 && sb.point == 500 &&
                   sb.flags == 1 && sb.n == 2);
+        cr_assert_eq(sb.mono_ns, 7000000000123ull);
+        cr_assert_eq(sb.real_ns, 1780000000123456789ull);
         cr_assert(sb.names && str_eq(sb.names[1], "Ctrl.u"));
         cr_assert(sb.values->type == PV_ARRAY && sb.values->a.items[1].f == -2.0);
         msg_fini(&m);

@@ -176,8 +176,8 @@ Test(proto_values, set_refuses_bad_names)
 Test(proto_values, subscribe_unsubscribe_restore_round_trip)
 {
         static const struct proto_str names[] = { S("Plant.x") };
-        struct proto_subscribe sa = { { 1, 2 }, 1, names, 10 }, sb;
-        struct proto_subscribe all = { { 1, 2 }, 0, NULL, 0 };
+        struct proto_subscribe sa = { { 1, 2 }, 1, names, 10, true }, sb;
+        struct proto_subscribe all = { { 1, 2 }, 0, NULL, 0, false };
         struct proto_unsubscribe ua = { { 1, 2 }, S("s1.3") }, ub;
         struct proto_restore ra = { { 1, 2 }, 77 }, rb;
 
@@ -185,6 +185,7 @@ Test(proto_values, subscribe_unsubscribe_restore_round_trip)
         cr_assert(proto_subscribe_decode(msg_req(&m, &w, PROTO_OP_SUBSCRIBE, 1), &sb, &mem, err,
                                          sizeof(err)) == 0, "%s", err);
         cr_assert(sb.n == 1 && str_eq(sb.names[0], "Plant.x") && sb.decimation == 10);
+        cr_assert(sb.every_point, "everyPoint lost");
         msg_fini(&m);
         free(mem);
         mem = NULL;
@@ -192,6 +193,7 @@ Test(proto_values, subscribe_unsubscribe_restore_round_trip)
         cr_assert(proto_subscribe_decode(msg_req(&m, &w, PROTO_OP_SUBSCRIBE, 2), &sb, &mem, err,
                                          sizeof(err)) == 0, "%s", err);
         cr_assert(sb.n == 0 && sb.names == NULL && sb.decimation == 0 && mem == NULL);
+        cr_assert(!sb.every_point, "everyPoint appeared");
         msg_fini(&m);
         proto_unsubscribe_encode(&w, 3, &ua);
         cr_assert(proto_unsubscribe_decode(msg_req(&m, &w, PROTO_OP_UNSUBSCRIBE, 3), &ub, err,

@@ -112,6 +112,8 @@ enum master_state {
 #define MASTER_ROW_EXTRA        (1u << 0)       /* an extra point (early return), not on the grid */
 #define MASTER_ROW_EVENT_LEFT   (1u << 1)       /* values before Event Mode at this time */
 #define MASTER_ROW_INTERMEDIATE (1u << 2)       /* an intermediate update of row->comp */
+/* A point that is not recorded, handed over only for master_set_rows()'s every_point. */
+#define MASTER_ROW_UNRECORDED   (1u << 3)
 
 /* A String (NUL-terminated, len without it) or Binary column value. */
 struct master_blob {
@@ -134,6 +136,12 @@ struct master_row {
         const uint64_t *bits;
         /* String and Binary columns ({NULL, 0} for the others). */
         const struct master_blob *blobs;
+        /*
+         * With master_set_rows()'s stamped: the wall clock when the point
+         * was done (its values published, Event Mode run), CLOCK_MONOTONIC
+         * and CLOCK_REALTIME in ns; 0 otherwise (and in intermediate rows).
+         */
+        uint64_t mono_ns, real_ns;
 };
 
 /* A sample row; everything it points to is valid during the call only. Master thread. */
@@ -289,6 +297,14 @@ void master_live(const struct master *m, double *time, uint64_t *points);
 const char *master_state_name(enum master_state s);
 
 /* Master thread (or no stepping call running). */
+/*
+ * Which rows the sink gets from the next point on. every_point: a row at
+ * every point, those the decimation leaves out flagged
+ * MASTER_ROW_UNRECORDED (a recorder skips them); stamped: rows carry
+ * mono_ns and real_ns. Both off by default, and off they cost nothing
+ * per point (a point the decimation leaves out is not even filled).
+ */
+void master_set_rows(struct master *m, bool every_point, bool stamped);
 /*
  * The run is held between stepping calls (a step's goal reached, a pause
  * of the caller's): the time until the next call is not the run's, and

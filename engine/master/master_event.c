@@ -84,6 +84,8 @@ int mevent_point(struct master *m, bool record)
         if (!any) {
                 if (record)
                         mroute_row(m, m->t_cur, flags);
+                else if (m->rows_every)
+                        mroute_row(m, m->t_cur, flags | MASTER_ROW_UNRECORDED);
                 return 0;
         }
         /* A point with events is always recorded, on both sides of them. */

@@ -296,6 +296,8 @@ struct master {
         double held_t;
         uint64_t held_pt;
         unsigned held_flags;
+        uint64_t held_mono_ns, held_real_ns;
+        bool rows_every, rows_stamped;  /* master_set_rows() */
         double *held_vals;
         uint64_t *held_bits;
         uint32_t decimation;

@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine/master/master_value.h"
 
@@ -124,9 +125,11 @@ void mroute_fill(struct master *m)
 }
 
 static void emit(struct master *m, double t, uint64_t pt, unsigned flags, size_t comp,
-                 const double *vals, const uint64_t *bits)
+                 const double *vals, const uint64_t *bits, uint64_t mono_ns, uint64_t real_ns)
 {
         struct master_row row = {
+                .mono_ns = mono_ns,
+                .real_ns = real_ns,
                 .time = t,
                 .point = pt,
                 .flags = flags,
@@ -145,25 +148,46 @@ void mroute_flush(struct master *m)
         if (!m->row_held)
                 return;
         m->row_held = false;
-        emit(m, m->held_t, m->held_pt, m->held_flags, SIZE_MAX, m->held_vals, m->held_bits);
+        emit(m, m->held_t, m->held_pt, m->held_flags, SIZE_MAX, m->held_vals, m->held_bits,
+             m->held_mono_ns, m->held_real_ns);
 }
 
 void mroute_emit(struct master *m, double t, unsigned flags, size_t comp)
 {
         mroute_flush(m);
-        emit(m, t, m->pt, flags, comp, m->row_vals, m->row_bits);
+        emit(m, t, m->pt, flags, comp, m->row_vals, m->row_bits, 0, 0);
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+        struct timespec ts;
+
+        clock_gettime(id, &ts);
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void master_set_rows(struct master *m, bool every_point, bool stamped)
+{
+        m->rows_every = every_point;
+        m->rows_stamped = stamped;
 }
 
 void mroute_row(struct master *m, double t, unsigned flags)
 {
         double *vals = m->row_vals;
         uint64_t *bits = m->row_bits;
+        uint64_t mono = 0, real = 0;
 
         if (!m->opts.sink)
                 return;
+        if (m->rows_stamped) {
+                mono = clock_ns(CLOCK_MONOTONIC);
+                real = clock_ns(CLOCK_REALTIME);
+        }
         mroute_fill(m);
         if (!m->row_defer) {
-                mroute_emit(m, t, flags, SIZE_MAX);
+                mroute_flush(m);
+                emit(m, t, m->pt, flags, SIZE_MAX, m->row_vals, m->row_bits, mono, real);
                 return;
         }
         mroute_flush(m);
@@ -178,6 +202,8 @@ void mroute_row(struct master *m, double t, unsigned flags)
         m->held_t = t;
         m->held_pt = m->pt;
         m->held_flags = flags;
+        m->held_mono_ns = mono;
+        m->held_real_ns = real;
         m->row_held = true;
 }
 

@@ -1,0 +1,116 @@
+/*
+ * ops_telemetry: the telemetry a paced session publishes on topic
+ * "t<session>" (PROTOCOL.md section 7): its pacing figures under the keys
+ * status uses for them, so a client reads either with the same code.
+ * Subscribers decode it like a result: unknown keys are ignored, and
+ * everything but the session, generation and time is optional.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "proto/proto.h"
+#include "proto/proto_int.h"
+
+static const struct field telemetry_fields[] = {
+        FIELD("session", FT_U64, FF_REQ, struct proto_telemetry, session),
+        FIELD("generation", FT_U64, FF_REQ, struct proto_telemetry, generation),
+        FIELD("time", FT_F64, FF_REQ, struct proto_telemetry, time),
+        FIELD("points", FT_U64, 0, struct proto_telemetry, points),
+        FIELD("realTimeFactor", FT_F64, 0, struct proto_telemetry, real_time_factor),
+        FIELD("warp", FT_F64, 0, struct proto_telemetry, warp),
+        FIELD("overruns", FT_U64, 0, struct proto_telemetry, overruns),
+        FIELD("dropped", FT_U64, 0, struct proto_telemetry, dropped),
+        FIELD_EXT("lateness"),
+        FIELD_EXT("latenessWindow"),
+        FIELD_EXT("instances"),
+};
+
+/* As status's (ops_status.c). */
+static const struct field lateness_fields[] = {
+        FIELD("p50Us", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, p50_us),
+        FIELD("p99Us", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, p99_us),
+        FIELD("p999Us", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, p999_us),
+        FIELD("maxUs", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, max_us),
+};
+
+/* Of status's instance keys, those that change while a session runs. */
+static const struct field inst_fields[] = {
+        FIELD("name", FT_STR, FF_REQ, struct proto_inst_status, name),
+        FIELD("steps", FT_U64, 0, struct proto_inst_status, steps),
+        FIELD("stepUsMean", FT_F64, 0, struct proto_inst_status, step_us_mean),
+        FIELD("stepUsMax", FT_F64, 0, struct proto_inst_status, step_us_max),
+        FIELD("serviceUsMean", FT_F64, 0, struct proto_inst_status, service_us_mean),
+};
+
+void proto_telemetry_encode(struct pw *w, const struct proto_telemetry *t)
+{
+        res_encode(w, telemetry_fields, N_FIELDS(telemetry_fields), t, 3);
+        pw_str(w, "lateness");
+        res_encode(w, lateness_fields, N_FIELDS(lateness_fields), &t->lateness, 0);
+        pw_str(w, "latenessWindow");
+        res_encode(w, lateness_fields, N_FIELDS(lateness_fields), &t->lateness_window, 0);
+        pw_str(w, "instances");
+        pw_array(w, t->n_insts);
+        for (uint32_t i = 0; i < t->n_insts; i++)
+                res_encode(w, inst_fields, N_FIELDS(inst_fields), &t->insts[i], 0);
+}
+
+static int lateness_decode(const struct pv *v, const char *key, struct proto_lateness *ret,
+                           char *err, size_t errlen)
+{
+        const struct pv *a = pv_get(v, key);
+        char what[32];
+
+        if (!a)
+                return 0;
+        snprintf(what, sizeof(what), "telemetry.%s", key);
+        return res_decode(a, what, lateness_fields, N_FIELDS(lateness_fields), ret, err, errlen);
+}
+
+int proto_telemetry_decode(const struct pv *v, struct proto_telemetry *ret, void **mem, char *err,
+                           size_t errlen)
+{
+        struct proto_telemetry t = { 0 };
+        struct proto_inst_status *insts = NULL;
+        const struct pv *a;
+        char what[48];
+        int r;
+
+        *mem = NULL;
+        r = res_decode(v, "telemetry", telemetry_fields, N_FIELDS(telemetry_fields), &t, err,
+                       errlen);
+        if (r == 0)
+                r = lateness_decode(v, "lateness", &t.lateness, err, errlen);
+        if (r == 0)
+                r = lateness_decode(v, "latenessWindow", &t.lateness_window, err, errlen);
+        if (r < 0)
+                return r;
+        a = pv_get(v, "instances");
+        if (a && a->type != PV_ARRAY)
+                return proto_fail(err, errlen, "telemetry.instances: expected an array");
+        if (a && a->a.n > PROTO_MAX_NAMES)
+                return proto_fail(err, errlen, "telemetry.instances: more than %u entries",
+                                  (unsigned)PROTO_MAX_NAMES);
+        if (a && a->a.n) {
+                insts = calloc(a->a.n, sizeof(*insts));
+                if (!insts) {
+                        proto_fail(err, errlen, "out of memory");
+                        return -ENOMEM;
+                }
+                for (uint32_t i = 0; i < a->a.n; i++) {
+                        snprintf(what, sizeof(what), "telemetry.instances[%u]", i);
+                        r = res_decode(&a->a.items[i], what, inst_fields, N_FIELDS(inst_fields),
+                                       &insts[i], err, errlen);
+                        if (r < 0) {
+                                free(insts);
+                                return r;
+                        }
+                }
+                t.n_insts = a->a.n;
+        }
+        t.insts = insts;
+        *mem = insts;
+        *ret = t;
+        return 0;
+}
