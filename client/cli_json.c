@@ -261,31 +261,6 @@ void cli_print_progress(uint64_t session, const struct proto_progress *p)
         putchar('\n');
 }
 
-/*
- * One sample as one line of JSON: {"time", "point", "values": {NAME: value}}
- * (names the daemon did not send as "#i"). A stream of these is JSON Lines.
- */
-void cli_json_sample_line(const struct proto_sample *s)
-{
-        struct json_object *o = json_object_new_object(), *v = json_object_new_object();
-        char idx[32], *key;
-
-        json_object_object_add(o, "time", cli_json_double(s->time));
-        json_object_object_add(o, "point", json_object_new_uint64(s->point));
-        for (uint32_t i = 0; i < s->n; i++) {
-                key = s->names ? strndup(s->names[i].ptr ? s->names[i].ptr : "", s->names[i].len) :
-                      NULL;
-                snprintf(idx, sizeof(idx), "#%u", i);
-                json_object_object_add(v, key ? key : idx, cli_json_value(&s->values->a.items[i]));
-                free(key);
-        }
-        json_object_object_add(o, "values", v);
-        puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-                                               JSON_C_TO_STRING_NOSLASHESCAPE));
-        fflush(stdout);
-        json_object_put(o);
-}
-
 void cli_print_log(FILE *f, const struct proto_log *l)
 {
         static const char *const level[] = { "info", "warning", "discard", "error", "fatal" };

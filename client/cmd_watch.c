@@ -1,9 +1,12 @@
 /*
- * fmuctl watch SESSION [NAME...] [--every N]: follow variables live from a
- * subscription until the session ends or Ctrl-C. On a terminal a table
- * redrawn in place (at most ~20 times a second); otherwise one line per
- * sample: the time, then each value, separated by spaces, after a header
- * line with the names.
+ * fmuctl watch SESSION [NAME...] [--every N] [--every-point] [--telemetry]:
+ * follow variables live from a subscription until the session ends or
+ * Ctrl-C. On a terminal a table redrawn in place (at most ~20 times a
+ * second); otherwise one line per sample: the time, the point, its wall
+ * clock (monoNs, realNs) and flags, then each value, separated by spaces,
+ * after a header line with the names; with --json one JSON object per
+ * sample and line (watch_fmt.h). --telemetry follows a paced session's
+ * telemetry instead, one line a second.
  *
  * PUB is lossy (a late subscriber misses what came before), so the end of
  * the session is also checked by asking its status about once a second.
@@ -18,8 +21,9 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "watch_fmt.h"
 
-enum { O_EVERY = 1300 };
+enum { O_EVERY = 1300, O_EVERY_POINT, O_TELEMETRY };
 
 static volatile sig_atomic_t interrupted;
 
@@ -31,6 +35,7 @@ static void on_sigint(int sig)
 
 struct view {
         bool tty;
+        bool json;                      /* one JSON object per line */
         bool header;                    /* printed (not tty) */
         unsigned lines;                 /* on the terminal (tty) */
         char *frame;                    /* the latest table, not yet drawn (tty) */
@@ -50,7 +55,7 @@ static double since(const struct timespec *t)
 /* Render the table for s into w->frame (drawn later by flush()). */
 static void render(struct view *w, uint64_t session, const struct proto_sample *s)
 {
-        char val[256], name[128];
+        char val[256], name[128], flags[96];
         FILE *f;
 
         free(w->frame);
@@ -58,8 +63,10 @@ static void render(struct view *w, uint64_t session, const struct proto_sample *
         f = open_memstream(&w->frame, &w->frame_len);
         if (!f)
                 return;
-        fprintf(f, "\rsession %llu  t = %-14.9g point %llu\033[K\n", (unsigned long long)session,
-                s->time, (unsigned long long)s->point);
+        fprintf(f, "\rsession %llu  t = %-14.9g point %llu  monoNs %llu realNs %llu  %s\033[K\n",
+                (unsigned long long)session, s->time, (unsigned long long)s->point,
+                (unsigned long long)s->mono_ns, (unsigned long long)s->real_ns,
+                watch_flags(s->flags, flags, sizeof(flags)));
         for (uint32_t i = 0; i < s->n; i++) {
                 if (s->names)
                         fmud_str(s->names[i], name, sizeof(name));
@@ -96,10 +103,14 @@ static void flush(struct view *w)
 
 static void print_line(struct view *w, const struct proto_sample *s)
 {
-        char val[256];
+        char val[256], flags[96];
 
+        if (w->json) {
+                watch_json_sample(s);
+                return;
+        }
         if (!w->header) {
-                fputs("time", stdout);
+                fputs("time point monoNs realNs flags", stdout);
                 for (uint32_t i = 0; i < s->n; i++) {
                         putchar(' ');
                         if (s->names)
@@ -116,6 +127,8 @@ static void print_line(struct view *w, const struct proto_sample *s)
                 fmud_value_format(&t, val, sizeof(val));
                 fputs(val, stdout);
         }
+        printf(" %llu %llu %llu %s", (unsigned long long)s->point, (unsigned long long)s->mono_ns,
+               (unsigned long long)s->real_ns, watch_flags(s->flags, flags, sizeof(flags)));
         for (uint32_t i = 0; i < s->n; i++) {
                 fmud_value_format(&s->values->a.items[i], val, sizeof(val));
                 printf(" %s", val);
@@ -155,10 +168,14 @@ static int follow(struct cli *a, const struct proto_target *t, struct view *w)
                 if (r == 0 && m.kind == FMUD_MSG_EVENT && m.event.session == t->session &&
                     ended(m.event.state))
                         return end_code(m.event.state, m.event.time);
+                if (r == 0 && m.kind == FMUD_MSG_TELEMETRY && m.telemetry.session == t->session) {
+                        if (w->json)
+                                watch_json_telemetry(&m.telemetry);
+                        else
+                                watch_text_telemetry(&m.telemetry);
+                }
                 if (r == 0 && m.kind == FMUD_MSG_SAMPLE && m.sample.session == t->session) {
-                        if (a->json)
-                                cli_json_sample_line(&m.sample);
-                        else if (w->tty)
+                        if (w->tty && !w->json)
                                 render(w, t->session, &m.sample);
                         else
                                 print_line(w, &m.sample);
@@ -186,6 +203,8 @@ static int follow(struct cli *a, const struct proto_target *t, struct view *w)
 
 static const struct cli_opt opts[] = {
         { "every", O_EVERY, "N", "every N-th sample (default 1)" },
+        { "every-point", O_EVERY_POINT, NULL, "every communication point, not only the recorded" },
+        { "telemetry", O_TELEMETRY, NULL, "a paced session's telemetry instead, once a second" },
         { 0 },
 };
 
@@ -194,8 +213,9 @@ static const struct cli_cmd def = {
         .usage = "SESSION [NAME...] [options]",
         .about = "Follows variables (none named: every recorded column) live until the\n"
                  "session ends or Ctrl-C: a table redrawn in place on a terminal, one\n"
-                 "line per sample otherwise (time, then the values); --json: one JSON\n"
-                 "object per line and sample.",
+                 "line per sample otherwise (time, point, monoNs, realNs, flags, then the\n"
+                 "values); --json: one JSON object per line. --telemetry follows a paced\n"
+                 "session's lateness, overruns and service times instead.",
         .opts = { opts },
         .shared = CLI_SHARED_ALL,
 };
@@ -208,11 +228,16 @@ int cmd_watch(int argc, char **argv)
         struct proto_target t;
         char topic[FMUD_MAX_TOPIC + 1];
         uint64_t every = 1;
+        bool every_point = false, telemetry = false;
         int c, code = 0;
 
         while (code == 0 && (c = cli_getopt(&a, argc, argv)) > 0)
                 if (c == O_EVERY)
                         code = cli_count(&a, "--every", optarg, &every);
+                else if (c == O_EVERY_POINT)
+                        every_point = true;
+                else if (c == O_TELEMETRY)
+                        telemetry = true;
         if (c < 0)
                 return FMUCTL_EXIT_USAGE;
         if (code)
@@ -221,6 +246,9 @@ int cmd_watch(int argc, char **argv)
                 return cli_help(&a, stdout);
         if (optind >= argc)
                 return cli_usage_error(&a, "expected SESSION");
+        if (telemetry && (optind + 1 < argc || every_point || every != 1))
+                return cli_usage_error(&a, "--telemetry takes no NAME, --every or --every-point");
+        w.json = a.json;
         code = cli_target(&a, argv[optind], &t);
         if (code == 0)
                 code = cli_open(&a);
@@ -231,9 +259,13 @@ int cmd_watch(int argc, char **argv)
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
         c = fmud_events(a.c, true);
-        if (c == 0)
-                c = fmud_subscribe(a.c, &t, (const char *const *)argv + optind + 1,
-                                   (size_t)(argc - optind - 1), every, topic, sizeof(topic));
+        topic[0] = '\0';
+        if (c == 0 && telemetry)
+                c = fmud_telemetry(a.c, t.session, true);
+        else if (c == 0)
+                c = fmud_subscribe_every(a.c, &t, (const char *const *)argv + optind + 1,
+                                         (size_t)(argc - optind - 1), every, every_point, topic,
+                                         sizeof(topic));
         if (c < 0) {
                 code = cli_fail(&a, c, "watch session %s", argv[optind]);
         } else {
@@ -241,7 +273,8 @@ int cmd_watch(int argc, char **argv)
                 flush(&w);
                 /* Best effort: the session may be gone, and the daemon drops it anyway. */
                 fmud_set_timeout(a.c, 1000);
-                (void)fmud_unsubscribe(a.c, &t, topic);
+                if (topic[0])
+                        (void)fmud_unsubscribe(a.c, &t, topic);
         }
         cli_close(&a);
         return code;

@@ -1,0 +1,159 @@
+/*
+ * fmuctl_watch: the real `fmuctl watch` against a real fmud: with
+ * --every-point --json it prints one JSON object per communication point,
+ * in order, with the point's wall clock and its flags (the points the
+ * session does not record flagged unrecorded), and ends when the session
+ * does.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "daemon_fixture.h"
+
+static struct fmud_daemon d;
+static struct fmud *c;
+
+static void setup(void)
+{
+        daemon_start(&d, NULL);
+        cr_assert(setenv("FMUD_ENDPOINT", d.endpoint, 1) == 0);
+        c = daemon_connect(&d);
+}
+
+static void teardown(void)
+{
+        fmud_close(c);
+        c = NULL;
+        daemon_stop(&d);
+}
+
+struct out {
+        char *buf;
+        size_t len, cap;
+};
+
+/* Read what is there within ms; false at the end of the pipe. */
+static bool read_some(int fd, struct out *o, int ms)
+{
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        ssize_t n;
+
+        if (poll(&p, 1, ms) <= 0)
+                return true;
+        if (o->len + 4096 + 1 > o->cap) {
+                o->cap = o->cap ? 2 * o->cap : 65536;
+                o->buf = realloc(o->buf, o->cap);
+                cr_assert(o->buf);
+        }
+        n = read(fd, o->buf + o->len, o->cap - o->len - 1);
+        if (n <= 0)
+                return false;
+        o->len += (size_t)n;
+        o->buf[o->len] = '\0';
+        return true;
+}
+
+static int64_t get_i64(struct json_object *o, const char *k)
+{
+        struct json_object *v;
+
+        cr_assert(json_object_object_get_ex(o, k, &v), "no '%s'", k);
+        return json_object_get_int64(v);
+}
+
+static bool has_flag(struct json_object *o, const char *name)
+{
+        struct json_object *f;
+
+        cr_assert(json_object_object_get_ex(o, "flags", &f) &&
+                  json_object_is_type(f, json_type_array));
+        for (size_t i = 0; i < json_object_array_length(f); i++)
+                if (!strcmp(json_object_get_string(json_object_array_get_idx(f, i)), name))
+                        return true;
+        return false;
+}
+
+Test(fmuctl_watch, every_point_json_prints_each_point_with_stamps_and_flags, .init = setup,
+     .fini = teardown)
+{
+        struct proto_load a = {
+                .path = daemon_str(FMUD_EXAMPLES "/msd.ssp"), .has_stop = true, .stop = 1e6,
+                .has_decimation = true, .decimation = 10,
+        };
+        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
+        struct proto_progress p;
+        struct out o = { 0 };
+        char sid[32];
+        int fds[2], status;
+        int64_t prev = -1;
+        size_t lines = 0, unrecorded = 0;
+        pid_t pid;
+
+        snprintf(sid, sizeof(sid), "%" PRIu64, t.session);
+        cr_assert(pipe(fds) == 0);
+        pid = fork();
+        cr_assert(pid >= 0);
+        if (pid == 0) {
+                dup2(fds[1], STDOUT_FILENO);
+                close(fds[0]);
+                close(fds[1]);
+                execl(FMUD_FMUCTL, FMUD_FMUCTL, "watch", sid, "mass1.x1", "--every-point",
+                      "--json", (char *)NULL);
+                _exit(127);
+        }
+        close(fds[1]);
+        /* Step a point at a time until watch has joined (it prints a line). */
+        for (int i = 0; i < 400 && !memchr(o.buf ? o.buf : "", '\n', o.len); i++) {
+                cr_assert(fmud_step(c, &t, 1, NULL) == 0, "%s", fmud_errmsg(c));
+                read_some(fds[0], &o, 50);
+        }
+        cr_assert(o.len > 0, "fmuctl watch printed nothing");
+        cr_assert(fmud_step(c, &t, 50, &p) == 0, "%s", fmud_errmsg(c));
+        /* Let the samples reach watch before the session ends; it leaves at the end. */
+        for (int i = 0; i < 20; i++)
+                read_some(fds[0], &o, 50);
+        cr_assert(fmud_stop(c, &t, NULL) == 0, "%s", fmud_errmsg(c));
+        while (read_some(fds[0], &o, 10000) && waitpid(pid, &status, WNOHANG) == 0)
+                ;
+        while (read_some(fds[0], &o, 100))
+                ;
+        close(fds[0]);
+        if (waitpid(pid, &status, 0) != pid) {
+                kill(pid, SIGKILL);
+                cr_assert(0, "fmuctl watch did not end");
+        }
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+
+        for (char *line = strtok(o.buf, "\n"); line; line = strtok(NULL, "\n")) {
+                struct json_object *j = json_tokener_parse(line), *v, *x;
+                int64_t pt;
+
+                cr_assert(j, "not JSON: %s", line);
+                pt = get_i64(j, "point");
+                cr_assert(prev < 0 || pt == prev + 1, "point %" PRId64 " after %" PRId64, pt, prev);
+                cr_assert(get_i64(j, "session") == (int64_t)t.session);
+                cr_assert(get_i64(j, "monoNs") > 0 && get_i64(j, "realNs") > 0, "%s", line);
+                cr_assert_eq(has_flag(j, "unrecorded"), pt % 10 != 0, "%s", line);
+                unrecorded += has_flag(j, "unrecorded");
+                cr_assert(json_object_object_get_ex(j, "values", &v) &&
+                          json_object_object_get_ex(v, "mass1.x1", &x), "%s", line);
+                prev = pt;
+                lines++;
+                json_object_put(j);
+        }
+        /* The 50 points stepped after watch joined are all there, the last at the session's. */
+        cr_assert(lines >= 50, "%zu lines", lines);
+        cr_assert_eq(prev, (int64_t)p.points, "last point %" PRId64 ", session at %" PRIu64, prev,
+                     p.points);
+        cr_assert(unrecorded >= 45, "%zu unrecorded of %zu", unrecorded, lines);
+        free(o.buf);
+}
