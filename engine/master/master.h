@@ -48,6 +48,9 @@
  *   values before it come first in a row flagged MASTER_ROW_EVENT_LEFT.
  *   Decimation is the master's (it knows which points are on the grid),
  *   so a recorder given these rows must not decimate again.
+ *   On request (master_set_rows()) every other point's row goes to the
+ *   sink as well, flagged MASTER_ROW_UNRECORDED (for live subscribers),
+ *   and rows carry the wall clock when their point was done.
  *   When every column is numeric, a grid row reaches the sink after the
  *   next step's DoSteps are posted, so its formatting overlaps the
  *   workers' step; every stepping call hands over its last row before it
