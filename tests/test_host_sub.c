@@ -128,3 +128,59 @@ Test(host, subscribe_publishes_samples_until_unsubscribed)
         pw_fini(&w);
         hdrv_fini(&d);
 }
+
+/*
+ * The rows of an Event Mode (before, flagged eventLeft, and after) and
+ * extra points reach a subscription with their own flags: neither is
+ * mistaken for first or dropped, which a row's flags copied onto the
+ * sample's would make them.
+ */
+Test(host, event_and_extra_point_samples_say_so_and_only_the_first_is_first)
+{
+        struct proto_str names[] = { { "clock.count", 11 } };
+        struct proto_sample sm;
+        struct pv_doc doc;
+        struct hdrv d;
+        struct hrep rep;
+        struct pw w;
+        void *mem = NULL;
+        size_t n, first = 0, dropped = 0, left = 0, extra = 0;
+        uint64_t s;
+        char err[256];
+
+        hdrv_init(&d, NULL);
+        s = hdrv_load(&d, HDRV_EXAMPLE("timeevent.ssp"), NULL, NULL);
+        cr_assert(pw_init(&w) == 0);
+        proto_subscribe_encode(&w, hdrv_id(&d), &(struct proto_subscribe){
+                .t = { s, 1 }, .n = 1, .names = names });
+        hdrv_wait(&d, hdrv_send(&d, &w), &rep);
+        cr_assert(rep.r.ok, "%.*s", (int)rep.r.message_len, rep.r.message);
+        hrep_fini(&rep);
+        /* To t = 2: 20 grid points, events at 0.15, 0.65, 1.15 and 1.65 (extra points). */
+        proto_step_encode(&w, hdrv_id(&d), &(struct proto_step){ .t = { s, 0 }, .n = 20 });
+        hdrv_wait(&d, hdrv_send(&d, &w), &rep);
+        hrep_fini(&rep);
+        n = hdrv_pub_count(&d, "s1.1");
+        cr_assert_eq(n, 20 + 4 * 2, "%zu samples", n);
+        for (size_t i = 0; i < n; i++) {
+                cr_assert(proto_sample_decode(hdrv_pub(&d, "s1.1", i, &doc), &sm, &mem, err,
+                                              sizeof(err)) == 0, "%s", err);
+                first += (sm.flags & PROTO_SAMPLE_FIRST) != 0;
+                dropped += (sm.flags & PROTO_SAMPLE_DROPPED) != 0;
+                left += (sm.flags & PROTO_SAMPLE_EVENT_LEFT) != 0;
+                extra += (sm.flags & PROTO_SAMPLE_EXTRA) != 0;
+                if (sm.flags & PROTO_SAMPLE_EVENT_LEFT)
+                        cr_assert(sm.flags & PROTO_SAMPLE_EXTRA, "t %g flags %#x", sm.time,
+                                  sm.flags);
+                cr_assert_eq((sm.flags & PROTO_SAMPLE_FIRST) != 0, i == 0, "sample %zu", i);
+                free(mem);
+                mem = NULL;
+                pv_doc_fini(&doc);
+        }
+        cr_assert_eq(first, 1);
+        cr_assert_eq(dropped, 0);
+        cr_assert_eq(left, 4);
+        cr_assert_eq(extra, 8);
+        pw_fini(&w);
+        hdrv_fini(&d);
+}
