@@ -150,8 +150,6 @@ struct json_object *cli_json_progress(const struct proto_progress *p);
 struct json_object *cli_json_session_status(const struct proto_session_status *s);
 struct json_object *cli_json_daemon_status(const struct proto_daemon_status *s);
 
-/* One sample as one line of JSON on stdout (JSON Lines), flushed. */
-
 /* The daemon's warnings about the FMUs of the last load, "warning: ..." on stderr. */
 void cli_print_load_warnings(const struct cli *a);
 /* Untrusted text to f: printable ASCII as is, anything else as '?'. */
