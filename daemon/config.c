@@ -484,20 +484,66 @@ struct load_ctx {
         size_t errlen;
         bool seen_allow;        /* the file's allow replaces the defaults' */
         bool seen_output;       /* and its output_dir */
+        FILE *f;
+        int line;               /* of the line inih works on: lines read so far */
+        bool key_before;        /* inih's prev_name: a key line since the last section */
+        const struct config_report *rep;        /* NULL: stop at the first problem */
+        int problems;
 };
 
-/* inih does not pass line numbers to the handler; ini_parse_file() returns the first failing line. */
+/* A problem at the current line: the first one in err; every one to rep. */
 static void fail(struct load_ctx *x, int r, const char *fmt, ...)
 {
+        char msg[512];
         va_list ap;
 
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        x->problems++;
+        if (x->rep)
+                x->rep->problem(x->rep->ctx, x->line, msg);
         if (x->r)
                 return;
         x->r = r;
-        va_start(ap, fmt);
         if (x->err)
-                vsnprintf(x->err, x->errlen, fmt, ap);
-        va_end(ap);
+                snprintf(x->err, x->errlen, "%s", msg);
+}
+
+/*
+ * inih's reader, counting lines: inih calls the handler for the line it
+ * read last, so x->line is the handler's line. When every problem is
+ * wanted, the lines inih itself refuses (it names only the first) are
+ * found here with its own rules: a comment, a continuation (indented,
+ * after a key), a [section], or a line with '=' or ':'.
+ */
+static char *read_line(char *str, int num, void *stream)
+{
+        struct load_ctx *x = stream;
+        const char *s;
+        size_t len;
+
+        if (!fgets(str, num, x->f))
+                return NULL;
+        x->line++;
+        if (!x->rep)
+                return str;
+        s = str + strspn(str, " \t\r\n");
+        len = strlen(s);
+        while (len && strchr(" \t\r\n", s[len - 1]))
+                len--;
+        if (!len || *s == ';' || *s == '#' || (x->key_before && s > str))
+                return str;
+        if (*s == '[') {
+                if (!memchr(s, ']', len))
+                        fail(x, -EINVAL, "not a section header or a key = value line");
+                x->key_before = false;
+        } else if (memchr(s, '=', len) || memchr(s, ':', len)) {
+                x->key_before = true;
+        } else {
+                fail(x, -EINVAL, "not a section header or a key = value line");
+        }
+        return str;
 }
 
 static int on_key(void *user, const char *section, const char *name, const char *value)
@@ -506,7 +552,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
         const char *why = NULL;
         int r;
 
-        if (x->r)
+        if (x->r && !x->rep)
                 return 0;
         for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
                 if (strcmp(keys[i].section, section) || strcmp(keys[i].name, name))
@@ -524,6 +570,8 @@ static int on_key(void *user, const char *section, const char *name, const char 
                         fail(x, r, "out of memory");
                 else if (r < 0)
                         fail(x, r, "[%s] %s = '%s': %s", section, name, value, why);
+                else if (x->rep && x->rep->key)
+                        x->problems += x->rep->key(x->rep->ctx, x->line, section, name, value);
                 return r == 0;
         }
         for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -535,16 +583,16 @@ static int on_key(void *user, const char *section, const char *name, const char 
         return 0;
 }
 
-int config_load(struct fmud_config *c, const char *path, bool required, char *err,
-                size_t errlen)
+/* config_load() and config_load_all(): see config.h. */
+static int load(struct fmud_config *c, const char *path, bool required, char *err,
+                size_t errlen, const struct config_report *rep)
 {
         char msg[512] = "";
-        struct load_ctx x = { .c = c, .err = msg, .errlen = sizeof(msg) };
+        struct load_ctx x = { .c = c, .err = msg, .errlen = sizeof(msg), .rep = rep };
         int line;
-        FILE *f;
 
-        f = fopen(path, "re");
-        if (!f) {
+        x.f = fopen(path, "re");
+        if (!x.f) {
                 int r = -errno;
 
                 if (r == -ENOENT && !required)
@@ -553,8 +601,8 @@ int config_load(struct fmud_config *c, const char *path, bool required, char *er
                         snprintf(err, errlen, "%s: %s", path, strerror(-r));
                 return r;
         }
-        line = ini_parse_file(f, on_key, &x);
-        fclose(f);
+        line = ini_parse_stream(read_line, &x, on_key, &x);
+        fclose(x.f);
         if (line == 0 && !x.r)
                 return 0;
         if (line < 0) {
@@ -563,9 +611,27 @@ int config_load(struct fmud_config *c, const char *path, bool required, char *er
                                  line == -2 ? "out of memory" : "cannot be read");
                 return line == -2 ? -ENOMEM : -EIO;
         }
+        if (rep && line > 0 && !x.problems) {   /* one inih refused that read_line did not */
+                x.line = line;
+                fail(&x, -EINVAL, "not a section header or a key = value line");
+        }
+        if (rep)        /* each problem went to rep with its line */
+                return x.problems;
         if (!x.r)       /* a line inih itself refused: no '=' or an unclosed section */
                 snprintf(msg, sizeof(msg), "not a section header or a key = value line");
         if (err)
                 snprintf(err, errlen, "%s:%d: %s", path, line, msg);
         return x.r ? x.r : -EINVAL;
+}
+
+int config_load(struct fmud_config *c, const char *path, bool required, char *err,
+                size_t errlen)
+{
+        return load(c, path, required, err, errlen, NULL);
+}
+
+int config_load_all(struct fmud_config *c, const char *path, bool required,
+                    const struct config_report *rep, char *err, size_t errlen)
+{
+        return load(c, path, required, err, errlen, rep);
 }

@@ -1,5 +1,5 @@
 /*
- * config: the daemon's settings, from /etc/fmud/fmud.conf (INI, parsed by
+ * config: the daemon's settings, from fmud.conf (INI, parsed by
  * inih) and the command line, which overrides the file.
  *
  * DESIGN: config_init() sets the built-in defaults, config_load() applies
@@ -20,11 +20,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "daemon/access.h"
 #include "engine/scenario/scenario.h"
 
-#define CONFIG_DEFAULT_PATH     "/etc/fmud/fmud.conf"
+/* Where the settings were installed (CMakeLists.txt: FMUD_CONFIG_FILE). */
+#ifndef FMUD_CONFIG_FILE
+#define FMUD_CONFIG_FILE        "/etc/fmud/fmud.conf"
+#endif
+#define CONFIG_DEFAULT_PATH     FMUD_CONFIG_FILE
 
 enum config_sandbox { CONFIG_SANDBOX_STRICT, CONFIG_SANDBOX_BASIC, CONFIG_SANDBOX_OFF };
 enum config_violation { CONFIG_VIOLATION_ERRNO, CONFIG_VIOLATION_KILL };
@@ -105,6 +110,8 @@ struct fmud_args {
         int ready_fd;                   /* -1: none */
         bool no_config;                 /* --no-config: no file at all, not even the default */
         bool version, help;
+        bool check_config;              /* --check-config [FILE]: check, do not serve */
+        const char *check_file;         /* its FILE; NULL: --config's or the default */
 };
 
 void config_init(struct fmud_config *c);
@@ -118,6 +125,39 @@ void config_fini(struct fmud_config *c);
  */
 int config_load(struct fmud_config *c, const char *path, bool required, char *err,
                 size_t errlen);
+
+/*
+ * What config_load_all() tells its caller as it reads: each problem, with
+ * its line, and each key it set, with its line; key() returns how many
+ * problems it found in the value (a path that does not exist...), which
+ * it reports through its own means.
+ */
+struct config_report {
+        void (*problem)(void *ctx, int line, const char *msg);
+        int (*key)(void *ctx, int line, const char *section, const char *name, const char *value);
+        void *ctx;
+};
+
+/*
+ * config_load() that goes on after a problem: every one is reported to
+ * rep. Returns the number of problems (0: the file is good, or absent and
+ * not required), or -errno when the file cannot be read (err says why).
+ */
+int config_load_all(struct fmud_config *c, const char *path, bool required,
+                    const struct config_report *rep, char *err, size_t errlen);
+
+/*
+ * fmud --check-config: reads the file at path (required: it must exist)
+ * and the options in a as the daemon would, and checks every key and
+ * every path it names (allowed and output directories exist, the worker
+ * is executable, key files are readable and well-formed, the secret key
+ * is private, users and groups exist), without opening a socket or
+ * creating anything. Each problem is printed to err as "FILE:LINE: ..."
+ * (or "FILE: ..." when no line applies), a good file's summary to out.
+ * Returns 0 (good) or 1.
+ */
+int config_check(const char *path, bool required, const struct fmud_args *a, FILE *out,
+                 FILE *err);
 
 /*
  * Parse argv (getopt_long). Returns 0, or -EINVAL with err. ret->allow is

@@ -19,7 +19,7 @@
 enum {
         OPT_CONFIG = 0x100, OPT_ENDPOINT, OPT_PUB_ENDPOINT, OPT_ALLOW, OPT_CACHE_DIR,
         OPT_SCRATCH_DIR, OPT_WORKER, OPT_SANDBOX, OPT_READY_FD, OPT_VERSION, OPT_HELP,
-        OPT_OUTPUT_DIR, OPT_STATE_DIR, OPT_NO_CONFIG,
+        OPT_OUTPUT_DIR, OPT_STATE_DIR, OPT_NO_CONFIG, OPT_CHECK_CONFIG,
 };
 
 /* Append s to *v (n of them). 0 or -ENOMEM (*v unchanged). */
@@ -49,6 +49,7 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                 { "worker", required_argument, NULL, OPT_WORKER },
                 { "sandbox", required_argument, NULL, OPT_SANDBOX },
                 { "ready-fd", required_argument, NULL, OPT_READY_FD },
+                { "check-config", optional_argument, NULL, OPT_CHECK_CONFIG },
                 { "version", no_argument, NULL, OPT_VERSION },
                 { "help", no_argument, NULL, OPT_HELP },
                 { 0 },
@@ -72,6 +73,10 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                 case OPT_WORKER: a.worker = optarg; break;
                 case OPT_SANDBOX: a.sandbox = optarg; break;
                 case OPT_VERSION: a.version = true; break;
+                case OPT_CHECK_CONFIG:
+                        a.check_config = true;
+                        a.check_file = optarg;
+                        break;
                 case 'h':
                 case OPT_HELP: a.help = true; break;
                 case OPT_ALLOW:
@@ -109,6 +114,9 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                 free(a.output);
                 return -EINVAL;
         }
+        /* --check-config FILE, as well as --check-config=FILE. */
+        if (a.check_config && !a.check_file && optind == argc - 1)
+                a.check_file = argv[optind++];
         if (optind < argc) {
                 snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
                 free(a.allow);

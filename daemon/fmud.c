@@ -58,11 +58,15 @@ static void usage(FILE *f)
                 "            [--allow DIR]... [--output-dir DIR]... [--state-dir DIR]\n"
                 "            [--cache-dir DIR] [--scratch-dir DIR] [--worker PATH]\n"
                 "            [--sandbox strict|basic|off] [--ready-fd N] [--version]\n"
+                "       fmud --check-config [FILE] [options]\n"
                 "\n"
                 "Serves co-simulation sessions over ZeroMQ. Settings come from FILE\n"
                 "(default $FMUD_CONFIG, else " CONFIG_DEFAULT_PATH ", built-in defaults when\n"
                 "it does not exist; --no-config: none); options override it.\n"
-                "--ready-fd N: write \"READY\\n\" to descriptor N once serving.\n");
+                "--ready-fd N: write \"READY\\n\" to descriptor N once serving.\n"
+                "--check-config: check FILE (or --config's, or the default) and the paths it\n"
+                "names, print each problem as FILE:LINE, exit 0 when there is none, else 1;\n"
+                "nothing is opened or created.\n");
 }
 
 static int load_config(struct daemon *d, struct fmud_config *cfg, char *err, size_t errlen)
@@ -436,6 +440,14 @@ int main(int argc, char **argv)
         env_config = getenv("FMUD_CONFIG");
         d.config_path = d.args.config ? d.args.config :
                         env_config && *env_config ? env_config : CONFIG_DEFAULT_PATH;
+        if (d.args.check_config) {
+                const char *f = d.args.check_file ? d.args.check_file : d.args.config;
+
+                r = config_check(f ? f : d.config_path, f != NULL, &d.args, stdout, stderr);
+                free(d.args.allow);
+                free(d.args.output);
+                return r;
+        }
         d.config_required = d.args.config != NULL;
         if (load_config(&d, &d.cfg, err, sizeof(err)) < 0) {
                 log_err("%s", err);
