@@ -23,8 +23,9 @@
 enum { O_LOCAL = 1400, O_PRIVATE };
 
 static const struct cli_opt opts[] = {
-        { "out", CLI_O_OUT, "FILE.csv", "results file (default: SCENARIO_out.csv here); -:\n"
-                                        "the rows on standard output, the summary on stderr" },
+        { "out", CLI_O_OUT, "FILE.csv", "results file (default: SCENARIO_out.csv here;\n"
+                                        "through a shared daemon, the daemon's choice);\n"
+                                        "-: the rows on standard output, the summary on stderr" },
         { "quiet", 'q', NULL, "no progress and no summary" },
         { "local", O_LOCAL, NULL, "run in this process, without a daemon" },
         { "private", O_PRIVATE, NULL, "always start a private daemon" },

@@ -67,8 +67,16 @@ static int connect_any(struct run_cmd *a, struct private_daemon *d)
         } else if (!a->private_only && ep && !a->cli.server_key_file && !a->cli.key_file &&
                    !getenv("FMUD_SERVER_KEY")) {
                 r = fmud_connect(ep, &o, &a->cli.c, err, sizeof(err));
-                if (r == 0)
+                if (r == 0) {
+                        /*
+                         * A shared daemon writes a client's file only below its
+                         * output directories: without --out, the daemon chooses
+                         * (its state directory) and the status says where.
+                         */
+                        if (a->out_default)
+                                a->load.l.out = (struct proto_str){ 0 };
                         return 0;
+                }
                 if (r != -ECONNREFUSED && r != -ETIMEDOUT) {
                         fprintf(stderr, "fmuctl: cannot connect to '%s': %s\n", ep, err);
                         return r == -EINTR ? FMUCTL_EXIT_INTERRUPTED : FMUCTL_EXIT_SYSTEM;
@@ -403,6 +411,7 @@ static int run_session(struct run_cmd *a)
         struct proto_target t = { 0 };
         struct follow f = { 0 };
         char *out = NULL;               /* the results file, as the daemon named it */
+        const char *shown;              /* ... and as the summary names it */
         struct json_object *js = NULL;  /* --json: the summary, printed last */
         struct kept rec = { 0 };
         int r, code = FMUCTL_EXIT_OK;
@@ -479,11 +488,13 @@ unload:
         r = fmud_unload(a->cli.c, &t);
         if (r < 0 && code == FMUCTL_EXIT_OK)
                 code = cli_fail(&a->cli, r, "unload session %llu", (unsigned long long)t.session);
+        /* Without --out a shared daemon chose the file: name the one it wrote. */
+        shown = a->load.l.out.len ? a->load.out : out;
         if (js && out && r == 0)
-                run_json_results(js, a->load.out, rec.rows, file_columns(out), rec.recorder,
+                run_json_results(js, shown, rec.rows, file_columns(out), rec.recorder,
                                  strlen(rec.recorder), rec.dropped);
         else if (!a->quiet && code != FMUCTL_EXIT_INTERRUPTED && out && r == 0 && !js)
-                results_line(a->report, a->to_stdout ? "standard output" : a->load.out, out, &rec);
+                results_line(a->report, a->to_stdout ? "standard output" : shown, out, &rec);
         if (a->to_stdout && out && r == 0) {
                 r = copy_out(out);
                 if (code == FMUCTL_EXIT_OK)

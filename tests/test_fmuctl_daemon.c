@@ -440,6 +440,31 @@ Test(fmuctl_daemon, run_counts_quoted_matrix_columns_once, .init = setup, .fini 
         free(out);
 }
 
+/*
+ * fmuctl run through a shared daemon without --out: the default file here
+ * is outside the daemon's output directory, so the daemon chooses (its
+ * state directory) and the summary names that file.
+ */
+Test(fmuctl_daemon, run_without_out_lets_a_shared_daemon_choose_the_file, .init = setup,
+     .fini = teardown)
+{
+        char *here = get_current_dir_name(), *line, *path;
+        struct run_result r;
+
+        cr_assert(here != NULL);
+        cr_assert(strncmp(here, d.dir, strlen(d.dir)) != 0);
+        r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/Feedthrough.fmu", NULL });
+        cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(access("Feedthrough_out.csv", F_OK) == -1);
+        line = strstr(r.out, "results       ");
+        cr_assert(line != NULL, "%s", r.out);
+        path = line + strlen("results       ");
+        cr_assert(strncmp(path, d.state_dir, strlen(d.state_dir)) == 0, "%s", r.out);
+        cr_assert(strstr(path, "/results.csv: 11 rows, 24 columns (") != NULL, "%s", r.out);
+        run_result_fini(&r);
+        free(here);
+}
+
 /* ---- Warnings of the FMU at load ----------------------------------------------- */
 
 /*
