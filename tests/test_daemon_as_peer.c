@@ -168,7 +168,7 @@ Test(daemon_as_peer, another_users_private_files_are_refused_as_if_they_were_not
         tmpdir_free(conf_dir);
 }
 
-/* The capabilities systemd/fmud.service leaves in its CapabilityBoundingSet=. */
+/* The capabilities systemd/fmud.service(.in) leaves in its CapabilityBoundingSet=. */
 static uint64_t unit_caps(void)
 {
         static const struct { const char *name; int cap; } known[] = {
@@ -180,7 +180,7 @@ static uint64_t unit_caps(void)
                 { "CAP_SYS_PTRACE", CAP_SYS_PTRACE },   { "CAP_SYS_RESOURCE", CAP_SYS_RESOURCE },
                 { "CAP_IPC_LOCK", CAP_IPC_LOCK },
         };
-        char *unit = daemon_slurp(FMUD_TEST_SRC_DIR "/../systemd/fmud.service", &(size_t){ 0 });
+        char *unit = daemon_slurp(FMUD_TEST_SRC_DIR "/../systemd/fmud.service.in", &(size_t){ 0 });
         char *line = strstr(unit, "\nCapabilityBoundingSet="), *save = NULL, *w;
         uint64_t caps = 0;
         bool found;
