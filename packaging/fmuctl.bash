@@ -29,11 +29,21 @@ _fmuctl_options()
         printf '%s\n' "${!var}"
 }
 
+# Files: bash-completion's _filedir when it is loaded, else plain names.
+_fmuctl_files()
+{
+        if declare -F _filedir >/dev/null; then
+                _filedir "$@"
+        else
+                COMPREPLY=($(compgen -f -- "$cur"))
+        fi
+}
+
 _fmuctl()
 {
-        local cur prev words cword prog cmd i
-        _init_completion || return
-        prog=${words[0]}
+        local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+        local cword=$COMP_CWORD prog=${COMP_WORDS[0]} cmd i
+        local -a words=("${COMP_WORDS[@]}")
 
         for ((i = 1; i < cword; i++)); do
                 case ${words[i]} in
@@ -46,7 +56,7 @@ _fmuctl()
         case $prev in
         --endpoint) return ;;
         --server-key | --key | --input | --out)
-                _filedir
+                _fmuctl_files
                 return
                 ;;
         esac
@@ -69,10 +79,10 @@ _fmuctl()
                 COMPREPLY=($(compgen -W "$(_fmuctl_commands "$prog")" -- "$cur"))
                 ;;
         run | load | inspect)
-                _filedir '@(ssp|ssd|fmu|csv)'
+                _fmuctl_files '@(ssp|ssd|fmu|csv)'
                 ;;
         keygen)
-                _filedir
+                _fmuctl_files
                 ;;
         status | start | pause | resume | stop | unload | warp | step | get | set | watch | snapshot | restore)
                 COMPREPLY=($(compgen -W "$("$prog" list 2>/dev/null | awk 'NR > 1 {print $1}')" -- "$cur"))
