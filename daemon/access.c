@@ -36,9 +36,10 @@ static const enum access_role needed[] = {
         [PROTO_OP_RESTORE] = ACCESS_OPERATOR,
         [PROTO_OP_SHUTDOWN] = ACCESS_ADMIN,
         [PROTO_OP_VARS] = ACCESS_OBSERVER,
+        [PROTO_OP_RIG] = ACCESS_OPERATOR,
 };
 _Static_assert(sizeof(needed) / sizeof(needed[0]) == PROTO_OP_COUNT &&
-               PROTO_OP_VARS == PROTO_OP_COUNT - 1,
+               PROTO_OP_RIG == PROTO_OP_COUNT - 1,
                "every request kind needs a role in access.c");
 
 static const char *const names[] = { "none", "observer", "operator", "admin" };

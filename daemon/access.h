@@ -5,7 +5,8 @@
  *   observer   hello, list, status, get, subscribe, unsubscribe (and
  *              fmuctl's watch and inspect, built on those)
  *   operator   load, unload, start, pause, resume, stop, warp, step,
- *              run-until, set, snapshot, restore
+ *              run-until, set, snapshot, restore, rig (a rig may write the
+ *              inputs set may)
  *   admin      shutdown (and, outside the protocol, reload by SIGHUP)
  *
  * DESIGN: every request kind has its role in one table (access.c), sized

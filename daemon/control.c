@@ -35,6 +35,7 @@ int control_new(const struct fmud_config *cfg, struct control **ret, char *err, 
         }
         c->cfg = cfg;
         c->q.efd = -1;
+        c->rig.lfd = -1;
         access_cache_init(&c->roles, NULL);
         peers_init(&c->peers);
         proto_limits_default(&c->lim);
@@ -52,6 +53,8 @@ int control_new(const struct fmud_config *cfg, struct control **ret, char *err, 
                 goto out_free;
         }
         r = ctl_bind_all(c, err, errlen);
+        if (r == 0)
+                r = ctl_rig_bind(c, err, errlen);
         if (r < 0)
                 goto out_free;
         *ret = c;
@@ -137,7 +140,14 @@ static void drain(struct control *c)
         dropped = cq_take(&c->q, &replies, &pubs);
         for (; replies; replies = next) {
                 next = replies->next;
-                if (peers_take(&c->peers, replies->token, &p) == 0) {
+                if (replies->has_fd) {
+                        /* A rig channel: answered with its token (control_rig.c). */
+                        if (peers_take(&c->peers, replies->token, &p) == 0)
+                                ctl_rig_grant(c, &p, replies);
+                        else
+                                log_warn("a rig channel for unknown request token %llu, dropped",
+                                         (unsigned long long)replies->token);
+                } else if (peers_take(&c->peers, replies->token, &p) == 0) {
                         ctl_log_outcome(&p, replies->buf, replies->len);
                         ctl_send(c, &p, replies->buf, replies->len);
                 } else
@@ -207,8 +217,8 @@ int control_run(struct control *c, int sigfd, int ready_fd)
 {
         uint64_t wd_us = notify_watchdog_period_us();
         struct timespec next_wd = { 0 }, now;
-        zmq_pollitem_t items[CTL_MAX_SOCKS + 2];
-        int n = 0, sock_of[CTL_MAX_SOCKS + 2];
+        zmq_pollitem_t items[CTL_MAX_SOCKS + 2 + RIG_MAX_CONNS + 1];
+        int n = 0, n_rig, sock_of[CTL_MAX_SOCKS + 2];
 
         for (int i = 0; i < CTL_MAX_SOCKS; i++)
                 if (c->router[i]) {
@@ -246,7 +256,9 @@ int control_run(struct control *c, int sigfd, int ready_fd)
                         if (lease >= 0 && (timeout < 0 || lease < timeout))
                                 timeout = lease;
                 }
-                if (zmq_poll(items, n, timeout) < 0) {
+                /* The rig socket's connections come and go: after the fixed items. */
+                n_rig = ctl_rig_poll_items(c, items + n, RIG_MAX_CONNS + 1, &timeout);
+                if (zmq_poll(items, n + n_rig, timeout) < 0) {
                         if (zmq_errno() == EINTR)
                                 continue;
                         log_err("zmq_poll: %s", zmq_strerror(zmq_errno()));
@@ -267,6 +279,7 @@ int control_run(struct control *c, int sigfd, int ready_fd)
                         drain(c);
                 if (items[n - 1].revents & ZMQ_POLLIN)
                         on_signal(c, sigfd);
+                ctl_rig_serve(c, items + n, n_rig);
         }
         (void)notify_send("STOPPING=1");
         drain(c);
@@ -291,6 +304,7 @@ void control_free(struct control *c)
         zap_stop(c->zap);
         if (c->zctx)
                 zmq_ctx_term(c->zctx);  /* waits up to CTL_LINGER_MS for the last replies */
+        ctl_rig_fini(c);
         ctl_remove_files(c);
         cq_fini(&c->q);
         peers_fini(&c->peers);

@@ -57,6 +57,8 @@ int control_new(const struct fmud_config *cfg, struct control **ret, char *err, 
 /* The host that serves session requests (NULL: they are refused "internal"). */
 void control_set_host(struct control *c, struct host *h);
 void control_set_reload(struct control *c, control_reload_fn *fn, void *ctx);
+/* host_opts.rig with ctx = the struct control: queues fd for the control thread. Any thread. */
+void control_rig_fd(void *ctx, uint64_t token, uint64_t id, uint64_t session, int fd);
 /* host_opts.complete / .publish with ctx = the struct control. Any thread. */
 void control_complete(void *ctx, uint64_t token, void *buf, size_t len);
 struct pub_drops;

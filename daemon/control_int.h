@@ -20,6 +20,8 @@
 #include "daemon/zap.h"
 #include "proto/proto.h"
 
+#include <zmq.h>
+
 #define CTL_SOCK_IPC    0
 #define CTL_SOCK_TCP    1
 #define CTL_MAX_SOCKS   2
@@ -27,6 +29,38 @@
 #define CTL_PUB_HWM     10000   /* messages queued per subscriber before a send is refused */
 #define CTL_LINGER_MS   1000    /* to deliver the last replies on close */
 #define CTL_MAX_PATHS   8
+
+#define RIG_TOKEN_HEX   32      /* 128 random bits, in hex */
+#define RIG_TOKEN_MS    5000    /* a token's life */
+#define RIG_PEER_MS     2000    /* a rig connection sends its token within this */
+#define RIG_MAX_TOKENS  64
+#define RIG_MAX_CONNS   16
+
+/* A rig channel waiting for its rig (control_rig.c). */
+struct ctl_rig_token {
+        bool live;
+        char hex[RIG_TOKEN_HEX];
+        uid_t uid;                      /* of the asker: the only one it is handed to */
+        int fd;
+        uint64_t session;
+        int64_t expires;                /* CLOCK_MONOTONIC ms */
+};
+
+/* A connection to the rig socket, its token being read. */
+struct ctl_rig_conn {
+        int fd;                         /* -1: free */
+        size_t got;
+        char buf[RIG_TOKEN_HEX];
+        int64_t deadline;
+};
+
+struct ctl_rig {
+        int lfd;                        /* -1: no rig socket (no ipc endpoint) */
+        bool bound;
+        char path[108];
+        struct ctl_rig_token tok[RIG_MAX_TOKENS];
+        struct ctl_rig_conn conn[RIG_MAX_CONNS];
+};
 
 struct control {
         const struct fmud_config *cfg;
@@ -43,6 +77,7 @@ struct control {
         struct timespec started;
         bool has_socket_gid;            /* socket_group, as bound: its members are operators */
         gid_t socket_gid;
+        struct ctl_rig rig;             /* rig channels being handed out */
         struct access_cache roles;      /* local users' roles, cleared by a reload */
         bool stop;
         uint64_t dropped_logged;
@@ -56,6 +91,15 @@ struct control {
 /* control_sock.c */
 int ctl_bind_all(struct control *c, char *err, size_t errlen);
 void ctl_remove_files(struct control *c);
+
+/* control_rig.c */
+int ctl_rig_bind(struct control *c, char *err, size_t errlen);
+void ctl_rig_fini(struct control *c);
+/* Answer the rig request of p whose channel it queued (it->fd is taken on success). */
+void ctl_rig_grant(struct control *c, const struct ctl_peer *p, struct cq_item *it);
+/* The rig sockets to poll into items (at most max); lowers *timeout (ms, -1: none) to the next deadline. */
+int ctl_rig_poll_items(struct control *c, zmq_pollitem_t *items, int max, long *timeout);
+void ctl_rig_serve(struct control *c, const zmq_pollitem_t *items, int n);
 
 /* control_req.c: one message received on router[sock]. */
 void ctl_serve(struct control *c, int sock);

@@ -62,6 +62,8 @@ void cq_item_free(struct cq_item *it)
 {
         if (!it)
                 return;
+        if (it->has_fd)
+                close(it->fd);
         pub_drops_unref(it->drops);
         free(it->topic);
         free(it->buf);
@@ -89,6 +91,29 @@ void cq_push_reply(struct ctl_queue *q, uint64_t token, void *buf, size_t len)
         it->token = token;
         it->buf = buf;
         it->len = len;
+        pthread_mutex_lock(&q->lock);
+        *q->replies.tail = it;
+        q->replies.tail = &it->next;
+        q->replies.n++;
+        pthread_mutex_unlock(&q->lock);
+        wake(q);
+}
+
+void cq_push_rig(struct ctl_queue *q, uint64_t token, uint64_t id, uint64_t session, int fd)
+{
+        struct cq_item *it = calloc(1, sizeof(*it));
+
+        if (!it) {
+                log_err("out of memory queueing the rig channel of request %llu, dropped",
+                        (unsigned long long)token);
+                close(fd);
+                return;
+        }
+        it->token = token;
+        it->has_fd = true;
+        it->fd = fd;
+        it->id = id;
+        it->session = session;
         pthread_mutex_lock(&q->lock);
         *q->replies.tail = it;
         q->replies.tail = &it->next;

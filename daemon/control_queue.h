@@ -17,6 +17,7 @@
 #define FMUD_DAEMON_CONTROL_QUEUE_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,10 @@ struct cq_item {
         struct pub_drops *drops;        /* a reference (publications of a subscription) */
         void *buf;
         size_t len;
+        /* A rig channel to hand out for request id of session (cq_push_rig()); owned. */
+        bool has_fd;
+        int fd;
+        uint64_t id, session;
 };
 
 struct cq_list {
@@ -46,6 +51,8 @@ int cq_init(struct ctl_queue *q, size_t max_pubs);
 void cq_fini(struct ctl_queue *q);      /* frees what is still queued */
 /* Take buf (free()). On out of memory the reply is lost and logged. */
 void cq_push_reply(struct ctl_queue *q, uint64_t token, void *buf, size_t len);
+/* Take fd, the rig channel of session asked for by request token (its id). */
+void cq_push_rig(struct ctl_queue *q, uint64_t token, uint64_t id, uint64_t session, int fd);
 /*
  * Take body (free()) and the reference to drops (may be NULL); topic is
  * copied. Dropped, and counted in drops, when max_pubs are queued.

@@ -81,6 +81,12 @@ typedef void host_complete_fn(void *ctx, uint64_t token, void *buf, size_t len);
 struct pub_drops;
 typedef void host_publish_fn(void *ctx, const char *topic, void *body, size_t len,
                              struct pub_drops *drops);
+/*
+ * The answer to a rig request: fd is the session's rig channel (a dup the
+ * callee owns and closes), to be handed to the asker (control_rig.c),
+ * whose reply the callee sends for request id. From a session thread.
+ */
+typedef void host_rig_fn(void *ctx, uint64_t token, uint64_t id, uint64_t session, int fd);
 /* A line for the daemon's log at a syslog level (LOG_WARNING, ...); any session thread. */
 typedef void host_log_fn(void *ctx, int level, const char *message);
 
@@ -131,6 +137,8 @@ struct host_opts {
         void *complete_ctx;
         host_publish_fn *publish;
         void *publish_ctx;
+        host_rig_fn *rig;               /* NULL: rig requests are refused */
+        void *rig_ctx;
         host_log_fn *log;               /* NULL: nothing is logged */
         void *log_ctx;
 };

@@ -15,6 +15,7 @@
 #include "daemon/host_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -153,6 +154,35 @@ static bool generation_ok(struct hsess *hs, const struct hcmd *c, const struct p
         return false;
 }
 
+/*
+ * rig: a dup of the session's rig channel, handed to the control thread,
+ * which gives it to the asker's rig process (control_rig.c). Here, on the
+ * session thread, because the master is freed here only.
+ */
+static void rig_open(struct hsess *hs, const struct hcmd *c)
+{
+        int fd = master_rig_fd(hs->m);
+
+        if (fd < 0) {
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_INVALID, "session %llu has no "
+                                 "rig ports (load it with rigIn or rigOut)",
+                                 (unsigned long long)hs->id);
+                return;
+        }
+        if (!hs->h->opts.rig) {
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_UNSUPPORTED,
+                                 "rig channels are not handed out here");
+                return;
+        }
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0) {
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL, "rig channel: %s",
+                                 strerror(errno));
+                return;
+        }
+        hs->h->opts.rig(hs->h->opts.rig_ctx, c->token, c->id, hs->id, fd);
+}
+
 int hsess_exec(struct hsess *hs, struct hcmd *c)
 {
         enum proto_state s = hs->state;
@@ -250,6 +280,12 @@ int hsess_exec(struct hsess *hs, struct hcmd *c)
                         hsnap_snapshot(hs, c);
                 else
                         hsnap_restore(hs, c, doc.root);
+                break;
+        case PROTO_OP_RIG:
+                if (s != PROTO_STATE_LOADED && s != PROTO_STATE_PAUSED && s != PROTO_STATE_RUNNING)
+                        refuse(hs, c);
+                else
+                        rig_open(hs, c);
                 break;
         default:
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_UNKNOWN_OP, "not a session operation");

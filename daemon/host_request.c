@@ -346,6 +346,7 @@ void host_request_from(struct host *h, uint64_t token, const struct proto_req *r
         case PROTO_OP_SNAPSHOT:
         case PROTO_OP_RESTORE:
         case PROTO_OP_LOGS:
+        case PROTO_OP_RIG:
                 do_session_op(h, token, req, peer);
                 break;
         default:

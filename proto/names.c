@@ -29,6 +29,7 @@ static const char *const op_names[PROTO_OP_COUNT] = {
         [PROTO_OP_LOGS] = "logs",
         [PROTO_OP_SHUTDOWN] = "shutdown",
         [PROTO_OP_VARS] = "vars",
+        [PROTO_OP_RIG] = "rig",
 };
 
 static const char *const err_names[PROTO_E_COUNT] = {

@@ -57,6 +57,7 @@ enum proto_op {
         PROTO_OP_LOGS,
         PROTO_OP_SHUTDOWN,
         PROTO_OP_VARS,
+        PROTO_OP_RIG,
         PROTO_OP_COUNT,
 };
 
