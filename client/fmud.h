@@ -300,6 +300,55 @@ void fmud_value_free(struct pv *v);
 size_t fmud_value_format(const struct pv *v, char *buf, size_t len);
 
 /*
+ * Rig ports (docs/scenarios.md "Rig ports"): a rig process exchanges a
+ * session's rig inputs and outputs with its master at every point through
+ * a shared-memory channel the daemon hands over (proto/PROTOCOL.md "rig").
+ * Local (ipc) connections only; the caller must be allowed to set the
+ * session. A struct fmud_rig is used by one thread; it outlives c.
+ */
+struct fmud_rig;
+/* A rig port: its name ("component.variable") and type ("Float64", "Int32", "Boolean", ...). */
+struct fmud_rig_port {
+        const char *name;
+        const char *type;
+};
+/* A point whose outputs the master published. */
+struct fmud_rig_point {
+        uint64_t point;                 /* its index on the grid, 0 at the start time */
+        double time;
+        uint64_t skipped;               /* points published before it and never read */
+};
+/*
+ * Open session's rig channel: a rig request, then the token presented on
+ * the daemon's rig socket, which passes the channel. 0 and *ret, or
+ * FMUD_E_REFUSED (fmud_errmsg(): why; a session without rig ports, a
+ * user not allowed to set it, a tcp connection) or -errno.
+ */
+int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret);
+/* The inputs (out false) or outputs (true), in the order values are written and read. Borrowed. */
+const struct fmud_rig_port *fmud_rig_ports(const struct fmud_rig *rig, bool out, size_t *ret_n);
+/*
+ * Write the n inputs (n must be the number of inputs) for the point after
+ * the last one fmud_rig_wait() gave (point 0 before any): applied whole,
+ * once, at the start of the step from that point. 0, -EINVAL (n),
+ * -ENOSPC (the master is behind: nothing written) or -EPROTO.
+ */
+int fmud_rig_write(struct fmud_rig *rig, const double *in, size_t n);
+/*
+ * Wait up to timeout_ms (< 0: for ever) for a point newer than the last
+ * one given, into *pt (the newest published; the ones it passed over are
+ * counted in pt->skipped). 0, -ETIMEDOUT, or -EPROTO (a broken channel).
+ */
+int fmud_rig_wait(struct fmud_rig *rig, int timeout_ms, struct fmud_rig_point *pt);
+/*
+ * The outputs (n must be their number) of the point fmud_rig_wait() gave
+ * last, and that point in *pt (may be NULL). 0, -EINVAL or -EAGAIN (none yet).
+ */
+int fmud_rig_read(struct fmud_rig *rig, double *out, size_t n, struct fmud_rig_point *pt);
+/* Unmap and close the channel: the rig stops beating, and the session's rigPolicy applies. NULL: no-op. */
+void fmud_rig_close(struct fmud_rig *rig);
+
+/*
  * Create a CURVE key pair: NAME.key (the secret key, mode 0600) and
  * NAME.pub (the public key), each one Z85 line. Never overwrites: -EEXIST
  * when either exists. Returns 0 or -errno with err (may be NULL).
