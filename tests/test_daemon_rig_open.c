@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -334,4 +335,32 @@ Test(daemon_rig_open, a_rig_killed_gets_the_sessions_policy)
         cr_assert(daemon_str_eq(st.rig.state, "vanished"));
         cr_assert(daemon_str_eq(st.rig.policy, "hold"));
         cr_assert(st.state == PROTO_STATE_RUNNING);
+}
+
+Test(daemon_rig_open, a_silent_peer_holds_nothing_up_and_is_dropped)
+{
+        struct proto_load a = feedthrough(0.1, "hold");
+        uint64_t s = daemon_load(c, &a, NULL);
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct timeval guard = { .tv_sec = 60 };       /* a hang guard, not a measure */
+        struct grant g;
+        char msg[128], b;
+        int silent, fd;
+
+        ask(s, &g);
+        strcpy(sa.sun_path, g.path);
+        silent = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        cr_assert(silent >= 0);
+        cr_assert(eq(int, connect(silent, (struct sockaddr *)&sa, sizeof(sa)), 0));
+        cr_assert(eq(int, (int)write(silent, g.token, 5), 5));
+        /* Meanwhile the control plane and the rig socket serve others. */
+        fd = present(&g, msg, sizeof(msg));
+        cr_assert(fd >= 0, "%s", msg);
+        close(fd);
+        cr_assert(eq(int, fmud_status(c, s, &(struct proto_session_status){ 0 }), 0), "%s",
+                  fmud_errmsg(c));
+        /* Then it is closed without an answer. */
+        cr_assert(eq(int, setsockopt(silent, SOL_SOCKET, SO_RCVTIMEO, &guard, sizeof(guard)), 0));
+        cr_assert(eq(int, (int)read(silent, &b, 1), 0));
+        close(silent);
 }
