@@ -35,7 +35,7 @@ int control_new(const struct fmud_config *cfg, struct control **ret, char *err, 
         }
         c->cfg = cfg;
         c->q.efd = -1;
-        c->rig.lfd = -1;
+        ctl_rig_init(c);
         access_cache_init(&c->roles, NULL);
         peers_init(&c->peers);
         proto_limits_default(&c->lim);

@@ -92,7 +92,8 @@ struct control {
 int ctl_bind_all(struct control *c, char *err, size_t errlen);
 void ctl_remove_files(struct control *c);
 
-/* control_rig.c */
+/* control_rig.c; init before anything can fail (control_free() calls fini). */
+void ctl_rig_init(struct control *c);
 int ctl_rig_bind(struct control *c, char *err, size_t errlen);
 void ctl_rig_fini(struct control *c);
 /* Answer the rig request of p whose channel it queued (it->fd is taken on success). */

@@ -52,6 +52,13 @@ void control_rig_fd(void *ctx, uint64_t token, uint64_t id, uint64_t session, in
         cq_push_rig(&c->q, token, id, session, fd);
 }
 
+void ctl_rig_init(struct control *c)
+{
+        c->rig.lfd = -1;
+        for (int i = 0; i < RIG_MAX_CONNS; i++)
+                c->rig.conn[i].fd = -1;
+}
+
 int ctl_rig_bind(struct control *c, char *err, size_t errlen)
 {
         struct ctl_rig *g = &c->rig;
@@ -60,9 +67,6 @@ int ctl_rig_bind(struct control *c, char *err, size_t errlen)
         mode_t want = c->has_socket_gid ? 0660 : 0600, old;
         int r;
 
-        g->lfd = -1;
-        for (int i = 0; i < RIG_MAX_CONNS; i++)
-                g->conn[i].fd = -1;
         if (!ep || strncmp(ep, "ipc://", 6) || !(slash = strrchr(ep + 6, '/')))
                 return 0;
         r = snprintf(g->path, sizeof(g->path), "%.*s/rig.sock", (int)(slash - (ep + 6)), ep + 6);
