@@ -1,0 +1,434 @@
+/*
+ * rig_rtt: a rig port's round trip through a session's master
+ * (shm/rig.h, engine/master/master_rig.c), next to the worker channel's
+ * round trip of one step (bench/worker_rtt.c's "step" row), in the same run.
+ *
+ * The session: one LinearOde test FMU (y_i = x + u_i) with rig input
+ * lin.u0 and rig outputs lin.y0, lin.y1, so y0 - y1 of a point is the u0
+ * its step applied: every round trip is checked to be the write's own.
+ * The master runs on its own thread; the rig runs on this one, attached
+ * with rig_attach(dup(master_rig_fd(m))). Rows:
+ *
+ *   paced    master_run() at warp 1, h = 1 ms (1 kHz). The rig reads point
+ *            p, writes u0 for p; the master takes it at p's deadline,
+ *            steps and publishes p + 1. "write" is the rig's write to its
+ *            read of p + 1, so it holds the wait for the deadline (about
+ *            h less the rig's reaction); "deadline" is p's deadline (the
+ *            pace's base taken just before master_run(), a little early:
+ *            a slight over-estimate) to that read: the rig's round trip
+ *            proper, the figure to compare with the worker's step. A
+ *            write whose point came out without it (it missed the
+ *            deadline: a loaded machine) is counted as late, not timed.
+ *   unpaced  warp 0: a free-running master never waits for its rig, so
+ *            here the master thread steps one point (master_step(m, 1))
+ *            as soon as the rig has written for it (an atomic the rig sets
+ *            after rig_write()): "write" is the rig's write to its read of
+ *            the outputs of the step that applied it, hand-over included.
+ *   worker   one inst_do_step() of LinearOde (set u0..u9, doStep, get
+ *            y0..y9) through fmud-worker: worker_rtt's "step" row.
+ *
+ * Pinned cpus (-P: not): the master thread (or the baseline's caller) on
+ * the first allowed cpu, the worker and the rig on the second.
+ *
+ * DESIGN: as worker_rtt, every run starts a fresh session and a fresh
+ * worker, and the runs of the rows are interleaved (run 1 of every row,
+ * then run 2, ...), so that a change of the machine's load hits every row
+ * alike; a cell is the median over runs of each run's median and 99th
+ * percentile, and the ratio is a row's median over the worker's.
+ *
+ *   rig_rtt [-n POINTS] [-r RUNS] [-P] [--quick]
+ *
+ * --quick: 500 points, one run, for a smoke test of the program. Results
+ * are in docs/BENCHMARKS.md ("Rig port").
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/instance/instance.h"
+#include "session_util.h"
+#include "shm/rig.h"
+
+#define H               1e-3
+#define NCH             10      /* LinearOde's channels: u at vr 10.., y at vr 20.. */
+#define MAX_POINTS      500000u
+#define WARMUP          50u     /* points or steps before the timed ones */
+
+enum mode { MODE_PACED, MODE_UNPACED, MODE_WORKER, MODE_END };
+
+static const char *const mode_names[MODE_END] = { "paced", "unpaced", "worker" };
+
+struct cell {
+        double med[BENCH_MAX_RUNS], p99[BENCH_MAX_RUNS];        /* µs, write -> read */
+        double dmed[BENCH_MAX_RUNS], dp99[BENCH_MAX_RUNS];      /* µs, deadline -> read */
+        double late[BENCH_MAX_RUNS];                            /* paced: writes not timed */
+};
+
+static unsigned arg_points = 20000;
+static unsigned arg_runs = 5;
+static bool arg_pin = true;
+static int cpu_a = -1, cpu_b = -1;
+static char fmu_path[512];
+
+/* What the master thread needs and the rig tells it. */
+struct shared {
+        struct master *m;
+        bool paced;
+        uint64_t n;                     /* points to step */
+        _Atomic uint64_t written;       /* unpaced: points the rig has written for, + 1 */
+        _Atomic uint64_t base_ns;       /* paced: just before master_run() */
+        int result;
+};
+
+static uint64_t now_ns(void)
+{
+        return rig_now_ns();
+}
+
+static void pin(pthread_t t, int c)
+{
+        cpu_set_t set;
+
+        if (!arg_pin)
+                return;
+        CPU_ZERO(&set);
+        CPU_SET(c, &set);
+        if (pthread_setaffinity_np(t, sizeof(set), &set) != 0)
+                bench_die("pthread_setaffinity_np", -EINVAL);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* Sort t (ns) and store its median and p99 in µs. */
+static void summary(double *t, size_t n, double *ret_med, double *ret_p99)
+{
+        qsort(t, n, sizeof(*t), cmp_dbl);
+        *ret_med = t[n / 2] / 1e3;
+        *ret_p99 = t[n * 99 / 100] / 1e3;
+}
+
+/* ---- The session ------------------------------------------------------------- */
+
+static void session_start(struct bench_sys *x, bool paced, uint64_t points)
+{
+        static const char *const rig_in[] = { "lin.u0" };
+        static const char *const rig_out[] = { "lin.y0", "lin.y1" };
+        struct scenario_overrides ov = {
+                .has_step = true, .step = H, .has_start = true, .start = 0,
+                .has_stop = true, .stop = (double)(points + 10) * H,
+                .has_warp = true, .warp = paced ? 1.0 : 0.0,
+                .n_rig_in = 1, .rig_in = rig_in, .n_rig_out = 2, .rig_out = rig_out,
+                .has_rig_timeout = true, .rig_timeout_ms = 10000,
+        };
+        const struct bench_comp comp = { "lin", fmu_path };
+        const struct bench_ssd d = { .n = 1, .comps = &comp, .step = H, .stop = 1 };
+        struct scenario_opts so;
+        struct session_opts sess;
+        struct diag_list diags;
+        char path[512], *msg = NULL;
+        int r;
+
+        bench_mkdtemp(x->cache, sizeof(x->cache));
+        bench_ssd_write(x->cache, &d, path, sizeof(path));
+        scenario_opts_default(&so);
+        so.cache_dir = x->cache;
+        diag_list_init(&diags, 0);
+        r = scenario_load(path, &so, &ov, &diags, &x->sc);
+        if (r < 0)
+                bench_die(diags.n ? diags.v[0].message : "scenario_load", r);
+        diag_list_fini(&diags);
+        session_opts_default(&sess);
+        sess.worker_path = FMUD_WORKER;
+        /* The worker inherits this thread's cpu. */
+        pin(pthread_self(), cpu_b);
+        r = session_new(x->sc, &sess, &x->s, &msg);
+        if (r < 0)
+                bench_die(msg ? msg : "session_new", r);
+        r = master_new(x->s, NULL, &x->m, &msg);
+        if (r < 0)
+                bench_die(msg ? msg : "master_new", r);
+}
+
+static void *master_thread(void *arg)
+{
+        struct shared *sh = arg;
+
+        if (sh->paced) {
+                atomic_store(&sh->base_ns, now_ns());
+                sh->result = master_run(sh->m);
+                return NULL;
+        }
+        for (uint64_t p = 0; p < sh->n; p++) {
+                while (atomic_load_explicit(&sh->written, memory_order_acquire) <= p)
+                        ;
+                sh->result = master_step(sh->m, 1);
+                if (sh->result != MASTER_RUNNING)
+                        return NULL;
+        }
+        sh->result = MASTER_FINISHED;
+        return NULL;
+}
+
+/* The newest point, after waiting for one. */
+static uint64_t next_point(struct rig *r, double *out)
+{
+        uint64_t point, skipped;
+        double t;
+        int e;
+
+        for (;;) {
+                e = rig_wait(r, NULL);
+                if (e < 0)
+                        bench_die("rig_wait", e);
+                e = rig_read(r, &point, &t, out, &skipped);
+                if (e == 0)
+                        break;
+                if (e != -EAGAIN)
+                        bench_die("rig_read", e);
+        }
+        (void) skipped;         /* paced: a point skipped shows as one not p + 1 */
+        return point;
+}
+
+static void start(struct shared *sh, pthread_t *th)
+{
+        if (pthread_create(th, NULL, master_thread, sh) != 0)
+                bench_die("pthread_create", -EAGAIN);
+        pin(*th, cpu_a);
+}
+
+/*
+ * Run k of the paced or unpaced row. Paced, a write whose point came out
+ * without it (it missed the deadline) or a point skipped is counted as
+ * late and not timed.
+ */
+static void run_rig(struct cell *c, unsigned k, bool paced)
+{
+        uint64_t total = WARMUP + arg_points, p;
+        double *tw = calloc(arg_points, sizeof(*tw)), *td = calloc(arg_points, sizeof(*td));
+        struct shared sh = { .paced = paced, .n = total };
+        struct bench_sys x = { 0 };
+        double out[2];
+        pthread_t th;
+        struct rig *r;
+        size_t n = 0;
+        int fd, e;
+
+        if (!tw || !td)
+                bench_die("calloc", -ENOMEM);
+        session_start(&x, paced, total);
+        sh.m = x.m;
+        fd = dup(master_rig_fd(x.m));
+        if (fd < 0)
+                bench_die("dup", -errno);
+        e = rig_attach(fd, &r);
+        if (e < 0)
+                bench_die("rig_attach", e);
+        /* Point 0 is published by master_new(); paced, the master starts after its write. */
+        p = next_point(r, out);
+        if (p != 0)
+                bench_die("the first point is not 0", -EPROTO);
+        if (!paced)
+                start(&sh, &th);
+        for (; p < total; p++) {
+                double u = (double)(p % 1000) + 1;
+                uint64_t t0, t1, q;
+
+                t0 = now_ns();
+                e = rig_write(r, p, &u);
+                if (e < 0)
+                        bench_die("rig_write", e);
+                atomic_store_explicit(&sh.written, p + 1, memory_order_release);
+                if (paced && p == 0)
+                        start(&sh, &th);
+                q = next_point(r, out);
+                t1 = now_ns();
+                if (q != p + 1 || fabs(out[0] - out[1] - u) > 1e-9) {
+                        /* Paced: the write missed its deadline (counted); unpaced: a fault. */
+                        if (!paced)
+                                bench_die("a point without its own write", -EPROTO);
+                        c->late[k]++;
+                        p = q - 1;
+                        continue;
+                }
+                if (p >= WARMUP && n < arg_points) {
+                        tw[n] = (double)(t1 - t0);
+                        /* Point p's deadline: the pace's base plus p steps at warp 1. */
+                        td[n++] = (double)(t1 - atomic_load(&sh.base_ns)) - (double)p * H * 1e9;
+                }
+        }
+        pthread_join(th, NULL);
+        if (sh.result != MASTER_FINISHED && sh.result != MASTER_RUNNING)
+                bench_die(master_message(x.m), sh.result < 0 ? sh.result : -EIO);
+        rig_close(r);
+        bench_sys_close(&x);
+        if (!n)
+                bench_die("no write made its deadline", -ETIME);
+        summary(tw, n, &c->med[k], &c->p99[k]);
+        summary(td, n, &c->dmed[k], &c->dp99[k]);
+        free(tw);
+        free(td);
+}
+
+/* ---- The baseline: one step through fmud-worker ------------------------------------ */
+
+static void check(struct inst *inst, int r, const char *what)
+{
+        if (r != INST_OK) {
+                fprintf(stderr, "rig_rtt: %s\n", inst_message(inst));
+                bench_die(what, r < 0 ? r : -EIO);
+        }
+}
+
+static void run_worker(struct cell *c, unsigned k, const struct bench_lib *l)
+{
+        uint32_t vr_u[NCH], vr_y[NCH];
+        double u[NCH], y[NCH], *t = calloc(arg_points, sizeof(*t));
+        struct inst_in in = { MD_FLOAT64, vr_u, NCH, u, NULL, NCH };
+        struct inst_out out = { MD_FLOAT64, vr_y, NCH, y, NULL, NCH };
+        struct inst_step step = { .h = H, .no_set_prior = true, .inputs = &in, .n_inputs = 1,
+                                  .outputs = &out, .n_outputs = 1 };
+        struct inst_instantiate ia = { 0 };
+        struct inst_step_result res;
+        struct inst_opts o;
+        struct inst *inst;
+        char *why = NULL;
+        int r;
+
+        if (!t)
+                bench_die("calloc", -ENOMEM);
+        for (int i = 0; i < NCH; i++) {
+                vr_u[i] = 10 + (uint32_t)i;
+                vr_y[i] = 20 + (uint32_t)i;
+        }
+        inst_opts_default(&o);
+        o.worker_path = FMUD_WORKER;
+        o.fmu_dir = l->fmu->unpacked_dir;
+        o.name = "rig_rtt";
+        pin(pthread_self(), cpu_b);
+        r = inst_new(&o, &inst, &why);
+        if (r < 0)
+                bench_die(why ? why : "inst_new", r);
+        pin(pthread_self(), cpu_a);
+        check(inst, inst_instantiate(inst, &ia), "inst_instantiate");
+        check(inst, inst_enter_initialization_mode(inst, NULL), "enter initialization");
+        check(inst, inst_exit_initialization_mode(inst), "exit initialization");
+        for (uint64_t n = 0; n < WARMUP + arg_points; n++) {
+                uint64_t t0;
+
+                for (int i = 0; i < NCH; i++)
+                        u[i] = (double)i + (double)n * 1e-3;
+                step.t = (double)n * H;
+                t0 = now_ns();
+                check(inst, inst_do_step(inst, &step, &res), "inst_do_step");
+                if (n >= WARMUP)
+                        t[n - WARMUP] = (double)(now_ns() - t0);
+        }
+        if (inst_free(inst) < 0)
+                bench_die("inst_free", -EIO);
+        summary(t, arg_points, &c->med[k], &c->p99[k]);
+        c->dmed[k] = c->med[k];
+        c->dp99[k] = c->p99[k];
+        free(t);
+}
+
+/* ---- Command line and output --------------------------------------------------------- */
+
+static void usage(void)
+{
+        fprintf(stderr, "usage: rig_rtt [-n POINTS] [-r RUNS] [-P] [--quick]\n"
+                "  -n  timed points (steps) per run and row (default 20000, at most %u)\n"
+                "  -r  runs per row (default 5, at most %d)\n"
+                "  -P  do not pin the threads and the worker to cpus\n"
+                "  --quick  500 points, 1 run\n", MAX_POINTS, BENCH_MAX_RUNS);
+        exit(2);
+}
+
+static void parse_args(int argc, char **argv)
+{
+        static const struct option longs[] = {
+                { "quick", no_argument, NULL, 'q' }, { NULL, 0, NULL, 0 },
+        };
+        int opt;
+
+        while ((opt = getopt_long(argc, argv, "n:r:Ph", longs, NULL)) != -1) {
+                switch (opt) {
+                case 'n': arg_points = (unsigned)strtoul(optarg, NULL, 10); break;
+                case 'r': arg_runs = (unsigned)strtoul(optarg, NULL, 10); break;
+                case 'P': arg_pin = false; break;
+                case 'q': arg_points = 500; arg_runs = 1; break;
+                default: usage();
+                }
+        }
+        if (optind != argc || !arg_points || arg_points > MAX_POINTS || !arg_runs ||
+            arg_runs > BENCH_MAX_RUNS)
+                usage();
+}
+
+static void choose_cpus(void)
+{
+        cpu_set_t all;
+
+        if (sched_getaffinity(0, sizeof(all), &all) < 0)
+                bench_die("sched_getaffinity", -errno);
+        for (int c = 0; c < CPU_SETSIZE && cpu_b < 0; c++)
+                if (CPU_ISSET(c, &all))
+                        *(cpu_a < 0 ? &cpu_a : &cpu_b) = c;
+        if (cpu_b < 0)
+                arg_pin = false;
+}
+
+int main(int argc, char **argv)
+{
+        static struct cell cells[MODE_END];
+        struct bench_lib l;
+        double wmed;
+
+        parse_args(argc, argv);
+        choose_cpus();
+        snprintf(fmu_path, sizeof(fmu_path), "%s/LinearOde.fmu", FMUD_TEST_FMU_DIR);
+        bench_lib_open(&l, fmu_path);
+        bench_machine();
+        if (arg_pin)
+                printf("# master thread on cpu %d, worker and rig on cpu %d\n", cpu_a, cpu_b);
+        else
+                printf("# not pinned\n");
+        printf("# %u runs of %u points per row; median over runs of each run's median / p99, "
+               "in µs; ratio: median over the worker's\n", arg_runs, arg_points);
+        fflush(stdout);
+        for (unsigned k = 0; k < arg_runs; k++) {
+                run_worker(&cells[MODE_WORKER], k, &l);
+                run_rig(&cells[MODE_PACED], k, true);
+                run_rig(&cells[MODE_UNPACED], k, false);
+        }
+        wmed = bench_median(cells[MODE_WORKER].med, arg_runs);
+        printf("%-8s %-9s %9s %9s %7s %6s\n", "mode", "from", "median", "p99", "ratio", "late");
+        for (int i = 0; i < MODE_END; i++) {
+                struct cell *c = &cells[i];
+                double med = bench_median(c->med, arg_runs);
+
+                printf("%-8s %-9s %9.2f %9.2f %7.2f %6.0f\n", mode_names[i],
+                       i == MODE_WORKER ? "call" : "write", med, bench_median(c->p99, arg_runs),
+                       med / wmed, bench_median(c->late, arg_runs));
+                if (i == MODE_PACED) {
+                        med = bench_median(c->dmed, arg_runs);
+                        printf("%-8s %-9s %9.2f %9.2f %7.2f %6s\n", mode_names[i], "deadline",
+                               med, bench_median(c->dp99, arg_runs), med / wmed, "");
+                }
+        }
+        printf("# load average after: %.2f\n", bench_load());
+        bench_lib_close(&l);
+        return 0;
+}
