@@ -109,7 +109,7 @@ static int trim(u128 *x, int *exp)
 /* Python repr's layout (numfmt.h) of ±x * 10^exp, x of n digits without trailing zeros. */
 static size_t layout(char *dst, bool neg, u128 x, int n, int exp)
 {
-        char d[40];
+        char d[40] = "0";       /* n >= 1 (the caller handles 0): set for -O3 flow analysis */
         int lead = exp + n - 1;         /* the leading digit's decimal exponent */
         size_t len = 0;
 
