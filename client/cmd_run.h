@@ -19,6 +19,7 @@ struct run_cmd {
         bool quiet, local, private_only;
         bool to_stdout;                 /* --out -: the rows on stdout (load.out NULL) */
         FILE *report;                   /* the summary's stream: stderr when the rows take stdout */
+        bool ipc;                       /* the daemon is on this machine (an ipc:// endpoint) */
 };
 
 /* What a scenario with nothing to record is told (after "fmuctl run: "). */

@@ -19,6 +19,7 @@
 #include "cmd_run.h"
 #include "commands.h"
 #include "fmt.h"
+#include "run_out.h"
 
 #define PROBE_TIMEOUT_MS 300
 #define POLL_MS 100
@@ -68,6 +69,7 @@ static int connect_any(struct run_cmd *a, struct private_daemon *d)
                    !getenv("FMUD_SERVER_KEY")) {
                 r = fmud_connect(ep, &o, &a->cli.c, err, sizeof(err));
                 if (r == 0) {
+                        a->ipc = !strncmp(ep, "ipc://", 6);
                         /*
                          * A shared daemon writes a client's file only below its
                          * output directories: without --out, the daemon chooses
@@ -83,6 +85,7 @@ static int connect_any(struct run_cmd *a, struct private_daemon *d)
                 }
         } else if (!a->private_only) {
                 /* CURVE: a remote daemon was asked for; never fall back to a private one. */
+                a->ipc = ep && !strncmp(ep, "ipc://", 6);
                 return cli_open(&a->cli);
         }
         copy = strdup(a->load.l.path.ptr);
@@ -117,6 +120,7 @@ static int connect_any(struct run_cmd *a, struct private_daemon *d)
          * the results file as --local does (a shared daemon asks for --force).
          */
         a->load.l.force = true;
+        a->ipc = true;
         a->cli.endpoint = d->endpoint;
         code = cli_open(&a->cli);
         a->cli.endpoint = NULL;
@@ -342,39 +346,28 @@ static void results_line(FILE *f, const char *name, const char *out, const struc
  * --out - through a daemon: the daemon wrote the rows to its results file
  * for this session (its state directory's, this user's own); they are
  * copied to stdout once the session is unloaded (the file complete), and
- * the file and its directory removed. The rows are the file's: complete,
- * where a subscription may drop samples of a subscriber that falls behind.
+ * the file and its directory removed (run_out.c: only that file, never
+ * another the daemon names). The rows are the file's: complete, where a
+ * subscription may drop samples of a subscriber that falls behind.
  * 0, or an exit code after printing why (a daemon on another machine).
  */
-static int copy_out(const char *path)
+static int copy_out(const struct run_cmd *a, const char *path, uint64_t session)
 {
-        char buf[65536], *dir, *copy;
-        FILE *fp = fopen(path, "re");
-        size_t n;
-        int code = FMUCTL_EXIT_OK;
+        char err[1024];
+        int r;
 
-        if (!fp) {
-                fprintf(stderr, "fmuctl run: cannot read the daemon's results file '%s' for --out -: "
-                        "%s (a daemon on another machine: use --local, or --out FILE.csv)\n", path,
-                        strerror(errno));
+        if (!a->ipc) {
+                fprintf(stderr, "fmuctl run: --out - needs a daemon on this machine (an ipc:// "
+                        "endpoint): use --local, or --out FILE.csv\n");
                 return FMUCTL_EXIT_SYSTEM;
         }
-        while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
-                if (fwrite(buf, 1, n, stdout) != n)
-                        break;
-        if (ferror(fp) || fflush(stdout) != 0 || ferror(stdout)) {
-                fprintf(stderr, "fmuctl run: cannot copy the results to standard output: %s\n",
-                        strerror(errno));
-                code = FMUCTL_EXIT_SYSTEM;
-        }
-        fclose(fp);
-        (void)unlink(path);
-        copy = strdup(path);
-        dir = copy ? dirname(copy) : NULL;
-        if (dir)
-                (void)rmdir(dir);
-        free(copy);
-        return code;
+        r = run_out_take(path, session, stdout, err, sizeof(err));
+        if (r == 0)
+                return FMUCTL_EXIT_OK;
+        fprintf(stderr, "fmuctl run: ");
+        cli_put_clean(stderr, err, strlen(err));
+        fputc('\n', stderr);
+        return r == -EPERM ? FMUCTL_EXIT_INVALID : FMUCTL_EXIT_SYSTEM;
 }
 
 static void clean_names(struct proto_session_status *s)
@@ -496,7 +489,7 @@ unload:
         else if (!a->quiet && code != FMUCTL_EXIT_INTERRUPTED && out && r == 0 && !js)
                 results_line(a->report, a->to_stdout ? "standard output" : shown, out, &rec);
         if (a->to_stdout && out && r == 0) {
-                r = copy_out(out);
+                r = copy_out(a, out, t.session);
                 if (code == FMUCTL_EXIT_OK)
                         code = r;
         }
