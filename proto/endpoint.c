@@ -1,4 +1,6 @@
 /* endpoint: the default control and PUB endpoints of a local fmud (proto/endpoint.h). */
+#define _POSIX_C_SOURCE 200809L        /* lstat() */
+
 #include "endpoint.h"
 
 #include <errno.h>
@@ -69,19 +71,49 @@ int fmud_pub_endpoint_for(const char *ep, char *buf, size_t len)
         return put(len, snprintf(buf, len, "ipc://%.*s/events.sock", (int)(slash - path), path));
 }
 
+/*
+ * The user's own socket at path (ipc's path, not "ipc://"): 1 when it is
+ * there and to be trusted, its directory and itself this user's and the
+ * directory closed to others' writes; 0 when neither is there; -1 when
+ * something of somebody else's is (in sticky /tmp, another local user may
+ * make /tmp/fmud-UID first and listen there for this user's requests).
+ */
+static int own_socket(const char *path)
+{
+        char dir[4096];
+        const char *slash = strrchr(path, '/');
+        struct stat st;
+
+        if (!slash || (size_t)(slash - path) >= sizeof(dir))
+                return -1;
+        memcpy(dir, path, (size_t)(slash - path));
+        dir[slash - path] = '\0';
+        if (lstat(dir, &st) < 0)
+                return errno == ENOENT ? 0 : -1;
+        if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+                return -1;
+        if (lstat(path, &st) < 0)
+                return errno == ENOENT ? 0 : -1;
+        return st.st_uid == geteuid() ? 1 : -1;
+}
+
 int fmud_client_endpoint(const char *system_dir, char *buf, size_t len)
 {
         char sys[4096];
         struct stat st;
-        int r;
+        int r, own;
 
         r = fmud_default_endpoint(buf, len);
-        if (r < 0 || geteuid() == 0 || stat(buf + 6, &st) == 0)
+        if (r < 0 || geteuid() == 0)
                 return r;
+        own = own_socket(buf + 6);
+        if (own > 0)
+                return 0;
         r = put(sizeof(sys), snprintf(sys, sizeof(sys), "%s/control.sock", system_dir));
         if (r < 0)
                 return r;
-        if (stat(sys, &st) == 0 || errno == EACCES)
+        /* The user's own directory is somebody else's: never that one, even as the last resort. */
+        if (stat(sys, &st) == 0 || errno == EACCES || own < 0)
                 return put(len, snprintf(buf, len, "ipc://%s", sys));
         return 0;
 }

@@ -41,11 +41,14 @@ int fmud_pub_endpoint_for(const char *ep, char *buf, size_t len);
 /*
  * The control endpoint of a client given none: for root, the default
  * (fmud_default_endpoint()). For anybody else, the user's own daemon's
- * when its socket file exists; else the system daemon's,
- * ipc://SYSTEM_DIR/control.sock (system_dir: FMUD_SYSTEM_RUNDIR), when
- * its socket exists or cannot be looked at (a directory closed to this
- * user: the connection then says so); else the user's own. Returns 0 or
- * -ENAMETOOLONG.
+ * when its socket file exists, the socket and its directory owned by this
+ * user and the directory writable by nobody else; else the system
+ * daemon's, ipc://SYSTEM_DIR/control.sock (system_dir: FMUD_SYSTEM_RUNDIR),
+ * when its socket exists or cannot be looked at (a directory closed to
+ * this user: the connection then says so); else the user's own, unless
+ * its directory or socket is somebody else's (then the system daemon's
+ * still: a user's requests never go to another user's socket). Returns 0
+ * or -ENAMETOOLONG.
  */
 int fmud_client_endpoint(const char *system_dir, char *buf, size_t len);
 

@@ -110,10 +110,13 @@ Test(fmud_endpoint, a_user_finds_the_system_daemon_after_its_own)
         }
         cr_assert(waitpid(pid, &status, 0) == pid);
         cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
-        /* The user's own socket comes first. */
+        /* The user's own socket (the directory and the socket the user's) comes first. */
         snprintf(path, sizeof(path), "%s/fmud", own);
         cr_assert(mkdir(path, 0755) == 0);
         cr_assert(tmpdir_write(path, "control.sock", "", 0) == 0);
+        cr_assert(chown(path, 65534, 65534) == 0);
+        snprintf(path, sizeof(path), "%s/fmud/control.sock", own);
+        cr_assert(chown(path, 65534, 65534) == 0);
         pid = fork();
         cr_assert(pid >= 0);
         if (pid == 0) {
@@ -128,5 +131,62 @@ Test(fmud_endpoint, a_user_finds_the_system_daemon_after_its_own)
         }
         cr_assert(waitpid(pid, &status, 0) == pid);
         cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+        tmpdir_free(dir);
+}
+
+/*
+ * In a child as nobody: a user's directory that somebody else made (in
+ * sticky /tmp, any local user can), or that others may write, is never
+ * where the user's requests go, even when no system daemon answers.
+ */
+Test(fmud_endpoint, a_user_skips_an_own_directory_somebody_else_controls)
+{
+        char *dir = tmpdir_new("fmud-ep");
+        char own[256], sys[256], none[256], path[300];
+        pid_t pid;
+        int status;
+
+        if (geteuid() != 0)
+                cr_skip_test("dropping to another user needs root");
+        cr_assert(dir != NULL);
+        cr_assert(chmod(dir, 0755) == 0);
+        snprintf(own, sizeof(own), "%s/user", dir);
+        snprintf(sys, sizeof(sys), "%s/sys", dir);
+        snprintf(none, sizeof(none), "%s/none", dir);
+        cr_assert(mkdir(own, 0755) == 0 && mkdir(sys, 0755) == 0 && mkdir(none, 0755) == 0);
+        cr_assert(tmpdir_write(sys, "control.sock", "", 0) == 0);
+        /* The user's own directory, made and owned by root (another user), with a socket. */
+        snprintf(path, sizeof(path), "%s/fmud", own);
+        cr_assert(mkdir(path, 0755) == 0);
+        cr_assert(tmpdir_write(path, "control.sock", "", 0) == 0);
+        unsetenv("RUNTIME_DIRECTORY");
+        setenv("XDG_RUNTIME_DIR", own, 1);
+        for (int round = 0; round < 2; round++) {
+                pid = fork();
+                cr_assert(pid >= 0);
+                if (pid == 0) {
+                        char buf[512], want[512];
+
+                        if (setresgid(65534, 65534, 65534) < 0 ||
+                            setresuid(65534, 65534, 65534) < 0)
+                                _exit(10);
+                        snprintf(want, sizeof(want), "ipc://%s/control.sock", sys);
+                        if (fmud_client_endpoint(sys, buf, sizeof(buf)) < 0 || strcmp(buf, want))
+                                _exit(11);
+                        /* No system daemon: still not the other user's socket. */
+                        snprintf(want, sizeof(want), "ipc://%s/control.sock", none);
+                        if (fmud_client_endpoint(none, buf, sizeof(buf)) < 0 || strcmp(buf, want))
+                                _exit(12);
+                        _exit(0);
+                }
+                cr_assert(waitpid(pid, &status, 0) == pid);
+                cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "round %d: status %d",
+                          round, status);
+                /* Then the user's own, but one that others may write to. */
+                snprintf(path, sizeof(path), "%s/fmud", own);
+                cr_assert(chown(path, 65534, 65534) == 0 && chmod(path, 0777) == 0);
+                snprintf(path, sizeof(path), "%s/fmud/control.sock", own);
+                cr_assert(chown(path, 65534, 65534) == 0);
+        }
         tmpdir_free(dir);
 }
