@@ -433,6 +433,12 @@ int hvar_set_connected(const struct hsess *hs, const struct hvar *x, char *msg, 
 /* host_values.c: */
 /* Get x (resolved) and write its value to w (nothing on failure); -1 or the reply code with msg. */
 int hvalues_get_one(struct hsess *hs, struct hvar *x, struct pw *w, char *msg, size_t size);
+/*
+ * x's value without asking its worker (a value set but not yet applied,
+ * else the last completed point's published one) written to w; false,
+ * nothing written, when there is none.
+ */
+bool hvalues_peek_one(struct hsess *hs, const struct hvar *x, struct pw *w);
 
 /* ---- host_sub.c (session thread) ---- */
 void hsub_sink(void *ctx, const struct master_row *row);

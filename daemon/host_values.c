@@ -220,6 +220,16 @@ static bool put_published(struct hsess *hs, const struct hvar *x, size_t var, st
         return true;
 }
 
+bool hvalues_peek_one(struct hsess *hs, const struct hvar *x, struct pw *w)
+{
+        size_t var = (size_t)(x->v - hs->sc->components[x->comp].fmu->md->vars);
+        const struct hsetv *kept = setv_find(hs, x->comp, var);
+
+        if (kept && setv_put(kept, x->element ? (int64_t)x->index : -1, w))
+                return true;
+        return put_published(hs, x, var, w);
+}
+
 int hvalues_get_one(struct hsess *hs, struct hvar *x, struct pw *w, char *msg, size_t size)
 {
         size_t var = (size_t)(x->v - hs->sc->components[x->comp].fmu->md->vars);

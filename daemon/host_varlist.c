@@ -12,6 +12,10 @@
  * the reason left to a get of that one variable: one unreadable variable
  * does not cost the whole list. The reply is bounded by the daemon's reply
  * limit like get's, refused too-large as soon as it would not fit.
+ * While the session runs, the list is answered between points on the
+ * session thread: a value is one already at hand (set, or published by
+ * the last point), never a worker round trip per variable, so that an
+ * observer's vars cannot make a paced run late; the others are nil.
  *
  * Threads: the session thread.
  */
@@ -67,7 +71,10 @@ static int entry(struct hsess *hs, size_t comp, const struct md_variable *v, str
         /* This component's own variable, not one a longer instance name shadows. */
         if (code < 0 && (x.comp != comp || x.v != v || x.element))
                 code = PROTO_E_NO_VARIABLE;
-        if (code < 0)
+        /* Running: between points, no worker round trip per variable (a paced run's time). */
+        if (code < 0 && hs->st.state == PROTO_STATE_RUNNING)
+                code = hvalues_peek_one(hs, &x, w) ? -1 : 0;
+        else if (code < 0)
                 code = hvalues_get_one(hs, &x, w, msg, size);
         if (code == PROTO_E_INTERNAL) {
                 hvar_fini(&x);

@@ -224,3 +224,44 @@ Test(daemon_live, get_and_set_while_running_do_not_wait_for_the_next_point, .ini
         free(r);
         free(out);
 }
+
+/* The entry of the list named name. */
+static const struct fmud_var *var_named(const struct fmud_var *v, size_t n, const char *name)
+{
+        for (size_t i = 0; i < n; i++)
+                if (v[i].name.len == strlen(name) && !memcmp(v[i].name.ptr, name, v[i].name.len))
+                        return &v[i];
+        cr_assert_fail("no variable %s in the list", name);
+        return NULL;
+}
+
+/*
+ * vars of a running session answers from what the last point published
+ * (the recorded outputs) and nil for the rest: no worker round trip per
+ * variable between points. Loaded, it reads every value from the FMU.
+ */
+Test(daemon_live, vars_while_running_answers_from_published_values_only, .init = setup,
+     .fini = teardown)
+{
+        char *out = daemon_path(&d, "vars.csv");
+        struct proto_target t = { load(out, 1, 1e-6), 0 };
+        const struct fmud_var *v;
+        struct proto_session_status st;
+        size_t n;
+        double at, f;
+
+        fmud_set_timeout(c, 60000);
+        cr_assert(fmud_vars(c, &t, &v, &n, &at) == 0, "%s", fmud_errmsg(c));
+        cr_assert(var_named(v, n, "Float32_output")->value != NULL, "loaded: read from the FMU");
+        cr_assert(fmud_start(c, &t, NULL) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_vars(c, &t, &v, &n, &at) == 0, "%s", fmud_errmsg(c));
+        cr_assert(var_named(v, n, "Float64_output")->value != NULL, "recorded: published");
+        cr_assert(pv_f64(var_named(v, n, "Float64_output")->value, &f) == 0);
+        cr_assert(f == 2.5, "Float64_output %g", f);
+        cr_assert(var_named(v, n, "Float32_output")->value == NULL, "not published: nil");
+        cr_assert(var_named(v, n, "Float64_input")->value == NULL, "not published: nil");
+        cr_assert(fmud_status(c, t.session, &st) == 0 && st.state == PROTO_STATE_RUNNING,
+                  "still running");
+        finish(&t);
+        free(out);
+}
