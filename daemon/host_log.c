@@ -14,14 +14,17 @@
  * callback (session.h).
  *
  * An FMU's message is untrusted: its texts are cut to PROTO_LOG_*_MAX and
- * stripped of control characters (C0, DEL and C1) before anything sees
- * them, so a message can neither forge a log line nor drive a terminal.
+ * stripped of control characters (C0, DEL and C1, raw or UTF-8 encoded)
+ * and of bidirectional overrides, invalid UTF-8 made '?', before anything
+ * sees them, so a message can neither forge a log line, nor drive a
+ * terminal, nor reorder what a reader sees, nor turn the line into a blob.
  * Each instance has a token bucket (HLOG_BURST at once, HLOG_RATE per
  * second after): what it drops is counted and said in one summary line
  * (status Warning, category "fmud") before its next message passes or
  * when the session changes state. A message that passes goes to the
  * log at the priority of its status (OK info, Discard notice, Warning
- * warning, Error err, Fatal crit), to PUB topic "l<session>" and to the
+ * warning, Error and Fatal err: an FMU never pages an operator at crit
+ * or above), to PUB topic "l<session>" and to the
  * session's last HLOG_KEEP messages, which logs returns.
  *
  * Threads: the session thread logs and publishes; the control thread
@@ -59,36 +62,101 @@ static uint64_t now_ns(void)
         return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF) and its code point in *cp;
+ * 0 when it is not one.
+ */
+static size_t utf8_seq(const unsigned char *s, uint32_t *cp)
+{
+        unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+        size_t len;
+
+        if (c >= 0xc2 && c <= 0xdf) {
+                len = 2;
+                *cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+                len = 3;
+                *cp = c & 0x0f;
+                lo = c == 0xe0 ? 0xa0 : 0x80;
+                hi = c == 0xed ? 0x9f : 0xbf;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+                len = 4;
+                *cp = c & 0x07;
+                lo = c == 0xf0 ? 0x90 : 0x80;
+                hi = c == 0xf4 ? 0x8f : 0xbf;
+        } else {
+                return 0;
+        }
+        for (size_t i = 1; i < len; i++) {
+                /* The terminating NUL is no continuation byte: nothing is read past it. */
+                if (s[i] < lo || s[i] > hi)
+                        return 0;
+                *cp = (*cp << 6) | (s[i] & 0x3f);
+                lo = 0x80;
+                hi = 0xbf;
+        }
+        return len;
+}
+
+/* Code points a log line does not carry: C1 controls and bidirectional overrides. */
+static bool dropped(uint32_t cp)
+{
+        return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
+               (cp >= 0x2066 && cp <= 0x2069);
+}
+
 size_t hlog_clean(char *dst, size_t size, const char *src)
 {
         const unsigned char *s = (const unsigned char *)src;
-        size_t n = 0;
+        size_t n = 0, len;
         bool cut = false;
+        uint32_t cp;
 
-        for (; *s; s++) {
+        while (*s) {
                 unsigned char c = *s;
+                const char *put = (const char *)s;
 
-                /* C1 controls, UTF-8 encoded (U+0080..U+009F: C2 80..C2 9F). */
-                if (c == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f) {
-                        s++;
-                        continue;
-                }
+                len = 1;
                 if (c < 0x20 || c == 0x7f) {
                         /* Line breaks and tabs read as a space; other controls go. */
+                        s++;
                         if (c != '\n' && c != '\r' && c != '\t')
                                 continue;
-                        c = ' ';
+                        put = " ";
+                } else if (c >= 0x80) {
+                        len = utf8_seq(s, &cp);
+                        if (len == 0) {
+                                /* Not UTF-8 (journald would keep the line as a blob). */
+                                s++;
+                                put = "?";
+                                len = 1;
+                        } else {
+                                s += len;
+                                if (dropped(cp))
+                                        continue;
+                                /* The line and paragraph separators read as a space too. */
+                                if (cp == 0x2028 || cp == 0x2029) {
+                                        put = " ";
+                                        len = 1;
+                                }
+                        }
+                } else {
+                        s++;
                 }
-                if (n + 1 >= size) {
+                if (n + len >= size) {
                         cut = true;
                         break;
                 }
-                dst[n++] = (char)c;
+                memcpy(dst + n, put, len);
+                n += len;
         }
         if (cut && size > 4) {
-                n = size - 4;
-                /* Not in the middle of a UTF-8 sequence. */
-                while (n > 0 && ((unsigned char)dst[n] & 0xc0) == 0x80)
+                size_t w = n;
+
+                n = size - 4 < w ? size - 4 : w;
+                /* Not in the middle of a UTF-8 sequence (all of those written are whole). */
+                while (n > 0 && n < w && ((unsigned char)dst[n] & 0xc0) == 0x80)
                         n--;
                 memcpy(dst + n, "...", 3);
                 n += 3;
@@ -227,8 +295,7 @@ static int level_of(int status)
         case 0: return LOG_INFO;
         case 1: return LOG_WARNING;
         case 2: return LOG_NOTICE;
-        case 3: return LOG_ERR;
-        default: return LOG_CRIT;
+        default: return LOG_ERR;       /* Error, Fatal: an FMU's, never crit */
         }
 }
 

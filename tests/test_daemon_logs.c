@@ -350,3 +350,21 @@ Test(daemon_logs, fmuctl_run_prints_the_fmus_messages, .init = setup, .fini = te
                   "%s", r.err);
         run_result_fini(&r);
 }
+
+/* An FMU's Fatal is logged at err: an FMU never pages an operator at crit. */
+Test(daemon_logs, an_fmus_fatal_is_logged_at_err, .init = setup, .fini = teardown)
+{
+        uint64_t s = load_misbehave("12", "0");
+        struct proto_target t = { s, 0 };
+        char *v[4], *log;
+        size_t n;
+
+        cr_assert(fmud_start(c, &t, NULL) == 0, "%s", fmud_errmsg(c));
+        daemon_wait_state(c, s, PROTO_STATE_FAULTED, NULL);
+        log = daemon_log(&d);
+        n = lines_with(log, "] Fatal: misbehave: fatal at t = ", NULL, v, 4);
+        cr_assert(eq(sz, n, 1), "%s", log);
+        cr_assert(eq(int, strncmp(v[0], "<3>fmud: session ", 17), 0), "%s", v[0]);
+        free_lines(v, n);
+        free(log);
+}
