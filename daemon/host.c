@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 void host_opts_default(struct host_opts *o)
 {
@@ -335,8 +336,22 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
         pthread_mutex_init(&h->lock, NULL);
         h->next_id = 1;
         atomic_init(&h->workers, 0);
+#ifdef FMUD_TEST_HOOKS
+        /*
+         * Test hooks, in a build made for the tests alone (FMUD_TEST_HOOKS:
+         * never a packaged daemon, whose environment an operator's drop-in
+         * sets): honoured, and said at warning, never silently.
+         */
         h->hold_loads = getenv("FMUD_TEST_HOLD_LOADS") != NULL;
         h->skip_layers = skip_layers(getenv("FMUD_TEST_SANDBOX_SKIP"));
+        if (h->opts.log && h->hold_loads)
+                h->opts.log(h->opts.log_ctx, LOG_WARNING,
+                            "test hook FMUD_TEST_HOLD_LOADS set: loads are held until cancelled");
+        if (h->opts.log && h->skip_layers)
+                h->opts.log(h->opts.log_ctx, LOG_WARNING,
+                            "test hook FMUD_TEST_SANDBOX_SKIP set: workers skip sandbox "
+                            "layers");
+#endif
         atomic_init(&h->n_transient, 0);
         *ret = h;
         return 0;

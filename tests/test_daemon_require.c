@@ -91,3 +91,15 @@ Test(daemon_require, none_runs_it_and_says_what_is_missing, .fini = teardown)
                   "%s", log);
         free(log);
 }
+
+/* A test hook the daemon honours is said at warning when it starts, never silently. */
+Test(daemon_require, a_test_hook_is_logged_at_warning, .fini = teardown)
+{
+        char *log;
+
+        start("none");
+        log = daemon_log(&d);
+        cr_assert(strstr(log, "<4>fmud: test hook FMUD_TEST_SANDBOX_SKIP set: workers skip "
+                              "sandbox layers") != NULL, "%s", log);
+        free(log);
+}
