@@ -8,6 +8,19 @@
  * record (RIG_RING_SLOTS of them), so a ring never pads between records
  * of one size. The engine keeps its own copy of the geometry; the rig
  * validates the header once in rig_attach() and copies the ports out.
+ * The engine, too, keeps a private copy of the ports it formatted: the
+ * table in the mapping is the rig's to rewrite, so rig_take() checks
+ * values against the copy and never reads the table back.
+ *
+ * A write's sequence number is reported, not enforced: a rig that attaches
+ * again starts from 1, and a rig cannot shut the channel by writing a huge
+ * one. A write for a point more than RIG_RING_SLOTS ahead is bad (it would
+ * otherwise sit at the head of the ring and block every later write).
+ *
+ * The rings' wake words (sleepers, waker_cpu) are in the mapping: a rig can
+ * set them so that each rig_publish() ends in a FUTEX_WAKE. That costs the
+ * master at most one system call per point (ring_commit() wakes once), which
+ * a rig could as well cause honestly by sleeping; it is bounded, not refused.
  */
 #include "shm/rig.h"
 
@@ -30,7 +43,7 @@ struct rig {
         unsigned char *base;
         size_t size;
         uint32_t n_in, n_out;
-        struct rig_port *ports;         /* engine: in the mapping; rig: a private copy */
+        struct rig_port *ports;         /* a private copy, either side: never the mapping */
         struct ring in, out;            /* engine: consumes in, produces out; rig: the reverse */
         size_t in_rec, out_rec;         /* record bytes */
         uint64_t seq;                   /* rig: last written; engine: last taken */
@@ -173,9 +186,9 @@ static int format(struct rig *r, const struct rig_params *p, const struct layout
                 .out_off = l->out_off, .out_size = l->out_size,
                 .policy = (uint32_t)p->policy, .timeout_ms = p->timeout_ms,
         };
-        r->ports = (struct rig_port *)(r->base + l->ports_off);
         memcpy(r->ports, p->in, p->n_in * sizeof(*p->in));
         memcpy(r->ports + p->n_in, p->out, p->n_out * sizeof(*p->out));
+        memcpy(r->base + l->ports_off, r->ports, (p->n_in + p->n_out) * sizeof(*r->ports));
         if ((e = ring_format(r->base + l->in_off, l->in_size, &in)) < 0 ||
             (e = ring_format(r->base + l->out_off, l->out_size, &out)) < 0)
                 return e;
@@ -205,6 +218,11 @@ int rig_create(const struct rig_params *p, struct rig **ret)
                 e = -ENOMEM;
                 goto out_close;
         }
+        r->ports = malloc((p->n_in + p->n_out) * sizeof(*r->ports));
+        if (!r->ports) {
+                e = -ENOMEM;
+                goto out_free;
+        }
         if (ftruncate(fd, (off_t)l.total) < 0 ||
             /* Sealed before a rig sees it: it cannot pull pages from under the master. */
             fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
@@ -226,6 +244,7 @@ int rig_create(const struct rig_params *p, struct rig **ret)
 out_unmap:
         (void) munmap(r->base, r->size);
 out_free:
+        free(r->ports);
         free(r->buf);
         free(r);
 out_close:
@@ -319,8 +338,7 @@ void rig_close(struct rig *r)
                 return;
         if (r->base != MAP_FAILED)
                 (void) munmap(r->base, r->size);
-        if (!r->engine)
-                free(r->ports);
+        free(r->ports);
         if (r->fd >= 0)
                 close(r->fd);
         free(r->buf);
@@ -383,11 +401,11 @@ int rig_take(struct rig *r, uint64_t point, uint64_t *ret_seq, uint64_t *ret_poi
         /* The rig may rewrite the record while it is read: copy once, check the copy. */
         memcpy(r->buf, p, len);
         rec = (const struct rig_in_rec *)r->buf;
-        if (rec->point > point)
+        if (rec->point > point && rec->point - point <= RIG_RING_SLOTS)
                 return -EAGAIN;         /* for a later point: it stays in the ring */
         (void) ring_release(&r->in);
-        if (rec->seq <= r->seq)
-                return -EBADMSG;
+        if (rec->point > point)
+                return -EBADMSG;        /* beyond the horizon: it would block the ring */
         memcpy(vals, r->buf + sizeof(*rec), r->n_in * sizeof(double));
         for (uint32_t i = 0; i < r->n_in; i++)
                 if (!rig_value_ok(r->ports[i].type, vals[i]))

@@ -23,10 +23,13 @@
  * an attached rig from one that vanished.
  *
  * Everything the rig writes is untrusted: the engine never reads the
- * header back after rig_create(); a record of the wrong length, a
- * sequence that does not grow, a NaN or out-of-range value for an
- * integer or Boolean port make rig_take() return -EBADMSG for that record
- * alone; a broken write ring is opened again at its published indices.
+ * header or the port table back after rig_create() (it checks values
+ * against its own copy of the port types); a record of the wrong length,
+ * a point more than RIG_RING_SLOTS past the current one, a NaN or
+ * out-of-range value for an integer or Boolean port make rig_take()
+ * return -EBADMSG for that record alone; a broken write ring is opened
+ * again at its published indices. The sequence number is reported, not
+ * enforced: a rig that attaches again starts it from 1.
  *
  * Threads: the engine side (rig_take(), rig_publish()) runs on the
  * master's thread; the rig side (rig_write(), rig_wait(), rig_read()) on
@@ -119,7 +122,7 @@ int rig_policy_parse(const char *s, size_t len, enum rig_policy *ret);
 
 /* Shared: a write, rig -> master; followed by n_in doubles. */
 struct rig_in_rec {
-        uint64_t seq;                   /* grows with every write */
+        uint64_t seq;                   /* grows with every write; reported, not enforced */
         uint64_t point;                 /* the grid point the rig computed it for */
 };
 /* Shared: a point, master -> rig; followed by n_out doubles. */
@@ -159,7 +162,7 @@ int rig_attach(int fd, struct rig **ret);
 void rig_close(struct rig *r);
 /* The memfd; borrowed. */
 int rig_fd(const struct rig *r);
-/* The ports (borrowed, valid until rig_close()); the rig side's are validated copies. */
+/* The ports (borrowed, valid until rig_close()): private copies on both sides, validated on the rig's. */
 const struct rig_port *rig_ports(const struct rig *r, bool out, uint32_t *ret_n);
 
 /* Engine: the rig's last heartbeat (CLOCK_MONOTONIC ns, 0: never). Any thread. */
@@ -170,8 +173,10 @@ uint64_t rig_now_ns(void);
 /*
  * Engine: take the next write not meant for a point after 'point' into
  * *ret_seq, *ret_point and vals (n_in doubles). Returns 0; -EAGAIN when
- * there is none (or the next is for a later point: it stays); -EBADMSG for
- * a bad write, dropped (call again for the next); -EPROTO when the ring was
+ * there is none (or the next is for a later point, at most RIG_RING_SLOTS
+ * ahead: it stays); -EBADMSG for a bad write (wrong length, a value not of
+ * its port's type, a point beyond that horizon), dropped (call again for
+ * the next); -EPROTO when the ring was
  * broken and has been opened again at its indices (call again later).
  */
 int rig_take(struct rig *r, uint64_t point, uint64_t *ret_seq, uint64_t *ret_point, double *vals);

@@ -92,3 +92,83 @@ Test(rig_chan, integer_and_boolean_ports_take_only_their_values)
         cr_assert(eq(int, rig_value_ok(RIG_FLOAT64, NAN), 1));
         cr_assert(eq(int, rig_value_ok((enum rig_type)0, 0), 0));
 }
+
+Test(rig_chan, a_port_type_rewritten_in_the_mapping_changes_nothing_the_engine_checks)
+{
+        struct rig *e = engine_side(), *r;
+        int efd = dup(rig_fd(e));
+        struct rig_port *tbl;
+        const struct rig_port *pt;
+        uint64_t seq, point;
+        double big = 1e300, nan = NAN, ok = -7, got = 0;
+        uint32_t n;
+
+        tbl = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, efd, 0);
+        cr_assert(tbl != MAP_FAILED);
+        /* The Int16 input, made Float64 by the rig before it attaches. */
+        tbl = (struct rig_port *)((unsigned char *)tbl + sizeof(struct rig_hdr));
+        tbl[0].type = RIG_FLOAT64;
+        cr_assert(eq(int, rig_attach(efd, &r), 0));
+        pt = rig_ports(e, false, &n);
+        cr_assert(eq(u32, n, 1));
+        cr_assert(eq(u32, pt[0].type, RIG_INT16));
+        cr_assert(eq(int, rig_write(r, 1, &big), 0));
+        cr_assert(eq(int, rig_write(r, 1, &nan), 0));
+        cr_assert(eq(int, rig_write(r, 1, &ok), 0));
+        cr_assert(eq(int, rig_take(e, 1, &seq, &point, &got), -EBADMSG));
+        cr_assert(eq(int, rig_take(e, 1, &seq, &point, &got), -EBADMSG));
+        cr_assert(eq(int, rig_take(e, 1, &seq, &point, &got), 0));
+        cr_assert(eq(dbl, got, -7));
+        cr_assert(eq(u64, seq, 3));
+        munmap((unsigned char *)tbl - sizeof(struct rig_hdr), 4096);
+        rig_close(r);
+        rig_close(e);
+}
+
+Test(rig_chan, a_rig_that_attaches_again_has_its_first_write_taken)
+{
+        struct rig *e = engine_side(), *r;
+        uint64_t seq, point;
+        double v = 5, got = 0;
+
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &r), 0));
+        cr_assert(eq(int, rig_write(r, 1, &v), 0));
+        cr_assert(eq(int, rig_write(r, 1, &v), 0));
+        cr_assert(eq(int, rig_take(e, 1, &seq, &point, &got), 0));
+        cr_assert(eq(int, rig_take(e, 1, &seq, &point, &got), 0));
+        cr_assert(eq(u64, seq, 2));
+        rig_close(r);
+        /* Restarted: its sequence starts again at 1. */
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &r), 0));
+        v = 9;
+        cr_assert(eq(int, rig_write(r, 2, &v), 0));
+        cr_assert(eq(int, rig_take(e, 2, &seq, &point, &got), 0));
+        cr_assert(eq(u64, seq, 1));
+        cr_assert(eq(u64, point, 2));
+        cr_assert(eq(dbl, got, 9));
+        rig_close(r);
+        rig_close(e);
+}
+
+Test(rig_chan, a_write_for_a_point_beyond_the_horizon_is_bad_and_blocks_nothing)
+{
+        struct rig *e = engine_side(), *r;
+        uint64_t seq, point;
+        double v = 1, got = 0;
+
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &r), 0));
+        cr_assert(eq(int, rig_write(r, UINT64_MAX, &v), 0));
+        cr_assert(eq(int, rig_take(e, 1, &seq, &point, &got), -EBADMSG));
+        /* The last point the ring may wait for is kept; one past it is bad. */
+        cr_assert(eq(int, rig_write(r, 1 + RIG_RING_SLOTS + 1, &v), 0));
+        cr_assert(eq(int, rig_take(e, 1, &seq, &point, &got), -EBADMSG));
+        cr_assert(eq(int, rig_write(r, 1 + RIG_RING_SLOTS, &v), 0));
+        cr_assert(eq(int, rig_take(e, 1, &seq, &point, &got), -EAGAIN));
+        cr_assert(eq(int, rig_take(e, 1 + RIG_RING_SLOTS, &seq, &point, &got), 0));
+        cr_assert(eq(u64, point, 1 + RIG_RING_SLOTS));
+        /* Every slot is free again: the ring takes a whole ring of writes. */
+        for (unsigned i = 0; i < RIG_RING_SLOTS; i++)
+                cr_assert(eq(int, rig_write(r, 70, &v), 0));
+        rig_close(r);
+        rig_close(e);
+}
