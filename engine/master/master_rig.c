@@ -29,11 +29,33 @@
 
 #include "engine/master/master_value.h"
 
-/* Store v, already checked against the port's type (rig_value_ok()), as type t. */
+/* Whether v converts to an integer type of range [lo, hi] without undefined behaviour. */
+static bool fits(double v, double lo, double hi)
+{
+        return v >= lo && v <= hi;      /* NaN fails both */
+}
+
+/*
+ * Store v, already checked against the port's type (rig_value_ok()), as
+ * type t. Checked again here: a value outside t's range is never
+ * converted (the input keeps its value), whatever let it through.
+ */
 static void put(enum md_type t, void *vals, size_t off, double v)
 {
+        static const double lo[] = {
+                [MD_INT8] = -128.0, [MD_INT16] = -32768.0, [MD_INT32] = -2147483648.0,
+                [MD_INT64] = -9223372036854775808.0,
+        };
+        static const double hi[] = {
+                [MD_INT8] = 127.0, [MD_INT16] = 32767.0, [MD_INT32] = 2147483647.0,
+                [MD_INT64] = 9223372036854774784.0, [MD_UINT8] = 255.0, [MD_UINT16] = 65535.0,
+                [MD_UINT32] = 4294967295.0, [MD_UINT64] = 18446744073709549568.0,
+        };
         unsigned char *p = (unsigned char *)vals + off * mv_size(t);
 
+        if (t != MD_FLOAT32 && t != MD_FLOAT64 && t != MD_BOOLEAN &&
+            ((size_t)t >= sizeof(hi) / sizeof(hi[0]) || !fits(v, lo[t], hi[t])))
+                return;
         switch (t) {
         case MD_FLOAT32: *(float *)p = (float)v; break;
         case MD_FLOAT64: *(double *)p = v; break;
