@@ -91,14 +91,20 @@ static void print_session(const struct proto_session_status *s)
                        s->lateness.max_us, s->lateness_window.p99_us, s->lateness_window.max_us,
                        (unsigned long long)s->overruns, (int)s->overrun.len,
                        s->overrun.ptr ? s->overrun.ptr : "");
-        if (s->has_rig)
-                printf("%-12s %.*s, policy %.*s%s; %llu writes applied, %llu late, %llu missing, "
-                       "%llu dropped, %llu bad\n", "rig", (int)s->rig.state.len,
-                       s->rig.state.ptr ? s->rig.state.ptr : "", (int)s->rig.policy.len,
-                       s->rig.policy.ptr ? s->rig.policy.ptr : "",
-                       s->rig.in_force ? " (in force)" : "", (unsigned long long)s->rig.applied,
+        if (s->has_rig) {
+                /* The daemon's words, printed clean as all its text is. */
+                printf("%-12s ", "rig");
+                cli_put_clean(stdout, s->rig.state.ptr ? s->rig.state.ptr : "",
+                              s->rig.state.ptr ? s->rig.state.len : 0);
+                fputs(", policy ", stdout);
+                cli_put_clean(stdout, s->rig.policy.ptr ? s->rig.policy.ptr : "",
+                              s->rig.policy.ptr ? s->rig.policy.len : 0);
+                printf("%s; %llu writes applied, %llu late, %llu missing, %llu dropped, "
+                       "%llu bad\n", s->rig.in_force ? " (in force)" : "",
+                       (unsigned long long)s->rig.applied,
                        (unsigned long long)s->rig.late, (unsigned long long)s->rig.missing,
                        (unsigned long long)s->rig.dropped, (unsigned long long)s->rig.bad);
+        }
         printf("%-12s %llu steps chained, %llu worker moves\n", "master",
                (unsigned long long)s->chained_steps, (unsigned long long)s->worker_moves);
         str("sandbox", s->sandbox);
