@@ -16,6 +16,9 @@
  * again starts from 1, and a rig cannot shut the channel by writing a huge
  * one. A write for a point more than RIG_RING_SLOTS ahead is bad (it would
  * otherwise sit at the head of the ring and block every later write).
+ * A point ring whose head the rig broke is opened again from the engine's
+ * own tail at the next publish, so one bad rig does not stop the points for
+ * the session (the rig that attaches next reads from there).
  *
  * The rings' wake words (sleepers, waker_cpu) are in the mapping: a rig can
  * set them so that each rig_publish() ends in a FUTEX_WAKE. That costs the
@@ -416,12 +419,32 @@ int rig_take(struct rig *r, uint64_t point, uint64_t *ret_seq, uint64_t *ret_poi
         return 0;
 }
 
+/*
+ * The rig broke the point ring (its head is the rig's to write): it is
+ * opened again from the engine's own tail, with nothing unread, so the
+ * next point goes out and a rig that attaches again reads it.
+ */
+static int reopen_out(struct rig *r)
+{
+        struct ring_hdr *h;
+        struct layout l;
+        uint64_t tail = r->out.mine;
+
+        plan(r->n_in, r->n_out, &l);
+        h = (struct ring_hdr *)(r->base + l.out_off);
+        wait_publish(&h->tail, tail, &h->data);
+        wait_publish(&h->head, tail, &h->space);
+        return ring_init(&r->out, h, l.out_size, RING_PRODUCER);
+}
+
 int rig_publish(struct rig *r, uint64_t point, double time, const double *vals)
 {
         struct rig_out_rec *rec;
         void *p;
         int e = ring_reserve(&r->out, r->out_rec, &p);
 
+        if (e < 0 && e != -ENOSPC && reopen_out(r) == 0)
+                e = ring_reserve(&r->out, r->out_rec, &p);
         if (e < 0)
                 return e;
         rec = p;

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "shm/rig.h"
@@ -169,6 +170,40 @@ Test(rig_chan, a_write_for_a_point_beyond_the_horizon_is_bad_and_blocks_nothing)
         /* Every slot is free again: the ring takes a whole ring of writes. */
         for (unsigned i = 0; i < RIG_RING_SLOTS; i++)
                 cr_assert(eq(int, rig_write(r, 70, &v), 0));
+        rig_close(r);
+        rig_close(e);
+}
+
+Test(rig_chan, a_point_ring_the_rig_broke_is_opened_again_and_the_next_rig_reads_it)
+{
+        struct rig *e = engine_side(), *r;
+        int efd = dup(rig_fd(e));
+        unsigned char *base;
+        struct ring_hdr *out;
+        struct stat st;
+        uint64_t point, skipped;
+        double outs[2] = { 1.5, 1 }, t;
+
+        cr_assert(eq(int, fstat(efd, &st), 0));
+        base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, efd, 0);
+        cr_assert(base != MAP_FAILED);
+        out = (struct ring_hdr *)(base + ((struct rig_hdr *)base)->out_off);
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &r), 0));
+        cr_assert(eq(int, rig_publish(e, 1, 0.1, outs), 0));
+        /* The rig moves the ring's head past its tail, and goes. */
+        atomic_store(&out->head, atomic_load(&out->tail) + 1000);
+        rig_close(r);
+        /* Enough points to fill the ring: the engine reads the head, finds it broken. */
+        for (uint64_t p = 2; p < 3 * RIG_RING_SLOTS; p++)
+                cr_assert(eq(int, rig_publish(e, p, 0.1 * (double)p, outs), 0), "point %llu",
+                          (unsigned long long)p);
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &r), 0));
+        outs[0] = 0;
+        cr_assert(eq(int, rig_read(r, &point, &t, outs, &skipped), 0));
+        cr_assert(eq(u64, point, 3 * RIG_RING_SLOTS - 1));
+        cr_assert(eq(dbl, outs[0], 1.5));
+        munmap(base, (size_t)st.st_size);
+        close(efd);
         rig_close(r);
         rig_close(e);
 }
