@@ -20,6 +20,16 @@
  * own tail at the next publish, so one bad rig does not stop the points for
  * the session (the rig that attaches next reads from there).
  *
+ * rig_wait() yields, then sleeps on the futex (WAIT_ADAPTIVE without its
+ * pure spin, shm/wait.h). The point a rig waits for is the end of a chain
+ * (the master takes the write, steps its workers, publishes), and the
+ * waker_cpu hint names only the last link, the master: a rig that spins
+ * because the master runs elsewhere holds its cpu from a worker of that
+ * very point when the two share one (bench/rig_rtt: the step inside the
+ * round trip went from 32 to 9 µs on 2 cpus). sched_yield() gives the cpu
+ * to whoever is runnable there and returns at once otherwise, so a rig
+ * with a cpu to itself still polls, a system call apart.
+ *
  * The rings' wake words (sleepers, waker_cpu) are in the mapping: a rig can
  * set them so that each rig_publish() ends in a FUTEX_WAKE. That costs the
  * master at most one system call per point (ring_commit() wakes once), which
@@ -166,6 +176,8 @@ static struct rig *alloc(int fd, bool engine, uint32_t n_in, uint32_t n_out)
         r->in_rec = in_rec;
         r->out_rec = out_rec;
         wait_policy_init(&r->wait, WAIT_ADAPTIVE);
+        /* The rig yields, then sleeps, and never spins: see the file header. */
+        r->wait.spin_ns = 0;
         return r;
 }
 
