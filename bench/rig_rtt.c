@@ -22,13 +22,22 @@
  *   unpaced  warp 0: a free-running master never waits for its rig, so
  *            here the master thread steps one point (master_step(m, 1))
  *            as soon as the rig has written for it (an atomic the rig sets
- *            after rig_write()): "write" is the rig's write to its read of
- *            the outputs of the step that applied it, hand-over included.
+ *            after rig_write(), which the thread polls with sched_yield()):
+ *            "write" is the rig's write to its read of the outputs of the
+ *            step that applied it, hand-over included, and then its three
+ *            phases: "> master", the write to the master thread seeing it;
+ *            "point", that thread's master_step() (the take, the worker's
+ *            step, the publish and the point's bookkeeping); "> rig", from
+ *            master_step()'s return to the rig's read (below 0 when the rig
+ *            read before the call was back). The rig shares the worker's cpu.
+ *   unpaced-m  the same with the rig on the master thread's cpu, the
+ *            worker alone on its own, as in the worker row.
  *   worker   one inst_do_step() of LinearOde (set u0..u9, doStep, get
  *            y0..y9) through fmud-worker: worker_rtt's "step" row.
  *
  * Pinned cpus (-P: not): the master thread (or the baseline's caller) on
- * the first allowed cpu, the worker and the rig on the second.
+ * the first allowed cpu, the worker on the second, the rig on the second
+ * (paced, unpaced) or the first (unpaced-m).
  *
  * DESIGN: as worker_rtt, every run starts a fresh session and a fresh
  * worker, and the runs of the rows are interleaved (run 1 of every row,
@@ -61,14 +70,20 @@
 #define MAX_POINTS      500000u
 #define WARMUP          50u     /* points or steps before the timed ones */
 
-enum mode { MODE_PACED, MODE_UNPACED, MODE_WORKER, MODE_END };
+enum mode { MODE_PACED, MODE_UNPACED, MODE_UNPACED_M, MODE_WORKER, MODE_END };
 
-static const char *const mode_names[MODE_END] = { "paced", "unpaced", "worker" };
+static const char *const mode_names[MODE_END] = { "paced", "unpaced", "unpaced-m", "worker" };
+
+/* Unpaced: the round trip's phases (see the file header). */
+enum phase { PH_SEEN, PH_POINT, PH_WAKE, PH_END };
+
+static const char *const phase_names[PH_END] = { "> master", "point", "> rig" };
 
 struct cell {
         double med[BENCH_MAX_RUNS], p99[BENCH_MAX_RUNS];        /* µs, write -> read */
         double dmed[BENCH_MAX_RUNS], dp99[BENCH_MAX_RUNS];      /* µs, deadline -> read */
         double late[BENCH_MAX_RUNS];                            /* paced: writes not timed */
+        double phmed[PH_END][BENCH_MAX_RUNS], php99[PH_END][BENCH_MAX_RUNS];
 };
 
 static unsigned arg_points = 20000;
@@ -84,6 +99,7 @@ struct shared {
         uint64_t n;                     /* points to step */
         _Atomic uint64_t written;       /* unpaced: points the rig has written for, + 1 */
         _Atomic uint64_t base_ns;       /* paced: just before master_run() */
+        uint64_t *seen_ns, *done_ns;    /* unpaced, per point: the write seen, master_step() back */
         int result;
 };
 
@@ -171,9 +187,12 @@ static void *master_thread(void *arg)
                 return NULL;
         }
         for (uint64_t p = 0; p < sh->n; p++) {
+                /* Yielding: the rig may share this cpu (the unpaced-m row). */
                 while (atomic_load_explicit(&sh->written, memory_order_acquire) <= p)
-                        ;
+                        (void) sched_yield();
+                sh->seen_ns[p] = now_ns();
                 sh->result = master_step(sh->m, 1);
+                sh->done_ns[p] = now_ns();
                 if (sh->result != MASTER_RUNNING)
                         return NULL;
         }
@@ -210,15 +229,39 @@ static void start(struct shared *sh, pthread_t *th)
 }
 
 /*
+ * Unpaced run k's phases, each timed point's: the rig's write to the master
+ * thread seeing it, that thread's master_step() (take, step, publish, the
+ * point's bookkeeping), its return to the rig's read of the outputs (less
+ * than 0 when the rig read them before master_step() was back). t: scratch.
+ */
+static void phases(struct cell *c, unsigned k, const struct shared *sh, const uint64_t *w0,
+                   const uint64_t *r1, double *t)
+{
+        for (int ph = 0; ph < PH_END; ph++) {
+                for (uint64_t p = WARMUP; p < WARMUP + arg_points; p++) {
+                        const uint64_t *from = ph == PH_SEEN ? w0 : ph == PH_POINT ? sh->seen_ns :
+                                               sh->done_ns;
+                        const uint64_t *to = ph == PH_SEEN ? sh->seen_ns : ph == PH_POINT ?
+                                             sh->done_ns : r1;
+
+                        t[p - WARMUP] = (double)to[p] - (double)from[p];
+                }
+                summary(t, arg_points, &c->phmed[ph][k], &c->php99[ph][k]);
+        }
+}
+
+/*
  * Run k of the paced or unpaced row. Paced, a write whose point came out
  * without it (it missed the deadline) or a point skipped is counted as
  * late and not timed.
  */
-static void run_rig(struct cell *c, unsigned k, bool paced)
+static void run_rig(struct cell *c, unsigned k, bool paced, int rig_cpu)
 {
         uint64_t total = WARMUP + arg_points, p;
         double *tw = calloc(arg_points, sizeof(*tw)), *td = calloc(arg_points, sizeof(*td));
-        struct shared sh = { .paced = paced, .n = total };
+        uint64_t *w0 = calloc(total, sizeof(*w0)), *r1 = calloc(total, sizeof(*r1));
+        struct shared sh = { .paced = paced, .n = total, .seen_ns = calloc(total, sizeof(uint64_t)),
+                             .done_ns = calloc(total, sizeof(uint64_t)) };
         struct bench_sys x = { 0 };
         double out[2];
         pthread_t th;
@@ -226,7 +269,7 @@ static void run_rig(struct cell *c, unsigned k, bool paced)
         size_t n = 0;
         int fd, e;
 
-        if (!tw || !td)
+        if (!tw || !td || !w0 || !r1 || !sh.seen_ns || !sh.done_ns)
                 bench_die("calloc", -ENOMEM);
         session_start(&x, paced, total);
         sh.m = x.m;
@@ -236,6 +279,8 @@ static void run_rig(struct cell *c, unsigned k, bool paced)
         e = rig_attach(fd, &r);
         if (e < 0)
                 bench_die("rig_attach", e);
+        /* The worker is started on cpu_b: the rig goes where the row says. */
+        pin(pthread_self(), rig_cpu);
         /* Point 0 is published by master_new(); paced, the master starts after its write. */
         p = next_point(r, out);
         if (p != 0)
@@ -255,6 +300,8 @@ static void run_rig(struct cell *c, unsigned k, bool paced)
                         start(&sh, &th);
                 q = next_point(r, out);
                 t1 = now_ns();
+                w0[p] = t0;
+                r1[p] = t1;
                 if (q != p + 1 || fabs(out[0] - out[1] - u) > 1e-9) {
                         /* Paced: the write missed its deadline (counted); unpaced: a fault. */
                         if (!paced)
@@ -278,8 +325,14 @@ static void run_rig(struct cell *c, unsigned k, bool paced)
                 bench_die("no write made its deadline", -ETIME);
         summary(tw, n, &c->med[k], &c->p99[k]);
         summary(td, n, &c->dmed[k], &c->dp99[k]);
+        if (!paced)
+                phases(c, k, &sh, w0, r1, tw);
         free(tw);
         free(td);
+        free(w0);
+        free(r1);
+        free(sh.seen_ns);
+        free(sh.done_ns);
 }
 
 /* ---- The baseline: one step through fmud-worker ------------------------------------ */
@@ -410,21 +463,27 @@ int main(int argc, char **argv)
         fflush(stdout);
         for (unsigned k = 0; k < arg_runs; k++) {
                 run_worker(&cells[MODE_WORKER], k, &l);
-                run_rig(&cells[MODE_PACED], k, true);
-                run_rig(&cells[MODE_UNPACED], k, false);
+                run_rig(&cells[MODE_PACED], k, true, cpu_b);
+                run_rig(&cells[MODE_UNPACED], k, false, cpu_b);
+                run_rig(&cells[MODE_UNPACED_M], k, false, cpu_a);
         }
         wmed = bench_median(cells[MODE_WORKER].med, arg_runs);
-        printf("%-8s %-9s %9s %9s %7s %6s\n", "mode", "from", "median", "p99", "ratio", "late");
+        printf("%-9s %-9s %9s %9s %7s %6s\n", "mode", "from", "median", "p99", "ratio", "late");
         for (int i = 0; i < MODE_END; i++) {
                 struct cell *c = &cells[i];
                 double med = bench_median(c->med, arg_runs);
 
-                printf("%-8s %-9s %9.2f %9.2f %7.2f %6.0f\n", mode_names[i],
+                printf("%-9s %-9s %9.2f %9.2f %7.2f %6.0f\n", mode_names[i],
                        i == MODE_WORKER ? "call" : "write", med, bench_median(c->p99, arg_runs),
                        med / wmed, bench_median(c->late, arg_runs));
+                for (int ph = 0; (i == MODE_UNPACED || i == MODE_UNPACED_M) && ph < PH_END; ph++) {
+                        med = bench_median(c->phmed[ph], arg_runs);
+                        printf("%-9s %-9s %9.2f %9.2f %7.2f %6s\n", mode_names[i], phase_names[ph],
+                               med, bench_median(c->php99[ph], arg_runs), med / wmed, "");
+                }
                 if (i == MODE_PACED) {
                         med = bench_median(c->dmed, arg_runs);
-                        printf("%-8s %-9s %9.2f %9.2f %7.2f %6s\n", mode_names[i], "deadline",
+                        printf("%-9s %-9s %9.2f %9.2f %7.2f %6s\n", mode_names[i], "deadline",
                                med, bench_median(c->dp99, arg_runs), med / wmed, "");
                 }
         }
