@@ -74,16 +74,12 @@ static void leave(struct rt_state *st)
         rt_release(st);
 }
 
-static void cell_of(const struct lat_summary *s, double drift_us, uint64_t overruns,
-                    struct pace_cell *ret)
+static void pct_of(const struct lat_summary *s, struct pace_pct *ret)
 {
-        ret->points = (double)s->count;
         ret->p50_us = (double)s->p50_us;
         ret->p99_us = (double)s->p99_us;
         ret->p999_us = (double)s->p999_us;
         ret->max_us = (double)s->max_us;
-        ret->drift_us = drift_us;
-        ret->overruns = (double)overruns;
 }
 
 void pace_bare(const struct pace_job *j, struct pace_cell *ret)
@@ -114,7 +110,11 @@ void pace_bare(const struct pace_job *j, struct pace_cell *ret)
         if (j->rt->on)
                 leave(&st);
         lat_hist_summary(&hist, &s);
-        cell_of(&s, (double)last / 1e3, 0, ret);
+        ret->points = (double)s.count;
+        pct_of(&s, &ret->wake);
+        /* A bare wake-up is all its point does: done when woken. */
+        ret->done = ret->wake;
+        ret->drift_us = (double)last / 1e3;
 }
 
 /* The workers' options, from outside (as the daemon applies them), and their memory locks. */
@@ -179,7 +179,11 @@ void pace_master(const char *path, const struct pace_job *j, struct pace_cell *r
         if (r != MASTER_FINISHED)
                 bench_die(master_message(x.m), r < 0 ? r : -EIO);
         master_get_stats(x.m, &ms);
-        cell_of(&ms.lateness, ms.lag_s * 1e6, ms.overruns, ret);
+        ret->points = (double)ms.lateness.count;
+        pct_of(&ms.wakeup, &ret->wake);
+        pct_of(&ms.lateness, &ret->done);
+        ret->drift_us = ms.lag_s * 1e6;
+        ret->overruns = (double)ms.overruns;
         bench_sys_close(&x);
 }
 

@@ -30,10 +30,16 @@ struct pace_rt {
         char cpus[RT_CPUS_MAX];         /* the cpu list of everything measured */
 };
 
-/* One measurement: lateness per point (µs after its deadline), and the drift. */
+/* Percentiles of one lateness, µs after the deadline. */
+struct pace_pct {
+        double p50_us, p99_us, p999_us, max_us;
+};
+
+/* One measurement: lateness per point, and the drift. */
 struct pace_cell {
         double points;
-        double p50_us, p99_us, p999_us, max_us;
+        struct pace_pct wake;           /* woken after the deadline (the master: waits that ran to it) */
+        struct pace_pct done;           /* the master: the point completed after its deadline */
         double drift_us;                /* how late the last point was done */
         double overruns;
         bool refused;                   /* a real-time option was refused (reported on stderr) */

@@ -466,6 +466,7 @@ void master_get_stats(const struct master *m, struct master_stats *ret)
         };
         lateness_all(&m->lat, &ret->lateness);
         lateness_window(&m->lat, now, &ret->lateness_window);
+        lat_hist_summary(&m->wake, &ret->wakeup);
 }
 
 int master_published(const struct master *m, size_t comp, size_t var, struct master_pub *ret)

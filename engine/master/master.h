@@ -238,6 +238,12 @@ struct master_stats {
          * LAT_WINDOW_S seconds, and the points later than the margin.
          */
         struct lat_summary lateness, lateness_window;
+        /*
+         * Paced runs: for every point done before its deadline, how late
+         * the master woke after that deadline (the wait's own cost, to
+         * compare with a bare clock_nanosleep loop); the whole run.
+         */
+        struct lat_summary wakeup;
         uint64_t overruns;
         size_t n_insts;
         const struct master_inst_stats *insts;  /* borrowed; valid until the next step */

@@ -313,6 +313,7 @@ struct master {
         uint64_t call_end_ns;           /* when the last stepping call returned; 0: none */
         uint64_t lag_ns, lag_max_ns;    /* how late the last paced point was, and the worst */
         struct lateness lat;            /* every paced point's lateness (master_overrun.c) */
+        struct lat_hist wake;           /* how late each paced wait woke (master_overrun.c) */
         uint64_t overruns;              /* paced points later than the margin */
         uint64_t overrun_note_ns;       /* when soft overruns were last noted */
         uint64_t overruns_unsaid;       /* soft overruns since, not noted yet */

@@ -21,7 +21,8 @@
  * defaults.
  *
  * DESIGN: every paced point's lateness goes into fixed-memory histograms
- * (master_lateness.h), whatever the policy. Master thread.
+ * (master_lateness.h), whatever the policy, and every wait that ran to its
+ * deadline how late it woke (the wait's own cost). Master thread.
  */
 #include "engine/master/master_int.h"
 
@@ -83,5 +84,8 @@ int mpace_point(struct master *m, uint64_t warp_bits)
         }
         /* Cut short by a request to serve: the next stepping call owes the rest (master_live.c). */
         m->pace_owed = !mlive_sleep(m, due, warp_bits);
+        /* Only a wait that ran to its deadline says how late the master wakes. */
+        if (!m->pace_owed && !late)
+                lat_hist_add(&m->wake, (pace_now_ns() - due) / 1000u);
         return 0;
 }
