@@ -57,6 +57,7 @@ static void median(struct pace_cell *runs, unsigned n, struct pace_cell *ret)
                 ret->f = bench_median(v, n); \
         } while (0)
         MEDIAN(points);
+        MEDIAN(waits);
         MEDIAN(wake.p50_us);
         MEDIAN(wake.p99_us);
         MEDIAN(wake.p999_us);
@@ -77,9 +78,14 @@ static void median(struct pace_cell *runs, unsigned n, struct pace_cell *ret)
 static void row(double hz, const char *options, const char *load, bool bare,
                 const struct pace_cell *c)
 {
-        printf("%6.0f Hz  %-8s %-5s %-7s %8.0f %8.0f %8.0f %8.0f %8.0f", hz, options, load,
-               bare ? "bare" : "master", c->points, c->wake.p50_us, c->wake.p99_us,
-               c->wake.p999_us, c->wake.max_us);
+        printf("%6.0f Hz  %-8s %-5s %-7s %8.0f %8.0f", hz, options, load, bare ? "bare" : "master",
+               c->points, c->waits);
+        /* A master that was late at every point never waited: no wake-up to show. */
+        if (c->waits > 0)
+                printf(" %8.0f %8.0f %8.0f %8.0f", c->wake.p50_us, c->wake.p99_us,
+                       c->wake.p999_us, c->wake.max_us);
+        else
+                printf(" %8s %8s %8s %8s", "-", "-", "-", "-");
         if (bare)
                 printf(" %8s %8s %8s %8s", "-", "-", "-", "-");
         else
@@ -145,10 +151,11 @@ int main(int argc, char **argv)
                "(workers %d), cpus %s, mlock; %d cpu-bound processes when loaded; %s\n",
                arg_seconds, arg_spin_us, arg_runs, arg_runs == 1 ? "" : "s", arg_rt.priority,
                arg_rt.priority > 1 ? arg_rt.priority - 1 : 1, arg_rt.cpus, PACE_HOGS, path);
-        printf("# wake: how late the loop woke after each deadline (the master: after each "
-               "deadline it waited for); done: how late the master completed each point\n");
-        printf("%9s  %-8s %-5s %-7s %8s %8s %8s %8s %8s %8s %8s %8s %8s %10s %8s\n", "rate",
-               "options", "load", "loop", "points", "wake p50", "p99", "p99.9", "max",
+        printf("# waits: the deadlines waited for (the master waits only after a point done on "
+               "time); wake: how late the loop woke after each, in us; done: how late the master "
+               "completed each point\n");
+        printf("%9s  %-8s %-5s %-7s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %10s %8s\n", "rate",
+               "options", "load", "loop", "points", "waits", "wake p50", "p99", "p99.9", "max",
                "done p50", "p99", "p99.9", "max", "drift us", "overruns");
         for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
                 for (int rt = 0; rt < 2; rt++) {

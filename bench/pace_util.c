@@ -111,6 +111,7 @@ void pace_bare(const struct pace_job *j, struct pace_cell *ret)
                 leave(&st);
         lat_hist_summary(&hist, &s);
         ret->points = (double)s.count;
+        ret->waits = ret->points;
         pct_of(&s, &ret->wake);
         /* A bare wake-up is all its point does: done when woken. */
         ret->done = ret->wake;
@@ -169,9 +170,17 @@ void pace_master(const char *path, const struct pace_job *j, struct pace_cell *r
         if (r < 0)
                 bench_die(msg ? msg : "master_new", r);
         if (j->rt->on) {
+                static bool said;
+                char wait[160];
+
                 mlock_err = enter(&o, &st);
                 r = workers(&o, x.s, &st);
                 ret->refused = refused("master", &st, mlock_err ? mlock_err : r);
+                /* As the daemon does: how the master waits, from what the kernel now says. */
+                (void) rt_wait_choose(x.s, wait, sizeof(wait));
+                if (!said)
+                        printf("# real time, master-wait: %s\n", wait);
+                said = true;
         }
         r = master_run(x.m);
         if (j->rt->on)
@@ -180,6 +189,7 @@ void pace_master(const char *path, const struct pace_job *j, struct pace_cell *r
                 bench_die(master_message(x.m), r < 0 ? r : -EIO);
         master_get_stats(x.m, &ms);
         ret->points = (double)ms.lateness.count;
+        ret->waits = (double)ms.wakeup.count;
         pct_of(&ms.wakeup, &ret->wake);
         pct_of(&ms.lateness, &ret->done);
         ret->drift_us = ms.lag_s * 1e6;

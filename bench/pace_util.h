@@ -8,7 +8,8 @@
  * realtime.h): SCHED_FIFO and a cpu set for the measuring thread (the bare
  * loop, or the master, which runs on the calling thread) and for every
  * thread of every worker, timer slack, /dev/cpu_dma_latency, mlockall for
- * this process and (session_opts.mlock) for the workers. They are taken
+ * this process and (session_opts.mlock) for the workers, and the wait the
+ * daemon then chooses (rt_wait_choose()). They are taken
  * for one measurement and given back after it, so that the next
  * measurement without them runs as an ordinary process again. A refused
  * option is reported and the measurement goes on (best effort).
@@ -38,6 +39,7 @@ struct pace_pct {
 /* One measurement: lateness per point, and the drift. */
 struct pace_cell {
         double points;
+        double waits;                   /* wake-ups measured (the master: points done on time) */
         struct pace_pct wake;           /* woken after the deadline (the master: waits that ran to it) */
         struct pace_pct done;           /* the master: the point completed after its deadline */
         double drift_us;                /* how late the last point was done */

@@ -246,6 +246,7 @@ struct hsess {
         struct hsetv *setv;             /* values set since their instance's last step */
         uint32_t n_workers;             /* counted in h->workers */
         struct rt_state rt;             /* written by the session thread under lock (host_rt.c) */
+        char rt_wait[HRT_STATE_MAX];    /* how the master waits for its workers; "": not real time */
         struct hlog log;                /* its FMUs' messages (host_log.c; its own lock) */
         /* Who asked for the command being served (hcmd.user), for the log; "" none. */
         char actor[HOST_PEER_LABEL_MAX];
@@ -372,8 +373,8 @@ void hrt_mlock_state(const struct inst *inst, char *buf, size_t size);
 void hrt_release(struct hsess *hs);
 /*
  * The options asked for, as status reports them (states: RT_OPT_COUNT
- * buffers), then each instance's worker-mlock: out has room for
- * RT_OPT_COUNT + hs->st.n_insts. Their count.
+ * buffers), then master-wait, then each instance's worker-mlock: out has
+ * room for RT_OPT_COUNT + 1 + hs->st.n_insts. Their count.
  */
 uint32_t hrt_status(const struct hsess *hs, struct proto_rt_option *out,
                     char (*states)[HRT_STATE_MAX]);

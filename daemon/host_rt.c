@@ -4,7 +4,9 @@
  * (docs/scenarios.md), overridden by the load's rtPriority,
  * rtWorkerPriority, rtCpus, rtWorkerCpus, rtBestEffort and rtMlock;
  * applied once the workers are up, on the session's thread (which is its
- * master thread) and on every thread of every worker; reported in status.
+ * master thread) and on every thread of every worker; reported in status,
+ * with how the master then waits for its workers ("master-wait",
+ * rt_wait_choose()).
  * The workers' memory lock is asked for when they start (hrt_mlock()) and
  * each worker reports its own outcome, kept per instance.
  *
@@ -103,11 +105,16 @@ int hrt_apply(struct hsess *hs, const struct proto_load *a, char *msg, size_t si
                 return -EINVAL;
         }
         if (rt_any(&o)) {
+                char wait[HRT_STATE_MAX];
+
                 rt_apply_self(&o, &st);
                 for (size_t i = 0; i < session_count(hs->s); i++)
                         rt_apply_worker(&o, inst_pid(session_inst(hs->s, i)), &st);
+                /* From what the kernel now says, refusals included: this is the master thread. */
+                (void) rt_wait_choose(hs->s, wait, sizeof(wait));
                 pthread_mutex_lock(&hs->lock);
                 hs->rt = st;
+                snprintf(hs->rt_wait, sizeof(hs->rt_wait), "%s", wait);
                 pthread_mutex_unlock(&hs->lock);
         }
         /* The session's own options first, then the workers' memory locks. */
@@ -155,6 +162,11 @@ uint32_t hrt_status(const struct hsess *hs, struct proto_rt_option *out,
                 out[n].name = (struct proto_str){ rt_opt_name((enum rt_opt)o),
                                                   (uint32_t)strlen(rt_opt_name((enum rt_opt)o)) };
                 out[n].state = (struct proto_str){ states[n], (uint32_t)strlen(states[n]) };
+                n++;
+        }
+        if (hs->rt_wait[0]) {
+                out[n].name = (struct proto_str){ "master-wait", (uint32_t)strlen("master-wait") };
+                out[n].state = (struct proto_str){ hs->rt_wait, (uint32_t)strlen(hs->rt_wait) };
                 n++;
         }
         for (size_t i = 0; i < st->n_insts; i++) {

@@ -241,7 +241,8 @@ void hstatus_encode(struct hsess *hs, struct pw *w, const struct host_peer *view
         uint64_t points;
         struct proto_inst_status *v = calloc(st->n_insts ? st->n_insts : 1, sizeof(*v));
         struct proto_layer *lv = calloc(st->n_insts * SANDBOX_LAYER_COUNT + 1, sizeof(*lv));
-        struct proto_rt_option *rt = calloc(RT_OPT_COUNT + st->n_insts, sizeof(*rt));
+        /* The options, master-wait, and each worker's memory lock. */
+        struct proto_rt_option *rt = calloc(RT_OPT_COUNT + 1 + st->n_insts, sizeof(*rt));
         char rt_states[RT_OPT_COUNT][HRT_STATE_MAX];
         struct proto_session_status r;
 

@@ -2,7 +2,9 @@
  * daemon_realtime: a session's real-time options through libfmud against
  * a real fmud (daemon_fixture.h): SCHED_FIFO and cpu sets read back from
  * the kernel for the master thread and the workers, each option reported
- * in status, and a refused option failing the load unless best-effort.
+ * in status, and a refused option failing the load unless best-effort;
+ * how the master then waits for its workers (master-wait), and that a
+ * master sharing its one cpu with its workers at SCHED_FIFO finishes.
  * Where the kernel refuses real time altogether (no CAP_SYS_NICE, no
  * RLIMIT_RTPRIO), the tests that need it are skipped.
  */
@@ -21,6 +23,7 @@
 #include "daemon_fixture.h"
 
 #define MISSING_CPU     "1000"  /* below CPU_SETSIZE, above any cpu this machine has */
+#define HRT_BUF         160     /* an option's state */
 
 static struct fmud_daemon d;
 static struct fmud *c;
@@ -58,6 +61,14 @@ static const char *option(const struct proto_session_status *st, const char *nam
                         return buf;
                 }
         return NULL;
+}
+
+/* How status says the master waits; "(none)" when it does not say. */
+static const char *master_wait(const struct proto_session_status *st, char *buf, size_t size)
+{
+        if (!option(st, "master-wait", buf, size))
+                snprintf(buf, size, "(none)");
+        return buf;
 }
 
 /* The threads of pid with SCHED_FIFO at priority prio; *ret_tid: one of them. */
@@ -116,7 +127,7 @@ Test(daemon_realtime, fifo_priorities_and_cpu_sets_apply_to_master_and_workers)
                 cr_skip_test("the kernel refuses real time here: %s", fmud_errmsg(c));
         cr_assert(r == 0, "%s", fmud_errmsg(c));
         cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
-        cr_assert(st.n_insts == 1 && st.n_realtime == 6, "%u options", st.n_realtime);
+        cr_assert(st.n_insts == 1 && st.n_realtime == 7, "%u options", st.n_realtime);
         cr_assert(!strcmp(option(&st, "master-priority", buf, sizeof(buf)), "active"), "%s", buf);
         cr_assert(!strcmp(option(&st, "worker-priority", buf, sizeof(buf)), "active"), "%s", buf);
         cr_assert(!strcmp(option(&st, "master-cpus", buf, sizeof(buf)), "active"), "%s", buf);
@@ -142,6 +153,78 @@ Test(daemon_realtime, fifo_priorities_and_cpu_sets_apply_to_master_and_workers)
                   fmud_errmsg(c));
         daemon_wait_state(c, s, PROTO_STATE_FINISHED, &st);
         cr_assert(fmud_unload(c, &(struct proto_target){ s, 0 }) == 0, "%s", fmud_errmsg(c));
+}
+
+/* Load a with the real-time options, or skip where the kernel refuses them. */
+static uint64_t load_realtime(struct proto_load *a)
+{
+        uint64_t s = 0;
+        int r = fmud_load(c, a, &s, NULL);
+
+        if (r == FMUD_E_REFUSED && (strstr(fmud_errmsg(c), strerror(EPERM)) ||
+                                    strstr(fmud_errmsg(c), strerror(EACCES)) ||
+                                    strstr(fmud_errmsg(c), strerror(ENOENT))))
+                cr_skip_test("the kernel refuses real time here: %s", fmud_errmsg(c));
+        cr_assert(r == 0, "%s", fmud_errmsg(c));
+        return s;
+}
+
+/*
+ * The master at SCHED_FIFO 21 and its worker at 11 on cpu 0 alone: a
+ * master that spun or yielded while waiting would keep the worker that
+ * owes the reply off its only cpu for the whole budget of every wait. It
+ * waits asleep, says so, and runs 2000 points to the stop time.
+ */
+Test(daemon_realtime, a_fifo_master_sharing_its_cpu_with_its_worker_waits_asleep_and_finishes)
+{
+        struct proto_load a = scripted();
+        struct proto_session_status st;
+        char buf[HRT_BUF];
+        uint64_t s;
+
+        a.stop = 0.2;
+        a.step = 1e-4;
+        a.has_rt_priority = true;
+        a.rt_priority = 21;
+        a.has_rt_worker_priority = true;
+        a.rt_worker_priority = 11;
+        a.rt_cpus = daemon_str("0");
+        a.rt_worker_cpus = daemon_str("0");
+        s = load_realtime(&a);
+        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+        cr_assert(!strcmp(master_wait(&st, buf, sizeof(buf)),
+                          "futex: 1 of 1 workers share the master's cpus (SCHED_FIFO 21)"),
+                  "%s", buf);
+        cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
+                  fmud_errmsg(c));
+        daemon_wait_state(c, s, PROTO_STATE_FINISHED, &st);
+        cr_assert(st.points == 2000, "%llu points", (unsigned long long)st.points);
+        cr_assert(st.time == 0.2, "t = %.17g", st.time);
+}
+
+/* On two cpus of their own, the master and its worker keep the adaptive wait. */
+Test(daemon_realtime, a_fifo_master_on_another_cpu_than_its_worker_waits_adaptively)
+{
+        struct proto_load a = scripted();
+        struct proto_session_status st;
+        char buf[HRT_BUF];
+        uint64_t s;
+
+        if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+                cr_skip_test("one cpu: the master cannot have a cpu of its own");
+        a.has_rt_priority = true;
+        a.rt_priority = 21;
+        a.has_rt_worker_priority = true;
+        a.rt_worker_priority = 11;
+        a.rt_cpus = daemon_str("0");
+        a.rt_worker_cpus = daemon_str("1");
+        s = load_realtime(&a);
+        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+        cr_assert(!strcmp(master_wait(&st, buf, sizeof(buf)),
+                          "adaptive: no worker shares the master's cpus"), "%s", buf);
+        cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
+                  fmud_errmsg(c));
+        daemon_wait_state(c, s, PROTO_STATE_FINISHED, NULL);
 }
 
 Test(daemon_realtime, a_cpu_that_does_not_exist_refuses_the_load_naming_option_and_reason)
@@ -182,9 +265,11 @@ Test(daemon_realtime, best_effort_loads_and_reports_the_refusal)
         a.rt_best_effort = true;
         s = daemon_load(c, &a, NULL);
         cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
-        cr_assert(st.n_realtime == 1);
+        cr_assert(st.n_realtime == 2);
         cr_assert(option(&st, "worker-cpus", buf, sizeof(buf)));
         cr_assert(!strncmp(buf, "refused: Invalid argument (task ", 32), "%s", buf);
+        /* No real-time master: it waits as ever. */
+        cr_assert(!strcmp(master_wait(&st, buf, sizeof(buf)), "adaptive"), "%s", buf);
         cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
                   fmud_errmsg(c));
         daemon_wait_state(c, s, PROTO_STATE_FINISHED, NULL);
@@ -297,6 +382,8 @@ Test(daemon_realtime_refused, a_priority_the_kernel_refuses_fails_the_load_with_
         cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
         cr_assert(!strcmp(option(&st, "master-priority", buf, sizeof(buf)),
                           "refused: Operation not permitted"), "%s", buf);
+        /* What the kernel gave, not what was asked: an ordinary master waits as ever. */
+        cr_assert(!strcmp(master_wait(&st, buf, sizeof(buf)), "adaptive"), "%s", buf);
         cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
                   fmud_errmsg(c));
         daemon_wait_state(c, s, PROTO_STATE_FINISHED, NULL);

@@ -341,6 +341,16 @@ void inst_set_timeout(struct inst *inst, uint64_t ns)
         inst->timeout_ns = ns ? ns : INST_TIMEOUT_DEFAULT;
 }
 
+void inst_set_wait(struct inst *inst, const struct wait_policy *p)
+{
+        inst->wait = *p;
+}
+
+const struct wait_policy *inst_wait(const struct inst *inst)
+{
+        return &inst->wait;
+}
+
 void inst_next_timeout(struct inst *inst, uint64_t ns)
 {
         inst->next_timeout_ns = ns;

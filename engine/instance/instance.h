@@ -209,6 +209,9 @@ uint64_t inst_last_service_ns(const struct inst *inst);
  */
 #define INST_HEAVY_STEP_NS      20000ull
 void inst_set_timeout(struct inst *inst, uint64_t ns);  /* default deadline of every call */
+/* How the caller waits for replies from now on (inst_opts.wait at the start), and how it does. */
+void inst_set_wait(struct inst *inst, const struct wait_policy *p);
+const struct wait_policy *inst_wait(const struct inst *inst);
 void inst_next_timeout(struct inst *inst, uint64_t ns); /* deadline of the next call only */
 void inst_set_log(struct inst *inst, inst_log_fn *fn, void *ctx);
 

@@ -98,6 +98,23 @@ int rt_refused(const struct rt_state *st, char *msg, size_t size);
 /* "active", or "refused: REASON" for option o; empty when o was not asked. */
 void rt_describe(const struct rt_state *st, enum rt_opt o, char *buf, size_t size);
 
+struct session;
+
+/*
+ * How the calling thread, s's master, waits for each worker of s, decided
+ * once the options are applied, from the kernel's view of the master and
+ * of each worker (policy, priority, cpu set): when the master runs at
+ * SCHED_FIFO or SCHED_RR, a worker that can run on one of its cpus at its
+ * priority or below is waited for asleep (WAIT_FUTEX: neither a spin nor a
+ * yield, which would keep that worker off the cpu); the others keep their
+ * policy. Returns how many workers were changed; desc gets the status
+ * text: "adaptive" (not real time), "adaptive: no worker shares the
+ * master's cpus", or "futex: N of M workers share the master's cpus
+ * (SCHED_FIFO P)" (sharing: may run on one of them, at its priority or
+ * below).
+ */
+size_t rt_wait_choose(struct session *s, char *desc, size_t size);
+
 /* Release what st holds (dma-latency's reference). Idempotent. */
 void rt_release(struct rt_state *st);
 
