@@ -338,6 +338,9 @@ int fmud_rig_write(struct fmud_rig *rig, const double *in, size_t n);
  * Wait up to timeout_ms (< 0: for ever) for a point newer than the last
  * one given, into *pt (the newest published; the ones it passed over are
  * counted in pt->skipped). 0, -ETIMEDOUT, or -EPROTO (a broken channel).
+ * While it waits it gives the cpu to whatever else is runnable there
+ * (sched_yield), then sleeps: it never spins, so a rig may share a cpu with
+ * the session's workers.
  */
 int fmud_rig_wait(struct fmud_rig *rig, int timeout_ms, struct fmud_rig_point *pt);
 /*
