@@ -16,7 +16,9 @@
  *            h less the rig's reaction); "deadline" is p's deadline (the
  *            pace's base taken just before master_run(), a little early:
  *            a slight over-estimate) to that read: the rig's round trip
- *            proper, the figure to compare with the worker's step. A
+ *            proper, the figure to compare with the worker's step; of it,
+ *            "> master" is how late the master woke after the deadlines
+ *            (master_stats.wakeup, whole µs, every point, all writes). A
  *            write whose point came out without it (it missed the
  *            deadline: a loaded machine) is counted as late, not timed.
  *   unpaced  warp 0: a free-running master never waits for its rig, so
@@ -84,6 +86,7 @@ struct cell {
         double dmed[BENCH_MAX_RUNS], dp99[BENCH_MAX_RUNS];      /* µs, deadline -> read */
         double late[BENCH_MAX_RUNS];                            /* paced: writes not timed */
         double phmed[PH_END][BENCH_MAX_RUNS], php99[PH_END][BENCH_MAX_RUNS];
+        double wkmed[BENCH_MAX_RUNS], wkp99[BENCH_MAX_RUNS];    /* paced: the master's wake-up */
 };
 
 static unsigned arg_points = 20000;
@@ -319,6 +322,13 @@ static void run_rig(struct cell *c, unsigned k, bool paced, int rig_cpu)
         pthread_join(th, NULL);
         if (sh.result != MASTER_FINISHED && sh.result != MASTER_RUNNING)
                 bench_die(master_message(x.m), sh.result < 0 ? sh.result : -EIO);
+        if (paced) {
+                struct master_stats ms;
+
+                master_get_stats(x.m, &ms);
+                c->wkmed[k] = (double)ms.wakeup.p50_us;
+                c->wkp99[k] = (double)ms.wakeup.p99_us;
+        }
         rig_close(r);
         bench_sys_close(&x);
         if (!n)
@@ -485,6 +495,9 @@ int main(int argc, char **argv)
                         med = bench_median(c->dmed, arg_runs);
                         printf("%-9s %-9s %9.2f %9.2f %7.2f %6s\n", mode_names[i], "deadline",
                                med, bench_median(c->dp99, arg_runs), med / wmed, "");
+                        med = bench_median(c->wkmed, arg_runs);
+                        printf("%-9s %-9s %9.0f %9.0f %7.2f %6s\n", mode_names[i], "> master",
+                               med, bench_median(c->wkp99, arg_runs), med / wmed, "");
                 }
         }
         printf("# load average after: %.2f\n", bench_load());
