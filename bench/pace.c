@@ -74,7 +74,7 @@ static void median(struct pace_cell *runs, unsigned n, struct pace_cell *ret)
                 ret->refused |= runs[i].refused;
 }
 
-/* The wake-up columns, then the completion's ("-" for the bare loop: its wake-up is all it does). */
+/* The wake-up columns, then the completion's ("-" for the bare loop: it only wakes). */
 static void row(double hz, const char *options, const char *load, bool bare,
                 const struct pace_cell *c)
 {

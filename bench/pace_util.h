@@ -40,7 +40,7 @@ struct pace_pct {
 struct pace_cell {
         double points;
         double waits;                   /* wake-ups measured (the master: points done on time) */
-        struct pace_pct wake;           /* woken after the deadline (the master: waits that ran to it) */
+        struct pace_pct wake;           /* woken after the deadline (master: waits run to it) */
         struct pace_pct done;           /* the master: the point completed after its deadline */
         double drift_us;                /* how late the last point was done */
         double overruns;

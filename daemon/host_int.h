@@ -246,7 +246,7 @@ struct hsess {
         struct hsetv *setv;             /* values set since their instance's last step */
         uint32_t n_workers;             /* counted in h->workers */
         struct rt_state rt;             /* written by the session thread under lock (host_rt.c) */
-        char rt_wait[HRT_STATE_MAX];    /* how the master waits for its workers; "": not real time */
+        char rt_wait[HRT_STATE_MAX];    /* how the master waits for workers; "": not real time */
         struct hlog log;                /* its FMUs' messages (host_log.c; its own lock) */
         /* Who asked for the command being served (hcmd.user), for the log; "" none. */
         char actor[HOST_PEER_LABEL_MAX];

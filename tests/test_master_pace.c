@@ -4,7 +4,8 @@
  * faults naming the point and the slowest instance, under soft it is
  * counted and the pace re-bases forward; a pause and resume re-base so the
  * points after it are spaced by h / w, not run back to back; a spin before
- * each deadline keeps the pace. Wall-clock bounds are lower bounds only.
+ * each deadline keeps the pace; a point done late waits for no deadline,
+ * so it has no wake-up lateness. Wall-clock bounds are lower bounds only.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -126,6 +127,14 @@ Test(master_pace, a_stall_within_the_margin_is_no_overrun)
         cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
         master_get_stats(x.m, &ms);
         cr_assert(eq(u64, ms.overruns, 0));
+        /*
+         * The stalled step began at 0.09's deadline at the earliest, so the
+         * points 0.1 to 0.19 were all done after their deadlines: none of
+         * those ten waited, so none has a wake-up to measure.
+         */
+        cr_assert(eq(u64, ms.lateness.count, 20));
+        cr_assert(ms.wakeup.count <= 10, "%llu wake-ups", (unsigned long long)ms.wakeup.count);
+        cr_assert(ms.wakeup.p50_us <= ms.wakeup.max_us);
         msys_fini(&x);
 }
 
