@@ -62,6 +62,7 @@ struct rig {
         uint64_t seq;                   /* rig: last written; engine: last taken */
         struct wait_policy wait;
         unsigned char *buf;             /* in_rec or out_rec bytes of scratch */
+        bool beat_by_caller;            /* rig: only rig_beat_at() stores the heartbeat */
 };
 
 static const char *const type_names[RIG_TYPE_END] = {
@@ -468,7 +469,18 @@ int rig_publish(struct rig *r, uint64_t point, double time, const double *vals)
 
 void rig_beat(struct rig *r)
 {
-        atomic_store_explicit(heartbeat(r), rig_now_ns(), memory_order_relaxed);
+        if (!r->beat_by_caller)
+                atomic_store_explicit(heartbeat(r), rig_now_ns(), memory_order_relaxed);
+}
+
+void rig_beat_by_caller(struct rig *r)
+{
+        r->beat_by_caller = true;
+}
+
+void rig_beat_at(struct rig *r, uint64_t ns)
+{
+        atomic_store_explicit(heartbeat(r), ns, memory_order_relaxed);
 }
 
 int rig_write(struct rig *r, uint64_t point, const double *vals)

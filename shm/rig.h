@@ -184,8 +184,17 @@ int rig_take(struct rig *r, uint64_t point, uint64_t *ret_seq, uint64_t *ret_poi
 /* Engine: publish a point's outputs (n_out doubles). 0, or -ENOSPC when the rig is behind. */
 int rig_publish(struct rig *r, uint64_t point, double time, const double *vals);
 
-/* Rig: store the heartbeat now. */
+/* Rig: store the heartbeat now (unless rig_beat_by_caller() was called). */
 void rig_beat(struct rig *r);
+/*
+ * Rig: from now on rig_write(), rig_wait() and rig_beat() leave the
+ * heartbeat alone; the caller stores it with rig_beat_at(). For a relay
+ * (the daemon's bridge to a remote rig) whose own waiting says nothing of
+ * whether the rig it relays is alive. Call before any other thread uses r.
+ */
+void rig_beat_by_caller(struct rig *r);
+/* Rig: store ns (CLOCK_MONOTONIC) as the heartbeat. Any thread. */
+void rig_beat_at(struct rig *r, uint64_t ns);
 /*
  * Rig: write n_in values for grid point 'point', with the next sequence
  * number. 0, -ENOSPC (the master is behind: nothing written), -EPROTO.
