@@ -90,6 +90,7 @@ static const struct key keys[] = {
         K("realtime", "worker_cpus", KEY_CPUS, rt_worker_cpus),
         K("realtime", "best_effort", KEY_BOOL, rt_best_effort),
         K("realtime", "worker_mlock", KEY_BOOL, rt_worker_mlock),
+        K("rig", "remote_endpoint", KEY_TCP, rig_remote_endpoint),
 };
 #undef K
 
@@ -144,7 +145,7 @@ void config_fini(struct fmud_config *c)
         char **strs[] = { &c->endpoint, &c->pub_endpoint, &c->tcp_endpoint,
                           &c->tcp_pub_endpoint, &c->server_secret_key, &c->authorized_keys,
                           &c->socket_group, &c->state_dir, &c->cache_dir, &c->scratch_dir,
-                          &c->worker,
+                          &c->worker, &c->rig_remote_endpoint,
                           &c->sandbox_user, &c->run_dir, &c->rt_cpus, &c->rt_worker_cpus };
 
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {

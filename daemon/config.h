@@ -44,6 +44,8 @@ struct fmud_config {
         char *authorized_keys;          /* file of Z85 public keys */
         char *socket_group;             /* NULL: sockets 0600, run dir 0700 */
         uint64_t max_message;           /* bytes */
+        /* [rig] */
+        char *rig_remote_endpoint;      /* remote rigs' bridges bind here; NULL: none (rig_bridge.h) */
         /* [paths] */
         char **allow;
         size_t n_allow;

@@ -318,6 +318,11 @@ int config_finish(struct fmud_config *c, char *err, size_t errlen)
                 snprintf(err, errlen, "tcp_pub_endpoint needs tcp_endpoint");
                 return -EINVAL;
         }
+        if (c->rig_remote_endpoint && !c->tcp_endpoint) {
+                snprintf(err, errlen, "remote_endpoint needs tcp_endpoint (its keys and "
+                                      "authorized_keys)");
+                return -EINVAL;
+        }
         if (c->tcp_endpoint && (!c->server_secret_key || !c->authorized_keys)) {
                 snprintf(err, errlen, "tcp_endpoint '%s' needs server_secret_key and "
                                       "authorized_keys (remote access is CURVE only)",

@@ -141,14 +141,20 @@ static void drain(struct control *c)
         for (; replies; replies = next) {
                 next = replies->next;
                 if (replies->has_fd) {
-                        /* A rig channel: answered with its token (control_rig.c). */
-                        if (peers_take(&c->peers, replies->token, &p) == 0)
-                                ctl_rig_grant(c, &p, replies);
-                        else
+                        /*
+                         * A rig channel: answered with its token (control_rig.c),
+                         * over tcp with a bridge (control_rig_remote.c).
+                         */
+                        if (peers_take(&c->peers, replies->token, &p) < 0)
                                 log_warn("a rig channel for unknown request token %llu, dropped",
                                          (unsigned long long)replies->token);
+                        else if (p.sock == CTL_SOCK_TCP)
+                                ctl_rig_remote_grant(c, &p, replies);
+                        else
+                                ctl_rig_grant(c, &p, replies);
                 } else if (peers_take(&c->peers, replies->token, &p) == 0) {
                         ctl_log_outcome(&p, replies->buf, replies->len);
+                        ctl_rig_remote_reply(c, &p, replies->buf, replies->len);
                         ctl_send(c, &p, replies->buf, replies->len);
                 } else
                         log_warn("a reply to unknown request token %llu, dropped",
@@ -301,6 +307,7 @@ void control_free(struct control *c)
                 if (c->pub[i])
                         zmq_close(c->pub[i]);
         }
+        ctl_rig_remote_fini(c);         /* their sockets, before the context ends */
         zap_stop(c->zap);
         if (c->zctx)
                 zmq_ctx_term(c->zctx);  /* waits up to CTL_LINGER_MS for the last replies */

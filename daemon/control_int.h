@@ -35,6 +35,9 @@
 #define RIG_PEER_MS     2000    /* a rig connection sends its token within this */
 #define RIG_MAX_TOKENS  64
 #define RIG_MAX_CONNS   16
+#define RIG_MAX_BRIDGES 64      /* remote rigs (rig_bridge.h) */
+
+struct rig_bridge;
 
 /* A rig channel waiting for its rig (control_rig.c). */
 struct ctl_rig_token {
@@ -60,6 +63,7 @@ struct ctl_rig {
         char path[108];
         struct ctl_rig_token tok[RIG_MAX_TOKENS];
         struct ctl_rig_conn conn[RIG_MAX_CONNS];
+        struct rig_bridge *bridge[RIG_MAX_BRIDGES];     /* remote rigs; NULL: free */
 };
 
 struct control {
@@ -101,6 +105,15 @@ void ctl_rig_grant(struct control *c, const struct ctl_peer *p, struct cq_item *
 /* The rig sockets to poll into items (at most max); lowers *timeout (ms, -1: none) to the next deadline. */
 int ctl_rig_poll_items(struct control *c, zmq_pollitem_t *items, int max, long *timeout);
 void ctl_rig_serve(struct control *c, const zmq_pollitem_t *items, int n);
+
+/* control_rig_remote.c: the rig request of a tcp peer p, answered with a bridge (it->fd taken). */
+void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq_item *it);
+/* A reply going out to p: an unload that went through stops its session's bridge. */
+void ctl_rig_remote_reply(struct control *c, const struct ctl_peer *p, const void *body,
+                          size_t len);
+/* Free the bridges that ended by themselves; _fini stops them all. */
+void ctl_rig_remote_reap(struct control *c);
+void ctl_rig_remote_fini(struct control *c);
 
 /* control_req.c: one message received on router[sock]. */
 void ctl_serve(struct control *c, int sock);

@@ -334,12 +334,6 @@ static void dispatch(struct control *c, const struct ctl_peer *p, const void *bo
         identify(c, p, user, addr, &who);
         if (refuse_role(c, p, &req, &who))
                 goto out;
-        if (req.op == PROTO_OP_RIG && p->sock == CTL_SOCK_TCP) {
-                /* The channel is a memfd passed over a local socket (control_rig.c). */
-                refuse(c, p, req.id, PROTO_E_UNSUPPORTED, "rig: a rig gets its channel over "
-                       "the local socket only; remote rigs are not built");
-                goto out;
-        }
         /*
          * A request read and allowed: the leases of the transient sessions
          * this connection holds for this user start again. Not before: the

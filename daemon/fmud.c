@@ -163,6 +163,7 @@ static void reload(void *ctx, struct control *c)
         if (!same(n.endpoint, d->cfg.endpoint) || !same(n.pub_endpoint, d->cfg.pub_endpoint) ||
             !same(n.tcp_endpoint, d->cfg.tcp_endpoint) ||
             !same(n.tcp_pub_endpoint, d->cfg.tcp_pub_endpoint) ||
+            !same(n.rig_remote_endpoint, d->cfg.rig_remote_endpoint) ||
             !same(n.socket_group, d->cfg.socket_group) ||
             !same(n.server_secret_key, d->cfg.server_secret_key) ||
             !same(n.authorized_keys, d->cfg.authorized_keys) || n.max_message != d->cfg.max_message)

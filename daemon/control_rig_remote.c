@@ -1,0 +1,183 @@
+/*
+ * control_rig_remote: a rig request over tcp answered with a bridge
+ * (rig_bridge.h) rather than a memfd (control.h, proto/PROTOCOL.md "rig"
+ * and "Remote rigs").
+ *
+ * DESIGN: the request reaches the session's thread as a local one does
+ * (the same role and owner rules), which dups the channel's memfd; here
+ * the control thread starts a bridge on it, bound to the asker's CURVE
+ * key and a one-time token, and answers {token, endpoint, port,
+ * expiresMs}. One bridge per session at a time: a second rig request is
+ * refused "state" while the first bridge lives. A bridge ends by itself
+ * (its remote rig said bye or went silent, or nobody presented the
+ * token) and is reaped here; an unload of its session, or the daemon's
+ * exit, stops it.
+ *
+ * Threads: the control thread only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "control_int.h"
+#include "control_log.h"
+#include "daemon/rig_bridge.h"
+#include "proto/rig_wire.h"
+
+static int64_t now_ms(void)
+{
+        struct timespec t;
+
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void refuse(struct control *c, const struct ctl_peer *p, uint64_t id, enum proto_err code,
+                   const char *msg)
+{
+        struct pw w;
+
+        log_notice("rig request %llu from a tcp peer refused: %s", (unsigned long long)id, msg);
+        if (pw_init(&w) < 0)
+                return;
+        proto_reply_error(&w, id, code, msg);
+        if (!w.error) {
+                ctl_log_outcome(p, pw_data(&w), pw_size(&w));
+                ctl_send(c, p, pw_data(&w), pw_size(&w));
+        }
+        pw_fini(&w);
+}
+
+void ctl_rig_remote_reap(struct control *c)
+{
+        for (int i = 0; i < RIG_MAX_BRIDGES; i++)
+                if (c->rig.bridge[i] && rig_bridge_done(c->rig.bridge[i])) {
+                        rig_bridge_stop(c->rig.bridge[i]);
+                        c->rig.bridge[i] = NULL;
+                }
+}
+
+void ctl_rig_remote_fini(struct control *c)
+{
+        for (int i = 0; i < RIG_MAX_BRIDGES; i++) {
+                rig_bridge_stop(c->rig.bridge[i]);
+                c->rig.bridge[i] = NULL;
+        }
+}
+
+/* The asker's Z85 key from its log label ("key <Z85> as operator", control_req.c). */
+static bool key_of(const struct ctl_peer *p, char key[41])
+{
+        if (strncmp(p->who, "key ", 4) || strlen(p->who) < 4 + 40)
+                return false;
+        memcpy(key, p->who + 4, 40);
+        key[40] = '\0';
+        return strspn(key, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                           ".-:+=^!/*?&<>()[]{}@%$#") == 40;
+}
+
+void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq_item *it)
+{
+        static const char digits[] = "0123456789abcdef";
+        struct rig_bridge **slot = NULL;
+        char key[41], token[RIGW_TOKEN_LEN + 1], ep[256], err[320], msg[160];
+        uint8_t raw[RIGW_TOKEN_LEN / 2];
+        unsigned port = 0;
+        struct pw w;
+        int r;
+
+        ctl_rig_remote_reap(c);
+        if (!c->cfg->rig_remote_endpoint) {
+                refuse(c, p, it->id, PROTO_E_UNSUPPORTED, "rig: remote rigs are not served "
+                       "here (the daemon's [rig] remote_endpoint is not set)");
+                return;
+        }
+        if (!key_of(p, key)) {
+                refuse(c, p, it->id, PROTO_E_INTERNAL, "rig: the asker's key is unknown");
+                return;
+        }
+        for (int i = 0; i < RIG_MAX_BRIDGES; i++) {
+                if (c->rig.bridge[i] && rig_bridge_session(c->rig.bridge[i]) == it->session) {
+                        snprintf(msg, sizeof(msg), "rig: session %llu already has a remote "
+                                 "rig", (unsigned long long)it->session);
+                        refuse(c, p, it->id, PROTO_E_STATE, msg);
+                        return;
+                }
+                if (!c->rig.bridge[i] && !slot)
+                        slot = &c->rig.bridge[i];
+        }
+        if (!slot) {
+                refuse(c, p, it->id, PROTO_E_LIMIT, "rig: too many remote rigs");
+                return;
+        }
+        if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+                refuse(c, p, it->id, PROTO_E_INTERNAL, "rig: no random token");
+                return;
+        }
+        for (size_t i = 0; i < sizeof(raw); i++) {
+                token[2 * i] = digits[raw[i] >> 4];
+                token[2 * i + 1] = digits[raw[i] & 15];
+        }
+        token[RIGW_TOKEN_LEN] = '\0';
+        explicit_bzero(raw, sizeof(raw));
+        r = rig_bridge_start(&(struct rig_bridge_params){
+                                     .zctx = c->zctx, .endpoint = c->cfg->rig_remote_endpoint,
+                                     .secret_key_file = c->cfg->server_secret_key,
+                                     .fd = it->fd, .session = it->session, .key = key,
+                                     .token = token, .expires_ms = now_ms() + RIG_TOKEN_MS },
+                             slot, ep, sizeof(ep), &port, err, sizeof(err));
+        it->has_fd = false;             /* the bridge took it, or closed it */
+        if (r < 0) {
+                log_err("%s", err);
+                explicit_bzero(token, sizeof(token));
+                refuse(c, p, it->id, PROTO_E_INTERNAL, "rig: the remote rig's bridge did not "
+                       "start (the daemon's log says why)");
+                return;
+        }
+        if (pw_init(&w) == 0) {
+                proto_reply_ok_begin(&w, it->id);
+                pw_map(&w, 4);
+                pw_str(&w, "token");
+                pw_strn(&w, token, RIGW_TOKEN_LEN);
+                pw_str(&w, "endpoint");
+                pw_str(&w, ep);
+                pw_str(&w, "port");
+                pw_u64(&w, port);
+                pw_str(&w, "expiresMs");
+                pw_u64(&w, RIG_TOKEN_MS);
+                if (!w.error) {
+                        ctl_log_outcome(p, pw_data(&w), pw_size(&w));
+                        ctl_send(c, p, pw_data(&w), pw_size(&w));
+                }
+                pw_fini(&w);
+        }
+        explicit_bzero(token, sizeof(token));
+        log_info("rig bridge of session %llu on %s for key %s", (unsigned long long)it->session,
+                 ep, key);
+}
+
+void ctl_rig_remote_reply(struct control *c, const struct ctl_peer *p, const void *body,
+                          size_t len)
+{
+        struct proto_limits lim;
+        struct pv_doc doc = { 0 };
+        struct proto_reply rep;
+        int i;
+
+        if (p->op != PROTO_OP_UNLOAD)
+                return;
+        for (i = 0; i < RIG_MAX_BRIDGES; i++)
+                if (c->rig.bridge[i] && rig_bridge_session(c->rig.bridge[i]) == p->session)
+                        break;
+        if (i == RIG_MAX_BRIDGES)
+                return;
+        proto_limits_default(&lim);
+        /* Only an unload that went through ends the bridge: the session is gone. */
+        if (pv_decode(body, len, &lim, &doc, NULL, 0) == 0 &&
+            proto_reply_decode(doc.root, &rep, NULL, 0) == 0 && rep.ok) {
+                rig_bridge_stop(c->rig.bridge[i]);
+                c->rig.bridge[i] = NULL;
+        }
+        pv_doc_fini(&doc);
+}
