@@ -11,6 +11,8 @@
  * timeouts, so a daemon that does not answer cannot hold the caller.
  * Writes go to the point after the last one waited for: the master takes
  * them at the start of the step from that point (docs/scenarios.md).
+ * Over tcp the daemon answers with a bridge's port instead of a socket
+ * path, and the same calls go through libfmud_rig_remote.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,21 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libfmud_int.h"
+#include "libfmud_rig_int.h"
 #include "shm/rig.h"
 
 #define RIG_TOKEN_LEN   32      /* hex characters */
 #define RIG_IO_TIMEOUT_S 5
 
-struct fmud_rig {
-        struct rig *r;
-        struct fmud_rig_port *ports[2];
-        uint32_t n[2];
-        double *vals;                   /* the outputs of the last point waited for */
-        bool have;
-        struct fmud_rig_point last;
-        uint64_t next;                  /* the point writes are for */
-};
 
 /* The string at key of v, NUL-terminated into buf; false when missing, no string or too long. */
 static bool str_at(const struct pv *v, const char *key, char *buf, size_t size)
@@ -140,6 +133,18 @@ int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret)
         r = fmud_call(c, id, "rig", &v);
         if (r < 0)
                 return r;
+        if (pv_get(v, "port")) {
+                g = calloc(1, sizeof(*g));
+                if (!g)
+                        return fmud_fail(c, -ENOMEM, "out of memory");
+                r = rig_remote_open(c, v, g);
+                if (r < 0) {
+                        fmud_rig_close(g);
+                        return r;
+                }
+                *ret = g;
+                return 0;
+        }
         if (!str_at(v, "token", token, sizeof(token)) || strlen(token) != RIG_TOKEN_LEN ||
             !str_at(v, "path", path, sizeof(path)) || path[0] != '/')
                 return fmud_bad_result(c, "rig", "no 32-character 'token' and absolute 'path'");
@@ -177,6 +182,8 @@ int fmud_rig_write(struct fmud_rig *rig, const double *in, size_t n)
 {
         if (n != rig->n[0])
                 return -EINVAL;
+        if (rig->remote)
+                return rig_remote_write(rig, in);
         return rig_write(rig->r, rig->next, in);
 }
 
@@ -197,6 +204,12 @@ int fmud_rig_wait(struct fmud_rig *rig, int timeout_ms, struct fmud_rig_point *p
                 }
         }
         for (;;) {
+                if (rig->remote) {
+                        r = rig_remote_wait(rig, timeout_ms, &point, &time, &skipped);
+                        if (r < 0)
+                                return r;
+                        break;
+                }
                 r = rig_read(rig->r, &point, &time, rig->vals, &skipped);
                 if (r == 0)
                         break;
@@ -230,6 +243,8 @@ void fmud_rig_close(struct fmud_rig *rig)
 {
         if (!rig)
                 return;
+        if (rig->remote)
+                rig_remote_close(rig);
         rig_close(rig->r);
         free(rig->ports[0]);
         free(rig->ports[1]);
