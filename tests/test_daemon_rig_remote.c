@@ -1,0 +1,224 @@
+/*
+ * daemon_rig_remote: a remote rig through a real fmud's bridge over tcp
+ * with CURVE (rig_remote_fixture.h, daemon/rig_bridge.h): libfmud's rig
+ * API works unchanged over tcp; a write applies at its point, once and
+ * whole; every point's outputs arrive (or are counted as skipped); a
+ * second remote rig for the session is refused; the token serves the
+ * asker's key only, and a key the daemon does not admit gets nothing;
+ * unloading the session ends the bridge.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "rig_remote_fixture.h"
+
+#define POINTS_MAX      100000  /* waits before giving up: a hang guard, not a measure */
+#define SILENT_MS       1000    /* how long a refused key is listened to for an answer */
+
+static struct rr t;
+
+static void setup(void)
+{
+        rr_start(&t);
+}
+
+static void teardown(void)
+{
+        rr_stop(&t);
+}
+
+TestSuite(daemon_rig_remote, .init = setup, .fini = teardown);
+
+/* hello with token on the bridge at port: asserts the ports come back. */
+static void *attach(uint64_t s)
+{
+        char token[RIGW_TOKEN_LEN + 1], text[256];
+        struct rigw_msg m;
+        unsigned port;
+        void *z;
+        struct pw w;
+
+        rr_ask(&t, s, token, &port);
+        z = rr_bridge(&t, port, t.ok_pub, t.ok_sec);
+        cr_assert(pw_init(&w) == 0);
+        rigw_hello(&w, token);
+        rr_send(z, pw_data(&w), pw_size(&w));
+        pw_fini(&w);
+        rr_recv(z, &m, NULL, 0, text, sizeof(text));
+        cr_assert(eq(int, m.kind, RIGW_PORTS), "%s", text);
+        cr_assert(eq(u32, m.n_in, 2));
+        cr_assert(eq(u32, m.n_out, 2));
+        return z;
+}
+
+Test(daemon_rig_remote, a_write_applies_once_and_whole_at_its_point)
+{
+        struct proto_load a = rr_feedthrough(0.1, "hold");
+        struct proto_session_status st;
+        const struct pv *const *v;
+        uint64_t s = daemon_load(t.c, &a, NULL);
+        void *z = attach(s);
+        char text[256];
+        struct rigw_msg m;
+        double f = 0, i = 0;
+        struct pw w;
+
+        cr_assert(pw_init(&w) == 0);
+        /* For point 0, before the start: taken at the first step. */
+        rigw_write(&w, 0, (double[]){ 2.5, 7 }, 2);
+        rr_send(z, pw_data(&w), pw_size(&w));
+        /* A bad message after it: its answer says the write went in before it. */
+        rigw_write(&w, 0, (double[]){ 1 }, 1);
+        rr_send(z, pw_data(&w), pw_size(&w));
+        rr_recv(z, &m, NULL, 0, text, sizeof(text));
+        cr_assert(eq(int, m.kind, RIGW_ERROR));
+        cr_assert(eq(str, text, "bad: bad message, not applied: 1 values for 2 inputs"));
+        cr_assert(eq(u64, m.bad, 1));
+        cr_assert(eq(int, fmud_start(t.c, &(struct proto_target){ s, 0 }, NULL), 0), "%s",
+                  fmud_errmsg(t.c));
+        daemon_wait_state(t.c, s, PROTO_STATE_FINISHED, &st);
+        cr_assert(eq(int, fmud_status(t.c, s, &st), 0), "%s", fmud_errmsg(t.c));
+        cr_assert(eq(u64, st.rig.applied, 1));
+        cr_assert(eq(u64, st.rig.late, 0));
+        cr_assert(eq(u64, st.rig.bad, 1));
+        cr_assert(eq(int, fmud_get(t.c, &(struct proto_target){ s, 0 },
+                                   (const char *[]){ "Float64_output", "Int32_output" }, 2, &v),
+                     0), "%s", fmud_errmsg(t.c));
+        cr_assert(eq(int, pv_f64(v[0], &f), 0));
+        cr_assert(eq(int, pv_f64(v[1], &i), 0));
+        cr_assert(eq(dbl, f, 2.5));
+        cr_assert(eq(dbl, i, 7));
+        pw_fini(&w);
+        zmq_close(z);
+}
+
+Test(daemon_rig_remote, libfmud_opens_over_tcp_and_every_point_arrives_whole)
+{
+        struct proto_load a = rr_feedthrough(0.5, "hold");
+        struct proto_session_status st;
+        const struct fmud_rig_port *p;
+        struct fmud_rig *rig = NULL;
+        struct fmud_rig_point pt = { 0 };
+        uint64_t s = daemon_load(t.c, &a, NULL), seen = 0, last = 0;
+        double out[2];
+        size_t n;
+        int i, r;
+
+        cr_assert(eq(int, fmud_rig_open(t.c, s, &rig), 0), "%s", fmud_errmsg(t.c));
+        p = fmud_rig_ports(rig, false, &n);
+        cr_assert(eq(sz, n, 2));
+        cr_assert(eq(str, (char *)p[0].name, "Float64_input"));
+        cr_assert(eq(str, (char *)p[0].type, "Float64"));
+        cr_assert(eq(str, (char *)p[1].name, "Int32_input"));
+        cr_assert(eq(str, (char *)p[1].type, "Int32"));
+        p = fmud_rig_ports(rig, true, &n);
+        cr_assert(eq(sz, n, 2));
+        cr_assert(eq(str, (char *)p[1].name, "Int32_output"));
+        cr_assert(eq(int, fmud_rig_write(rig, (double[]){ 1 }, 1), -EINVAL));
+        cr_assert(eq(int, fmud_rig_read(rig, out, 2, NULL), -EAGAIN));
+        cr_assert(eq(int, fmud_start(t.c, &(struct proto_target){ s, 0 }, NULL), 0), "%s",
+                  fmud_errmsg(t.c));
+        /* Each point's outputs, or a count of those skipped, until the last point (t = 0.5). */
+        for (i = 0; i < POINTS_MAX && last < 50; i++) {
+                r = fmud_rig_wait(rig, 30000, &pt);
+                cr_assert(eq(int, r, 0), "no point after %llu: %s", (unsigned long long)last,
+                          strerror(-r));
+                cr_assert(eq(int, fmud_rig_read(rig, out, 2, NULL), 0));
+                /* Whole: both outputs come from the same write (the inputs start at -1, -2). */
+                cr_assert(out[0] == out[1] || (out[0] == -1 && out[1] == -2),
+                          "point %llu: %g and %g", (unsigned long long)pt.point, out[0], out[1]);
+                cr_assert(pt.point > last || seen == 0);
+                seen += 1 + pt.skipped;
+                last = pt.point;
+                r = fmud_rig_write(rig, (double[]){ (double)pt.point, (double)pt.point }, 2);
+                cr_assert(r == 0 || r == -ENOSPC, "%s", strerror(-r));
+        }
+        cr_assert(eq(u64, last, 50));
+        /* Every point published (from point 1) is accounted for: waited for or skipped. */
+        cr_assert(eq(u64, seen, last), "%llu points seen or skipped up to point %llu",
+                  (unsigned long long)seen, (unsigned long long)last);
+        daemon_wait_state(t.c, s, PROTO_STATE_FINISHED, &st);
+        cr_assert(eq(int, fmud_status(t.c, s, &st), 0), "%s", fmud_errmsg(t.c));
+        cr_assert(eq(u64, st.rig.bad, 0));
+        cr_assert(st.rig.applied > 0);
+        fmud_rig_close(rig);
+}
+
+Test(daemon_rig_remote, a_second_remote_rig_is_refused_while_the_first_lives)
+{
+        struct proto_load a = rr_feedthrough(0.1, "hold");
+        uint64_t s = daemon_load(t.c, &a, NULL);
+        struct fmud_rig *rig = NULL, *second = NULL;
+        struct proto_session_status st;
+        int r;
+
+        cr_assert(eq(int, fmud_rig_open(t.c, s, &rig), 0), "%s", fmud_errmsg(t.c));
+        r = fmud_rig_open(t.c, s, &second);
+        daemon_assert_refused(t.c, r, PROTO_E_STATE, "rig");
+        cr_assert(strstr(fmud_errmsg(t.c), "already has a remote rig") != NULL, "%s",
+                  fmud_errmsg(t.c));
+        cr_assert(second == NULL);
+        /* The first is unharmed, and so is the session. */
+        cr_assert(eq(int, fmud_rig_write(rig, (double[]){ 1, 2 }, 2), 0));
+        cr_assert(eq(int, fmud_status(t.c, s, &st), 0), "%s", fmud_errmsg(t.c));
+        cr_assert(eq(int, (int)st.state, PROTO_STATE_LOADED));
+        fmud_rig_close(rig);
+}
+
+Test(daemon_rig_remote, the_token_serves_the_askers_key_only)
+{
+        struct proto_load a = rr_feedthrough(0.1, "hold");
+        uint64_t s = daemon_load(t.c, &a, NULL);
+        char token[RIGW_TOKEN_LEN + 1], text[256];
+        zmq_pollitem_t it;
+        struct rigw_msg m;
+        unsigned port;
+        void *other, *stranger, *ok;
+        struct pw w;
+
+        rr_ask(&t, s, token, &port);
+        cr_assert(pw_init(&w) == 0);
+        rigw_hello(&w, token);
+        /* Another admitted key with the right token: refused, the token still good. */
+        other = rr_bridge(&t, port, t.other_pub, t.other_sec);
+        rr_send(other, pw_data(&w), pw_size(&w));
+        rr_recv(other, &m, NULL, 0, text, sizeof(text));
+        cr_assert(eq(int, m.kind, RIGW_ERROR));
+        cr_assert(eq(str, text, "refused: this rig channel was given to another key"));
+        /* A key the daemon does not admit: no answer at all (ZAP refuses the handshake). */
+        stranger = rr_bridge(&t, port, t.str_pub, t.str_sec);
+        (void)zmq_send(stranger, pw_data(&w), pw_size(&w), ZMQ_DONTWAIT);
+        it = (zmq_pollitem_t){ .socket = stranger, .events = ZMQ_POLLIN };
+        cr_assert(eq(int, zmq_poll(&it, 1, SILENT_MS), 0), "a key not admitted was answered");
+        /* The asker's key: the ports. A wrong token first is refused. */
+        ok = rr_bridge(&t, port, t.ok_pub, t.ok_sec);
+        memset(token, 'a', RIGW_TOKEN_LEN);
+        rigw_hello(&w, token);
+        rr_send(ok, pw_data(&w), pw_size(&w));
+        rr_recv(ok, &m, NULL, 0, text, sizeof(text));
+        cr_assert(eq(int, m.kind, RIGW_ERROR));
+        cr_assert(strstr(text, "refused: the first message is a hello with the token") == text,
+                  "%s", text);
+        pw_fini(&w);
+        zmq_close(other);
+        zmq_close(stranger);
+        zmq_close(ok);
+}
+
+Test(daemon_rig_remote, unloading_the_session_ends_the_bridge)
+{
+        struct proto_load a = rr_feedthrough(0.1, "hold");
+        uint64_t s = daemon_load(t.c, &a, NULL);
+        struct fmud_rig *rig = NULL;
+        struct fmud_rig_point pt;
+
+        cr_assert(eq(int, fmud_rig_open(t.c, s, &rig), 0), "%s", fmud_errmsg(t.c));
+        cr_assert(eq(int, fmud_unload(t.c, &(struct proto_target){ s, 0 }), 0), "%s",
+                  fmud_errmsg(t.c));
+        cr_assert(eq(int, fmud_rig_wait(rig, 30000, &pt), -EPIPE));
+        cr_assert(eq(int, fmud_rig_write(rig, (double[]){ 1, 2 }, 2), -EPIPE));
+        fmud_rig_close(rig);
+}
