@@ -273,6 +273,21 @@ static int default_state(char **ret)
         return n < 0 ? -ENOMEM : 0;
 }
 
+/* [rig] remote_endpoint's ports: PORT, LO-HI (LO <= HI) or *, after the last ':'. */
+static bool rig_ports_ok(const char *ep)
+{
+        const char *colon = strrchr(ep, ':');
+        unsigned lo, hi;
+        int used = 0;
+
+        if (!colon || colon < ep + 6 || !strcmp(colon + 1, "*"))
+                return colon && colon > ep + 6;
+        if (sscanf(colon + 1, "%5u-%5u%n", &lo, &hi, &used) == 2 && !colon[1 + used])
+                return lo >= 1 && lo <= hi && hi <= 65535;
+        return sscanf(colon + 1, "%5u%n", &lo, &used) == 1 && !colon[1 + used] && lo >= 1 &&
+               lo <= 65535;
+}
+
 int config_finish(struct fmud_config *c, char *err, size_t errlen)
 {
         char buf[4096];
@@ -316,6 +331,12 @@ int config_finish(struct fmud_config *c, char *err, size_t errlen)
         }
         if (c->tcp_pub_endpoint && !c->tcp_endpoint) {
                 snprintf(err, errlen, "tcp_pub_endpoint needs tcp_endpoint");
+                return -EINVAL;
+        }
+        if (c->rig_remote_endpoint && !rig_ports_ok(c->rig_remote_endpoint)) {
+                snprintf(err, errlen, "remote_endpoint '%s': expected tcp://ADDRESS:PORT, "
+                                      "tcp://ADDRESS:LO-HI or tcp://ADDRESS:*",
+                         c->rig_remote_endpoint);
                 return -EINVAL;
         }
         if (c->rig_remote_endpoint && !c->tcp_endpoint) {

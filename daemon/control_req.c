@@ -334,6 +334,12 @@ static void dispatch(struct control *c, const struct ctl_peer *p, const void *bo
         identify(c, p, user, addr, &who);
         if (refuse_role(c, p, &req, &who))
                 goto out;
+        if (req.op == PROTO_OP_RIG && p->sock == CTL_SOCK_TCP && !c->cfg->rig_remote_endpoint) {
+                /* Over tcp a rig gets a bridge (control_rig_remote.c), when one may bind. */
+                refuse(c, p, req.id, PROTO_E_UNSUPPORTED, "rig: remote rigs are not served "
+                       "here (the daemon's [rig] remote_endpoint is not set)");
+                goto out;
+        }
         /*
          * A request read and allowed: the leases of the transient sessions
          * this connection holds for this user start again. Not before: the

@@ -281,6 +281,26 @@ Test(fmud_config, tcp_without_keys_is_refused, .init = setup, .fini = teardown)
         config_fini(&c);
 }
 
+Test(fmud_config, a_remote_rig_endpoint_needs_tcp_and_ports, .init = setup, .fini = teardown)
+{
+        struct fmud_config c;
+        char err[512] = "";
+
+        config_init(&c);
+        cr_assert(load_text(&c, "[rig]\nremote_endpoint = tcp://0.0.0.0:5560-5569\n[paths]\n"
+                                "worker = /bin/true\n", err, sizeof(err)) == 0, "%s", err);
+        cr_assert(config_finish(&c, err, sizeof(err)) == -EINVAL);
+        cr_assert_str_eq(err, "remote_endpoint needs tcp_endpoint (its keys and authorized_keys)");
+        config_fini(&c);
+        config_init(&c);
+        cr_assert(load_text(&c, "[rig]\nremote_endpoint = tcp://0.0.0.0:9-5\n[paths]\n"
+                                "worker = /bin/true\n", err, sizeof(err)) == 0, "%s", err);
+        cr_assert(config_finish(&c, err, sizeof(err)) == -EINVAL);
+        cr_assert_str_eq(err, "remote_endpoint 'tcp://0.0.0.0:9-5': expected tcp://ADDRESS:PORT, "
+                              "tcp://ADDRESS:LO-HI or tcp://ADDRESS:*");
+        config_fini(&c);
+}
+
 Test(fmud_config, the_daemon_refuses_an_unknown_key_naming_file_and_line, .init = setup,
      .fini = teardown)
 {

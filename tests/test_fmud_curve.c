@@ -390,7 +390,7 @@ Test(fmud_curve, a_key_removed_by_a_reload_is_refused_on_its_open_connection, .f
         zmq_close(s);
 }
 
-Test(fmud_curve, rig_is_refused_over_tcp, .fini = cleanup)
+Test(fmud_curve, rig_is_refused_over_tcp_without_a_remote_endpoint, .fini = cleanup)
 {
         char msg[256];
         int code;
@@ -398,12 +398,12 @@ Test(fmud_curve, rig_is_refused_over_tcp, .fini = cleanup)
 
         cr_assert(start_tcp(0600, true) == 0, "fmud did not start: %s/fmud.log", d.dir);
         pw_init(&w);
-        /* Refused before any session is looked up: the channel is a local memfd. */
+        /* Refused before any session is looked up: no [rig] remote_endpoint, no bridge. */
         proto_target_encode(&w, 1, PROTO_OP_RIG, &(struct proto_target){ .session = 1 });
         cr_assert(!curve_ask(ok_pub, ok_sec, &w, msg, sizeof(msg), &code));
         cr_assert(code == PROTO_E_UNSUPPORTED, "code %d: %s", code, msg);
-        cr_assert_str_eq(msg, "rig: a rig gets its channel over the local socket only; remote "
-                              "rigs are not built");
+        cr_assert_str_eq(msg, "rig: remote rigs are not served here (the daemon's [rig] "
+                              "remote_endpoint is not set)");
         /* The daemon still serves the same key. */
         proto_req_begin(&w, 2, PROTO_OP_LIST, 0);
         cr_assert(curve_ask(ok_pub, ok_sec, &w, msg, sizeof(msg), &code), "%s", msg);
