@@ -191,7 +191,6 @@ static void on_message(struct rig_bridge *b, const void *body, size_t len)
         int r;
 
         b->heard_ms = now_ms();
-        rig_beat_at(b->r, rig_now_ns());
         r = rigw_decode(body, len, &m, b->in, b->n_in + 1, NULL, NULL, &doc, err, sizeof(err));
         if (r < 0) {
                 bad(b, err);
@@ -215,6 +214,9 @@ static void on_message(struct rig_bridge *b, const void *body, size_t len)
         } else if (m.kind != RIGW_BEAT) {
                 bad(b, "a remote rig sends w, beat or bye once attached");
         }
+        /* After the write: a beat the master sees comes with the write it announces. */
+        if (!atomic_load(&b->stop))
+                rig_beat_at(b->r, rig_now_ns());
         pv_doc_fini(&doc);
 }
 
