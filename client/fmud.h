@@ -303,8 +303,13 @@ size_t fmud_value_format(const struct pv *v, char *buf, size_t len);
  * Rig ports (docs/scenarios.md "Rig ports"): a rig process exchanges a
  * session's rig inputs and outputs with its master at every point through
  * a shared-memory channel the daemon hands over (proto/PROTOCOL.md "rig").
- * Local (ipc) connections only; the caller must be allowed to set the
- * session. A struct fmud_rig is used by one thread; it outlives c.
+ * The connection's endpoint chooses the transport: over ipc the channel
+ * itself is mapped; over tcp the same calls go through a bridge the daemon
+ * starts for the rig (proto/PROTOCOL.md "Remote rigs"), one message each
+ * way per point with the connection's CURVE keys, so a rig program runs
+ * unchanged against a remote daemon (it needs [rig] remote_endpoint). The
+ * caller must be allowed to set the session. A struct fmud_rig is used by
+ * one thread; it outlives c.
  */
 struct fmud_rig;
 /* A rig port: its name ("component.variable") and type ("Float64", "Int32", "Boolean", ...). */
@@ -320,9 +325,11 @@ struct fmud_rig_point {
 };
 /*
  * Open session's rig channel: a rig request, then the token presented on
- * the daemon's rig socket, which passes the channel. 0 and *ret, or
- * FMUD_E_REFUSED (fmud_errmsg(): why; a session without rig ports, a
- * user not allowed to set it, a tcp connection) or -errno.
+ * the daemon's rig socket, which passes the channel (over tcp: on the
+ * bridge's port, which answers the ports). 0 and *ret, or FMUD_E_REFUSED
+ * (fmud_errmsg(): why; a session without rig ports, a user not allowed to
+ * set it, a daemon that serves no remote rigs, a session that already
+ * has one), -ETIMEDOUT (no bridge answered) or -errno.
  */
 int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret);
 /* The inputs (out false) or outputs (true), in the order values are written and read. Borrowed. */
@@ -331,14 +338,19 @@ const struct fmud_rig_port *fmud_rig_ports(const struct fmud_rig *rig, bool out,
  * Write the n inputs (n must be the number of inputs) for the point after
  * the last one fmud_rig_wait() gave (point 0 before any): applied whole,
  * once, at the start of the step from that point. 0, -EINVAL (n),
- * -ENOSPC (the master is behind: nothing written) or -EPROTO.
+ * -ENOSPC (the master is behind: nothing written) or -EPROTO. Over tcp the
+ * write is sent, and a write the master has no room for is answered by
+ * the bridge, not reported here; -ENOSPC is a full send queue, -EPIPE a
+ * bridge that has ended.
  */
 int fmud_rig_write(struct fmud_rig *rig, const double *in, size_t n);
 /*
  * Wait up to timeout_ms (< 0: for ever) for a point newer than the last
  * one given, into *pt (the newest published; the ones it passed over are
- * counted in pt->skipped). 0, -ETIMEDOUT, or -EPROTO (a broken channel).
- * While it waits it gives the cpu to whatever else is runnable there
+ * counted in pt->skipped). 0, -ETIMEDOUT, or -EPROTO (a broken channel);
+ * over tcp -EPIPE when the bridge has ended (the session was unloaded, the
+ * rig was silent too long). Over tcp a wait beats every 10 ms. Locally,
+ * while it waits it gives the cpu to whatever else is runnable there
  * (sched_yield), then sleeps: it never spins, so a rig may share a cpu with
  * the session's workers.
  */
@@ -348,7 +360,7 @@ int fmud_rig_wait(struct fmud_rig *rig, int timeout_ms, struct fmud_rig_point *p
  * last, and that point in *pt (may be NULL). 0, -EINVAL or -EAGAIN (none yet).
  */
 int fmud_rig_read(struct fmud_rig *rig, double *out, size_t n, struct fmud_rig_point *pt);
-/* Unmap and close the channel: the rig stops beating, and the session's rigPolicy applies. NULL: no-op. */
+/* Unmap and close the channel (over tcp: say bye, ending the bridge): the rig stops beating, and the session's rigPolicy applies. NULL: no-op. */
 void fmud_rig_close(struct fmud_rig *rig);
 
 /*
