@@ -20,6 +20,10 @@
  * write was for; full: writes the master had no room for). This is the shape of any rig: a real controller's I/O
  * loop would read its sensors where this computes F.
  *
+ * Against a remote daemon (--endpoint tcp://HOST:PORT) it takes the keys
+ * fmuctl takes, $FMUD_SERVER_KEY and $FMUD_KEY (key files), and the same
+ * calls go through the daemon's bridge (client/fmud.h).
+ *
  * Exit: 0 done, 1 the daemon refused or the channel broke, 2 usage.
  */
 #include <errno.h>
@@ -106,6 +110,28 @@ static int run(struct fmud_rig *rig, double h, uint64_t last, int idle_ms)
         return 0;
 }
 
+/* CURVE keys from $FMUD_SERVER_KEY and $FMUD_KEY, when set (both or neither). */
+static int keys(struct fmud_opts *o, char *server, char *secret)
+{
+        const char *skf = getenv("FMUD_SERVER_KEY"), *kf = getenv("FMUD_KEY");
+        char err[512];
+
+        if (!skf && !kf)
+                return 0;
+        if (!skf || !kf) {
+                fprintf(stderr, "rig: CURVE needs both $FMUD_SERVER_KEY and $FMUD_KEY\n");
+                return -1;
+        }
+        if (fmud_key_read(skf, server, err, sizeof(err)) < 0 ||
+            fmud_key_read(kf, secret, err, sizeof(err)) < 0) {
+                fprintf(stderr, "rig: %s\n", err);
+                return -1;
+        }
+        o->server_key = server;
+        o->secret_key = secret;
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         static const struct option opts[] = {
@@ -119,31 +145,33 @@ int main(int argc, char **argv)
         char endpoint[4096] = "", err[256];
         double h = 0.001, v, idle = 5000, session;
         uint64_t last = UINT64_MAX;
+        char server[FMUD_KEY_Z85_LEN + 1], secret[FMUD_KEY_Z85_LEN + 1];
         struct fmud_rig *rig = NULL;
+        struct fmud_opts o = { 0 };
         struct fmud *c;
-        int o, r;
+        int opt, r;
 
-        while ((o = getopt_long(argc, argv, "e:s:n:i:h", opts, NULL)) != -1) {
-                switch (o) {
+        while ((opt = getopt_long(argc, argv, "e:s:n:i:h", opts, NULL)) != -1) {
+                switch (opt) {
                 case 'e':
                         snprintf(endpoint, sizeof(endpoint), "%s", optarg);
                         break;
                 case 's':
                 case 'n':
                 case 'i':
-                        if (!number(optarg, &v) || v <= 0 || (o != 's' && v != floor(v)) ||
-                            (o == 'i' && v > 3600000)) {
+                        if (!number(optarg, &v) || v <= 0 || (opt != 's' && v != floor(v)) ||
+                            (opt == 'i' && v > 3600000)) {
                                 usage(stderr);
                                 return 2;
                         }
-                        if (o == 'n' && v >= 1e15) {
+                        if (opt == 'n' && v >= 1e15) {
                                 usage(stderr);
                                 return 2;
                         }
-                        if (o == 'n')
+                        if (opt == 'n')
                                 last = (uint64_t)v;
                         else
-                                *(o == 's' ? &h : &idle) = v;
+                                *(opt == 's' ? &h : &idle) = v;
                         break;
                 case 'h':
                         usage(stdout);
@@ -162,7 +190,11 @@ int main(int argc, char **argv)
                 fprintf(stderr, "rig: no default endpoint\n");
                 return 1;
         }
-        if (fmud_connect(endpoint, NULL, &c, err, sizeof(err)) < 0) {
+        if (keys(&o, server, secret) < 0)
+                return 1;
+        r = fmud_connect(endpoint, &o, &c, err, sizeof(err));
+        explicit_bzero(secret, sizeof(secret));
+        if (r < 0) {
                 fprintf(stderr, "rig: %s\n", err);
                 return 1;
         }
