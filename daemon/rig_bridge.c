@@ -39,7 +39,7 @@ struct rig_bridge {
         uint8_t id[256];
         size_t id_len;
         int64_t heard_ms;
-        uint64_t bad, writes;
+        uint64_t bad, writes, refused;
         struct pw w;
         double *in;                     /* n_in + 1 values */
         /* The point thread's. */
@@ -109,6 +109,12 @@ static void answer_error(struct rig_bridge *b, const uint8_t *id, size_t id_len,
         send_to(b, id, id_len, &b->w);
 }
 
+/* Whether the n-th of a kind of event is logged: the first and each power of two, so a flood costs a few lines. */
+static bool log_nth(uint64_t n)
+{
+        return n == 1 || (n & (n - 1)) == 0;
+}
+
 /* A bad message: counted here and by the master (a write for a point beyond its horizon). */
 static void bad(struct rig_bridge *b, const char *why)
 {
@@ -118,7 +124,7 @@ static void bad(struct rig_bridge *b, const char *why)
         memset(b->in, 0, (b->n_in + 1) * sizeof(double));
         (void)rig_write(b->r, UINT64_MAX, b->in);
         snprintf(msg, sizeof(msg), "bad message, not applied: %s", why);
-        if (b->bad == 1 || (b->bad & (b->bad - 1)) == 0)
+        if (log_nth(b->bad))
                 log_notice("rig bridge of session %llu: %s (%llu so far)",
                            (unsigned long long)b->session, msg, (unsigned long long)b->bad);
         answer_error(b, b->id, b->id_len, "bad", msg);
@@ -175,8 +181,11 @@ static void on_hello(struct rig_bridge *b, const uint8_t *id, size_t id_len, con
                          (unsigned long long)b->session, b->key);
                 send_ports(b);
         } else {
-                log_notice("rig bridge of session %llu: a first message without the token, "
-                           "refused", (unsigned long long)b->session);
+                if (log_nth(++b->refused))
+                        log_notice("rig bridge of session %llu: a first message without the "
+                                   "token, refused (%llu refusals so far)",
+                                   (unsigned long long)b->session,
+                                   (unsigned long long)b->refused);
                 answer_error(b, id, id_len, "refused", "the first message is a hello with the "
                              "token the rig request gave");
         }
@@ -253,8 +262,11 @@ static void on_router(struct rig_bridge *b)
                     !memcmp(zmq_msg_data(&f[0]), b->id, b->id_len))
                         bad(b, "a message is one frame");
         } else if (!user || strcmp(user, b->key)) {
-                log_notice("rig bridge of session %llu: key %.40s is not the asker's, refused",
-                           (unsigned long long)b->session, user ? user : "?");
+                if (log_nth(++b->refused))
+                        log_notice("rig bridge of session %llu: key %.40s is not the asker's, "
+                                   "refused (%llu refusals so far)",
+                                   (unsigned long long)b->session, user ? user : "?",
+                                   (unsigned long long)b->refused);
                 answer_error(b, zmq_msg_data(&f[0]), zmq_msg_size(&f[0]), "refused",
                              "this rig channel was given to another key");
         } else if (!b->hello) {
