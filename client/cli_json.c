@@ -237,6 +237,8 @@ struct json_object *cli_json_daemon_status(const struct proto_daemon_status *s)
         json_object_object_add(o, "uptime", cli_json_double(s->uptime_s));
         json_object_object_add(o, "sessions", json_object_new_uint64(s->sessions));
         json_object_object_add(o, "workers", json_object_new_uint64(s->workers));
+        json_object_object_add(o, "workerMlockBudget", json_object_new_uint64(s->mlock_budget));
+        json_object_object_add(o, "workerMlockUsed", json_object_new_uint64(s->mlock_used));
         json_object_object_add(o, "sandbox", cli_json_str(s->sandbox));
         if (s->mlock.len)
                 json_object_object_add(o, "mlock", cli_json_str(s->mlock));

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <libgen.h>
+#include <linux/capability.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -22,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -198,12 +201,25 @@ static char *usable_cache(struct private_daemon *d, char *cache)
         return own;
 }
 
+/* Whether CAP_IPC_LOCK is in this process's effective set (locking past RLIMIT_MEMLOCK). */
+static bool has_ipc_lock(void)
+{
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct cap[_LINUX_CAPABILITY_U32S_3];
+
+        memset(cap, 0, sizeof(cap));
+        if (syscall(SYS_capget, &h, cap) < 0)
+                return false;
+        return cap[CAP_TO_INDEX(CAP_IPC_LOCK)].effective & CAP_TO_MASK(CAP_IPC_LOCK);
+}
+
 int private_daemon_start(struct private_daemon *d, const char *const *allow, size_t n_allow,
                          const char *output)
 {
         char *fmud = find_daemon(), *worker = paths_worker(), *cache = cache_dir();
-        char pub[300], scratch[300], state[300];
+        char pub[300], scratch[300], state[300], lock[24];
         const char *argv[MAX_ARGS];
+        struct rlimit rl;
         int pipefd[2] = { -1, -1 }, log = -1, code = FMUCTL_EXIT_SYSTEM, r;
         size_t n = 0;
 
@@ -261,6 +277,18 @@ int private_daemon_start(struct private_daemon *d, const char *const *allow, siz
         argv[n++] = state;
         argv[n++] = "--worker";
         argv[n++] = worker;
+        /*
+         * What this user may lock is the budget of all the daemon's locking
+         * workers together (rtMlock): what they could lock as this user
+         * anyway (with CAP_IPC_LOCK, the limit binds nothing).
+         */
+        if (has_ipc_lock() || (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY))
+                snprintf(lock, sizeof(lock), "infinity");
+        else
+                snprintf(lock, sizeof(lock), "%llu",
+                         getrlimit(RLIMIT_MEMLOCK, &rl) == 0 ? (unsigned long long)rl.rlim_cur : 0ull);
+        argv[n++] = "--worker-mlock-max";
+        argv[n++] = lock;
         argv[n++] = "--ready-fd";
         argv[n++] = "3";
         argv[n] = NULL;

@@ -159,6 +159,13 @@ static void print_daemon(const struct proto_daemon_status *d)
         str("sandbox", d->sandbox);
         if (d->mlock.len)
                 str("mlock", d->mlock);
+        /* The locked-memory budget of the workers (rtMlock): in use of it. */
+        if (d->mlock_budget == UINT64_MAX)
+                printf("%-12s %llu of unbounded bytes\n", "worker-mlock",
+                       (unsigned long long)d->mlock_used);
+        else
+                printf("%-12s %llu of %llu bytes\n", "worker-mlock",
+                       (unsigned long long)d->mlock_used, (unsigned long long)d->mlock_budget);
 }
 
 static const struct cli_cmd def = {

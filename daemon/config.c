@@ -91,6 +91,8 @@ static const struct key keys[] = {
         K("realtime", "best_effort", KEY_BOOL, rt_best_effort),
         K("realtime", "worker_mlock", KEY_BOOL, rt_worker_mlock),
         K("rig", "remote_endpoint", KEY_TCP, rig_remote_endpoint),
+        K("realtime", "worker_mlock_bytes", KEY_SIZE, rt_worker_mlock_bytes),
+        K("realtime", "worker_mlock_max_bytes", KEY_SIZE, rt_worker_mlock_max_bytes),
 };
 #undef K
 
@@ -102,6 +104,7 @@ static const struct key keys[] = {
 #define CONFIG_MAX_GRACE        86400.0
 #define CONFIG_MAX_GRANTS       1024    /* [roles] user or group entries */
 #define CONFIG_MAX_NAME         256     /* of a user or group */
+#define CONFIG_MIN_WORKER_MLOCK (16ull << 20)
 
 void config_init(struct fmud_config *c)
 {
@@ -113,6 +116,7 @@ void config_init(struct fmud_config *c)
                 .log_level = 6,
                 .default_budget = NAN,
                 .default_role = ACCESS_OBSERVER,
+                .rt_worker_mlock_bytes = CONFIG_WORKER_MLOCK_BYTES,
         };
 }
 
@@ -362,6 +366,10 @@ static int set_key(struct fmud_config *c, const struct key *k, const char *v, co
                 }
                 if (field == &c->max_message && (u < CONFIG_MIN_MESSAGE || u > CONFIG_MAX_MESSAGE)) {
                         *why = "must lie between 1K and 1G";
+                        return -EINVAL;
+                }
+                if (field == &c->rt_worker_mlock_bytes && u < CONFIG_MIN_WORKER_MLOCK) {
+                        *why = "must be at least 16M (what a worker maps before its FMU)";
                         return -EINVAL;
                 }
                 *(uint64_t *)field = u;

@@ -30,6 +30,8 @@
 #define FMUD_CONFIG_FILE        "/etc/fmud/fmud.conf"
 #endif
 #define CONFIG_DEFAULT_PATH     FMUD_CONFIG_FILE
+/* [realtime] worker_mlock_bytes unless set: room for a worker, its threads and a usual FMU. */
+#define CONFIG_WORKER_MLOCK_BYTES (256ull << 20)
 
 enum config_sandbox { CONFIG_SANDBOX_STRICT, CONFIG_SANDBOX_BASIC, CONFIG_SANDBOX_OFF };
 enum config_violation { CONFIG_VIOLATION_ERRNO, CONFIG_VIOLATION_KILL };
@@ -94,6 +96,11 @@ struct fmud_config {
         char *rt_cpus, *rt_worker_cpus; /* cpu lists; NULL: any cpu */
         bool rt_best_effort;            /* a refused option does not refuse a session */
         bool rt_worker_mlock;           /* every session's workers lock their memory */
+        /*
+         * What each locking worker may lock (its RLIMIT_MEMLOCK), and the
+         * sum over every locking worker of the daemon (0: locking refused).
+         */
+        uint64_t rt_worker_mlock_bytes, rt_worker_mlock_max_bytes;
         /* derived by config_finish() */
         char *run_dir;
         /* set by fmud at startup: [realtime] mlock "active", "refused: REASON"; empty: off */
@@ -109,6 +116,7 @@ struct fmud_args {
         const char **output;            /* n_output of them, as allow */
         size_t n_output;
         const char *state_dir;
+        const char *mlock_max;          /* --worker-mlock-max SIZE|infinity */
         int ready_fd;                   /* -1: none */
         bool no_config;                 /* --no-config: no file at all, not even the default */
         bool version, help;

@@ -19,7 +19,7 @@
 enum {
         OPT_CONFIG = 0x100, OPT_ENDPOINT, OPT_PUB_ENDPOINT, OPT_ALLOW, OPT_CACHE_DIR,
         OPT_SCRATCH_DIR, OPT_WORKER, OPT_SANDBOX, OPT_READY_FD, OPT_VERSION, OPT_HELP,
-        OPT_OUTPUT_DIR, OPT_STATE_DIR, OPT_NO_CONFIG, OPT_CHECK_CONFIG,
+        OPT_OUTPUT_DIR, OPT_STATE_DIR, OPT_NO_CONFIG, OPT_CHECK_CONFIG, OPT_MLOCK_MAX,
 };
 
 /* Append s to *v (n of them). 0 or -ENOMEM (*v unchanged). */
@@ -48,6 +48,7 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                 { "scratch-dir", required_argument, NULL, OPT_SCRATCH_DIR },
                 { "worker", required_argument, NULL, OPT_WORKER },
                 { "sandbox", required_argument, NULL, OPT_SANDBOX },
+                { "worker-mlock-max", required_argument, NULL, OPT_MLOCK_MAX },
                 { "ready-fd", required_argument, NULL, OPT_READY_FD },
                 { "check-config", optional_argument, NULL, OPT_CHECK_CONFIG },
                 { "version", no_argument, NULL, OPT_VERSION },
@@ -72,6 +73,7 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                 case OPT_SCRATCH_DIR: a.scratch_dir = optarg; break;
                 case OPT_WORKER: a.worker = optarg; break;
                 case OPT_SANDBOX: a.sandbox = optarg; break;
+                case OPT_MLOCK_MAX: a.mlock_max = optarg; break;
                 case OPT_VERSION: a.version = true; break;
                 case OPT_CHECK_CONFIG:
                         a.check_config = true;
@@ -213,6 +215,17 @@ int config_apply_args(struct fmud_config *c, const struct fmud_args *a, char *er
                                  a->sandbox);
                         return -EINVAL;
                 }
+        }
+        /* --worker-mlock-max: [realtime] worker_mlock_max_bytes; "infinity": no bound. */
+        if (a->mlock_max) {
+                uint64_t u = UINT64_MAX;
+
+                if (strcmp(a->mlock_max, "infinity") && config_parse_size(a->mlock_max, &u) < 0) {
+                        snprintf(err, errlen, "--worker-mlock-max '%s': must be a size such as "
+                                 "1G, or infinity", a->mlock_max);
+                        return -EINVAL;
+                }
+                c->rt_worker_mlock_max_bytes = u;
         }
         r = replace_dirs("--allow", a->allow, a->n_allow, &c->allow, &c->n_allow, err, errlen);
         if (r == 0)

@@ -144,8 +144,10 @@ static void do_daemon_status(struct control *c, const struct ctl_peer *p, uint64
         clock_gettime(CLOCK_MONOTONIC, &now);
         s.uptime_s = (double)(now.tv_sec - c->started.tv_sec) +
                      (double)(now.tv_nsec - c->started.tv_nsec) * 1e-9;
-        if (c->host)
+        if (c->host) {
                 host_counts(c->host, &s.sessions, &s.workers);
+                host_mlock_counts(c->host, &s.mlock_budget, &s.mlock_used);
+        }
         if (pw_init(&w) < 0)
                 return;
         proto_reply_ok_begin(&w, id);

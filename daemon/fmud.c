@@ -57,7 +57,8 @@ static void usage(FILE *f)
                 "            [--pub-endpoint ipc://PATH]\n"
                 "            [--allow DIR]... [--output-dir DIR]... [--state-dir DIR]\n"
                 "            [--cache-dir DIR] [--scratch-dir DIR] [--worker PATH]\n"
-                "            [--sandbox strict|basic|off] [--ready-fd N] [--version]\n"
+                "            [--sandbox strict|basic|off] [--worker-mlock-max SIZE|infinity]\n"
+                "            [--ready-fd N] [--version]\n"
                 "       fmud --check-config [FILE] [options]\n"
                 "\n"
                 "Serves co-simulation sessions over ZeroMQ. Settings come from FILE\n"
@@ -179,7 +180,9 @@ static void reload(void *ctx, struct control *c)
             !same_budget(n.default_budget, d->cfg.default_budget) ||
             n.overrun != d->cfg.overrun || n.overrun_margin_us != d->cfg.overrun_margin_us ||
             n.spin_us != d->cfg.spin_us ||
-            n.results_flush_ms != d->cfg.results_flush_ms)
+            n.results_flush_ms != d->cfg.results_flush_ms ||
+            n.rt_worker_mlock_bytes != d->cfg.rt_worker_mlock_bytes ||
+            n.rt_worker_mlock_max_bytes != d->cfg.rt_worker_mlock_max_bytes)
                 log_warn("reload: changed paths, limits, sandbox or budgets take effect at the "
                          "next restart");
         config_fini(&n);
@@ -274,6 +277,8 @@ static int start_host(struct daemon *d, struct control *c)
                  cfg->rt_worker_cpus ? cfg->rt_worker_cpus : "");
         o.realtime.best_effort = cfg->rt_best_effort;
         o.realtime.worker_mlock = cfg->rt_worker_mlock;
+        o.mlock_bytes = cfg->rt_worker_mlock_bytes;
+        o.mlock_max_bytes = cfg->rt_worker_mlock_max_bytes;
         o.call_timeout_ns = (uint64_t)(cfg->call_timeout * 1e9);
         if (cfg->max_sessions)
                 o.max_sessions = cfg->max_sessions;

@@ -130,6 +130,13 @@ struct host_opts {
         uint64_t call_timeout_ns;       /* deadline of an FMI call; 0: default */
         /* Every session's real-time options unless its load or scenario says (host_rt.c). */
         struct rt_opts realtime;
+        /*
+         * What each locking worker may lock (its RLIMIT_MEMLOCK, 0: its
+         * address-space limit) and the sum every locking worker of the host
+         * may hold ([realtime] worker_mlock_bytes, worker_mlock_max_bytes;
+         * 0: no worker locks).
+         */
+        uint64_t mlock_bytes, mlock_max_bytes;
         uint32_t max_sessions;          /* 0: 64 */
         /* Bytes of one reply; a bigger one is refused PROTO_E_TOO_LARGE. 0: PROTO_MAX_MSG. */
         size_t max_reply;
@@ -214,6 +221,8 @@ long host_lease_check(struct host *h, uint64_t grace_ns);
 
 /* For the daemon's status: sessions and live workers now. */
 void host_counts(struct host *h, uint32_t *ret_sessions, uint32_t *ret_workers);
+/* For the daemon's status: the locked-memory budget and the sessions' shares of it (host_mlock.c). */
+void host_mlock_counts(struct host *h, uint64_t *ret_budget, uint64_t *ret_used);
 
 /* Replace the allowed directories (SIGHUP); sessions already loaded keep running. */
 int host_set_allowed(struct host *h, size_t n, const char *const *allowed);

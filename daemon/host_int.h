@@ -245,6 +245,7 @@ struct hsess {
         double goal_t;
         struct hsetv *setv;             /* values set since their instance's last step */
         uint32_t n_workers;             /* counted in h->workers */
+        uint64_t mlock_reserved;        /* under h->lock: counted in h->mlock_used */
         struct rt_state rt;             /* written by the session thread under lock (host_rt.c) */
         char rt_wait[HRT_STATE_MAX];    /* how the master waits for workers; "": not real time */
         struct hlog log;                /* its FMUs' messages (host_log.c; its own lock) */
@@ -277,6 +278,7 @@ struct host {
         uint64_t next_id;               /* under lock */
         uint32_t n_sessions;            /* under lock */
         _Atomic uint32_t workers;
+        uint64_t mlock_used;            /* under lock: the sessions' locked-memory shares */
         /*
          * FMUD_TEST_HOLD_LOADS was set: every load waits at its first
          * cancellation poll until the host is freed (tests of shutdown
@@ -378,6 +380,15 @@ void hrt_release(struct hsess *hs);
  */
 uint32_t hrt_status(const struct hsess *hs, struct proto_rt_option *out,
                     char (*states)[HRT_STATE_MAX]);
+
+/* ---- host_mlock.c ---- */
+/*
+ * Reserve n_workers shares of the locked-memory budget for hs: 0, or
+ * -ENOMEM with msg naming the budget, the use and the ask.
+ */
+int hmlock_reserve(struct hsess *hs, size_t n_workers, char *msg, size_t size);
+/* Give hs's reservation back (none: nothing). */
+void hmlock_release(struct hsess *hs);
 
 /* ---- host_status.c ---- */
 int hstatus_init(struct hsess *hs);

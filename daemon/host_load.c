@@ -305,6 +305,7 @@ static int start(struct hsess *hs, const char *out, bool force, bool mlock, char
                 .skip_layers = hs->h->skip_layers,
         };
         so.mlock = mlock;
+        so.mlock_limit = o->mlock_bytes;
         r = session_new(hs->sc, &so, &hs->s, &why);
         if (r < 0) {
                 *code = PROTO_E_FAULT;
@@ -376,6 +377,7 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         char msg[HOST_MSG_MAX] = "", err[256], *path = NULL, *out = NULL;
         void *mem = NULL;
         int r, code = PROTO_E_INTERNAL;
+        bool mlock;
 
         diag_list_init(&diags, 64);
         r = host_cmd_args(h, hs->load, &doc);
@@ -442,7 +444,12 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                 if (r < 0)
                         goto out_reply;
         }
-        r = start(hs, out, a.force, hrt_mlock(hs, &a), msg, sizeof(msg), &code);
+        mlock = hrt_mlock(hs, &a);
+        if (mlock && (r = hmlock_reserve(hs, hs->sc->n_components, msg, sizeof(msg))) < 0) {
+                code = PROTO_E_LIMIT;
+                goto out_reply;
+        }
+        r = start(hs, out, a.force, mlock, msg, sizeof(msg), &code);
         if (r == 0)
                 r = hrt_apply(hs, &a, msg, sizeof(msg), &code);
         if (r < 0)
@@ -519,6 +526,7 @@ out_free:
 void hload_free(struct hsess *hs)
 {
         hrt_release(hs);
+        hmlock_release(hs);
         pthread_mutex_lock(&hs->lock);
         hs->m_pub = NULL;
         pthread_mutex_unlock(&hs->lock);

@@ -342,6 +342,8 @@ static const struct field daemon_fields[] = {
         FIELD("workers", FT_U32, 0, struct proto_daemon_status, workers),
         FIELD("sandbox", FT_STR, 0, struct proto_daemon_status, sandbox),
         FIELD("mlock", FT_STR, FF_OMIT, struct proto_daemon_status, mlock),
+        FIELD("workerMlockBudget", FT_U64, 0, struct proto_daemon_status, mlock_budget),
+        FIELD("workerMlockUsed", FT_U64, 0, struct proto_daemon_status, mlock_used),
 };
 
 void proto_daemon_status_encode(struct pw *w, const struct proto_daemon_status *r)

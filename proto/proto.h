@@ -437,6 +437,8 @@ struct proto_daemon_status {
         uint32_t sessions, workers;
         struct proto_str sandbox;
         struct proto_str mlock;         /* [realtime] mlock: "active", "refused: REASON"; empty: off */
+        /* [realtime] worker_mlock_max_bytes (UINT64_MAX: no bound), and the locking workers' shares */
+        uint64_t mlock_budget, mlock_used;
 };
 
 struct proto_warp { struct proto_target t; double factor; };

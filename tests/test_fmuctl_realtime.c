@@ -19,7 +19,7 @@ static struct fmud_daemon d;
 
 static void setup(void)
 {
-        daemon_start(&d, NULL);
+        daemon_start(&d, (const char *const[]){ "--worker-mlock-max", "1G", NULL });
         cr_assert(setenv("FMUD_ENDPOINT", d.endpoint, 1) == 0);
 }
 

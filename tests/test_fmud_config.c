@@ -78,7 +78,9 @@ static const char every_key[] =
         "cpus = 1\n"
         "worker_cpus = 0,2-3\n"
         "best_effort = true\n"
-        "worker_mlock = yes\n";
+        "worker_mlock = yes\n"
+        "worker_mlock_bytes = 128M\n"
+        "worker_mlock_max_bytes = 1G\n";
 
 Test(fmud_config, every_key_is_parsed, .init = setup, .fini = teardown)
 {
@@ -118,6 +120,11 @@ Test(fmud_config, every_key_is_parsed, .init = setup, .fini = teardown)
         cr_assert(c.rt_priority == 50 && c.rt_worker_priority == 49);
         cr_assert_str_eq(c.rt_cpus, "1");
         cr_assert_str_eq(c.rt_worker_cpus, "0,2-3");
+        cr_assert(c.rt_worker_mlock_bytes == 128ull << 20 && c.rt_worker_mlock_max_bytes == 1ull << 30);
+        config_fini(&c);
+        /* Unset: a 256M share, and no budget: no worker locks. */
+        config_init(&c);
+        cr_assert(c.rt_worker_mlock_bytes == 256ull << 20 && c.rt_worker_mlock_max_bytes == 0);
         config_fini(&c);
 }
 
@@ -184,6 +191,10 @@ Test(fmud_config, bad_values_are_refused_with_file_and_line, .init = setup, .fin
         expect_refused("[realtime]\ncpus = 0-\n", "fmud.conf:2:", "cpu list '0-'");
         expect_refused("[realtime]\nworker_cpus = 99999\n", "fmud.conf:2:", "worker_cpus");
         expect_refused("[realtime]\nmlock = maybe\n", "fmud.conf:2:", "must be yes or no");
+        expect_refused("[realtime]\nworker_mlock_bytes = 1M\n", "fmud.conf:2:",
+                       "must be at least 16M (what a worker maps before its FMU)");
+        expect_refused("[realtime]\nworker_mlock_max_bytes = all\n", "fmud.conf:2:",
+                       "must be a size such as 16M");
 }
 
 Test(fmud_config, sizes_take_binary_suffixes)
@@ -251,6 +262,7 @@ Test(fmud_config, bad_options_are_refused)
         char *argv2[] = { "fmud", "--no-such-option", NULL };
         char *argv3[] = { "fmud", "--ready-fd", "x", NULL };
         char *argv4[] = { "fmud", "--endpoint", "tcp://1.2.3.4:5", NULL };
+        char *argv5[] = { "fmud", "--worker-mlock-max", "lots", NULL };
         struct fmud_config c;
         struct fmud_args a;
         char err[512];
@@ -263,6 +275,11 @@ Test(fmud_config, bad_options_are_refused)
         free(a.allow);
         cr_assert(config_parse_args(3, argv4, &a, err, sizeof(err)) == 0);
         cr_assert(config_apply_args(&c, &a, err, sizeof(err)) == -EINVAL);
+        free(a.allow);
+        cr_assert(config_parse_args(3, argv5, &a, err, sizeof(err)) == 0);
+        cr_assert(config_apply_args(&c, &a, err, sizeof(err)) == -EINVAL);
+        cr_assert_str_eq(err, "--worker-mlock-max 'lots': must be a size such as 1G, or infinity");
+        cr_assert(c.rt_worker_mlock_max_bytes == 0);
         free(a.allow);
         config_fini(&c);
 }

@@ -271,7 +271,7 @@ Test(proto_results, result_decoders_are_strict_on_known_keys)
 Test(proto_results, daemon_status_and_progress_round_trip)
 {
         struct proto_daemon_status da = { PROTO_VERSION, S("fmud 0.1.0"), 3600.5, 3, 7,
-                                          S("basic"), S("active") }, db;
+                                          S("basic"), S("active"), UINT64_MAX, 1ull << 29 }, db;
         struct proto_progress pa = { PROTO_STATE_FINISHED, 10.0, 10001, S("reached stop time") },
                               pb;
 
@@ -282,6 +282,7 @@ Test(proto_results, daemon_status_and_progress_round_trip)
         cr_assert(db.version == PROTO_VERSION && db.uptime_s == 3600.5 && db.sessions == 3 &&
                   db.workers == 7 && str_eq(db.sandbox, "basic") && str_eq(db.server, "fmud 0.1.0"));
         cr_assert(str_eq(db.mlock, "active"));
+        cr_assert(db.mlock_budget == UINT64_MAX && db.mlock_used == 1ull << 29);
         msg_fini(&m);
         proto_reply_ok_begin(&w, 2);
         proto_progress_encode(&w, &pa);

@@ -3,7 +3,7 @@
  *
  *     fmud-worker --channel-fd N --fmu-dir DIR [--sandbox off|basic|strict
  *                 --scratch DIR --hide DIR --mem-limit BYTES --cpu-limit SEC
- *                 --on-violation errno|kill --uid N --gid N] [--mlock]
+ *                 --on-violation errno|kill --uid N --gid N] [--mlock [--mlock-limit BYTES]]
  *
  * N is the channel memfd the daemon passed (usually 3), DIR the unpacked
  * FMU. The sandbox (sandbox.h) is applied before the FMU's library is
@@ -11,7 +11,9 @@
  * directory (TMPDIR, working directory, the one writable place), --hide
  * a directory strict mode covers (the daemon's run directory), --uid
  * and --gid whom a root worker becomes. --mlock locks the worker's
- * memory (mlock.c) before anything else, reported after the sandbox. The
+ * memory (mlock.c) before anything else, reported after the sandbox;
+ * --mlock-limit is the most it may lock (RLIMIT_MEMLOCK, the kernel's to
+ * enforce; absent: its address-space limit, none without a sandbox). The
  * worker serves the daemon's requests until FREE, then exits 0; 1 when
  * it could not start (the reason went out in the HELLO event), 2 when the
  * daemon went away or broke the protocol, 64 for bad arguments.
@@ -32,6 +34,7 @@ static const char *arg_dir;
 static struct sandbox_opts arg_sandbox;
 static const char *arg_scratch;
 static bool arg_mlock;
+static uint64_t arg_mlock_limit;        /* 0: none given */
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *ret)
 {
@@ -64,6 +67,7 @@ static int parse_args(int argc, char *argv[])
                 { "skip-layer", required_argument, NULL, 'k' },
                 { "gid", required_argument, NULL, 'g' },
                 { "mlock", no_argument, NULL, 'l' },
+                { "mlock-limit", required_argument, NULL, 'L' },
                 { 0 },
         };
         uint64_t u;
@@ -133,6 +137,11 @@ static int parse_args(int argc, char *argv[])
                 case 'l':
                         arg_mlock = true;
                         break;
+                case 'L':
+                        if (parse_u64(optarg, UINT64_MAX, &arg_mlock_limit) < 0 ||
+                            !arg_mlock_limit)
+                                return -EINVAL;
+                        break;
                 default:
                         return -EINVAL;
                 }
@@ -152,7 +161,7 @@ int main(int argc, char *argv[])
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
         /* While the daemon's privileges last, before seccomp; reported after the sandbox. */
         if (arg_mlock)
-                (void) worker_lock_memory(&arg_sandbox);
+                (void) worker_lock_memory(&arg_sandbox, arg_mlock_limit);
         /* Before anything of the FMU runs; worker_open() reports it before HELLO. */
         sb = (struct sandbox_args){
                 .opts = arg_sandbox, .fmu_dir = arg_dir, .scratch = arg_scratch, .chan_fd = arg_fd,

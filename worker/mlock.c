@@ -20,6 +20,15 @@
  * (ENOMEM: more mapped than RLIMIT_MEMLOCK allows, EPERM) is the kernel's
  * word, reported as is; whether it refuses the session is the daemon's
  * call. Nothing is undone: the lock ends with the worker.
+ *
+ * A daemon with a locked-memory budget gives each worker its share
+ * (--mlock-limit, [realtime] worker_mlock_bytes): the worker sets both
+ * RLIMIT_MEMLOCK limits to it and gives up CAP_IPC_LOCK before it locks,
+ * so that the kernel holds it to that share from the first page on
+ * (mlockall(MCL_CURRENT) refuses past it, a later mapping past it fails)
+ * and the daemon's sum of shares is a bound, not a hope. A share the
+ * worker cannot have (a lower hard limit it may not raise) is refused
+ * with ENOMEM, as above.
  */
 #include <errno.h>
 #include <linux/capability.h>
@@ -62,7 +71,29 @@ static bool raise_limit(rlim_t bound)
         return setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){ bound, bound }) == 0;
 }
 
-int worker_lock_memory(const struct sandbox_opts *o)
+/* RLIMIT_MEMLOCK exactly limit, both soft and hard (raising the hard one needs CAP_SYS_RESOURCE). */
+static bool set_limit(rlim_t limit)
+{
+        return setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){ limit, limit }) == 0;
+}
+
+/* CAP_IPC_LOCK out of the effective, permitted and inheritable sets: 0 or -errno. */
+static int drop_ipc_lock(void)
+{
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct cap[_LINUX_CAPABILITY_U32S_3];
+        unsigned i = CAP_TO_INDEX(CAP_IPC_LOCK);
+
+        memset(cap, 0, sizeof(cap));
+        if (syscall(SYS_capget, &h, cap) < 0)
+                return -errno;
+        cap[i].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+        cap[i].permitted &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+        cap[i].inheritable &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+        return syscall(SYS_capset, &h, cap) < 0 ? -errno : 0;
+}
+
+int worker_lock_memory(const struct sandbox_opts *o, uint64_t limit)
 {
         rlim_t bound = RLIM_INFINITY;
         bool keeps_cap, covered;
@@ -71,8 +102,16 @@ int worker_lock_memory(const struct sandbox_opts *o)
                 bound = (rlim_t)(o->mem_limit ? o->mem_limit : SANDBOX_MEM_DEFAULT);
         /* Without a sandbox the worker keeps what it has; with one, no capability. */
         keeps_cap = o->mode == SANDBOX_OFF && has_ipc_lock();
-        covered = raise_limit(bound);
         lock.asked = true;
+        if (limit) {
+                /* The share is the kernel's to enforce: no capability past it. */
+                if (keeps_cap && (lock.error = drop_ipc_lock()) < 0)
+                        return lock.error;
+                keeps_cap = false;
+                covered = set_limit((rlim_t)limit);
+        } else {
+                covered = raise_limit(bound);
+        }
         if (!covered && !keeps_cap)
                 lock.error = -ENOMEM;
         else

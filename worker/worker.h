@@ -312,11 +312,11 @@ void iu_callback(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_req
 /* mlock.c */
 struct sandbox_opts;
 /*
- * fmud-worker --mlock: RLIMIT_MEMLOCK raised where allowed, then
- * mlockall(MCL_CURRENT | MCL_FUTURE); before the sandbox. 0 or -errno,
- * remembered for the report.
+ * fmud-worker --mlock: RLIMIT_MEMLOCK set to limit (0: raised to the
+ * address-space limit where allowed), then mlockall(MCL_CURRENT |
+ * MCL_FUTURE); before the sandbox. 0 or -errno, remembered for the report.
  */
-int worker_lock_memory(const struct sandbox_opts *o);
+int worker_lock_memory(const struct sandbox_opts *o, uint64_t limit);
 /* Send the outcome as CALL_EV_MLOCK (when the lock was asked for). 0 or -errno. */
 int mlock_send_report(struct worker *w);
 

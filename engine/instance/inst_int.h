@@ -295,6 +295,7 @@ struct spawn_req {
         uid_t uid;                      /* whom a root worker becomes (sandbox_user()) */
         gid_t gid;
         bool mlock;                     /* fmud-worker --mlock */
+        uint64_t mlock_limit;           /* fmud-worker --mlock-limit; 0: none */
 };
 /* fork+exec the worker with chan_fd as INST_FD. 0 and *ret_pid, or -errno. */
 int spawn_worker(const struct spawn_req *rq, pid_t *ret_pid);

@@ -133,6 +133,11 @@ struct inst_opts {
          * outcome before HELLO: inst_mlock().
          */
         bool mlock;
+        /*
+         * The most it may lock (RLIMIT_MEMLOCK, without CAP_IPC_LOCK: the
+         * kernel enforces it); 0: its address-space limit (worker/mlock.c).
+         */
+        uint64_t mlock_limit;
 };
 
 /* Defaults: WAIT_ADAPTIVE, no callbacks, zero sizes (= defaults). */

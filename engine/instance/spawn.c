@@ -131,8 +131,8 @@ int spawn_worker(const struct spawn_req *rq, pid_t *ret_pid)
         static char *const empty_env[] = { NULL };
         const struct sandbox_opts *sb = rq->sandbox;
         bool sandboxed = sb && sb->mode != SANDBOX_OFF;
-        char fd_arg[16], mem_arg[24], cpu_arg[24], uid_arg[16], gid_arg[16];
-        char *argv[24 + 2 * SANDBOX_LAYER_COUNT];
+        char fd_arg[16], mem_arg[24], cpu_arg[24], uid_arg[16], gid_arg[16], lock_arg[24];
+        char *argv[26 + 2 * SANDBOX_LAYER_COUNT];
         char **env = NULL;
         size_t a = 0;
         pid_t parent = getpid(), pid;
@@ -184,6 +184,11 @@ int spawn_worker(const struct spawn_req *rq, pid_t *ret_pid)
         }
         if (rq->mlock)
                 argv[a++] = (char *)"--mlock";
+        if (rq->mlock && rq->mlock_limit) {
+                snprintf(lock_arg, sizeof(lock_arg), "%llu", (unsigned long long)rq->mlock_limit);
+                argv[a++] = (char *)"--mlock-limit";
+                argv[a++] = lock_arg;
+        }
         argv[a] = NULL;
         quiet = sandboxed && !getenv("FMUD_SANDBOX_DEBUG");
         if (pipe2(pfd, O_CLOEXEC) < 0) {

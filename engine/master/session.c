@@ -168,6 +168,7 @@ static int spawn(struct session *s, struct session_inst *si)
         o.envp = s->opts.envp;
         o.sandbox = s->opts.sandbox;
         o.mlock = s->opts.mlock;
+        o.mlock_limit = s->opts.mlock_limit;
         o.wait = s->opts.wait;
         o.log = on_log;
         o.log_ctx = si;

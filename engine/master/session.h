@@ -100,6 +100,7 @@ struct session_opts {
         double init_tolerance;          /* relative change that settles a loop; 0: 1e-10 */
         struct sandbox_opts sandbox;    /* every instance's worker sandbox; zero: off */
         bool mlock;                     /* every worker locks its memory (inst_opts.mlock) */
+        uint64_t mlock_limit;           /* each at most this much (inst_opts.mlock_limit) */
         /*
          * Unconnected inputs driven from a file (input_table.h; NULL: none):
          * they count as having a value, and are set in Initialization Mode
