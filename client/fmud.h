@@ -24,6 +24,11 @@
  *   -ECONNRESET                 the connection was lost while a request
  *                               was in flight (the daemon exited, or a
  *                               tcp peer stopped answering heartbeats)
+ *   -EACCES                     the CURVE handshake failed on the keys:
+ *                               the daemon does not list this client's
+ *                               key, the server key is not the daemon's,
+ *                               or one side has no CURVE (fmud_errmsg()
+ *                               says which)
  *   -EPROTO                     a malformed reply or PUB message
  *   -EPROTONOSUPPORT            the daemon speaks another protocol version
  *   -EPROTOTYPE                 a value of another type than asked for

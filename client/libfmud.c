@@ -204,7 +204,8 @@ static int hello(struct fmud *c, const char *name, int timeout_ms)
 }
 
 /*
- * Learn when the daemon goes away, so a request in flight fails at once
+ * Learn when the daemon goes away, or refuses the handshake (the keys:
+ * libfmud_call.c), so a request in flight fails at once
  * (-ECONNRESET) instead of waiting out its timeout, or forever. A peer
  * that vanishes without closing (tcp) is caught by ZMTP heartbeats.
  */
@@ -216,7 +217,10 @@ static int open_monitor(struct fmud *c)
         snprintf(name, sizeof(name), "inproc://fmud-monitor-%p", (void *)c);
         if (zmq_setsockopt(c->dealer, ZMQ_HEARTBEAT_IVL, &ivl, sizeof(ivl)) < 0 ||
             zmq_setsockopt(c->dealer, ZMQ_HEARTBEAT_TIMEOUT, &ttl, sizeof(ttl)) < 0 ||
-            zmq_socket_monitor(c->dealer, name, ZMQ_EVENT_DISCONNECTED) < 0)
+            zmq_socket_monitor(c->dealer, name, ZMQ_EVENT_DISCONNECTED |
+                               ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                               ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) < 0)
                 return -errno;
         c->mon = zmq_socket(c->ctx, ZMQ_PAIR);
         if (!c->mon)

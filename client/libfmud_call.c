@@ -83,9 +83,30 @@ static int recv_body(struct fmud *c)
         return -EPROTO;
 }
 
+/* Keep what a monitor event says of the handshake; true when the connection is gone. */
+static bool handshake_event(struct fmud *c, uint16_t ev, uint32_t value)
+{
+        switch (ev) {
+        case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
+                c->shaken = true;
+                c->hs_event = 0;
+                return false;
+        case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+        case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
+        case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
+                c->shaken = false;
+                c->hs_event = ev;
+                c->hs_value = value;
+                return true;
+        default:
+                return ev == ZMQ_EVENT_DISCONNECTED;
+        }
+}
+
 /*
  * Read the monitor's queued events; true when one says the connection to
- * the daemon was lost (a request in flight then has no reply coming).
+ * the daemon was lost or its handshake failed (a request in flight then
+ * has no reply coming).
  */
 static bool lost(struct fmud *c)
 {
@@ -99,11 +120,13 @@ static bool lost(struct fmud *c)
                         return gone;
                 }
                 /* Frame 1: uint16 event, uint32 value; frame 2: the endpoint. */
-                if (zmq_msg_size(&m) >= 2) {
+                if (zmq_msg_size(&m) >= 6) {
                         uint16_t ev;
+                        uint32_t value;
 
                         memcpy(&ev, zmq_msg_data(&m), sizeof(ev));
-                        gone |= ev == ZMQ_EVENT_DISCONNECTED;
+                        memcpy(&value, (const char *)zmq_msg_data(&m) + 2, sizeof(value));
+                        gone |= handshake_event(c, ev, value);
                 }
                 if (zmq_msg_more(&m))
                         drain(c->mon);
@@ -158,6 +181,35 @@ static int refused(struct fmud *c, const char *what, const struct proto_reply *r
         return FMUD_E_REFUSED;
 }
 
+/*
+ * The connection went: a key problem said as such (-EACCES) when the
+ * handshake failed, else -ECONNRESET. The monitor's words: AUTH is the
+ * daemon's ZAP handler refusing this client's public key; PROTOCOL with
+ * a mechanism mismatch is CURVE on one side only; a CURVE connection
+ * closed before any handshake succeeded is a server key that is not the
+ * daemon's (the daemon cannot read the client's HELLO and hangs up).
+ */
+static int connection_lost(struct fmud *c, const char *what)
+{
+        if (c->hs_event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+                return fmud_fail(c, -EACCES, "%s: the daemon at %s does not accept this client's "
+                                 "key (status %u): its public key is not in the daemon's "
+                                 "authorized_keys", what, c->endpoint, c->hs_value);
+        /* Whichever side saw the mismatch first: the daemon serves tcp with CURVE only. */
+        if ((c->hs_event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL &&
+             c->hs_value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH) ||
+            (!c->curve && !c->shaken && !strncmp(c->endpoint, "tcp://", 6)))
+                return c->curve ?
+                       fmud_fail(c, -EACCES, "%s: the daemon at %s does not use CURVE keys",
+                                 what, c->endpoint) :
+                       fmud_fail(c, -EACCES, "%s: the daemon at %s requires CURVE: give its "
+                                 "public key and this client's key", what, c->endpoint);
+        if (c->curve && !c->shaken)
+                return fmud_fail(c, -EACCES, "%s: the CURVE handshake with %s failed: the server "
+                                 "key is not the daemon's public key", what, c->endpoint);
+        return fmud_fail(c, -ECONNRESET, "%s: the connection to %s was lost", what, c->endpoint);
+}
+
 int fmud_call(struct fmud *c, uint64_t id, const char *what, const struct pv **ret_result)
 {
         struct proto_limits lim;
@@ -175,6 +227,10 @@ int fmud_call(struct fmud *c, uint64_t id, const char *what, const struct pv **r
          */
         if (c->mon && lost(c) && fmud_probe_ipc(c) < 0)
                 return -ECONNREFUSED;
+        /* ZMQ ends a session whose handshake was refused: nothing would go out. */
+        if (c->hs_event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH ||
+            c->hs_event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL)
+                return connection_lost(c, what);
         if (pw_size(&c->w) > PROTO_MAX_MSG)
                 return fmud_fail(c, -E2BIG, "%s: the request is larger than %u bytes", what,
                                  PROTO_MAX_MSG);
@@ -189,8 +245,7 @@ int fmud_call(struct fmud *c, uint64_t id, const char *what, const struct pv **r
                         return fmud_fail(c, r, "%s: no reply from %s within %d ms", what,
                                          c->endpoint, c->timeout_ms);
                 if (r == -ECONNRESET)
-                        return fmud_fail(c, r, "%s: the connection to %s was lost", what,
-                                         c->endpoint);
+                        return connection_lost(c, what);
                 if (r < 0)
                         return fmud_fail(c, r, "%s: %s", what, strerror(-r));
                 r = recv_body(c);

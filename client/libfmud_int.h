@@ -27,7 +27,14 @@ struct fmud_sub {
 
 struct fmud {
         void *ctx, *dealer, *sub;
-        void *mon;                      /* PAIR: the dealer's disconnections */
+        void *mon;                      /* PAIR: the dealer's disconnections and handshakes */
+        /*
+         * What the monitor said of the handshakes: one succeeded (since the
+         * last failure), the last failure's event (0: none) and value.
+         */
+        bool shaken;
+        uint16_t hs_event;
+        uint32_t hs_value;
         int timeout_ms;
         uint64_t next_id;
         char endpoint[FMUD_MAX_ENDPOINT];

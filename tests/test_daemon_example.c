@@ -1,19 +1,23 @@
 /*
  * daemon_example: client/examples/remote_master drives a session of a real
  * fmud point by point; what it prints equals, bit for bit, the results of
- * the same scenario run in process (engine/run/run.h) at every point.
+ * the same scenario run in process (engine/run/run.h) at every point;
+ * over tcp it takes the CURVE keys, and says a key the daemon refuses.
  */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zmq.h>
 
 #include "engine/run/run.h"
 #include "daemon_fixture.h"
 #include "support/run.h"
+#include "support/tmpdir.h"
 
 static struct fmud_daemon d;
 
@@ -261,4 +265,78 @@ Test(daemon_example, status_counts_chained_steps_of_a_lone_instance_only, .init 
         /* Trivial steps: no worker is heavy enough to be moved. */
         cr_assert(lone.worker_moves == 0 && msd.worker_moves == 0);
         fmud_close(c);
+}
+
+/* ---- over tcp, with CURVE keys ---- */
+
+static char *keydir;
+
+/* A daemon that also serves tcp with CURVE and admits the key pair keydir/client; its tcp endpoint. */
+static void start_tcp(char *tcp, size_t size)
+{
+        char conf[1024], path[512], pub[FMUD_KEY_Z85_LEN + 1], err[256];
+        void *ctx = zmq_ctx_new(), *s = zmq_socket(ctx, ZMQ_REP);
+        size_t len = size;
+
+        /* A free port on the loopback: bind to 0, read it back. */
+        cr_assert(zmq_bind(s, "tcp://127.0.0.1:*") == 0);
+        cr_assert(zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, tcp, &len) == 0);
+        zmq_close(s);
+        zmq_ctx_term(ctx);
+        keydir = tmpdir_new("fmud-example-keys");
+        cr_assert(keydir != NULL);
+        for (int i = 0; i < 3; i++) {
+                static const char *const names[] = { "server", "client", "other" };
+
+                snprintf(path, sizeof(path), "%s/%s", keydir, names[i]);
+                cr_assert(fmud_keygen(path, err, sizeof(err)) == 0, "%s", err);
+        }
+        snprintf(path, sizeof(path), "%s/client.pub", keydir);
+        cr_assert(fmud_key_read(path, pub, err, sizeof(err)) == 0, "%s", err);
+        cr_assert(tmpdir_write(keydir, "authorized_keys", pub, strlen(pub)) == 0);
+        snprintf(conf, sizeof(conf), "[control]\ntcp_endpoint = %s\nserver_secret_key = %s/server.key\n"
+                 "authorized_keys = %s/authorized_keys\n", tcp, keydir, keydir);
+        cr_assert(tmpdir_write(keydir, "fmud.conf", conf, strlen(conf)) == 0);
+        snprintf(path, sizeof(path), "%s/fmud.conf", keydir);
+        daemon_start(&d, (const char *const[]){ "--config", path, NULL });
+}
+
+static void stop_tcp(void)
+{
+        daemon_stop(&d);
+        tmpdir_free(keydir);
+        keydir = NULL;
+}
+
+Test(daemon_example, remote_master_reaches_a_tcp_daemon_with_its_keys, .fini = stop_tcp)
+{
+        char tcp[64], spub[512], ckey[512], okey[512];
+        struct run_result res = { 0 };
+        struct table got, ref;
+
+        start_tcp(tcp, sizeof(tcp));
+        snprintf(spub, sizeof(spub), "%s/server.pub", keydir);
+        snprintf(ckey, sizeof(ckey), "%s/client.key", keydir);
+        snprintf(okey, sizeof(okey), "%s/other.key", keydir);
+        got = remote((char *[]){ FMUD_REMOTE_MASTER, "--endpoint", tcp, "--server-key", spub,
+                                 "--key", ckey, FMUD_MASTER_FMU_DIR "/Scripted.fmu", "x", NULL });
+        in_process(FMUD_MASTER_FMU_DIR "/Scripted.fmu", NULL, 0, &ref, NULL);
+        compare(&got, &ref, 11);
+        table_fini(&got);
+        table_fini(&ref);
+        /* A key the daemon does not list: said as such. */
+        cr_assert(run_capture((char *[]){ FMUD_REMOTE_MASTER, "--endpoint", tcp, "--server-key",
+                                          spub, "--key", okey, FMUD_MASTER_FMU_DIR "/Scripted.fmu",
+                                          "x", NULL }, &res) == 0);
+        cr_assert(eq(int, res.exit_code, 1));
+        cr_assert(strstr(res.err, "does not accept this client's key") != NULL, "%s", res.err);
+        run_result_fini(&res);
+        /* Half a key pair is a usage error, before any connection. */
+        cr_assert(run_capture((char *[]){ FMUD_REMOTE_MASTER, "--endpoint", tcp, "--server-key",
+                                          spub, FMUD_MASTER_FMU_DIR "/Scripted.fmu", "x", NULL },
+                              &res) == 0);
+        cr_assert(eq(int, res.exit_code, 2));
+        cr_assert(strstr(res.err, "CURVE needs both --server-key and --key") != NULL, "%s",
+                  res.err);
+        run_result_fini(&res);
 }

@@ -4,6 +4,8 @@
  * daemon can be given is one it authorizes.
  */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,16 @@ static void read_key(const char *path, char key[FMUD_KEY_Z85_LEN + 1])
         free(text);
 }
 
+/* err is exactly the message fmt makes of the endpoint. */
+static void __attribute__((format(printf, 2, 0)))
+expect_said(const char *err, const char *fmt, const char *endpoint)
+{
+        char want[512];
+
+        snprintf(want, sizeof(want), fmt, endpoint);
+        cr_assert(eq(str, (char *)err, want));
+}
+
 static void keygen(const char *dir, const char *name)
 {
         char *base = NULL;
@@ -76,7 +88,8 @@ Test(fmuctl_daemon, keygen_keys_admit_a_client_over_tcp_with_curve)
         char *dir = tmpdir_new("fmud-keys"), *conf = NULL, *tcp = NULL, *path = NULL,
              *client = NULL;
         char client_pub[FMUD_KEY_Z85_LEN + 1], server_pub[FMUD_KEY_Z85_LEN + 1],
-             other_key[FMUD_KEY_Z85_LEN + 1], err[256];
+             other_key[FMUD_KEY_Z85_LEN + 1], other_pub[FMUD_KEY_Z85_LEN + 1],
+             client_key[FMUD_KEY_Z85_LEN + 1], err[256];
         const char *extra[3] = { "--config", NULL, NULL };
         struct fmud_opts o = { .connect_timeout_ms = 2000 };
         struct fmud_daemon td;
@@ -111,6 +124,12 @@ Test(fmuctl_daemon, keygen_keys_admit_a_client_over_tcp_with_curve)
         cr_assert(asprintf(&path, "%s/other.key", dir) > 0);
         read_key(path, other_key);
         free(path);
+        cr_assert(asprintf(&path, "%s/other.pub", dir) > 0);
+        read_key(path, other_pub);
+        free(path);
+        cr_assert(asprintf(&path, "%s.key", client) > 0);
+        read_key(path, client_key);
+        free(path);
         /* Only the client's public key is authorized. */
         cr_assert(tmpdir_write(dir, "authorized_keys", client_pub, FMUD_KEY_Z85_LEN) == 0);
         cr_assert(asprintf(&tcp, "tcp://127.0.0.1:%d", free_port()) > 0);
@@ -135,13 +154,57 @@ Test(fmuctl_daemon, keygen_keys_admit_a_client_over_tcp_with_curve)
                 free(spub);
                 free(ckey);
         }
-        /* ... another key is not: the handshake fails, hello gets no reply. */
+        /* ... another key is not, and the client is told that it is the key. */
         o.server_key = server_pub;
         o.secret_key = other_key;
-        cr_assert(fmud_connect(tcp, &o, &fc, err, sizeof(err)) < 0, "an unlisted key was admitted");
-        /* And without CURVE at all, neither. */
+        cr_assert(eq(int, fmud_connect(tcp, &o, &fc, err, sizeof(err)), -EACCES),
+                  "an unlisted key: %s", err);
+        expect_said(err, "hello: the daemon at %s does not accept this client's key (status 400): "
+                    "its public key is not in the daemon's authorized_keys", tcp);
+        /* Without CURVE at all, neither: the daemon requires it. */
         o.server_key = o.secret_key = NULL;
-        cr_assert(fmud_connect(tcp, &o, &fc, err, sizeof(err)) < 0, "plain tcp was admitted");
+        cr_assert(eq(int, fmud_connect(tcp, &o, &fc, err, sizeof(err)), -EACCES),
+                  "plain tcp: %s", err);
+        expect_said(err, "hello: the daemon at %s requires CURVE: give its public key and this "
+                    "client's key", tcp);
+        /* A server key that is not the daemon's: the handshake fails on it. */
+        o.server_key = other_pub;
+        o.secret_key = client_key;
+        cr_assert(eq(int, fmud_connect(tcp, &o, &fc, err, sizeof(err)), -EACCES),
+                  "a wrong server key: %s", err);
+        expect_said(err, "hello: the CURVE handshake with %s failed: the server key is not the "
+                    "daemon's public key", tcp);
+        /* fmuctl says the same, and a missing client key before it connects at all. */
+        {
+                char *opub = NULL, *ckey = NULL, *spub = NULL;
+
+                cr_assert(asprintf(&opub, "%s/other.pub", dir) > 0);
+                cr_assert(asprintf(&spub, "%s/server.pub", dir) > 0);
+                cr_assert(asprintf(&ckey, "%s.key", client) > 0);
+                r = fmuctl((const char *[]){ "list", "--endpoint", tcp, "--server-key", opub,
+                                             "--key", ckey, NULL });
+                cr_assert(r.exit_code != 0);
+                cr_assert(strstr(r.err, "the server key is not the daemon's public key") != NULL,
+                          "%s", r.err);
+                run_result_fini(&r);
+                r = fmuctl((const char *[]){ "list", "--endpoint", tcp, NULL });
+                cr_assert(r.exit_code != 0);
+                cr_assert(strstr(r.err, "requires CURVE: give its public key and this client's "
+                                 "key") != NULL, "%s", r.err);
+                run_result_fini(&r);
+                r = fmuctl((const char *[]){ "list", "--endpoint", tcp, "--server-key", spub, NULL });
+                cr_assert(r.exit_code != 0);
+                cr_assert(strstr(r.err, "CURVE needs both --server-key") != NULL, "%s", r.err);
+                run_result_fini(&r);
+                free(opub);
+                free(spub);
+                free(ckey);
+        }
+        /* The admitted key still is, over the same daemon. */
+        o.server_key = server_pub;
+        o.secret_key = client_key;
+        cr_assert(eq(int, fmud_connect(tcp, &o, &fc, err, sizeof(err)), 0), "%s", err);
+        fmud_close(fc);
         daemon_stop(&td);
         tmpdir_free(dir);
         free(conf);

@@ -1,7 +1,8 @@
 /*
  * remote_master: a remote master in a page of C, through libfmud.
  *
- *   remote_master [--endpoint URL] [--points N] [--set NAME=VALUE]... SCENARIO NAME...
+ *   remote_master [--endpoint URL] [--server-key FILE --key FILE] [--points N]
+ *                 [--set NAME=VALUE]... SCENARIO NAME...
  *
  * It connects to a running fmud, loads SCENARIO (a .ssp, .ssd, folder or
  * .fmu below one of the daemon's allowed directories) and drives the
@@ -17,7 +18,10 @@
  * the decision of when to advance is here.
  *
  * The endpoint defaults to the local daemon's control socket
- * (proto/endpoint.h). Numbers print with 17 significant digits, so they
+ * (proto/endpoint.h). A daemon on tcp:// is reached with CURVE only:
+ * --server-key is the daemon's public key file, --key this client's
+ * secret key file (fmuctl keygen makes both kinds), and a key the daemon
+ * does not take is said as such. Numbers print with 17 significant digits, so they
  * read back bit for bit.
  *
  * Exit: 0 done, 1 the daemon refused or a step faulted, 2 usage.
@@ -37,8 +41,8 @@
 
 static void usage(FILE *f)
 {
-        fprintf(f, "usage: remote_master [--endpoint URL] [--points N] [--set NAME=VALUE]... "
-                   "SCENARIO NAME...\n");
+        fprintf(f, "usage: remote_master [--endpoint URL] [--server-key FILE --key FILE] "
+                   "[--points N]\n                     [--set NAME=VALUE]... SCENARIO NAME...\n");
 }
 
 /* Print one row: the time, then every value. */
@@ -145,10 +149,16 @@ int main(int argc, char **argv)
                 { "endpoint", required_argument, NULL, 'e' },
                 { "points", required_argument, NULL, 'n' },
                 { "set", required_argument, NULL, 's' },
+                { "server-key", required_argument, NULL, 'S' },
+                { "key", required_argument, NULL, 'k' },
                 { "help", no_argument, NULL, 'h' },
                 {},
         };
         char endpoint[4096] = "", err[256], path[PATH_MAX], *end;
+        char server[FMUD_KEY_Z85_LEN + 1], secret[FMUD_KEY_Z85_LEN + 1];
+        const char *server_file = NULL, *key_file = NULL;
+        /* hello is answered at once: do not hang on a wrong address. */
+        struct fmud_opts co = { .client_name = "remote_master", .connect_timeout_ms = 10000 };
         const char *set_names[MAX_SETS];
         double set_values[MAX_SETS];
         uint64_t points = UINT64_MAX;
@@ -158,6 +168,12 @@ int main(int argc, char **argv)
 
         while ((o = getopt_long(argc, argv, "e:n:s:h", opts, NULL)) != -1) {
                 switch (o) {
+                case 'S':
+                        server_file = optarg;
+                        break;
+                case 'k':
+                        key_file = optarg;
+                        break;
                 case 'e':
                         snprintf(endpoint, sizeof(endpoint), "%s", optarg);
                         break;
@@ -194,9 +210,20 @@ int main(int argc, char **argv)
                         return 2;
                 }
         }
-        if (argc - optind < 2) {
+        if (argc - optind < 2 || !server_file != !key_file) {
+                if (!server_file != !key_file)
+                        fprintf(stderr, "remote_master: CURVE needs both --server-key and --key\n");
                 usage(stderr);
                 return 2;
+        }
+        if (server_file) {
+                if (fmud_key_read(server_file, server, err, sizeof(err)) < 0 ||
+                    fmud_key_read(key_file, secret, err, sizeof(err)) < 0) {
+                        fprintf(stderr, "remote_master: %s\n", err);
+                        return 2;
+                }
+                co.server_key = server;
+                co.secret_key = secret;
         }
         if (!endpoint[0] && fmud_default_endpoint(endpoint, sizeof(endpoint)) < 0) {
                 fprintf(stderr, "remote_master: no default endpoint\n");
@@ -208,7 +235,9 @@ int main(int argc, char **argv)
                 return 2;
         }
         /* Connecting says hello and checks that we speak the daemon's protocol version. */
-        if (fmud_connect(endpoint, NULL, &c, err, sizeof(err)) < 0) {
+        r = fmud_connect(endpoint, &co, &c, err, sizeof(err));
+        memset(secret, 0, sizeof(secret));
+        if (r < 0) {
                 fprintf(stderr, "remote_master: %s\n", err);
                 return 1;
         }
