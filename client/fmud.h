@@ -33,7 +33,10 @@
  *   -EPROTONOSUPPORT            the daemon speaks another protocol version
  *   -EPROTOTYPE                 a value of another type than asked for
  *                               (fmud_get_f64)
- *   -EINVAL, -ENOMEM, -E2BIG, other -errno: local problems
+ *   -EINVAL, -ENOMEM, -E2BIG, other -errno: local problems; a NULL
+ *                               handle, or NULL where an argument is
+ *                               needed, is -EINVAL before anything is
+ *                               sent ("WHAT: ARG is missing")
  * fmud_errmsg() always describes the last failure: one line, except a
  * refusal whose message from the daemon has further lines (a scenario's
  * diagnostics), which follow after '\n'.

@@ -26,6 +26,11 @@ int fmud_fail(struct fmud *c, int r, const char *fmt, ...)
         return r;
 }
 
+int fmud_missing(struct fmud *c, const char *what, const char *arg)
+{
+        return c ? fmud_fail(c, -EINVAL, "%s: %s is missing", what, arg) : -EINVAL;
+}
+
 const char *fmud_errmsg(const struct fmud *c)
 {
         return c ? c->errmsg : "out of memory";
@@ -38,25 +43,29 @@ int fmud_errcode(const struct fmud *c)
 
 void fmud_set_timeout(struct fmud *c, int timeout_ms)
 {
+        if (!c)
+                return;
         c->timeout_ms = timeout_ms == 0 ? FMUD_TIMEOUT_DEFAULT : timeout_ms;
 }
 
 const char *fmud_server(const struct fmud *c)
 {
-        return c->server ? c->server : "";
+        return c && c->server ? c->server : "";
 }
 
 const char *fmud_pub_endpoint(const struct fmud *c)
 {
-        return c->pub_endpoint ? c->pub_endpoint : "";
+        return c && c->pub_endpoint ? c->pub_endpoint : "";
 }
 
 const char *fmud_str(struct proto_str s, char *buf, size_t len)
 {
         size_t n;
 
-        if (!len)
+        if (!len || !buf)
                 return buf;
+        if (!s.ptr)
+                s.len = 0;
         n = s.len < len - 1 ? s.len : len - 1;
         if (n)
                 memcpy(buf, s.ptr, n);
@@ -273,6 +282,11 @@ int fmud_connect(const char *endpoint, const struct fmud_opts *o, struct fmud **
 
         if (!o)
                 o = &defaults;
+        if (!ret) {
+                if (err && errlen)
+                        snprintf(err, errlen, "fmud_connect: the handle's place is missing");
+                return -EINVAL;
+        }
         c = calloc(1, sizeof(*c));
         if (!c || pw_init(&c->w) < 0) {
                 free(c);

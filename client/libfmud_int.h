@@ -67,6 +67,11 @@ struct fmud {
 
 /* Record the last failure; returns r. */
 int fmud_fail(struct fmud *c, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * An argument the call needs is NULL (or c itself): -EINVAL, said as
+ * "WHAT: ARG is missing" where there is a handle to say it in.
+ */
+int fmud_missing(struct fmud *c, const char *what, const char *arg);
 
 /* Free the last reply (its document, memory and message). */
 void fmud_release_reply(struct fmud *c);

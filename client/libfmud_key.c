@@ -104,6 +104,9 @@ int fmud_key_read(const char *path, char ret[FMUD_KEY_Z85_LEN + 1], char *err, s
         ssize_t n;
         int fd, r = 0;
 
+        if (!path || !*path || !ret)
+                return kerr(err, errlen, -EINVAL, "%s", !ret ? "no place for the key" :
+                            "no key file named");
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return kerr(err, errlen, -errno, "cannot open '%s'", path);

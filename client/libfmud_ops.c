@@ -15,8 +15,11 @@
 static int target_op(struct fmud *c, enum proto_op op, const struct proto_target *t,
                      const struct pv **ret)
 {
-        uint64_t id = fmud_begin(c);
+        uint64_t id;
 
+        if (!c || !t)
+                return fmud_missing(c, proto_op_name(op), "the target");
+        id = fmud_begin(c);
         proto_target_encode(&c->w, id, op, t);
         return fmud_call(c, id, proto_op_name(op), ret);
 }
@@ -74,12 +77,12 @@ static int keep_warnings(struct fmud *c, const struct pv *v, char *err, size_t e
 
 const char *fmud_load_warnings(const struct fmud *c)
 {
-        return c->load_warnings;
+        return c ? c->load_warnings : NULL;
 }
 
 const char *fmud_load_out(const struct fmud *c)
 {
-        return c->load_out;
+        return c ? c->load_out : NULL;
 }
 
 int fmud_load(struct fmud *c, const struct proto_load *args, uint64_t *ret_session,
@@ -88,9 +91,12 @@ int fmud_load(struct fmud *c, const struct proto_load *args, uint64_t *ret_sessi
         struct proto_load_result res;
         const struct pv *v;
         char err[ERRLEN];
-        uint64_t id = fmud_begin(c);
+        uint64_t id;
         int r;
 
+        if (!c || !args)
+                return fmud_missing(c, "load", "args");
+        id = fmud_begin(c);
         proto_load_encode(&c->w, id, args);
         r = fmud_call(c, id, "load", &v);
         if (r < 0)
@@ -142,11 +148,15 @@ int fmud_stop(struct fmud *c, const struct proto_target *t, struct proto_progres
 
 int fmud_warp(struct fmud *c, const struct proto_target *t, double w, struct proto_progress *ret)
 {
-        struct proto_warp a = { .t = *t, .factor = w };
+        struct proto_warp a;
         const struct pv *v;
-        uint64_t id = fmud_begin(c);
+        uint64_t id;
         int r;
 
+        if (!c || !t)
+                return fmud_missing(c, "warp", "the target");
+        a = (struct proto_warp){ .t = *t, .factor = w };
+        id = fmud_begin(c);
         proto_warp_encode(&c->w, id, &a);
         r = fmud_call(c, id, "warp", &v);
         return r < 0 ? r : progress(c, "warp", v, ret);
@@ -154,11 +164,15 @@ int fmud_warp(struct fmud *c, const struct proto_target *t, double w, struct pro
 
 int fmud_step(struct fmud *c, const struct proto_target *t, uint64_t n, struct proto_progress *ret)
 {
-        struct proto_step a = { .t = *t, .n = n };
+        struct proto_step a;
         const struct pv *v;
-        uint64_t id = fmud_begin(c);
+        uint64_t id;
         int r;
 
+        if (!c || !t)
+                return fmud_missing(c, "step", "the target");
+        a = (struct proto_step){ .t = *t, .n = n };
+        id = fmud_begin(c);
         proto_step_encode(&c->w, id, &a);
         r = fmud_call(c, id, "step", &v);
         return r < 0 ? r : progress(c, "step", v, ret);
@@ -167,11 +181,15 @@ int fmud_step(struct fmud *c, const struct proto_target *t, uint64_t n, struct p
 int fmud_run_until(struct fmud *c, const struct proto_target *t, double time,
                    struct proto_progress *ret)
 {
-        struct proto_run_until a = { .t = *t, .time = time };
+        struct proto_run_until a;
         const struct pv *v;
-        uint64_t id = fmud_begin(c);
+        uint64_t id;
         int r;
 
+        if (!c || !t)
+                return fmud_missing(c, "run-until", "the target");
+        a = (struct proto_run_until){ .t = *t, .time = time };
+        id = fmud_begin(c);
         proto_run_until_encode(&c->w, id, &a);
         r = fmud_call(c, id, "run-until", &v);
         return r < 0 ? r : progress(c, "run-until", v, ret);
@@ -185,6 +203,8 @@ int fmud_status(struct fmud *c, uint64_t session, struct proto_session_status *r
         char err[ERRLEN];
         int r;
 
+        if (!c || !ret)
+                return fmud_missing(c, "status", "the result's place");
         if (session == 0)
                 return fmud_fail(c, -EINVAL, "status: session 0 is the daemon's (fmud_status_daemon)");
         r = target_op(c, PROTO_OP_STATUS, &t, &v);
@@ -204,6 +224,8 @@ int fmud_status_daemon(struct fmud *c, struct proto_daemon_status *ret)
         char err[ERRLEN];
         int r;
 
+        if (!c || !ret)
+                return fmud_missing(c, "status", "the result's place");
         r = target_op(c, PROTO_OP_STATUS, &t, &v);
         if (r < 0)
                 return r;
@@ -218,9 +240,12 @@ int fmud_list(struct fmud *c, struct proto_list_result *ret)
         struct proto_list_result l;
         const struct pv *v;
         char err[ERRLEN];
-        uint64_t id = fmud_begin(c);
+        uint64_t id;
         int r;
 
+        if (!c || !ret)
+                return fmud_missing(c, "list", "the result");
+        id = fmud_begin(c);
         proto_req_begin(&c->w, id, PROTO_OP_LIST, 0);
         r = fmud_call(c, id, "list", &v);
         if (r < 0)
@@ -236,8 +261,11 @@ int fmud_logs(struct fmud *c, const struct proto_target *t, struct proto_logs_re
         struct proto_logs_result l;
         const struct pv *v;
         char err[ERRLEN];
-        int r = target_op(c, PROTO_OP_LOGS, t, &v);
+        int r;
 
+        if (!c || !ret)
+                return fmud_missing(c, "logs", "the result's place");
+        r = target_op(c, PROTO_OP_LOGS, t, &v);
         if (r < 0)
                 return r;
         if (proto_logs_result_decode(v, &l, &c->reply_mem, err, sizeof(err)) < 0)
@@ -250,6 +278,8 @@ int fmud_names(struct fmud *c, const char *const names[], size_t n, struct proto
 {
         struct proto_str *s;
 
+        if (!c || (n && !names))
+                return fmud_missing(c, "names", "the list");
         if (n > PROTO_MAX_ITEMS)
                 return fmud_fail(c, -E2BIG, "at most %u names", PROTO_MAX_ITEMS);
         s = calloc(n ? n : 1, sizeof(*s));
@@ -271,16 +301,20 @@ int fmud_names(struct fmud *c, const char *const names[], size_t n, struct proto
 int fmud_get_at(struct fmud *c, const struct proto_target *t, const char *const names[],
                 size_t n, const struct pv *const **ret_values, double *ret_time)
 {
-        struct proto_get a = { .t = *t };
+        struct proto_get a;
         struct proto_get_result res;
         struct proto_str *s;
         const struct pv *v;
         char err[ERRLEN];
         double time;
         bool has;
-        uint64_t id = fmud_begin(c);
+        uint64_t id;
         int r;
 
+        if (!c || !t || !ret_values)
+                return fmud_missing(c, "get", !t ? "the target" : "the values' place");
+        a = (struct proto_get){ .t = *t };
+        id = fmud_begin(c);
         r = fmud_names(c, names, n, &s);
         if (r < 0)
                 return r;
@@ -312,14 +346,21 @@ int fmud_get(struct fmud *c, const struct proto_target *t, const char *const nam
 int fmud_set_at(struct fmud *c, const struct proto_target *t, const struct proto_named_value *v,
                 size_t n, double *ret_time)
 {
-        struct proto_set a = { .t = *t, .n = (uint32_t)n, .values = v };
+        struct proto_set a;
         const struct pv *res;
-        uint64_t id = fmud_begin(c);
+        uint64_t id;
         char err[ERRLEN];
         double time;
         bool has;
         int r;
 
+        if (!c || !t || (n && !v))
+                return fmud_missing(c, "set", !t ? "the target" : "the values");
+        for (size_t i = 0; i < n && i <= PROTO_MAX_ITEMS; i++)
+                if (!v[i].value || (!v[i].name.ptr && v[i].name.len))
+                        return fmud_missing(c, "set", !v[i].value ? "a value" : "a name");
+        a = (struct proto_set){ .t = *t, .n = (uint32_t)n, .values = v };
+        id = fmud_begin(c);
         if (n > PROTO_MAX_ITEMS)
                 return fmud_fail(c, -E2BIG, "at most %u values", PROTO_MAX_ITEMS);
         proto_set_encode(&c->w, id, &a);
@@ -346,6 +387,8 @@ int fmud_get_f64(struct fmud *c, const struct proto_target *t, const char *const
         double *tmp;
         int r;
 
+        if (!c || (n && !out))
+                return fmud_missing(c, "get", "the values' place");
         r = fmud_get(c, t, names, n, &v);
         if (r < 0)
                 return r;
@@ -377,6 +420,8 @@ int fmud_set_f64(struct fmud *c, const struct proto_target *t, const char *const
         struct pv *pv;
         int r;
 
+        if (!c || (n && !v))
+                return fmud_missing(c, "set", "the values");
         r = fmud_names(c, names, n, &s);
         if (r < 0)
                 return r;
@@ -421,12 +466,16 @@ int fmud_snapshot(struct fmud *c, const struct proto_target *t, uint64_t *ret_sn
 int fmud_restore(struct fmud *c, const struct proto_target *t, uint64_t snapshot,
                  uint64_t *ret_generation)
 {
-        struct proto_restore a = { .t = *t, .snapshot = snapshot };
+        struct proto_restore a;
         const struct pv *v, *g;
         uint64_t gen = 0;
-        uint64_t id = fmud_begin(c);
+        uint64_t id;
         int r;
 
+        if (!c || !t)
+                return fmud_missing(c, "restore", "the target");
+        a = (struct proto_restore){ .t = *t, .snapshot = snapshot };
+        id = fmud_begin(c);
         proto_restore_encode(&c->w, id, &a);
         r = fmud_call(c, id, "restore", &v);
         if (r < 0)
@@ -444,8 +493,11 @@ int fmud_restore(struct fmud *c, const struct proto_target *t, uint64_t snapshot
 int fmud_shutdown(struct fmud *c)
 {
         const struct pv *v;
-        uint64_t id = fmud_begin(c);
+        uint64_t id;
 
+        if (!c)
+                return fmud_missing(c, "shutdown", "the handle");
+        id = fmud_begin(c);
         proto_req_begin(&c->w, id, PROTO_OP_SHUTDOWN, 0);
         return fmud_call(c, id, "shutdown", &v);
 }

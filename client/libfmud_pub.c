@@ -158,8 +158,7 @@ int fmud_subscribe_every(struct fmud *c, const struct proto_target *t, const cha
                          size_t n, uint64_t decimation, bool every_point, char *ret_topic,
                          size_t topic_len)
 {
-        struct proto_subscribe a = { .t = *t, .n = (uint32_t)n, .decimation = decimation,
-                                     .every_point = every_point };
+        struct proto_subscribe a;
         struct proto_subscribe_result res;
         struct proto_str *s;
         const struct pv *v;
@@ -167,6 +166,10 @@ int fmud_subscribe_every(struct fmud *c, const struct proto_target *t, const cha
         uint64_t id;
         int r;
 
+        if (!c || !t)
+                return fmud_missing(c, "subscribe", "the target");
+        a = (struct proto_subscribe){ .t = *t, .n = (uint32_t)n, .decimation = decimation,
+                                      .every_point = every_point };
         r = fmud_names(c, names, n, &s);
         if (r < 0)
                 return r;
@@ -204,11 +207,17 @@ int fmud_subscribe_every(struct fmud *c, const struct proto_target *t, const cha
 
 int fmud_unsubscribe(struct fmud *c, const struct proto_target *t, const char *topic)
 {
-        struct proto_unsubscribe a = { .t = *t };
-        struct fmud_sub *s = find_sub(c, topic);
+        struct proto_unsubscribe a;
+        struct fmud_sub *s;
         const struct pv *v;
         uint64_t id;
 
+        if (!c || !t || !topic)
+                return fmud_missing(c, "unsubscribe", !t ? "the target" : "the topic");
+        if (!*topic || strlen(topic) > FMUD_MAX_TOPIC)
+                return fmud_fail(c, -EINVAL, "unsubscribe: the topic is empty or too long");
+        a = (struct proto_unsubscribe){ .t = *t };
+        s = find_sub(c, topic);
         if (s) {
                 if (c->sub)
                         (void)zmq_setsockopt(c->sub, ZMQ_UNSUBSCRIBE, topic, strlen(topic));
@@ -225,6 +234,8 @@ int fmud_events(struct fmud *c, bool on)
 {
         int r;
 
+        if (!c)
+                return -EINVAL;
         if (on == c->events_on)
                 return 0;
         r = open_sub(c);
@@ -242,6 +253,8 @@ int fmud_logs_follow(struct fmud *c, uint64_t session, bool on)
         char topic[sizeof(c->logs_topic)];
         int r;
 
+        if (!c)
+                return -EINVAL;
         snprintf(topic, sizeof(topic), PROTO_LOG_TOPIC_PREFIX "%llu", (unsigned long long)session);
         if (on ? !strcmp(topic, c->logs_topic) : strcmp(topic, c->logs_topic) != 0)
                 return 0;
@@ -263,6 +276,8 @@ int fmud_telemetry(struct fmud *c, uint64_t session, bool on)
         char topic[sizeof(c->telem_topic)];
         int r;
 
+        if (!c)
+                return -EINVAL;
         snprintf(topic, sizeof(topic), "t%llu", (unsigned long long)session);
         if (on ? !strcmp(topic, c->telem_topic) : strcmp(topic, c->telem_topic))
                 return 0;
@@ -406,6 +421,8 @@ int fmud_next(struct fmud *c, int timeout_ms, struct fmud_msg *ret)
         long left;
         int n, r;
 
+        if (!c || !ret)
+                return fmud_missing(c, "next", "the message's place");
         fmud_pub_release(c);
         if (!c->sub || (!c->n_subs && !c->events_on && !c->logs_topic[0] && !c->telem_topic[0]))
                 return fmud_fail(c, -ENOTCONN, "nothing is subscribed");

@@ -126,9 +126,12 @@ int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret)
         char token[RIG_TOKEN_LEN + 1], path[108];
         struct fmud_rig *g;
         const struct pv *v;
-        uint64_t id = fmud_begin(c);
+        uint64_t id;
         int r, fd;
 
+        if (!c || !ret)
+                return fmud_missing(c, "rig", "the rig's place");
+        id = fmud_begin(c);
         proto_target_encode(&c->w, id, PROTO_OP_RIG, &(struct proto_target){ session, 0 });
         r = fmud_call(c, id, "rig", &v);
         if (r < 0)
@@ -174,13 +177,18 @@ int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret)
 
 const struct fmud_rig_port *fmud_rig_ports(const struct fmud_rig *rig, bool out, size_t *ret_n)
 {
+        if (!rig || !ret_n) {
+                if (ret_n)
+                        *ret_n = 0;
+                return NULL;
+        }
         *ret_n = rig->n[out];
         return rig->ports[out];
 }
 
 int fmud_rig_write(struct fmud_rig *rig, const double *in, size_t n)
 {
-        if (n != rig->n[0])
+        if (!rig || n != rig->n[0] || (n && !in))
                 return -EINVAL;
         if (rig->remote)
                 return rig_remote_write(rig, in);
@@ -194,6 +202,8 @@ int fmud_rig_wait(struct fmud_rig *rig, int timeout_ms, struct fmud_rig_point *p
         double time;
         int r;
 
+        if (!rig)
+                return -EINVAL;
         clock_gettime(CLOCK_MONOTONIC, &dl);
         if (timeout_ms >= 0) {
                 dl.tv_sec += timeout_ms / 1000;
@@ -229,7 +239,7 @@ int fmud_rig_wait(struct fmud_rig *rig, int timeout_ms, struct fmud_rig_point *p
 
 int fmud_rig_read(struct fmud_rig *rig, double *out, size_t n, struct fmud_rig_point *pt)
 {
-        if (n != rig->n[1])
+        if (!rig || n != rig->n[1] || (n && !out))
                 return -EINVAL;
         if (!rig->have)
                 return -EAGAIN;

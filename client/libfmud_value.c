@@ -296,6 +296,11 @@ int fmud_value_parse(const char *text, struct pv **ret, char *err, size_t errlen
         struct pv *v;
         int r;
 
+        if (!text || !ret) {
+                if (err && errlen)
+                        snprintf(err, errlen, "no %s", !text ? "value text" : "place for the value");
+                return -EINVAL;
+        }
         v = calloc(1, sizeof(*v));
         if (!v)
                 return -ENOMEM;
@@ -425,8 +430,15 @@ static void fmt(struct out *o, const struct pv *v, unsigned depth)
 
 size_t fmud_value_format(const struct pv *v, char *buf, size_t len)
 {
-        struct out o = { buf, len, 0 };
+        struct out o = { buf, buf ? len : 0, 0 };
 
+        if (!buf)
+                len = 0;
+        if (!v) {
+                if (len)
+                        buf[0] = '\0';
+                return 0;
+        }
         fmt(&o, v, 0);
         if (len)
                 buf[o.n < len ? o.n : len - 1] = '\0';

@@ -24,10 +24,13 @@ int fmud_vars(struct fmud *c, const struct proto_target *t, const struct fmud_va
 {
         const struct pv *v, *list, *unit;
         struct fmud_var *vars;
-        uint64_t id = fmud_begin(c);
+        uint64_t id;
         double time = 0;
         int r;
 
+        if (!c || !t || !ret_vars || !ret_n)
+                return fmud_missing(c, "vars", !t ? "the target" : "the result's place");
+        id = fmud_begin(c);
         proto_target_encode(&c->w, id, PROTO_OP_VARS, t);
         r = fmud_call(c, id, "vars", &v);
         if (r < 0)
