@@ -330,12 +330,17 @@ void fmud_close(struct fmud *c)
         fmud_release_reply(c);
         zmq_msg_close(&c->reply_msg);
         zmq_msg_close(&c->pub_msg);
+        /*
+         * The monitor stops before its reader goes: libzmq sends an event
+         * blocking, holding the monitor's lock, and with no reader left it
+         * never returns (a failing handshake makes events until the end).
+         */
+        if (c->dealer)
+                (void)zmq_socket_monitor(c->dealer, NULL, 0);
         if (c->mon)
                 zmq_close(c->mon);
-        if (c->dealer) {
-                (void)zmq_socket_monitor(c->dealer, NULL, 0);
+        if (c->dealer)
                 zmq_close(c->dealer);
-        }
         if (c->ctx)
                 zmq_ctx_term(c->ctx);
         pw_fini(&c->w);
