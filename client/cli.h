@@ -15,6 +15,7 @@
 #define FMUD_CLIENT_CLI_H
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,6 +91,30 @@ const char *cli_endpoint(const struct cli *a, char *buf, size_t len);
 bool cli_ipc_denied(const char *ep, char *msg, size_t len);
 /* Connect (a->c). Returns 0, or an exit code after printing why. */
 int cli_open(struct cli *a);
+
+/* Whether a session in state s has ended (finished, faulted, stopped). */
+bool cli_ended(enum proto_state s);
+
+/*
+ * A following command's loop (cli_follow.c): on_msg gets each
+ * fmud_next() result r with its message (valid when r is 0) and returns
+ * 0 to go on, else the value cli_follow() returns.
+ */
+struct cli_follow {
+        int wait_ms;                    /* fmud_next()'s wait */
+        int (*on_msg)(void *ctx, int r, const struct fmud_msg *m);
+        void *ctx;
+        const volatile sig_atomic_t *stop;      /* set: Ctrl-C */
+        enum proto_state state;         /* the end: set when cli_follow() returns 1 */
+        double time;
+};
+/*
+ * Follow session t until it ends (1, f->state and f->time set, from its
+ * event or its status, asked about once a second since PUB is lossy),
+ * *f->stop or an interrupted wait (0), on_msg's value, or a failure
+ * (libfmud's return, e.g. FMUD_E_REFUSED when the session is gone).
+ */
+int cli_follow(struct cli *a, const struct proto_target *t, struct cli_follow *f);
 void cli_close(struct cli *a);
 
 /* Print "fmuctl: cannot <fmt...>: <why>" (why from libfmud for r) and return the exit code. */

@@ -18,7 +18,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -31,19 +30,6 @@ static void on_sigint(int sig)
 {
         (void)sig;
         interrupted = 1;
-}
-
-static double now_s(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static bool ended(enum proto_state s)
-{
-        return s == PROTO_STATE_FINISHED || s == PROTO_STATE_FAULTED || s == PROTO_STATE_STOPPED;
 }
 
 /* The kept messages after *seq; *seq: the last printed. */
@@ -63,48 +49,49 @@ static int print_kept(struct cli *a, const struct proto_target *t, uint64_t *seq
         return 0;
 }
 
-static int follow(struct cli *a, const struct proto_target *t, uint64_t *seq)
+struct logs_follow {
+        struct cli *a;
+        const struct proto_target *t;
+        uint64_t *seq;
+};
+
+/* One message: the session's log lines in order, a gap filled from the kept ones. */
+static int on_msg(void *ctx, int r, const struct fmud_msg *m)
 {
-        struct proto_session_status st;
-        struct fmud_msg m;
-        double polled = now_s();
-        int r;
+        struct logs_follow *lf = ctx;
 
-        while (!interrupted) {
-                r = fmud_next(a->c, 200, &m);
-                if (r == -EINTR || interrupted)
-                        break;
-                /* A gap in the numbers: PUB lost some; the kept ones fill it, in order. */
-                if (r == 0 && m.kind == FMUD_MSG_LOG && m.log.session == t->session &&
-                    m.log.seq > *seq + 1) {
-                        struct proto_log l = m.log;
+        if (r != 0 || m->kind != FMUD_MSG_LOG || m->log.session != lf->t->session)
+                return 0;
+        /* A gap in the numbers: PUB lost some; the kept ones fill it, in order. */
+        if (m->log.seq > *lf->seq + 1) {
+                struct proto_log l = m->log;
 
-                        r = print_kept(a, t, seq);
-                        if (r < 0)
-                                return r;
-                        m.log = l;
-                }
-                if (r == 0 && m.kind == FMUD_MSG_LOG && m.log.session == t->session &&
-                    m.log.seq > *seq) {
-                        cli_print_log(stdout, &m.log);
-                        fflush(stdout);
-                        *seq = m.log.seq;
-                }
-                if (r == 0 && m.kind == FMUD_MSG_EVENT && m.event.session == t->session &&
-                    ended(m.event.state))
-                        return print_kept(a, t, seq);
-                if (r < 0 && r != -EAGAIN && r != -EPROTO)
-                        return r;
-                if (now_s() - polled < 1.0)
-                        continue;
-                r = fmud_status(a->c, t->session, &st);
+                r = print_kept(lf->a, lf->t, lf->seq);
                 if (r < 0)
                         return r;
-                if (ended(st.state))
-                        return print_kept(a, t, seq);
-                polled = now_s();
+                if (l.seq > *lf->seq) {
+                        cli_print_log(stdout, &l);
+                        fflush(stdout);
+                        *lf->seq = l.seq;
+                }
+                return 0;
+        }
+        if (m->log.seq > *lf->seq) {
+                cli_print_log(stdout, &m->log);
+                fflush(stdout);
+                *lf->seq = m->log.seq;
         }
         return 0;
+}
+
+static int follow(struct cli *a, const struct proto_target *t, uint64_t *seq)
+{
+        struct logs_follow lf = { a, t, seq };
+        struct cli_follow f = { .wait_ms = 200, .on_msg = on_msg, .ctx = &lf, .stop = &interrupted };
+        int r = cli_follow(a, t, &f);
+
+        /* Ended: what the daemon kept of the end. */
+        return r == 1 ? print_kept(a, t, seq) : r;
 }
 
 static const struct cli_opt opts[] = {

@@ -137,11 +137,6 @@ static void print_line(struct view *w, const struct proto_sample *s)
         fflush(stdout);
 }
 
-static bool ended(enum proto_state s)
-{
-        return s == PROTO_STATE_FINISHED || s == PROTO_STATE_FAULTED || s == PROTO_STATE_STOPPED;
-}
-
 static int end_code(enum proto_state s, double t)
 {
         const char *n = proto_state_name(s);
@@ -150,54 +145,57 @@ static int end_code(enum proto_state s, double t)
         return s == PROTO_STATE_FAULTED ? FMUCTL_EXIT_FAULT : FMUCTL_EXIT_OK;
 }
 
+struct watch_follow {
+        struct view *w;
+        uint64_t session;
+        struct cli_follow *f;
+};
+
+/* One message: a due redraw, then the session's telemetry or sample shown. */
+static int on_msg(void *ctx, int r, const struct fmud_msg *m)
+{
+        struct watch_follow *wf = ctx;
+        struct view *w = wf->w;
+
+        if (w->frame && (r != 0 || since(&w->drawn) >= 0.05))
+                flush(w);
+        if (r == 0 && m->kind == FMUD_MSG_TELEMETRY && m->telemetry.session == wf->session) {
+                if (w->json)
+                        watch_json_telemetry(&m->telemetry);
+                else
+                        watch_text_telemetry(&m->telemetry);
+        }
+        if (r == 0 && m->kind == FMUD_MSG_SAMPLE && m->sample.session == wf->session) {
+                if (w->tty && !w->json)
+                        render(w, wf->session, &m->sample);
+                else
+                        print_line(w, &m->sample);
+        }
+        /* A table waiting to be drawn: wake up soon for it. */
+        wf->f->wait_ms = w->frame ? 50 : 200;
+        return 0;
+}
+
 /* Follow until the end; returns the exit code. */
 static int follow(struct cli *a, const struct proto_target *t, struct view *w)
 {
-        struct proto_session_status st;
-        struct timespec polled;
-        struct fmud_msg m;
+        struct cli_follow f = { .wait_ms = w->frame ? 50 : 200, .on_msg = on_msg,
+                                .stop = &interrupted };
+        struct watch_follow wf = { w, t->session, &f };
         int r;
 
-        clock_gettime(CLOCK_MONOTONIC, &polled);
-        while (!interrupted) {
-                r = fmud_next(a->c, w->frame ? 50 : 200, &m);
-                if (r == -EINTR || interrupted)
-                        break;
-                if (w->frame && (r != 0 || since(&w->drawn) >= 0.05))
-                        flush(w);
-                if (r == 0 && m.kind == FMUD_MSG_EVENT && m.event.session == t->session &&
-                    ended(m.event.state))
-                        return end_code(m.event.state, m.event.time);
-                if (r == 0 && m.kind == FMUD_MSG_TELEMETRY && m.telemetry.session == t->session) {
-                        if (w->json)
-                                watch_json_telemetry(&m.telemetry);
-                        else
-                                watch_text_telemetry(&m.telemetry);
-                }
-                if (r == 0 && m.kind == FMUD_MSG_SAMPLE && m.sample.session == t->session) {
-                        if (w->tty && !w->json)
-                                render(w, t->session, &m.sample);
-                        else
-                                print_line(w, &m.sample);
-                }
-                if (r < 0 && r != -EAGAIN && r != -EPROTO)
-                        return cli_fail(a, r, "watch session %llu", (unsigned long long)t->session);
-                if (since(&polled) < 1.0)
-                        continue;
-                r = fmud_status(a->c, t->session, &st);
-                if (r == FMUD_E_REFUSED && fmud_errcode(a->c) == PROTO_E_NO_SESSION) {
-                        fprintf(stderr, "fmuctl watch: session %llu is gone\n",
-                                (unsigned long long)t->session);
-                        return FMUCTL_EXIT_OK;
-                }
-                if (r == -EINTR)
-                        break;
-                if (r < 0)
-                        return cli_fail(a, r, "watch session %llu", (unsigned long long)t->session);
-                if (ended(st.state))
-                        return end_code(st.state, st.time);
-                clock_gettime(CLOCK_MONOTONIC, &polled);
+        f.ctx = &wf;
+        r = cli_follow(a, t, &f);
+
+        if (r == 1)
+                return end_code(f.state, f.time);
+        if (r == FMUD_E_REFUSED && fmud_errcode(a->c) == PROTO_E_NO_SESSION) {
+                fprintf(stderr, "fmuctl watch: session %llu is gone\n",
+                        (unsigned long long)t->session);
+                return FMUCTL_EXIT_OK;
         }
+        if (r < 0)
+                return cli_fail(a, r, "watch session %llu", (unsigned long long)t->session);
         return FMUCTL_EXIT_OK;
 }
 

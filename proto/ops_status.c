@@ -144,22 +144,24 @@ static const struct field rig_fields[] = {
         FIELD("bad", FT_U64, 0, struct proto_rig_status, bad),
 };
 
-static const struct field lateness_fields[] = {
+/* Telemetry's too (ops_telemetry.c). */
+const struct field status_lateness_fields[PROTO_N_LATENESS_FIELDS] = {
         FIELD("p50Us", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, p50_us),
         FIELD("p99Us", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, p99_us),
         FIELD("p999Us", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, p999_us),
         FIELD("maxUs", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, max_us),
 };
 
-static const struct field inst_fields[] = {
+/* The first PROTO_N_LIVE_INST_FIELDS change while a session runs: telemetry's instance keys. */
+const struct field status_inst_fields[PROTO_N_INST_FIELDS] = {
         FIELD("name", FT_STR, FF_REQ, struct proto_inst_status, name),
-        FIELD("fmu", FT_STR, 0, struct proto_inst_status, fmu),
-        FIELD("pid", FT_I64, 0, struct proto_inst_status, pid),
-        FIELD("multirate", FT_U32, 0, struct proto_inst_status, multirate),
         FIELD("steps", FT_U64, 0, struct proto_inst_status, steps),
         FIELD("stepUsMean", FT_F64, 0, struct proto_inst_status, step_us_mean),
         FIELD("stepUsMax", FT_F64, 0, struct proto_inst_status, step_us_max),
         FIELD("serviceUsMean", FT_F64, 0, struct proto_inst_status, service_us_mean),
+        FIELD("fmu", FT_STR, 0, struct proto_inst_status, fmu),
+        FIELD("pid", FT_I64, 0, struct proto_inst_status, pid),
+        FIELD("multirate", FT_U32, 0, struct proto_inst_status, multirate),
         FIELD("fault", FT_STR, 0, struct proto_inst_status, fault),
         FIELD_HAS("tolerance", FT_F64, FF_FINITE, struct proto_inst_status, tolerance,
                   has_tolerance),
@@ -186,9 +188,9 @@ void proto_session_status_encode(struct pw *w, const struct proto_session_status
                 res_encode(w, rig_fields, N_FIELDS(rig_fields), &r->rig, 0);
         }
         pw_str(w, "lateness");
-        res_encode(w, lateness_fields, N_FIELDS(lateness_fields), &r->lateness, 0);
+        res_encode(w, status_lateness_fields, PROTO_N_LATENESS_FIELDS, &r->lateness, 0);
         pw_str(w, "latenessWindow");
-        res_encode(w, lateness_fields, N_FIELDS(lateness_fields), &r->lateness_window, 0);
+        res_encode(w, status_lateness_fields, PROTO_N_LATENESS_FIELDS, &r->lateness_window, 0);
         pw_str(w, "realtime");
         pw_array(w, r->n_realtime);
         for (uint32_t i = 0; i < r->n_realtime; i++)
@@ -198,7 +200,7 @@ void proto_session_status_encode(struct pw *w, const struct proto_session_status
         for (uint32_t i = 0; i < r->n_insts; i++) {
                 const struct proto_inst_status *in = &r->insts[i];
 
-                res_encode(w, inst_fields, N_FIELDS(inst_fields), in, 1);
+                res_encode(w, status_inst_fields, PROTO_N_INST_FIELDS, in, 1);
                 pw_str(w, "sandbox");
                 pw_array(w, in->n_layers);
                 for (uint32_t j = 0; j < in->n_layers; j++)
@@ -237,7 +239,7 @@ static int inst_decode(const struct pv *in, uint32_t i, struct proto_inst_status
         int r;
 
         snprintf(what, sizeof(what), "result.instances[%u]", i);
-        r = res_decode(in, what, inst_fields, N_FIELDS(inst_fields), out, err, errlen);
+        r = res_decode(in, what, status_inst_fields, PROTO_N_INST_FIELDS, out, err, errlen);
         if (r < 0)
                 return r;
         out->n_layers = sb ? sb->a.n : 0;
@@ -270,8 +272,8 @@ int proto_session_status_decode(const struct pv *v, struct proto_session_status 
                 return r;
         /* Both optional (an older daemon's status has neither); maps when there. */
         a = pv_get(v, "lateness");
-        if (a && (r = res_decode(a, "result.lateness", lateness_fields, N_FIELDS(lateness_fields),
-                                 &s.lateness, err, errlen)) < 0)
+        if (a && (r = res_decode(a, "result.lateness", status_lateness_fields,
+                                 PROTO_N_LATENESS_FIELDS, &s.lateness, err, errlen)) < 0)
                 return r;
         a = pv_get(v, "rig");
         if (a && (r = res_decode(a, "result.rig", rig_fields, N_FIELDS(rig_fields), &s.rig, err,
@@ -279,8 +281,8 @@ int proto_session_status_decode(const struct pv *v, struct proto_session_status 
                 return r;
         s.has_rig = a != NULL;
         a = pv_get(v, "latenessWindow");
-        if (a && (r = res_decode(a, "result.latenessWindow", lateness_fields,
-                                 N_FIELDS(lateness_fields), &s.lateness_window, err, errlen)) < 0)
+        if (a && (r = res_decode(a, "result.latenessWindow", status_lateness_fields,
+                                 PROTO_N_LATENESS_FIELDS, &s.lateness_window, err, errlen)) < 0)
                 return r;
         a = pv_get(v, "instances");
         n = array_check(a, "result", "instances", MAX_INSTANCES, false, err, errlen);

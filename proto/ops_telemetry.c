@@ -26,34 +26,23 @@ static const struct field telemetry_fields[] = {
         FIELD_EXT("instances"),
 };
 
-/* As status's (ops_status.c). */
-static const struct field lateness_fields[] = {
-        FIELD("p50Us", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, p50_us),
-        FIELD("p99Us", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, p99_us),
-        FIELD("p999Us", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, p999_us),
-        FIELD("maxUs", FT_F64, FF_FINITE | FF_NONNEG, struct proto_lateness, max_us),
-};
-
-/* Of status's instance keys, those that change while a session runs. */
-static const struct field inst_fields[] = {
-        FIELD("name", FT_STR, FF_REQ, struct proto_inst_status, name),
-        FIELD("steps", FT_U64, 0, struct proto_inst_status, steps),
-        FIELD("stepUsMean", FT_F64, 0, struct proto_inst_status, step_us_mean),
-        FIELD("stepUsMax", FT_F64, 0, struct proto_inst_status, step_us_max),
-        FIELD("serviceUsMean", FT_F64, 0, struct proto_inst_status, service_us_mean),
-};
+/*
+ * Status's tables (ops_status.c): its lateness keys, and of its instance
+ * keys the first PROTO_N_LIVE_INST_FIELDS, those that change while a
+ * session runs.
+ */
 
 void proto_telemetry_encode(struct pw *w, const struct proto_telemetry *t)
 {
         res_encode(w, telemetry_fields, N_FIELDS(telemetry_fields), t, 3);
         pw_str(w, "lateness");
-        res_encode(w, lateness_fields, N_FIELDS(lateness_fields), &t->lateness, 0);
+        res_encode(w, status_lateness_fields, PROTO_N_LATENESS_FIELDS, &t->lateness, 0);
         pw_str(w, "latenessWindow");
-        res_encode(w, lateness_fields, N_FIELDS(lateness_fields), &t->lateness_window, 0);
+        res_encode(w, status_lateness_fields, PROTO_N_LATENESS_FIELDS, &t->lateness_window, 0);
         pw_str(w, "instances");
         pw_array(w, t->n_insts);
         for (uint32_t i = 0; i < t->n_insts; i++)
-                res_encode(w, inst_fields, N_FIELDS(inst_fields), &t->insts[i], 0);
+                res_encode(w, status_inst_fields, PROTO_N_LIVE_INST_FIELDS, &t->insts[i], 0);
 }
 
 static int lateness_decode(const struct pv *v, const char *key, struct proto_lateness *ret,
@@ -65,7 +54,8 @@ static int lateness_decode(const struct pv *v, const char *key, struct proto_lat
         if (!a)
                 return 0;
         snprintf(what, sizeof(what), "telemetry.%s", key);
-        return res_decode(a, what, lateness_fields, N_FIELDS(lateness_fields), ret, err, errlen);
+        return res_decode(a, what, status_lateness_fields, PROTO_N_LATENESS_FIELDS, ret, err,
+                          errlen);
 }
 
 int proto_telemetry_decode(const struct pv *v, struct proto_telemetry *ret, void **mem, char *err,
@@ -100,8 +90,8 @@ int proto_telemetry_decode(const struct pv *v, struct proto_telemetry *ret, void
                 }
                 for (uint32_t i = 0; i < a->a.n; i++) {
                         snprintf(what, sizeof(what), "telemetry.instances[%u]", i);
-                        r = res_decode(&a->a.items[i], what, inst_fields, N_FIELDS(inst_fields),
-                                       &insts[i], err, errlen);
+                        r = res_decode(&a->a.items[i], what, status_inst_fields,
+                                       PROTO_N_LIVE_INST_FIELDS, &insts[i], err, errlen);
                         if (r < 0) {
                                 free(insts);
                                 return r;

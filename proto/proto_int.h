@@ -54,6 +54,18 @@ struct field {
 #define FIELD_EXT(k)                    { (k), FT_EXT, 0, 0, NO_HAS }
 #define N_FIELDS(a)                     (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * Status's lateness keys and instance keys (ops_status.c), shared with
+ * telemetry (ops_telemetry.c), which sends the first
+ * PROTO_N_LIVE_INST_FIELDS instance keys: those that change while a
+ * session runs.
+ */
+#define PROTO_N_LATENESS_FIELDS         4
+#define PROTO_N_INST_FIELDS             11
+#define PROTO_N_LIVE_INST_FIELDS        5
+extern const struct field status_lateness_fields[PROTO_N_LATENESS_FIELDS];
+extern const struct field status_inst_fields[PROTO_N_INST_FIELDS];
+
 /* Format into err (may be NULL) and return -EBADMSG. */
 int proto_fail(char *err, size_t errlen, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));

@@ -1,0 +1,67 @@
+/*
+ * cli_follow: the loop of fmuctl's following commands (logs --follow,
+ * watch): every PUB message of a session to the command until the
+ * session ends, Ctrl-C, or an error.
+ *
+ * DESIGN: PUB is lossy, so the end is learned from the session's event
+ * or, whichever comes first, from asking its status about once a second;
+ * the message is the command's before the end is looked at, so that it
+ * can finish what it was showing.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "cli.h"
+
+bool cli_ended(enum proto_state s)
+{
+        return s == PROTO_STATE_FINISHED || s == PROTO_STATE_FAULTED || s == PROTO_STATE_STOPPED;
+}
+
+static double since(const struct timespec *t)
+{
+        struct timespec now;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) * 1e-9;
+}
+
+int cli_follow(struct cli *a, const struct proto_target *t, struct cli_follow *f)
+{
+        struct proto_session_status st;
+        struct timespec polled;
+        struct fmud_msg m;
+        int r, own;
+
+        clock_gettime(CLOCK_MONOTONIC, &polled);
+        while (!*f->stop) {
+                r = fmud_next(a->c, f->wait_ms, &m);
+                if (r == -EINTR || *f->stop)
+                        break;
+                own = f->on_msg(f->ctx, r, &m);
+                if (own)
+                        return own;
+                if (r == 0 && m.kind == FMUD_MSG_EVENT && m.event.session == t->session &&
+                    cli_ended(m.event.state)) {
+                        f->state = m.event.state;
+                        f->time = m.event.time;
+                        return 1;
+                }
+                if (r < 0 && r != -EAGAIN && r != -EPROTO)
+                        return r;
+                if (since(&polled) < 1.0)
+                        continue;
+                r = fmud_status(a->c, t->session, &st);
+                if (r == -EINTR)
+                        break;
+                if (r < 0)
+                        return r;
+                if (cli_ended(st.state)) {
+                        f->state = st.state;
+                        f->time = st.time;
+                        return 1;
+                }
+                clock_gettime(CLOCK_MONOTONIC, &polled);
+        }
+        return 0;
+}
