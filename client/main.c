@@ -43,6 +43,7 @@ static const struct {
         { "snapshot", cmd_snapshot, "save a session's FMU states; prints the snapshot's id" },
         { "restore", cmd_restore, "return a session to a snapshot" },
         { "inspect", cmd_inspect, "validate an FMU and describe it (no daemon needed)" },
+        { "plot", cmd_plot, "draw columns of a results file against time (gnuplot)" },
         { "keygen", cmd_keygen, "create a CURVE key pair for tcp access" },
         { "shutdown", cmd_shutdown, "stop every session and the daemon" },
 };

@@ -55,7 +55,7 @@ _fmuctl()
 
         case $prev in
         --endpoint) return ;;
-        --server-key | --key | --input | --out)
+        --server-key | --key | --input | --out | --scenario)
                 _fmuctl_files
                 return
                 ;;
@@ -83,6 +83,13 @@ _fmuctl()
                 ;;
         keygen)
                 _fmuctl_files
+                ;;
+        plot)
+                if [[ $prev == -o || $prev == --output ]]; then
+                        _fmuctl_files '@(png|svg)'
+                else
+                        _fmuctl_files '@(csv)'
+                fi
                 ;;
         status | start | pause | resume | stop | unload | warp | step | get | set | watch | snapshot | restore)
                 COMPREPLY=($(compgen -W "$("$prog" list 2>/dev/null | awk 'NR > 1 {print $1}')" -- "$cur"))
