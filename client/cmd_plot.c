@@ -24,7 +24,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "engine/scenario/scenario.h"
+#include "engine/engine.h"
 #include "fmi/fmu.h"
 #include "fmi/model_description.h"
 #include "proto/paths.h"
