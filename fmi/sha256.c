@@ -84,3 +84,29 @@ int sha256_buf(const void *p, size_t len, char ret_hex[SHA256_HEX_LEN + 1])
         EVP_MD_CTX_free(ctx);
         return r;
 }
+
+struct sha256_ctx *sha256_new(void)
+{
+        EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+        if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+                EVP_MD_CTX_free(ctx);
+                ctx = NULL;
+        }
+        return (struct sha256_ctx *)ctx;
+}
+
+int sha256_update(struct sha256_ctx *c, const void *p, size_t len)
+{
+        return EVP_DigestUpdate((EVP_MD_CTX *)c, p, len) == 1 ? 0 : -ENOMEM;
+}
+
+int sha256_final(struct sha256_ctx *c, char ret_hex[SHA256_HEX_LEN + 1])
+{
+        return finish((EVP_MD_CTX *)c, ret_hex);
+}
+
+void sha256_free(struct sha256_ctx *c)
+{
+        EVP_MD_CTX_free((EVP_MD_CTX *)c);
+}

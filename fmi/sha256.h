@@ -19,4 +19,15 @@ int sha256_fd(int fd, char ret_hex[SHA256_HEX_LEN + 1]);
 /* Same for len bytes at p. Returns 0 or -ENOMEM. */
 int sha256_buf(const void *p, size_t len, char ret_hex[SHA256_HEX_LEN + 1]);
 
+/*
+ * A hash fed piece by piece (an upload's chunks as they arrive):
+ * sha256_new() (NULL: out of memory), sha256_update() any number of
+ * times, sha256_final() once, sha256_free() (NULL: no-op). 0 or -ENOMEM.
+ */
+struct sha256_ctx;
+struct sha256_ctx *sha256_new(void);
+int sha256_update(struct sha256_ctx *c, const void *p, size_t len);
+int sha256_final(struct sha256_ctx *c, char ret_hex[SHA256_HEX_LEN + 1]);
+void sha256_free(struct sha256_ctx *c);
+
 #endif
