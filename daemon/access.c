@@ -37,9 +37,11 @@ static const enum access_role needed[] = {
         [PROTO_OP_SHUTDOWN] = ACCESS_ADMIN,
         [PROTO_OP_VARS] = ACCESS_OBSERVER,
         [PROTO_OP_RIG] = ACCESS_OPERATOR,
+        /* What is put is for a load: the role load needs. */
+        [PROTO_OP_PUT] = ACCESS_OPERATOR,
 };
 _Static_assert(sizeof(needed) / sizeof(needed[0]) == PROTO_OP_COUNT &&
-               PROTO_OP_RIG == PROTO_OP_COUNT - 1,
+               PROTO_OP_PUT == PROTO_OP_COUNT - 1,
                "every request kind needs a role in access.c");
 
 static const char *const names[] = { "none", "observer", "operator", "admin" };

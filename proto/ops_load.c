@@ -15,7 +15,9 @@
 #include "proto/proto_int.h"
 
 static const struct field load_fields[] = {
-        FIELD("path", FT_STR, FF_REQ | FF_PATH, struct proto_load, path),
+        FIELD("path", FT_STR, FF_PATH | FF_OMIT, struct proto_load, path),
+        FIELD("content", FT_STR, FF_NAME | FF_OMIT, struct proto_load, content),
+        FIELD("inputContent", FT_STR, FF_NAME | FF_OMIT, struct proto_load, input_content),
         FIELD("out", FT_STR, FF_PATH | FF_OMIT, struct proto_load, out),
         FIELD("input", FT_STR, FF_PATH | FF_OMIT, struct proto_load, input),
         FIELD_HAS("start", FT_F64, FF_FINITE, struct proto_load, start, has_start),
@@ -49,6 +51,7 @@ static const struct field load_fields[] = {
         FIELD_EXT("record"),
         FIELD_EXT("rigIn"),
         FIELD_EXT("rigOut"),
+        FIELD_EXT("files"),
 };
 
 static void assigns_encode(struct pw *w, const char *key, const struct proto_assign *a, uint32_t n)
@@ -64,7 +67,7 @@ static void assigns_encode(struct pw *w, const char *key, const struct proto_ass
 void proto_load_encode(struct pw *w, uint64_t id, const struct proto_load *a)
 {
         uint32_t n_ext = (a->n_multirate > 0) + (a->n_starts > 0) + (a->n_record > 0) +
-                         (a->n_rig_in > 0) + (a->n_rig_out > 0);
+                         (a->n_rig_in > 0) + (a->n_rig_out > 0) + (a->n_files > 0);
 
         req_encode(w, id, PROTO_OP_LOAD, load_fields, N_FIELDS(load_fields), a, n_ext);
         if (a->n_multirate)
@@ -77,6 +80,8 @@ void proto_load_encode(struct pw *w, uint64_t id, const struct proto_load *a)
                 strs_encode(w, "rigIn", a->rig_in, a->n_rig_in);
         if (a->n_rig_out)
                 strs_encode(w, "rigOut", a->rig_out, a->n_rig_out);
+        if (a->n_files)
+                assigns_encode(w, "files", a->files, a->n_files);
 }
 
 /* A map of name to text: its pair count, or -EBADMSG. Absent: 0. */
@@ -106,6 +111,34 @@ static void assigns_fill(const struct pv *v, struct proto_assign *out)
         for (uint32_t i = 0; v && i < v->m.n; i++)
                 out[i] = (struct proto_assign){ proto_str_of(v->m.kv[i].key),
                                                 proto_str_of(v->m.kv[i].val) };
+}
+
+/*
+ * What the load reads: path or content (an upload's SHA-256), input or
+ * inputContent, files only with content (the daemon checks each name).
+ */
+static int check_sources(const struct proto_load *a, const struct pv *files, char *err,
+                         size_t errlen)
+{
+        if (!a->path.len && !a->content.len)
+                return proto_fail(err, errlen, "args.path: missing");
+        if (a->path.len && a->content.len)
+                return proto_fail(err, errlen, "args.content: not with args.path");
+        if (a->content.len && !proto_sha256_valid(a->content))
+                return proto_fail(err, errlen, "args.content: expected a SHA-256, 64 lowercase "
+                                  "hex digits");
+        if (a->input.len && a->input_content.len)
+                return proto_fail(err, errlen, "args.inputContent: not with args.input");
+        if (a->input_content.len && !proto_sha256_valid(a->input_content))
+                return proto_fail(err, errlen, "args.inputContent: expected a SHA-256, 64 "
+                                  "lowercase hex digits");
+        if (files && !a->content.len)
+                return proto_fail(err, errlen, "args.files: only with args.content");
+        for (uint32_t i = 0; files && files->type == PV_MAP && i < files->m.n; i++)
+                if (!proto_sha256_valid(proto_str_of(files->m.kv[i].val)))
+                        return proto_fail(err, errlen, "args.files: expected a map of relative "
+                                          "name to SHA-256");
+        return 0;
 }
 
 static int check_overrides(const struct proto_load *a, char *err, size_t errlen)
@@ -147,8 +180,9 @@ int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem,
         const struct pv *mr = pv_get(args, "multirate"), *st = pv_get(args, "starts");
         const struct pv *rec = pv_get(args, "record");
         const struct pv *rin = pv_get(args, "rigIn"), *rout = pv_get(args, "rigOut");
+        const struct pv *files = pv_get(args, "files");
         struct proto_load a = { 0 };
-        int n_mr, n_st, n_rec, n_rin, n_rout, r;
+        int n_mr, n_st, n_rec, n_rin, n_rout, n_files, r;
         struct proto_str *strs;
         struct proto_assign *as;
         char *block = NULL;
@@ -158,6 +192,15 @@ int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem,
         if (r < 0)
                 return r;
         r = check_overrides(&a, err, errlen);
+        if (r < 0)
+                return r;
+        /* A map of name to text first, so that check_sources() reads strings. */
+        n_files = assigns_check(files, "files", err, errlen);
+        if (n_files < 0)
+                return n_files;
+        if (n_files > 4096)
+                return proto_fail(err, errlen, "args.files: more than 4096 entries");
+        r = check_sources(&a, files, err, errlen);
         if (r < 0)
                 return r;
         n_mr = assigns_check(mr, "multirate", err, errlen);
@@ -176,9 +219,9 @@ int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem,
         n_rout = strs_check(rout, "args", "rigOut", 256, err, errlen);
         if (n_rout < 0)
                 return n_rout;
-        if (n_mr + n_st + n_rec + n_rin + n_rout) {
+        if (n_mr + n_st + n_rec + n_rin + n_rout + n_files) {
                 /* proto_assign holds two proto_str: one alignment for the whole block. */
-                block = malloc((size_t)(n_mr + n_st) * sizeof(struct proto_assign) +
+                block = malloc((size_t)(n_mr + n_st + n_files) * sizeof(struct proto_assign) +
                                (size_t)(n_rec + n_rin + n_rout) * sizeof(struct proto_str));
                 if (!block) {
                         proto_fail(err, errlen, "out of memory");
@@ -190,12 +233,14 @@ int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem,
                 as = (struct proto_assign *)(void *)block;
                 assigns_fill(mr, as);
                 assigns_fill(st, as + n_mr);
-                strs = (struct proto_str *)(void *)(as + n_mr + n_st);
+                assigns_fill(files, as + n_mr + n_st);
+                strs = (struct proto_str *)(void *)(as + n_mr + n_st + n_files);
                 strs_fill(rec, strs);
                 strs_fill(rin, strs + n_rec);
                 strs_fill(rout, strs + n_rec + n_rin);
                 a.multirate = n_mr ? as : NULL;
                 a.starts = n_st ? as + n_mr : NULL;
+                a.files = n_files ? as + n_mr + n_st : NULL;
                 a.record = n_rec ? strs : NULL;
                 a.rig_in = n_rin ? strs + n_rec : NULL;
                 a.rig_out = n_rout ? strs + n_rec + n_rin : NULL;
@@ -205,6 +250,7 @@ int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem,
         a.n_record = (uint32_t)n_rec;
         a.n_rig_in = (uint32_t)n_rin;
         a.n_rig_out = (uint32_t)n_rout;
+        a.n_files = (uint32_t)n_files;
         *mem = block;
         *ret = a;
         return 0;

@@ -58,6 +58,7 @@ enum proto_op {
         PROTO_OP_SHUTDOWN,
         PROTO_OP_VARS,
         PROTO_OP_RIG,
+        PROTO_OP_PUT,
         PROTO_OP_COUNT,
 };
 
@@ -275,6 +276,10 @@ struct proto_load {
         struct proto_str path;          /* a .ssp, .ssd, folder or .fmu, absolute */
         struct proto_str out;           /* results CSV (absolute), or empty: the daemon's choice */
         struct proto_str input;         /* input CSV (absolute), or empty: none */
+        /* Instead of path and input: the SHA-256 (hex) of a file put into the upload store. */
+        struct proto_str content, input_content;
+        uint32_t n_files;               /* an .ssd's files: relative name -> SHA-256 */
+        const struct proto_assign *files;
         /* Overrides; has_* false: the scenario's own. */
         bool has_start, has_stop, has_step, has_budget, has_warp, has_decimation;
         double start, stop, step, budget, warp;
@@ -313,6 +318,24 @@ struct proto_load {
         bool has_rig_timeout;
         uint32_t rig_timeout_ms;                /* 1 to 60000 */
 };
+/*
+ * put: one chunk of a file into the daemon's upload store (PROTOCOL.md).
+ * data empty: a probe, answered with the offset the daemon has.
+ */
+#define PROTO_PUT_CHUNK         (1u << 20)      /* the largest data of one put */
+struct proto_put {
+        struct proto_str sha256;        /* 64 lowercase hex digits */
+        uint64_t size;                  /* of the whole file */
+        uint64_t offset;                /* where data starts */
+        const void *data;               /* borrowed from the request */
+        uint32_t len;
+        struct proto_str kind;          /* "fmu", "ssp", "ssd", "csv" or empty ("fmu") */
+};
+struct proto_put_result {
+        uint64_t offset;                /* bytes the daemon has: the next chunk starts here */
+        bool have;                      /* the whole file is in the store, its SHA-256 checked */
+};
+
 struct proto_load_result {
         uint64_t session, generation;
         struct proto_str out;           /* the results file; empty: none */
@@ -562,6 +585,10 @@ int proto_unsubscribe_decode(const struct pv *args, struct proto_unsubscribe *re
 void proto_restore_encode(struct pw *w, uint64_t id, const struct proto_restore *a);
 int proto_restore_decode(const struct pv *args, struct proto_restore *ret, char *err,
                          size_t errlen);
+/* Whether s is a SHA-256 as the protocol spells it: 64 lowercase hex digits. */
+bool proto_sha256_valid(struct proto_str s);
+void proto_put_encode(struct pw *w, uint64_t id, const struct proto_put *a);
+int proto_put_decode(const struct pv *args, struct proto_put *ret, char *err, size_t errlen);
 /* list and shutdown have no arguments: proto_req_begin(w, id, op, 0). Any key is refused. */
 int proto_noargs_decode(const struct pv *args, char *err, size_t errlen);
 
@@ -569,6 +596,9 @@ int proto_noargs_decode(const struct pv *args, char *err, size_t errlen);
 void proto_hello_result_encode(struct pw *w, const struct proto_hello_result *r);
 int proto_hello_result_decode(const struct pv *v, struct proto_hello_result *ret, char *err,
                               size_t errlen);
+void proto_put_result_encode(struct pw *w, const struct proto_put_result *r);
+int proto_put_result_decode(const struct pv *v, struct proto_put_result *ret, char *err,
+                            size_t errlen);
 void proto_load_result_encode(struct pw *w, const struct proto_load_result *r);
 /*
  * The load result's warnings into out[0..max): returns how many there are

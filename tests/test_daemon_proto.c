@@ -253,8 +253,8 @@ static void bogus_request(struct pw *w, uint64_t id, enum proto_op op, uint64_t 
 {
         const char *path = FMUD_MASTER_FMU_DIR "/Scripted.fmu";
         bool target = op != PROTO_OP_HELLO && op != PROTO_OP_LOAD && op != PROTO_OP_LIST &&
-                      op != PROTO_OP_SHUTDOWN;
-        uint32_t n = 1 + (target ? 1 : 0);
+                      op != PROTO_OP_SHUTDOWN && op != PROTO_OP_PUT;
+        uint32_t n = 1 + (target ? 1 : 0) + (op == PROTO_OP_PUT ? 3 : 0);
 
         switch (op) {
         case PROTO_OP_HELLO: case PROTO_OP_LOAD: case PROTO_OP_WARP: case PROTO_OP_STEP:
@@ -285,6 +285,14 @@ static void bogus_request(struct pw *w, uint64_t id, enum proto_op op, uint64_t 
                 break;
         case PROTO_OP_UNSUBSCRIBE: pw_str(w, "topic"); pw_str(w, "s1.1"); break;
         case PROTO_OP_RESTORE: pw_str(w, "snapshot"); pw_u64(w, 1); break;
+        case PROTO_OP_PUT:
+                pw_str(w, "sha256");
+                pw_str(w, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+                pw_str(w, "size");
+                pw_u64(w, 0);
+                pw_str(w, "offset");
+                pw_u64(w, 0);
+                break;
         default: break;
         }
         pw_str(w, "bogus");
