@@ -83,6 +83,10 @@ struct fmud_config {
         double overrun_margin_us, spin_us;
         /* [results] */
         uint32_t results_flush_ms;      /* rows wait at most this long to be written; 0: default */
+        /* [upload] (upload.h): bytes; 0: the store's defaults */
+        uint64_t upload_max_file;       /* one file put */
+        uint64_t upload_quota;          /* one client's uploads in progress */
+        uint64_t upload_store_bytes;    /* complete uploads kept before the oldest go */
         /* [roles] (access.h) */
         enum access_role default_role;  /* unmatched local users */
         struct access_grant *role_users, *role_groups;

@@ -283,6 +283,9 @@ static int start_host(struct daemon *d, struct control *c)
         if (cfg->max_sessions)
                 o.max_sessions = cfg->max_sessions;
         o.max_reply = cfg->max_message;
+        o.upload_max_file = cfg->upload_max_file;
+        o.upload_quota = cfg->upload_quota;
+        o.upload_store_bytes = cfg->upload_store_bytes;
         o.complete = control_complete;
         o.complete_ctx = c;
         o.publish = control_publish;

@@ -17,6 +17,7 @@
  * where the control thread joins and frees it at its next call.
  */
 #include "daemon/host_int.h"
+#include "daemon/upload.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -353,6 +354,23 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
                             "layers");
 #endif
         atomic_init(&h->n_transient, 0);
+        {
+                char dir[4096], msg[512];
+                int r;
+
+                snprintf(dir, sizeof(dir), "%s/upload", h->cache_dir);
+                r = upload_new(&(struct upload_opts){ .dir = dir,
+                                                      .max_file = opts->upload_max_file,
+                                                      .quota = opts->upload_quota,
+                                                      .store_bytes = opts->upload_store_bytes },
+                               &h->upload, msg, sizeof(msg));
+                if (r < 0) {
+                        if (ret_message)
+                                *ret_message = strdup(msg);
+                        host_free(h);
+                        return r;
+                }
+        }
         *ret = h;
         return 0;
 }
@@ -402,6 +420,7 @@ void host_free(struct host *h)
         }
         /* A thread that retired after the last look at the zombies, once none was live. */
         host_join_zombies(h);
+        upload_free(h->upload);
         free_allowed(h->allowed, h->n_allowed);
         free_allowed(h->output, h->n_output);
         free(h->state_dir);

@@ -138,6 +138,8 @@ struct host_opts {
          */
         uint64_t mlock_bytes, mlock_max_bytes;
         uint32_t max_sessions;          /* 0: 64 */
+        /* The upload store (upload.h), CACHE/upload: [upload]'s limits; 0: the defaults. */
+        uint64_t upload_max_file, upload_quota, upload_store_bytes;
         /* Bytes of one reply; a bigger one is refused PROTO_E_TOO_LARGE. 0: PROTO_MAX_MSG. */
         size_t max_reply;
         host_complete_fn *complete;

@@ -212,6 +212,7 @@ struct hsess {
         gid_t peer_gid;
         char peer_ident[HOST_IDENT_MAX];
         struct open_as as;              /* whose rights the client's files are opened with */
+        char *content_dir;              /* a load by content's directory (host_content.c); NULL */
         enum proto_state state;
         uint64_t generation;
         struct scenario *sc;
@@ -288,6 +289,7 @@ struct host {
         /* FMUD_TEST_SANDBOX_SKIP: layers every worker skips (sandbox_opts.skip_layers). */
         uint32_t skip_layers;
         _Atomic uint32_t n_transient;   /* transient sessions in sessions */
+        struct upload *upload;          /* the upload store (upload.h; its own lock) */
 };
 
 /* ---- host.c: replies and the registry ---- */
@@ -316,6 +318,23 @@ void host_retire(struct host *h, struct hsess *hs);
 /* Decode a command's copied args; 0 or -errno. Free doc with pv_doc_fini() in any case. */
 int host_cmd_args(struct host *h, const struct hcmd *c, struct pv_doc *doc);
 void hcmd_free(struct hcmd *c);
+
+/* ---- host_content.c: put, and loads by content ---- */
+void hcontent_put(struct host *h, uint64_t token, const struct proto_req *req,
+                  const struct host_peer *peer);
+/* Caller thread: whether the uploads a load names are there (and files' names); -1 or a code. */
+int hcontent_check(struct host *h, const struct proto_load *a, char *msg, size_t size);
+/*
+ * Session thread: the load's uploads linked into a new hs->content_dir;
+ * *ret_path the model's, *ret_input the input's (NULL: none), malloc'ed.
+ * -1, or the refusal's code with msg.
+ */
+int hcontent_prepare(struct hsess *hs, const struct proto_load *a, char **ret_path,
+                     char **ret_input, char *msg, size_t size);
+/* Cut "CONTENT_DIR/" out of msg: a load by content's messages name its files relatively. */
+void hcontent_unprefix(struct hsess *hs, char *msg);
+/* Remove hs->content_dir (none: nothing). */
+void hcontent_release(struct hsess *hs);
 
 /* ---- host_load_check.c ---- */
 /* Caller thread: check load's paths; -1 when they are fine, else the reply code with msg. */

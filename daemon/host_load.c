@@ -28,11 +28,17 @@
 #include <syslog.h>
 #include <unistd.h>
 
-/* The input file: resolved and checked again (as the scenario), read for the scenario. */
-static int read_inputs(struct hsess *hs, const struct proto_str *input, char *msg, size_t size,
-                       int *code)
+/*
+ * The input file: resolved and checked again (as the scenario), read for
+ * the scenario. uploaded: input.csv of the load's directory (host_content.c),
+ * opened beneath it with the daemon's own identity.
+ */
+static int read_inputs(struct hsess *hs, const struct proto_str *input, const char *uploaded,
+                       char *msg, size_t size, int *code)
 {
-        char *path = hvalues_strdup(input), *why = NULL;
+        static const struct open_as own = { .set = false };
+        char *path = uploaded ? strdup(uploaded) : hvalues_strdup(input), *why = NULL;
+        char *dir = hs->content_dir;
         struct stat st;
         int fd = -1, r;
 
@@ -42,8 +48,10 @@ static int read_inputs(struct hsess *hs, const struct proto_str *input, char *ms
                 return -EINVAL;
         }
         /* Opened once, beneath its allowed directory; only the descriptor is read. */
-        *code = hpath_open(&hs->as, hs->allowed, hs->n_allowed, path, O_RDONLY | O_NONBLOCK, 0,
-                           &fd, msg, size);
+        *code = uploaded ? hpath_open(&own, &dir, 1, path, O_RDONLY | O_NONBLOCK, 0, &fd, msg,
+                                      size) :
+                           hpath_open(&hs->as, hs->allowed, hs->n_allowed, path,
+                                      O_RDONLY | O_NONBLOCK, 0, &fd, msg, size);
         if (*code >= 0) {
                 free(path);
                 return -EACCES;
@@ -374,7 +382,8 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         struct diag_list diags;
         struct proto_load a;
         struct pv_doc doc = { 0 };
-        char msg[HOST_MSG_MAX] = "", err[256], *path = NULL, *out = NULL;
+        static const struct open_as own = { .set = false };
+        char msg[HOST_MSG_MAX] = "", err[256], *path = NULL, *out = NULL, *input = NULL;
         void *mem = NULL;
         int r, code = PROTO_E_INTERNAL;
         bool mlock;
@@ -391,7 +400,13 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                 snprintf(msg, sizeof(msg), "%s", err);
                 goto out_reply;
         }
-        path = hvalues_strdup(&a.path);
+        if (a.content.len || a.input_content.len) {
+                code = hcontent_prepare(hs, &a, &path, &input, msg, sizeof(msg));
+                if (code >= 0)
+                        goto out_reply;
+        }
+        if (!a.content.len)
+                path = hvalues_strdup(&a.path);
         out = a.out.len ? hvalues_strdup(&a.out) : NULL;
         code = path ? -1 : PROTO_E_BAD_REQUEST;
         if (code >= 0)
@@ -408,6 +423,12 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         sopt.allowed_dirs = (const char *const *)hs->allowed;
         sopt.confined = true;
         sopt.open_as = &hs->as;
+        if (a.content.len) {
+                /* Only the load's own directory, its files the daemon's (host_content.c). */
+                sopt.n_allowed_dirs = 1;
+                sopt.allowed_dirs = (const char *const *)&hs->content_dir;
+                sopt.open_as = &own;
+        }
         sopt.fmu.strict = a.strict;
         sopt.cancel = (struct fmi_cancel){ .fn = load_cancelled, .ctx = hs };
         r = scenario_load(path, &sopt, &o, &diags, &hs->sc);
@@ -429,6 +450,9 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         } else if (r < 0) {
                 snprintf(msg, sizeof(msg), "cannot load '%s': %s", path, strerror(-r));
         }
+        /* A load by content: its files by their names in the load, not the daemon's directory. */
+        if (r < 0 && hs->content_dir)
+                hcontent_unprefix(hs, msg);
         if (r < 0)
                 goto out_reply;
         /*
@@ -439,8 +463,8 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                 hs->sc->experiment.budget = h->opts.default_budget_s;
         hpace_defaults(&hs->sc->experiment, &h->opts);
         hs->warp = hs->sc->experiment.warp;
-        if (a.input.len) {
-                r = read_inputs(hs, &a.input, msg, sizeof(msg), &code);
+        if (a.input.len || input) {
+                r = read_inputs(hs, &a.input, input, msg, sizeof(msg), &code);
                 if (r < 0)
                         goto out_reply;
         }
@@ -506,6 +530,7 @@ out_reply:
         /* The caller answers once nothing is left: hs->load stays for it. */
         load_strs_fini(&ls);
         free(path);
+        free(input);
         free(out);
         free(mem);
         pv_doc_fini(&doc);
@@ -514,6 +539,7 @@ out_reply:
 out_free:
         load_strs_fini(&ls);
         free(path);
+        free(input);
         free(out);
         free(mem);
         pv_doc_fini(&doc);
@@ -547,4 +573,5 @@ void hload_free(struct hsess *hs)
         hs->rec_vals = NULL;
         scenario_free(hs->sc);
         hs->sc = NULL;
+        hcontent_release(hs);
 }

@@ -63,12 +63,15 @@ int hload_check(struct host *h, const struct proto_load *a, const struct open_as
         char *path = hvalues_strdup(&a->path), *out = NULL;
         int code;
 
-        if (!path || !path[0]) {
+        if (!path || (!path[0] && !a->content.len)) {
                 free(path);
                 snprintf(msg, size, "path: not a file name");
                 return PROTO_E_BAD_REQUEST;
         }
-        code = check_in(h, as, path, msg, size);
+        /* By content: the uploads are the daemon's own; by path: beneath an allowed directory. */
+        code = a->content.len ? -1 : check_in(h, as, path, msg, size);
+        if (code < 0)
+                code = hcontent_check(h, a, msg, size);
         if (code < 0)
                 code = sandbox_of(h, &a->sandbox, ret_sandbox, msg, size);
         if (code < 0 && a->out.len) {

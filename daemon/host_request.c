@@ -329,6 +329,9 @@ void host_request_from(struct host *h, uint64_t token, const struct proto_req *r
         case PROTO_OP_LIST:
                 do_list(h, token, req, peer);
                 break;
+        case PROTO_OP_PUT:
+                hcontent_put(h, token, req, peer);
+                break;
         case PROTO_OP_UNLOAD:
         case PROTO_OP_STATUS:
         case PROTO_OP_START:
