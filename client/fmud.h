@@ -126,6 +126,24 @@ const char *fmud_load_warnings(const struct fmud *c);
 const char *fmud_load_out(const struct fmud *c);
 int fmud_unload(struct fmud *c, const struct proto_target *t);
 
+#define FMUD_SHA256_HEX         64              /* hex digits of a SHA-256 */
+/*
+ * Put the regular file at path into the daemon's upload store (the put
+ * operation, PROTOCOL.md), for a load by content (proto_load.content,
+ * .input_content, .files). kind: "fmu", "ssp", "ssd", "csv", or NULL
+ * ("fmu"). Hashes the file, asks the daemon what it has and sends the rest
+ * in chunks of at most PROTO_PUT_CHUNK bytes: content the daemon already
+ * has is not sent again, and an upload that broke off resumes where the
+ * daemon's partial file ends. One request per chunk, each with the
+ * handle's timeout. ret_sha256 (may be NULL): the file's SHA-256, 64
+ * lowercase hex digits and a NUL; ret_sent (may be NULL): the bytes sent
+ * (0: the daemon had the file). A refusal (FMUD_E_REFUSED) is the daemon's:
+ * PROTO_E_LIMIT over the per-file size or the client's quota,
+ * PROTO_E_INVALID for a file that changed while it was sent.
+ */
+int fmud_put_file(struct fmud *c, const char *path, const char *kind,
+                  char ret_sha256[FMUD_SHA256_HEX + 1], uint64_t *ret_sent);
+
 /* ret (may be NULL): the session's state after the operation; borrowed. */
 int fmud_start(struct fmud *c, const struct proto_target *t, struct proto_progress *ret);
 int fmud_pause(struct fmud *c, const struct proto_target *t, struct proto_progress *ret);
