@@ -140,12 +140,17 @@ enum {
         CLI_O_RT_PRIO, CLI_O_RT_WPRIO, CLI_O_RT_CPUS, CLI_O_RT_WCPUS, CLI_O_RT_BEST, CLI_O_RT_MLOCK,
         CLI_O_OVERRUN, CLI_O_OVERRUN_MARGIN, CLI_O_SPIN,
         CLI_O_RIG_IN, CLI_O_RIG_OUT, CLI_O_RIG_POLICY, CLI_O_RIG_TIMEOUT,
+        CLI_O_UPLOAD, CLI_O_NO_UPLOAD,
 };
 
 /* The options of a load but --out, whose help differs between load and run. */
 extern const struct cli_opt cli_load_opts[];
 
 #define CLI_MAX_ASSIGN 256
+#define CLI_MAX_FILES 256               /* an .ssd's files uploaded with it */
+
+/* When a load sends its files (cli_upload.c): auto, --upload, --no-upload. */
+enum { CLI_UPLOAD_AUTO, CLI_UPLOAD_FORCE, CLI_UPLOAD_NEVER };
 
 struct cli_load {
         struct proto_load l;            /* strings point into argv or the fields below */
@@ -155,6 +160,11 @@ struct cli_load {
         const char *out;                /* as given */
         const char *input;              /* --input as given; NULL: none */
         char *path_abs, *out_abs, *input_abs;
+        int upload;                     /* CLI_UPLOAD_* */
+        char content_sha[FMUD_SHA256_HEX + 1], input_sha[FMUD_SHA256_HEX + 1];
+        struct proto_assign files[CLI_MAX_FILES];       /* an .ssd's, once uploaded */
+        char *file_names[CLI_MAX_FILES];
+        char file_shas[CLI_MAX_FILES][FMUD_SHA256_HEX + 1];
 };
 
 /* A cli_load_opts or --out (CLI_O_OUT) option: 1 done, 0 not one of them, FMUCTL_EXIT_USAGE (printed). */
@@ -162,6 +172,14 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
 /* Make path (and --out, --input, when given) absolute into l->l. 0, or an exit code after printing why. */
 int cli_load_paths(const struct cli *a, struct cli_load *l, const char *path);
 void cli_load_fini(struct cli_load *l);
+/*
+ * fmud_load() of l on a->c, uploading its files first or after a refusal
+ * when the daemon cannot open them (cli_upload.c). fmud_load()'s return;
+ * -EINVAL with *ret_code an exit code after printing why when an upload
+ * failed (otherwise *ret_code 0).
+ */
+int cli_load_send(struct cli *a, struct cli_load *l, uint64_t *ret_session,
+                  uint64_t *ret_generation, int *ret_code);
 /* An absolute form of path (which need not exist; its directory must). Caller frees. */
 char *cli_abspath(const char *path);
 

@@ -71,6 +71,9 @@ const struct cli_opt cli_load_opts[] = {
           "safe (the SAFE values), pause (the session)" },
         { "rig-timeout", CLI_O_RIG_TIMEOUT, "MS", "the rig has vanished when its heartbeat is this\n"
           "old (1-60000 ms; default 100)" },
+        { "upload", CLI_O_UPLOAD, NULL, "send the files to the daemon and load them by\n"
+                                         "content (default: when the daemon cannot open them)" },
+        { "no-upload", CLI_O_NO_UPLOAD, NULL, "never send the files: the daemon opens the paths" },
         { "transient", CLI_O_TRANSIENT, NULL, "unload the session when this connection goes quiet\n"
                                              "(fmuctl run always does)" },
         { 0 },
@@ -270,6 +273,10 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
         case CLI_O_FORCE:
                 p->force = true;
                 return 1;
+        case CLI_O_UPLOAD:
+        case CLI_O_NO_UPLOAD:
+                l->upload = opt == CLI_O_UPLOAD ? CLI_UPLOAD_FORCE : CLI_UPLOAD_NEVER;
+                return 1;
         case CLI_O_RT_PRIO:
                 return priority(a, "--rt-priority", arg, &p->rt_priority, &p->has_rt_priority);
         case CLI_O_RT_WPRIO:
@@ -365,6 +372,9 @@ void cli_load_fini(struct cli_load *l)
         free(l->out_abs);
         free(l->input_abs);
         l->path_abs = l->out_abs = l->input_abs = NULL;
+        for (uint32_t i = 0; i < l->l.n_files; i++)
+                free(l->file_names[i]);
+        l->l.n_files = 0;
 }
 
 void cli_print_load_warnings(const struct cli *a)

@@ -68,10 +68,12 @@ int cmd_load(int argc, char **argv)
                 code = cli_open(&a);
         if (code)
                 goto out;
-        r = fmud_load(a.c, &l.l, &session, &gen);
+        r = cli_load_send(&a, &l, &session, &gen, &code);
         if (r >= 0)
                 cli_print_load_warnings(&a);
-        if (r < 0) {
+        if (r < 0 && code) {
+                /* An upload failed, said already. */
+        } else if (r < 0) {
                 code = cli_fail(&a, r, "load '%s'", argv[optind]);
         } else if (a.json) {
                 struct json_object *o = json_object_new_object();

@@ -415,7 +415,9 @@ static int run_session(struct run_cmd *a)
          * often than a third of any transient_grace the daemon accepts.
          */
         a->load.l.transient = true;
-        r = fmud_load(a->cli.c, &a->load.l, &t.session, &t.generation);
+        r = cli_load_send(&a->cli, &a->load, &t.session, &t.generation, &code);
+        if (r < 0 && code)
+                return code;
         if (r < 0) {
                 code = cli_fail(&a->cli, r, "load '%s'", a->scenario);
                 if (r == FMUD_E_REFUSED && fmud_errcode(a->cli.c) == PROTO_E_DENIED)
