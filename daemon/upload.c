@@ -376,6 +376,9 @@ static int put_locked(struct upload *u, const char *ident, const struct proto_pu
                         return PROTO_E_INTERNAL;
                 }
                 p->have += a->len;
+                /* Writeback starts now: the last chunk's fsync does not wait for the file. */
+                (void) sync_file_range(p->fd, (off_t)(p->have - a->len), (off_t)a->len,
+                                       SYNC_FILE_RANGE_WRITE);
         }
         if (p->have == p->size) {
                 code = finish(u, p, msg, size);
