@@ -224,6 +224,32 @@ int fmud_restore(struct fmud *c, const struct proto_target *t, uint64_t snapshot
 /* Ask the daemon to stop every session and exit. */
 int fmud_shutdown(struct fmud *c);
 
+/* ---- Results file ---------------------------------------------------------------- */
+
+/* What fmud_results_read() read. */
+struct fmud_results {
+        size_t len;                     /* bytes copied to buf */
+        uint64_t offset;                /* where they start in the file (the offset asked) */
+        uint64_t size;                  /* the file's bytes complete so far */
+        bool done;                      /* recording has ended and offset + len == size */
+        char format[8];                 /* "csv" */
+};
+
+/*
+ * Read up to max bytes (at most PROTO_RESULTS_CHUNK, 1 MiB; 0: that) of
+ * the session's results file from offset into buf (max bytes), through
+ * the daemon (results: it reads the file it writes, so this works over
+ * tcp too). Works while the session runs (fewer bytes than max when no
+ * more are complete yet: read again later, or on the session's next
+ * sample or event) and after it ended, until it is unloaded. Only the
+ * session's owner or an admin may read it (PROTO_E_DENIED). An offset past
+ * size is refused (PROTO_E_INVALID). Returns 0 and *ret, or as
+ * fmud_call(). A whole file: read from offset 0, add len each time, until
+ * done.
+ */
+int fmud_results_read(struct fmud *c, const struct proto_target *t, uint64_t offset, void *buf,
+                      size_t max, struct fmud_results *ret);
+
 /* ---- Events and samples (PUB) ------------------------------------------------------ */
 
 /*

@@ -39,9 +39,10 @@ static const enum access_role needed[] = {
         [PROTO_OP_RIG] = ACCESS_OPERATOR,
         /* What is put is for a load: the role load needs. */
         [PROTO_OP_PUT] = ACCESS_OPERATOR,
+        [PROTO_OP_RESULTS] = ACCESS_OBSERVER,
 };
 _Static_assert(sizeof(needed) / sizeof(needed[0]) == PROTO_OP_COUNT &&
-               PROTO_OP_PUT == PROTO_OP_COUNT - 1,
+               PROTO_OP_RESULTS == PROTO_OP_COUNT - 1,
                "every request kind needs a role in access.c");
 
 static const char *const names[] = { "none", "observer", "operator", "admin" };
@@ -67,6 +68,12 @@ enum access_role access_needed(enum proto_op op)
 bool access_changes(enum proto_op op)
 {
         return access_needed(op) >= ACCESS_OPERATOR;
+}
+
+bool access_owner_only(enum proto_op op)
+{
+        /* The rows are the owner's data, not the session's public state. */
+        return access_changes(op) || op == PROTO_OP_RESULTS;
 }
 
 /* A decimal id, or -1. */

@@ -53,6 +53,12 @@ int access_role_parse(const char *s);
 enum access_role access_needed(enum proto_op op);
 /* Whether op changes something (a session, the daemon): it is logged with who asked. */
 bool access_changes(enum proto_op op);
+/*
+ * Whether only the session's owner (who loaded it) or an admin may send op
+ * for a session: every op that changes it, and results (the rows are the
+ * owner's, not the session's public state).
+ */
+bool access_owner_only(enum proto_op op);
 
 /* A [roles] entry: a user or group, by name or number, and its role. */
 struct access_grant {

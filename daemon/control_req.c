@@ -213,7 +213,7 @@ static void to_host(struct control *c, const struct ctl_peer *p, const struct pr
         struct host_peer hp = { .sock = p->sock, .id = p->id, .id_len = p->id_len,
                                 .label = label, .user = who->user,
                                 .any_session = who->role == ACCESS_ADMIN ||
-                                               !access_changes(req->op),
+                                               !access_owner_only(req->op),
                                 .admin = who->role == ACCESS_ADMIN,
                                 .role = access_role_name(who->role),
                                 .has_cred = p->has_cred, .uid = p->uid, .gid = p->gid };

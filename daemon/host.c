@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 
 void host_opts_default(struct host_opts *o)
 {
@@ -164,6 +165,8 @@ void host_sess_destroy(struct hsess *hs)
                 free(hs->output[i]);
         free(hs->output);
         hstatus_fini(&hs->st);
+        if (hs->res_fd >= 0)
+                close(hs->res_fd);
         hlog_fini(hs);
         pthread_cond_destroy(&hs->cond);
         pthread_mutex_destroy(&hs->lock);

@@ -15,6 +15,7 @@
  *   host_rt.c       a session's real-time options, applied at load and reported
  *   host_sub.c      the master's sink: results file and subscriptions
  *   host_rec.c      the results file's condition: flushes, failures, close
+ *   host_results.c  results: pieces of the results file (control thread)
  *   host_snap.c     snapshot and restore
  *   host_lease.c    transient sessions' leases (control thread)
  *   host_log.c      the session's lines in the daemon's log, its FMUs' messages
@@ -110,6 +111,9 @@ struct hstatus {
         const char *results;            /* static: "writing", "complete", "failed"; NULL: none */
         char *out;                      /* the results file's path; NULL: none */
         uint64_t rows, dropped;
+        /* For results (host_results.c): the file's bytes complete so far; closed, all of it. */
+        uint64_t res_bytes;
+        bool res_done;
         uint64_t samples_dropped;       /* subscriptions' samples lost on the way */
         size_t n_insts;
         struct hinst_status *insts;
@@ -197,6 +201,7 @@ struct hsess {
         atomic_bool cancel;
         struct hstatus st;              /* under lock */
         struct master *m_pub;           /* under lock */
+        int res_fd;                     /* under lock: the results file, readable; -1: none */
 
         /* Session thread only. */
         struct hcmd *load;              /* the load request, until answered */
@@ -489,6 +494,13 @@ void hrec_idle(void *ctx);
  * daemon's log say so. Returns 0 or the error (-errno).
  */
 int hrec_close(struct hsess *hs);
+/* The results file fd (open for reading) is the session's too, for results (session thread). */
+void hrec_share(struct hsess *hs, int fd);
+
+/* ---- host_results.c (control thread): the results operation ---- */
+
+/* Answer results for hs, found and checked (owner, generation) by the caller, unlocked. */
+void hres_reply(struct host *h, uint64_t token, const struct proto_req *req, struct hsess *hs);
 /*
  * The session ends (st, message), and with it the results file; if the
  * file could not be finished, the session faults with its message instead

@@ -254,6 +254,8 @@ static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, si
                 r = *code >= 0 ? -EACCES : 0;
         }
         if (r == 0 && fd >= 0) {
+                /* Read back through this descriptor only, never the path again (results). */
+                hrec_share(hs, fcntl(fd, F_DUPFD_CLOEXEC, 3));
                 r = rec_open_fd(fd, cols, sc->n_columns, &ro, &hs->rec);
                 *code = PROTO_E_INTERNAL;
                 if (r < 0) {
@@ -264,6 +266,7 @@ static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, si
         }
         free(cols);
         if (!hs->rec) {
+                hrec_share(hs, -1);
                 free(hs->rec_path);
                 hs->rec_path = NULL;
         }
@@ -559,6 +562,7 @@ void hload_free(struct hsess *hs)
         master_free(hs->m);
         hs->m = NULL;
         (void) hrec_close(hs);
+        hrec_share(hs, -1);
         free(hs->rec_path);
         hs->rec_path = NULL;
         atomic_fetch_sub(&hs->h->workers, hs->n_workers);

@@ -19,7 +19,9 @@
  * where the file system keeps no extended attributes only force
  * replaces. A new file (and its session directory) is chowned to the
  * client's uid and gid where the peer is local and the daemon may, so the
- * client can read, move and delete its results.
+ * client can read, move and delete its results. The file is opened for
+ * reading too: the results operation reads it back through a duplicate of
+ * this descriptor (host_results.c), never by its path again.
  *
  * Threads: the session thread (hout_open()), the control thread
  * (hout_ident(), at load); hout_mark_name() once at host_new().
@@ -128,10 +130,10 @@ static int open_named(struct hsess *hs, const char *out, bool force, int *ret_fd
 
         /* No O_CREAT: an existing file is looked at before anything is done to it. */
         code = hpath_open_in(&hs->as, hs->output, hs->n_output, "output", out,
-                             O_WRONLY | O_NONBLOCK, 0, &fd, &err, msg, size);
+                             O_RDWR | O_NONBLOCK, 0, &fd, &err, msg, size);
         if (code >= 0 && err == ENOENT) {
                 code = hpath_open_in(&hs->as, hs->output, hs->n_output, "output", out,
-                                     O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK, 0644, &fd, &err,
+                                     O_RDWR | O_CREAT | O_EXCL | O_NONBLOCK, 0644, &fd, &err,
                                      msg, size);
                 if (code >= 0)
                         return code;
@@ -231,7 +233,7 @@ static int open_state(struct hsess *hs, int *ret_fd, char **ret_path, char *msg,
                 goto out;
         }
         make_theirs(hs, dfd, false);
-        fd = beneath_openat_as(&hs->as, dfd, RESULTS_NAME, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        fd = beneath_openat_as(&hs->as, dfd, RESULTS_NAME, O_RDWR | O_CREAT | O_EXCL, 0644);
         if (fd < 0 || asprintf(&path, "%s/" RESULTS_NAME, dir) < 0) {
                 snprintf(msg, size, "cannot write '%s/" RESULTS_NAME "': %s", dir,
                          strerror(fd < 0 ? -fd : ENOMEM));

@@ -19,6 +19,7 @@
 
 #include <stdio.h>
 #include <syslog.h>
+#include <unistd.h>
 
 void hrec_failed(struct hsess *hs, int err)
 {
@@ -48,6 +49,10 @@ int hrec_close(struct hsess *hs)
         hs->rec_name = rec_backend_name(rec_backend(hs->rec));
         r = rec_close(hs->rec, &hs->rec_final);
         hs->rec = NULL;
+        /* Closed (and cut back after a failed write): the whole file is what results serves. */
+        pthread_mutex_lock(&hs->lock);
+        hs->st.res_done = true;
+        pthread_mutex_unlock(&hs->lock);
         if (r == 0 && hs->rec_error)
                 r = hs->rec_error;
         if (r == 0)
@@ -57,6 +62,18 @@ int hrec_close(struct hsess *hs)
                         &hs->rec_final);
         hlog_line(hs, LOG_ERR, "%s", hs->rec_msg);
         return r;
+}
+
+void hrec_share(struct hsess *hs, int fd)
+{
+        int old;
+
+        pthread_mutex_lock(&hs->lock);
+        old = hs->res_fd;
+        hs->res_fd = fd;
+        pthread_mutex_unlock(&hs->lock);
+        if (old >= 0)
+                close(old);
 }
 
 void hrec_end(struct hsess *hs, enum proto_state st, const char *message)

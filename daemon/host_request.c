@@ -43,6 +43,7 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
         if (hs) {
                 pthread_mutex_init(&hs->lock, NULL);
                 pthread_cond_init(&hs->cond, NULL);
+                hs->res_fd = -1;
                 hlog_init(hs);
                 hs->h = h;
                 hs->sandbox = sandbox;
@@ -199,6 +200,13 @@ static int target_of(struct host *h, uint64_t token, const struct proto_req *req
                 *t = a.t;
                 break;
         }
+        case PROTO_OP_RESULTS: {
+                struct proto_results a;
+
+                r = proto_results_decode(req->args, &a, err, sizeof(err));
+                *t = a.t;
+                break;
+        }
         case PROTO_OP_RESTORE: {
                 struct proto_restore a;
 
@@ -272,6 +280,11 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
                         return;
                 }
                 host_reply_error(h, token, req->id, PROTO_E_INTERNAL, "out of memory");
+                return;
+        }
+        if (req->op == PROTO_OP_RESULTS) {
+                pthread_mutex_unlock(&hs->lock);
+                hres_reply(h, token, req, hs);
                 return;
         }
         if (req->op == PROTO_OP_STATUS) {
@@ -350,6 +363,7 @@ void host_request_from(struct host *h, uint64_t token, const struct proto_req *r
         case PROTO_OP_RESTORE:
         case PROTO_OP_LOGS:
         case PROTO_OP_RIG:
+        case PROTO_OP_RESULTS:
                 do_session_op(h, token, req, peer);
                 break;
         default:

@@ -159,6 +159,7 @@ void hstatus_refresh(struct hsess *hs, bool force)
                 hs->st.results = "writing";
                 hs->st.rows = rs.rows_written;
                 hs->st.dropped = rs.dropped;
+                hs->st.res_bytes = rs.bytes_complete;
         } else if (hs->rec_name) {
                 hs->st.recorder = hs->rec_name;
                 hs->st.results = hs->rec_failed ? "failed" : "complete";

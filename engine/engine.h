@@ -11,6 +11,7 @@
 #ifndef FMUD_ENGINE_ENGINE_H
 #define FMUD_ENGINE_ENGINE_H
 
+#include "engine/record/mat4_csv.h"
 #include "engine/run/run.h"
 #include "engine/scenario/scenario.h"
 

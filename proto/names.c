@@ -31,6 +31,7 @@ static const char *const op_names[PROTO_OP_COUNT] = {
         [PROTO_OP_VARS] = "vars",
         [PROTO_OP_RIG] = "rig",
         [PROTO_OP_PUT] = "put",
+        [PROTO_OP_RESULTS] = "results",
 };
 
 static const char *const err_names[PROTO_E_COUNT] = {

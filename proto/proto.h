@@ -59,6 +59,7 @@ enum proto_op {
         PROTO_OP_VARS,
         PROTO_OP_RIG,
         PROTO_OP_PUT,
+        PROTO_OP_RESULTS,
         PROTO_OP_COUNT,
 };
 
@@ -492,6 +493,27 @@ struct proto_subscribe {
 struct proto_subscribe_result { struct proto_str topic; };
 struct proto_unsubscribe { struct proto_target t; struct proto_str topic; };
 struct proto_snapshot_result { uint64_t snapshot; double time; };
+/*
+ * results (ops_results.c): a piece of the session's results file. The
+ * request's max is 1 to PROTO_RESULTS_CHUNK bytes (has_max false:
+ * PROTO_RESULTS_CHUNK); the result's data starts at offset, size is the
+ * bytes of the file complete so far, done says the session has finished
+ * recording and data reaches the end.
+ */
+#define PROTO_RESULTS_CHUNK     (1u << 20)
+struct proto_results {
+        struct proto_target t;
+        uint64_t offset;
+        bool has_max;
+        uint64_t max;
+};
+struct proto_results_result {
+        const void *data;               /* decode: points into the reply */
+        uint32_t len;
+        uint64_t offset, size;
+        bool done;
+        struct proto_str format;        /* "csv" */
+};
 struct proto_restore { struct proto_target t; uint64_t snapshot; };
 /* restore's result: progress, and the session with its new generation. */
 struct proto_restore_result {
@@ -589,6 +611,9 @@ int proto_restore_decode(const struct pv *args, struct proto_restore *ret, char 
 bool proto_sha256_valid(struct proto_str s);
 void proto_put_encode(struct pw *w, uint64_t id, const struct proto_put *a);
 int proto_put_decode(const struct pv *args, struct proto_put *ret, char *err, size_t errlen);
+void proto_results_encode(struct pw *w, uint64_t id, const struct proto_results *a);
+int proto_results_decode(const struct pv *args, struct proto_results *ret, char *err,
+                         size_t errlen);
 /* list and shutdown have no arguments: proto_req_begin(w, id, op, 0). Any key is refused. */
 int proto_noargs_decode(const struct pv *args, char *err, size_t errlen);
 
@@ -639,6 +664,10 @@ int proto_subscribe_result_decode(const struct pv *v, struct proto_subscribe_res
 void proto_restore_result_encode(struct pw *w, const struct proto_restore_result *r);
 int proto_restore_result_decode(const struct pv *v, struct proto_restore_result *ret, char *err,
                                 size_t errlen);
+void proto_results_result_encode(struct pw *w, const struct proto_results_result *r);
+/* Checks data's length against max (the request's) and offset + len against size. */
+int proto_results_result_decode(const struct pv *v, uint64_t max,
+                                struct proto_results_result *ret, char *err, size_t errlen);
 void proto_snapshot_result_encode(struct pw *w, const struct proto_snapshot_result *r);
 int proto_snapshot_result_decode(const struct pv *v, struct proto_snapshot_result *ret, char *err,
                                  size_t errlen);

@@ -255,6 +255,7 @@ int rec_fallback_reason(const struct rec *r)
 void rec_get_stats(const struct rec *r, struct rec_stats *ret)
 {
         *ret = r->st;
+        ret->bytes_complete = r->line_end;
 }
 
 int rec_close(struct rec *r, struct rec_stats *ret_stats)
@@ -278,6 +279,7 @@ int rec_close(struct rec *r, struct rec_stats *ret_stats)
                 e = -errno;
         if (ret_stats) {
                 *ret_stats = r->st;
+                ret_stats->bytes_complete = r->line_end;
                 ret_stats->error = e;
         }
         rec_free(r);

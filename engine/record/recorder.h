@@ -167,6 +167,13 @@ struct rec_stats {
         uint64_t short_writes;  /* writes that completed short and were re-submitted */
         uint64_t rows_written;  /* rows the kernel confirmed written, in file order */
         double last_time;       /* the time of the last of them; NaN: none */
+        /*
+         * Bytes from where the recorder began to the end of the last
+         * complete line the kernel confirmed written, in file order (the
+         * header included): a reader of the file while it is written finds
+         * exactly these bytes complete, whatever later writes completed first.
+         */
+        uint64_t bytes_complete;
         int error;              /* first write error (-errno), or 0 */
 };
 

@@ -1,0 +1,322 @@
+/*
+ * mat4_csv: CSV to MAT v4, streamed (mat4_csv.h).
+ *
+ * DESIGN: bytes are cut into lines as they come; only the line being
+ * completed is held (at most LINE_MAX bytes), so a results file of any
+ * length converts in bounded memory. The header names the columns (RFC
+ * 4180 quoting, as the recorder writes it); the MAT file is opened once
+ * the header is complete, with each column's unit, description and
+ * parameter flag looked up by name in the caller's list (sorted once,
+ * searched per column). Values are read in the C locale, as the recorder
+ * wrote them ("inf", "nan" included).
+ */
+#include <errno.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/record/mat4_csv.h"
+
+#define LINE_MAX_BYTES  (64u << 20)
+
+struct mat4_csv {
+        int fd;
+        int err;
+        struct mat4_var *meta;          /* sorted by name */
+        size_t n_meta;
+        struct mat4 *m;
+        size_t ncols;                   /* after time */
+        double *vals;
+        uint64_t line;                  /* lines read */
+        char *buf;
+        size_t len, cap;
+        locale_t c_locale;
+        char **names;                   /* the header's, until the file is open */
+};
+
+static int fail(struct mat4_csv *c, int r, char *err, size_t errlen, const char *fmt, ...)
+        __attribute__((format(printf, 5, 6)));
+
+static int fail(struct mat4_csv *c, int r, char *err, size_t errlen, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (err && errlen) {
+                va_start(ap, fmt);
+                vsnprintf(err, errlen, fmt, ap);
+                va_end(ap);
+        }
+        return c->err = r;
+}
+
+static int by_name(const void *a, const void *b)
+{
+        return strcmp(((const struct mat4_var *)a)->name, ((const struct mat4_var *)b)->name);
+}
+
+int mat4_csv_new(int fd, const struct mat4_var *meta, size_t n_meta, struct mat4_csv **ret)
+{
+        struct mat4_csv *c = calloc(1, sizeof(*c));
+        bool oom = false;
+
+        if (!c)
+                return -ENOMEM;
+        c->fd = fd;
+        c->c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+        c->meta = n_meta ? calloc(n_meta, sizeof(*c->meta)) : NULL;
+        if (c->c_locale == (locale_t)0 || (n_meta && !c->meta)) {
+                if (c->c_locale != (locale_t)0)
+                        freelocale(c->c_locale);
+                free(c->meta);
+                free(c);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n_meta; i++) {
+                if (!meta[i].name)
+                        continue;
+                c->meta[c->n_meta++] = meta[i];
+        }
+        /* The strings are the caller's until mat4_open() has written them: copied. */
+        for (size_t i = 0; i < c->n_meta; i++) {
+                struct mat4_var *v = &c->meta[i];
+                const char *d = v->description, *u = v->unit;
+
+                v->name = strdup(v->name);
+                v->description = d ? strdup(d) : NULL;
+                v->unit = u ? strdup(u) : NULL;
+                if (!v->name || (d && !v->description) || (u && !v->unit))
+                        oom = true;
+        }
+        if (oom) {
+                (void) mat4_csv_finish(c, NULL, NULL, 0);
+                return -ENOMEM;
+        }
+        qsort(c->meta, c->n_meta, sizeof(*c->meta), by_name);
+        *ret = c;
+        return 0;
+}
+
+/* Split one CSV line into fields (RFC 4180); *ret_n fields in place, NUL-terminated. */
+static int split(char *s, size_t len, char ***ret, size_t *ret_n)
+{
+        size_t n = 0, cap = 16;
+        char **v = malloc(cap * sizeof(*v)), *w = s, *end = s + len;
+
+        if (!v)
+                return -ENOMEM;
+        for (char *p = s;;) {
+                if (n == cap) {
+                        char **g = realloc(v, (cap *= 2) * sizeof(*v));
+
+                        if (!g) {
+                                free(v);
+                                return -ENOMEM;
+                        }
+                        v = g;
+                }
+                v[n++] = w;
+                if (p < end && *p == '"') {
+                        for (p++;; p++) {
+                                if (p >= end) {
+                                        free(v);
+                                        return -EBADMSG;
+                                }
+                                if (*p == '"' && p + 1 < end && p[1] == '"') {
+                                        *w++ = '"';
+                                        p++;
+                                } else if (*p == '"') {
+                                        p++;
+                                        break;
+                                } else {
+                                        *w++ = *p;
+                                }
+                        }
+                        if (p < end && *p != ',') {
+                                free(v);
+                                return -EBADMSG;
+                        }
+                } else {
+                        while (p < end && *p != ',')
+                                *w++ = *p++;
+                }
+                if (p >= end) {
+                        *w = '\0';
+                        break;
+                }
+                *w++ = '\0';
+                p++;
+                /* A field's text only ever shrinks (quotes removed): w never passes p. */
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static const struct mat4_var *meta_of(const struct mat4_csv *c, const char *name)
+{
+        struct mat4_var key = { .name = name };
+
+        return c->n_meta ? bsearch(&key, c->meta, c->n_meta, sizeof(key), by_name) : NULL;
+}
+
+static int header_line(struct mat4_csv *c, char *s, size_t len, char *err, size_t errlen)
+{
+        struct mat4_var *vars;
+        char **f;
+        size_t n;
+        int r = split(s, len, &f, &n);
+
+        if (r == -ENOMEM)
+                return fail(c, r, err, errlen, "out of memory");
+        if (r < 0 || n < 1 || strcmp(f[0], "time")) {
+                if (r == 0)
+                        free(f);
+                return fail(c, -EBADMSG, err, errlen, "line 1: not a results header "
+                            "(\"time,...\")");
+        }
+        c->ncols = n - 1;
+        vars = calloc(n, sizeof(*vars));
+        c->vals = calloc(n, sizeof(*c->vals));
+        if (!vars || !c->vals) {
+                free(vars);
+                free(f);
+                return fail(c, -ENOMEM, err, errlen, "out of memory");
+        }
+        for (size_t i = 1; i < n; i++) {
+                const struct mat4_var *m = meta_of(c, f[i]);
+
+                vars[i - 1] = m ? *m : (struct mat4_var){ 0 };
+                vars[i - 1].name = f[i];
+        }
+        r = mat4_open(c->fd, vars, c->ncols, &c->m);
+        free(vars);
+        free(f);
+        if (r < 0)
+                return fail(c, r, err, errlen, "cannot write the .mat file: %s", strerror(-r));
+        return 0;
+}
+
+static int row_line(struct mat4_csv *c, char *s, size_t len, char *err, size_t errlen)
+{
+        char **f, *end;
+        size_t n;
+        double t;
+        int r = split(s, len, &f, &n);
+
+        if (r == -ENOMEM)
+                return fail(c, r, err, errlen, "out of memory");
+        if (r < 0 || n != c->ncols + 1) {
+                if (r == 0)
+                        free(f);
+                return fail(c, -EBADMSG, err, errlen, "line %llu: %s", (unsigned long long)c->line,
+                            r < 0 ? "not a CSV row" : "not as many values as the header names");
+        }
+        for (size_t i = 0; i < n; i++) {
+                double v = strtod_l(f[i], &end, c->c_locale);
+
+                if (end == f[i] || *end) {
+                        r = fail(c, -EBADMSG, err, errlen, "line %llu, column %zu: '%.40s' is "
+                                 "not a number (a .mat file holds numbers only)",
+                                 (unsigned long long)c->line, i + 1, f[i]);
+                        free(f);
+                        return r;
+                }
+                if (i == 0)
+                        t = v;
+                else
+                        c->vals[i - 1] = v;
+        }
+        free(f);
+        r = mat4_row(c->m, t, c->vals);
+        if (r < 0)
+                return fail(c, r, err, errlen, "cannot write the .mat file: %s", strerror(-r));
+        return 0;
+}
+
+static int line_done(struct mat4_csv *c, char *s, size_t len, char *err, size_t errlen)
+{
+        if (len && s[len - 1] == '\r')
+                len--;
+        c->line++;
+        return c->line == 1 ? header_line(c, s, len, err, errlen) : row_line(c, s, len, err, errlen);
+}
+
+int mat4_csv_feed(struct mat4_csv *c, const void *data, size_t len, char *err, size_t errlen)
+{
+        const char *p = data, *end = p + len;
+
+        if (c->err)
+                return fail(c, c->err, err, errlen, "the conversion failed before");
+        while (p < end) {
+                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                size_t k = (size_t)((nl ? nl : end) - p);
+                int r;
+
+                if (c->len + k > LINE_MAX_BYTES)
+                        return fail(c, -E2BIG, err, errlen, "line %llu: longer than %u bytes",
+                                    (unsigned long long)c->line + 1, LINE_MAX_BYTES);
+                if (c->len + k + 1 > c->cap) {
+                        size_t cap = c->cap ? c->cap : 4096;
+                        char *g;
+
+                        while (cap < c->len + k + 1)
+                                cap *= 2;
+                        g = realloc(c->buf, cap);
+                        if (!g)
+                                return fail(c, -ENOMEM, err, errlen, "out of memory");
+                        c->buf = g;
+                        c->cap = cap;
+                }
+                memcpy(c->buf + c->len, p, k);
+                c->len += k;
+                p += k;
+                if (!nl)
+                        break;
+                p++;
+                c->buf[c->len] = '\0';
+                r = line_done(c, c->buf, c->len, err, errlen);
+                c->len = 0;
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int mat4_csv_finish(struct mat4_csv *c, uint64_t *ret_rows, char *err, size_t errlen)
+{
+        uint64_t rows = 0;
+        int r;
+
+        if (!c)
+                return 0;
+        r = c->err;
+        if (!r && c->len) {
+                c->buf[c->len] = '\0';
+                r = line_done(c, c->buf, c->len, err, errlen);
+        }
+        if (!r && !c->m)
+                r = fail(c, -EBADMSG, err, errlen, "no results header: the CSV is empty");
+        if (c->m) {
+                int e = mat4_close(c->m, &rows);
+
+                if (!r && e < 0)
+                        r = fail(c, e, err, errlen, "cannot write the .mat file: %s",
+                                 strerror(-e));
+        }
+        if (!r && ret_rows)
+                *ret_rows = rows;
+        for (size_t i = 0; i < c->n_meta; i++) {
+                free((char *)c->meta[i].name);
+                free((char *)c->meta[i].description);
+                free((char *)c->meta[i].unit);
+        }
+        free(c->meta);
+        free(c->vals);
+        free(c->buf);
+        freelocale(c->c_locale);
+        free(c);
+        return r;
+}

@@ -1,0 +1,39 @@
+/*
+ * mat4_csv: a results CSV (recorder.h's format) turned into a MAT v4 file
+ * (mat4.h) as its bytes come, in pieces cut anywhere (mat4_csv.c).
+ */
+#ifndef FMUD_ENGINE_MAT4_CSV_H
+#define FMUD_ENGINE_MAT4_CSV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/record/mat4.h"
+
+struct mat4_csv;
+
+/*
+ * Convert to fd (as mat4_open()). meta: n_meta variables whose unit,
+ * description and parameter flag the columns of the same name take
+ * (copied; NULL: none, every column time-varying without a description).
+ * 0 and *ret, or -errno.
+ */
+int mat4_csv_new(int fd, const struct mat4_var *meta, size_t n_meta, struct mat4_csv **ret);
+
+/*
+ * The next len bytes of the CSV. 0, or -errno with why in err: -EBADMSG
+ * for text that is not the recorder's CSV or a value that is not a number
+ * (a .mat file holds numbers only), -E2BIG for a line over 64 MiB, the
+ * write error. After an error, every call returns it.
+ */
+int mat4_csv_feed(struct mat4_csv *c, const void *data, size_t len, char *err, size_t errlen);
+
+/*
+ * The end of the CSV: the file is finished (mat4_close()) and c freed,
+ * whatever happens. 0 and *ret_rows (may be NULL), or -errno with why in
+ * err (a last line without its newline is taken; no header at all is
+ * -EBADMSG). mat4_csv_finish(NULL, ...) returns 0.
+ */
+int mat4_csv_finish(struct mat4_csv *c, uint64_t *ret_rows, char *err, size_t errlen);
+
+#endif
