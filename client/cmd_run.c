@@ -19,13 +19,19 @@
 #include "engine/engine.h"
 #include "fmt.h"
 #include "proto/paths.h"
+#include "results_fetch.h"
 
-enum { O_LOCAL = 1400, O_PRIVATE };
+enum { O_LOCAL = 1400, O_PRIVATE, O_FETCH };
 
 static const struct cli_opt opts[] = {
         { "out", CLI_O_OUT, "FILE.csv", "results file (default: SCENARIO_out.csv here;\n"
-                                        "through a shared daemon, the daemon's choice);\n"
+                                        "through a shared daemon on this machine, the\n"
+                                        "daemon's choice); .mat: MAT v4 (Dymola's layout);\n"
                                         "-: the rows on standard output, the summary on stderr" },
+        { "fetch", O_FETCH, NULL, "the daemon records in its own directory and fmuctl\n"
+                                  "fetches the rows while it runs, writing --out here\n"
+                                  "(always so for a daemon on another machine, and\n"
+                                  "for .mat)" },
         { "quiet", 'q', NULL, "no progress and no summary" },
         { "local", O_LOCAL, NULL, "run in this process, without a daemon" },
         { "private", O_PRIVATE, NULL, "always start a private daemon" },
@@ -58,6 +64,7 @@ static int parse(int argc, char **argv, struct run_cmd *a)
                 case 'q': a->quiet = true; break;
                 case O_LOCAL: a->local = true; break;
                 case O_PRIVATE: a->private_only = true; break;
+                case O_FETCH: a->fetch_opt = true; break;
                 default:
                         r = cli_load_option(&a->cli, &a->load, c, optarg);
                         if (r == 1)
@@ -248,6 +255,8 @@ static int run_local(struct run_cmd *a)
         struct run_report rep;
         struct diag_list diags;
         char *worker = NULL, *cache = NULL;
+        char err[1024];
+        FILE *tmp = NULL;
         int code, r;
 
         /* Real time is the daemon's to give (docs/fmuctl.md "Real time"): never silently dropped. */
@@ -282,6 +291,17 @@ static int run_local(struct run_cmd *a)
                 .progress = !a->quiet && isatty(STDERR_FILENO) ? progress : NULL,
                 .fsync = true,
         };
+        /* .mat: the rows go to a temporary CSV, converted once the run is over. */
+        if (!a->to_stdout && results_is_mat(a->load.out)) {
+                tmp = tmpfile();
+                if (!tmp) {
+                        fprintf(stderr, "fmuctl run: cannot make a temporary file: %s\n",
+                                strerror(errno));
+                        code = FMUCTL_EXIT_SYSTEM;
+                        goto out;
+                }
+                o.out_fd = fileno(tmp);
+        }
         /* A results file over RLIMIT_FSIZE is a write error (EFBIG), not the end of fmuctl. */
         signal(SIGXFSZ, SIG_IGN);
         diag_list_init(&diags, 0);
@@ -296,6 +316,12 @@ static int run_local(struct run_cmd *a)
         } else {
                 code = FMUCTL_EXIT_OK;
         }
+        /* A file that cannot be written is the file's fault, as a failed CSV (exit code 3). */
+        if (code == FMUCTL_EXIT_OK && tmp &&
+            results_convert(fileno(tmp), a->load.out, err, sizeof(err)) < 0) {
+                fprintf(stderr, "fmuctl run: %s\n", err);
+                code = FMUCTL_EXIT_SYSTEM;
+        }
         if (a->cli.json && rep.phase >= RUN_PHASE_RUN)
                 run_json_finish(run_json_local(&rep, a->scenario, o.out), code);
         else if (!a->quiet && rep.phase >= RUN_PHASE_RUN)
@@ -303,6 +329,8 @@ static int run_local(struct run_cmd *a)
         run_report_fini(&rep);
         diag_list_fini(&diags);
 out:
+        if (tmp)
+                fclose(tmp);
         free(worker);
         free(cache);
         return code;

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "cli.h"
+#include "results_fetch.h"
 
 struct run_cmd {
         struct cli cli;
@@ -20,6 +21,15 @@ struct run_cmd {
         bool to_stdout;                 /* --out -: the rows on stdout (load.out NULL) */
         FILE *report;                   /* the summary's stream: stderr when the rows take stdout */
         bool ipc;                       /* the daemon is on this machine (an ipc:// endpoint) */
+        /*
+         * --fetch, a .mat --out, or a daemon on another machine: the daemon
+         * records in its state directory and fmuctl fetches the rows as
+         * they come (results), writing --out here.
+         */
+        bool fetch_opt, fetch;
+        struct results_fetch fetched;   /* where the rows go (results_fetch.h) */
+        int fetch_r;                    /* its first failure; fetch_err says why */
+        char fetch_err[1024];
 };
 
 /* What a scenario with nothing to record is told (after "fmuctl run: "). */

@@ -19,6 +19,7 @@
 #include "cmd_run.h"
 #include "commands.h"
 #include "fmt.h"
+#include "results_fetch.h"
 #include "run_out.h"
 
 #define PROBE_TIMEOUT_MS 300
@@ -185,6 +186,47 @@ static void print_kept_logs(struct run_cmd *a, const struct proto_target *t, str
                 print_log(f, &l.messages[i]);
 }
 
+/*
+ * --fetch: the rows complete so far, written here while the session runs.
+ * A failure (a write here, the daemon's answer) ends the fetching, and is
+ * reported when the session is over.
+ */
+static void fetch_some(struct run_cmd *a, const struct proto_target *t)
+{
+        int r;
+
+        if (!a->fetch || a->fetch_r < 0 || a->fetched.done)
+                return;
+        r = results_fetch_pump(&a->fetched, a->cli.c, t, a->fetch_err, sizeof(a->fetch_err));
+        if (r < 0)
+                a->fetch_r = r;
+}
+
+/* The rest once the session has ended (the daemon has closed its file). */
+static int fetch_rest(struct run_cmd *a, const struct proto_target *t)
+{
+        int r = 0;
+
+        fetch_some(a, t);
+        while (a->fetch_r == 0 && !a->fetched.done && !interrupted) {
+                /* Not done once the session ended: the file was not closed yet; ask again. */
+                nanosleep(&(struct timespec){ 0, POLL_MS * 1000000L }, NULL);
+                fetch_some(a, t);
+        }
+        r = a->fetch_r;
+        if (results_fetch_close(&a->fetched, a->fetch_err, sizeof(a->fetch_err)) < 0 && !r)
+                r = -EIO;
+        a->fetch = false;
+        if (r < 0 && a->fetched.daemon_err) {
+                fprintf(stderr, "fmuctl run: cannot fetch the results: ");
+                cli_put_clean(stderr, a->fetch_err, strlen(a->fetch_err));
+                fputc('\n', stderr);
+        } else if (r < 0) {
+                fprintf(stderr, "fmuctl run: %s\n", a->fetch_err);
+        }
+        return r < 0 ? FMUCTL_EXIT_SYSTEM : 0;
+}
+
 /* Until the session ends; 0, or a libfmud error. */
 static int follow(struct run_cmd *a, const struct proto_target *t, struct follow *f)
 {
@@ -220,6 +262,7 @@ static int follow(struct run_cmd *a, const struct proto_target *t, struct follow
                 if (now_s() - last < POLL_MS * 1e-3)
                         continue;
                 last = now_s();
+                fetch_some(a, t);
                 r = fmud_status(a->cli.c, t->session, &st);
                 if (r < 0)
                         return r;
@@ -321,17 +364,21 @@ static size_t file_columns(const char *out)
         return cols;
 }
 
-static void results_line(FILE *f, const char *name, const char *out, const struct kept *s)
+/* out NULL: the rows were fetched, cols counted on the way. */
+static void results_line(FILE *f, const char *name, const char *out, size_t cols,
+                         const struct kept *s)
 {
-        FILE *fp = fopen(out, "re");
-        size_t cols;            /* the time column is not counted, as --local does */
+        FILE *fp = out ? fopen(out, "re") : NULL;
 
-        if (!fp) {
+        /* the time column is not counted, as --local does */
+        if (out && !fp) {
                 fprintf(f, "results       %s: not written (%s)\n", name, strerror(errno));
                 return;
         }
-        cols = header_columns(fp);
-        fclose(fp);
+        if (fp) {
+                cols = header_columns(fp);
+                fclose(fp);
+        }
         fprintf(f, "results       %s: %llu rows, %zu columns", name, (unsigned long long)s->rows,
                 cols);
         if (s->recorder[0])
@@ -407,6 +454,7 @@ static int run_session(struct run_cmd *a)
         const char *shown;              /* ... and as the summary names it */
         struct json_object *js = NULL;  /* --json: the summary, printed last */
         struct kept rec = { 0 };
+        bool fetched = a->fetch;        /* the rows come here (fetch_rest() clears a->fetch) */
         int r, code = FMUCTL_EXIT_OK;
 
         /*
@@ -479,18 +527,25 @@ static int run_session(struct run_cmd *a)
                          st.recorder.ptr ? st.recorder.ptr : "");
         }
 unload:
+        /* Before the unload, which takes the daemon's file with it. */
+        if (a->fetch && out) {
+                r = fetch_rest(a, &t);
+                if (r && code == FMUCTL_EXIT_OK)
+                        code = r;
+        }
         fmud_set_timeout(a->cli.c, 30000);
         r = fmud_unload(a->cli.c, &t);
         if (r < 0 && code == FMUCTL_EXIT_OK)
                 code = cli_fail(&a->cli, r, "unload session %llu", (unsigned long long)t.session);
         /* Without --out a shared daemon chose the file: name the one it wrote. */
-        shown = a->load.l.out.len ? a->load.out : out;
+        shown = a->load.l.out.len || fetched ? a->load.out : out;
         if (js && out && r == 0)
-                run_json_results(js, shown, rec.rows, file_columns(out), rec.recorder,
-                                 strlen(rec.recorder), rec.dropped);
+                run_json_results(js, shown, rec.rows, fetched ? a->fetched.cols : file_columns(out),
+                                 rec.recorder, strlen(rec.recorder), rec.dropped);
         else if (!a->quiet && code != FMUCTL_EXIT_INTERRUPTED && out && r == 0 && !js)
-                results_line(a->report, a->to_stdout ? "standard output" : shown, out, &rec);
-        if (a->to_stdout && out && r == 0) {
+                results_line(a->report, a->to_stdout ? "standard output" : shown,
+                             fetched ? NULL : out, a->fetched.cols, &rec);
+        if (a->to_stdout && out && r == 0 && !fetched) {
                 r = copy_out(a, out, t.session);
                 if (code == FMUCTL_EXIT_OK)
                         code = r;
@@ -515,8 +570,22 @@ int run_daemon(struct run_cmd *a)
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGTERM, &sa, &old_term);
         code = connect_any(a, &d);
+        /* The daemon cannot write here, nor .mat: it records in its directory, fmuctl fetches. */
+        a->fetch = code == 0 && (a->fetch_opt || !a->ipc || results_is_mat(a->load.out));
+        if (a->fetch) {
+                a->load.l.out = (struct proto_str){ 0 };
+                a->load.l.force = false;
+                if (results_fetch_open(&a->fetched, a->to_stdout ? NULL : a->load.out,
+                                       a->fetch_err, sizeof(a->fetch_err)) < 0) {
+                        fprintf(stderr, "fmuctl run: %s\n", a->fetch_err);
+                        code = FMUCTL_EXIT_SYSTEM;
+                }
+        }
         if (code == 0)
                 code = run_session(a);
+        /* Not fetched (no load, nothing recorded): the file here is left empty. */
+        if (a->fetch)
+                (void) results_fetch_close(&a->fetched, a->fetch_err, sizeof(a->fetch_err));
         if ((code == FMUCTL_EXIT_SYSTEM || code == FMUCTL_EXIT_FAULT) && d.pid > 0)
                 private_daemon_tail(&d);
         cli_close(&a->cli);

@@ -38,6 +38,7 @@ fmuctl_cmd_fn cmd_watch;
 fmuctl_cmd_fn cmd_logs;
 fmuctl_cmd_fn cmd_snapshot;
 fmuctl_cmd_fn cmd_restore;
+fmuctl_cmd_fn cmd_results;
 fmuctl_cmd_fn cmd_keygen;
 fmuctl_cmd_fn cmd_plot;
 fmuctl_cmd_fn cmd_shutdown;

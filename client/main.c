@@ -42,6 +42,7 @@ static const struct {
         { "logs", cmd_logs, "what a session's FMUs logged; --follow: until it ends" },
         { "snapshot", cmd_snapshot, "save a session's FMU states; prints the snapshot's id" },
         { "restore", cmd_restore, "return a session to a snapshot" },
+        { "results", cmd_results, "fetch a session's results file (CSV, or .mat)" },
         { "inspect", cmd_inspect, "validate an FMU and describe it (no daemon needed)" },
         { "plot", cmd_plot, "draw columns of a results file against time (gnuplot)" },
         { "keygen", cmd_keygen, "create a CURVE key pair for tcp access" },

@@ -1,0 +1,237 @@
+/*
+ * results_fetch: a session's results, fetched piece by piece through the
+ * daemon and written here (results_fetch.h).
+ *
+ * DESIGN: the daemon serves its CSV file as bytes (PROTOCOL.md "results");
+ * a .mat destination is converted on this side as the bytes come, with the
+ * same writer the engine has (engine/record/mat4*.c), so nothing depends on
+ * the daemon's version writing .mat and memory stays bounded by one piece.
+ * The session's units and which columns are parameters come from its
+ * variables (vars), asked once before the first row is converted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "results_fetch.h"
+
+bool results_is_mat(const char *path)
+{
+        size_t n = path ? strlen(path) : 0;
+
+        return n > 4 && !strcasecmp(path + n - 4, ".mat");
+}
+
+int results_fetch_open(struct results_fetch *f, const char *path, char *err, size_t size)
+{
+        int e;
+
+        *f = (struct results_fetch){ .path = path, .fd = -1 };
+        f->to_mat = results_is_mat(path);
+        f->buf = malloc(PROTO_RESULTS_CHUNK);
+        if (!f->buf) {
+                snprintf(err, size, "out of memory");
+                return -ENOMEM;
+        }
+        if (!path || !strcmp(path, "-")) {
+                f->out = stdout;
+                return 0;
+        }
+        f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+        if (f->fd < 0)
+                goto failed;
+        if (!f->to_mat && !(f->out = fdopen(f->fd, "w")))
+                goto failed;
+        if (f->out)
+                f->fd = -1;
+        return 0;
+failed:
+        e = errno;
+        snprintf(err, size, "cannot write '%s': %s", path, strerror(e));
+        if (f->fd >= 0)
+                close(f->fd);
+        free(f->buf);
+        f->buf = NULL;
+        return -e;
+}
+
+static bool is(struct proto_str s, const char *lit)
+{
+        return s.len == strlen(lit) && !memcmp(s.ptr, lit, s.len);
+}
+
+/* The converter, with the session's units and parameters by column name. */
+static int start_mat(struct results_fetch *f, struct fmud *c, const struct proto_target *t,
+                     char *err, size_t size)
+{
+        const struct fmud_var *v = NULL;
+        struct mat4_var *meta;
+        char **text;
+        size_t n = 0;
+        double time;
+        int r;
+
+        /* Units are a nicety: a daemon that cannot list the variables still gets its rows. */
+        if (fmud_vars(c, t, &v, &n, &time) < 0)
+                n = 0;
+        meta = calloc(n ? n : 1, sizeof(*meta));
+        text = calloc(n ? 2 * n : 1, sizeof(*text));
+        if (!meta || !text) {
+                free(meta);
+                free(text);
+                snprintf(err, size, "out of memory");
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++) {
+                text[2 * i] = strndup(v[i].name.ptr, v[i].name.len);
+                text[2 * i + 1] = v[i].unit.len ? strndup(v[i].unit.ptr, v[i].unit.len) : NULL;
+                meta[i] = (struct mat4_var){
+                        .name = text[2 * i], .unit = text[2 * i + 1],
+                        .parameter = is(v[i].variability, "constant") ||
+                                     is(v[i].variability, "fixed") };
+        }
+        r = mat4_csv_new(f->fd, meta, n, &f->mat);
+        for (size_t i = 0; i < 2 * n; i++)
+                free(text[i]);
+        free(text);
+        free(meta);
+        if (r < 0)
+                snprintf(err, size, "cannot convert to '%s': %s", f->path, strerror(-r));
+        return r;
+}
+
+/* The header's columns, counted as its bytes pass (commas outside quotes). */
+static void count_header(struct results_fetch *f, const char *p, size_t len)
+{
+        for (size_t i = 0; i < len && !f->header_done; i++) {
+                if (p[i] == '"')
+                        f->quoted = !f->quoted;
+                else if (p[i] == ',' && !f->quoted)
+                        f->cols++;
+                else if (p[i] == '\n' && !f->quoted)
+                        f->header_done = true;
+        }
+}
+
+static int put(struct results_fetch *f, const void *p, size_t len, char *err, size_t size)
+{
+        count_header(f, p, len);
+        if (f->to_mat)
+                return mat4_csv_feed(f->mat, p, len, err, size);
+        if (len && fwrite(p, 1, len, f->out) != len) {
+                int e = errno ? errno : EIO;
+
+                snprintf(err, size, "cannot write '%s': %s", f->out == stdout ? "standard output" :
+                         f->path, strerror(e));
+                return -e;
+        }
+        return 0;
+}
+
+int results_fetch_pump(struct results_fetch *f, struct fmud *c, const struct proto_target *t,
+                       char *err, size_t size)
+{
+        struct fmud_results res;
+        int r;
+
+        if (f->to_mat && !f->mat && (r = start_mat(f, c, t, err, size)) < 0)
+                return r;
+        while (!f->done) {
+                r = fmud_results_read(c, t, f->off, f->buf, PROTO_RESULTS_CHUNK, &res);
+                if (r < 0) {
+                        snprintf(err, size, "%s", fmud_errmsg(c));
+                        f->daemon_err = true;
+                        return r;
+                }
+                if (strcmp(res.format, "csv")) {
+                        snprintf(err, size, "the daemon's results are '%.8s', not csv",
+                                 res.format);
+                        return -EPROTO;
+                }
+                r = put(f, f->buf, res.len, err, size);
+                if (r < 0)
+                        return r;
+                f->off += res.len;
+                f->done = res.done;
+                if (res.len < PROTO_RESULTS_CHUNK)
+                        break;
+        }
+        if (!f->to_mat && fflush(f->out) != 0) {
+                snprintf(err, size, "cannot write '%s': %s", f->out == stdout ? "standard output" :
+                         f->path, strerror(errno));
+                return -errno;
+        }
+        return f->done ? 1 : 0;
+}
+
+int results_convert(int fd, const char *path, char *err, size_t size)
+{
+        static char buf[65536];
+        struct mat4_csv *m = NULL;
+        int out, r;
+        ssize_t n;
+
+        out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+        if (out < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+                r = -errno;
+                snprintf(err, size, "cannot write '%s': %s", path, strerror(-r));
+                goto out;
+        }
+        r = mat4_csv_new(out, NULL, 0, &m);
+        if (r < 0) {
+                snprintf(err, size, "cannot write '%s': %s", path, strerror(-r));
+                goto out;
+        }
+        while ((n = read(fd, buf, sizeof(buf))) != 0) {
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        r = -errno;
+                        snprintf(err, size, "cannot read the results: %s", strerror(-r));
+                        goto out;
+                }
+                r = mat4_csv_feed(m, buf, (size_t)n, err, size);
+                if (r < 0)
+                        goto out;
+        }
+        r = mat4_csv_finish(m, NULL, err, size);
+        m = NULL;
+out:
+        if (m)
+                (void) mat4_csv_finish(m, NULL, NULL, 0);
+        if (out >= 0 && close(out) < 0 && !r) {
+                r = -errno;
+                snprintf(err, size, "cannot write '%s': %s", path, strerror(-r));
+        }
+        return r;
+}
+
+int results_fetch_close(struct results_fetch *f, char *err, size_t size)
+{
+        int r = 0;
+
+        if (f->to_mat) {
+                r = mat4_csv_finish(f->mat, NULL, err, size);
+                f->mat = NULL;
+                if (f->fd >= 0 && close(f->fd) < 0 && !r) {
+                        r = -errno;
+                        snprintf(err, size, "cannot write '%s': %s", f->path, strerror(-r));
+                }
+        } else if (f->out && f->out != stdout) {
+                if (fclose(f->out) != 0) {
+                        r = -errno;
+                        snprintf(err, size, "cannot write '%s': %s", f->path, strerror(-r));
+                }
+        } else if (f->out && fflush(f->out) != 0) {
+                r = -errno;
+                snprintf(err, size, "cannot write standard output: %s", strerror(-r));
+        }
+        f->out = NULL;
+        f->fd = -1;
+        free(f->buf);
+        f->buf = NULL;
+        return r;
+}

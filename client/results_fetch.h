@@ -1,0 +1,59 @@
+/*
+ * results_fetch: a session's results file fetched through the daemon
+ * (fmud_results_read()) into a file or stream on this side, as CSV, or as
+ * MAT v4 when the file's name ends in .mat (results_fetch.c).
+ */
+#ifndef FMUD_CLIENT_RESULTS_FETCH_H
+#define FMUD_CLIENT_RESULTS_FETCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fmud.h"
+
+struct mat4_csv;
+
+struct results_fetch {
+        const char *path;               /* as given; NULL or "-": standard output */
+        FILE *out;                      /* CSV: where the bytes go */
+        int fd;                         /* .mat: the file */
+        struct mat4_csv *mat;           /* .mat: the converter, once started */
+        bool to_mat;
+        uint64_t off;                   /* bytes fetched */
+        bool done;
+        bool daemon_err;                /* the last failure was the daemon's (fmud_errmsg()) */
+        bool header_done, quoted;
+        size_t cols;                    /* the header's columns after time, once header_done */
+        void *buf;                      /* one piece (PROTO_RESULTS_CHUNK) */
+};
+
+/* Whether path names a .mat file (the format is chosen by the extension). */
+bool results_is_mat(const char *path);
+
+/*
+ * Open the destination: path (created or truncated, 0644), or standard
+ * output for NULL or "-" (CSV only). 0, or -errno with why in err.
+ */
+int results_fetch_open(struct results_fetch *f, const char *path, char *err, size_t size);
+
+/*
+ * Fetch what is complete now: pieces until one is short or the file is
+ * done. The first call on a .mat destination asks the session's variables
+ * (units, parameters) before the rows. 1 when the whole file is here, 0
+ * when more may come, or a libfmud error (-errno, FMUD_E_REFUSED) with why
+ * in err.
+ */
+int results_fetch_pump(struct results_fetch *f, struct fmud *c, const struct proto_target *t,
+                       char *err, size_t size);
+
+/*
+ * A results CSV in the file open at fd (read from its start) converted to
+ * the .mat file at path (created or truncated). 0, or -errno with why in err.
+ */
+int results_convert(int fd, const char *path, char *err, size_t size);
+
+/* Finish the file (a .mat's header), close it; 0, or -errno with why in err. */
+int results_fetch_close(struct results_fetch *f, char *err, size_t size);
+
+#endif
