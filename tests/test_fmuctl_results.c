@@ -69,15 +69,15 @@ Test(fmuctl_results, out_names_its_format_and_other_formats_are_refused, .init =
      .fini = teardown)
 {
         static const char *const bad[][2] = {
-                { "res.mat", "fmuctl run: --out 'res.mat': cannot write the format .mat; the formats "
-                             "are: .csv (CSV), - (CSV on standard output)\n"
-                             "(see 'fmuctl run --help')\n" },
+                { "res.h5", "fmuctl run: --out 'res.h5': cannot write the format .h5; the formats "
+                            "are: .csv (CSV), .mat (MAT v4), - (CSV on standard output)\n"
+                            "(see 'fmuctl run --help')\n" },
                 { "res", "fmuctl run: --out 'res': cannot write a file without an extension; the "
-                         "formats are: .csv (CSV), - (CSV on standard output)\n"
+                         "formats are: .csv (CSV), .mat (MAT v4), - (CSV on standard output)\n"
                          "(see 'fmuctl run --help')\n" },
                 { "dir.csv/res.json", "fmuctl run: --out 'dir.csv/res.json': cannot write the format "
-                                      ".json; the formats are: .csv (CSV), - (CSV on standard "
-                                      "output)\n(see 'fmuctl run --help')\n" },
+                                      ".json; the formats are: .csv (CSV), .mat (MAT v4), - (CSV "
+                                      "on standard output)\n(see 'fmuctl run --help')\n" },
         };
         struct run_result r;
 
@@ -92,7 +92,12 @@ Test(fmuctl_results, out_names_its_format_and_other_formats_are_refused, .init =
                         cr_assert(access(bad[i][0], F_OK) < 0, "%s was written", bad[i][0]);
                         run_result_fini(&r);
                 }
-        /* load: the daemon writes the file, so standard output is no format of its own. */
+        /* load: the daemon writes the file, CSV only; standard output is no format of its own. */
+        r = fmuctl((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", "--out", "res.mat", NULL });
+        cr_assert(eq(int, r.exit_code, 2), "%s", r.err);
+        cr_assert(eq(str, r.err, "fmuctl load: --out 'res.mat': cannot write the format .mat; the "
+                                 "formats are: .csv (CSV)\n(see 'fmuctl load --help')\n"));
+        run_result_fini(&r);
         r = fmuctl((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", "--out", "-", NULL });
         cr_assert(eq(int, r.exit_code, 2), "%s", r.err);
         cr_assert(eq(str, r.err, "fmuctl load: --out '-': cannot write a file without an extension; "

@@ -1,0 +1,454 @@
+/*
+ * daemon_fetch: a session's results fetched through the daemon (the
+ * results operation, fmud_results_read(), fmuctl results, fmuctl run
+ * --fetch), end to end with a real daemon and the msd example: the bytes
+ * fetched are the daemon's file byte for byte, after the run and while a
+ * paced run records (complete lines only); another user, an unknown
+ * session and an offset past the end are refused with a clear message and
+ * harm nothing. And .mat output (fmuctl run --local, --fetch, fmuctl
+ * results) read back by the minimal MAT v4 reader below, every header
+ * field and every value checked bit for bit against the CSV of the run.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <locale.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon_fixture.h"
+#include "support/as_other.h"
+#include "support/run.h"
+
+#define MSD FMUD_EXAMPLES "/msd.ssp"
+
+static struct fmud_daemon d;
+static struct fmud *c;
+
+static void setup(void)
+{
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        cr_assert(eq(int, setenv("FMUD_ENDPOINT", d.endpoint, 1), 0));
+        cr_assert(eq(int, chdir(d.dir), 0));
+}
+
+static void teardown(void)
+{
+        fmud_close(c);
+        c = NULL;
+        daemon_stop(&d);
+}
+
+TestSuite(daemon_fetch, .init = setup, .fini = teardown);
+
+/* msd to its end (no out: the daemon's state directory); the session and its file's path. */
+static uint64_t run_msd(char **ret_path, double warp)
+{
+        struct proto_load a = { .path = daemon_str(MSD), .has_warp = warp > 0, .warp = warp };
+        struct proto_session_status st;
+        struct proto_target t = { 0 };
+
+        t.session = daemon_load(c, &a, NULL);
+        cr_assert(eq(int, fmud_start(c, &t, NULL), 0), "%s", fmud_errmsg(c));
+        if (warp > 0)
+                return t.session;
+        daemon_wait_state(c, t.session, PROTO_STATE_FINISHED, &st);
+        cr_assert(st.out.len > 0);
+        *ret_path = strndup(st.out.ptr, st.out.len);
+        return t.session;
+}
+
+/* The whole file through fmud_results_read() in pieces of max bytes; caller frees. */
+static char *fetch_all(uint64_t session, size_t max, size_t *ret_len)
+{
+        struct proto_target t = { .session = session };
+        struct fmud_results res;
+        char *all = NULL, *buf = malloc(max);
+        size_t len = 0;
+
+        cr_assert(buf != NULL);
+        for (int i = 0; i < 100000; i++) {
+                cr_assert(eq(int, fmud_results_read(c, &t, len, buf, max, &res), 0), "%s",
+                          fmud_errmsg(c));
+                cr_assert(eq(u64, res.offset, len));
+                cr_assert(le(sz, res.len, max));
+                cr_assert(eq(str, res.format, "csv"));
+                all = realloc(all, len + res.len + 1);
+                cr_assert(all != NULL);
+                memcpy(all + len, buf, res.len);
+                len += res.len;
+                if (res.done) {
+                        cr_assert(eq(u64, res.size, len));
+                        break;
+                }
+                cr_assert(res.len == max, "a short piece (%zu of %zu) that is not the end",
+                          res.len, max);
+        }
+        free(buf);
+        all[len] = '\0';
+        *ret_len = len;
+        return all;
+}
+
+Test(daemon_fetch, fetched_results_are_the_daemons_file_byte_for_byte)
+{
+        char *path = NULL, *file, *got;
+        size_t flen, glen;
+        uint64_t s = run_msd(&path, 0);
+
+        file = daemon_slurp(path, &flen);
+        cr_assert(gt(sz, flen, 4096));
+        /* Pieces that cut lines anywhere, and the largest piece there is. */
+        got = fetch_all(s, 4093, &glen);
+        cr_assert(eq(sz, glen, flen));
+        cr_assert(eq(int, memcmp(got, file, flen), 0));
+        free(got);
+        got = fetch_all(s, PROTO_RESULTS_CHUNK, &glen);
+        cr_assert(eq(sz, glen, flen));
+        cr_assert(eq(int, memcmp(got, file, flen), 0));
+        free(got);
+        free(file);
+        free(path);
+}
+
+Test(daemon_fetch, a_running_session_serves_complete_lines_as_they_are_written)
+{
+        struct proto_target t = { 0 };
+        struct proto_session_status st;
+        struct fmud_results res;
+        char *buf = malloc(PROTO_RESULTS_CHUNK), *all = NULL, *file, *path;
+        size_t len = 0, flen;
+        bool seen_running = false;
+
+        /* Paced: 10 s of simulated time at warp 4, rows flushed every second while it runs. */
+        t.session = run_msd(NULL, 4);
+        cr_assert(buf != NULL);
+        for (int i = 0; i < 100000; i++) {
+                cr_assert(eq(int, fmud_results_read(c, &t, len, buf, PROTO_RESULTS_CHUNK, &res), 0),
+                          "%s", fmud_errmsg(c));
+                if (res.len) {
+                        /* Only whole rows, whatever the daemon is writing meanwhile. */
+                        cr_assert(eq(chr, buf[res.len - 1], '\n'));
+                        all = realloc(all, len + res.len + 1);
+                        cr_assert(all != NULL);
+                        memcpy(all + len, buf, res.len);
+                        len += res.len;
+                        if (!res.done)
+                                seen_running = true;
+                }
+                if (res.done)
+                        break;
+                usleep(50000);
+        }
+        cr_assert(res.done);
+        cr_assert(seen_running, "no rows were fetched before the end of a 2.5 s paced run");
+        cr_assert(eq(int, fmud_status(c, t.session, &st), 0));
+        cr_assert(eq(int, st.state, PROTO_STATE_FINISHED));
+        path = strndup(st.out.ptr, st.out.len);
+        file = daemon_slurp(path, &flen);
+        cr_assert(eq(sz, len, flen));
+        cr_assert(eq(int, memcmp(all, file, flen), 0));
+        free(file);
+        free(path);
+        free(all);
+        free(buf);
+}
+
+struct other_read {
+        const char *endpoint;
+        uint64_t session;
+};
+
+/* As the other user: fmud_results_read(); its message on report_fd, exit 5 when it read. */
+static int read_as_other(void *ctx, int report_fd)
+{
+        const struct other_read *o = ctx;
+        struct proto_target t = { .session = o->session };
+        struct fmud_results res;
+        struct fmud *oc = NULL;
+        static char buf[4096];
+        char err[256];
+        int r;
+
+        if (fmud_connect(o->endpoint, NULL, &oc, err, sizeof(err)) < 0)
+                return 3;
+        r = fmud_results_read(oc, &t, 0, buf, sizeof(buf), &res);
+        (void) !write(report_fd, fmud_errmsg(oc), strlen(fmud_errmsg(oc)));
+        fmud_close(oc);
+        return r == 0 ? 5 : 0;
+}
+
+Test(daemon_fetch, another_users_session_is_refused)
+{
+        char *path = NULL, *cs = daemon_path(&d, "control.sock"), *ps = daemon_path(&d, "events.sock");
+        uint64_t s = run_msd(&path, 0);
+        struct other_read o = { d.endpoint, s };
+        char line[512], *want = NULL, *got;
+        int status = -1;
+        size_t len;
+        ssize_t n;
+
+        cr_assert(eq(int, chmod(d.dir, 0777), 0));
+        cr_assert(eq(int, chmod(cs, 0666), 0));
+        cr_assert(eq(int, chmod(ps, 0666), 0));
+        n = as_other(read_as_other, &o, line, sizeof(line) - 1, &status);
+        cr_assert(n >= 0);
+        line[n] = '\0';
+        cr_assert(eq(int, status, 0), "the other user read the results: %s", line);
+        cr_assert(asprintf(&want, "results of session %llu needs its owner (uid %u) or the admin "
+                           "role; you are observer (uid %u)", (unsigned long long)s,
+                           (unsigned)getuid(), AS_OTHER_UID) > 0);
+        cr_assert(strstr(line, want) != NULL, "%s", line);
+        /* The owner still reads all of it. */
+        got = fetch_all(s, PROTO_RESULTS_CHUNK, &len);
+        cr_assert(eq(sz, len, strlen(daemon_slurp(path, NULL))));
+        free(got);
+        free(want);
+        free(path);
+        free(cs);
+        free(ps);
+}
+
+Test(daemon_fetch, an_unknown_session_and_an_offset_past_the_end_are_refused)
+{
+        struct proto_target t = { .session = 999 };
+        struct fmud_results res;
+        char buf[64], *path = NULL, *want = NULL, *file;
+        size_t flen;
+        int r;
+
+        r = fmud_results_read(c, &t, 0, buf, sizeof(buf), &res);
+        daemon_assert_refused(c, r, PROTO_E_NO_SESSION, "results of session 999");
+        cr_assert(eq(str, (char *)fmud_errmsg(c), "no session 999"));
+        t.session = run_msd(&path, 0);
+        file = daemon_slurp(path, &flen);
+        r = fmud_results_read(c, &t, flen + 1, buf, sizeof(buf), &res);
+        daemon_assert_refused(c, r, PROTO_E_INVALID, "an offset past the end");
+        cr_assert(asprintf(&want, "offset %zu is past the end of the results of session "
+                           "%llu (%zu bytes)", flen + 1, (unsigned long long)t.session, flen) > 0);
+        cr_assert(eq(str, (char *)fmud_errmsg(c), want));
+        /* At the end exactly: nothing, and done. */
+        cr_assert(eq(int, fmud_results_read(c, &t, flen, buf, sizeof(buf), &res), 0));
+        cr_assert(eq(sz, res.len, 0));
+        cr_assert(res.done);
+        /* The session is as it was: the file is still served from its start. */
+        cr_assert(eq(int, fmud_results_read(c, &t, 0, buf, sizeof(buf), &res), 0));
+        cr_assert(eq(int, memcmp(buf, file, sizeof(buf)), 0));
+        free(want);
+        free(file);
+        free(path);
+}
+
+/* ---- MAT v4, read back by hand ---------------------------------------------------- */
+
+struct mat {
+        int32_t type, rows, cols;
+        char name[32];
+        const unsigned char *data;
+};
+
+/* The next matrix at *off of the file s (len); checks imagf 0 and the name's NUL. */
+static struct mat next_mat(const unsigned char *s, size_t len, size_t *off)
+{
+        struct mat m = { 0 };
+        int32_t h[5];
+        size_t el;
+
+        cr_assert(le(sz, *off + sizeof(h), len));
+        memcpy(h, s + *off, sizeof(h));
+        *off += sizeof(h);
+        m.type = h[0], m.rows = h[1], m.cols = h[2];
+        cr_assert(eq(i32, h[3], 0), "imagf");
+        cr_assert(h[4] > 1 && h[4] < 32);
+        cr_assert(le(sz, *off + (size_t)h[4], len));
+        memcpy(m.name, s + *off, (size_t)h[4]);
+        cr_assert(eq(chr, m.name[h[4] - 1], '\0'));
+        *off += (size_t)h[4];
+        el = m.type == 0 ? 8 : m.type == 20 ? 4 : m.type == 51 ? 1 : 0;
+        cr_assert(el != 0, "%s: type %d", m.name, m.type);
+        m.data = s + *off;
+        *off += el * (size_t)m.rows * (size_t)m.cols;
+        cr_assert(le(sz, *off, len), "%s runs past the end of the file", m.name);
+        return m;
+}
+
+/* Column j of a text matrix, without its padding. */
+static void text_col(const struct mat *m, int j, char *out, size_t size)
+{
+        size_t n = 0;
+
+        for (int i = 0; i < m->rows && n + 1 < size; i++)
+                out[n++] = (char)m->data[(size_t)j * (size_t)m->rows + (size_t)i];
+        out[n] = '\0';
+        while (n && (out[n - 1] == '\0' || out[n - 1] == ' '))
+                out[--n] = '\0';
+}
+
+static double f64_at(const struct mat *m, int row, int col)
+{
+        double v;
+
+        memcpy(&v, m->data + 8 * ((size_t)col * (size_t)m->rows + (size_t)row), sizeof(v));
+        return v;
+}
+
+/* The .mat at mat_path holds the CSV at csv_path: every field and value, bit for bit. */
+static void assert_mat_is_csv(const char *mat_path, const char *csv_path)
+{
+        size_t mlen, off = 0, ncols = 1, nrows = 0;
+        unsigned char *ms = (unsigned char *)daemon_slurp(mat_path, &mlen);
+        char *csv = daemon_slurp(csv_path, NULL), *line, *save = NULL, *tok, *s2, name[64];
+        static const char *const aclass[4] = { "Atrajectory", "1.1", "", "binTrans" };
+        struct mat m;
+        locale_t cl = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+
+        for (char *p = csv; *p != '\n'; p++)
+                ncols += *p == ',';
+        for (char *p = csv; *p; p++)
+                nrows += *p == '\n';
+        nrows--;        /* the header */
+        m = next_mat(ms, mlen, &off);
+        cr_assert(eq(str, m.name, "Aclass"));
+        cr_assert(eq(i32, m.type, 51));
+        cr_assert(eq(i32, m.rows, 4));
+        cr_assert(eq(i32, m.cols, 11));
+        for (int i = 0; i < 4; i++) {
+                char row[12];
+
+                for (int j = 0; j < 11; j++)
+                        row[j] = (char)m.data[j * 4 + i];
+                row[11] = '\0';
+                for (int j = 10; j >= 0 && row[j] == ' '; j--)
+                        row[j] = '\0';
+                cr_assert(eq(str, row, (char *)aclass[i]));
+        }
+        m = next_mat(ms, mlen, &off);
+        cr_assert(eq(str, m.name, "name"));
+        cr_assert(eq(i32, m.type, 51));
+        cr_assert(eq(i32, m.cols, (int32_t)ncols));
+        s2 = strdup(csv);
+        line = strtok_r(s2, "\n", &save);
+        tok = strtok(line, ",");
+        for (int j = 0; j < (int)ncols; j++, tok = strtok(NULL, ",")) {
+                text_col(&m, j, name, sizeof(name));
+                cr_assert(eq(str, name, tok));
+        }
+        free(s2);
+        m = next_mat(ms, mlen, &off);
+        cr_assert(eq(str, m.name, "description"));
+        cr_assert(eq(i32, m.type, 51));
+        cr_assert(eq(i32, m.cols, (int32_t)ncols));
+        text_col(&m, 0, name, sizeof(name));
+        cr_assert(eq(str, name, "Time in [s]"));
+        m = next_mat(ms, mlen, &off);
+        cr_assert(eq(str, m.name, "dataInfo"));
+        cr_assert(eq(i32, m.type, 20));
+        cr_assert(eq(i32, m.rows, 4));
+        cr_assert(eq(i32, m.cols, (int32_t)ncols));
+        for (int j = 0; j < (int)ncols; j++) {
+                int32_t info[4];
+
+                memcpy(info, m.data + 16 * j, sizeof(info));
+                /* msd records outputs only: every column time-varying, in data_2's order. */
+                cr_assert(eq(i32, info[0], j ? 2 : 0));
+                cr_assert(eq(i32, info[1], j + 1));
+                cr_assert(eq(i32, info[2], 0));
+                cr_assert(eq(i32, info[3], -1));
+        }
+        m = next_mat(ms, mlen, &off);
+        cr_assert(eq(str, m.name, "data_1"));
+        cr_assert(eq(i32, m.type, 0));
+        cr_assert(eq(i32, m.rows, 1));
+        cr_assert(eq(i32, m.cols, 2));
+        cr_assert(eq(dbl, f64_at(&m, 0, 0), 0.0));
+        cr_assert(eq(dbl, f64_at(&m, 0, 1), 10.0));
+        m = next_mat(ms, mlen, &off);
+        cr_assert(eq(str, m.name, "data_2"));
+        cr_assert(eq(i32, m.type, 0));
+        cr_assert(eq(i32, m.rows, (int32_t)ncols));
+        cr_assert(eq(i32, m.cols, (int32_t)nrows));
+        cr_assert(eq(sz, off, mlen), "bytes after data_2");
+        /* Every row, bit for bit: the CSV's shortest round-trip text read back. */
+        save = NULL;
+        line = strtok_r(csv, "\n", &save);
+        for (int r = 0; (line = strtok_r(NULL, "\n", &save)); r++) {
+                char *f = line, *end;
+
+                for (int j = 0; j < (int)ncols; j++) {
+                        double want = strtod_l(f, &end, cl), got = f64_at(&m, j, r);
+
+                        cr_assert(eq(int, memcmp(&want, &got, sizeof(want)), 0),
+                                  "row %d column %d: %.17g in the .mat, %.17g in the CSV", r, j,
+                                  got, want);
+                        f = end + 1;
+                }
+        }
+        freelocale(cl);
+        free(csv);
+        free(ms);
+}
+
+static struct run_result fmuctl(const char *const args[])
+{
+        char *argv[32] = { (char *)FMUD_FMUCTL };
+        struct run_result r = { 0 };
+        size_t n = 1;
+
+        for (; args[n - 1] && n < 31; n++)
+                argv[n] = (char *)args[n - 1];
+        argv[n] = NULL;
+        cr_assert(eq(int, run_capture(argv, &r), 0));
+        return r;
+}
+
+Test(daemon_fetch, fmuctl_results_and_run_fetch_write_the_rows_here_as_csv_and_mat)
+{
+        char *path = NULL, *file, session[32];
+        uint64_t s = run_msd(&path, 0);
+        struct run_result r;
+
+        file = daemon_slurp(path, NULL);
+        snprintf(session, sizeof(session), "%llu", (unsigned long long)s);
+        /* fmuctl results: standard output, a file, a .mat. */
+        r = fmuctl((const char *[]){ "results", session, NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(eq(str, r.out, file));
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "results", session, "--out", "got.csv", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(eq(str, daemon_slurp("got.csv", NULL), file));
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "results", session, "--out", "got.mat", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        assert_mat_is_csv("got.mat", path);
+        run_result_fini(&r);
+        /* An unknown session: said, and nothing written to standard output. */
+        r = fmuctl((const char *[]){ "results", "999", NULL });
+        cr_assert(eq(int, r.exit_code, 1), "%s", r.err);
+        cr_assert(eq(str, r.out, ""));
+        cr_assert(strstr(r.err, "no session 999") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        /* fmuctl run --fetch: the same rows as the daemon's own file, here. */
+        r = fmuctl((const char *[]){ "run", MSD, "--fetch", "--out", "fetched.csv", "--quiet",
+                                     NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(eq(str, daemon_slurp("fetched.csv", NULL), file));
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "run", MSD, "--out", "fetched.mat", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.out, "results       fetched.mat: 101 rows, 5 columns") != NULL, "%s",
+                  r.out);
+        assert_mat_is_csv("fetched.mat", path);
+        run_result_fini(&r);
+        /* --local converts its own rows with the same writer. */
+        r = fmuctl((const char *[]){ "run", MSD, "--local", "--out", "local.mat", "--quiet", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        assert_mat_is_csv("local.mat", path);
+        run_result_fini(&r);
+        free(file);
+        free(path);
+}
