@@ -159,10 +159,10 @@ static int priority(const struct cli *a, const char *opt, const char *arg, uint3
 }
 
 /*
- * --out FILE: the format is named by the extension. CSV is the one format
- * the daemon's recorder writes (engine/record/recorder.h); fmuctl run also
- * writes .mat (MAT v4), converting the rows it gets on its side
- * (engine/record/mat4_csv.h). Any other is refused here rather than
+ * --out FILE: the format is named by the extension: CSV, what the
+ * recorder writes (engine/record/recorder.h), or .mat (MAT v4), converted
+ * from those rows at the end (engine/record/mat4_csv.h: by the daemon for
+ * load, by fmuctl for run, which fetches the rows). Any other is refused here rather than
  * written as CSV under a misleading name; `-` (standard output) is for
  * fmuctl run only, where fmuctl itself prints.
  */
@@ -176,11 +176,12 @@ static int out_file(const struct cli *a, struct cli_load *l, char *arg)
                 l->out = arg;
                 return 1;
         }
-        if (!dot || dot == base || (strcasecmp(dot, ".csv") && (!run || strcasecmp(dot, ".mat"))))
+        if (!dot || dot == base || (strcasecmp(dot, ".csv") && strcasecmp(dot, ".mat")))
                 return cli_usage_error(a, "--out '%s': cannot write %s%s; the formats are: .csv "
-                                       "(CSV)%s", arg, dot && dot != base ? "the format " : "",
+                                       "(CSV), .mat (MAT v4)%s", arg,
+                                       dot && dot != base ? "the format " : "",
                                        dot && dot != base ? dot : "a file without an extension",
-                                       run ? ", .mat (MAT v4), - (CSV on standard output)" : "");
+                                       run ? ", - (CSV on standard output)" : "");
         l->out = arg;
         return 1;
 }

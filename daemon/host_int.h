@@ -16,6 +16,7 @@
  *   host_sub.c      the master's sink: results file and subscriptions
  *   host_rec.c      the results file's condition: flushes, failures, close
  *   host_results.c  results: pieces of the results file (control thread)
+ *   host_mat.c      a .mat results file, converted from the rows at the end
  *   host_snap.c     snapshot and restore
  *   host_lease.c    transient sessions' leases (control thread)
  *   host_log.c      the session's lines in the daemon's log, its FMUs' messages
@@ -226,6 +227,7 @@ struct hsess {
         struct master *m;
         struct rec *rec;
         char *rec_path;                 /* the results file's, as the load named it */
+        int mat_fd;                     /* a .mat results file, written at the end; -1: none */
         struct rec_stats rec_final;     /* the results file's figures once it is closed */
         const char *rec_name;           /* and its backend; NULL: none was closed */
         enum rec_type *col_types;
@@ -496,6 +498,15 @@ void hrec_idle(void *ctx);
 int hrec_close(struct hsess *hs);
 /* The results file fd (open for reading) is the session's too, for results (session thread). */
 void hrec_share(struct hsess *hs, int fd);
+
+/* ---- host_mat.c (session thread): a .mat results file ---- */
+
+/* Whether out names a .mat file (any case). */
+bool hmat_wanted(const char *out);
+/* The unnamed CSV the rows wait in: -1 and *ret_fd, or a PROTO_E_* code with msg. */
+int hmat_csv_open(struct hsess *hs, int *ret_fd, char *msg, size_t size);
+/* Recording ended: convert the rows into hs->mat_fd and close it. 0, or -errno with msg. */
+int hmat_finish(struct hsess *hs, char *msg, size_t size);
 
 /* ---- host_results.c (control thread): the results operation ---- */
 

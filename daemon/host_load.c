@@ -253,6 +253,13 @@ static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, si
                 *code = hout_open(hs, out, force, &fd, &hs->rec_path, msg, size);
                 r = *code >= 0 ? -EACCES : 0;
         }
+        /* .mat: the named file is written at the end; the rows go to an unnamed CSV. */
+        if (r == 0 && fd >= 0 && hmat_wanted(out)) {
+                hs->mat_fd = fd;
+                fd = -1;
+                *code = hmat_csv_open(hs, &fd, msg, size);
+                r = *code >= 0 ? -EINVAL : 0;
+        }
         if (r == 0 && fd >= 0) {
                 /* Read back through this descriptor only, never the path again (results). */
                 hrec_share(hs, fcntl(fd, F_DUPFD_CLOEXEC, 3));
@@ -265,6 +272,10 @@ static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, si
                 }
         }
         free(cols);
+        if (!hs->rec && hs->mat_fd >= 0) {
+                close(hs->mat_fd);
+                hs->mat_fd = -1;
+        }
         if (!hs->rec) {
                 hrec_share(hs, -1);
                 free(hs->rec_path);

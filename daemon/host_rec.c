@@ -55,6 +55,22 @@ int hrec_close(struct hsess *hs)
         pthread_mutex_unlock(&hs->lock);
         if (r == 0 && hs->rec_error)
                 r = hs->rec_error;
+        if (r == 0 && hs->mat_fd >= 0) {
+                char why[HOST_MSG_MAX - 64] = "";
+
+                r = hmat_finish(hs, why, sizeof(why));
+                if (r < 0) {
+                        hs->rec_failed = true;
+                        snprintf(hs->rec_msg, sizeof(hs->rec_msg), "writing '%s' failed: %s",
+                                 hs->rec_path ? hs->rec_path : "?", why);
+                        hlog_line(hs, LOG_ERR, "%s", hs->rec_msg);
+                        return r;
+                }
+        }
+        if (hs->mat_fd >= 0) {
+                close(hs->mat_fd);
+                hs->mat_fd = -1;
+        }
         if (r == 0)
                 return 0;
         hs->rec_failed = true;

@@ -44,6 +44,7 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
                 pthread_mutex_init(&hs->lock, NULL);
                 pthread_cond_init(&hs->cond, NULL);
                 hs->res_fd = -1;
+                hs->mat_fd = -1;
                 hlog_init(hs);
                 hs->h = h;
                 hs->sandbox = sandbox;

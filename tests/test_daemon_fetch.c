@@ -452,3 +452,40 @@ Test(daemon_fetch, fmuctl_results_and_run_fetch_write_the_rows_here_as_csv_and_m
         free(file);
         free(path);
 }
+
+Test(daemon_fetch, a_load_that_names_a_mat_file_gets_it_from_the_daemon)
+{
+        struct proto_load a = { .path = daemon_str(MSD) };
+        char *mat = daemon_path(&d, "daemon.mat"), *csv, desc[128];
+        struct proto_session_status st;
+        struct proto_target t = { 0 };
+        size_t len, off = 0;
+        unsigned char *ms;
+        struct mat m;
+        FILE *f;
+
+        a.out = daemon_str(mat);
+        t.session = daemon_load(c, &a, NULL);
+        cr_assert(eq(int, fmud_start(c, &t, NULL), 0), "%s", fmud_errmsg(c));
+        daemon_wait_state(c, t.session, PROTO_STATE_FINISHED, &st);
+        cr_assert(daemon_str_eq(st.out, mat));
+        cr_assert(daemon_str_eq(st.results, "complete"));
+        /* results serves the rows as CSV, the .mat holds the same, bit for bit. */
+        csv = fetch_all(t.session, PROTO_RESULTS_CHUNK, &len);
+        cr_assert(eq(int, strncmp(csv, "time,mass1.x1,", 14), 0), "%s", csv);
+        f = fopen("fetched.csv", "w");
+        cr_assert(f != NULL);
+        cr_assert(eq(sz, fwrite(csv, 1, len, f), len));
+        cr_assert(eq(int, fclose(f), 0));
+        assert_mat_is_csv(mat, "fetched.csv");
+        /* The daemon knows each column's description and unit: "description [unit]". */
+        ms = (unsigned char *)daemon_slurp(mat, &len);
+        for (int i = 0; i < 3; i++)
+                m = next_mat(ms, len, &off);
+        cr_assert(eq(str, m.name, "description"));
+        text_col(&m, 1, desc, sizeof(desc));
+        cr_assert(eq(str, desc, "Position of mass 1 [m]"));
+        free(ms);
+        free(csv);
+        free(mat);
+}

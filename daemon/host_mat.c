@@ -1,0 +1,122 @@
+/*
+ * host_mat: a results file named .mat (load's out): MAT v4 in the
+ * Dymola/OpenModelica layout (engine/record/mat4.h), written by the daemon.
+ *
+ * DESIGN: the recorder writes CSV, never waiting on the disk while the
+ * master runs; for a .mat file it writes that CSV to an unnamed file of
+ * the daemon's state directory (O_TMPFILE: nothing to clean up, whatever
+ * happens), which is also what results serves while the session runs.
+ * When recording ends (hrec_close()), the CSV is converted into the named
+ * file, opened at load as any results file (host_out.c), in bounded
+ * memory (mat4_csv.h), with each column's description, unit and
+ * variability from its model description. A conversion that fails fails
+ * the results file as a failed write does.
+ *
+ * Threads: the session thread.
+ */
+#include "daemon/host_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "engine/record/mat4_csv.h"
+
+bool hmat_wanted(const char *out)
+{
+        size_t n = out ? strlen(out) : 0;
+
+        return n > 4 && !strcasecmp(out + n - 4, ".mat");
+}
+
+int hmat_csv_open(struct hsess *hs, int *ret_fd, char *msg, size_t size)
+{
+        const char *state = hs->h->state_dir;
+        int fd;
+
+        if (!state) {
+                snprintf(msg, size, "a .mat results file needs the daemon's state directory, "
+                         "where its rows wait as CSV; this daemon has none");
+                return PROTO_E_INVALID;
+        }
+        fd = open(state, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        if (fd < 0) {
+                snprintf(msg, size, "a .mat results file needs an unnamed file in the state "
+                         "directory '%s': %s", state, strerror(errno));
+                return PROTO_E_INTERNAL;
+        }
+        *ret_fd = fd;
+        return -1;
+}
+
+/* Each column's description, unit and whether it is a parameter (data_1). */
+static struct mat4_var *column_meta(const struct scenario *sc)
+{
+        struct mat4_var *v = calloc(sc->n_columns ? sc->n_columns : 1, sizeof(*v));
+
+        for (size_t i = 0; v && i < sc->n_columns; i++) {
+                const struct scenario_column *c = &sc->columns[i];
+                const struct md_variable *mv = &sc->components[c->comp].fmu->md->vars[c->var];
+
+                v[i] = (struct mat4_var){
+                        .name = c->name, .description = mv->description,
+                        .unit = mv->attrs.unit,
+                        .parameter = mv->variability == MD_VARIABILITY_CONSTANT ||
+                                     mv->variability == MD_VARIABILITY_FIXED,
+                };
+        }
+        return v;
+}
+
+int hmat_finish(struct hsess *hs, char *msg, size_t size)
+{
+        static char buf[65536];
+        struct mat4_var *meta = NULL;
+        struct mat4_csv *m = NULL;
+        off_t off = 0;
+        ssize_t n;
+        int r;
+
+        if (hs->mat_fd < 0)
+                return 0;
+        meta = column_meta(hs->sc);
+        r = meta ? mat4_csv_new(hs->mat_fd, meta, hs->sc->n_columns, &m) : -ENOMEM;
+        if (r < 0) {
+                snprintf(msg, size, "%s", strerror(-r));
+                goto out;
+        }
+        /* The CSV the recorder wrote, read through the descriptor results reads it with. */
+        while ((n = pread(hs->res_fd, buf, sizeof(buf), off)) != 0) {
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        r = -errno;
+                        snprintf(msg, size, "reading the rows back: %s", strerror(-r));
+                        goto out;
+                }
+                off += n;
+                r = mat4_csv_feed(m, buf, (size_t)n, msg, size);
+                if (r < 0)
+                        goto out;
+        }
+        r = mat4_csv_finish(m, NULL, msg, size);
+        m = NULL;
+        if (r == 0 && fsync(hs->mat_fd) < 0) {
+                r = -errno;
+                snprintf(msg, size, "%s", strerror(-r));
+        }
+out:
+        if (m)
+                (void) mat4_csv_finish(m, NULL, NULL, 0);
+        if (close(hs->mat_fd) < 0 && r == 0 && errno != EINTR) {
+                r = -errno;
+                snprintf(msg, size, "%s", strerror(-r));
+        }
+        hs->mat_fd = -1;
+        free(meta);
+        return r;
+}
