@@ -228,6 +228,7 @@ struct hsess {
         struct rec *rec;
         char *rec_path;                 /* the results file's, as the load named it */
         int mat_fd;                     /* a .mat results file, written at the end; -1: none */
+        uint64_t res_seen;              /* bytes_complete last put in st.res_bytes */
         struct rec_stats rec_final;     /* the results file's figures once it is closed */
         const char *rec_name;           /* and its backend; NULL: none was closed */
         enum rec_type *col_types;

@@ -31,13 +31,24 @@ void hrec_failed(struct hsess *hs, int err)
 void hrec_idle(void *ctx)
 {
         struct hsess *hs = ctx;
+        struct rec_stats rs;
         int r;
 
         if (!hs->rec || hs->rec_error)
                 return;
         r = rec_tick(hs->rec);
-        if (r < 0)
+        if (r < 0) {
                 hrec_failed(hs, r);
+                return;
+        }
+        /* Rows written while paused or between points reach results without a status refresh. */
+        rec_get_stats(hs->rec, &rs);
+        if (rs.bytes_complete == hs->res_seen)
+                return;
+        hs->res_seen = rs.bytes_complete;
+        pthread_mutex_lock(&hs->lock);
+        hs->st.res_bytes = rs.bytes_complete;
+        pthread_mutex_unlock(&hs->lock);
 }
 
 int hrec_close(struct hsess *hs)

@@ -489,3 +489,24 @@ Test(daemon_fetch, a_load_that_names_a_mat_file_gets_it_from_the_daemon)
         free(csv);
         free(mat);
 }
+
+Test(daemon_fetch, a_loaded_session_serves_its_header_and_first_row_before_it_starts)
+{
+        struct proto_load a = { .path = daemon_str(MSD) };
+        struct proto_target t = { 0 };
+        struct fmud_results res = { 0 };
+        char buf[4096];
+
+        t.session = daemon_load(c, &a, NULL);
+        /* The load writes them at once; the recorder's flush is waited for, not timed. */
+        for (int i = 0; i < 20000 && res.len == 0; i++) {
+                cr_assert(eq(int, fmud_results_read(c, &t, 0, buf, sizeof(buf) - 1, &res), 0),
+                          "%s", fmud_errmsg(c));
+                if (!res.len)
+                        usleep(1000);
+        }
+        cr_assert(gt(sz, res.len, 0));
+        cr_assert(res.done == false);
+        buf[res.len] = '\0';
+        cr_assert(eq(str, buf, "time,mass1.x1,mass1.v1,mass2.x2,mass2.v2,mass2.F\n0,0,0,0.5,0,5\n"));
+}

@@ -151,6 +151,32 @@ Test(fmuctl_daemon, keygen_keys_admit_a_client_over_tcp_with_curve)
                                              "--key", ckey, "--json", NULL });
                 cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
                 run_result_fini(&r);
+                /*
+                 * ... and a run there writes its --out on this side: the rows
+                 * fetched from the daemon, the same as a run in process makes.
+                 */
+                {
+                        char *here = NULL, *local = NULL, *got, *want;
+
+                        cr_assert(asprintf(&here, "%s/remote.csv", dir) > 0);
+                        cr_assert(asprintf(&local, "%s/local.csv", dir) > 0);
+                        r = fmuctl((const char *[]){ "run", FMUD_EXAMPLES "/msd.ssp", "--endpoint",
+                                                     tcp, "--server-key", spub, "--key", ckey,
+                                                     "--out", here, "--quiet", NULL });
+                        cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+                        run_result_fini(&r);
+                        r = fmuctl((const char *[]){ "run", FMUD_EXAMPLES "/msd.ssp", "--local",
+                                                     "--out", local, "--quiet", NULL });
+                        cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+                        run_result_fini(&r);
+                        got = daemon_slurp(here, NULL);
+                        want = daemon_slurp(local, NULL);
+                        cr_assert(strcmp(got, want) == 0, "the rows fetched over tcp differ");
+                        free(got);
+                        free(want);
+                        free(here);
+                        free(local);
+                }
                 free(spub);
                 free(ckey);
         }
