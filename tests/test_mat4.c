@@ -1,0 +1,174 @@
+/*
+ * mat4: the MAT v4 writer and its CSV converter (engine/record/mat4*.h) on
+ * their own: parameters in data_1 with their values from the first row,
+ * descriptions with units in brackets, rows streamed into data_2 in pieces
+ * cut anywhere, and every bad CSV refused with its message and no file
+ * claiming rows it does not hold.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/record/mat4_csv.h"
+
+static FILE *f;
+static char err[256];
+
+static void setup(void)
+{
+        f = tmpfile();
+        cr_assert(f != NULL);
+        err[0] = '\0';
+}
+
+static void teardown(void)
+{
+        fclose(f);
+}
+
+TestSuite(mat4, .init = setup, .fini = teardown);
+
+/* The whole file, *ret_len bytes (caller frees). */
+static unsigned char *file_bytes(size_t *ret_len)
+{
+        long n;
+        unsigned char *b;
+
+        cr_assert(eq(int, fseek(f, 0, SEEK_END), 0));
+        n = ftell(f);
+        b = malloc((size_t)n + 1);
+        cr_assert(b != NULL);
+        cr_assert(eq(sz, (size_t)pread(fileno(f), b, (size_t)n, 0), (size_t)n));
+        *ret_len = (size_t)n;
+        return b;
+}
+
+/* The matrix named name: its header (type, rows, cols) and data. */
+static const unsigned char *find(const unsigned char *s, size_t len, const char *name,
+                                 int32_t h[3])
+{
+        size_t off = 0;
+
+        while (off + 20 <= len) {
+                int32_t x[5];
+                size_t el;
+
+                memcpy(x, s + off, sizeof(x));
+                el = x[0] == 0 ? 8 : x[0] == 20 ? 4 : 1;
+                if (!strcmp((const char *)s + off + 20, name)) {
+                        memcpy(h, x, 3 * sizeof(int32_t));
+                        return s + off + 20 + (size_t)x[4];
+                }
+                off += 20 + (size_t)x[4] + el * (size_t)x[1] * (size_t)x[2];
+        }
+        cr_assert(0, "no matrix '%s'", name);
+        return NULL;
+}
+
+static double f64(const unsigned char *p, size_t i)
+{
+        double v;
+
+        memcpy(&v, p + 8 * i, sizeof(v));
+        return v;
+}
+
+Test(mat4, parameters_go_to_data_1_and_descriptions_carry_units)
+{
+        static const struct mat4_var meta[] = {
+                { .name = "m", .description = "Mass", .unit = "kg", .parameter = true },
+                { .name = "x", .description = "Position", .unit = "m" },
+                { .name = "v", .unit = "m/s" },
+        };
+        /* Cut in the middle of a number, of a quoted name and of a line end. */
+        static const char *const pieces[] = { "time,\"x\",m,v", ",k\n0,0.5,2", ",1e-3,7\r\n0.1,0",
+                                              ".25,2,-inf,8\n0.2,nan,2,3,9" };
+        struct mat4_csv *c;
+        unsigned char *s;
+        const unsigned char *p;
+        int32_t h[3], info[5][4];
+        uint64_t rows;
+        size_t len;
+        char d[8];
+
+        cr_assert(eq(int, mat4_csv_new(fileno(f), meta, 3, &c), 0));
+        for (size_t i = 0; i < 4; i++)
+                cr_assert(eq(int, mat4_csv_feed(c, pieces[i], strlen(pieces[i]), err, sizeof(err)),
+                             0), "%s", err);
+        /* The last row has no newline: taken at the end. */
+        cr_assert(eq(int, mat4_csv_finish(c, &rows, err, sizeof(err)), 0), "%s", err);
+        cr_assert(eq(u64, rows, 3));
+        s = file_bytes(&len);
+        p = find(s, len, "description", h);
+        cr_assert(eq(i32, h[0], 51));
+        cr_assert(eq(i32, h[2], 5));
+        memset(d, 0, sizeof(d));
+        memcpy(d, p + (size_t)h[1] * 1, 7 < h[1] ? 7 : (size_t)h[1]);
+        cr_assert(eq(str, d, "Positio"));
+        cr_assert(eq(int, memcmp(p + (size_t)h[1] * 2, "Mass [kg]", 9), 0));
+        cr_assert(eq(int, memcmp(p + (size_t)h[1] * 3, "[m/s]", 5), 0));
+        cr_assert(eq(chr, (char)p[(size_t)h[1] * 4], '\0'), "k has no description");
+        p = find(s, len, "dataInfo", h);
+        memcpy(info, p, sizeof(info));
+        /* time, x (data_2 column 2), m (data_1 column 2), v (data_2 3), k (data_2 4) */
+        cr_assert(eq(i32, info[1][0], 2));
+        cr_assert(eq(i32, info[1][1], 2));
+        cr_assert(eq(i32, info[2][0], 1));
+        cr_assert(eq(i32, info[2][1], 2));
+        cr_assert(eq(i32, info[2][3], 0));
+        cr_assert(eq(i32, info[3][0], 2));
+        cr_assert(eq(i32, info[3][1], 3));
+        cr_assert(eq(i32, info[4][0], 2));
+        cr_assert(eq(i32, info[4][1], 4));
+        p = find(s, len, "data_1", h);
+        cr_assert(eq(i32, h[1], 2));
+        cr_assert(eq(i32, h[2], 2));
+        cr_assert(eq(dbl, f64(p, 0), 0.0));
+        cr_assert(eq(dbl, f64(p, 1), 2.0));
+        cr_assert(eq(dbl, f64(p, 2), 0.2));
+        cr_assert(eq(dbl, f64(p, 3), 2.0));
+        p = find(s, len, "data_2", h);
+        cr_assert(eq(i32, h[1], 4));
+        cr_assert(eq(i32, h[2], 3));
+        cr_assert(eq(dbl, f64(p, 0), 0.0));
+        cr_assert(eq(dbl, f64(p, 1), 0.5));
+        cr_assert(eq(dbl, f64(p, 2), 1e-3));
+        cr_assert(eq(dbl, f64(p, 3), 7.0));
+        cr_assert(eq(dbl, f64(p, 6), -INFINITY));
+        cr_assert(f64(p, 9) != f64(p, 9), "nan");
+        free(s);
+}
+
+Test(mat4, bad_csv_is_refused_with_its_line)
+{
+        static const struct { const char *csv, *msg; } bad[] = {
+                { "x,y\n0,1\n", "line 1: not a results header (\"time,...\")" },
+                { "time,x\n0,1\n0.1\n", "line 3: not as many values as the header names" },
+                { "time,x\n0,abc\n", "line 2, column 2: 'abc' is not a number (a .mat file "
+                                     "holds numbers only)" },
+                { "time,x\n0,\"1\n", "line 2: not a CSV row" },
+                { "", "no results header: the CSV is empty" },
+        };
+
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                struct mat4_csv *c;
+                int r;
+
+                cr_assert(eq(int, ftruncate(fileno(f), 0), 0));
+                cr_assert(eq(int, mat4_csv_new(fileno(f), NULL, 0, &c), 0));
+                err[0] = '\0';
+                r = mat4_csv_feed(c, bad[i].csv, strlen(bad[i].csv), err, sizeof(err));
+                if (r == 0)
+                        r = mat4_csv_finish(c, NULL, err, sizeof(err));
+                else
+                        cr_assert(eq(int, mat4_csv_finish(c, NULL, NULL, 0), r));
+                cr_assert(eq(int, r, -EBADMSG), "%s", bad[i].csv);
+                cr_assert(eq(str, err, (char *)bad[i].msg));
+        }
+}
