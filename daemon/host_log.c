@@ -6,9 +6,9 @@
  * peer that loaded it ("uid 1000", "key <Z85>"; "local" for an
  * in-process caller), and a line about an instance adds "instance 'NAME'"
  * and its worker's pid, so one grep follows a session or a worker. The
- * session's life (loaded, started, paused, resumed, finished with its
- * points, wall time and real-time factor, faulted with the whole message,
- * stopped, unloaded) comes from hsess_set_state() and the load and
+ * session's life (loaded, started, paused (with why when a rig's pause
+ * policy paused it), resumed, finished with its points, wall time and
+ * real-time factor, faulted with the whole message, stopped, unloaded) comes from hsess_set_state() and the load and
  * unload; the workers' (started with their pid, sandbox layers missing,
  * ended with their exit status or signal) from the session's worker
  * callback (session.h).
@@ -246,9 +246,9 @@ void hlog_state(struct hsess *hs, enum proto_state from, enum proto_state to,
                           "resumed" : "started", by(hs, b, sizeof(b)), session_time(hs));
                 break;
         case PROTO_STATE_PAUSED:
-                hlog_line(hs, LOG_NOTICE, "paused%s at t=%g after %llu points",
-                          by(hs, b, sizeof(b)), session_time(hs),
-                          (unsigned long long)st.points);
+                hlog_line(hs, LOG_NOTICE, "paused%s at t=%g after %llu points%s%s",
+                          m ? "" : by(hs, b, sizeof(b)), session_time(hs),
+                          (unsigned long long)st.points, m ? ": " : "", m ? m : "");
                 break;
         case PROTO_STATE_FINISHED:
                 hlog_line(hs, LOG_NOTICE, "finished at t=%g: %llu points, wall time %.3f s, "

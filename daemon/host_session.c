@@ -217,7 +217,9 @@ static void chunk_adapt(struct hsess *hs, uint64_t asked, uint64_t done, uint64_
  * One stepping call of a running session. A MASTER_PAUSED return is a pause
  * request: the PAUSE command that comes with it (host.c) pauses the
  * session; without one (a request the session had already honoured) the
- * run simply goes on. A stopped master is a stop request made by the
+ * run simply goes on. A pause the master made itself (a rig's pause
+ * policy, master_paused_itself()) has no command: it pauses the session
+ * here, with the master's message saying why. A stopped master is a stop request made by the
  * control thread, whose STOP or UNLOAD command is queued right after it:
  * that command ends the session (and answers), so the session stays
  * running until it comes, and hsess_main() waits for it.
@@ -244,6 +246,14 @@ static void run_chunk(struct hsess *hs)
         }
         if (master_state(hs->m) == MASTER_STOPPED)
                 return;
+        /* Paused by the master itself (a rig's pause policy): no command comes for it. */
+        if (master_paused_itself(hs->m)) {
+                if (hs->rec)
+                        (void) rec_flush(hs->rec);
+                htelem_tick(hs);
+                hsess_set_state(hs, PROTO_STATE_PAUSED, master_message(hs->m));
+                return;
+        }
         if (r == -EPERM || master_state(hs->m) != MASTER_PAUSED)
                 follow(hs);
         htelem_tick(hs);

@@ -3,13 +3,20 @@
  * fmud (daemon_fixture.h): status reports the session's rig (its state,
  * policy and counters), and a port the load may not declare, or a
  * policy or timeout out of range, refuses the load with the name and
- * the reason, leaving nothing behind.
+ * the reason, leaving nothing behind. A rig that goes silent under the
+ * pause policy pauses the session, which says why (status, event, log),
+ * and a resume with the rig still silent pauses it again a point later.
  */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon_fixture.h"
+
+#define POLL_MAX        20000   /* status polls before giving up: a hang guard, not a measure */
 
 static struct fmud_daemon d;
 static struct fmud *c;
@@ -54,7 +61,7 @@ Test(daemon_rig, status_reports_the_rig_its_policy_and_counters)
         cr_assert(st.has_rig);
         cr_assert(daemon_str_eq(st.rig.state, "none"));
         cr_assert(daemon_str_eq(st.rig.policy, "safe"));
-        cr_assert(!st.rig.in_force);
+        cr_assert(st.rig.in_force == false);
         cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
                   fmud_errmsg(c));
         daemon_wait_state(c, s, PROTO_STATE_FINISHED, &st);
@@ -75,7 +82,7 @@ Test(daemon_rig, a_session_without_rig_ports_reports_no_rig)
         a.has_rig_timeout = false;
         s = daemon_load(c, &a, NULL);
         cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
-        cr_assert(!st.has_rig);
+        cr_assert(st.has_rig == false);
 }
 
 static void refused(struct proto_load *a, int code, const char *text)
@@ -85,7 +92,7 @@ static void refused(struct proto_load *a, int code, const char *text)
         int r = fmud_load(c, a, &s, NULL);
 
         daemon_assert_refused(c, r, code, text);
-        cr_assert(strstr(fmud_errmsg(c), text), "%s", fmud_errmsg(c));
+        cr_assert(strstr(fmud_errmsg(c), text) != NULL, "%s", fmud_errmsg(c));
         cr_assert(daemon_children(d.pid, kids, 8) == 0);
 }
 
@@ -112,4 +119,118 @@ Test(daemon_rig, ports_policies_and_timeouts_out_of_bounds_refuse_the_load)
         /* The daemon is unharmed: the same load without the mistake goes through. */
         a = feedthrough();
         (void) daemon_load(c, &a, NULL);
+}
+
+/* Until the SUB socket has joined: load and unload until an event comes through. */
+static void events_on(void)
+{
+        struct proto_load a = feedthrough();
+        struct fmud_msg m;
+
+        cr_assert(fmud_events(c, true) == 0, "%s", fmud_errmsg(c));
+        for (int i = 0; i < 100; i++) {
+                uint64_t s = daemon_load(c, &a, NULL);
+
+                cr_assert(fmud_unload(c, &(struct proto_target){ s, 0 }) == 0, "%s",
+                          fmud_errmsg(c));
+                while (fmud_next(c, 20, &m) == 0)
+                        if (m.kind == FMUD_MSG_EVENT && !strcmp(m.topic, "events"))
+                                return;
+        }
+        cr_fail("no state event after 100 loads");
+}
+
+/* Poll until session s is paused; its status in *st. */
+static void until_paused(uint64_t s, struct proto_session_status *st)
+{
+        int i;
+
+        for (i = 0; i < POLL_MAX; i++) {
+                cr_assert(fmud_status(c, s, st) == 0, "%s", fmud_errmsg(c));
+                cr_assert(st->state == PROTO_STATE_RUNNING || st->state == PROTO_STATE_PAUSED,
+                          "state %d", (int)st->state);
+                if (st->state == PROTO_STATE_PAUSED)
+                        return;
+                usleep(1000);
+        }
+        cr_fail("the session never paused");
+}
+
+/* The next paused event of session s, with its message. */
+static void paused_event(uint64_t s, char *msg, size_t size)
+{
+        struct fmud_msg m;
+
+        for (int i = 0; i < POLL_MAX; i++) {
+                if (fmud_next(c, 10, &m) != 0)
+                        continue;
+                if (m.kind != FMUD_MSG_EVENT || m.event.session != s ||
+                    m.event.state != PROTO_STATE_PAUSED)
+                        continue;
+                snprintf(msg, size, "%.*s", (int)m.event.message.len, m.event.message.ptr);
+                return;
+        }
+        cr_fail("no paused event");
+}
+
+static size_t count(const char *text, const char *what)
+{
+        size_t n = 0;
+
+        for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+                n++;
+        return n;
+}
+
+Test(daemon_rig, a_silent_rig_under_pause_pauses_the_session_and_again_after_a_resume)
+{
+        struct proto_load a = feedthrough();
+        struct proto_session_status st;
+        struct fmud_rig *rig = NULL;
+        struct fmud_rig_point pt;
+        char msg[512];
+        uint64_t s, points;
+        char *log;
+        int i;
+
+        events_on();
+        a.stop = 1e6;
+        a.rig_policy = daemon_str("pause");
+        s = daemon_load(c, &a, NULL);
+        cr_assert(fmud_rig_open(c, s, &rig) == 0, "%s", fmud_errmsg(c));
+        /* One write for point 0, beats until the master saw it attached, then silence. */
+        cr_assert(fmud_rig_write(rig, (double[]){ 2.5, 7 }, 2) == 0);
+        cr_assert(fmud_warp(c, &(struct proto_target){ s, 0 }, 1, NULL) == 0, "%s",
+                  fmud_errmsg(c));
+        cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
+                  fmud_errmsg(c));
+        for (i = 0; i < POLL_MAX; i++) {
+                cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+                if (!daemon_str_eq(st.rig.state, "none"))
+                        break;
+                (void) fmud_rig_wait(rig, 1, &pt);
+        }
+        cr_assert(i < POLL_MAX, "the rig never attached");
+        until_paused(s, &st);
+        cr_assert(eq(u64, st.rig.applied, 1));
+        cr_assert(daemon_str_eq(st.rig.state, "vanished"));
+        cr_assert(st.rig.in_force);
+        snprintf(msg, sizeof(msg), "%.*s", (int)st.message.len, st.message.ptr);
+        cr_assert(strstr(msg, "paused (rig policy pause)") != NULL, "%s", msg);
+        paused_event(s, msg, sizeof(msg));
+        cr_assert(strstr(msg, "rig vanished") && strstr(msg, "paused (rig policy pause)") != NULL, "%s",
+                  msg);
+        points = st.points;
+        /* Resumed with the rig still silent: on by one point, then paused again. */
+        cr_assert(fmud_resume(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
+                  fmud_errmsg(c));
+        until_paused(s, &st);
+        cr_assert(eq(u64, st.points, points + 1));
+        paused_event(s, msg, sizeof(msg));
+        cr_assert(strstr(msg, "rig still silent") && strstr(msg, "paused (rig policy pause)") != NULL,
+                  "%s", msg);
+        log = daemon_log(&d);
+        cr_assert(eq(sz, count(log, "paused (rig policy pause)"), 2), "%s", log);
+        free(log);
+        fmud_rig_close(rig);
 }

@@ -280,6 +280,14 @@ Test(master_rig, a_vanished_rig_under_pause_pauses_the_session_and_says_why)
         cr_assert(eq(int, master_run(x.m), MASTER_PAUSED));
         cr_assert(strstr(master_message(x.m), "rig vanished") != NULL, "%s", master_message(x.m));
         cr_assert(eq(u64, master_point(x.m), 2));
+        /* Run again with the rig still silent: paused again, a point later. */
+        cr_assert(eq(int, master_run(x.m), MASTER_PAUSED));
+        cr_assert(strstr(master_message(x.m), "rig still silent") != NULL, "%s",
+                  master_message(x.m));
+        cr_assert(eq(u64, master_point(x.m), 3));
+        /* A rig that beats again lets the run go on to its end. */
+        cr_assert(eq(int, rig_write(r, 3, v), 0));
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
         rig_close(r);
         msys_fini(&x);
 }

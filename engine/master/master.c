@@ -266,8 +266,10 @@ static bool between(struct master *m)
                 master_set_state(m, MASTER_STOPPED);
                 return false;
         }
-        if (req & MASTER_REQ_PAUSE) {
+        if ((req & MASTER_REQ_PAUSE) || m->pause_self) {
                 atomic_fetch_and_explicit(&m->requests, ~MASTER_REQ_PAUSE, memory_order_relaxed);
+                m->paused_self = m->pause_self;
+                m->pause_self = false;
                 m->pace_valid = false;
                 master_set_state(m, MASTER_PAUSED);
                 return false;
@@ -299,6 +301,10 @@ static int advance(struct master *m, uint64_t target)
                 m->wall_ns += start - m->call_end_ns;
         if (target > m->n_end)
                 target = m->n_end;
+        /* A run after a pause: the rig's pause policy holds while it is silent. */
+        if (st == MASTER_PAUSED)
+                mrig_resume(m);
+        m->paused_self = false;
         master_set_state(m, MASTER_RUNNING);
         m->target = target;
         while (!(m->at_grid && m->pt >= target)) {

@@ -279,6 +279,12 @@ int master_run(struct master *m);
 
 /* Any thread: stop at the next point, keeping everything; master_run() etc. resume. */
 void master_request_pause(struct master *m);
+/*
+ * Master thread: the master is paused and paused itself, not on a
+ * request: a rig gone silent under the pause policy (master_message()
+ * says why). False after any other pause and once a stepping call runs.
+ */
+bool master_paused_itself(const struct master *m);
 /* Any thread: stop at the next point for good (MASTER_STOPPED). */
 void master_request_stop(struct master *m);
 /*
@@ -375,7 +381,9 @@ int master_published(const struct master *m, size_t comp, size_t var, struct mas
  * waiting (a full ring counts a drop). A rig whose heartbeat is older
  * than the timeout has vanished: its policy applies (hold, safe values,
  * or a pause with the reason as the master's message) until a rig beats
- * again.
+ * again. The pause is the master's own (master_paused_itself()), and a
+ * stepping call after a pause, the rig still silent, pauses again after
+ * its first point.
  */
 enum master_rig_state {
         MASTER_RIG_NONE,                /* no rig has attached yet */

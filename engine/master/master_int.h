@@ -128,6 +128,7 @@ struct mrig {
         bool attached;                  /* the heartbeat is fresh */
         bool ever;                      /* a rig has attached since the load */
         bool vanished;                  /* it was attached and is no more: the policy holds */
+        bool recheck;                   /* a run after a pause: a pause policy applies again */
         /* Master writes, any thread reads (master_rig_stats()). */
         _Atomic uint64_t applied, late, missing, dropped, bad;
         _Atomic int state;              /* enum master_rig_state */
@@ -272,6 +273,8 @@ struct master {
         uint64_t point_ns;              /* the clock when this coupled step began */
         uint64_t target;                /* the grid point the stepping call goes to */
         bool chain_ok;                  /* steps may be chained (master_chain.c) */
+        bool pause_self;                /* the master's own pause (rig policy), between points */
+        bool paused_self;               /* the last pause was the master's own */
 
         /* Heavy workers kept apart (master_spread.c). */
         bool spread_ok;
@@ -396,6 +399,7 @@ int mrig_plan(struct master *m);
 void mrig_free(struct master *m);
 void mrig_inputs(struct master *m);
 void mrig_outputs(struct master *m);
+void mrig_resume(struct master *m);
 
 size_t mfeed_vars(const struct master *m, const struct mi *mi, size_t *vars);
 /* The feeds of mi, once its input blocks are planned. 0 or -errno (m->msg). */

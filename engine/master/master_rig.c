@@ -15,7 +15,10 @@
  * point the ring has no room for is dropped, a write that fails a check
  * is bad. All of these are counted, none stops the session. The
  * heartbeat is read once per point: a rig it says is gone triggers the
- * policy once; a rig that beats again is attached again.
+ * policy once; a rig that beats again is attached again. The pause
+ * policy is the master's own pause (master_paused_itself()), and holds
+ * while the rig is silent: the first point of a run after a pause
+ * pauses again.
  *
  * Threads: the master's, except master_rig_fd() and master_rig_stats()
  * (atomics and the fd, which does not change until master_free()).
@@ -183,14 +186,29 @@ static void apply(struct mrig *rg, const double *v, bool safe_only)
         }
 }
 
+/* The pause policy: the master pauses itself at the next point, saying why. */
+static void pause_policy(struct master *m, struct mrig *rg, const char *what)
+{
+        master_err(m, 0, "rig %s at t = %.17g (no heartbeat for %llu ms): paused "
+                   "(rig policy pause)", what, m->t_cur,
+                   (unsigned long long)(rg->timeout_ns / 1000000u));
+        m->pause_self = true;
+}
+
 /* Attached, vanished, or back: once per point, from the heartbeat. */
 static void liveness(struct master *m, struct mrig *rg)
 {
         uint64_t beat = rig_heartbeat(rg->chan), now = pace_now_ns();
         bool fresh = beat && beat <= now + rg->timeout_ns && now - beat <= rg->timeout_ns;
+        bool recheck = rg->recheck;
 
-        if (fresh == rg->attached)
+        rg->recheck = false;
+        if (fresh == rg->attached) {
+                /* Resumed with the rig still silent: the policy holds, paused again. */
+                if (recheck && rg->vanished)
+                        pause_policy(m, rg, "still silent");
                 return;
+        }
         rg->attached = fresh;
         if (fresh) {
                 rg->ever = true;
@@ -202,12 +220,19 @@ static void liveness(struct master *m, struct mrig *rg)
         atomic_store_explicit(&rg->state, MASTER_RIG_VANISHED, memory_order_relaxed);
         if (rg->policy == RIG_SAFE)
                 apply(rg, NULL, true);
-        if (rg->policy == RIG_PAUSE) {
-                master_err(m, 0, "rig vanished at t = %.17g (no heartbeat for %llu ms): paused "
-                           "(rig policy pause)", m->t_cur,
-                           (unsigned long long)(rg->timeout_ns / 1000000u));
-                master_request_pause(m);
-        }
+        if (rg->policy == RIG_PAUSE)
+                pause_policy(m, rg, "vanished");
+}
+
+void mrig_resume(struct master *m)
+{
+        if (m->rig && m->rig->policy == RIG_PAUSE)
+                m->rig->recheck = true;
+}
+
+bool master_paused_itself(const struct master *m)
+{
+        return master_state(m) == MASTER_PAUSED && m->paused_self;
 }
 
 void mrig_inputs(struct master *m)
