@@ -1,0 +1,421 @@
+"""client: a connection to fmud and one method per operation of proto/PROTOCOL.md section 5.
+
+DESIGN: requests go out on a DEALER socket, one msgpack map each, and
+replies are matched by id (section 1: replies are not in request order;
+a reply to a request that timed out is dropped when it comes). A socket
+monitor notices the daemon going away, so a request in flight fails at
+once rather than waiting out its time; a CURVE key the daemon refuses is
+said at once too. Every operation is one small method over _call(): a new
+operation of the protocol is one more such method. Arguments are checked
+for their Python types before anything is sent (a misspelt keyword is a
+TypeError, as for any Python function); everything else is the daemon's
+to judge, and its refusal is raised as the fmud.Error subclass of its code.
+
+A Client is not thread-safe: use one per thread.
+"""
+
+import itertools
+import os
+import time
+
+import zmq
+from zmq.utils.monitor import recv_monitor_message
+
+from . import endpoint as _endpoint
+from . import pubsub
+from .errors import ConnectionFailed, Error, ProtocolError, Timeout, VersionError, refusal
+from .tables import Reading
+from .wire import MAX_MSG, NUMBER, field, pack, unpack
+
+PROTO_VERSION = 1
+WAIT = None                 # a timeout of None: as long as the operation takes
+
+# load's keyword arguments and their names on the wire (section 5, load).
+_LOAD_ARGS = {
+    "out": ("out", str), "force": ("force", bool), "input": ("input", str),
+    "start": ("start", NUMBER), "stop": ("stop", NUMBER), "step": ("step", NUMBER),
+    "budget": ("budget", NUMBER), "warp": ("warp", NUMBER), "overrun": ("overrun", str),
+    "overrun_margin_us": ("overrunMarginUs", NUMBER), "spin_us": ("spinUs", NUMBER),
+    "decimation": ("decimation", int), "tolerance": ("tolerance", NUMBER),
+    "rollback_on_fault": ("rollbackOnFault", bool), "algorithm": ("algorithm", str),
+    "sandbox": ("sandbox", str), "strict": ("strict", bool), "transient": ("transient", bool),
+    "rt_priority": ("rtPriority", int), "rt_worker_priority": ("rtWorkerPriority", int),
+    "rt_cpus": ("rtCpus", str), "rt_worker_cpus": ("rtWorkerCpus", str),
+    "rt_mlock": ("rtMlock", bool), "rt_best_effort": ("rtBestEffort", bool),
+    "rig_in": ("rigIn", list), "rig_out": ("rigOut", list), "rig_policy": ("rigPolicy", str),
+    "rig_timeout_ms": ("rigTimeoutMs", int), "multirate": ("multirate", dict),
+    "starts": ("starts", dict), "record": ("record", list),
+}
+
+
+def _check(name, value, kind):
+    """value as sent for argument name, which must be of kind; TypeError otherwise."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if hasattr(value, "dtype") and hasattr(value, "item"):
+        value = value.item()        # a NumPy scalar
+    if isinstance(value, (tuple, set)) and list in kinds:
+        value = list(value)
+    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+        raise TypeError("%s must be %s, not %s" % (name, " or ".join(k.__name__ for k in kinds),
+                                                   type(value).__name__))
+    return value
+
+
+def _text(v):
+    """A start value or multirate factor as the text the protocol takes."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return v if isinstance(v, str) else repr(v) if isinstance(v, float) else str(v)
+
+
+def _names(names):
+    if isinstance(names, str):
+        return [names]
+    return [_check("a name", n, str) for n in names]
+
+
+class Client:
+    """A connection to fmud.
+
+    endpoint: the control endpoint (``ipc:///run/fmud/control.sock``,
+    ``tcp://host:port``); None: $FMUD_ENDPOINT, else the local daemon as
+    fmuctl finds it. server_key and key: the daemon's public key file and
+    this client's secret key file for tcp with CURVE (else $FMUD_SERVER_KEY
+    and $FMUD_KEY; both or neither). timeout: seconds a request may take
+    (operations that wait for the simulation, such as step, wait as long
+    as it takes); connect_timeout: for the hello.
+    """
+
+    def __init__(self, endpoint=None, server_key=None, key=None, *, timeout=30.0,
+                 connect_timeout=10.0, name="fmud-python"):
+        self.endpoint = _endpoint.resolve(endpoint)
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.curve = _endpoint.curve_keys(server_key, key)
+        self._ids = itertools.count(1)
+        self._ctx = None
+        self._dealer = self._mon = None
+        _endpoint.check_ipc(self.endpoint)
+        self._ctx = zmq.Context()
+        try:
+            self._open()
+            self.info = self.hello(client=name, timeout=connect_timeout)
+        except BaseException:
+            self.close()
+            raise
+        self.server = self.info["server"]
+        self.max_msg = self.info["maxMsg"]
+        self.pub_endpoint = self._pub_address(self.info["pubEndpoint"])
+
+    # ---- the connection -------------------------------------------------------------
+
+    def socket(self, kind):
+        """A new socket of kind with this connection's options (limits, CURVE)."""
+        s = self._ctx.socket(kind)
+        s.setsockopt(zmq.LINGER, 0)
+        s.setsockopt(zmq.MAXMSGSIZE, MAX_MSG)
+        if self.curve:
+            server, public, secret = self.curve
+            s.curve_serverkey = server.encode("ascii")
+            s.curve_publickey = public.encode("ascii")
+            s.curve_secretkey = secret.encode("ascii")
+        return s
+
+    def _open(self):
+        self._dealer = self.socket(zmq.DEALER)
+        # A peer that vanishes without closing (tcp) is caught by ZMTP heartbeats.
+        self._dealer.setsockopt(zmq.HEARTBEAT_IVL, 2000)
+        self._dealer.setsockopt(zmq.HEARTBEAT_TIMEOUT, 10000)
+        self._mon = self._dealer.get_monitor_socket(
+            zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_FAILED_AUTH |
+            zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+        try:
+            self._dealer.connect(self.endpoint)
+        except zmq.ZMQError as e:
+            raise ConnectionFailed("cannot connect to '%s': %s" % (self.endpoint, e)) from None
+
+    def _pub_address(self, pub):
+        """A bind address (tcp, host * or 0.0.0.0) names no host: use the control endpoint's."""
+        if not pub:
+            return ""
+        if (not pub.startswith(("ipc://", "tcp://")) or len(pub) >= 4096 or
+                any(ord(c) <= 0x20 or ord(c) >= 0x7f for c in pub)):
+            raise ProtocolError("hello: the daemon names an invalid PUB endpoint")
+        for bound in ("tcp://*:", "tcp://0.0.0.0:"):
+            if pub.startswith(bound) and self.endpoint.startswith("tcp://"):
+                host = self.endpoint[6:].rsplit(":", 1)[0]
+                return "tcp://%s:%s" % (host, pub[len(bound):])
+        return pub
+
+    def close(self):
+        """Close the connection (and every socket made from it). Idempotent."""
+        if self._dealer is not None:
+            try:
+                self._dealer.disable_monitor()
+            except zmq.ZMQError:
+                pass
+        for s in (self._mon, self._dealer):
+            if s is not None:
+                s.close(0)
+        self._mon = self._dealer = None
+        if self._ctx is not None:
+            self._ctx.destroy(0)
+            self._ctx = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _lost(self, op):
+        """A monitor event: the daemon went away, or refused this client's CURVE key."""
+        ev = recv_monitor_message(self._mon)
+        if ev["event"] == zmq.EVENT_DISCONNECTED:
+            return ConnectionFailed("%s: the daemon at '%s' went away" % (op, self.endpoint), op=op)
+        if ev["event"] == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+            return ConnectionFailed("%s: the daemon at '%s' refused this client's key"
+                                    % (op, self.endpoint), op=op)
+        return ConnectionFailed("%s: the handshake with '%s' failed (CURVE keys?)"
+                                % (op, self.endpoint), op=op)
+
+    def _call(self, op, args=None, timeout=0):
+        """Send op with args and return its result; raise the refusal as an Error.
+
+        timeout: seconds, None to wait as long as it takes, 0 for self.timeout.
+        """
+        if self._dealer is None:
+            raise ConnectionFailed("%s: the connection is closed" % op, op=op)
+        if timeout == 0:
+            timeout = self.timeout
+        rid = next(self._ids)
+        req = {"id": rid, "op": op}
+        if args:
+            req["args"] = args
+        self._dealer.send(pack(req))
+        poller = zmq.Poller()
+        poller.register(self._dealer, zmq.POLLIN)
+        poller.register(self._mon, zmq.POLLIN)
+        deadline = None if timeout is None else _now() + timeout
+        while True:
+            left = None if deadline is None else max(0, int((deadline - _now()) * 1000))
+            ready = dict(poller.poll(left))
+            if self._dealer in ready:
+                frames = self._dealer.recv_multipart()
+                rep = self._reply(op, frames)
+                if rep is None or rep["id"] != rid:
+                    continue            # an earlier request's, given up on
+                if rep["ok"]:
+                    return rep.get("result")
+                err = field(rep, "error", dict, op)
+                raise refusal(field(err, "code", str, op), field(err, "message", str, op), op)
+            if self._mon in ready:
+                raise self._lost(op)
+            if deadline is not None and _now() >= deadline:
+                raise Timeout("%s: no reply from '%s' within %g s" % (op, self.endpoint, timeout),
+                              op=op)
+
+    def _reply(self, op, frames):
+        """A reply's map (checked), or None for a frame layout that is not a reply's."""
+        while len(frames) > 1 and frames[0] == b"":
+            frames = frames[1:]         # a ROUTER may keep REQ-style empty delimiters
+        if len(frames) != 1:
+            return None
+        rep = unpack(frames[0], op)
+        if not isinstance(rep, dict):
+            raise ProtocolError("%s: the reply is not a map" % op, op=op)
+        field(rep, "id", int, op)
+        field(rep, "ok", bool, op)
+        return rep
+
+    @staticmethod
+    def _target(session, generation):
+        return {"session": _check("session", session, int),
+                "generation": _check("generation", generation, int)}
+
+    # ---- operations (PROTOCOL.md section 5) -----------------------------------------
+
+    def hello(self, version=PROTO_VERSION, client=None, timeout=0):
+        """Negotiate: {version, server, pubEndpoint, maxMsg}; VersionError if not served."""
+        args = {"version": _check("version", version, int)}
+        if client is not None:
+            args["client"] = _check("client", client, str)
+        try:
+            res = self._call("hello", args, timeout)
+        except VersionError as e:
+            raise VersionError("the daemon at '%s' does not serve protocol version %d: %s"
+                               % (self.endpoint, version, e.message), code="version",
+                               op="hello") from None
+        if not isinstance(res, dict):
+            raise ProtocolError("hello: the result is not a map", op="hello")
+        if field(res, "version", int, "hello") != version:
+            raise VersionError("the daemon at '%s' speaks protocol version %d, this client %d"
+                               % (self.endpoint, res["version"], version), op="hello")
+        field(res, "server", str, "hello")
+        field(res, "pubEndpoint", str, "hello")
+        field(res, "maxMsg", int, "hello")
+        return res
+
+    def load(self, path, **options):
+        """Load a .ssp, .ssd, folder or .fmu; {session, generation, out?, warnings?}.
+
+        Paths are sent absolute and canonical (the daemon takes no other).
+        options: out, force, input, start, stop, step, budget, warp, overrun,
+        overrun_margin_us, spin_us, decimation, tolerance, rollback_on_fault,
+        algorithm, sandbox, strict, transient, rt_priority, rt_worker_priority,
+        rt_cpus, rt_worker_cpus, rt_mlock, rt_best_effort, rig_in, rig_out,
+        rig_policy, rig_timeout_ms, multirate ({component: factor}), starts
+        ({"comp.var": value}, sent as text) and record (names).
+        """
+        args = {"path": os.path.realpath(_check("path", os.fspath(path), str))}
+        for key, value in options.items():
+            if key not in _LOAD_ARGS:
+                raise TypeError("load() got an unexpected keyword argument '%s'" % key)
+            if value is None:
+                continue
+            wire, kind = _LOAD_ARGS[key]
+            if key in ("out", "input"):
+                value = os.path.realpath(os.fspath(value))
+            value = _check(key, value, kind)
+            if kind is dict:
+                value = {_check(key + " key", k, str): _text(v) for k, v in value.items()}
+            elif kind is list:
+                value = [_check(key + " entry", v, str) for v in value]
+            args[wire] = value
+        return self._call("load", args, WAIT)
+
+    def unload(self, session, generation=0):
+        """Stop the session if it runs, end its workers, forget it."""
+        return self._call("unload", self._target(session, generation))
+
+    def list(self):
+        """Every session: [{session, generation, name, state, time, ...}]."""
+        return self._call("list")["sessions"]
+
+    def status(self, session=0, generation=0):
+        """A session's status (a dict, PROTOCOL.md "status"); session 0: the daemon's."""
+        return self._call("status", self._target(session, generation))
+
+    def start(self, session, generation=0):
+        """loaded -> running; the progress {state, time, points}."""
+        return self._call("start", self._target(session, generation))
+
+    def pause(self, session, generation=0):
+        """running -> paused; the progress."""
+        return self._call("pause", self._target(session, generation))
+
+    def resume(self, session, generation=0):
+        """paused -> running; the progress."""
+        return self._call("resume", self._target(session, generation))
+
+    def stop(self, session, generation=0):
+        """Stop before the stop time (final); the progress."""
+        return self._call("stop", self._target(session, generation))
+
+    def warp(self, session, factor, generation=0):
+        """Pace at factor times real time from the next point (0: as fast as possible)."""
+        args = self._target(session, generation)
+        args["factor"] = _check("factor", factor, NUMBER)
+        return self._call("warp", args)
+
+    def step(self, session, n=1, generation=0):
+        """Take n coupled steps and pause; the progress once they are done."""
+        args = self._target(session, generation)
+        args["n"] = _check("n", n, int)
+        return self._call("step", args, WAIT)
+
+    def run_until(self, session, time, generation=0):
+        """Step to the last point at or before time and pause; the progress."""
+        args = self._target(session, generation)
+        args["time"] = _check("time", time, NUMBER)
+        return self._call("run-until", args, WAIT)
+
+    def get(self, session, names, generation=0):
+        """Values by name ("inst.var", "inst.var[i]"): a Reading (time, names, values)."""
+        names = _names(names)
+        args = self._target(session, generation)
+        args["names"] = names
+        res = self._call("get", args)
+        values = field(res, "values", list, "get")
+        if len(values) != len(names):
+            raise ProtocolError("get: %d values for %d names" % (len(values), len(names)))
+        return Reading(field(res, "time", NUMBER, "get"), names, values)
+
+    def vars(self, session, generation=0):
+        """Every variable: {time, vars: [{name, type, causality, variability, unit, value}]}."""
+        return self._call("vars", self._target(session, generation))
+
+    def set(self, session, values, generation=0):
+        """Set {"inst.var": value} all or nothing; {time} of the point they apply at."""
+        args = self._target(session, generation)
+        args["values"] = {_check("a name", k, str): v for k, v in dict(values).items()}
+        return self._call("set", args)
+
+    def subscribe(self, session, names=None, decimation=None, every_point=False, generation=0):
+        """A Subscription (an iterator of Samples) to names (None: every recorded column)."""
+        return pubsub.Subscription(self, session, generation, None if names is None
+                                   else _names(names), decimation, every_point)
+
+    def _subscribe(self, session, generation, names, decimation, every_point):
+        """The subscribe request itself; its topic."""
+        args = self._target(session, generation)
+        if names:
+            args["names"] = names
+        if decimation is not None:
+            args["decimation"] = _check("decimation", decimation, int)
+        if every_point:
+            args["everyPoint"] = True
+        return field(self._call("subscribe", args), "topic", str, "subscribe")
+
+    def unsubscribe(self, session, topic, generation=0):
+        """Remove subscription topic (Subscription.close() does this)."""
+        args = self._target(session, generation)
+        args["topic"] = _check("topic", topic, str)
+        return self._call("unsubscribe", args)
+
+    def snapshot(self, session, generation=0):
+        """Save every instance's and the master's state: {snapshot, time}."""
+        return self._call("snapshot", self._target(session, generation), WAIT)
+
+    def restore(self, session, snapshot, generation=0):
+        """Back to a snapshot: the progress with the new {session, generation}."""
+        args = self._target(session, generation)
+        args["snapshot"] = _check("snapshot", snapshot, int)
+        return self._call("restore", args, WAIT)
+
+    def logs(self, session, generation=0):
+        """The FMUs' messages the daemon keeps (the last 256), oldest first."""
+        return self._call("logs", self._target(session, generation))["messages"]
+
+    def shutdown(self):
+        """Stop and unload every session; the daemon then exits (admin role)."""
+        return self._call("shutdown")
+
+    def rig(self, session, generation=0):
+        """A one-time token for the session's rig channel: {token, path, expiresMs}.
+
+        Local (ipc) clients only. The channel itself (shared memory handed
+        over on the rig socket) is libfmud's fmud_rig_open() (fmud.h).
+        """
+        return self._call("rig", self._target(session, generation))
+
+    # ---- publications (PROTOCOL.md section 7) ---------------------------------------
+
+    def events(self, session=None):
+        """An iterator of state events (dicts), of one session or of all (None)."""
+        return pubsub.Events(self, session)
+
+    def follow_logs(self, session):
+        """An iterator of the session's log messages as they are published."""
+        return pubsub.Logs(self, session)
+
+    def telemetry(self, session):
+        """An iterator of the session's telemetry (about once a second while paced)."""
+        return pubsub.Telemetry(self, session)
+
+
+def _now():
+    return time.monotonic()
+
+
+__all__ = ["Client", "Error", "PROTO_VERSION"]

@@ -1,0 +1,278 @@
+"""pubsub: iterators over the daemon's PUB socket (proto/PROTOCOL.md sections 1 and 7).
+
+DESIGN: each feed (a subscription's samples, the events, a session's log
+messages or telemetry) has a SUB socket of its own, so that a reader sees
+only its topics and keeps up for itself (the daemon counts what a slow
+reader loses and flags it on the next sample). ZeroMQ filters by prefix,
+so every topic is compared exactly here. A PUB socket loses what it sends
+before a subscriber has joined: a feed waits for its socket's handshake
+and subscribes before it asks for anything, so a subscription's samples
+are there from the point after the subscribe reply. A feed of one
+session also listens to "events" and ends (its iterator stops) at the
+session's final state: finished, faulted or stopped. Everything read is
+checked before use and a message that breaks the protocol is a
+ProtocolError.
+"""
+
+import time
+
+import zmq
+from zmq.utils.monitor import recv_monitor_message
+
+from .errors import ConnectionFailed, Error, ProtocolError, Timeout
+from .tables import Rows
+from .wire import NUMBER, field, unpack
+
+FINAL_STATES = ("finished", "faulted", "stopped")
+TOPIC_MAX = 64
+
+
+class _Feed:
+    """A SUB socket on some topics; receive() one item, iteration until the end."""
+
+    timeout = None              # seconds an iteration step may wait (None: forever)
+
+    def __init__(self, client, prefixes, session=None):
+        if not client.pub_endpoint:
+            raise ConnectionFailed("the daemon publishes no events")
+        self.session = session
+        self.ended = False
+        self._client = client
+        self._sock = client.socket(zmq.SUB)
+        try:
+            for p in prefixes:
+                self._sock.subscribe(p)
+            self._join(client)
+        except BaseException:
+            self._sock.close(0)
+            raise
+
+    def _join(self, client):
+        """Connect and wait for the handshake: from then on the subscriptions are the daemon's."""
+        mon = self._sock.get_monitor_socket(
+            zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_AUTH |
+            zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+        try:
+            self._sock.connect(client.pub_endpoint)
+            if not mon.poll(int(client.connect_timeout * 1000)):
+                raise Timeout("cannot join '%s' within %g s" % (client.pub_endpoint,
+                                                                client.connect_timeout))
+            ev = recv_monitor_message(mon)
+            if ev["event"] != zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                raise ConnectionFailed("the daemon's PUB socket '%s' refused this client"
+                                       % client.pub_endpoint)
+        finally:
+            self._sock.disable_monitor()
+            mon.close(0)
+
+    def close(self):
+        """Stop reading (idempotent)."""
+        if self._sock is not None:
+            self._sock.close(0)
+            self._sock = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        item = self.receive(self.timeout)
+        if item is not None:
+            return item
+        if self.ended:
+            raise StopIteration
+        raise Timeout("nothing published within %g s" % self.timeout)
+
+    def receive(self, timeout=None):
+        """The next item, or None when nothing came within timeout seconds or the feed ended."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.ended and self._sock is not None:
+            left = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
+            if not self._sock.poll(left):
+                return None
+            frames = self._sock.recv_multipart()
+            if len(frames) != 2 or len(frames[0]) > TOPIC_MAX or b"\0" in frames[0]:
+                raise ProtocolError("malformed PUB message framing")
+            try:
+                topic = frames[0].decode("ascii")
+            except UnicodeDecodeError:
+                raise ProtocolError("a PUB topic that is not ASCII") from None
+            body = unpack(frames[1], "'%s'" % topic)
+            if not isinstance(body, dict):
+                raise ProtocolError("'%s': the body is not a map" % topic)
+            if topic == "events" and self.session is not None:
+                if field(body, "session", int, "event") == self.session and \
+                        field(body, "state", str, "event") in FINAL_STATES:
+                    self.ended = True
+            item = self._take(topic, body)
+            if item is not None:
+                return item
+        return None
+
+    def _take(self, topic, body):
+        """The item for a message, or None to skip it."""
+        raise NotImplementedError
+
+
+class Sample:
+    """One sample: session, generation, time, point, flags, mono_ns, real_ns, names, values."""
+
+    FIRST, DROPPED, RESTORED, EXTRA, EVENT_LEFT, UNRECORDED = 1, 2, 4, 8, 16, 32
+    __slots__ = ("session", "generation", "time", "point", "flags", "mono_ns", "real_ns",
+                 "names", "values")
+
+    def __init__(self, body, names, what):
+        self.session = field(body, "session", int, what)
+        self.generation = field(body, "generation", int, what)
+        self.time = field(body, "time", NUMBER, what)
+        self.point = field(body, "point", int, what)
+        self.flags = field(body, "flags", int, what)
+        self.mono_ns = field(body, "monoNs", int, what, optional=True) or 0
+        self.real_ns = field(body, "realNs", int, what, optional=True) or 0
+        self.values = field(body, "values", list, what)
+        own = field(body, "names", list, what, optional=True)
+        if own is not None:
+            if len(own) != len(self.values) or not all(isinstance(n, str) for n in own):
+                raise ProtocolError("%s: names do not match the values" % what)
+            names = own
+        self.names = names if names is not None and len(names) == len(self.values) else None
+
+    first = property(lambda self: bool(self.flags & Sample.FIRST))
+    dropped = property(lambda self: bool(self.flags & Sample.DROPPED))
+    restored = property(lambda self: bool(self.flags & Sample.RESTORED))
+    extra = property(lambda self: bool(self.flags & Sample.EXTRA))
+    unrecorded = property(lambda self: bool(self.flags & Sample.UNRECORDED))
+
+    def __getitem__(self, name):
+        if isinstance(name, str):
+            if self.names is None:
+                raise KeyError(name)
+            return self.values[self.names.index(name)]
+        return self.values[name]
+
+    def __repr__(self):
+        return "Sample(time=%r, point=%r, flags=%r, values=%r)" % (
+            self.time, self.point, self.flags, self.values)
+
+
+class Subscription(_Feed):
+    """A subscription's samples: iterate for Samples until the session ends; rows() gathers them."""
+
+    def __init__(self, client, session, generation, names, decimation, every_point):
+        prefix = "s%d." % session
+        super().__init__(client, [prefix, "events"], session)
+        try:
+            self.topic = client._subscribe(session, generation, names, decimation, every_point)
+            if not self.topic.startswith(prefix) or len(self.topic) > TOPIC_MAX:
+                raise ProtocolError("subscribe: topic '%s' is not one of session %d"
+                                    % (self.topic, session))
+            self._sock.subscribe(self.topic)
+            self._sock.unsubscribe(prefix)
+        except BaseException:
+            _Feed.close(self)
+            raise
+        self.generation = generation
+        self.names = list(names) if names else None
+
+    def _take(self, topic, body):
+        if topic != self.topic:
+            return None
+        s = Sample(body, self.names, "sample on '%s'" % topic)
+        if s.names is not None:
+            self.names = s.names
+        return s
+
+    def rows(self, timeout=None):
+        """Every sample until the session's end, as Rows (NumPy columns where installed).
+
+        timeout: seconds to wait for each sample (None: as long as the run takes).
+        """
+        samples = []
+        for s in self._until_end(timeout):
+            samples.append(s)
+        names = self.names or []
+        for s in samples:
+            if len(s.values) != len(names):
+                raise ProtocolError("sample at t = %r: %d values for %d names"
+                                    % (s.time, len(s.values), len(names)))
+        return Rows(names, samples)
+
+    def _until_end(self, timeout):
+        while True:
+            s = self.receive(timeout)
+            if s is not None:
+                yield s
+            elif self.ended:
+                return
+            else:
+                raise Timeout("no sample on '%s' within %g s" % (self.topic, timeout))
+
+    def close(self):
+        """Unsubscribe (when the session is still there) and stop reading."""
+        if self._sock is None:
+            return
+        try:
+            self._client.unsubscribe(self.session, self.topic)
+        except Error:
+            pass            # the session is gone, or the connection: nothing left to undo
+        finally:
+            _Feed.close(self)
+
+
+def _session_body(body, what):
+    field(body, "session", int, what)
+    return body
+
+
+class Events(_Feed):
+    """State events (dicts, PROTOCOL.md section 7); of one session ends at its final state."""
+
+    def __init__(self, client, session=None):
+        super().__init__(client, ["events"], session)
+
+    def _take(self, topic, body):
+        if topic != "events":
+            return None
+        ev = _session_body(body, "event")
+        field(ev, "generation", int, "event")
+        field(ev, "state", str, "event")
+        field(ev, "time", NUMBER, "event")
+        if self.session is not None and ev["session"] != self.session:
+            return None
+        return ev
+
+
+class Logs(_Feed):
+    """A session's log messages as published (dicts); ends at the session's final state."""
+
+    def __init__(self, client, session):
+        self.topic = "l%d" % session
+        super().__init__(client, [self.topic, "events"], session)
+
+    def _take(self, topic, body):
+        if topic != self.topic:
+            return None
+        msg = _session_body(body, "log message")
+        field(msg, "seq", int, "log message")
+        field(msg, "message", str, "log message")
+        return msg
+
+
+class Telemetry(_Feed):
+    """A paced session's telemetry (dicts); ends at the session's final state."""
+
+    def __init__(self, client, session):
+        self.topic = "t%d" % session
+        super().__init__(client, [self.topic, "events"], session)
+
+    def _take(self, topic, body):
+        if topic != self.topic:
+            return None
+        t = _session_body(body, "telemetry")
+        field(t, "time", NUMBER, "telemetry")
+        return t

@@ -1,0 +1,80 @@
+"""wire: msgpack in and out, with the protocol's checks (proto/PROTOCOL.md section 3).
+
+DESIGN: everything the daemon sends is read with the same strictness as
+it reads requests, except that unknown keys are ignored: no map with two
+equal keys, no extension types, no message over the 16 MiB limit
+(section 8). What goes out is packed with str as str and bytes as bin;
+NumPy scalars and arrays are packed as the Python numbers and lists they
+hold, so a value read with get() can be set again as it is.
+"""
+
+import os
+
+import msgpack
+
+from .errors import ProtocolError
+
+MAX_MSG = 16 * 1024 * 1024
+
+
+def _default(obj):
+    if hasattr(obj, "dtype") and hasattr(obj, "tolist"):
+        return obj.tolist()        # a NumPy scalar or array
+    if isinstance(obj, (bytearray, memoryview)):
+        return bytes(obj)
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    if isinstance(obj, (tuple, set, frozenset)):
+        return list(obj)
+    raise TypeError("cannot send a %s to fmud" % type(obj).__name__)
+
+
+def pack(obj):
+    """obj as one msgpack message."""
+    return msgpack.packb(obj, use_bin_type=True, default=_default)
+
+
+def _pairs(pairs):
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        raise ValueError("a map with two equal keys")
+    return d
+
+
+def _ext(code, data):
+    raise ValueError("a msgpack extension type (%d)" % code)
+
+
+def unpack(data, what):
+    """One msgpack message from the daemon; ProtocolError naming what when it breaks the rules."""
+    if len(data) > MAX_MSG:
+        raise ProtocolError("%s: %d bytes, over the message limit" % (what, len(data)))
+    try:
+        return msgpack.unpackb(data, raw=False, strict_map_key=False, use_list=True,
+                               object_pairs_hook=_pairs, ext_hook=_ext,
+                               unicode_errors="surrogateescape")
+    except (ValueError, TypeError, msgpack.UnpackException) as e:
+        raise ProtocolError("%s: malformed message: %s" % (what, e)) from None
+
+
+def field(m, key, kind, what, optional=False):
+    """m[key] checked to be of kind (a type or tuple); bool is never an int here."""
+    if key not in m:
+        if optional:
+            return None
+        raise ProtocolError("%s: no '%s'" % (what, key))
+    v = m[key]
+    if isinstance(v, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
+        raise ProtocolError("%s: '%s' is not a %s" % (what, key, _kind_name(kind)))
+    if not isinstance(v, kind):
+        raise ProtocolError("%s: '%s' is not a %s" % (what, key, _kind_name(kind)))
+    return v
+
+
+def _kind_name(kind):
+    if isinstance(kind, tuple):
+        return " or ".join(k.__name__ for k in kind)
+    return kind.__name__
+
+
+NUMBER = (int, float)
