@@ -1,0 +1,230 @@
+"""The control operations through fmud.Client against a real daemon: load, run, get, set, ..."""
+
+import csv
+import os
+
+import pytest
+
+import fmud
+from conftest import EXAMPLES, FMUS
+
+MSD = os.path.join(EXAMPLES, "msd.ssp")
+LINEAR_ODE = os.path.join(FMUS, "LinearOde.fmu")
+FEEDTHROUGH = os.path.join(FMUS, "Feedthrough.fmu")
+
+
+def test_hello_names_the_server_and_its_pub_socket(client, daemon):
+    assert client.server.startswith("fmud ")
+    assert client.pub_endpoint == daemon.pub_endpoint
+    assert client.max_msg == 16 * 1024 * 1024
+    assert client.hello()["version"] == fmud.PROTO_VERSION
+
+
+def test_a_version_the_daemon_does_not_serve_is_a_version_error(client):
+    with pytest.raises(fmud.VersionError) as e:
+        client.hello(version=99)
+    assert e.value.code == "version"
+    assert "does not serve protocol version 99" in e.value.message
+    assert client.status()["sessions"] == 0          # the connection goes on
+
+
+def test_load_run_to_the_end_and_read_the_results(client, daemon):
+    out = daemon.path("msd.csv")
+    res = client.load(MSD, out=out, stop=1.0)
+    s = res["session"]
+    assert res["generation"] == 1
+    assert res["out"] == out
+    assert client.status(s)["state"] == "loaded"
+    assert [x["session"] for x in client.list()] == [s]
+    with client.events(s) as ev:
+        assert client.start(s)["state"] in ("running", "finished")
+        states = [e["state"] for e in ev]
+    assert states[-1] == "finished"
+    st = client.status(s)
+    assert st["state"] == "finished"
+    assert st["time"] == pytest.approx(1.0)
+    r = client.get(s, ["mass1.x1", "mass2.x2"])
+    assert r.time == pytest.approx(1.0)
+    with open(out) as f:
+        last = list(csv.DictReader(f))[-1]
+    assert r["mass1.x1"] == float(last["mass1.x1"])
+    assert r["mass2.x2"] == float(last["mass2.x2"])
+    assert client.unload(s) is None
+    assert client.list() == []
+
+
+def test_step_and_run_until_move_time_and_pause(client):
+    s = client.load(MSD, stop=1.0)["session"]
+    p = client.step(s, 3)
+    assert (p["state"], p["points"]) == ("paused", 3)
+    assert p["time"] == pytest.approx(0.03)
+    p = client.run_until(s, 0.5)
+    assert p["state"] == "paused"
+    assert p["time"] == pytest.approx(0.5)
+    with pytest.raises(fmud.Invalid) as e:
+        client.run_until(s, 0.25)
+    assert e.value.code == "invalid"
+    assert client.status(s)["time"] == pytest.approx(0.5)     # nothing changed
+    assert client.warp(s, 2.0)["state"] == "paused"
+    assert client.status(s)["warp"] == 2.0
+    assert client.stop(s)["state"] == "stopped"
+
+
+def test_set_while_paused_is_what_get_answers_and_what_the_next_step_uses(client):
+    s = client.load(LINEAR_ODE, stop=10.0)["session"]
+    client.step(s, 1)
+    x0 = client.get(s, "x")["x"]
+    assert client.set(s, {"k": 0.0})["time"] == pytest.approx(client.status(s)["time"])
+    assert client.get(s, ["k"])["k"] == 0.0
+    client.step(s, 5)
+    assert client.get(s, "x")["x"] == x0            # k = 0: x no longer moves
+
+
+def test_values_of_every_type_go_and_come_back(client):
+    np = pytest.importorskip("numpy")
+    s = client.load(FEEDTHROUGH)["session"]
+    values = {"Int32_input": -7, "Boolean_input": True, "String_input": "h\u00e9llo",
+              "Binary_input": b"\x00\xff", "Float64_input": 2.5, "UInt64_input": 2 ** 64 - 1,
+              "Int64_input": -(2 ** 63)}
+    client.set(s, values)
+    r = client.get(s, list(values))
+    assert r.as_dict() == values
+    assert r.values.dtype == object                 # mixed kinds: each as it is
+    assert client.get(s, ["Int32_input", "Int64_input"]).values.dtype == np.int64
+    assert client.get(s, ["UInt64_input"]).values.dtype == np.uint64
+    assert client.get(s, ["Boolean_input"]).values.dtype == np.bool_
+
+
+def test_get_answers_numpy_arrays_of_the_values_dtype(client):
+    np = pytest.importorskip("numpy")
+    s = client.load(MSD, stop=1.0)["session"]
+    client.step(s, 2)
+    r = client.get(s, ["mass1.x1", "mass1.v1", "mass2.x2"])
+    assert isinstance(r.values, np.ndarray)
+    assert r.values.dtype == np.float64
+    assert r.values.shape == (3,)
+    # A value read can be sent back as it is (NumPy scalars pack as numbers).
+    s2 = client.load(LINEAR_ODE)["session"]
+    k = client.get(s2, ["k"]).values[0]
+    assert isinstance(k, np.float64)
+    client.set(s2, {"k": k * 2})
+    assert client.get(s2, ["k"])["k"] == 2.0
+
+
+def test_vars_lists_every_variable_with_its_value(client):
+    s = client.load(LINEAR_ODE)["session"]
+    v = client.vars(s)
+    byname = {x["name"]: x for x in v["vars"]}
+    assert byname["k"]["type"] == "Float64"
+    assert byname["k"]["causality"] == "parameter"
+    assert byname["k"]["value"] == 1.0
+
+
+def test_snapshot_and_restore_rewind_and_fence_the_old_generation(client):
+    s = client.load(MSD, stop=1.0)["session"]
+    client.step(s, 10)
+    snap = client.snapshot(s)
+    before = client.get(s, ["mass1.x1"])["mass1.x1"]
+    client.step(s, 10)
+    r = client.restore(s, snap["snapshot"], generation=1)
+    assert (r["generation"], r["session"]) == (2, s)
+    assert r["time"] == pytest.approx(snap["time"])
+    assert client.get(s, ["mass1.x1"], generation=2)["mass1.x1"] == before
+    with pytest.raises(fmud.Stale) as e:
+        client.step(s, 1, generation=1)
+    assert e.value.code == "stale"
+    assert client.status(s)["time"] == pytest.approx(snap["time"])   # nothing was stepped
+
+
+def test_logs_answers_the_fmus_messages(client):
+    s = client.load(os.path.join(FMUS, "Misbehave.fmu"),
+                    starts={"fault": 18, "at": 0, "count": 0})["session"]
+    client.step(s, 1)
+    msgs = client.logs(s)
+    assert msgs and all(m["session"] == s for m in msgs)
+    assert [m["seq"] for m in msgs] == list(range(1, len(msgs) + 1))
+
+
+def test_rig_answers_a_token_for_a_session_with_rig_ports(client):
+    s = client.load(LINEAR_ODE, rig_in=["u0"])["session"]
+    tok = client.rig(s)
+    assert len(tok["token"]) == 32 and int(tok["token"], 16) >= 0
+    assert tok["path"].endswith("/rig.sock")
+    assert tok["expiresMs"] == 5000
+    s2 = client.load(LINEAR_ODE)["session"]
+    with pytest.raises(fmud.Invalid) as e:
+        client.rig(s2)
+    assert "has no rig ports" in e.value.message
+
+
+def test_shutdown_stops_the_daemon(client, daemon):
+    client.load(MSD)
+    assert client.shutdown() is None
+    daemon.join()
+
+
+# ---- errors: each with its code and message, and nothing else harmed --------------------
+
+def test_an_unknown_session_is_no_session(client):
+    s = client.load(MSD)["session"]
+    for call in (lambda: client.status(999), lambda: client.start(999),
+                 lambda: client.get(999, ["x"]), lambda: client.unload(999)):
+        with pytest.raises(fmud.NoSession) as e:
+            call()
+        assert e.value.code == "no-session"
+        assert "999" in e.value.message
+    assert client.status(s)["state"] == "loaded"
+
+
+def test_an_unknown_variable_is_no_variable_naming_it(client):
+    s = client.load(MSD)["session"]
+    with pytest.raises(fmud.NoVariable) as e:
+        client.get(s, ["mass1.x1", "mass1.nosuch"])
+    assert "mass1.nosuch" in e.value.message
+    with pytest.raises(fmud.NoVariable):
+        client.set(s, {"nosuch": 1.0})
+
+
+def test_a_value_of_the_wrong_type_is_a_type_error_and_sets_nothing(client):
+    s = client.load(FEEDTHROUGH)["session"]
+    with pytest.raises(fmud.TypeMismatch) as e:
+        client.set(s, {"Float64_input": 7.0, "Int32_input": "seven"})
+    assert e.value.code == "type"
+    assert "Int32_input" in e.value.message
+    assert client.get(s, ["Float64_input"])["Float64_input"] != 7.0
+
+
+def test_an_operation_in_the_wrong_state_is_a_state_error(client):
+    s = client.load(MSD)["session"]
+    with pytest.raises(fmud.StateError) as e:
+        client.pause(s)
+    assert e.value.code == "state"
+    assert client.status(s)["state"] == "loaded"
+
+
+def test_bad_arguments_are_refused_before_or_by_the_daemon(client, daemon):
+    with pytest.raises(TypeError):
+        client.load(MSD, stepsize=0.1)                       # misspelt: never sent
+    with pytest.raises(TypeError):
+        client.step(1, n="2")
+    with pytest.raises(fmud.BadRequest) as e:
+        client.load(MSD, rig_policy="sometimes", rig_in=["u"])
+    assert e.value.code == "bad-request"
+    assert "rigPolicy" in e.value.message
+    with pytest.raises(fmud.BadRequest) as e:
+        client.load(MSD, step=-1.0)
+    assert "step" in e.value.message
+    with pytest.raises(fmud.Invalid) as e:
+        client.load(MSD, overrun="sometimes")
+    assert e.value.code == "invalid"
+    with pytest.raises(fmud.Denied) as e:
+        client.load("/etc/passwd")
+    assert "allowed" in e.value.message
+    assert client.list() == []                               # no session remains
+
+
+def test_an_unknown_op_is_unknown_op(client):
+    with pytest.raises(fmud.UnknownOp) as e:
+        client._call("teleport", {})
+    assert e.value.code == "unknown-op"
+    assert isinstance(e.value, fmud.Error)

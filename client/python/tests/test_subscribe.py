@@ -1,0 +1,116 @@
+"""Publications through fmud.Client: samples as rows, every point, events, telemetry, logs."""
+
+import csv
+import os
+
+import pytest
+
+import fmud
+from conftest import EXAMPLES, FMUS
+
+MSD = os.path.join(EXAMPLES, "msd.ssp")
+
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def test_rows_of_a_whole_run_are_the_results_files_rows(client, daemon):
+    out = daemon.path("r.csv")
+    s = client.load(MSD, out=out, stop=2.0)["session"]
+    sub = client.subscribe(s, ["mass1.x1", "mass2.x2"])
+    assert sub.topic.startswith("s%d." % s)
+    client.start(s)
+    rows = sub.rows()
+    assert sub.ended
+    # The results file also has the start point, published before anyone subscribed.
+    file_rows = read_csv(out)[1:]
+    assert len(rows) == len(file_rows)
+    assert rows.names == ["mass1.x1", "mass2.x2"]
+    assert [float(r["time"]) for r in file_rows] == pytest.approx(list(rows.time), abs=1e-12)
+    assert [float(r["mass2.x2"]) for r in file_rows] == list(rows["mass2.x2"])
+    assert rows.time[-1] == pytest.approx(2.0)
+    sub.close()
+
+
+def test_rows_are_numpy_arrays(client):
+    np = pytest.importorskip("numpy")
+    s = client.load(MSD, stop=0.5)["session"]
+    with client.subscribe(s, ["mass1.x1", "mass1.v1"]) as sub:
+        client.start(s)
+        rows = sub.rows()
+    assert isinstance(rows.time, np.ndarray) and rows.time.dtype == np.float64
+    assert rows.values.shape == (len(rows), 2)
+    assert rows.values.dtype == np.float64
+    assert list(rows.values[:, 0]) == list(rows["mass1.x1"])
+
+
+def test_a_subscription_of_every_recorded_column_learns_the_names(client):
+    s = client.load(MSD, stop=0.2)["session"]
+    with client.subscribe(s) as sub:
+        client.start(s)
+        samples = list(sub)
+    assert samples[0].first and samples[0].names
+    assert "mass1.x1" in samples[0].names
+    assert all(x.names == samples[0].names for x in samples)
+    assert samples[-1]["mass1.x1"] == samples[-1].values[samples[0].names.index("mass1.x1")]
+
+
+def test_every_point_samples_each_communication_point(client):
+    # msd records every 10th point; everyPoint samples all of them.
+    s = client.load(MSD, stop=0.5)["session"]
+    every = client.subscribe(s, ["mass1.x1"], every_point=True)
+    rec = client.subscribe(s, ["mass1.x1"])
+    client.step(s, 20)
+    got = [every.receive(30) for _ in range(20)]
+    assert [x.point for x in got] == list(range(1, 21))
+    assert sum(x.unrecorded for x in got) == 18
+    recorded = [rec.receive(30) for _ in range(2)]
+    assert [x.point for x in recorded] == [10, 20]
+    assert rec.receive(0) is None                   # nothing more was published
+    every.close()
+    rec.close()
+    assert client.status(s)["state"] == "paused"
+
+
+def test_closing_a_subscription_unsubscribes_it(client):
+    s = client.load(MSD, stop=0.5)["session"]
+    sub = client.subscribe(s, ["mass1.x1"])
+    sub.close()
+    with pytest.raises(fmud.Invalid) as e:
+        client.unsubscribe(s, sub.topic)
+    assert sub.topic in e.value.message
+
+
+def test_events_follow_a_session_to_its_end(client):
+    s = client.load(MSD, stop=0.3)["session"]
+    with client.events(s) as ev:
+        client.step(s, 1)
+        first = [ev.receive(30), ev.receive(30)]
+        assert [(e["session"], e["state"]) for e in first] == [(s, "running"), (s, "paused")]
+        client.resume(s)
+        rest = list(ev)
+    assert rest[-1]["state"] == "finished"
+    assert rest[-1]["time"] == pytest.approx(0.3)
+    assert ev.ended
+
+
+def test_telemetry_comes_while_a_session_runs_paced(client):
+    s = client.load(MSD, stop=2.5, warp=1.0)["session"]
+    with client.telemetry(s) as tel:
+        client.start(s)
+        got = list(tel)
+    assert got, "no telemetry in a paced run of 2.5 s"
+    assert all(t["session"] == s and t["warp"] == 1.0 for t in got)
+
+
+def test_log_messages_are_followed_as_they_are_logged(client):
+    s = client.load(os.path.join(FMUS, "Misbehave.fmu"),
+                    starts={"fault": 18, "at": 0, "count": 0})["session"]
+    with client.follow_logs(s) as logs:
+        client.start(s)
+        got = list(logs)
+    warnings = [m for m in got if m["status"] == 1 and m["category"] != "fmud"]
+    assert len(warnings) == 10
+    assert [m["seq"] for m in got] == [m["seq"] for m in client.logs(s)][:len(got)]
