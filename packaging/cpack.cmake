@@ -51,9 +51,10 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "co-simulation server for FMI 2.0 and 3.0 
 set(CPACK_PACKAGE_DESCRIPTION "fmud hosts FMI 2.0 and 3.0 Co-Simulation FMUs, each instance in its
 own sandboxed worker process, couples them through shared memory and
 runs them as fast as possible or paced to real time. It is driven over
-ZeroMQ by fmuctl, its command-line client, or by programs using libfmud.
-This package holds the daemon and its systemd service, fmuctl, libfmud
-with its header and pkg-config file, and example scenarios.")
+ZeroMQ by fmuctl, its command-line client, or by programs using libfmud
+or its Python client. This package holds the daemon and its systemd
+service, fmuctl, libfmud with its header and pkg-config file, the Python
+package fmud, and example scenarios.")
 set(CPACK_PACKAGE_CONTACT "${FMUD_DEB_MAINTAINER}")
 # Absolute destinations (/etc/fmud, /lib/systemd/system) land in the package.
 set(CPACK_SET_DESTDIR ON)
@@ -70,6 +71,11 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 # systemd: systemd-sysusers and systemd-tmpfiles in postinst, the service.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "systemd")
+# The Python client (/usr/lib/python3/dist-packages/fmud) needs Debian's
+# python3 with pyzmq and msgpack, the daemon none of them: recommended.
+# NumPy gives arrays instead of lists; the example plots with matplotlib.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-zmq, python3-msgpack")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3-numpy, python3-matplotlib")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
         ${_ctl}/postinst ${_ctl}/prerm ${_ctl}/postrm ${_ctl}/conffiles ${_ctl}/triggers)

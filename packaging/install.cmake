@@ -39,3 +39,14 @@ file(WRITE ${CMAKE_BINARY_DIR}/packaging/fmud.conf "${_conf}")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/configs/fmud.conf)
 # Where fmud reads it (FMUD_CONFIG_FILE): /etc/fmud for the prefix /usr.
 install(FILES ${CMAKE_BINARY_DIR}/packaging/fmud.conf DESTINATION ${FMUD_INSTALL_CONFDIR})
+
+# The Python client (client/python/fmud, docs/python.md), where Debian's
+# python3 finds it: PREFIX/lib/python3/dist-packages/fmud, so
+# /usr/lib/python3/dist-packages/fmud in the package. Sources only: Python
+# compiles them itself, and a package ships no bytecode.
+set(FMUD_PYTHON_DIR lib/python3/dist-packages CACHE STRING
+        "Where the fmud Python package is installed, relative to the prefix")
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/client/python/fmud DESTINATION ${FMUD_PYTHON_DIR}
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+install(FILES ${PROJECT_SOURCE_DIR}/client/python/examples/two_runs.py
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
