@@ -64,17 +64,12 @@ def field(m, key, kind, what, optional=False):
             return None
         raise ProtocolError("%s: no '%s'" % (what, key))
     v = m[key]
-    if isinstance(v, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-        raise ProtocolError("%s: '%s' is not a %s" % (what, key, _kind_name(kind)))
-    if not isinstance(v, kind):
-        raise ProtocolError("%s: '%s' is not a %s" % (what, key, _kind_name(kind)))
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(v, bool) and bool not in kinds or not isinstance(v, kinds):
+        raise ProtocolError("%s: '%s' is not %s" % (what, key, _KIND_NAMES.get(kind, kind)))
     return v
 
 
-def _kind_name(kind):
-    if isinstance(kind, tuple):
-        return " or ".join(k.__name__ for k in kind)
-    return kind.__name__
-
-
 NUMBER = (int, float)
+_KIND_NAMES = {int: "an integer", str: "a string", bool: "a boolean", dict: "a map",
+               list: "an array", NUMBER: "a number"}
