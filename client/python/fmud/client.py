@@ -23,7 +23,7 @@ from zmq.utils.monitor import recv_monitor_message
 
 from . import endpoint as _endpoint
 from . import pubsub
-from .errors import ConnectionFailed, Error, ProtocolError, Timeout, VersionError, refusal
+from .errors import ConnectionFailed, ProtocolError, Timeout, VersionError, refusal
 from .tables import Reading
 from .wire import MAX_MSG, NUMBER, field, pack, unpack
 
@@ -418,4 +418,4 @@ def _now():
     return time.monotonic()
 
 
-__all__ = ["Client", "Error", "PROTO_VERSION"]
+__all__ = ["Client", "PROTO_VERSION"]
