@@ -36,6 +36,7 @@ execute_process(COMMAND dpkg --print-architecture OUTPUT_VARIABLE _deb_arch
 set(_ctl ${CMAKE_BINARY_DIR}/packaging/control)
 set(FMUD_SYSUSERS_FILE ${CMAKE_INSTALL_PREFIX}/lib/sysusers.d/fmud.conf)
 set(FMUD_TMPFILES_FILE ${CMAKE_INSTALL_PREFIX}/lib/tmpfiles.d/fmud.conf)
+set(FMUD_PYTHON_FULL_DIR ${CMAKE_INSTALL_PREFIX}/${FMUD_PYTHON_DIR})
 foreach(f postinst prerm postrm conffiles triggers)
         configure_file(${CMAKE_CURRENT_LIST_DIR}/debian/${f}.in ${_ctl}/${f} @ONLY
                 FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
