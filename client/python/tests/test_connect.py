@@ -124,7 +124,7 @@ def test_tcp_with_curve_serves_a_listed_key_and_refuses_another(env, tmp_path):
             assert c.status(s)["user"] == "key " + ok_pub.decode()
             with pytest.raises(fmud.Unsupported) as e:
                 c.rig(s)
-            assert "local socket only" in e.value.message
+            assert "remote_endpoint is not set" in e.value.message
         with pytest.raises(fmud.ConnectionFailed) as e:
             fmud.Client(ep, server_key=str(keys / "server.pub"), key=str(keys / "other.key"))
         assert "refused this client's key" in e.value.message
