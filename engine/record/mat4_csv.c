@@ -203,7 +203,7 @@ static int row_line(struct mat4_csv *c, char *s, size_t len, char *err, size_t e
 {
         char **f, *end;
         size_t n;
-        double t;
+        double t = 0; /* n >= 1 below: set by the first column */
         int r = split(s, len, &f, &n);
 
         if (r == -ENOMEM)
