@@ -14,6 +14,7 @@ to judge, and its refusal is raised as the fmud.Error subclass of its code.
 A Client is not thread-safe: use one per thread.
 """
 
+import io
 import itertools
 import os
 import time
@@ -23,6 +24,7 @@ from zmq.utils.monitor import recv_monitor_message
 
 from . import endpoint as _endpoint
 from . import pubsub
+from . import transfer
 from .errors import ConnectionFailed, ProtocolError, Timeout, VersionError, refusal
 from .tables import Reading
 from .wire import MAX_MSG, NUMBER, field, pack, unpack
@@ -45,6 +47,7 @@ _LOAD_ARGS = {
     "rig_in": ("rigIn", list), "rig_out": ("rigOut", list), "rig_policy": ("rigPolicy", str),
     "rig_timeout_ms": ("rigTimeoutMs", int), "multirate": ("multirate", dict),
     "starts": ("starts", dict), "record": ("record", list),
+    "content": ("content", str), "files": ("files", dict), "input_content": ("inputContent", str),
 }
 
 
@@ -256,10 +259,13 @@ class Client:
         field(res, "maxMsg", int, "hello")
         return res
 
-    def load(self, path, **options):
+    def load(self, path=None, **options):
         """Load a .ssp, .ssd, folder or .fmu; {session, generation, out?, warnings?}.
 
         Paths are sent absolute and canonical (the daemon takes no other).
+        Instead of path, content: the SHA-256 of an upload (put), with
+        files ({name: SHA-256}, an .ssd's files) and input_content (an
+        uploaded input CSV, instead of input).
         options: out, force, input, start, stop, step, budget, warp, overrun,
         overrun_margin_us, spin_us, decimation, tolerance, rollback_on_fault,
         algorithm, sandbox, strict, transient, rt_priority, rt_worker_priority,
@@ -267,7 +273,9 @@ class Client:
         rig_policy, rig_timeout_ms, multirate ({component: factor}), starts
         ({"comp.var": value}, sent as text) and record (names).
         """
-        args = {"path": os.path.realpath(_check("path", os.fspath(path), str))}
+        args = {}
+        if path is not None:
+            args["path"] = os.path.realpath(_check("path", os.fspath(path), str))
         for key, value in options.items():
             if key not in _LOAD_ARGS:
                 raise TypeError("load() got an unexpected keyword argument '%s'" % key)
@@ -283,6 +291,41 @@ class Client:
                 value = [_check(key + " entry", v, str) for v in value]
             args[wire] = value
         return self._call("load", args, WAIT)
+
+    def put(self, data, kind=None):
+        """Put a file (a path, or bytes) into the daemon's upload store; its SHA-256.
+
+        kind: "fmu", "ssp", "ssd" or "csv", how a load by content takes it
+        (None: by the file's name, bytes: the daemon's default, "fmu").
+        Content the daemon has is not sent again; an upload that broke off
+        resumes where the daemon's partial file ends.
+        """
+        if kind is None and not isinstance(data, (bytes, bytearray, memoryview)):
+            kind = transfer.kind_of(data)
+        if kind is not None:
+            _check("kind", kind, str)
+        return transfer.put(self._call, data, kind)
+
+    def upload_and_load(self, path, **options):
+        """Put a .fmu, .ssp, .ssd (with the files it names) or folder and load it by content.
+
+        input (a local CSV) is put too and sent as input_content; out is
+        the daemon's path as for load. The result is load's.
+        """
+        path = os.fspath(path)
+        if os.path.isdir(path):
+            path = os.path.join(path, "SystemStructure.ssd")
+        kind = transfer.kind_of(path)
+        sha = self.put(path, kind)
+        if kind == "ssd":
+            files = {name: self.put(p, transfer.kind_of(p))
+                     for name, p in transfer.ssd_sources(path).items()}
+            if files:
+                options["files"] = files
+        if options.get("input") is not None:
+            options["input_content"] = self.put(options.pop("input"), "csv")
+        options.pop("input", None)
+        return self.load(content=sha, **options)
 
     def unload(self, session, generation=0):
         """Stop the session if it runs, end its workers, forget it."""
@@ -386,6 +429,35 @@ class Client:
     def logs(self, session, generation=0):
         """The FMUs' messages the daemon keeps (the last 256), oldest first."""
         return self._call("logs", self._target(session, generation))["messages"]
+
+    def results(self, session, offset=0, max=None, generation=0):
+        """One piece of the session's results file: {data, offset, size, done, format}."""
+        args = self._target(session, generation)
+        args["offset"] = _check("offset", offset, int)
+        if max is not None:
+            args["max"] = _check("max", max, int)
+        res = self._call("results", args)
+        transfer.piece(res)
+        return res
+
+    def fetch_results(self, session, file=None, follow=True, generation=0):
+        """The session's results file, read through the daemon from its start.
+
+        follow: until recording has ended (waiting for rows while the
+        session runs or is paused); False: what is written so far. file:
+        None to return the bytes; a path or binary file object to write
+        them to, returning the number of bytes written.
+        """
+        def read(offset):
+            return self.results(session, offset, generation=generation)
+        if file is None:
+            buf = io.BytesIO()
+            transfer.fetch(read, buf, follow)
+            return buf.getvalue()
+        if hasattr(file, "write"):
+            return transfer.fetch(read, file, follow)
+        with open(file, "wb") as f:
+            return transfer.fetch(read, f, follow)
 
     def shutdown(self):
         """Stop and unload every session; the daemon then exits (admin role)."""
