@@ -135,40 +135,7 @@ static void *master_thread(void *arg)
 
 static void session_start(struct bench_sys *x, uint64_t points)
 {
-        static const char *const rig_in[] = { "lin.u0" };
-        static const char *const rig_out[] = { "lin.y0", "lin.y1" };
-        struct scenario_overrides ov = {
-                .has_step = true, .step = H, .has_start = true, .start = 0,
-                .has_stop = true, .stop = (double)(5 * points + 100) * H,
-                .has_warp = true, .warp = 0,
-                .n_rig_in = 1, .rig_in = rig_in, .n_rig_out = 2, .rig_out = rig_out,
-                .has_rig_timeout = true, .rig_timeout_ms = 10000,
-        };
-        const struct bench_comp comp = { "lin", fmu_path };
-        const struct bench_ssd d = { .n = 1, .comps = &comp, .step = H, .stop = 1 };
-        struct scenario_opts so;
-        struct session_opts sess;
-        struct diag_list diags;
-        char path[512], *msg = NULL;
-        int r;
-
-        bench_mkdtemp(x->cache, sizeof(x->cache));
-        bench_ssd_write(x->cache, &d, path, sizeof(path));
-        scenario_opts_default(&so);
-        so.cache_dir = x->cache;
-        diag_list_init(&diags, 0);
-        r = scenario_load(path, &so, &ov, &diags, &x->sc);
-        if (r < 0)
-                bench_die(diags.n ? diags.v[0].message : "scenario_load", r);
-        diag_list_fini(&diags);
-        session_opts_default(&sess);
-        sess.worker_path = FMUD_WORKER;
-        r = session_new(x->sc, &sess, &x->s, &msg);
-        if (r < 0)
-                bench_die(msg ? msg : "session_new", r);
-        r = master_new(x->s, NULL, &x->m, &msg);
-        if (r < 0)
-                bench_die(msg ? msg : "master_new", r);
+        bench_rig_sys_start(x, fmu_path, H, (double)(5 * points + 100) * H, 0, FMUD_WORKER);
 }
 
 static void send_pw(void *s, struct pw *w)

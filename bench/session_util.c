@@ -187,7 +187,9 @@ static void print_diags(const struct diag_list *diags)
         }
 }
 
-void bench_sys_start(struct bench_sys *x, const char *path, const char *worker)
+/* Load path (with ov, may be NULL) into x, whose cache directory exists. */
+static void sys_load(struct bench_sys *x, const char *path, const struct scenario_overrides *ov,
+                     const char *worker)
 {
         struct scenario_opts o;
         struct session_opts so;
@@ -195,12 +197,10 @@ void bench_sys_start(struct bench_sys *x, const char *path, const char *worker)
         char *msg = NULL;
         int r;
 
-        *x = (struct bench_sys){ 0 };
-        bench_mkdtemp(x->cache, sizeof(x->cache));
         scenario_opts_default(&o);
         o.cache_dir = x->cache;
         diag_list_init(&diags, 0);
-        r = scenario_load(path, &o, NULL, &diags, &x->sc);
+        r = scenario_load(path, &o, ov, &diags, &x->sc);
         if (r < 0) {
                 print_diags(&diags);
                 bench_die("scenario_load", r);
@@ -218,6 +218,35 @@ void bench_sys_start(struct bench_sys *x, const char *path, const char *worker)
                 fprintf(stderr, "%s\n", msg ? msg : "");
                 bench_die("master_new", r);
         }
+}
+
+void bench_sys_start(struct bench_sys *x, const char *path, const char *worker)
+{
+        *x = (struct bench_sys){ 0 };
+        bench_mkdtemp(x->cache, sizeof(x->cache));
+        sys_load(x, path, NULL, worker);
+}
+
+void bench_rig_sys_start(struct bench_sys *x, const char *fmu_path, double h, double stop,
+                         double warp, const char *worker)
+{
+        static const char *const rig_in[] = { "lin.u0" };
+        static const char *const rig_out[] = { "lin.y0", "lin.y1" };
+        const struct scenario_overrides ov = {
+                .has_step = true, .step = h, .has_start = true, .start = 0,
+                .has_stop = true, .stop = stop,
+                .has_warp = true, .warp = warp,
+                .n_rig_in = 1, .rig_in = rig_in, .n_rig_out = 2, .rig_out = rig_out,
+                .has_rig_timeout = true, .rig_timeout_ms = 10000,
+        };
+        const struct bench_comp comp = { "lin", fmu_path };
+        const struct bench_ssd d = { .n = 1, .comps = &comp, .step = h, .stop = 1 };
+        char path[512];
+
+        *x = (struct bench_sys){ 0 };
+        bench_mkdtemp(x->cache, sizeof(x->cache));
+        bench_ssd_write(x->cache, &d, path, sizeof(path));
+        sys_load(x, path, &ov, worker);
 }
 
 void bench_sys_close(struct bench_sys *x)

@@ -79,6 +79,12 @@ struct bench_sys {
 
 /* scenario_load(path), session_new(), master_new(). */
 void bench_sys_start(struct bench_sys *x, const char *path, const char *worker);
+/*
+ * LinearOde at fmu_path as instance "lin", with rig ports: input lin.u0,
+ * outputs lin.y0 and lin.y1 (the rig benches' session), step h, [0, stop].
+ */
+void bench_rig_sys_start(struct bench_sys *x, const char *fmu_path, double h, double stop,
+                         double warp, const char *worker);
 void bench_sys_close(struct bench_sys *x);
 
 /* An FMU unpacked into its own cache and dlopen'ed into this process. */
