@@ -130,8 +130,9 @@ int fmud_unload(struct fmud *c, const struct proto_target *t);
 /*
  * Put the regular file at path into the daemon's upload store (the put
  * operation, PROTOCOL.md), for a load by content (proto_load.content,
- * .input_content, .files). kind: "fmu", "ssp", "ssd", "csv", or NULL
- * ("fmu"). Hashes the file, asks the daemon what it has and sends the rest
+ * .input_content, .files). kind: "fmu", "ssp", "ssd", "csv", or NULL: sent
+ * as a hint the daemon does not rely on (it reads the content's kind from
+ * its bytes). Hashes the file, asks the daemon what it has and sends the rest
  * in chunks of at most PROTO_PUT_CHUNK bytes: content the daemon already
  * has is not sent again, and an upload that broke off resumes where the
  * daemon's partial file ends. One request per chunk, each with the

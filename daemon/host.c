@@ -158,6 +158,7 @@ void host_sess_destroy(struct hsess *hs)
                 hcmd_free(c);
         }
         hcmd_free(hs->load);
+        hcontent_release(hs);
         for (size_t i = 0; i < hs->n_allowed; i++)
                 free(hs->allowed[i]);
         free(hs->allowed);

@@ -11,17 +11,26 @@
  * (host_load.c), so the archive checks, the links refused and the limits
  * are those of a path, on the same descriptors. Its files are the
  * daemon's own: they are opened with the daemon's identity, not the
- * client's, who sent their bytes. The directory goes with the session
- * (hload_free()); while it is there, its links keep the store from
- * evicting the uploads it uses.
+ * client's, who sent their bytes. The directory is made and linked when
+ * the load is taken (hcontent_link(), on the thread that puts), so no put
+ * evicts an upload the load names before it is read; the content's kind
+ * is read from its bytes there after (hcontent_prepare()), never from a
+ * put. The directory goes with the session (hload_free()); while it is
+ * there, its links keep the store from evicting the uploads it uses.
  */
 #include "daemon/host_int.h"
 #include "daemon/upload.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <zip.h>
+
+/* The content's name in its load directory until its kind is known (then model.<kind>). */
+#define MODEL "model"
 
 void hcontent_put(struct host *h, uint64_t token, const struct proto_req *req,
                   const struct host_peer *peer)
@@ -64,10 +73,20 @@ static int have(struct host *h, const char *what, const struct proto_str *s, cha
         char sha[65];
 
         sha_of(s, sha);
-        if (upload_kind(h->upload, sha))
+        if (upload_has(h->upload, sha))
                 return -1;
         snprintf(msg, size, "%s: no upload %s in the store (put it first)", what, sha);
         return PROTO_E_INVALID;
+}
+
+/* The '/'-separated parts of name. */
+static unsigned parts(const char *name)
+{
+        unsigned n = 1;
+
+        for (; *name; name++)
+                n += *name == '/';
+        return n;
 }
 
 int hcontent_check(struct host *h, const struct proto_load *a, char *msg, size_t size)
@@ -75,6 +94,11 @@ int hcontent_check(struct host *h, const struct proto_load *a, char *msg, size_t
         char name[4096];
         int code = -1;
 
+        if (a->n_files > UPLOAD_MAX_FILES) {
+                snprintf(msg, size, "files: %u names, over the limit of %u", a->n_files,
+                         UPLOAD_MAX_FILES);
+                return PROTO_E_INVALID;
+        }
         if (a->content.len)
                 code = have(h, "content", &a->content, msg, size);
         if (code < 0 && a->input_content.len)
@@ -83,7 +107,17 @@ int hcontent_check(struct host *h, const struct proto_load *a, char *msg, size_t
                 const struct proto_str *n = &a->files[i].name;
 
                 snprintf(name, sizeof(name), "%.*s", (int)n->len, n->ptr);
-                if (n->len >= sizeof(name) || !upload_name_valid(name)) {
+                if (n->len > UPLOAD_NAME_MAX) {
+                        snprintf(msg, size, "files: '%.40s...' is %u bytes long, over the limit "
+                                 "of %u", name, n->len, UPLOAD_NAME_MAX);
+                        return PROTO_E_INVALID;
+                }
+                if (parts(name) > UPLOAD_NAME_PARTS) {
+                        snprintf(msg, size, "files: '%s' has %u parts, over the limit of %u",
+                                 name, parts(name), UPLOAD_NAME_PARTS);
+                        return PROTO_E_INVALID;
+                }
+                if (!upload_name_valid(name)) {
                         snprintf(msg, size, "files: '%.200s' is not a plain relative path (none "
                                  "starts with '/'; no empty, '.' or '..' part)", name);
                         return PROTO_E_INVALID;
@@ -93,37 +127,20 @@ int hcontent_check(struct host *h, const struct proto_load *a, char *msg, size_t
         return code;
 }
 
-int hcontent_prepare(struct hsess *hs, const struct proto_load *a, char **ret_path,
-                     char **ret_input, char *msg, size_t size)
+int hcontent_link(struct hsess *hs, const struct proto_load *a, char *msg, size_t size)
 {
         struct upload *u = hs->h->upload;
         char sha[65], name[4096];
-        const char *kind = NULL;
         int code = -1, r;
 
-        *ret_path = *ret_input = NULL;
-        if (a->content.len) {
-                sha_of(&a->content, sha);
-                kind = upload_kind(u, sha);
-                if (!kind) {
-                        snprintf(msg, size, "content: no upload %s in the store (put it first)",
-                                 sha);
-                        return PROTO_E_INVALID;
-                }
-                if (!strcmp(kind, "csv")) {
-                        snprintf(msg, size, "content: upload %s is a CSV file, not a model",
-                                 sha);
-                        return PROTO_E_INVALID;
-                }
-        }
         r = upload_dir_new(u, &hs->content_dir);
         if (r < 0) {
                 snprintf(msg, size, "cannot make a load directory: %s", strerror(-r));
                 return PROTO_E_INTERNAL;
         }
-        if (kind) {
-                snprintf(name, sizeof(name), "model.%s", kind);
-                code = upload_link(u, hs->content_dir, sha, name, msg, size);
+        if (a->content.len) {
+                sha_of(&a->content, sha);
+                code = upload_link(u, hs->content_dir, sha, MODEL, msg, size);
         }
         for (uint32_t i = 0; code < 0 && i < a->n_files; i++) {
                 const struct proto_str *n = &a->files[i].name;
@@ -136,9 +153,104 @@ int hcontent_prepare(struct hsess *hs, const struct proto_load *a, char **ret_pa
                 sha_of(&a->input_content, sha);
                 code = upload_link(u, hs->content_dir, sha, "input.csv", msg, size);
         }
-        if (code >= 0)
-                return code;
-        if ((kind && asprintf(ret_path, "%s/model.%s", hs->content_dir, kind) < 0) ||
+        return code;
+}
+
+/* Whether the zip archive fd (borrowed) holds a SystemStructure.ssd at its root (SSP 1.0, 7). */
+static bool has_ssd(int fd)
+{
+        int c = dup(fd), err = 0;
+        zip_t *z = c >= 0 ? zip_fdopen(c, ZIP_RDONLY, &err) : NULL;
+        bool has;
+
+        if (!z) {
+                if (c >= 0)
+                        close(c);
+                return false;
+        }
+        has = zip_name_locate(z, "SystemStructure.ssd", 0) >= 0;
+        zip_discard(z);
+        return has;
+}
+
+/*
+ * What the content is, from its bytes: a zip archive is an .ssp when it
+ * holds a SystemStructure.ssd, else an .fmu (the load checks it as one);
+ * XML is an .ssd. NULL: neither.
+ */
+static const char *sniff(int fd)
+{
+        unsigned char head[64];
+        ssize_t n = pread(fd, head, sizeof(head), 0);
+        ssize_t i = 0;
+
+        if (n >= 4 && !memcmp(head, "PK\3\4", 4))
+                return has_ssd(fd) ? "ssp" : "fmu";
+        if (n >= 3 && !memcmp(head, "\xef\xbb\xbf", 3))
+                i = 3;
+        while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n'))
+                i++;
+        return i < n && head[i] == '<' ? "ssd" : NULL;
+}
+
+/* The content linked as MODEL in dir renamed model.<kind> (into name); -1 or a refusal. */
+static int name_model(const char *dir, const char *sha, char *name, size_t nsize, char *msg,
+                      size_t size)
+{
+        int dfd, fd = -1, code = PROTO_E_INTERNAL;
+        const char *kind;
+
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (dfd >= 0)
+                fd = openat(dfd, MODEL, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) {
+                snprintf(msg, size, "content: cannot open upload %s: %s", sha, strerror(errno));
+                goto out;
+        }
+        kind = sniff(fd);
+        close(fd);
+        code = PROTO_E_INVALID;
+        if (!kind) {
+                snprintf(msg, size, "content: upload %s is neither a zip archive (.fmu, .ssp) "
+                         "nor XML (.ssd)", sha);
+                goto out;
+        }
+        snprintf(name, nsize, "model.%s", kind);
+        if (renameat2(dfd, MODEL, dfd, name, RENAME_NOREPLACE) < 0) {
+                if (errno == EEXIST) {
+                        snprintf(msg, size, "files: '%s' is the content's own name in the load",
+                                 name);
+                } else {
+                        snprintf(msg, size, "content: %s", strerror(errno));
+                        code = PROTO_E_INTERNAL;
+                }
+                goto out;
+        }
+        code = -1;
+out:
+        if (dfd >= 0)
+                close(dfd);
+        return code;
+}
+
+int hcontent_prepare(struct hsess *hs, const struct proto_load *a, char **ret_path,
+                     char **ret_input, char *msg, size_t size)
+{
+        char sha[65], name[16];
+        int code;
+
+        *ret_path = *ret_input = NULL;
+        if (!hs->content_dir) {
+                snprintf(msg, size, "no load directory");
+                return PROTO_E_INTERNAL;
+        }
+        if (a->content.len) {
+                sha_of(&a->content, sha);
+                code = name_model(hs->content_dir, sha, name, sizeof(name), msg, size);
+                if (code >= 0)
+                        return code;
+        }
+        if ((a->content.len && asprintf(ret_path, "%s/%s", hs->content_dir, name) < 0) ||
             (a->input_content.len &&
              asprintf(ret_input, "%s/input.csv", hs->content_dir) < 0)) {
                 snprintf(msg, size, "out of memory");

@@ -333,7 +333,15 @@ void hcontent_put(struct host *h, uint64_t token, const struct proto_req *req,
 /* Caller thread: whether the uploads a load names are there (and files' names); -1 or a code. */
 int hcontent_check(struct host *h, const struct proto_load *a, char *msg, size_t size);
 /*
- * Session thread: the load's uploads linked into a new hs->content_dir;
+ * Caller thread, right after hcontent_check() under the host's lock (puts
+ * come on the same thread, so nothing is evicted between): the load's
+ * uploads linked into a new hs->content_dir, the content as "model" until
+ * its kind is known. -1, or the refusal's code with msg.
+ */
+int hcontent_link(struct hsess *hs, const struct proto_load *a, char *msg, size_t size);
+/*
+ * Session thread: the content's kind read from its bytes (a put's kind is
+ * not trusted: SHA-256 does not cover it), its link named model.<kind>;
  * *ret_path the model's, *ret_input the input's (NULL: none), malloc'ed.
  * -1, or the refusal's code with msg.
  */

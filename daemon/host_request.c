@@ -21,7 +21,7 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
         struct open_as as;
         struct hsess *hs;
         void *mem = NULL;
-        char err[256];
+        char err[512];
         int code;
 
         if (proto_load_decode(req->args, &a, &mem, err, sizeof(err)) < 0) {
@@ -33,7 +33,6 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
         hout_as(peer, &as);
         pthread_mutex_lock(&h->lock);
         code = hload_check(h, &a, &as, &sandbox, err, sizeof(err));
-        free(mem);
         if (code < 0 && h->n_sessions >= h->opts.max_sessions) {
                 code = PROTO_E_LIMIT;
                 snprintf(err, sizeof(err), "%u sessions already loaded (the limit)",
@@ -69,6 +68,10 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
                 snprintf(err, sizeof(err), "transient: this request came from no connection "
                          "that could hold the lease");
         }
+        /* Linked now, on the thread that puts: no upload it names is evicted before. */
+        if (code < 0 && (a.content.len || a.input_content.len))
+                code = hcontent_link(hs, &a, err, sizeof(err));
+        free(mem);
         if (code >= 0) {
                 pthread_mutex_unlock(&h->lock);
                 if (hs)

@@ -31,7 +31,6 @@ struct upart {
         char *ident;
         char name[PART_NAME_MAX];       /* below partial/ */
         char sha[SHA256_HEX_LEN + 1];
-        char kind[4];
         uint64_t size, have;
         int fd;
         struct sha256_ctx *hash;
@@ -196,14 +195,10 @@ static void evict(struct upload *u, const char *keep)
         if (v)
                 qsort(v, n, sizeof(*v), by_age);
         for (size_t i = 0; i < n && total > u->store_bytes; i++) {
-                char kind[SHA256_HEX_LEN + 8];
-
                 if (v[i].linked)
                         continue;
                 if (unlinkat(u->dfd, v[i].name, 0) < 0)
                         continue;
-                snprintf(kind, sizeof(kind), "%s.kind", v[i].name);
-                (void) unlinkat(u->dfd, kind, 0);
                 total -= v[i].size;
         }
         free(v);
@@ -212,8 +207,7 @@ static void evict(struct upload *u, const char *keep)
 /* The last byte is in: check the hash, then the partial becomes the complete upload. */
 static int finish(struct upload *u, struct upart *p, char *msg, size_t size)
 {
-        char hex[SHA256_HEX_LEN + 1], kind[SHA256_HEX_LEN + 8];
-        int fd;
+        char hex[SHA256_HEX_LEN + 1];
 
         if (sha256_final(p->hash, hex) < 0) {
                 snprintf(msg, size, "put: out of memory");
@@ -225,16 +219,6 @@ static int finish(struct upload *u, struct upart *p, char *msg, size_t size)
                          "upload discarded", hex, p->sha);
                 part_drop(u, p);
                 return PROTO_E_INVALID;
-        }
-        if (strcmp(p->kind, "fmu")) {
-                snprintf(kind, sizeof(kind), "%s.kind", p->sha);
-                fd = openat(u->dfd, kind, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-                            0444);
-                if (fd >= 0) {
-                        if (write(fd, p->kind, strlen(p->kind)) < 0)
-                                (void) unlinkat(u->dfd, kind, 0);
-                        close(fd);
-                }
         }
         /*
          * Read-only, and readable by all below the private store: the
@@ -274,11 +258,11 @@ static struct upart *part_find(struct upload *u, const char *ident, const char *
         return NULL;
 }
 
-/* A new partial for (ident, sha) of size bytes, within the limits; -1 or a refusal. */
-static int part_new(struct upload *u, const char *ident, const char *sha,
-                    const struct proto_put *a, struct upart **ret, char *msg, size_t size)
+/* Whether a new partial of ident's, of a->size bytes, is within the limits: -1 or a refusal. */
+static int part_limits(struct upload *u, const char *ident, const struct proto_put *a, char *msg,
+                       size_t size)
 {
-        char idhex[SHA256_HEX_LEN + 1];
+        unsigned mine = 0;
         uint64_t held = 0;
         struct upart *p;
 
@@ -288,8 +272,10 @@ static int part_new(struct upload *u, const char *ident, const char *sha,
                 return PROTO_E_LIMIT;
         }
         for (p = u->parts; p; p = p->next)
-                if (!strcmp(p->ident, ident))
+                if (!strcmp(p->ident, ident)) {
                         held += p->size;
+                        mine++;
+                }
         if (a->size > u->quota || held > u->quota - a->size) {
                 snprintf(msg, size, "put: %" PRIu64 " more bytes would take this client's "
                          "uploads in progress to %" PRIu64 " bytes, over its quota of %" PRIu64
@@ -300,6 +286,21 @@ static int part_new(struct upload *u, const char *ident, const char *sha,
                 snprintf(msg, size, "put: %u uploads in progress (the limit)", u->n_parts);
                 return PROTO_E_LIMIT;
         }
+        if (mine >= UPLOAD_MAX_PARTIALS_CLIENT) {
+                snprintf(msg, size, "put: %u uploads of this client's in progress (the limit "
+                         "per client)", mine);
+                return PROTO_E_LIMIT;
+        }
+        return -1;
+}
+
+/* A new partial for (ident, sha) of size bytes (part_limits() passed); -1 or a refusal. */
+static int part_new(struct upload *u, const char *ident, const char *sha,
+                    const struct proto_put *a, struct upart **ret, char *msg, size_t size)
+{
+        char idhex[SHA256_HEX_LEN + 1];
+        struct upart *p;
+
         p = calloc(1, sizeof(*p));
         if (p)
                 p->fd = -1;
@@ -312,8 +313,6 @@ static int part_new(struct upload *u, const char *ident, const char *sha,
         }
         snprintf(p->name, sizeof(p->name), "%.16s-%s", idhex, sha);
         memcpy(p->sha, sha, SHA256_HEX_LEN + 1);
-        snprintf(p->kind, sizeof(p->kind), "%.*s", (int)a->kind.len,
-                 a->kind.len ? a->kind.ptr : "fmu");
         p->size = a->size;
         (void) unlinkat(u->pfd, p->name, 0);
         p->fd = openat(u->pfd, p->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -350,8 +349,14 @@ static int put_locked(struct upload *u, const char *ident, const struct proto_pu
                          " bytes, not %" PRIu64, sha, p->size, a->size);
                 return PROTO_E_INVALID;
         }
+        /*
+         * Only data makes a partial (or an empty file, complete at once): a
+         * probe of a new upload is answered, nothing kept.
+         */
         if (!p && a->offset == 0) {
-                code = part_new(u, ident, sha, a, &p, msg, size);
+                code = part_limits(u, ident, a, msg, size);
+                if (code < 0 && (a->len || a->size == 0))
+                        code = part_new(u, ident, sha, a, &p, msg, size);
                 if (code >= 0)
                         return code;
         }
@@ -402,28 +407,15 @@ int upload_put(struct upload *u, const char *ident, const struct proto_put *a,
         return code;
 }
 
-const char *upload_kind(struct upload *u, const char *sha)
+bool upload_has(struct upload *u, const char *sha)
 {
-        char name[SHA256_HEX_LEN + 8], buf[4] = "";
-        const char *kind = NULL;
-        struct stat st;
-        ssize_t n;
-        int fd;
+        uint64_t size;
+        int r = -ENOENT;
 
         if (!upload_hex_name(sha))
-                return NULL;
+                return false;
         pthread_mutex_lock(&u->lock);
-        if (fstatat(u->dfd, sha, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
-                kind = "fmu";
-                snprintf(name, sizeof(name), "%s.kind", sha);
-                fd = openat(u->dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-                n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-                if (fd >= 0)
-                        close(fd);
-                buf[n > 0 ? n : 0] = '\0';
-                kind = !strcmp(buf, "ssp") ? "ssp" : !strcmp(buf, "ssd") ? "ssd" :
-                       !strcmp(buf, "csv") ? "csv" : "fmu";
-        }
+        r = upload_complete_size(u, sha, &size);
         pthread_mutex_unlock(&u->lock);
-        return kind;
+        return r == 0;
 }

@@ -5,7 +5,6 @@
  * DESIGN: one private directory (0700) below the cache directory:
  *
  *   <dir>/<sha256>            a complete upload, its SHA-256 checked, 0444
- *   <dir>/<sha256>.kind       its kind when not "fmu" ("ssp", "ssd", "csv")
  *   <dir>/partial/<id>-<sha256>  an upload in progress, one per (client
  *                             identity, content); <id>: 16 hex digits of
  *                             the SHA-256 of the identity
@@ -27,6 +26,7 @@
 #ifndef FMUD_DAEMON_UPLOAD_H
 #define FMUD_DAEMON_UPLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +36,10 @@
 #define UPLOAD_QUOTA_DEFAULT            (4ull << 30)    /* [upload] quota_bytes */
 #define UPLOAD_STORE_DEFAULT            (8ull << 30)    /* [upload] store_bytes */
 #define UPLOAD_MAX_PARTIALS             64              /* uploads in progress, every client */
+#define UPLOAD_MAX_PARTIALS_CLIENT      8               /* uploads in progress, one client */
+#define UPLOAD_MAX_FILES                256u            /* names in a load's files */
+#define UPLOAD_NAME_MAX                 255u            /* bytes of one such name */
+#define UPLOAD_NAME_PARTS               8u              /* '/'-separated parts of one */
 
 struct upload_opts {
         const char *dir;                /* the store; made (0700) when missing */
@@ -57,8 +61,8 @@ void upload_free(struct upload *u);
 int upload_put(struct upload *u, const char *ident, const struct proto_put *p,
                struct proto_put_result *ret, char *msg, size_t size);
 
-/* The kind of complete upload sha ("fmu", "ssp", "ssd", "csv"), or NULL when there is none. */
-const char *upload_kind(struct upload *u, const char *sha);
+/* Whether complete upload sha is in the store. */
+bool upload_has(struct upload *u, const char *sha);
 
 /* A new private load directory below the store; *ret_path: malloc'ed. 0 or -errno. */
 int upload_dir_new(struct upload *u, char **ret_path);
@@ -72,7 +76,10 @@ int upload_link(struct upload *u, const char *dir, const char *sha, const char *
 /* Remove a directory of upload_dir_new() and everything in it. NULL: nothing. */
 void upload_dir_remove(struct upload *u, const char *dir);
 
-/* Whether name is a plain relative path: no '/' at its start or end, no "", "." or ".." part. */
+/*
+ * Whether name is a plain relative path: no '/' at its start or end, no "",
+ * "." or ".." part; and within UPLOAD_NAME_MAX bytes and UPLOAD_NAME_PARTS parts.
+ */
 bool upload_name_valid(const char *name);
 
 #endif

@@ -13,36 +13,77 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Remove everything below the directory fd (its descriptor is consumed). */
-void upload_clear_dir(int fd)
+/*
+ * Remove what can go in the directory fd; 1 with the name of a directory
+ * that is not empty in sub, 0 when nothing is left, -1 when it cannot be read.
+ */
+static int clear_level(int fd, char *sub, size_t size)
 {
-        DIR *d = fdopendir(fd);
+        int c = dup(fd), r = 0;
+        DIR *d = c >= 0 ? fdopendir(c) : NULL;
         struct dirent *e;
 
         if (!d) {
-                close(fd);
-                return;
+                if (c >= 0)
+                        close(c);
+                return -1;
         }
-        while ((e = readdir(d))) {
-                int sub;
-
+        rewinddir(d);
+        while (!r && (e = readdir(d))) {
                 if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
                         continue;
-                if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+                if (unlinkat(fd, e->d_name, 0) == 0 || unlinkat(fd, e->d_name, AT_REMOVEDIR) == 0)
                         continue;
-                sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (sub >= 0) {
-                        upload_clear_dir(sub);
-                        (void) unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
-                }
+                snprintf(sub, size, "%s", e->d_name);
+                r = 1;
         }
         closedir(d);
+        return r;
+}
+
+/*
+ * Remove everything below the directory fd (its descriptor is consumed).
+ * Depth first without recursion, one descriptor held whatever the depth:
+ * down into a directory that is not empty, up ("..") when one is emptied.
+ */
+void upload_clear_dir(int fd)
+{
+        char sub[NAME_MAX + 1];
+        unsigned long depth = 0;
+        ino_t left = 0;                 /* the directory just emptied and left */
+        struct stat st;
+        int r, c;
+
+        while (fd >= 0) {
+                r = clear_level(fd, sub, sizeof(sub));
+                if (r > 0) {
+                        c = openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        /* Back at the directory that would not go: give up rather than loop. */
+                        if (c >= 0 && (fstat(c, &st) < 0 || st.st_ino == left)) {
+                                close(c);
+                                c = -1;
+                        }
+                        depth += c >= 0;
+                        left = 0;
+                } else {
+                        if (r < 0 || depth == 0 || fstat(fd, &st) < 0)
+                                break;
+                        left = st.st_ino;
+                        c = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                        depth--;
+                }
+                close(fd);
+                fd = c;
+        }
+        if (fd >= 0)
+                close(fd);
 }
 
 bool upload_hex_name(const char *s)
@@ -90,12 +131,15 @@ int upload_dir_new(struct upload *u, char **ret_path)
 bool upload_name_valid(const char *name)
 {
         const char *s = name, *slash;
+        unsigned parts = 0;
 
-        if (!*name || *name == '/')
+        if (!*name || *name == '/' || strlen(name) > UPLOAD_NAME_MAX)
                 return false;
         for (;; s = slash + 1) {
                 size_t n;
 
+                if (++parts > UPLOAD_NAME_PARTS)
+                        return false;
                 slash = strchr(s, '/');
                 n = slash ? (size_t)(slash - s) : strlen(s);
                 if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
@@ -154,19 +198,28 @@ int upload_link(struct upload *u, const char *dir, const char *sha, const char *
         return r;
 }
 
+/*
+ * Renamed away under the lock (no link is made in it after), emptied
+ * outside it: a put on the control thread does not wait for the removal.
+ * Its depth is bounded by UPLOAD_NAME_PARTS (upload_name_valid()).
+ */
 void upload_dir_remove(struct upload *u, const char *dir)
 {
+        char gone[64];
         const char *base;
-        int fd;
+        int fd, r;
 
-        if (!dir)
+        base = dir ? strrchr(dir, '/') : NULL;
+        if (!base || snprintf(gone, sizeof(gone), ".gone-%s", base + 1) >= (int)sizeof(gone))
                 return;
-        base = strrchr(dir, '/');
         pthread_mutex_lock(&u->lock);
-        fd = base ? openat(u->lfd, base + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+        r = renameat(u->lfd, base + 1, u->lfd, gone);
+        pthread_mutex_unlock(&u->lock);
+        if (r < 0)
+                return;
+        fd = openat(u->lfd, gone, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd >= 0) {
                 upload_clear_dir(fd);
-                (void) unlinkat(u->lfd, base + 1, AT_REMOVEDIR);
+                (void) unlinkat(u->lfd, gone, AT_REMOVEDIR);
         }
-        pthread_mutex_unlock(&u->lock);
 }

@@ -8,9 +8,11 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +22,8 @@
 #include "support/tmpdir.h"
 
 #define FT_FMU FMUD_TEST_FMU_DIR "/Feedthrough.fmu"
+#define MAX_FILES       256             /* names in a load's files (PROTOCOL.md) */
+#define MAX_PARTIALS    8               /* uploads in progress of one client */
 
 /* Run session s to its end; the results file's content (caller frees). */
 static char *run_to_end(struct fmud *c, uint64_t s)
@@ -389,5 +393,191 @@ Test(daemon_upload, the_store_evicts_the_least_recently_used_but_never_what_a_se
         free(fa);
         free(fb);
         free(conf);
+        tmpdir_free(dir);
+}
+
+/* A load by content of the FMU with files f (n of them): refused as code, its message. */
+static const char *load_refused(struct fmud *c, const char *sha, struct proto_assign *f,
+                                uint32_t n, enum proto_err code)
+{
+        static char msg[1100];
+        uint64_t s;
+        int r;
+
+        r = fmud_load(c, &(struct proto_load){ .content = daemon_str(sha), .n_files = n,
+                                               .files = f }, &s, NULL);
+        daemon_assert_refused(c, r, code, "a load by content");
+        snprintf(msg, sizeof(msg), "%s", fmud_errmsg(c));
+        return msg;
+}
+
+Test(daemon_upload, a_load_s_files_are_bounded_in_number_length_and_depth)
+{
+        static const char deep[] = "a/b/c/d/e/f/g/h/x.fmu", ok8[] = "a/b/c/d/e/f/g/x.fmu";
+        char sha[FMUD_SHA256_HEX + 1], want[512], longest[257], *load, (*names)[8];
+        struct proto_assign *f;
+        struct fmud_daemon d;
+        struct fmud *c;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        load = store_path(&d, "load");
+        cr_assert(eq(int, fmud_put_file(c, FT_FMU, "fmu", sha, NULL), 0), "%s", fmud_errmsg(c));
+        f = calloc(MAX_FILES + 1, sizeof(*f));
+        names = calloc(MAX_FILES + 1, sizeof(*names));
+        cr_assert(f && names);
+        for (size_t i = 0; i <= MAX_FILES; i++) {
+                snprintf(names[i], sizeof(names[i]), "f%zu", i);
+                f[i] = (struct proto_assign){ daemon_str(names[i]), daemon_str(sha) };
+        }
+        /* One name more than the limit. */
+        cr_assert(eq(str, (char *)load_refused(c, sha, f, MAX_FILES + 1, PROTO_E_INVALID),
+                     "files: 257 names, over the limit of 256"));
+        /* A name of 256 bytes. */
+        memset(longest, 'n', 256);
+        longest[256] = '\0';
+        f[0].name = daemon_str(longest);
+        snprintf(want, sizeof(want), "files: '%.40s...' is 256 bytes long, over the limit of 255",
+                 longest);
+        cr_assert(eq(str, (char *)load_refused(c, sha, f, 1, PROTO_E_INVALID), want));
+        /* Nine parts. */
+        f[0].name = daemon_str(deep);
+        cr_assert(eq(str, (char *)load_refused(c, sha, f, 1, PROTO_E_INVALID),
+                     "files: 'a/b/c/d/e/f/g/h/x.fmu' has 9 parts, over the limit of 8"));
+        cr_assert(eq(int, fx_count_dir(load), 0));
+        /* At the limits: taken, and its directory goes with the session. */
+        longest[255] = '\0';
+        f[0].name = daemon_str(ok8);
+        f[1].name = daemon_str(longest);
+        {
+                uint64_t s = daemon_load(c, &(struct proto_load){ .content = daemon_str(sha),
+                                                                  .n_files = 2, .files = f },
+                                         NULL);
+
+                cr_assert(eq(int, fx_count_dir(load), 1));
+                free(run_to_end(c, s));
+        }
+        cr_assert(eq(int, fx_count_dir(load), 0));
+        free(f);
+        free(names);
+        free(load);
+        fmud_close(c);
+        daemon_stop(&d);
+}
+
+Test(daemon_upload, a_deep_load_directory_left_behind_is_removed_at_start)
+{
+        char *dir = tmpdir_new("fmud-upload-deep"), *cache, *up, *load;
+        const char *extra[] = { "--cache-dir", NULL, NULL };
+        struct fmud_daemon d;
+        int fd, sub;
+
+        /* 2000 levels, more than a process may hold descriptors. */
+        cache = fx_path(dir, "cache");
+        up = fx_path(cache, "upload");
+        load = fx_path(up, "load");
+        cr_assert(eq(int, mkdir(cache, 0755), 0));
+        cr_assert(eq(int, mkdir(up, 0700), 0));
+        cr_assert(eq(int, mkdir(load, 0700), 0));
+        fd = open(load, O_RDONLY | O_DIRECTORY);
+        cr_assert(fd >= 0);
+        for (int i = 0; i < 2000; i++) {
+                cr_assert(eq(int, mkdirat(fd, "d", 0700), 0));
+                sub = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+                cr_assert(sub >= 0);
+                close(fd);
+                fd = sub;
+        }
+        close(fd);
+        extra[1] = cache;
+        /* The descriptors of a usual service, fewer than the levels. */
+        {
+                struct rlimit was, low;
+
+                cr_assert(eq(int, getrlimit(RLIMIT_NOFILE, &was), 0));
+                low = was;
+                low.rlim_cur = was.rlim_max < 1024 ? was.rlim_max : 1024;
+                cr_assert(eq(int, setrlimit(RLIMIT_NOFILE, &low), 0));
+                daemon_start(&d, extra);
+                cr_assert(eq(int, setrlimit(RLIMIT_NOFILE, &was), 0));
+        }
+        cr_assert(eq(int, fx_count_dir(load), 0));
+        daemon_stop(&d);
+        free(load);
+        free(up);
+        free(cache);
+        tmpdir_free(dir);
+}
+
+Test(daemon_upload, a_probe_keeps_nothing_and_a_client_has_few_uploads_in_progress)
+{
+        char sha[MAX_PARTIALS + 1][SHA256_HEX_LEN + 1], want[512];
+        struct daemon_raw_reply rep;
+        struct daemon_raw raw;
+        struct fmud_daemon d;
+        char data[3] = "ab";
+        bool have = true;
+
+        for (size_t i = 0; i <= MAX_PARTIALS; i++) {
+                data[0] = (char)('a' + i);
+                cr_assert(sha256_buf(data, 2, sha[i]) == 0);
+        }
+        daemon_start(&d, NULL);
+        daemon_raw_open(&d, &raw);
+        /* A probe of an upload the daemon has not seen: offset 0, nothing made. */
+        raw_put(&raw, sha[0], 2, 0, NULL, 0, &rep);
+        cr_assert(eq(u64, taken(&rep, &have), 0));
+        cr_assert(not(have));
+        cr_assert(eq(int, partials(&d), 0));
+        /* Each upload begun takes one; past the client's limit, refused. */
+        for (size_t i = 0; i < MAX_PARTIALS; i++) {
+                data[0] = (char)('a' + i);
+                raw_put(&raw, sha[i], 2, 0, data, 1, &rep);
+                cr_assert(eq(u64, taken(&rep, NULL), 1));
+        }
+        data[0] = (char)('a' + MAX_PARTIALS);
+        raw_put(&raw, sha[MAX_PARTIALS], 2, 0, data, 1, &rep);
+        snprintf(want, sizeof(want), "put: %d uploads of this client's in progress (the limit "
+                 "per client)", MAX_PARTIALS);
+        cr_assert(eq(str, (char *)refused(&rep, PROTO_E_LIMIT), want));
+        cr_assert(eq(int, partials(&d), MAX_PARTIALS));
+        /* Those in progress are not harmed: one completes, and then there is room. */
+        raw_put(&raw, sha[0], 2, 1, "b", 1, &rep);
+        cr_assert(eq(u64, taken(&rep, &have), 2));
+        cr_assert(have == true);
+        raw_put(&raw, sha[MAX_PARTIALS], 2, 0, data, 1, &rep);
+        cr_assert(eq(u64, taken(&rep, NULL), 1));
+        daemon_raw_close(&raw);
+        daemon_stop(&d);
+}
+
+Test(daemon_upload, the_content_s_kind_comes_from_its_bytes_not_from_the_put)
+{
+        char sha[FMUD_SHA256_HEX + 1], csv[FMUD_SHA256_HEX + 1], want[512], *dir, *fc, *load;
+        struct fmud_daemon d;
+        struct fmud *c;
+        uint64_t s;
+
+        dir = tmpdir_new("fmud-upload-kind");
+        fc = small(dir, "a.csv", 'a', 100);
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        load = store_path(&d, "load");
+        /* An FMU's bytes put as "csv" first: its loads still take it as an FMU. */
+        cr_assert(eq(int, fmud_put_file(c, FT_FMU, "csv", sha, NULL), 0), "%s", fmud_errmsg(c));
+        cr_assert(eq(int, fmud_put_file(c, FT_FMU, "fmu", sha, NULL), 0), "%s", fmud_errmsg(c));
+        s = daemon_load(c, &(struct proto_load){ .content = daemon_str(sha) }, NULL);
+        free(run_to_end(c, s));
+        /* A CSV file's bytes put as "fmu" are not a model, whatever the put said. */
+        cr_assert(eq(int, fmud_put_file(c, fc, "fmu", csv, NULL), 0), "%s", fmud_errmsg(c));
+        snprintf(want, sizeof(want), "content: upload %s is neither a zip archive (.fmu, .ssp) "
+                 "nor XML (.ssd)", csv);
+        cr_assert(eq(str, (char *)load_refused(c, csv, NULL, 0, PROTO_E_INVALID), want));
+        cr_assert(eq(int, fx_count_dir(load), 0));
+        daemon_load(c, &(struct proto_load){ .content = daemon_str(sha) }, NULL);
+        free(load);
+        fmud_close(c);
+        daemon_stop(&d);
+        free(fc);
         tmpdir_free(dir);
 }
