@@ -26,6 +26,8 @@
 
 #include "engine/record/mat4_csv.h"
 
+#define READ_CHUNK      65536   /* bytes of CSV read back at a time */
+
 bool hmat_wanted(const char *out)
 {
         size_t n = out ? strlen(out) : 0;
@@ -74,8 +76,8 @@ static struct mat4_var *column_meta(const struct scenario *sc)
 
 int hmat_finish(struct hsess *hs, char *msg, size_t size)
 {
-        static char buf[65536];
         struct mat4_var *meta = NULL;
+        char *buf = NULL;
         struct mat4_csv *m = NULL;
         off_t off = 0;
         ssize_t n;
@@ -83,14 +85,16 @@ int hmat_finish(struct hsess *hs, char *msg, size_t size)
 
         if (hs->mat_fd < 0)
                 return 0;
-        meta = column_meta(hs->sc);
+        /* Each session's own: sessions end on their own threads, at the same time too. */
+        buf = malloc(READ_CHUNK);
+        meta = buf ? column_meta(hs->sc) : NULL;
         r = meta ? mat4_csv_new(hs->mat_fd, meta, hs->sc->n_columns, &m) : -ENOMEM;
         if (r < 0) {
                 snprintf(msg, size, "%s", strerror(-r));
                 goto out;
         }
         /* The CSV the recorder wrote, read through the descriptor results reads it with. */
-        while ((n = pread(hs->res_fd, buf, sizeof(buf), off)) != 0) {
+        while ((n = pread(hs->res_fd, buf, READ_CHUNK, off)) != 0) {
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0) {
@@ -118,5 +122,6 @@ out:
         }
         hs->mat_fd = -1;
         free(meta);
+        free(buf);
         return r;
 }
