@@ -20,6 +20,7 @@
 
 #define POINT_SLICE_NS  50000000        /* the point thread looks at its stop flag this often */
 #define RELAY_SLICE_MS  50              /* the relay thread likewise */
+#define BROKEN_LOG_NS   1000000000ull   /* a broken point ring is logged this often at most */
 #define LINGER_MS       200             /* for the bye on the way out */
 #define MAX_TIMEOUT_MS  60000u          /* a session's rig timeout at most (rigTimeoutMs) */
 
@@ -57,7 +58,7 @@ static int64_t now_ms(void)
 static void *points_main(void *arg)
 {
         struct rig_bridge *b = arg;
-        uint64_t point, skipped, lost = 0;
+        uint64_t point, skipped, lost = 0, broken = 0, said_ns = 0;
         struct timespec dl;
         double time;
         int r;
@@ -74,9 +75,14 @@ static void *points_main(void *arg)
                 if (r == -EAGAIN)
                         continue;
                 if (r < 0) {
-                        /* A ring the remote rig cannot have broken: say so once per slice. */
-                        log_warn("rig bridge of session %llu: the point ring: %s",
-                                 (unsigned long long)b->session, strerror(-r));
+                        /* A ring the remote rig cannot have broken: said once a second at most. */
+                        broken++;
+                        if (rig_now_ns() >= said_ns + BROKEN_LOG_NS) {
+                                log_warn("rig bridge of session %llu: the point ring: %s "
+                                         "(%llu times so far)", (unsigned long long)b->session,
+                                         strerror(-r), (unsigned long long)broken);
+                                said_ns = rig_now_ns();
+                        }
                         nanosleep(&(struct timespec){ .tv_nsec = POINT_SLICE_NS }, NULL);
                         continue;
                 }
