@@ -36,6 +36,7 @@
 #define RIG_MAX_TOKENS  64
 #define RIG_MAX_CONNS   16
 #define RIG_MAX_BRIDGES 64      /* remote rigs (rig_bridge.h) */
+#define RIG_REAP_MS     250     /* while a bridge lives, the loop looks for ended ones this often */
 
 struct rig_bridge;
 
@@ -111,8 +112,12 @@ void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq
 /* A reply going out to p: an unload that went through stops its session's bridge. */
 void ctl_rig_remote_reply(struct control *c, const struct ctl_peer *p, const void *body,
                           size_t len);
-/* Free the bridges that ended by themselves; _fini stops them all. */
-void ctl_rig_remote_reap(struct control *c);
+/*
+ * Free the bridges that ended by themselves, and lower *timeout (ms, -1:
+ * none; NULL: left alone) to RIG_REAP_MS while one lives, so an idle loop
+ * frees them too; _fini stops them all.
+ */
+void ctl_rig_remote_reap(struct control *c, long *timeout);
 void ctl_rig_remote_fini(struct control *c);
 
 /* control_req.c: one message received on router[sock]. */

@@ -318,7 +318,7 @@ int ctl_rig_poll_items(struct control *c, zmq_pollitem_t *items, int max, long *
         int n = 0;
         bool full = true;
 
-        ctl_rig_remote_reap(c);
+        ctl_rig_remote_reap(c, timeout);
         if (g->lfd < 0)
                 return 0;
         expire(g, now);

@@ -10,8 +10,9 @@
  * expiresMs}. One bridge per session at a time: a second rig request is
  * refused "state" while the first bridge lives. A bridge ends by itself
  * (its remote rig said bye or went silent, or nobody presented the
- * token) and is reaped here; an unload of its session, or the daemon's
- * exit, stops it.
+ * token) and is reaped here, by the control loop's next turn (which
+ * comes within RIG_REAP_MS while a bridge lives, idle or not); an unload
+ * of its session, or the daemon's exit, stops it.
  *
  * Threads: the control thread only.
  */
@@ -49,13 +50,19 @@ static void refuse(struct control *c, const struct ctl_peer *p, uint64_t id, enu
         pw_fini(&w);
 }
 
-void ctl_rig_remote_reap(struct control *c)
+void ctl_rig_remote_reap(struct control *c, long *timeout)
 {
-        for (int i = 0; i < RIG_MAX_BRIDGES; i++)
+        bool live = false;
+
+        for (int i = 0; i < RIG_MAX_BRIDGES; i++) {
                 if (c->rig.bridge[i] && rig_bridge_done(c->rig.bridge[i])) {
                         rig_bridge_stop(c->rig.bridge[i]);
                         c->rig.bridge[i] = NULL;
                 }
+                live |= c->rig.bridge[i] != NULL;
+        }
+        if (live && timeout && (*timeout < 0 || *timeout > RIG_REAP_MS))
+                *timeout = RIG_REAP_MS;
 }
 
 void ctl_rig_remote_fini(struct control *c)
@@ -87,7 +94,7 @@ void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq
         struct pw w;
         int r;
 
-        ctl_rig_remote_reap(c);
+        ctl_rig_remote_reap(c, NULL);
         if (!c->cfg->rig_remote_endpoint) {
                 refuse(c, p, it->id, PROTO_E_UNSUPPORTED, "rig: remote rigs are not served "
                        "here (the daemon's [rig] remote_endpoint is not set)");

@@ -5,7 +5,8 @@
  * whole; every point's outputs arrive (or are counted as skipped); a
  * second remote rig for the session is refused; the token serves the
  * asker's key only, and a key the daemon does not admit gets nothing;
- * unloading the session ends the bridge; the example rig runs unchanged
+ * unloading the session ends the bridge; a bridge that ended by itself
+ * lets its port go with nothing else asked; the example rig runs unchanged
  * against the daemon over tcp.
  */
 #include <criterion/criterion.h>
@@ -18,6 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zmq.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "rig_remote_fixture.h"
 #include "support/tmpdir.h"
@@ -230,6 +234,54 @@ Test(daemon_rig_remote, unloading_the_session_ends_the_bridge)
                   fmud_errmsg(t.c));
         cr_assert(eq(int, fmud_rig_wait(rig, 30000, &pt), -EPIPE));
         cr_assert(eq(int, fmud_rig_write(rig, (double[]){ 1, 2 }, 2), -EPIPE));
+        fmud_rig_close(rig);
+}
+
+/* Whether 127.0.0.1:port can be bound, as it can once no bridge listens there. */
+static bool port_free(unsigned port)
+{
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        bool ok;
+
+        cr_assert(fd >= 0);
+        cr_assert(eq(int, setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)), 0));
+        ok = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+        close(fd);
+        return ok;
+}
+
+Test(daemon_rig_remote, a_bridge_that_ended_is_freed_without_another_request)
+{
+        struct proto_load a = rr_feedthrough(0.1, "hold");
+        uint64_t s = daemon_load(t.c, &a, NULL);
+        char token[RIGW_TOKEN_LEN + 1], text[256];
+        struct fmud_rig *rig = NULL;
+        struct rigw_msg m;
+        unsigned port;
+        struct pw w;
+        void *z;
+        int i;
+
+        rr_ask(&t, s, token, &port);
+        z = rr_bridge(&t, port, t.ok_pub, t.ok_sec);
+        cr_assert(pw_init(&w) == 0);
+        rigw_hello(&w, token);
+        rr_send(z, pw_data(&w), pw_size(&w));
+        rr_recv(z, &m, NULL, 0, text, sizeof(text));
+        cr_assert(eq(int, m.kind, RIGW_PORTS), "%s", text);
+        cr_assert(eq(int, port_free(port), false));
+        /* The remote rig leaves; nothing else is asked of the daemon: its port is let go. */
+        rigw_bye(&w, NULL);
+        rr_send(z, pw_data(&w), pw_size(&w));
+        pw_fini(&w);
+        zmq_close(z);
+        for (i = 0; i < RR_RECV_MS && !port_free(port); i++)
+                usleep(1000);
+        cr_assert(lt(int, i, RR_RECV_MS), "the ended bridge still holds port %u", port);
+        /* The session is unharmed and takes a new remote rig. */
+        cr_assert(eq(int, fmud_rig_open(t.c, s, &rig), 0), "%s", fmud_errmsg(t.c));
         fmud_rig_close(rig);
 }
 
