@@ -94,7 +94,8 @@ int mat4_csv_new(int fd, const struct mat4_var *meta, size_t n_meta, struct mat4
                 (void) mat4_csv_finish(c, NULL, NULL, 0);
                 return -ENOMEM;
         }
-        qsort(c->meta, c->n_meta, sizeof(*c->meta), by_name);
+        if (c->n_meta)
+                qsort(c->meta, c->n_meta, sizeof(*c->meta), by_name);
         *ret = c;
         return 0;
 }
