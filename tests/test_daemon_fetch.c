@@ -187,7 +187,7 @@ Test(daemon_fetch, another_users_session_is_refused)
         char *path = NULL, *cs = daemon_path(&d, "control.sock"), *ps = daemon_path(&d, "events.sock");
         uint64_t s = run_msd(&path, 0);
         struct other_read o = { d.endpoint, s };
-        char line[512], *want = NULL, *got;
+        char line[512], *want = NULL, *got, *data;
         int status = -1;
         size_t len;
         ssize_t n;
@@ -205,7 +205,9 @@ Test(daemon_fetch, another_users_session_is_refused)
         cr_assert(strstr(line, want) != NULL, "%s", line);
         /* The owner still reads all of it. */
         got = fetch_all(s, PROTO_RESULTS_CHUNK, &len);
-        cr_assert(eq(sz, len, strlen(daemon_slurp(path, NULL))));
+        data = daemon_slurp(path, NULL);
+        cr_assert(eq(sz, len, strlen(data)));
+        free(data);
         free(got);
         free(want);
         free(path);
@@ -407,7 +409,7 @@ static struct run_result fmuctl(const char *const args[])
 
 Test(daemon_fetch, fmuctl_results_and_run_fetch_write_the_rows_here_as_csv_and_mat)
 {
-        char *path = NULL, *file, session[32];
+        char *path = NULL, *file, *data, session[32];
         uint64_t s = run_msd(&path, 0);
         struct run_result r;
 
@@ -420,7 +422,9 @@ Test(daemon_fetch, fmuctl_results_and_run_fetch_write_the_rows_here_as_csv_and_m
         run_result_fini(&r);
         r = fmuctl((const char *[]){ "results", session, "--out", "got.csv", NULL });
         cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
-        cr_assert(eq(str, daemon_slurp("got.csv", NULL), file));
+        data = daemon_slurp("got.csv", NULL);
+        cr_assert(eq(str, data, file));
+        free(data);
         run_result_fini(&r);
         r = fmuctl((const char *[]){ "results", session, "--out", "got.mat", NULL });
         cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
@@ -436,7 +440,9 @@ Test(daemon_fetch, fmuctl_results_and_run_fetch_write_the_rows_here_as_csv_and_m
         r = fmuctl((const char *[]){ "run", MSD, "--fetch", "--out", "fetched.csv", "--quiet",
                                      NULL });
         cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
-        cr_assert(eq(str, daemon_slurp("fetched.csv", NULL), file));
+        data = daemon_slurp("fetched.csv", NULL);
+        cr_assert(eq(str, data, file));
+        free(data);
         run_result_fini(&r);
         r = fmuctl((const char *[]){ "run", MSD, "--out", "fetched.mat", NULL });
         cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
