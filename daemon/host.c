@@ -288,9 +288,26 @@ static uint32_t skip_layers(const char *v)
         return mask;
 }
 
+/* The upload store, "<cache_dir>/upload" (upload.h). 0, or -errno with *ret_message. */
+static int open_upload(struct host *h, const struct host_opts *opts, char **ret_message)
+{
+        char dir[4096], msg[512];
+        int r;
+
+        snprintf(dir, sizeof(dir), "%s/upload", h->cache_dir);
+        r = upload_new(&(struct upload_opts){ .dir = dir, .max_file = opts->upload_max_file,
+                                              .quota = opts->upload_quota,
+                                              .store_bytes = opts->upload_store_bytes },
+                       &h->upload, msg, sizeof(msg));
+        if (r < 0 && ret_message)
+                *ret_message = strdup(msg);
+        return r;
+}
+
 int host_new(const struct host_opts *opts, struct host **ret, char **ret_message)
 {
         struct host *h;
+        int r;
 
         if (ret_message)
                 *ret_message = NULL;
@@ -358,22 +375,10 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
                             "layers");
 #endif
         atomic_init(&h->n_transient, 0);
-        {
-                char dir[4096], msg[512];
-                int r;
-
-                snprintf(dir, sizeof(dir), "%s/upload", h->cache_dir);
-                r = upload_new(&(struct upload_opts){ .dir = dir,
-                                                      .max_file = opts->upload_max_file,
-                                                      .quota = opts->upload_quota,
-                                                      .store_bytes = opts->upload_store_bytes },
-                               &h->upload, msg, sizeof(msg));
-                if (r < 0) {
-                        if (ret_message)
-                                *ret_message = strdup(msg);
-                        host_free(h);
-                        return r;
-                }
+        r = open_upload(h, opts, ret_message);
+        if (r < 0) {
+                host_free(h);
+                return r;
         }
         *ret = h;
         return 0;
