@@ -25,8 +25,9 @@
  * (the master takes the write, steps its workers, publishes), and the
  * waker_cpu hint names only the last link, the master: a rig that spins
  * because the master runs elsewhere holds its cpu from a worker of that
- * very point when the two share one (bench/rig_rtt: the step inside the
- * round trip went from 32 to 9 µs on 2 cpus). sched_yield() gives the cpu
+ * very point when the two share one (docs/BENCHMARKS.md "Rig port",
+ * `bench/rig_rtt -n 5000 -r 3`, row unpaced / point: 5.98 µs median with
+ * the rig beside the worker, about 30 µs while it spun). sched_yield() gives the cpu
  * to whoever is runnable there and returns at once otherwise, so a rig
  * with a cpu to itself still polls, a system call apart.
  *
@@ -471,6 +472,16 @@ void rig_beat(struct rig *r)
 {
         if (!r->beat_by_caller)
                 atomic_store_explicit(heartbeat(r), rig_now_ns(), memory_order_relaxed);
+}
+
+uint32_t rig_timeout_ms(const struct rig *r)
+{
+        /* One read: the mapping is shared, the value is checked as it was read. */
+        const struct rig_hdr *h = (const struct rig_hdr *)r->base;
+        uint32_t t = atomic_load_explicit((const _Atomic uint32_t *)&h->timeout_ms,
+                                          memory_order_relaxed);
+
+        return t >= 1 && t <= RIG_TIMEOUT_MAX_MS ? t : RIG_TIMEOUT_MAX_MS;
 }
 
 void rig_beat_by_caller(struct rig *r)

@@ -131,6 +131,9 @@ struct rig_out_rec {
         double time;
 };
 
+/* A session's rig timeout at most (the scenario's rigTimeoutMs). */
+#define RIG_TIMEOUT_MAX_MS      60000u
+
 struct rig_params {
         const char *name;               /* memfd name; NULL: "fmud-rig" */
         uint32_t n_in, n_out;           /* at most RIG_PORTS_MAX each, not both 0 */
@@ -165,6 +168,12 @@ int rig_fd(const struct rig *r);
 /* The ports (borrowed, valid until rig_close()): private copies on both sides, validated on the rig's. */
 const struct rig_port *rig_ports(const struct rig *r, bool out, uint32_t *ret_n);
 
+/*
+ * Either side: the session's rig timeout from the mapped header, bounded
+ * to 1..RIG_TIMEOUT_MAX_MS (the header is in a mapping the other side can
+ * write: a value out of range reads as RIG_TIMEOUT_MAX_MS).
+ */
+uint32_t rig_timeout_ms(const struct rig *r);
 /* Engine: the rig's last heartbeat (CLOCK_MONOTONIC ns, 0: never). Any thread. */
 uint64_t rig_heartbeat(const struct rig *r);
 /* CLOCK_MONOTONIC now, in ns. */

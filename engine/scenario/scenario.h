@@ -186,7 +186,7 @@ struct scenario_rig {
 /* The rig type of a variable type; 0 for one that cannot be a rig port. */
 enum rig_type scenario_rig_type(enum md_type t);
 #define SCENARIO_RIG_TIMEOUT_MS         100u
-#define SCENARIO_RIG_TIMEOUT_MAX_MS     60000u
+#define SCENARIO_RIG_TIMEOUT_MAX_MS     RIG_TIMEOUT_MAX_MS
 
 struct scenario {
         char *name;                     /* the SSD's name, or the model name of a single FMU */
