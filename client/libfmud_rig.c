@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "libfmud_rig_int.h"
+#include "proto/rig_wire.h"
 #include "shm/rig.h"
 
-#define RIG_TOKEN_LEN   32      /* hex characters */
 #define RIG_IO_TIMEOUT_S 5
 
 
@@ -71,7 +71,7 @@ static int fetch(struct fmud *c, const char *path, const char *token)
                 r = fmud_fail(c, -errno, "rig: connecting to '%s': %s", path, strerror(errno));
                 goto out;
         }
-        if (send(s, token, RIG_TOKEN_LEN, MSG_NOSIGNAL) != RIG_TOKEN_LEN) {
+        if (send(s, token, RIGW_TOKEN_LEN, MSG_NOSIGNAL) != RIGW_TOKEN_LEN) {
                 r = fmud_fail(c, -EPROTO, "rig: sending the token to '%s' failed", path);
                 goto out;
         }
@@ -123,7 +123,7 @@ static int ports_of(struct fmud_rig *g)
 
 int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret)
 {
-        char token[RIG_TOKEN_LEN + 1], path[108];
+        char token[RIGW_TOKEN_LEN + 1], path[108];
         struct fmud_rig *g;
         const struct pv *v;
         uint64_t id;
@@ -148,7 +148,7 @@ int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret)
                 *ret = g;
                 return 0;
         }
-        if (!str_at(v, "token", token, sizeof(token)) || strlen(token) != RIG_TOKEN_LEN ||
+        if (!str_at(v, "token", token, sizeof(token)) || strlen(token) != RIGW_TOKEN_LEN ||
             !str_at(v, "path", path, sizeof(path)) || path[0] != '/')
                 return fmud_bad_result(c, "rig", "no 32-character 'token' and absolute 'path'");
         fd = fetch(c, path, token);
@@ -204,30 +204,30 @@ int fmud_rig_wait(struct fmud_rig *rig, int timeout_ms, struct fmud_rig_point *p
 
         if (!rig)
                 return -EINVAL;
-        clock_gettime(CLOCK_MONOTONIC, &dl);
-        if (timeout_ms >= 0) {
-                dl.tv_sec += timeout_ms / 1000;
-                dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-                if (dl.tv_nsec >= 1000000000L) {
-                        dl.tv_sec++;
-                        dl.tv_nsec -= 1000000000L;
-                }
-        }
-        for (;;) {
-                if (rig->remote) {
-                        r = rig_remote_wait(rig, timeout_ms, &point, &time, &skipped);
-                        if (r < 0)
-                                return r;
-                        break;
-                }
-                r = rig_read(rig->r, &point, &time, rig->vals, &skipped);
-                if (r == 0)
-                        break;
-                if (r != -EAGAIN)
-                        return r;
-                r = rig_wait(rig->r, timeout_ms >= 0 ? &dl : NULL);
+        if (rig->remote) {
+                r = rig_remote_wait(rig, timeout_ms, &point, &time, &skipped);
                 if (r < 0)
                         return r;
+        } else {
+                clock_gettime(CLOCK_MONOTONIC, &dl);
+                if (timeout_ms >= 0) {
+                        dl.tv_sec += timeout_ms / 1000;
+                        dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+                        if (dl.tv_nsec >= 1000000000L) {
+                                dl.tv_sec++;
+                                dl.tv_nsec -= 1000000000L;
+                        }
+                }
+                for (;;) {
+                        r = rig_read(rig->r, &point, &time, rig->vals, &skipped);
+                        if (r == 0)
+                                break;
+                        if (r != -EAGAIN)
+                                return r;
+                        r = rig_wait(rig->r, timeout_ms >= 0 ? &dl : NULL);
+                        if (r < 0)
+                                return r;
+                }
         }
         rig->last = (struct fmud_rig_point){ .point = point, .time = time, .skipped = skipped };
         rig->have = true;

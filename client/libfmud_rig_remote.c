@@ -33,7 +33,6 @@ struct rig_remote {
         struct pw w;
         char *names;                    /* the ports' names and types, NUL-terminated */
         int64_t sent_ms;                /* when the last message went out */
-        uint64_t errors;                /* error messages from the bridge */
         bool gone;
         double *buf;                    /* RIGW_MAX_PORTS values */
 };
@@ -202,10 +201,8 @@ static int take(struct fmud_rig *g, zmq_msg_t *z, uint64_t *ret_point, double *r
                 *ret_time = msg.time;
                 *ret_skipped = msg.skipped;
                 r = 1;
-        } else if (msg.kind == RIGW_ERROR) {
-                m->errors++;
-                r = 0;
         } else {
+                /* An error message from the bridge is not an end: only a bye is. */
                 r = msg.kind == RIGW_BYE ? -EPIPE : 0;
         }
         pv_doc_fini(&doc);
