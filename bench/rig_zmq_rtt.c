@@ -192,7 +192,7 @@ static void run_remote(struct cell *c, unsigned k)
                                      .zctx = zctx, .endpoint = "tcp://127.0.0.1:*",
                                      .secret_key_file = key_file, .fd = fd, .session = 1,
                                      .key = rig_pub, .token = token,
-                                     .expires_ms = (int64_t)(rig_now_ns() / 1000000u) + 60000 },
+                                     .token_ms = 60000 },
                              &b, ep, sizeof(ep), &port, err, sizeof(err));
         if (r < 0)
                 bench_die(err, r);

@@ -19,6 +19,7 @@
 #include "daemon/control_queue.h"
 #include "daemon/zap.h"
 #include "proto/proto.h"
+#include "proto/rig_wire.h"
 
 #include <zmq.h>
 
@@ -30,7 +31,6 @@
 #define CTL_LINGER_MS   1000    /* to deliver the last replies on close */
 #define CTL_MAX_PATHS   8
 
-#define RIG_TOKEN_HEX   32      /* 128 random bits, in hex */
 #define RIG_TOKEN_MS    5000    /* a token's life */
 #define RIG_PEER_MS     2000    /* a rig connection sends its token within this */
 #define RIG_MAX_TOKENS  64
@@ -43,7 +43,7 @@ struct rig_bridge;
 /* A rig channel waiting for its rig (control_rig.c). */
 struct ctl_rig_token {
         bool live;
-        char hex[RIG_TOKEN_HEX];
+        char hex[RIGW_TOKEN_LEN];
         uid_t uid;                      /* of the asker: the only one it is handed to */
         int fd;
         uint64_t session;
@@ -54,7 +54,7 @@ struct ctl_rig_token {
 struct ctl_rig_conn {
         int fd;                         /* -1: free */
         size_t got;
-        char buf[RIG_TOKEN_HEX];
+        char buf[RIGW_TOKEN_LEN];
         int64_t deadline;
 };
 
@@ -103,6 +103,11 @@ int ctl_rig_bind(struct control *c, char *err, size_t errlen);
 void ctl_rig_fini(struct control *c);
 /* Answer the rig request of p whose channel it queued (it->fd is taken on success). */
 void ctl_rig_grant(struct control *c, const struct ctl_peer *p, struct cq_item *it);
+/* Answer p's request id with an error (logged as its outcome). */
+void ctl_rig_refuse(struct control *c, const struct ctl_peer *p, uint64_t id, enum proto_err code,
+                    const char *msg);
+/* A new token: RIGW_TOKEN_LEN hex characters of random bits into hex (no NUL). 0 or -EIO. */
+int ctl_rig_new_token(char *hex);
 /* The rig sockets to poll into items (at most max); lowers *timeout (ms, -1: none) to the next deadline. */
 int ctl_rig_poll_items(struct control *c, zmq_pollitem_t *items, int max, long *timeout);
 void ctl_rig_serve(struct control *c, const zmq_pollitem_t *items, int n);

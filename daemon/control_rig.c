@@ -10,7 +10,7 @@
  * kernel's, peer_cred.h), good for RIG_TOKEN_MS and one presentation, and
  * answers {token, path}. The rig connects to the Unix stream socket at
  * path (rig.sock next to the control socket, same mode and group) and
- * sends the token's RIG_TOKEN_HEX characters; the daemon compares
+ * sends the token's RIGW_TOKEN_LEN characters; the daemon compares
  * SO_PEERCRED's uid with the token's and sends the memfd with
  * SCM_RIGHTS and "ok", or a one-line refusal without any fd, and closes.
  * A token is consumed by its first presentation, whoever makes it.
@@ -142,8 +142,23 @@ static void expire(struct ctl_rig *g, int64_t now)
                 }
 }
 
-static void grant_error(struct control *c, const struct ctl_peer *p, uint64_t id,
-                        enum proto_err code, const char *msg)
+int ctl_rig_new_token(char *hex)
+{
+        static const char digits[] = "0123456789abcdef";
+        uint8_t raw[RIGW_TOKEN_LEN / 2];
+
+        if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+                return -EIO;
+        for (size_t i = 0; i < sizeof(raw); i++) {
+                hex[2 * i] = digits[raw[i] >> 4];
+                hex[2 * i + 1] = digits[raw[i] & 15];
+        }
+        explicit_bzero(raw, sizeof(raw));
+        return 0;
+}
+
+void ctl_rig_refuse(struct control *c, const struct ctl_peer *p, uint64_t id, enum proto_err code,
+                    const char *msg)
 {
         struct pw w;
 
@@ -159,15 +174,13 @@ static void grant_error(struct control *c, const struct ctl_peer *p, uint64_t id
 
 void ctl_rig_grant(struct control *c, const struct ctl_peer *p, struct cq_item *it)
 {
-        static const char digits[] = "0123456789abcdef";
         struct ctl_rig *g = &c->rig;
         struct ctl_rig_token *t = NULL;
-        uint8_t raw[RIG_TOKEN_HEX / 2];
         struct pw w;
 
         expire(g, now_ms());
         if (!p->has_cred || g->lfd < 0) {
-                grant_error(c, p, it->id, PROTO_E_UNSUPPORTED, "rig: the channel is handed to "
+                ctl_rig_refuse(c, p, it->id, PROTO_E_UNSUPPORTED, "rig: the channel is handed to "
                             "local peers the daemon can identify only");
                 return;
         }
@@ -175,19 +188,14 @@ void ctl_rig_grant(struct control *c, const struct ctl_peer *p, struct cq_item *
                 if (!g->tok[i].live)
                         t = &g->tok[i];
         if (!t) {
-                grant_error(c, p, it->id, PROTO_E_LIMIT, "rig: too many channels waiting for "
+                ctl_rig_refuse(c, p, it->id, PROTO_E_LIMIT, "rig: too many channels waiting for "
                             "their rig");
                 return;
         }
-        if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
-                grant_error(c, p, it->id, PROTO_E_INTERNAL, "rig: no random token");
+        if (ctl_rig_new_token(t->hex) < 0) {
+                ctl_rig_refuse(c, p, it->id, PROTO_E_INTERNAL, "rig: no random token");
                 return;
         }
-        for (size_t i = 0; i < sizeof(raw); i++) {
-                t->hex[2 * i] = digits[raw[i] >> 4];
-                t->hex[2 * i + 1] = digits[raw[i] & 15];
-        }
-        explicit_bzero(raw, sizeof(raw));
         if (pw_init(&w) < 0) {
                 explicit_bzero(t->hex, sizeof(t->hex));
                 return;
@@ -195,14 +203,14 @@ void ctl_rig_grant(struct control *c, const struct ctl_peer *p, struct cq_item *
         proto_reply_ok_begin(&w, it->id);
         pw_map(&w, 3);
         pw_str(&w, "token");
-        pw_strn(&w, t->hex, RIG_TOKEN_HEX);
+        pw_strn(&w, t->hex, RIGW_TOKEN_LEN);
         pw_str(&w, "path");
         pw_str(&w, g->path);
         pw_str(&w, "expiresMs");
         pw_u64(&w, RIG_TOKEN_MS);
         if (w.error) {
                 pw_fini(&w);
-                grant_error(c, p, it->id, PROTO_E_INTERNAL, "out of memory");
+                ctl_rig_refuse(c, p, it->id, PROTO_E_INTERNAL, "out of memory");
                 return;
         }
         t->live = true;
@@ -214,16 +222,6 @@ void ctl_rig_grant(struct control *c, const struct ctl_peer *p, struct cq_item *
         ctl_log_outcome(p, pw_data(&w), pw_size(&w));
         ctl_send(c, p, pw_data(&w), pw_size(&w));
         pw_fini(&w);
-}
-
-/* Whether a and b (RIG_TOKEN_HEX bytes each) are equal, in a time that does not tell where they differ. */
-static bool same(const char *a, const char *b)
-{
-        unsigned char d = 0;
-
-        for (int i = 0; i < RIG_TOKEN_HEX; i++)
-                d |= (unsigned char)(a[i] ^ b[i]);
-        return d == 0;
 }
 
 static void answer(int fd, const char *msg, int pass)
@@ -257,7 +255,7 @@ static void present(struct ctl_rig *g, struct ctl_rig_conn *k)
         struct ctl_rig_token *t = NULL;
 
         for (int i = 0; i < RIG_MAX_TOKENS; i++)
-                if (g->tok[i].live && same(g->tok[i].hex, k->buf))
+                if (g->tok[i].live && rigw_token_eq(g->tok[i].hex, k->buf))
                         t = &g->tok[i];
         if (!t) {
                 log_notice("rig socket: an unknown, used or expired token, refused");
@@ -298,7 +296,7 @@ static void on_accept(struct ctl_rig *g, int64_t now)
 
 static void on_read(struct ctl_rig *g, struct ctl_rig_conn *k)
 {
-        ssize_t n = read(k->fd, k->buf + k->got, RIG_TOKEN_HEX - k->got);
+        ssize_t n = read(k->fd, k->buf + k->got, RIGW_TOKEN_LEN - k->got);
 
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
                 return;
@@ -307,7 +305,7 @@ static void on_read(struct ctl_rig *g, struct ctl_rig_conn *k)
                 return;
         }
         k->got += (size_t)n;
-        if (k->got == RIG_TOKEN_HEX)
+        if (k->got == RIGW_TOKEN_LEN)
                 present(g, k);
 }
 

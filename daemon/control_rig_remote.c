@@ -19,35 +19,17 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "control_int.h"
 #include "control_log.h"
 #include "daemon/rig_bridge.h"
 #include "proto/rig_wire.h"
 
-static int64_t now_ms(void)
-{
-        struct timespec t;
-
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 static void refuse(struct control *c, const struct ctl_peer *p, uint64_t id, enum proto_err code,
                    const char *msg)
 {
-        struct pw w;
-
         log_notice("rig request %llu from a tcp peer refused: %s", (unsigned long long)id, msg);
-        if (pw_init(&w) < 0)
-                return;
-        proto_reply_error(&w, id, code, msg);
-        if (!w.error) {
-                ctl_log_outcome(p, pw_data(&w), pw_size(&w));
-                ctl_send(c, p, pw_data(&w), pw_size(&w));
-        }
-        pw_fini(&w);
+        ctl_rig_refuse(c, p, id, code, msg);
 }
 
 void ctl_rig_remote_reap(struct control *c, long *timeout)
@@ -86,20 +68,13 @@ static bool key_of(const struct ctl_peer *p, char key[41])
 
 void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq_item *it)
 {
-        static const char digits[] = "0123456789abcdef";
         struct rig_bridge **slot = NULL;
-        char key[41], token[RIGW_TOKEN_LEN + 1], ep[256], err[320], msg[160];
-        uint8_t raw[RIGW_TOKEN_LEN / 2];
+        char key[41], token[RIGW_TOKEN_LEN], ep[256], err[320], msg[160];
         unsigned port = 0;
         struct pw w;
         int r;
 
         ctl_rig_remote_reap(c, NULL);
-        if (!c->cfg->rig_remote_endpoint) {
-                refuse(c, p, it->id, PROTO_E_UNSUPPORTED, "rig: remote rigs are not served "
-                       "here (the daemon's [rig] remote_endpoint is not set)");
-                return;
-        }
         if (!key_of(p, key)) {
                 refuse(c, p, it->id, PROTO_E_INTERNAL, "rig: the asker's key is unknown");
                 return;
@@ -118,21 +93,15 @@ void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq
                 refuse(c, p, it->id, PROTO_E_LIMIT, "rig: too many remote rigs");
                 return;
         }
-        if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+        if (ctl_rig_new_token(token) < 0) {
                 refuse(c, p, it->id, PROTO_E_INTERNAL, "rig: no random token");
                 return;
         }
-        for (size_t i = 0; i < sizeof(raw); i++) {
-                token[2 * i] = digits[raw[i] >> 4];
-                token[2 * i + 1] = digits[raw[i] & 15];
-        }
-        token[RIGW_TOKEN_LEN] = '\0';
-        explicit_bzero(raw, sizeof(raw));
         r = rig_bridge_start(&(struct rig_bridge_params){
                                      .zctx = c->zctx, .endpoint = c->cfg->rig_remote_endpoint,
                                      .secret_key_file = c->cfg->server_secret_key,
                                      .fd = it->fd, .session = it->session, .key = key,
-                                     .token = token, .expires_ms = now_ms() + RIG_TOKEN_MS },
+                                     .token = token, .token_ms = RIG_TOKEN_MS },
                              slot, ep, sizeof(ep), &port, err, sizeof(err));
         it->has_fd = false;             /* the bridge took it, or closed it */
         if (r < 0) {

@@ -183,22 +183,13 @@ static int bind_ipc(struct control *c, void *s, const char *ep, char *err, size_
 
 static int set_curve(struct control *c, void *s, const char *ep, char *err, size_t errlen)
 {
-        char secret[ZAP_KEY_Z85_LEN + 1];
-        int one = 1, r;
+        int r;
 
-        r = zap_read_secret(c->cfg->server_secret_key, secret, err, errlen);
-        if (r < 0)
-                return r;
-        r = zmq_setsockopt(s, ZMQ_CURVE_SERVER, &one, sizeof(one));
-        if (r == 0)
-                r = zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, secret, ZAP_KEY_Z85_LEN + 1);
-        /* A domain makes libzmq consult the handler for every connection. */
-        if (r == 0)
-                r = zmq_setsockopt(s, ZMQ_ZAP_DOMAIN, "fmud", 4);
-        explicit_bzero(secret, sizeof(secret));
-        if (r < 0)
+        err[0] = '\0';
+        r = zap_curve_server(s, c->cfg->server_secret_key, err, errlen);
+        if (r < 0 && !err[0])
                 return zerr(err, errlen, "CURVE server options", ep);
-        return 0;
+        return r;
 }
 
 static void *new_socket(struct control *c, int type)

@@ -17,18 +17,17 @@
 #include "daemon/zap.h"
 #include "proto/rig_wire.h"
 #include "shm/rig.h"
+#include "shm/wait.h"
 
 #define POINT_SLICE_NS  50000000        /* the point thread looks at its stop flag this often */
 #define RELAY_SLICE_MS  50              /* the relay thread likewise */
 #define BROKEN_LOG_NS   1000000000ull   /* a broken point ring is logged this often at most */
 #define LINGER_MS       200             /* for the bye on the way out */
-#define MAX_TIMEOUT_MS  60000u          /* a session's rig timeout at most (rigTimeoutMs) */
 
 struct rig_bridge {
         struct rig *r;
         void *router, *pair_r, *pair_w;
         pthread_t relay, points;
-        bool relay_started, points_started;
         _Atomic bool stop, points_stop, done;
         uint64_t session;
         char key[ZAP_KEY_Z85_LEN + 1];
@@ -64,10 +63,7 @@ static void *points_main(void *arg)
         int r;
 
         while (!atomic_load(&b->points_stop)) {
-                uint64_t ns = rig_now_ns() + POINT_SLICE_NS;
-
-                dl = (struct timespec){ .tv_sec = (time_t)(ns / 1000000000u),
-                                        .tv_nsec = (long)(ns % 1000000000u) };
+                wait_deadline_in(&dl, POINT_SLICE_NS);
                 r = rig_wait(b->r, &dl);
                 if (r == -ETIMEDOUT)
                         continue;
@@ -156,16 +152,6 @@ static void send_ports(struct rig_bridge *b)
         send_to(b, b->id, b->id_len, &b->w);
 }
 
-/* Whether a and b (RIGW_TOKEN_LEN bytes each) are equal, in a time that does not tell where they differ. */
-static bool same_token(const char *a, const char *b)
-{
-        unsigned char d = 0;
-
-        for (unsigned i = 0; i < RIGW_TOKEN_LEN; i++)
-                d |= (unsigned char)(a[i] ^ b[i]);
-        return d == 0;
-}
-
 /* The first message on a connection of the right key: the token, or nothing. */
 static void on_hello(struct rig_bridge *b, const uint8_t *id, size_t id_len, const void *body,
                      size_t len)
@@ -176,7 +162,7 @@ static void on_hello(struct rig_bridge *b, const uint8_t *id, size_t id_len, con
         int r = rigw_decode(body, len, &m, b->in, 0, NULL, NULL, &doc, err, sizeof(err));
 
         if (r == 0 && m.kind == RIGW_HELLO && m.token.len == RIGW_TOKEN_LEN &&
-            same_token(m.token.ptr, b->token)) {
+            rigw_token_eq(m.token.ptr, b->token)) {
                 b->hello = true;
                 memcpy(b->id, id, id_len);
                 b->id_len = id_len;
@@ -339,7 +325,6 @@ static void *relay_main(void *arg)
         }
         atomic_store(&b->points_stop, true);
         pthread_join(b->points, NULL);
-        b->points_started = false;
         atomic_store(&b->done, true);
         return NULL;
 }
@@ -383,8 +368,8 @@ static int bind_ep(void *s, const char *ep, char *err, size_t errlen)
 static int sockets(struct rig_bridge *b, const struct rig_bridge_params *p, char *ep,
                    size_t eplen, unsigned *ret_port, char *err, size_t errlen)
 {
-        char secret[ZAP_KEY_Z85_LEN + 1], inproc[64];
-        int one = 1, linger = LINGER_MS, zero = 0, hwm = 64;
+        char inproc[64];
+        int linger = LINGER_MS, zero = 0, hwm = 64;
         int64_t max = RIG_BRIDGE_MAX_MSG;
         size_t len = eplen;
         const char *colon;
@@ -401,18 +386,13 @@ static int sockets(struct rig_bridge *b, const struct rig_bridge_params *p, char
         zmq_setsockopt(b->router, ZMQ_MAXMSGSIZE, &max, sizeof(max));
         zmq_setsockopt(b->pair_w, ZMQ_SNDHWM, &hwm, sizeof(hwm));
         zmq_setsockopt(b->pair_r, ZMQ_RCVHWM, &hwm, sizeof(hwm));
-        r = zap_read_secret(p->secret_key_file, secret, err, errlen);
+        /* The control socket's domain: the same handler, the same authorized_keys. */
+        err[0] = '\0';
+        r = zap_curve_server(b->router, p->secret_key_file, err, errlen);
+        if (r < 0 && !err[0])
+                return zfail(err, errlen, "CURVE server options", p->endpoint);
         if (r < 0)
                 return r;
-        r = zmq_setsockopt(b->router, ZMQ_CURVE_SERVER, &one, sizeof(one));
-        if (r == 0)
-                r = zmq_setsockopt(b->router, ZMQ_CURVE_SECRETKEY, secret, ZAP_KEY_Z85_LEN + 1);
-        /* The control socket's domain: the same handler, the same authorized_keys. */
-        if (r == 0)
-                r = zmq_setsockopt(b->router, ZMQ_ZAP_DOMAIN, "fmud", 4);
-        explicit_bzero(secret, sizeof(secret));
-        if (r < 0)
-                return zfail(err, errlen, "CURVE server options", p->endpoint);
         r = bind_ep(b->router, p->endpoint, err, errlen);
         if (r < 0)
                 return r;
@@ -449,7 +429,7 @@ int rig_bridge_start(const struct rig_bridge_params *p, struct rig_bridge **ret,
                      size_t eplen, unsigned *ret_port, char *err, size_t errlen)
 {
         struct rig_bridge *b = calloc(1, sizeof(*b));
-        struct rig_hdr hdr;
+        bool points_started = false;
         int r;
 
         err[0] = '\0';
@@ -463,12 +443,7 @@ int rig_bridge_start(const struct rig_bridge_params *p, struct rig_bridge **ret,
         b->session = p->session;
         snprintf(b->key, sizeof(b->key), "%s", p->key);
         memcpy(b->token, p->token, RIGW_TOKEN_LEN);
-        b->expires_ms = p->expires_ms;
-        /* The timeout the engine wrote (shm/rig.h's header is ABI); bounded, it is in the rig's mapping. */
-        if (pread(p->fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
-                hdr.timeout_ms = MAX_TIMEOUT_MS;
-        b->timeout_ms = hdr.timeout_ms && hdr.timeout_ms <= MAX_TIMEOUT_MS ? hdr.timeout_ms :
-                                                                             MAX_TIMEOUT_MS;
+        b->expires_ms = now_ms() + p->token_ms;
         r = rig_attach(p->fd, &b->r);
         if (r < 0) {
                 snprintf(err, errlen, "rig bridge: the channel of session %llu: %s",
@@ -478,6 +453,7 @@ int rig_bridge_start(const struct rig_bridge_params *p, struct rig_bridge **ret,
                 return r;
         }
         rig_beat_by_caller(b->r);
+        b->timeout_ms = rig_timeout_ms(b->r);
         rig_ports(b->r, false, &b->n_in);
         rig_ports(b->r, true, &b->n_out);
         b->in = calloc(b->n_in + 1, sizeof(double));
@@ -487,16 +463,14 @@ int rig_bridge_start(const struct rig_bridge_params *p, struct rig_bridge **ret,
                 snprintf(err, errlen, "out of memory");
         if (r == 0) {
                 r = -pthread_create(&b->points, NULL, points_main, b);
-                b->points_started = r == 0;
+                points_started = r == 0;
         }
-        if (r == 0) {
+        if (r == 0)
                 r = -pthread_create(&b->relay, NULL, relay_main, b);
-                b->relay_started = r == 0;
-        }
         if (r < 0) {
                 if (!err[0] || r == -EAGAIN)
                         snprintf(err, errlen, "rig bridge: %s", strerror(-r));
-                if (b->points_started) {
+                if (points_started) {
                         atomic_store(&b->points_stop, true);
                         pthread_join(b->points, NULL);
                 }
@@ -522,7 +496,6 @@ void rig_bridge_stop(struct rig_bridge *b)
         if (!b)
                 return;
         atomic_store(&b->stop, true);
-        if (b->relay_started)
-                pthread_join(b->relay, NULL);
+        pthread_join(b->relay, NULL);
         free_bridge(b);
 }

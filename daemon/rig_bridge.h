@@ -58,8 +58,7 @@ struct rig_bridge_params {
         uint64_t session;
         const char *key;                /* Z85: the only key served */
         const char *token;              /* RIGW_TOKEN_LEN hex characters */
-        int64_t expires_ms;             /* CLOCK_MONOTONIC ms: the token's deadline */
-        uint32_t timeout_ms;            /* the session's rig timeout */
+        uint32_t token_ms;              /* the token's life, from the start */
 };
 
 struct rig_bridge;

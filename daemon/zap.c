@@ -269,3 +269,25 @@ void zap_stop(struct zap *z)
         pthread_mutex_destroy(&z->lock);
         free(z);
 }
+
+int zap_curve_server(void *s, const char *secret_key_file, char *err, size_t errlen)
+{
+        char secret[ZAP_KEY_Z85_LEN + 1];
+        int one = 1, r;
+
+        r = zap_read_secret(secret_key_file, secret, err, errlen);
+        if (r < 0)
+                return r;
+        r = zmq_setsockopt(s, ZMQ_CURVE_SERVER, &one, sizeof(one));
+        if (r == 0)
+                r = zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, secret, ZAP_KEY_Z85_LEN + 1);
+        /* A domain makes libzmq consult the handler for every connection. */
+        if (r == 0)
+                r = zmq_setsockopt(s, ZMQ_ZAP_DOMAIN, "fmud", 4);
+        explicit_bzero(secret, sizeof(secret));
+        if (r < 0) {
+                r = -zmq_errno();
+                return r < 0 ? r : -EIO;
+        }
+        return 0;
+}

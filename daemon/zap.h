@@ -58,4 +58,12 @@ int zap_read_keys_roles(const char *path, uint8_t (**ret)[32], uint8_t **ret_rol
  */
 int zap_read_secret(const char *path, char ret[ZAP_KEY_Z85_LEN + 1], char *err, size_t errlen);
 
+/*
+ * Make s a CURVE server with the secret key in secret_key_file, in the
+ * "fmud" ZAP domain (the handler zap_start() bound: every connection is
+ * checked against authorized_keys); the key is wiped after use. 0; the
+ * key file's -errno with err; or libzmq's -errno with err unset.
+ */
+int zap_curve_server(void *s, const char *secret_key_file, char *err, size_t errlen);
+
 #endif

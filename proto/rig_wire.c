@@ -237,3 +237,12 @@ int rigw_decode(const void *buf, size_t len, struct rigw_msg *m, double *vals, u
         }
         return bad(err, errlen, "%s", "'t': not a kind of rig message");
 }
+
+bool rigw_token_eq(const char *a, const char *b)
+{
+        unsigned char d = 0;
+
+        for (unsigned i = 0; i < RIGW_TOKEN_LEN; i++)
+                d |= (unsigned char)(a[i] ^ b[i]);
+        return d == 0;
+}

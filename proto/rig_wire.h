@@ -18,6 +18,7 @@
 #ifndef FMUD_PROTO_RIG_WIRE_H
 #define FMUD_PROTO_RIG_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +72,9 @@ void rigw_error(struct pw *w, const char *code, const char *message, uint64_t ba
  * strings point into (free it with pv_doc_fini(), also on error).
  * 0, -EMSGSIZE, -EBADMSG or -ENOMEM, with err.
  */
+/* Whether tokens a and b (RIGW_TOKEN_LEN bytes each) are equal, in a time that does not tell where they differ. */
+bool rigw_token_eq(const char *a, const char *b);
+
 int rigw_decode(const void *buf, size_t len, struct rigw_msg *m, double *vals, uint32_t max,
                 struct rigw_port *in, struct rigw_port *out, struct pv_doc *doc, char *err,
                 size_t errlen);
