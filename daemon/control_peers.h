@@ -21,6 +21,7 @@
 #define CTL_MAX_PENDING         65536
 #define CTL_MAX_IDENTITY        255     /* ZeroMQ routing ids are at most 255 bytes */
 #define CTL_WHO_MAX             112     /* "uid 1000 (alice) as operator", "key <Z85> as admin" */
+#define CTL_KEY_MAX             41      /* a CURVE key in Z85, NUL included */
 
 struct ctl_peer {
         uint64_t token;                 /* 0: finished */
@@ -33,6 +34,7 @@ struct ctl_peer {
         uint8_t op;                     /* enum proto_op */
         uint64_t session;               /* the session it names; 0: none yet (load) */
         char who[CTL_WHO_MAX];
+        char key[CTL_KEY_MAX];          /* a tcp peer's CURVE key (Z85); "": none */
         bool has_cred;                  /* an ipc peer whose uid and gid the kernel told */
         uid_t uid;
         gid_t gid;

@@ -35,6 +35,7 @@ struct ctl_who {
         enum access_role role;
         char user[HOST_PEER_LABEL_MAX];         /* "uid 1000", "key <Z85>": owns what it loads */
         char label[80];                         /* for the log: "uid 1000 (alice)" */
+        char key[CTL_KEY_MAX];                  /* a tcp peer's CURVE key; "": none */
 };
 
 void ctl_send(struct control *c, const struct ctl_peer *p, const void *body, size_t len)
@@ -228,6 +229,7 @@ static void to_host(struct control *c, const struct ctl_peer *p, const struct pr
         e.op = (uint8_t)req->op;
         e.session = session_of(req);
         snprintf(e.who, sizeof(e.who), "%.80s as %.12s", who->label, access_role_name(who->role));
+        memcpy(e.key, who->key, sizeof(e.key));
         token = peers_add(&c->peers, &e);
         if (!token) {
                 refuse(c, p, req->id, PROTO_E_LIMIT, "too many requests in flight");
@@ -263,11 +265,14 @@ static void identify(struct control *c, const struct ctl_peer *p, const char *us
         gid_t gid;
 
         who->user[0] = '\0';
+        who->key[0] = '\0';
         if (p->sock == CTL_SOCK_TCP) {
                 /* ZAP admitted the key; a reload may have removed it since (ACCESS_NONE). */
                 who->role = (enum access_role)zap_role(c->zap, user);
                 snprintf(who->user, sizeof(who->user), "key %.40s", user ? user : "?");
                 snprintf(who->label, sizeof(who->label), "key %.40s", user ? user : "?");
+                snprintf(who->key, sizeof(who->key), "%s",
+                         user && strlen(user) == CTL_KEY_MAX - 1 ? user : "");
         } else if (peer_cred_parse(addr, &uid, &gid) == 0) {
                 /* From the cache: NSS (perhaps LDAP) is asked once per user every few seconds. */
                 who->role = access_cached(&c->roles, &rules, uid, gid, who->label,

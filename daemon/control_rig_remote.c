@@ -55,27 +55,16 @@ void ctl_rig_remote_fini(struct control *c)
         }
 }
 
-/* The asker's Z85 key from its log label ("key <Z85> as operator", control_req.c). */
-static bool key_of(const struct ctl_peer *p, char key[41])
-{
-        if (strncmp(p->who, "key ", 4) || strlen(p->who) < 4 + 40)
-                return false;
-        memcpy(key, p->who + 4, 40);
-        key[40] = '\0';
-        return strspn(key, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                           ".-:+=^!/*?&<>()[]{}@%$#") == 40;
-}
-
 void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq_item *it)
 {
         struct rig_bridge **slot = NULL;
-        char key[41], token[RIGW_TOKEN_LEN], ep[256], err[320], msg[160];
+        char token[RIGW_TOKEN_LEN], ep[256], err[320], msg[160];
         unsigned port = 0;
         struct pw w;
         int r;
 
         ctl_rig_remote_reap(c, NULL);
-        if (!key_of(p, key)) {
+        if (!p->key[0]) {
                 refuse(c, p, it->id, PROTO_E_INTERNAL, "rig: the asker's key is unknown");
                 return;
         }
@@ -100,7 +89,7 @@ void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq
         r = rig_bridge_start(&(struct rig_bridge_params){
                                      .zctx = c->zctx, .endpoint = c->cfg->rig_remote_endpoint,
                                      .secret_key_file = c->cfg->server_secret_key,
-                                     .fd = it->fd, .session = it->session, .key = key,
+                                     .fd = it->fd, .session = it->session, .key = p->key,
                                      .token = token, .token_ms = RIG_TOKEN_MS },
                              slot, ep, sizeof(ep), &port, err, sizeof(err));
         it->has_fd = false;             /* the bridge took it, or closed it */
@@ -130,7 +119,7 @@ void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq
         }
         explicit_bzero(token, sizeof(token));
         log_info("rig bridge of session %llu on %s for key %s", (unsigned long long)it->session,
-                 ep, key);
+                 ep, p->key);
 }
 
 void ctl_rig_remote_reply(struct control *c, const struct ctl_peer *p, const void *body,

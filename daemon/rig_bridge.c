@@ -2,6 +2,7 @@
  * rig_bridge: a remote rig relayed onto its session's rig channel
  * (rig_bridge.h).
  */
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,6 +24,10 @@
 #define RELAY_SLICE_MS  50              /* the relay thread likewise */
 #define BROKEN_LOG_NS   1000000000ull   /* a broken point ring is logged this often at most */
 #define LINGER_MS       200             /* for the bye on the way out */
+
+/* The wire's limits are the channel's (proto/ may not include shm/). */
+static_assert(RIGW_MAX_PORTS == RIG_PORTS_MAX, "a remote rig has a channel's ports");
+static_assert(RIGW_NAME_MAX == RIG_NAME_MAX, "a remote rig's port names are a channel's");
 
 struct rig_bridge {
         struct rig *r;

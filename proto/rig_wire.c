@@ -159,18 +159,22 @@ static int ports_at(const struct pv *m, const char *key, struct rigw_port *p, ui
 {
         const struct pv *v = pv_get(m, key);
 
-        if (!v || v->type != PV_ARRAY || v->a.n > RIGW_MAX_PORTS || (v->a.n && !p))
-                return bad(err, errlen, "'%s': expected an array of at most 256 [name, type]",
-                           key);
+        if (!v || v->type != PV_ARRAY || v->a.n > RIGW_MAX_PORTS || (v->a.n && !p)) {
+                snprintf(err, errlen, "'%s': expected an array of at most %u [name, type]", key,
+                         RIGW_MAX_PORTS);
+                return -EBADMSG;
+        }
         for (uint32_t i = 0; i < v->a.n; i++) {
                 const struct pv *e = &v->a.items[i];
 
                 if (e->type != PV_ARRAY || e->a.n != 2 || e->a.items[0].type != PV_STR ||
                     e->a.items[1].type != PV_STR || e->a.items[0].s.len == 0 ||
-                    e->a.items[0].s.len >= RIGW_NAME_MAX || e->a.items[1].s.len >= 16 ||
-                    memchr(e->a.items[0].s.ptr, 0, e->a.items[0].s.len))
-                        return bad(err, errlen, "'%s': a port is [name, type], the name 1 to "
-                                   "127 bytes without NUL", key);
+                    e->a.items[0].s.len >= RIGW_NAME_MAX || e->a.items[1].s.len >= RIGW_TYPE_MAX ||
+                    memchr(e->a.items[0].s.ptr, 0, e->a.items[0].s.len)) {
+                        snprintf(err, errlen, "'%s': a port is [name, type], the name 1 to "
+                                 "%u bytes without NUL", key, RIGW_NAME_MAX - 1);
+                        return -EBADMSG;
+                }
                 p[i].name = (struct proto_str){ e->a.items[0].s.ptr, e->a.items[0].s.len };
                 p[i].type = (struct proto_str){ e->a.items[1].s.ptr, e->a.items[1].s.len };
         }

@@ -24,8 +24,9 @@
 
 #include "proto/proto.h"
 
-#define RIGW_MAX_PORTS  256u            /* values of a write or point, ports of each side */
-#define RIGW_NAME_MAX   128u            /* a port's name, NUL included */
+#define RIGW_MAX_PORTS  256u            /* values of a write or point, ports of each side: RIG_PORTS_MAX */
+#define RIGW_NAME_MAX   128u            /* a port's name, NUL included: RIG_NAME_MAX */
+#define RIGW_TYPE_MAX   16u             /* a port's type name, NUL included */
 #define RIGW_TOKEN_LEN  32u             /* hex characters */
 #define RIGW_MAX_MSG    (96u << 10)     /* bytes: 512 ports' names and types fit */
 
