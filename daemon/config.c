@@ -47,9 +47,20 @@ struct key {
         const char *section, *name;
         enum key_type type;
         size_t off;
+        /* KEY_SIZE: the bounds (max 0: none) and the message for a value outside them. */
+        uint64_t min, max;
+        const char *range;
 };
 
-#define K(sec, nm, ty, field) { sec, nm, ty, offsetof(struct fmud_config, field) }
+#define CONFIG_MIN_MESSAGE      1024u
+#define CONFIG_MAX_MESSAGE      (1ull << 30)
+#define CONFIG_MIN_WORKER_MLOCK (16ull << 20)
+
+#define K(sec, nm, ty, field) { .section = sec, .name = nm, .type = ty, \
+                                .off = offsetof(struct fmud_config, field) }
+#define KSIZE(sec, nm, field, lo, hi, why) { .section = sec, .name = nm, .type = KEY_SIZE, \
+                                             .off = offsetof(struct fmud_config, field), \
+                                             .min = lo, .max = hi, .range = why }
 static const struct key keys[] = {
         K("control", "endpoint", KEY_IPC, endpoint),
         K("control", "pub_endpoint", KEY_IPC, pub_endpoint),
@@ -58,7 +69,8 @@ static const struct key keys[] = {
         K("control", "server_secret_key", KEY_PATH, server_secret_key),
         K("control", "authorized_keys", KEY_PATH, authorized_keys),
         K("control", "socket_group", KEY_STR, socket_group),
-        K("control", "max_message", KEY_SIZE, max_message),
+        KSIZE("control", "max_message", max_message, CONFIG_MIN_MESSAGE, CONFIG_MAX_MESSAGE,
+              "must lie between 1K and 1G"),
         K("paths", "allow", KEY_ALLOW, allow),
         K("paths", "output_dir", KEY_OUTPUT, output),
         K("paths", "state_dir", KEY_PATH, state_dir),
@@ -94,20 +106,18 @@ static const struct key keys[] = {
         K("realtime", "best_effort", KEY_BOOL, rt_best_effort),
         K("realtime", "worker_mlock", KEY_BOOL, rt_worker_mlock),
         K("rig", "remote_endpoint", KEY_TCP, rig_remote_endpoint),
-        K("realtime", "worker_mlock_bytes", KEY_SIZE, rt_worker_mlock_bytes),
+        KSIZE("realtime", "worker_mlock_bytes", rt_worker_mlock_bytes, CONFIG_MIN_WORKER_MLOCK, 0,
+              "must be at least 16M (what a worker maps before its FMU)"),
         K("realtime", "worker_mlock_max_bytes", KEY_SIZE, rt_worker_mlock_max_bytes),
 };
 #undef K
 
 /* Hard bounds on what a file may ask for. */
 #define CONFIG_MAX_ALLOW        256
-#define CONFIG_MIN_MESSAGE      1024u
-#define CONFIG_MAX_MESSAGE      (1ull << 30)
 #define CONFIG_MIN_GRACE        0.1     /* seconds: a lease shorter would outrun a busy client */
 #define CONFIG_MAX_GRACE        86400.0
 #define CONFIG_MAX_GRANTS       1024    /* [roles] user or group entries */
 #define CONFIG_MAX_NAME         256     /* of a user or group */
-#define CONFIG_MIN_WORKER_MLOCK (16ull << 20)
 
 void config_init(struct fmud_config *c)
 {
@@ -367,12 +377,8 @@ static int set_key(struct fmud_config *c, const struct key *k, const char *v, co
                         *why = "must be a size such as 16M";
                         return -EINVAL;
                 }
-                if (field == &c->max_message && (u < CONFIG_MIN_MESSAGE || u > CONFIG_MAX_MESSAGE)) {
-                        *why = "must lie between 1K and 1G";
-                        return -EINVAL;
-                }
-                if (field == &c->rt_worker_mlock_bytes && u < CONFIG_MIN_WORKER_MLOCK) {
-                        *why = "must be at least 16M (what a worker maps before its FMU)";
+                if (u < k->min || (k->max && u > k->max)) {
+                        *why = k->range;
                         return -EINVAL;
                 }
                 *(uint64_t *)field = u;
