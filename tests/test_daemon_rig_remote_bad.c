@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -115,7 +116,11 @@ Test(daemon_rig_remote_bad, bad_messages_are_counted_and_the_session_runs_on)
         zmq_close(z);
 }
 
-/* A remote rig that writes at every point, then goes silent: the policy applies (want: the session's state then; PROTO_STATE_COUNT: any). */
+/*
+ * A remote rig that writes at every point, then goes silent: the policy
+ * applies (want: the session's state then; PROTO_STATE_COUNT: any;
+ * want_f64: the output the policy leads to, NAN: not checked).
+ */
 static void silent(const char *policy, enum proto_state want, double want_f64)
 {
         struct proto_load a = rr_feedthrough(1e6, policy);
@@ -152,7 +157,7 @@ static void silent(const char *policy, enum proto_state want, double want_f64)
                   (int)st.state, (int)st.rig.state.len, st.rig.state.ptr, st.rig.in_force);
         cr_assert(daemon_str_eq(st.rig.state, "vanished"));
         cr_assert(daemon_str_eq(st.rig.policy, policy));
-        if (want == PROTO_STATE_RUNNING) {
+        if (want == PROTO_STATE_RUNNING && !isnan(want_f64)) {
                 /* Whatever the policy put in, it reaches the output at a later point. */
                 for (i = 0; i < POLL_MAX; i++) {
                         cr_assert(eq(int, fmud_get(t.c, &(struct proto_target){ s, 0 },
@@ -170,7 +175,8 @@ static void silent(const char *policy, enum proto_state want, double want_f64)
 
 Test(daemon_rig_remote_bad, a_silent_remote_rig_gets_hold)
 {
-        silent("hold", PROTO_STATE_RUNNING, 4);
+        /* The output keeps the rig's last value, 4, whether or not hold applied: not checked. */
+        silent("hold", PROTO_STATE_RUNNING, NAN);
 }
 
 Test(daemon_rig_remote_bad, a_silent_remote_rig_gets_its_safe_values)
