@@ -48,7 +48,7 @@ static ssize_t read_at(int fd, void *buf, size_t len, off_t off)
 void hres_reply(struct host *h, uint64_t token, const struct proto_req *req, struct hsess *hs)
 {
         struct proto_results a;
-        struct proto_results_result res = { .format = { "csv", 3 } };
+        struct proto_results_result res;
         enum proto_state state;
         uint64_t size, max;
         char err[256];
