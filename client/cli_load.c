@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "engine/engine.h"
 
 const struct cli_opt cli_load_opts[] = {
         { "force", CLI_O_FORCE, NULL, "replace the --out file even when it is not this\n"
@@ -176,7 +177,7 @@ static int out_file(const struct cli *a, struct cli_load *l, char *arg)
                 l->out = arg;
                 return 1;
         }
-        if (!dot || dot == base || (strcasecmp(dot, ".csv") && strcasecmp(dot, ".mat")))
+        if (!dot || dot == base || (strcasecmp(dot, ".csv") && !mat4_wanted(arg)))
                 return cli_usage_error(a, "--out '%s': cannot write %s%s; the formats are: .csv "
                                        "(CSV), .mat (MAT v4)%s", arg,
                                        dot && dot != base ? "the format " : "",

@@ -292,7 +292,7 @@ static int run_local(struct run_cmd *a)
                 .fsync = true,
         };
         /* .mat: the rows go to a temporary CSV, converted once the run is over. */
-        if (!a->to_stdout && results_is_mat(a->load.out)) {
+        if (!a->to_stdout && mat4_wanted(a->load.out)) {
                 tmp = tmpfile();
                 if (!tmp) {
                         fprintf(stderr, "fmuctl run: cannot make a temporary file: %s\n",

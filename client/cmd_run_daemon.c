@@ -571,7 +571,7 @@ int run_daemon(struct run_cmd *a)
         sigaction(SIGTERM, &sa, &old_term);
         code = connect_any(a, &d);
         /* The daemon cannot write here, nor .mat: it records in its directory, fmuctl fetches. */
-        a->fetch = code == 0 && (a->fetch_opt || !a->ipc || results_is_mat(a->load.out));
+        a->fetch = code == 0 && (a->fetch_opt || !a->ipc || mat4_wanted(a->load.out));
         if (a->fetch) {
                 a->load.l.out = (struct proto_str){ 0 };
                 a->load.l.force = false;

@@ -18,19 +18,12 @@
 #include "engine/engine.h"
 #include "results_fetch.h"
 
-bool results_is_mat(const char *path)
-{
-        size_t n = path ? strlen(path) : 0;
-
-        return n > 4 && !strcasecmp(path + n - 4, ".mat");
-}
-
 int results_fetch_open(struct results_fetch *f, const char *path, char *err, size_t size)
 {
         int e;
 
         *f = (struct results_fetch){ .path = path, .fd = -1 };
-        f->to_mat = results_is_mat(path);
+        f->to_mat = mat4_wanted(path);
         f->buf = malloc(PROTO_RESULTS_CHUNK);
         if (!f->buf) {
                 snprintf(err, size, "out of memory");
@@ -69,7 +62,6 @@ static int start_mat(struct results_fetch *f, struct fmud *c, const struct proto
 {
         const struct fmud_var *v = NULL;
         struct mat4_var *meta;
-        char **text;
         size_t n = 0;
         double time;
         int r;
@@ -77,27 +69,23 @@ static int start_mat(struct results_fetch *f, struct fmud *c, const struct proto
         /* Units are a nicety: a daemon that cannot list the variables still gets its rows. */
         if (fmud_vars(c, t, &v, &n, &time) < 0)
                 n = 0;
-        meta = calloc(n ? n : 1, sizeof(*meta));
-        text = calloc(n ? 2 * n : 1, sizeof(*text));
-        if (!meta || !text) {
-                free(meta);
-                free(text);
+        /* The converter reads the strings until the end (results_fetch_close()): kept in f. */
+        f->meta = meta = calloc(n ? n : 1, sizeof(*meta));
+        f->text = calloc(n ? 2 * n : 1, sizeof(*f->text));
+        if (!meta || !f->text) {
                 snprintf(err, size, "out of memory");
                 return -ENOMEM;
         }
+        f->n_text = 2 * n;
         for (size_t i = 0; i < n; i++) {
-                text[2 * i] = strndup(v[i].name.ptr, v[i].name.len);
-                text[2 * i + 1] = v[i].unit.len ? strndup(v[i].unit.ptr, v[i].unit.len) : NULL;
+                f->text[2 * i] = strndup(v[i].name.ptr, v[i].name.len);
+                f->text[2 * i + 1] = v[i].unit.len ? strndup(v[i].unit.ptr, v[i].unit.len) : NULL;
                 meta[i] = (struct mat4_var){
-                        .name = text[2 * i], .unit = text[2 * i + 1],
+                        .name = f->text[2 * i], .unit = f->text[2 * i + 1],
                         .parameter = is(v[i].variability, "constant") ||
                                      is(v[i].variability, "fixed") };
         }
         r = mat4_csv_new(f->fd, meta, n, &f->mat);
-        for (size_t i = 0; i < 2 * n; i++)
-                free(text[i]);
-        free(text);
-        free(meta);
         if (r < 0)
                 snprintf(err, size, "cannot convert to '%s': %s", f->path, strerror(-r));
         return r;
@@ -169,40 +157,16 @@ int results_fetch_pump(struct results_fetch *f, struct fmud *c, const struct pro
 
 int results_convert(int fd, const char *path, char *err, size_t size)
 {
-        static char buf[65536];
-        struct mat4_csv *m = NULL;
         int out, r;
-        ssize_t n;
 
         out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
-        if (out < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+        if (out < 0) {
                 r = -errno;
                 snprintf(err, size, "cannot write '%s': %s", path, strerror(-r));
-                goto out;
+                return r;
         }
-        r = mat4_csv_new(out, NULL, 0, &m);
-        if (r < 0) {
-                snprintf(err, size, "cannot write '%s': %s", path, strerror(-r));
-                goto out;
-        }
-        while ((n = read(fd, buf, sizeof(buf))) != 0) {
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        r = -errno;
-                        snprintf(err, size, "cannot read the results: %s", strerror(-r));
-                        goto out;
-                }
-                r = mat4_csv_feed(m, buf, (size_t)n, err, size);
-                if (r < 0)
-                        goto out;
-        }
-        r = mat4_csv_finish(m, NULL, err, size);
-        m = NULL;
-out:
-        if (m)
-                (void) mat4_csv_finish(m, NULL, NULL, 0);
-        if (out >= 0 && close(out) < 0 && !r) {
+        r = mat4_csv_convert_fd(fd, 0, out, NULL, 0, err, size);
+        if (close(out) < 0 && !r) {
                 r = -errno;
                 snprintf(err, size, "cannot write '%s': %s", path, strerror(-r));
         }
@@ -233,5 +197,12 @@ int results_fetch_close(struct results_fetch *f, char *err, size_t size)
         f->fd = -1;
         free(f->buf);
         f->buf = NULL;
+        for (size_t i = 0; f->text && i < f->n_text; i++)
+                free(f->text[i]);
+        free(f->text);
+        f->text = NULL;
+        f->n_text = 0;
+        free(f->meta);
+        f->meta = NULL;
         return r;
 }

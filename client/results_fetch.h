@@ -10,15 +10,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "engine/engine.h"
 #include "fmud.h"
-
-struct mat4_csv;
 
 struct results_fetch {
         const char *path;               /* as given; NULL or "-": standard output */
         FILE *out;                      /* CSV: where the bytes go */
         int fd;                         /* .mat: the file */
         struct mat4_csv *mat;           /* .mat: the converter, once started */
+        struct mat4_var *meta;          /* .mat: its variables, and their strings (text) */
+        char **text;
+        size_t n_text;
         bool to_mat;
         uint64_t off;                   /* bytes fetched */
         bool done;
@@ -27,9 +29,6 @@ struct results_fetch {
         size_t cols;                    /* the header's columns after time, once header_done */
         void *buf;                      /* one piece (PROTO_RESULTS_CHUNK) */
 };
-
-/* Whether path names a .mat file (the format is chosen by the extension). */
-bool results_is_mat(const char *path);
 
 /*
  * Open the destination: path (created or truncated, 0644), or standard

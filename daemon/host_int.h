@@ -510,8 +510,6 @@ void hrec_share(struct hsess *hs, int fd);
 
 /* ---- host_mat.c (session thread): a .mat results file ---- */
 
-/* Whether out names a .mat file (any case). */
-bool hmat_wanted(const char *out);
 /* The unnamed CSV the rows wait in: -1 and *ret_fd, or a PROTO_E_* code with msg. */
 int hmat_csv_open(struct hsess *hs, int *ret_fd, char *msg, size_t size);
 /* Recording ended: convert the rows into hs->mat_fd and close it. 0, or -errno with msg. */

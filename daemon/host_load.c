@@ -17,6 +17,7 @@
  */
 #include "daemon/host_int.h"
 #include "engine/master/input_csv.h"
+#include "engine/record/mat4_csv.h"
 #include "engine/run/row_rec.h"
 
 #include <errno.h>
@@ -254,7 +255,7 @@ static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, si
                 r = *code >= 0 ? -EACCES : 0;
         }
         /* .mat: the named file is written at the end; the rows go to an unnamed CSV. */
-        if (r == 0 && fd >= 0 && hmat_wanted(out)) {
+        if (r == 0 && fd >= 0 && mat4_wanted(out)) {
                 hs->mat_fd = fd;
                 fd = -1;
                 *code = hmat_csv_open(hs, &fd, msg, size);

@@ -21,19 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "engine/record/mat4_csv.h"
-
-#define READ_CHUNK      65536   /* bytes of CSV read back at a time */
-
-bool hmat_wanted(const char *out)
-{
-        size_t n = out ? strlen(out) : 0;
-
-        return n > 4 && !strcasecmp(out + n - 4, ".mat");
-}
 
 int hmat_csv_open(struct hsess *hs, int *ret_fd, char *msg, size_t size)
 {
@@ -76,52 +66,27 @@ static struct mat4_var *column_meta(const struct scenario *sc)
 
 int hmat_finish(struct hsess *hs, char *msg, size_t size)
 {
-        struct mat4_var *meta = NULL;
-        char *buf = NULL;
-        struct mat4_csv *m = NULL;
-        off_t off = 0;
-        ssize_t n;
+        /* Each session's own: sessions end on their own threads, at the same time too. */
+        struct mat4_var *meta = column_meta(hs->sc);
         int r;
 
-        if (hs->mat_fd < 0)
-                return 0;
-        /* Each session's own: sessions end on their own threads, at the same time too. */
-        buf = malloc(READ_CHUNK);
-        meta = buf ? column_meta(hs->sc) : NULL;
-        r = meta ? mat4_csv_new(hs->mat_fd, meta, hs->sc->n_columns, &m) : -ENOMEM;
-        if (r < 0) {
+        if (!meta) {
+                r = -ENOMEM;
                 snprintf(msg, size, "%s", strerror(-r));
-                goto out;
+        } else {
+                /* The CSV the recorder wrote, read through the descriptor results reads it with. */
+                r = mat4_csv_convert_fd(hs->res_fd, 0, hs->mat_fd, meta, hs->sc->n_columns,
+                                        msg, size);
         }
-        /* The CSV the recorder wrote, read through the descriptor results reads it with. */
-        while ((n = pread(hs->res_fd, buf, READ_CHUNK, off)) != 0) {
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        r = -errno;
-                        snprintf(msg, size, "reading the rows back: %s", strerror(-r));
-                        goto out;
-                }
-                off += n;
-                r = mat4_csv_feed(m, buf, (size_t)n, msg, size);
-                if (r < 0)
-                        goto out;
-        }
-        r = mat4_csv_finish(m, NULL, msg, size);
-        m = NULL;
         if (r == 0 && fsync(hs->mat_fd) < 0) {
                 r = -errno;
                 snprintf(msg, size, "%s", strerror(-r));
         }
-out:
-        if (m)
-                (void) mat4_csv_finish(m, NULL, NULL, 0);
         if (close(hs->mat_fd) < 0 && r == 0 && errno != EINTR) {
                 r = -errno;
                 snprintf(msg, size, "%s", strerror(-r));
         }
         hs->mat_fd = -1;
         free(meta);
-        free(buf);
         return r;
 }

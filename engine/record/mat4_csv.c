@@ -17,10 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "engine/record/mat4_csv.h"
 
 #define LINE_MAX_BYTES  (64u << 20)
+#define READ_CHUNK      65536   /* bytes of CSV read at a time by mat4_csv_convert_fd() */
 
 struct mat4_csv {
         int fd;
@@ -34,7 +37,6 @@ struct mat4_csv {
         char *buf;
         size_t len, cap;
         locale_t c_locale;
-        char **names;                   /* the header's, until the file is open */
 };
 
 static int fail(struct mat4_csv *c, int r, char *err, size_t errlen, const char *fmt, ...)
@@ -60,7 +62,6 @@ static int by_name(const void *a, const void *b)
 int mat4_csv_new(int fd, const struct mat4_var *meta, size_t n_meta, struct mat4_csv **ret)
 {
         struct mat4_csv *c = calloc(1, sizeof(*c));
-        bool oom = false;
 
         if (!c)
                 return -ENOMEM;
@@ -74,25 +75,11 @@ int mat4_csv_new(int fd, const struct mat4_var *meta, size_t n_meta, struct mat4
                 free(c);
                 return -ENOMEM;
         }
+        /* The array only: its strings are the caller's until mat4_csv_finish(). */
         for (size_t i = 0; i < n_meta; i++) {
                 if (!meta[i].name)
                         continue;
                 c->meta[c->n_meta++] = meta[i];
-        }
-        /* The strings are the caller's until mat4_open() has written them: copied. */
-        for (size_t i = 0; i < c->n_meta; i++) {
-                struct mat4_var *v = &c->meta[i];
-                const char *d = v->description, *u = v->unit;
-
-                v->name = strdup(v->name);
-                v->description = d ? strdup(d) : NULL;
-                v->unit = u ? strdup(u) : NULL;
-                if (!v->name || (d && !v->description) || (u && !v->unit))
-                        oom = true;
-        }
-        if (oom) {
-                (void) mat4_csv_finish(c, NULL, NULL, 0);
-                return -ENOMEM;
         }
         if (c->n_meta)
                 qsort(c->meta, c->n_meta, sizeof(*c->meta), by_name);
@@ -309,15 +296,53 @@ int mat4_csv_finish(struct mat4_csv *c, uint64_t *ret_rows, char *err, size_t er
         }
         if (!r && ret_rows)
                 *ret_rows = rows;
-        for (size_t i = 0; i < c->n_meta; i++) {
-                free((char *)c->meta[i].name);
-                free((char *)c->meta[i].description);
-                free((char *)c->meta[i].unit);
-        }
         free(c->meta);
         free(c->vals);
         free(c->buf);
         freelocale(c->c_locale);
         free(c);
         return r;
+}
+
+int mat4_csv_convert_fd(int in_fd, off_t from, int out_fd, const struct mat4_var *meta,
+                        size_t n_meta, char *err, size_t errlen)
+{
+        struct mat4_csv *c = NULL;
+        char *buf = malloc(READ_CHUNK);
+        ssize_t n;
+        int r = buf ? mat4_csv_new(out_fd, meta, n_meta, &c) : -ENOMEM;
+
+        if (r < 0) {
+                if (err && errlen)
+                        snprintf(err, errlen, "out of memory");
+                goto out;
+        }
+        while ((n = pread(in_fd, buf, READ_CHUNK, from)) != 0) {
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        int e = errno;
+
+                        r = fail(c, -e, err, errlen, "cannot read the CSV back: %s", strerror(e));
+                        goto out;
+                }
+                from += n;
+                r = mat4_csv_feed(c, buf, (size_t)n, err, errlen);
+                if (r < 0)
+                        goto out;
+        }
+        r = mat4_csv_finish(c, NULL, err, errlen);
+        c = NULL;
+out:
+        if (c)
+                (void) mat4_csv_finish(c, NULL, NULL, 0);
+        free(buf);
+        return r;
+}
+
+bool mat4_wanted(const char *path)
+{
+        size_t n = path ? strlen(path) : 0;
+
+        return n > 4 && !strcasecmp(path + n - 4, ".mat");
 }

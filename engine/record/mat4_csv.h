@@ -5,17 +5,23 @@
 #ifndef FMUD_ENGINE_MAT4_CSV_H
 #define FMUD_ENGINE_MAT4_CSV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "engine/record/mat4.h"
 
 struct mat4_csv;
 
+/* Whether path names a .mat file (a results file's format is chosen by its extension). */
+bool mat4_wanted(const char *path);
+
 /*
  * Convert to fd (as mat4_open()). meta: n_meta variables whose unit,
- * description and parameter flag the columns of the same name take
- * (copied; NULL: none, every column time-varying without a description).
+ * description and parameter flag the columns of the same name take (NULL:
+ * none, every column time-varying without a description). The array is
+ * copied, not its strings: they must stay valid until mat4_csv_finish().
  * 0 and *ret, or -errno.
  */
 int mat4_csv_new(int fd, const struct mat4_var *meta, size_t n_meta, struct mat4_csv **ret);
@@ -35,5 +41,13 @@ int mat4_csv_feed(struct mat4_csv *c, const void *data, size_t len, char *err, s
  * -EBADMSG). mat4_csv_finish(NULL, ...) returns 0.
  */
 int mat4_csv_finish(struct mat4_csv *c, uint64_t *ret_rows, char *err, size_t errlen);
+
+/*
+ * The whole CSV in in_fd, read from offset from on (pread(): in_fd's own
+ * offset is left alone), converted to out_fd as above, in bounded memory.
+ * out_fd stays open. 0, or -errno with why in err.
+ */
+int mat4_csv_convert_fd(int in_fd, off_t from, int out_fd, const struct mat4_var *meta,
+                        size_t n_meta, char *err, size_t errlen);
 
 #endif
