@@ -89,10 +89,14 @@ Test(fmuctl_plot, draws_a_png_and_an_svg_with_the_names_as_they_are)
                   strstr(svg, "we'ird &quot;n&quot;"), "the quoted name is not drawn");
         cr_assert(strstr(svg, "m/s") != NULL, "no panel for m/s");
         free(svg);
-        /* One column by name. */
+        /* One column by name: its key is drawn, the other column's is not. */
         r = plot("r.csv", "c.svg", "b.v");
         cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
         run_result_fini(&r);
+        svg = slurp("c.svg", &len);
+        cr_assert(strstr(svg, ">b.v<") != NULL, "the named column is not drawn");
+        cr_assert(strstr(svg, ">a.x<") == NULL, "a column not named is drawn");
+        free(svg);
 }
 
 Test(fmuctl_plot, an_unknown_name_is_refused_and_nothing_is_drawn)
