@@ -34,7 +34,7 @@ static void teardown(void)
 
 TestSuite(mat4, .init = setup, .fini = teardown);
 
-/* The whole file, *ret_len bytes (caller frees). */
+/* The whole file, *ret_len bytes and a NUL past them, so no name is read past the end (caller frees). */
 static unsigned char *file_bytes(size_t *ret_len)
 {
         long n;
@@ -45,6 +45,7 @@ static unsigned char *file_bytes(size_t *ret_len)
         b = malloc((size_t)n + 1);
         cr_assert(b != NULL);
         cr_assert(eq(sz, (size_t)pread(fileno(f), b, (size_t)n, 0), (size_t)n));
+        b[n] = '\0';
         *ret_len = (size_t)n;
         return b;
 }
@@ -147,17 +148,22 @@ Test(mat4, parameters_go_to_data_1_and_descriptions_carry_units)
 
 Test(mat4, bad_csv_is_refused_with_its_line)
 {
-        static const struct { const char *csv, *msg; } bad[] = {
-                { "x,y\n0,1\n", "line 1: not a results header (\"time,...\")" },
-                { "time,x\n0,1\n0.1\n", "line 3: not as many values as the header names" },
+        /* rows: data_2's columns, each there in full; -1: no file written at all. */
+        static const struct { const char *csv, *msg; int rows; } bad[] = {
+                { "x,y\n0,1\n", "line 1: not a results header (\"time,...\")", -1 },
+                { "time,x\n0,1\n0.1\n", "line 3: not as many values as the header names", 1 },
                 { "time,x\n0,abc\n", "line 2, column 2: 'abc' is not a number (a .mat file "
-                                     "holds numbers only)" },
-                { "time,x\n0,\"1\n", "line 2: not a CSV row" },
-                { "", "no results header: the CSV is empty" },
+                                     "holds numbers only)", 0 },
+                { "time,x\n0,\"1\n", "line 2: not a CSV row", 0 },
+                { "", "no results header: the CSV is empty", -1 },
         };
 
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 struct mat4_csv *c;
+                const unsigned char *d2;
+                unsigned char *s;
+                int32_t h[3];
+                size_t len;
                 int r;
 
                 cr_assert(eq(int, ftruncate(fileno(f), 0), 0));
@@ -170,5 +176,15 @@ Test(mat4, bad_csv_is_refused_with_its_line)
                         cr_assert(eq(int, mat4_csv_finish(c, NULL, NULL, 0), r));
                 cr_assert(eq(int, r, -EBADMSG), "%s", bad[i].csv);
                 cr_assert(eq(str, err, (char *)bad[i].msg));
+                s = file_bytes(&len);
+                if (bad[i].rows < 0) {
+                        cr_assert(eq(sz, len, 0), "%s", bad[i].csv);
+                } else {
+                        d2 = find(s, len, "data_2", h);
+                        cr_assert(eq(i32, h[2], bad[i].rows), "%s", bad[i].csv);
+                        cr_assert(eq(sz, (size_t)(d2 - s) + 8 * (size_t)h[1] * (size_t)h[2], len),
+                                  "%s", bad[i].csv);
+                }
+                free(s);
         }
 }
