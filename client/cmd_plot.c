@@ -145,18 +145,19 @@ static int scenario_units(const char *path, struct table *t, struct scenario **r
                         r == -EINVAL ? "invalid (fmuctl inspect says why)" : strerror(-r));
                 return FMUCTL_EXIT_INVALID;
         }
+        /* The scenario's own columns name their variables (as the daemon's .mat does). */
         for (size_t i = 1; i < t->n; i++)
-                for (size_t k = 0; k < (*ret)->n_components; k++) {
-                        const struct scenario_component *c = &(*ret)->components[k];
-                        size_t len = strlen(c->name);
-                        const struct md_variable *v;
+                for (size_t k = 0; k < (*ret)->n_columns; k++) {
+                        const struct scenario_column *c = &(*ret)->columns[k];
+                        const struct fmu *fmu = (*ret)->components[c->comp].fmu;
+                        char *unit;
 
-                        if (strncmp(t->name[i], c->name, len) || t->name[i][len] != '.' ||
-                            !c->fmu || !c->fmu->md)
+                        if (strcmp(t->name[i], c->name) || !fmu || !fmu->md)
                                 continue;
-                        v = md_find_name(c->fmu->md, t->name[i] + len + 1);
-                        if (v && v->attrs.unit)
-                                t->unit[i] = v->attrs.unit;
+                        unit = fmu->md->vars[c->var].attrs.unit;
+                        if (unit)
+                                t->unit[i] = unit;
+                        break;
                 }
         return 0;
 }
