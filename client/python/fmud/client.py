@@ -71,6 +71,13 @@ def _text(v):
     return v if isinstance(v, str) else repr(v) if isinstance(v, float) else str(v)
 
 
+def _map(res, op):
+    """An operation's result, which must be a map; ProtocolError otherwise."""
+    if not isinstance(res, dict):
+        raise ProtocolError("%s: the result is not a map" % op, op=op)
+    return res
+
+
 def _names(names):
     if isinstance(names, str):
         return [names]
@@ -249,8 +256,7 @@ class Client:
             raise VersionError("the daemon at '%s' does not serve protocol version %d: %s"
                                % (self.endpoint, version, e.message), code="version",
                                op="hello") from None
-        if not isinstance(res, dict):
-            raise ProtocolError("hello: the result is not a map", op="hello")
+        _map(res, "hello")
         if field(res, "version", int, "hello") != version:
             raise VersionError("the daemon at '%s' speaks protocol version %d, this client %d"
                                % (self.endpoint, res["version"], version), op="hello")
@@ -333,7 +339,7 @@ class Client:
 
     def list(self):
         """Every session: [{session, generation, name, state, time, ...}]."""
-        return self._call("list")["sessions"]
+        return field(_map(self._call("list"), "list"), "sessions", list, "list")
 
     def status(self, session=0, generation=0):
         """A session's status (a dict, PROTOCOL.md "status"); session 0: the daemon's."""
@@ -428,7 +434,8 @@ class Client:
 
     def logs(self, session, generation=0):
         """The FMUs' messages the daemon keeps (the last 256), oldest first."""
-        return self._call("logs", self._target(session, generation))["messages"]
+        res = _map(self._call("logs", self._target(session, generation)), "logs")
+        return field(res, "messages", list, "logs")
 
     def results(self, session, offset=0, max=None, generation=0):
         """One piece of the session's results file: {data, offset, size, done, format}."""

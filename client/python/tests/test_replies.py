@@ -171,3 +171,22 @@ def test_a_bind_address_as_pub_endpoint_takes_the_control_endpoints_host():
     assert c._pub_address("tcp://*:5556") == "tcp://sim.example:5556"
     assert c._pub_address("tcp://0.0.0.0:5556") == "tcp://sim.example:5556"
     assert c._pub_address("tcp://10.0.0.1:5556") == "tcp://10.0.0.1:5556"
+
+
+@pytest.mark.parametrize("op, call, result, what", [
+    ("list", lambda c: c.list(), None, "list: the result is not a map"),
+    ("list", lambda c: c.list(), {}, "list: no 'sessions'"),
+    ("list", lambda c: c.list(), {"sessions": 1}, "list: 'sessions' is not an array"),
+    ("logs", lambda c: c.logs(1), [], "logs: the result is not a map"),
+    ("logs", lambda c: c.logs(1), {}, "logs: no 'messages'"),
+    ("logs", lambda c: c.logs(1), {"messages": "x"}, "logs: 'messages' is not an array"),
+])
+def test_a_list_or_logs_result_without_its_array(standin, op, call, result, what):
+    standin.script[op] = lambda rid: [ok(rid, result)]
+    with fmud.Client(standin.endpoint) as c:
+        with pytest.raises(fmud.ProtocolError) as e:
+            call(c)
+        assert e.value.message == what
+        for o in ("list", "logs"):
+            standin.script[o] = lambda rid: [ok(rid, {"sessions": [], "messages": []})]
+        assert (c.list(), c.logs(1)) == ([], [])     # the connection goes on
