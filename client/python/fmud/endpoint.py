@@ -63,6 +63,17 @@ def _own_socket(path):
     return 1 if st.st_uid == uid else -1
 
 
+def _exists(path):
+    """Whether path is there, or may be (a directory on the way this user may not search)."""
+    try:
+        os.stat(path)
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
 def client_endpoint(system_dir=SYSTEM_RUNDIR):
     """The endpoint of a client given none (proto/endpoint.h fmud_client_endpoint())."""
     ep = default_endpoint()
@@ -72,15 +83,8 @@ def client_endpoint(system_dir=SYSTEM_RUNDIR):
     if own > 0:
         return ep
     sys_sock = system_dir + "/control.sock"
-    try:
-        os.stat(sys_sock)
-        there = True
-    except PermissionError:
-        there = True
-    except OSError:
-        there = False
     # The user's own directory is somebody else's: never that one, even as the last resort.
-    if there or own < 0:
+    if _exists(sys_sock) or own < 0:
         return "ipc://" + sys_sock
     return ep
 
@@ -115,14 +119,7 @@ def check_ipc(endpoint):
     path = endpoint[6:]
     # Connecting to a socket file takes write access to it and search on its directories.
     if not os.access(path, os.W_OK):
-        try:
-            os.stat(path)
-            denied = True
-        except PermissionError:
-            denied = True
-        except OSError:
-            denied = False
-        if denied:
+        if _exists(path):
             gid = _denying_group(path)
             try:
                 name = grp.getgrgid(gid).gr_name if gid is not None else None
