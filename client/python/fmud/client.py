@@ -27,7 +27,7 @@ from . import pubsub
 from . import transfer
 from .errors import ConnectionFailed, ProtocolError, Timeout, VersionError, refusal
 from .tables import Reading
-from .wire import MAX_MSG, NUMBER, field, pack, unpack
+from .wire import MAX_MSG, NUMBER, field, is_kind, pack, unpack
 
 PROTO_VERSION = 1
 WAIT = None                 # a timeout of None: as long as the operation takes
@@ -58,7 +58,7 @@ def _check(name, value, kind):
         value = value.item()        # a NumPy scalar
     if isinstance(value, (tuple, set)) and list in kinds:
         value = list(value)
-    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+    if not is_kind(value, kinds):
         raise TypeError("%s must be %s, not %s" % (name, " or ".join(k.__name__ for k in kinds),
                                                    type(value).__name__))
     return value
@@ -104,7 +104,7 @@ class Client:
         self.curve = _endpoint.curve_keys(server_key, key)
         self._ids = itertools.count(1)
         self._ctx = None
-        self._dealer = self._mon = None
+        self._dealer = self._mon = self._poller = None
         _endpoint.check_ipc(self.endpoint)
         self._ctx = zmq.Context()
         try:
@@ -139,6 +139,9 @@ class Client:
         self._mon = self._dealer.get_monitor_socket(
             zmq.EVENT_DISCONNECTED | zmq.EVENT_HANDSHAKE_FAILED_AUTH |
             zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
+        self._poller = zmq.Poller()
+        self._poller.register(self._dealer, zmq.POLLIN)
+        self._poller.register(self._mon, zmq.POLLIN)
         try:
             self._dealer.connect(self.endpoint)
         except zmq.ZMQError as e:
@@ -159,17 +162,9 @@ class Client:
 
     def close(self):
         """Close the connection (and every socket made from it). Idempotent."""
-        if self._dealer is not None:
-            try:
-                self._dealer.disable_monitor()
-            except zmq.ZMQError:
-                pass
-        for s in (self._mon, self._dealer):
-            if s is not None:
-                s.close(0)
-        self._mon = self._dealer = None
+        self._mon = self._dealer = self._poller = None
         if self._ctx is not None:
-            self._ctx.destroy(0)
+            self._ctx.destroy(linger=0)         # closes every socket of the context
             self._ctx = None
 
     def __enter__(self):
@@ -203,13 +198,10 @@ class Client:
         if args:
             req["args"] = args
         self._dealer.send(pack(req))
-        poller = zmq.Poller()
-        poller.register(self._dealer, zmq.POLLIN)
-        poller.register(self._mon, zmq.POLLIN)
-        deadline = None if timeout is None else _now() + timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            left = None if deadline is None else max(0, int((deadline - _now()) * 1000))
-            ready = dict(poller.poll(left))
+            left = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
+            ready = dict(self._poller.poll(left))
             if self._dealer in ready:
                 frames = self._dealer.recv_multipart()
                 rep = self._reply(op, frames)
@@ -221,14 +213,12 @@ class Client:
                 raise refusal(field(err, "code", str, op), field(err, "message", str, op), op)
             if self._mon in ready:
                 raise self._lost(op)
-            if deadline is not None and _now() >= deadline:
+            if deadline is not None and time.monotonic() >= deadline:
                 raise Timeout("%s: no reply from '%s' within %g s" % (op, self.endpoint, timeout),
                               op=op)
 
     def _reply(self, op, frames):
         """A reply's map (checked), or None for a frame layout that is not a reply's."""
-        while len(frames) > 1 and frames[0] == b"":
-            frames = frames[1:]         # a ROUTER may keep REQ-style empty delimiters
         if len(frames) != 1:
             return None
         rep = unpack(frames[0], op)
@@ -328,9 +318,9 @@ class Client:
                      for name, p in transfer.ssd_sources(path).items()}
             if files:
                 options["files"] = files
-        if options.get("input") is not None:
-            options["input_content"] = self.put(options.pop("input"), "csv")
-        options.pop("input", None)
+        csv = options.pop("input", None)
+        if csv is not None:
+            options["input_content"] = self.put(csv, "csv")
         return self.load(content=sha, **options)
 
     def unload(self, session, generation=0):
@@ -491,10 +481,6 @@ class Client:
     def telemetry(self, session):
         """An iterator of the session's telemetry (about once a second while paced)."""
         return pubsub.Telemetry(self, session)
-
-
-def _now():
-    return time.monotonic()
 
 
 __all__ = ["Client", "PROTO_VERSION"]

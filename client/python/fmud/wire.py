@@ -55,6 +55,12 @@ def unpack(data, what):
         raise ProtocolError("%s: malformed message: %s" % (what, e)) from None
 
 
+def is_kind(v, kind):
+    """Whether v is of kind (a type or tuple of types); bool is never an int here."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return isinstance(v, kinds) and (bool in kinds or not isinstance(v, bool))
+
+
 def field(m, key, kind, what, optional=False):
     """m[key] checked to be of kind (a type or tuple); bool is never an int here."""
     if key not in m:
@@ -62,8 +68,7 @@ def field(m, key, kind, what, optional=False):
             return None
         raise ProtocolError("%s: no '%s'" % (what, key))
     v = m[key]
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if isinstance(v, bool) and bool not in kinds or not isinstance(v, kinds):
+    if not is_kind(v, kind):
         raise ProtocolError("%s: '%s' is not %s" % (what, key, _KIND_NAMES.get(kind, kind)))
     return v
 
