@@ -429,13 +429,16 @@ class Client:
 
     def results(self, session, offset=0, max=None, generation=0):
         """One piece of the session's results file: {data, offset, size, done, format}."""
+        return self._results(session, offset, max, generation)[0]
+
+    def _results(self, session, offset, max, generation):
+        """The results request itself: its result and that checked, (data, offset, size, done)."""
         args = self._target(session, generation)
         args["offset"] = _check("offset", offset, int)
         if max is not None:
             args["max"] = _check("max", max, int)
         res = self._call("results", args)
-        transfer.piece(res)
-        return res
+        return res, transfer.piece(res)
 
     def fetch_results(self, session, file=None, follow=True, generation=0):
         """The session's results file, read through the daemon from its start.
@@ -446,7 +449,7 @@ class Client:
         them to, returning the number of bytes written.
         """
         def read(offset):
-            return self.results(session, offset, generation=generation)
+            return self._results(session, offset, None, generation)[1]
         if file is None:
             buf = io.BytesIO()
             transfer.fetch(read, buf, follow)

@@ -49,11 +49,8 @@ class _Source:
             st = os.fstat(self.file.fileno())
             if not stat.S_ISREG(st.st_mode):
                 raise ValueError("put '%s': not a regular file" % os.fspath(data))
-            h = hashlib.sha256()
-            for block in iter(lambda: self.file.read(CHUNK), b""):
-                h.update(block)
             self.size = st.st_size
-            self.sha256 = h.hexdigest()
+            self.sha256 = hashlib.file_digest(self.file, "sha256").hexdigest()
         except BaseException:
             self.file.close()
             raise
@@ -138,13 +135,13 @@ def piece(res):
 
 
 def fetch(read, out, follow, poll=POLL):
-    """Pieces from read(offset) written to out.write until done (follow) or the size now.
+    """Pieces read(offset) (checked by piece()) to out.write until done (follow) or the size now.
 
     Returns the number of bytes written.
     """
     offset = 0
     while True:
-        data, at, size, done = piece(read(offset))
+        data, at, size, done = read(offset)
         if at != offset:
             raise ProtocolError("results: a piece at %d, asked %d" % (at, offset), op="results")
         out.write(data)
