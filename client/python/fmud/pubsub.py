@@ -37,6 +37,7 @@ class _Feed:
             raise ConnectionFailed("the daemon publishes no events")
         self.session = session
         self.ended = False
+        self._whats = {p: "'%s'" % p for p in prefixes}     # error text of the feed's topics
         self._client = client
         self._sock = client.socket(zmq.SUB)
         try:
@@ -81,12 +82,16 @@ class _Feed:
         return self
 
     def __next__(self):
-        item = self.receive(self.timeout)
+        return self._next(self.timeout, "nothing published")
+
+    def _next(self, timeout, silence):
+        """The next item; StopIteration at the end, Timeout ("silence within ... s") if none."""
+        item = self.receive(timeout)
         if item is not None:
             return item
         if self.ended:
             raise StopIteration
-        raise Timeout("nothing published within %g s" % self.timeout)
+        raise Timeout("%s within %g s" % (silence, timeout))
 
     def receive(self, timeout=None):
         """The next item, or None when nothing came within timeout seconds or the feed ended."""
@@ -102,9 +107,10 @@ class _Feed:
                 topic = frames[0].decode("ascii")
             except UnicodeDecodeError:
                 raise ProtocolError("a PUB topic that is not ASCII") from None
-            body = unpack(frames[1], "'%s'" % topic)
+            what = self._whats.get(topic) or "'%s'" % topic
+            body = unpack(frames[1], what)
             if not isinstance(body, dict):
-                raise ProtocolError("'%s': the body is not a map" % topic)
+                raise ProtocolError("%s: the body is not a map" % what)
             if topic == "events" and self.session is not None:
                 if field(body, "session", int, "event") == self.session and \
                         field(body, "state", str, "event") in FINAL_STATES:
@@ -173,6 +179,8 @@ class Subscription(_Feed):
                                     % (self.topic, session))
             self._sock.subscribe(self.topic)
             self._sock.unsubscribe(prefix)
+            self._whats[self.topic] = "'%s'" % self.topic
+            self._sample = "sample on '%s'" % self.topic
         except BaseException:
             _Feed.close(self)
             raise
@@ -182,7 +190,7 @@ class Subscription(_Feed):
     def _take(self, topic, body):
         if topic != self.topic:
             return None
-        s = Sample(body, self.names, "sample on '%s'" % topic)
+        s = Sample(body, self.names, self._sample)
         if s.names is not None:
             self.names = s.names
         return s
@@ -192,25 +200,19 @@ class Subscription(_Feed):
 
         timeout: seconds to wait for each sample (None: as long as the run takes).
         """
+        silence = "no sample on '%s'" % self.topic
         samples = []
-        for s in self._until_end(timeout):
-            samples.append(s)
+        while True:
+            try:
+                samples.append(self._next(timeout, silence))
+            except StopIteration:
+                break
         names = self.names or []
         for s in samples:
             if len(s.values) != len(names):
                 raise ProtocolError("sample at t = %r: %d values for %d names"
                                     % (s.time, len(s.values), len(names)))
         return Rows(names, samples)
-
-    def _until_end(self, timeout):
-        while True:
-            s = self.receive(timeout)
-            if s is not None:
-                yield s
-            elif self.ended:
-                return
-            else:
-                raise Timeout("no sample on '%s' within %g s" % (self.topic, timeout))
 
     def close(self):
         """Unsubscribe (when the session is still there) and stop reading."""
@@ -247,32 +249,34 @@ class Events(_Feed):
         return ev
 
 
-class Logs(_Feed):
+class _SessionFeed(_Feed):
+    """A session's own topic (letter and session number), its items dicts with fields checked."""
+
+    letter = what = None
+    fields = ()                 # (key, kind) every item has
+
+    def __init__(self, client, session):
+        self.topic = "%s%d" % (self.letter, session)
+        super().__init__(client, [self.topic, "events"], session)
+
+    def _take(self, topic, body):
+        if topic != self.topic:
+            return None
+        _session_body(body, self.what)
+        for key, kind in self.fields:
+            field(body, key, kind, self.what)
+        return body
+
+
+class Logs(_SessionFeed):
     """A session's log messages as published (dicts); ends at the session's final state."""
 
-    def __init__(self, client, session):
-        self.topic = "l%d" % session
-        super().__init__(client, [self.topic, "events"], session)
-
-    def _take(self, topic, body):
-        if topic != self.topic:
-            return None
-        msg = _session_body(body, "log message")
-        field(msg, "seq", int, "log message")
-        field(msg, "message", str, "log message")
-        return msg
+    letter, what = "l", "log message"
+    fields = (("seq", int), ("message", str))
 
 
-class Telemetry(_Feed):
+class Telemetry(_SessionFeed):
     """A paced session's telemetry (dicts); ends at the session's final state."""
 
-    def __init__(self, client, session):
-        self.topic = "t%d" % session
-        super().__init__(client, [self.topic, "events"], session)
-
-    def _take(self, topic, body):
-        if topic != self.topic:
-            return None
-        t = _session_body(body, "telemetry")
-        field(t, "time", NUMBER, "telemetry")
-        return t
+    letter, what = "t", "telemetry"
+    fields = (("time", NUMBER),)
