@@ -23,7 +23,6 @@ def test_hello_names_the_server_and_its_pub_socket(client, daemon):
 def test_a_version_the_daemon_does_not_serve_is_a_version_error(client):
     with pytest.raises(fmud.VersionError) as e:
         client.hello(version=99)
-    assert e.value.code == "version"
     assert "does not serve protocol version 99" in e.value.message
     assert client.status()["sessions"] == 0          # the connection goes on
 
@@ -61,9 +60,8 @@ def test_step_and_run_until_move_time_and_pause(client):
     p = client.run_until(s, 0.5)
     assert p["state"] == "paused"
     assert p["time"] == pytest.approx(0.5)
-    with pytest.raises(fmud.Invalid) as e:
+    with pytest.raises(fmud.Invalid):
         client.run_until(s, 0.25)
-    assert e.value.code == "invalid"
     assert client.status(s)["time"] == pytest.approx(0.5)     # nothing changed
     assert client.warp(s, 2.0)["state"] == "paused"
     assert client.status(s)["warp"] == 2.0
@@ -130,9 +128,8 @@ def test_snapshot_and_restore_rewind_and_fence_the_old_generation(client):
     assert (r["generation"], r["session"]) == (2, s)
     assert r["time"] == pytest.approx(snap["time"])
     assert client.get(s, ["mass1.x1"], generation=2)["mass1.x1"] == before
-    with pytest.raises(fmud.Stale) as e:
+    with pytest.raises(fmud.Stale):
         client.step(s, 1, generation=1)
-    assert e.value.code == "stale"
     assert client.status(s)["time"] == pytest.approx(snap["time"])   # nothing was stepped
 
 
@@ -171,7 +168,6 @@ def test_an_unknown_session_is_no_session(client):
                  lambda: client.get(999, ["x"]), lambda: client.unload(999)):
         with pytest.raises(fmud.NoSession) as e:
             call()
-        assert e.value.code == "no-session"
         assert "999" in e.value.message
     assert client.status(s)["state"] == "loaded"
 
@@ -189,16 +185,14 @@ def test_a_value_of_the_wrong_type_is_a_type_error_and_sets_nothing(client):
     s = client.load(FEEDTHROUGH)["session"]
     with pytest.raises(fmud.TypeMismatch) as e:
         client.set(s, {"Float64_input": 7.0, "Int32_input": "seven"})
-    assert e.value.code == "type"
     assert "Int32_input" in e.value.message
     assert client.get(s, ["Float64_input"])["Float64_input"] != 7.0
 
 
 def test_an_operation_in_the_wrong_state_is_a_state_error(client):
     s = client.load(MSD)["session"]
-    with pytest.raises(fmud.StateError) as e:
+    with pytest.raises(fmud.StateError):
         client.pause(s)
-    assert e.value.code == "state"
     assert client.status(s)["state"] == "loaded"
 
 
@@ -209,14 +203,12 @@ def test_bad_arguments_are_refused_before_or_by_the_daemon(client, daemon):
         client.step(1, n="2")
     with pytest.raises(fmud.BadRequest) as e:
         client.load(MSD, rig_policy="sometimes", rig_in=["u"])
-    assert e.value.code == "bad-request"
     assert "rigPolicy" in e.value.message
     with pytest.raises(fmud.BadRequest) as e:
         client.load(MSD, step=-1.0)
     assert "step" in e.value.message
-    with pytest.raises(fmud.Invalid) as e:
+    with pytest.raises(fmud.Invalid):
         client.load(MSD, overrun="sometimes")
-    assert e.value.code == "invalid"
     with pytest.raises(fmud.Denied) as e:
         client.load("/etc/passwd")
     assert "allowed" in e.value.message
@@ -224,7 +216,5 @@ def test_bad_arguments_are_refused_before_or_by_the_daemon(client, daemon):
 
 
 def test_an_unknown_op_is_unknown_op(client):
-    with pytest.raises(fmud.UnknownOp) as e:
+    with pytest.raises(fmud.UnknownOp):
         client._call("teleport", {})
-    assert e.value.code == "unknown-op"
-    assert isinstance(e.value, fmud.Error)
