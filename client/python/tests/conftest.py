@@ -104,8 +104,10 @@ class Daemon:
             self.kill()
             raise AssertionError("fmud did not exit:\n" + self.log())
         log = self.log()
+        left = [n for n in ("control.sock", "events.sock") if os.path.lexists(self.path(n))]
         shutil.rmtree(self.dir, ignore_errors=True)
         assert rc == 0, "fmud exited %d:\n%s" % (rc, log)
+        assert left == [], "fmud left %s behind:\n%s" % (" and ".join(left), log)
 
     def kill(self):
         if self.proc.poll() is None:
