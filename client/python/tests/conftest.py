@@ -9,6 +9,7 @@ key or cache). The build tree is named by FMUD_BUILD_DIR (ctest sets it);
 the daemon's log is printed when a test fails.
 """
 
+import csv
 import ctypes
 import os
 import select
@@ -26,6 +27,9 @@ FMUD = os.path.join(BUILD, "daemon", "fmud")
 WORKER = os.path.join(BUILD, "worker", "fmud-worker")
 FMUS = os.path.join(BUILD, "tests", "fmus")
 EXAMPLES = os.path.join(BUILD, "configs", "examples")
+MSD = os.path.join(EXAMPLES, "msd.ssp")
+LINEAR_ODE = os.path.join(FMUS, "LinearOde.fmu")
+FEEDTHROUGH = os.path.join(FMUS, "Feedthrough.fmu")
 
 READY_TIMEOUT = 60      # liveness bounds for a loaded machine, not measures
 EXIT_TIMEOUT = 60
@@ -114,6 +118,20 @@ class Daemon:
             self.proc.kill()
             self.proc.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def read_csv(path):
+    """A CSV file's rows, as dicts by its header."""
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def run_to_end(client, s):
+    """Start session s and follow its events to its end; it must have finished."""
+    with client.events(s) as ev:
+        client.start(s)
+        list(ev)
+    assert client.status(s)["state"] == "finished"
 
 
 def private_env(monkeypatch, tmp_path):

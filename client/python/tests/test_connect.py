@@ -7,9 +7,7 @@ import pytest
 import zmq
 
 import fmud
-from conftest import EXAMPLES, Daemon
-
-MSD = os.path.join(EXAMPLES, "msd.ssp")
+from conftest import MSD, Daemon
 
 
 def test_the_endpoint_is_the_argument_then_the_environment_then_the_runtime_dir(env, monkeypatch):

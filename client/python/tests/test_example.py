@@ -1,19 +1,18 @@
 """client/python/examples/two_runs.py against a real daemon: two runs, plotted or as CSV."""
 
-import csv
 import os
 import subprocess
 import sys
 
 import pytest
 
-from conftest import EXAMPLES
+from conftest import MSD, read_csv
 
 EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "examples", "two_runs.py")
 
 
 def two_runs(daemon, out, env):
-    r = subprocess.run([sys.executable, EXAMPLE, os.path.join(EXAMPLES, "msd.ssp"),
+    r = subprocess.run([sys.executable, EXAMPLE, MSD,
                         "--endpoint", daemon.endpoint, "--out", str(out)],
                        env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
@@ -31,8 +30,7 @@ def test_two_runs_without_matplotlib_writes_both_runs_as_csv(daemon, tmp_path):
     assert "matplotlib is not installed" in two_runs(daemon, out, env)
     runs = []
     for name in ("run1.csv", "run2.csv"):
-        with open(out / name) as f:
-            runs.append(list(csv.DictReader(f)))
+        runs.append(read_csv(out / name))
     assert list(runs[0][0]) == ["time", "mass1.x1", "mass2.x2"]
     assert len(runs[0]) == len(runs[1]) == 1000          # every point of 0.01 s
     assert float(runs[0][-1]["time"]) == pytest.approx(10.0)

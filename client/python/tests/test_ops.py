@@ -1,16 +1,11 @@
 """The control operations through fmud.Client against a real daemon: load, run, get, set, ..."""
 
-import csv
 import os
 
 import pytest
 
 import fmud
-from conftest import EXAMPLES, FMUS
-
-MSD = os.path.join(EXAMPLES, "msd.ssp")
-LINEAR_ODE = os.path.join(FMUS, "LinearOde.fmu")
-FEEDTHROUGH = os.path.join(FMUS, "Feedthrough.fmu")
+from conftest import FEEDTHROUGH, FMUS, LINEAR_ODE, MSD, read_csv
 
 
 def test_hello_names_the_server_and_its_pub_socket(client, daemon):
@@ -44,8 +39,7 @@ def test_load_run_to_the_end_and_read_the_results(client, daemon):
     assert st["time"] == pytest.approx(1.0)
     r = client.get(s, ["mass1.x1", "mass2.x2"])
     assert r.time == pytest.approx(1.0)
-    with open(out) as f:
-        last = list(csv.DictReader(f))[-1]
+    last = read_csv(out)[-1]
     assert r["mass1.x1"] == float(last["mass1.x1"])
     assert r["mass2.x2"] == float(last["mass2.x2"])
     assert client.unload(s) is None

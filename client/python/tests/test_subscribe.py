@@ -1,19 +1,11 @@
 """Publications through fmud.Client: samples as rows, every point, events, telemetry, logs."""
 
-import csv
 import os
 
 import pytest
 
 import fmud
-from conftest import EXAMPLES, FMUS
-
-MSD = os.path.join(EXAMPLES, "msd.ssp")
-
-
-def read_csv(path):
-    with open(path) as f:
-        return list(csv.DictReader(f))
+from conftest import FMUS, MSD, read_csv
 
 
 def test_rows_of_a_whole_run_are_the_results_files_rows(client, daemon):

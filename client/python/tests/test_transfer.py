@@ -6,21 +6,10 @@ import os
 import pytest
 
 import fmud
-from conftest import EXAMPLES, FMUS
+from conftest import EXAMPLES, LINEAR_ODE, MSD, run_to_end
 
-MSD = os.path.join(EXAMPLES, "msd.ssp")
 MSD_DIR = os.path.join(EXAMPLES, "msd")
-LINEAR_ODE = os.path.join(FMUS, "LinearOde.fmu")
 MIB = 1 << 20
-
-
-def run_to_end(client, s):
-    with client.events(s) as ev:
-        client.start(s)
-        for e in ev:
-            if e["state"] in ("finished", "stopped", "faulted"):
-                break
-    assert client.status(s)["state"] == "finished"
 
 
 def read(path):
