@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
@@ -94,6 +95,8 @@ int cli_open(struct cli *a);
 
 /* Whether a session in state s has ended (finished, faulted, stopped). */
 bool cli_ended(enum proto_state s);
+/* Seconds from *t (CLOCK_MONOTONIC) to now. */
+double cli_since(const struct timespec *t);
 
 /*
  * A following command's loop (cli_follow.c): on_msg gets each

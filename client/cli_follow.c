@@ -18,7 +18,7 @@ bool cli_ended(enum proto_state s)
         return s == PROTO_STATE_FINISHED || s == PROTO_STATE_FAULTED || s == PROTO_STATE_STOPPED;
 }
 
-static double since(const struct timespec *t)
+double cli_since(const struct timespec *t)
 {
         struct timespec now;
 
@@ -49,7 +49,7 @@ int cli_follow(struct cli *a, const struct proto_target *t, struct cli_follow *f
                 }
                 if (r < 0 && r != -EAGAIN && r != -EPROTO)
                         return r;
-                if (since(&polled) < 1.0)
+                if (cli_since(&polled) < 1.0)
                         continue;
                 r = fmud_status(a->c, t->session, &st);
                 if (r == -EINTR)

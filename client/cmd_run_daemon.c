@@ -154,11 +154,6 @@ static void finish(struct follow *f, enum proto_state state, double time)
                 fputc('\n', stderr);
 }
 
-static bool ended(enum proto_state s)
-{
-        return s == PROTO_STATE_FINISHED || s == PROTO_STATE_FAULTED || s == PROTO_STATE_STOPPED;
-}
-
 /* An FMU's message on stderr, as --local prints them (not OK ones), each once. */
 static void print_log(struct follow *f, const struct proto_log *l)
 {
@@ -254,7 +249,7 @@ static int follow(struct run_cmd *a, const struct proto_target *t, struct follow
                         print_log(f, &m.log);
                 }
                 if (r == 0 && m.kind == FMUD_MSG_EVENT && m.event.session == t->session &&
-                    ended(m.event.state)) {
+                    cli_ended(m.event.state)) {
                         print_kept_logs(a, t, f);
                         finish(f, m.event.state, m.event.time);
                         return 0;
@@ -276,7 +271,7 @@ static int follow(struct run_cmd *a, const struct proto_target *t, struct follow
                                               .start = st.start, .stop = st.stop,
                                               .rtf = st.real_time_factor };
                 }
-                if (ended(st.state)) {
+                if (cli_ended(st.state)) {
                         print_kept_logs(a, t, f);
                         finish(f, st.state, st.time);
                         return 0;

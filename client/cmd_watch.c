@@ -44,14 +44,6 @@ struct view {
         struct timespec drawn;
 };
 
-static double since(const struct timespec *t)
-{
-        struct timespec now;
-
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) * 1e-9;
-}
-
 /* Render the table for s into w->frame (drawn later by flush()). */
 static void render(struct view *w, uint64_t session, const struct proto_sample *s)
 {
@@ -157,7 +149,7 @@ static int on_msg(void *ctx, int r, const struct fmud_msg *m)
         struct watch_follow *wf = ctx;
         struct view *w = wf->w;
 
-        if (w->frame && (r != 0 || since(&w->drawn) >= 0.05))
+        if (w->frame && (r != 0 || cli_since(&w->drawn) >= 0.05))
                 flush(w);
         if (r == 0 && m->kind == FMUD_MSG_TELEMETRY && m->telemetry.session == wf->session) {
                 if (w->json)
