@@ -52,7 +52,9 @@ int fmud_put_file(struct fmud *c, const char *path, const char *kind,
         ssize_t n;
         int fd, r;
 
-        if (!c || !path)
+        if (!path)
+                return fmud_missing(c, "put", "the path");
+        if (!c)
                 return -EINVAL;
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)

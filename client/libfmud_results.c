@@ -23,8 +23,16 @@ int fmud_results_read(struct fmud *c, const struct proto_target *t, uint64_t off
         uint64_t id;
         int r;
 
-        if (!c || !t || !ret || !buf || max > PROTO_RESULTS_CHUNK)
+        if (!t)
+                return fmud_missing(c, "results", "the target");
+        if (!buf)
+                return fmud_missing(c, "results", "the buffer");
+        if (!ret)
+                return fmud_missing(c, "results", "the result's place");
+        if (!c)
                 return -EINVAL;
+        if (max > PROTO_RESULTS_CHUNK)
+                return fmud_fail(c, -EINVAL, "results: more than a chunk asked for");
         a.t = *t;
         a.max = max ? max : PROTO_RESULTS_CHUNK;
         id = fmud_begin(c);

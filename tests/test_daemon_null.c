@@ -74,6 +74,8 @@ Test(daemon_null, the_session_operations)
 {
         struct proto_target t = { 1, 0 };
         struct proto_progress p;
+        struct fmud_results rr;
+        char buf[8];
 
         cr_assert(eq(int, fmud_load(NULL, NULL, NULL, NULL), -EINVAL));
         said(fmud_load(c, NULL, NULL, NULL), "load: args is missing");
@@ -92,6 +94,14 @@ Test(daemon_null, the_session_operations)
         said(fmud_logs(c, NULL, &(struct proto_logs_result){ 0 }), "logs: the target is missing");
         said(fmud_snapshot(c, NULL, NULL, NULL), "snapshot: the target is missing");
         said(fmud_restore(c, NULL, 1, NULL), "restore: the target is missing");
+        said(fmud_results_read(c, NULL, 0, buf, 1, &rr), "results: the target is missing");
+        said(fmud_results_read(c, &t, 0, NULL, 1, &rr), "results: the buffer is missing");
+        said(fmud_results_read(c, &t, 0, buf, 1, NULL), "results: the result's place is missing");
+        said(fmud_results_read(c, &t, 0, buf, PROTO_RESULTS_CHUNK + 1, &rr),
+             "results: more than a chunk asked for");
+        said(fmud_put_file(c, NULL, "fmu", NULL, NULL), "put: the path is missing");
+        cr_assert(eq(int, fmud_results_read(NULL, &t, 0, buf, 1, &rr), -EINVAL));
+        cr_assert(eq(int, fmud_put_file(NULL, "x", "fmu", NULL, NULL), -EINVAL));
         cr_assert(eq(int, fmud_unload(NULL, &t), -EINVAL));
         cr_assert(eq(int, fmud_step(NULL, &t, 1, NULL), -EINVAL));
         cr_assert(eq(int, fmud_status(NULL, 1, NULL), -EINVAL));
