@@ -59,27 +59,21 @@ struct logs_follow {
 static int on_msg(void *ctx, int r, const struct fmud_msg *m)
 {
         struct logs_follow *lf = ctx;
+        struct proto_log l;
 
         if (r != 0 || m->kind != FMUD_MSG_LOG || m->log.session != lf->t->session)
                 return 0;
+        l = m->log;
         /* A gap in the numbers: PUB lost some; the kept ones fill it, in order. */
-        if (m->log.seq > *lf->seq + 1) {
-                struct proto_log l = m->log;
-
+        if (l.seq > *lf->seq + 1) {
                 r = print_kept(lf->a, lf->t, lf->seq);
                 if (r < 0)
                         return r;
-                if (l.seq > *lf->seq) {
-                        cli_print_log(stdout, &l);
-                        fflush(stdout);
-                        *lf->seq = l.seq;
-                }
-                return 0;
         }
-        if (m->log.seq > *lf->seq) {
-                cli_print_log(stdout, &m->log);
+        if (l.seq > *lf->seq) {
+                cli_print_log(stdout, &l);
                 fflush(stdout);
-                *lf->seq = m->log.seq;
+                *lf->seq = l.seq;
         }
         return 0;
 }
