@@ -356,13 +356,13 @@ int fmud_set_at(struct fmud *c, const struct proto_target *t, const struct proto
 
         if (!c || !t || (n && !v))
                 return fmud_missing(c, "set", !t ? "the target" : "the values");
-        for (size_t i = 0; i < n && i <= PROTO_MAX_ITEMS; i++)
+        if (n > PROTO_MAX_ITEMS)
+                return fmud_fail(c, -E2BIG, "at most %u values", PROTO_MAX_ITEMS);
+        for (size_t i = 0; i < n; i++)
                 if (!v[i].value || (!v[i].name.ptr && v[i].name.len))
                         return fmud_missing(c, "set", !v[i].value ? "a value" : "a name");
         a = (struct proto_set){ .t = *t, .n = (uint32_t)n, .values = v };
         id = fmud_begin(c);
-        if (n > PROTO_MAX_ITEMS)
-                return fmud_fail(c, -E2BIG, "at most %u values", PROTO_MAX_ITEMS);
         proto_set_encode(&c->w, id, &a);
         r = fmud_call(c, id, "set", &res);
         if (r < 0)

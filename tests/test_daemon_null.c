@@ -134,6 +134,9 @@ Test(daemon_null, the_value_operations)
         said(fmud_set(c, NULL, &nv, 1), "set: the target is missing");
         said(fmud_set(c, &t, NULL, 1), "set: the values is missing");
         said(fmud_set(c, &t, &nv, 1), "set: a value is missing");
+        /* Too many is said before any of them is looked at. */
+        cr_assert(eq(int, fmud_set(c, &t, &nv, PROTO_MAX_ITEMS + 1), -E2BIG));
+        cr_assert(eq(str, (char *)fmud_errmsg(c), "at most 1048576 values"));
         nv = (struct proto_named_value){ { NULL, 1 }, &(struct pv){ .type = PV_FLOAT } };
         said(fmud_set_at(c, &t, &nv, 1, NULL), "set: a name is missing");
         said(fmud_set_f64(c, &t, one_empty, NULL, 1), "set: the values is missing");
