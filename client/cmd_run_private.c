@@ -282,11 +282,12 @@ int private_daemon_start(struct private_daemon *d, const char *const *allow, siz
          * workers together (rtMlock): what they could lock as this user
          * anyway (with CAP_IPC_LOCK, the limit binds nothing).
          */
-        if (has_ipc_lock() || (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur == RLIM_INFINITY))
+        if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
+                rl.rlim_cur = 0;
+        if (has_ipc_lock() || rl.rlim_cur == RLIM_INFINITY)
                 snprintf(lock, sizeof(lock), "infinity");
         else
-                snprintf(lock, sizeof(lock), "%llu",
-                         getrlimit(RLIMIT_MEMLOCK, &rl) == 0 ? (unsigned long long)rl.rlim_cur : 0ull);
+                snprintf(lock, sizeof(lock), "%llu", (unsigned long long)rl.rlim_cur);
         argv[n++] = "--worker-mlock-max";
         argv[n++] = lock;
         argv[n++] = "--ready-fd";
