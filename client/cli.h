@@ -129,6 +129,11 @@ int cli_usage_error(const struct cli *a, const char *fmt, ...) __attribute__((fo
 
 /* SESSION or SESSION@GENERATION. Returns 0, or FMUCTL_EXIT_USAGE after printing why. */
 int cli_target(const struct cli *a, const char *s, struct proto_target *ret);
+/*
+ * The one operand argv[optind], a SESSION as cli_target() reads it, then
+ * connect (cli_open()). Returns 0, or an exit code after printing why.
+ */
+int cli_open_session(struct cli *a, int argc, char **argv, struct proto_target *ret);
 /* A finite number; 0 or FMUCTL_EXIT_USAGE after printing why. */
 int cli_number(const struct cli *a, const char *opt, const char *s, double *ret);
 /* A whole number; 0 or FMUCTL_EXIT_USAGE after printing why. */

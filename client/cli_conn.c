@@ -233,3 +233,13 @@ int cli_count(const struct cli *a, const char *opt, const char *s, uint64_t *ret
                 return cli_usage_error(a, "%s needs a whole number, not '%s'", opt, s);
         return 0;
 }
+
+int cli_open_session(struct cli *a, int argc, char **argv, struct proto_target *ret)
+{
+        int code;
+
+        if (optind != argc - 1)
+                return cli_usage_error(a, "expected one SESSION");
+        code = cli_target(a, argv[optind], ret);
+        return code ? code : cli_open(a);
+}

@@ -46,12 +46,7 @@ static int verb(int argc, char **argv, const struct verb *v)
                 return FMUCTL_EXIT_USAGE;
         if (a.help)
                 return cli_help(&a, stdout);
-        if (optind != argc - 1)
-                return cli_usage_error(&a, "expected one SESSION");
-        code = cli_target(&a, argv[optind], &t);
-        if (code)
-                return code;
-        code = cli_open(&a);
+        code = cli_open_session(&a, argc, argv, &t);
         if (code)
                 return code;
         c = v->fn(a.c, &t, &p);

@@ -25,11 +25,7 @@ int cmd_snapshot(int argc, char **argv)
                 return FMUCTL_EXIT_USAGE;
         if (a.help)
                 return cli_help(&a, stdout);
-        if (optind != argc - 1)
-                return cli_usage_error(&a, "expected one SESSION");
-        code = cli_target(&a, argv[optind], &t);
-        if (code == 0)
-                code = cli_open(&a);
+        code = cli_open_session(&a, argc, argv, &t);
         if (code)
                 return code;
         c = fmud_snapshot(a.c, &t, &id, &time);
