@@ -88,14 +88,9 @@ void upload_clear_dir(int fd)
 
 bool upload_hex_name(const char *s)
 {
-        size_t n = strlen(s);
+        size_t n = strnlen(s, SHA256_HEX_LEN + 1);
 
-        if (n != SHA256_HEX_LEN)
-                return false;
-        for (size_t i = 0; i < n; i++)
-                if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-                        return false;
-        return true;
+        return proto_sha256_valid((struct proto_str){ s, (uint32_t)n });
 }
 
 /* Complete upload sha: its size, touched (most recently used); -errno when there is none. */
