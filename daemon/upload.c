@@ -117,7 +117,9 @@ static void part_drop(struct upload *u, struct upart *p)
                         *pp = p->next;
                         break;
                 }
-        (void) unlinkat(u->pfd, p->name, 0);
+        /* Renamed into the store (finish()): nothing left under partial/. */
+        if (p->name[0])
+                (void) unlinkat(u->pfd, p->name, 0);
         u->n_parts--;
         part_free(p);
 }
@@ -231,7 +233,6 @@ static int finish(struct upload *u, struct upart *p, char *msg, size_t size)
                 part_drop(u, p);
                 return PROTO_E_INTERNAL;
         }
-        /* Renamed: nothing left to unlink under its partial name. */
         p->name[0] = '\0';
         evict(u, p->sha);
         part_drop(u, p);
