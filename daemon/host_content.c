@@ -6,7 +6,7 @@
  *
  * DESIGN: the load directory holds "model.<kind>" (the content), the
  * .ssd's files under their relative names (each a plain relative path,
- * upload_name_valid()) and "input.csv" (inputContent). It is the only
+ * upload_name_check()) and "input.csv" (inputContent). It is the only
  * directory the scenario is opened beneath, confined as any other
  * (host_load.c), so the archive checks, the links refused and the limits
  * are those of a path, on the same descriptors. Its files are the
@@ -66,93 +66,70 @@ static void sha_of(const struct proto_str *s, char *buf)
         snprintf(buf, 65, "%.*s", (int)(s->len > 64 ? 64 : s->len), s->ptr);
 }
 
-/* Whether the store has upload sha (for what): -1, or PROTO_E_INVALID with msg. */
-static int have(struct host *h, const char *what, const struct proto_str *s, char *msg,
-                size_t size)
-{
-        char sha[65];
-
-        sha_of(s, sha);
-        if (upload_has(h->upload, sha))
-                return -1;
-        snprintf(msg, size, "%s: no upload %s in the store (put it first)", what, sha);
-        return PROTO_E_INVALID;
-}
-
-/* The '/'-separated parts of name. */
-static unsigned parts(const char *name)
-{
-        unsigned n = 1;
-
-        for (; *name; name++)
-                n += *name == '/';
-        return n;
-}
-
 int hcontent_check(struct host *h, const struct proto_load *a, char *msg, size_t size)
 {
         char name[4096];
-        int code = -1;
+        unsigned parts;
 
+        (void) h;
         if (a->n_files > UPLOAD_MAX_FILES) {
                 snprintf(msg, size, "files: %u names, over the limit of %u", a->n_files,
                          UPLOAD_MAX_FILES);
                 return PROTO_E_INVALID;
         }
-        if (a->content.len)
-                code = have(h, "content", &a->content, msg, size);
-        if (code < 0 && a->input_content.len)
-                code = have(h, "inputContent", &a->input_content, msg, size);
-        for (uint32_t i = 0; code < 0 && i < a->n_files; i++) {
+        /* The names only: whether the store has each upload is linking's (hcontent_link()). */
+        for (uint32_t i = 0; i < a->n_files; i++) {
                 const struct proto_str *n = &a->files[i].name;
 
                 snprintf(name, sizeof(name), "%.*s", (int)n->len, n->ptr);
-                if (n->len > UPLOAD_NAME_MAX) {
+                switch (n->len > UPLOAD_NAME_MAX ? UPLOAD_NAME_LONG :
+                        upload_name_check(name, &parts)) {
+                case UPLOAD_NAME_OK:
+                        break;
+                case UPLOAD_NAME_LONG:
                         snprintf(msg, size, "files: '%.40s...' is %u bytes long, over the limit "
                                  "of %u", name, n->len, UPLOAD_NAME_MAX);
                         return PROTO_E_INVALID;
-                }
-                if (parts(name) > UPLOAD_NAME_PARTS) {
+                case UPLOAD_NAME_DEEP:
                         snprintf(msg, size, "files: '%s' has %u parts, over the limit of %u",
-                                 name, parts(name), UPLOAD_NAME_PARTS);
+                                 name, parts, UPLOAD_NAME_PARTS);
                         return PROTO_E_INVALID;
-                }
-                if (!upload_name_valid(name)) {
+                case UPLOAD_NAME_NOT_PLAIN:
                         snprintf(msg, size, "files: '%.200s' is not a plain relative path (none "
                                  "starts with '/'; no empty, '.' or '..' part)", name);
                         return PROTO_E_INVALID;
                 }
-                code = have(h, name, &a->files[i].value, msg, size);
         }
-        return code;
+        return -1;
 }
 
 int hcontent_link(struct hsess *hs, const struct proto_load *a, char *msg, size_t size)
 {
         struct upload *u = hs->h->upload;
         char sha[65], name[4096];
-        int code = -1, r;
+        int dfd, code = -1, r;
 
-        r = upload_dir_new(u, &hs->content_dir);
+        r = upload_dir_new(u, &hs->content_dir, &dfd);
         if (r < 0) {
                 snprintf(msg, size, "cannot make a load directory: %s", strerror(-r));
                 return PROTO_E_INTERNAL;
         }
         if (a->content.len) {
                 sha_of(&a->content, sha);
-                code = upload_link(u, hs->content_dir, sha, MODEL, msg, size);
+                code = upload_link(u, dfd, sha, MODEL, "content", msg, size);
         }
         for (uint32_t i = 0; code < 0 && i < a->n_files; i++) {
                 const struct proto_str *n = &a->files[i].name;
 
                 snprintf(name, sizeof(name), "%.*s", (int)n->len, n->ptr);
                 sha_of(&a->files[i].value, sha);
-                code = upload_link(u, hs->content_dir, sha, name, msg, size);
+                code = upload_link(u, dfd, sha, name, name, msg, size);
         }
         if (code < 0 && a->input_content.len) {
                 sha_of(&a->input_content, sha);
-                code = upload_link(u, hs->content_dir, sha, "input.csv", msg, size);
+                code = upload_link(u, dfd, sha, "input.csv", "inputContent", msg, size);
         }
+        close(dfd);
         return code;
 }
 
@@ -257,6 +234,19 @@ int hcontent_prepare(struct hsess *hs, const struct proto_load *a, char **ret_pa
                 return PROTO_E_INTERNAL;
         }
         return -1;
+}
+
+const struct open_as *hcontent_dirs(struct hsess *hs, bool uploaded, char *const **ret_dirs,
+                                    size_t *ret_n)
+{
+        if (uploaded) {
+                *ret_dirs = &hs->content_dir;
+                *ret_n = 1;
+                return NULL;
+        }
+        *ret_dirs = hs->allowed;
+        *ret_n = hs->n_allowed;
+        return &hs->as;
 }
 
 void hcontent_unprefix(struct hsess *hs, char *msg)

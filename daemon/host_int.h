@@ -330,7 +330,7 @@ void hcmd_free(struct hcmd *c);
 /* ---- host_content.c: put, and loads by content ---- */
 void hcontent_put(struct host *h, uint64_t token, const struct proto_req *req,
                   const struct host_peer *peer);
-/* Caller thread: whether the uploads a load names are there (and files' names); -1 or a code. */
+/* Caller thread: whether a load's files are within bounds and plainly named; -1 or a code. */
 int hcontent_check(struct host *h, const struct proto_load *a, char *msg, size_t size);
 /*
  * Caller thread, right after hcontent_check() under the host's lock (puts
@@ -347,6 +347,13 @@ int hcontent_link(struct hsess *hs, const struct proto_load *a, char *msg, size_
  */
 int hcontent_prepare(struct hsess *hs, const struct proto_load *a, char **ret_path,
                      char **ret_input, char *msg, size_t size);
+/*
+ * Where a load's file is opened beneath, and as whom (open_as.h): an
+ * uploaded one beneath hs->content_dir only, as the daemon (NULL: its files
+ * are the daemon's own); else the allowed directories, as the client.
+ */
+const struct open_as *hcontent_dirs(struct hsess *hs, bool uploaded, char *const **ret_dirs,
+                                    size_t *ret_n);
 /* Cut "CONTENT_DIR/" out of msg: a load by content's messages name its files relatively. */
 void hcontent_unprefix(struct hsess *hs, char *msg);
 /* Remove hs->content_dir (none: nothing). */

@@ -37,11 +37,12 @@
 static int read_inputs(struct hsess *hs, const struct proto_str *input, const char *uploaded,
                        char *msg, size_t size, int *code)
 {
-        static const struct open_as own = { .set = false };
         char *path = uploaded ? strdup(uploaded) : hvalues_strdup(input), *why = NULL;
-        char *dir = hs->content_dir;
+        const struct open_as *as;
+        char *const *dirs;
         struct stat st;
         int fd = -1, r;
+        size_t n;
 
         if (!path) {
                 *code = PROTO_E_BAD_REQUEST;
@@ -49,10 +50,8 @@ static int read_inputs(struct hsess *hs, const struct proto_str *input, const ch
                 return -EINVAL;
         }
         /* Opened once, beneath its allowed directory; only the descriptor is read. */
-        *code = uploaded ? hpath_open(&own, &dir, 1, path, O_RDONLY | O_NONBLOCK, 0, &fd, msg,
-                                      size) :
-                           hpath_open(&hs->as, hs->allowed, hs->n_allowed, path,
-                                      O_RDONLY | O_NONBLOCK, 0, &fd, msg, size);
+        as = hcontent_dirs(hs, uploaded != NULL, &dirs, &n);
+        *code = hpath_open(as, dirs, n, path, O_RDONLY | O_NONBLOCK, 0, &fd, msg, size);
         if (*code >= 0) {
                 free(path);
                 return -EACCES;
@@ -397,8 +396,8 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         struct diag_list diags;
         struct proto_load a;
         struct pv_doc doc = { 0 };
-        static const struct open_as own = { .set = false };
         char msg[HOST_MSG_MAX] = "", err[256], *path = NULL, *out = NULL, *input = NULL;
+        char *const *dirs;
         void *mem = NULL;
         int r, code = PROTO_E_INTERNAL;
         bool mlock;
@@ -434,16 +433,9 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                 goto out_reply;
         scenario_opts_default(&sopt);
         sopt.cache_dir = h->opts.cache_dir;
-        sopt.n_allowed_dirs = hs->n_allowed;
-        sopt.allowed_dirs = (const char *const *)hs->allowed;
         sopt.confined = true;
-        sopt.open_as = &hs->as;
-        if (a.content.len) {
-                /* Only the load's own directory, its files the daemon's (host_content.c). */
-                sopt.n_allowed_dirs = 1;
-                sopt.allowed_dirs = (const char *const *)&hs->content_dir;
-                sopt.open_as = &own;
-        }
+        sopt.open_as = hcontent_dirs(hs, a.content.len > 0, &dirs, &sopt.n_allowed_dirs);
+        sopt.allowed_dirs = (const char *const *)dirs;
         sopt.fmu.strict = a.strict;
         sopt.cancel = (struct fmi_cancel){ .fn = load_cancelled, .ctx = hs };
         r = scenario_load(path, &sopt, &o, &diags, &hs->sc);

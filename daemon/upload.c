@@ -4,7 +4,7 @@
  *
  * DESIGN: see upload.h. Every file is opened beneath the store's own
  * descriptor with O_NOFOLLOW; names are built here from hex digits only,
- * except a load's relative names, which upload_name_valid() checks.
+ * except a load's relative names, which upload_name_check() checks.
  */
 #include "daemon/upload.h"
 #include "daemon/upload_int.h"
@@ -120,7 +120,6 @@ static void part_drop(struct upload *u, struct upart *p)
         /* Renamed into the store (finish()): nothing left under partial/. */
         if (p->name[0])
                 (void) unlinkat(u->pfd, p->name, 0);
-        u->n_parts--;
         part_free(p);
 }
 
@@ -263,7 +262,7 @@ static struct upart *part_find(struct upload *u, const char *ident, const char *
 static int part_limits(struct upload *u, const char *ident, const struct proto_put *a, char *msg,
                        size_t size)
 {
-        unsigned mine = 0;
+        unsigned mine = 0, all = 0;
         uint64_t held = 0;
         struct upart *p;
 
@@ -272,7 +271,7 @@ static int part_limits(struct upload *u, const char *ident, const struct proto_p
                          " bytes per file ([upload] max_file_bytes)", a->size, u->max_file);
                 return PROTO_E_LIMIT;
         }
-        for (p = u->parts; p; p = p->next)
+        for (p = u->parts; p; p = p->next, all++)
                 if (!strcmp(p->ident, ident)) {
                         held += p->size;
                         mine++;
@@ -283,8 +282,8 @@ static int part_limits(struct upload *u, const char *ident, const struct proto_p
                          " bytes ([upload] quota_bytes)", a->size, held + a->size, u->quota);
                 return PROTO_E_LIMIT;
         }
-        if (u->n_parts >= UPLOAD_MAX_PARTIALS) {
-                snprintf(msg, size, "put: %u uploads in progress (the limit)", u->n_parts);
+        if (all >= UPLOAD_MAX_PARTIALS) {
+                snprintf(msg, size, "put: %u uploads in progress (the limit)", all);
                 return PROTO_E_LIMIT;
         }
         if (mine >= UPLOAD_MAX_PARTIALS_CLIENT) {
@@ -324,7 +323,6 @@ static int part_new(struct upload *u, const char *ident, const char *sha,
         }
         p->next = u->parts;
         u->parts = p;
-        u->n_parts++;
         *ret = p;
         return -1;
 }
@@ -406,17 +404,4 @@ int upload_put(struct upload *u, const char *ident, const struct proto_put *a,
         code = put_locked(u, ident ? ident : "", a, ret, msg, size);
         pthread_mutex_unlock(&u->lock);
         return code;
-}
-
-bool upload_has(struct upload *u, const char *sha)
-{
-        uint64_t size;
-        int r = -ENOENT;
-
-        if (!upload_hex_name(sha))
-                return false;
-        pthread_mutex_lock(&u->lock);
-        r = upload_complete_size(u, sha, &size);
-        pthread_mutex_unlock(&u->lock);
-        return r == 0;
 }

@@ -61,25 +61,35 @@ void upload_free(struct upload *u);
 int upload_put(struct upload *u, const char *ident, const struct proto_put *p,
                struct proto_put_result *ret, char *msg, size_t size);
 
-/* Whether complete upload sha is in the store. */
-bool upload_has(struct upload *u, const char *sha);
-
-/* A new private load directory below the store; *ret_path: malloc'ed. 0 or -errno. */
-int upload_dir_new(struct upload *u, char **ret_path);
+/*
+ * A new private load directory below the store: *ret_path malloc'ed,
+ * *ret_fd its descriptor (the caller closes it). 0 or -errno.
+ */
+int upload_dir_new(struct upload *u, char **ret_path, int *ret_fd);
 /*
  * Hard-link complete upload sha to name (a relative path, its directories
- * made as needed) in dir, a directory of upload_dir_new(); marks it used.
+ * made as needed) in the directory dfd of upload_dir_new(); marks it used.
+ * what names the upload in the message when the store has none ("content").
  * -1, or the refusal's enum proto_err with msg.
  */
-int upload_link(struct upload *u, const char *dir, const char *sha, const char *name, char *msg,
-                size_t size);
+int upload_link(struct upload *u, int dfd, const char *sha, const char *name, const char *what,
+                char *msg, size_t size);
 /* Remove a directory of upload_dir_new() and everything in it. NULL: nothing. */
 void upload_dir_remove(struct upload *u, const char *dir);
 
+/* What upload_name_check() found of a name. */
+enum upload_name {
+        UPLOAD_NAME_OK,
+        UPLOAD_NAME_LONG,               /* over UPLOAD_NAME_MAX bytes */
+        UPLOAD_NAME_DEEP,               /* over UPLOAD_NAME_PARTS parts */
+        UPLOAD_NAME_NOT_PLAIN,          /* a '/' at its start or end, a "", "." or ".." part */
+};
+
 /*
- * Whether name is a plain relative path: no '/' at its start or end, no "",
- * "." or ".." part; and within UPLOAD_NAME_MAX bytes and UPLOAD_NAME_PARTS parts.
+ * Whether name is a plain relative path within UPLOAD_NAME_MAX bytes and
+ * UPLOAD_NAME_PARTS parts, checked in that order; *ret_parts (may be NULL):
+ * its '/'-separated parts.
  */
-bool upload_name_valid(const char *name);
+enum upload_name upload_name_check(const char *name, unsigned *ret_parts);
 
 #endif

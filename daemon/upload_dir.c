@@ -3,7 +3,7 @@
  * (upload.h), and what upload.c shares with them (upload_int.h).
  *
  * DESIGN: a load directory is made below the store's load/ and filled
- * only with hard links under names upload_name_valid() accepts, their
+ * only with hard links under names upload_name_check() accepts, their
  * directories made here (0700); nothing in it is ever followed as a link.
  */
 #include "daemon/upload.h"
@@ -107,40 +107,54 @@ int upload_complete_size(struct upload *u, const char *sha, uint64_t *ret)
         return 0;
 }
 
-int upload_dir_new(struct upload *u, char **ret_path)
+int upload_dir_new(struct upload *u, char **ret_path, int *ret_fd)
 {
         char *path = NULL;
+        int fd, r;
 
         if (asprintf(&path, "%s/load/XXXXXX", u->dir) < 0)
                 return -ENOMEM;
         if (!mkdtemp(path)) {
-                int r = -errno;
-
+                r = -errno;
+                free(path);
+                return r;
+        }
+        /* Opened beneath load/, once: every link of the load is made on this descriptor. */
+        fd = openat(u->lfd, strrchr(path, '/') + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                    O_CLOEXEC);
+        if (fd < 0) {
+                r = -errno;
+                (void) unlinkat(u->lfd, strrchr(path, '/') + 1, AT_REMOVEDIR);
                 free(path);
                 return r;
         }
         *ret_path = path;
+        *ret_fd = fd;
         return 0;
 }
 
-bool upload_name_valid(const char *name)
+enum upload_name upload_name_check(const char *name, unsigned *ret_parts)
 {
-        const char *s = name, *slash;
-        unsigned parts = 0;
+        const char *s, *slash;
+        unsigned parts = 1;
 
-        if (!*name || *name == '/' || strlen(name) > UPLOAD_NAME_MAX)
-                return false;
-        for (;; s = slash + 1) {
+        for (s = name; *s; s++)
+                parts += *s == '/';
+        if (ret_parts)
+                *ret_parts = parts;
+        if ((size_t)(s - name) > UPLOAD_NAME_MAX)
+                return UPLOAD_NAME_LONG;
+        if (parts > UPLOAD_NAME_PARTS)
+                return UPLOAD_NAME_DEEP;
+        for (s = name;; s = slash + 1) {
                 size_t n;
 
-                if (++parts > UPLOAD_NAME_PARTS)
-                        return false;
                 slash = strchr(s, '/');
                 n = slash ? (size_t)(slash - s) : strlen(s);
                 if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
-                        return false;
+                        return UPLOAD_NAME_NOT_PLAIN;
                 if (!slash)
-                        return true;
+                        return UPLOAD_NAME_OK;
         }
 }
 
@@ -161,25 +175,21 @@ static int make_parents(int dfd, const char *name)
         return 0;
 }
 
-int upload_link(struct upload *u, const char *dir, const char *sha, const char *name, char *msg,
-                size_t size)
+int upload_link(struct upload *u, int dfd, const char *sha, const char *name, const char *what,
+                char *msg, size_t size)
 {
         uint64_t have;
-        int dfd, r;
+        int r;
 
-        if (!upload_hex_name(sha) || !upload_name_valid(name)) {
+        /* The store's own guard: nothing is linked under a name that could leave dfd. */
+        if (!upload_hex_name(sha) || upload_name_check(name, NULL) != UPLOAD_NAME_OK) {
                 snprintf(msg, size, "'%s': not a plain relative path", name);
                 return PROTO_E_INVALID;
-        }
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (dfd < 0) {
-                snprintf(msg, size, "load directory: %s", strerror(errno));
-                return PROTO_E_INTERNAL;
         }
         pthread_mutex_lock(&u->lock);
         r = upload_complete_size(u, sha, &have);
         if (r < 0) {
-                snprintf(msg, size, "%s: no upload %s in the store (put it first)", name, sha);
+                snprintf(msg, size, "%s: no upload %s in the store (put it first)", what, sha);
                 r = PROTO_E_INVALID;
         } else if ((r = make_parents(dfd, name)) < 0 ||
                    (r = linkat(u->dfd, sha, dfd, name, 0) < 0 ? -errno : 0) < 0) {
@@ -189,14 +199,13 @@ int upload_link(struct upload *u, const char *dir, const char *sha, const char *
                 r = -1;
         }
         pthread_mutex_unlock(&u->lock);
-        close(dfd);
         return r;
 }
 
 /*
  * Renamed away under the lock (no link is made in it after), emptied
  * outside it: a put on the control thread does not wait for the removal.
- * Its depth is bounded by UPLOAD_NAME_PARTS (upload_name_valid()).
+ * Its depth is bounded by UPLOAD_NAME_PARTS (upload_name_check()).
  */
 void upload_dir_remove(struct upload *u, const char *dir)
 {

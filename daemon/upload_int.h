@@ -17,7 +17,6 @@ struct upload {
         int dfd, pfd, lfd;              /* the store, partial/, load/ */
         uint64_t max_file, quota, store_bytes;
         struct upart *parts;
-        unsigned n_parts;
 };
 
 /* Remove everything below the directory fd (its descriptor is consumed). */
