@@ -35,56 +35,6 @@ static int finish(EVP_MD_CTX *ctx, char *hex)
         return 0;
 }
 
-int sha256_fd(int fd, char ret_hex[SHA256_HEX_LEN + 1])
-{
-        unsigned char *buf;
-        EVP_MD_CTX *ctx;
-        off_t off = 0;
-        ssize_t n;
-        int r;
-
-        buf = malloc(CHUNK);
-        ctx = EVP_MD_CTX_new();
-        if (!buf || !ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-                r = -ENOMEM;
-                goto out_free;
-        }
-        for (;;) {
-                n = pread(fd, buf, CHUNK, off);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        r = -errno;
-                        goto out_free;
-                }
-                if (n == 0)
-                        break;
-                if (EVP_DigestUpdate(ctx, buf, (size_t)n) != 1) {
-                        r = -ENOMEM;
-                        goto out_free;
-                }
-                off += n;
-        }
-        r = finish(ctx, ret_hex);
-
-out_free:
-        EVP_MD_CTX_free(ctx);
-        free(buf);
-        return r;
-}
-
-int sha256_buf(const void *p, size_t len, char ret_hex[SHA256_HEX_LEN + 1])
-{
-        EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-        int r = -ENOMEM;
-
-        if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
-            EVP_DigestUpdate(ctx, p, len) == 1)
-                r = finish(ctx, ret_hex);
-        EVP_MD_CTX_free(ctx);
-        return r;
-}
-
 struct sha256_ctx *sha256_new(void)
 {
         EVP_MD_CTX *ctx = EVP_MD_CTX_new();
@@ -109,4 +59,50 @@ int sha256_final(struct sha256_ctx *c, char ret_hex[SHA256_HEX_LEN + 1])
 void sha256_free(struct sha256_ctx *c)
 {
         EVP_MD_CTX_free((EVP_MD_CTX *)c);
+}
+
+int sha256_fd(int fd, char ret_hex[SHA256_HEX_LEN + 1])
+{
+        struct sha256_ctx *c = sha256_new();
+        unsigned char *buf = malloc(CHUNK);
+        off_t off = 0;
+        ssize_t n;
+        int r;
+
+        if (!buf || !c) {
+                r = -ENOMEM;
+                goto out_free;
+        }
+        for (;;) {
+                n = pread(fd, buf, CHUNK, off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        r = -errno;
+                        goto out_free;
+                }
+                if (n == 0)
+                        break;
+                r = sha256_update(c, buf, (size_t)n);
+                if (r < 0)
+                        goto out_free;
+                off += n;
+        }
+        r = sha256_final(c, ret_hex);
+
+out_free:
+        sha256_free(c);
+        free(buf);
+        return r;
+}
+
+int sha256_buf(const void *p, size_t len, char ret_hex[SHA256_HEX_LEN + 1])
+{
+        struct sha256_ctx *c = sha256_new();
+        int r = c ? sha256_update(c, p, len) : -ENOMEM;
+
+        if (r == 0)
+                r = sha256_final(c, ret_hex);
+        sha256_free(c);
+        return r;
 }
