@@ -134,7 +134,7 @@ static int check_sources(const struct proto_load *a, const struct pv *files, cha
                                   "lowercase hex digits");
         if (files && !a->content.len)
                 return proto_fail(err, errlen, "args.files: only with args.content");
-        for (uint32_t i = 0; files && files->type == PV_MAP && i < files->m.n; i++)
+        for (uint32_t i = 0; files && i < files->m.n; i++)
                 if (!proto_sha256_valid(proto_str_of(files->m.kv[i].val)))
                         return proto_fail(err, errlen, "args.files: expected a map of relative "
                                           "name to SHA-256");
@@ -198,8 +198,6 @@ int proto_load_decode(const struct pv *args, struct proto_load *ret, void **mem,
         n_files = assigns_check(files, "files", err, errlen);
         if (n_files < 0)
                 return n_files;
-        if (n_files > 4096)
-                return proto_fail(err, errlen, "args.files: more than 4096 entries");
         r = check_sources(&a, files, err, errlen);
         if (r < 0)
                 return r;
