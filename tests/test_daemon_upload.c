@@ -295,10 +295,16 @@ Test(daemon_upload, a_hostile_archive_is_refused_as_from_a_path)
         daemon_assert_refused(c, r, PROTO_E_INVALID, "a hostile archive by content");
         cr_assert(eq(str, (char *)fmud_errmsg(c), by_path));
         cr_assert(strstr(by_path, "..") != NULL, "%s", by_path);
-        /* Nothing of it was unpacked outside, and the daemon goes on. */
+        /*
+         * Nothing of it was unpacked outside, and the daemon goes on: an FMU
+         * unpacks into <cache>/<sha256>/, so "../evil.txt" would be <cache>/evil.txt.
+         */
         {
-                char *evil = daemon_path(&d, "cache/upload/load/evil.txt");
+                char *evil = daemon_path(&d, "cache/evil.txt");
 
+                cr_assert(access(evil, F_OK) < 0);
+                free(evil);
+                evil = daemon_path(&d, "cache/upload/load/evil.txt");
                 cr_assert(access(evil, F_OK) < 0);
                 free(evil);
         }
