@@ -66,12 +66,11 @@ static void sha_of(const struct proto_str *s, char *buf)
         snprintf(buf, 65, "%.*s", (int)(s->len > 64 ? 64 : s->len), s->ptr);
 }
 
-int hcontent_check(struct host *h, const struct proto_load *a, char *msg, size_t size)
+int hcontent_check(const struct proto_load *a, char *msg, size_t size)
 {
         char name[4096];
         unsigned parts;
 
-        (void) h;
         if (a->n_files > UPLOAD_MAX_FILES) {
                 snprintf(msg, size, "files: %u names, over the limit of %u", a->n_files,
                          UPLOAD_MAX_FILES);

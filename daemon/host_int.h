@@ -331,7 +331,7 @@ void hcmd_free(struct hcmd *c);
 void hcontent_put(struct host *h, uint64_t token, const struct proto_req *req,
                   const struct host_peer *peer);
 /* Caller thread: whether a load's files are within bounds and plainly named; -1 or a code. */
-int hcontent_check(struct host *h, const struct proto_load *a, char *msg, size_t size);
+int hcontent_check(const struct proto_load *a, char *msg, size_t size);
 /*
  * Caller thread, right after hcontent_check() under the host's lock (puts
  * come on the same thread, so nothing is evicted between): the load's

@@ -71,7 +71,7 @@ int hload_check(struct host *h, const struct proto_load *a, const struct open_as
         /* By content: the uploads are the daemon's own; by path: beneath an allowed directory. */
         code = a->content.len ? -1 : check_in(h, as, path, msg, size);
         if (code < 0)
-                code = hcontent_check(h, a, msg, size);
+                code = hcontent_check(a, msg, size);
         if (code < 0)
                 code = sandbox_of(h, &a->sandbox, ret_sandbox, msg, size);
         if (code < 0 && a->out.len) {
