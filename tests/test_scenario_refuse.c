@@ -190,16 +190,6 @@ Test(scenario_refuse, recording_an_unknown_variable, .fini = teardown)
         refuses("record_unknown", "'mass1.x9'", "unknown variable");
 }
 
-Test(scenario_refuse, a_recorded_clocked_variable, .fini = teardown)
-{
-        refuses("record_clocked", "'c.cy'", "clocked variables cannot be recorded");
-}
-
-Test(scenario_refuse, a_connected_clocked_variable, .fini = teardown)
-{
-        refuses("connect_clocked", ":16: 'lin.u0'", "clocked variables cannot be connected");
-}
-
 Test(scenario_refuse, a_connected_local_variable, .fini = teardown)
 {
         refuses("connect_local", ":16: 'ball.der_h'", "a variable of causality local cannot be "

@@ -159,6 +159,9 @@ static int leave(struct session *s, struct session_inst *si)
         double next;
         int r;
 
+        r = si->fmi == 3 ? init_clocks_read(s, si) : 0;
+        if (r < 0)
+                return r;
         r = inst_exit_initialization_mode(si->inst);
         if (!ok(r))
                 return call_failed(s, si, r, "ExitInitializationMode");

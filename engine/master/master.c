@@ -231,7 +231,13 @@ int master_new(struct session *s, const struct master_opts *opts, struct master 
                 master_free(m);
                 return r;
         }
-        mroute_row(m, m->t0, 0);
+        r = mevent_start(m);
+        if (r < 0) {
+                if (ret_message)
+                        *ret_message = strdup(m->msg[0] ? m->msg : strerror(-r));
+                master_free(m);
+                return r;
+        }
         mroute_flush(m);
         mrig_outputs(m);
         if (session_terminate_requested(s, &who)) {

@@ -409,4 +409,11 @@ void master_saved_free(struct master_saved *s);
 /* The time of the point saved. */
 double master_saved_time(const struct master_saved *s);
 
+/*
+ * Ticks of Clock vr of component comp so far: of an input Clock the
+ * master ticked, or of an output Clock it polled (master_clock.c); 0 for
+ * any other. The master's thread, or while it is not stepping.
+ */
+uint64_t master_clock_ticks(const struct master *m, size_t comp, uint32_t vr);
+
 #endif

@@ -101,7 +101,7 @@ void mchain_post(struct master *m, struct mi *mi, uint64_t now)
         int r;
 
         if (!m->chain_ok || mi->chained > MCHAIN_LOW || mi->chain_reqs >= 2 || !mi->posted ||
-            !m->at_grid || mi->aim != m->t_next || isfinite(mi->next_event) || m->warp != 0 ||
+            !m->at_grid || mi->aim != m->t_next || isfinite(mi_next_time(mi)) || m->warp != 0 ||
             atomic_load_explicit(&m->requests, memory_order_relaxed) != 0 ||
             atomic_load_explicit(&m->warp_bits, memory_order_relaxed) != 0)
                 return;
@@ -130,9 +130,9 @@ void mchain_post(struct master *m, struct mi *mi, uint64_t now)
                 .h = times[1] - times[0],
                 .no_set_prior = true,
                 .inputs = mi->inst_in,
-                .n_inputs = mi->n_in,
+                .n_inputs = mi->n_in_step,
                 .outputs = mi->inst_out,
-                .n_outputs = mi->n_out,
+                .n_outputs = mi->n_out_step,
                 .timeout_ns = timeout,
                 .now_ns = now,
                 .chained = true,

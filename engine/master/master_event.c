@@ -5,7 +5,10 @@
  * Event Mode, set its inputs from the published outputs at the point,
  * iterate fmi3UpdateDiscreteStates, enter Step Mode, publish its new
  * outputs. The rows of the point: the values before (flagged
- * MASTER_ROW_EVENT_LEFT) and after.
+ * MASTER_ROW_EVENT_LEFT) and after. A Clock's tick is a time event too:
+ * master_clock.c sets the ticking Clocks, gets the clocked outputs and
+ * polls the output Clocks in the same Event Mode. Clocks that tick at the
+ * start time tick in an Event Mode before the first step (mevent_start()).
  *
  * DESIGN: instances run Event Mode one after the other in index order;
  * each sees the others' outputs as published at the point (before their
@@ -22,10 +25,16 @@
 static bool needs(const struct master *m, const struct mi *mi)
 {
         return mi->event_mode && mi->t == m->t_cur && !mi->pending &&
-               (mi->event || mi->next_event <= m->t_cur + master_tol(m, m->t_cur));
+               (mi->event || mi_next_time(mi) <= m->t_cur + master_tol(m, m->t_cur));
 }
 
-int mevent_iterate(struct master *m, struct mi *mi, bool *ret_term)
+static int session_failed(struct master *m, int r)
+{
+        m->fault = r;
+        return master_err(m, r, "%s", session_message(m->s));
+}
+
+int mevent_iterate(struct master *m, struct mi *mi, double t, bool *ret_term)
 {
         double next;
         int r;
@@ -36,10 +45,19 @@ int mevent_iterate(struct master *m, struct mi *mi, bool *ret_term)
         r = mroute_set_inputs(m, mi);
         if (r != INST_OK && r != INST_WARNING)
                 return mstep_fault(m, mi, r, "Set (inputs in Event Mode)");
-        r = session_event_iteration(m->s, mi->idx, m->opts.max_event_iterations, ret_term, &next);
-        if (r < 0) {
-                m->fault = r;
-                return master_err(m, r, "%s", session_message(m->s));
+        r = mclock_enter(m, mi, t);
+        if (r < 0)
+                return r;
+        r = session_event_update(m->s, mi->idx, m->opts.max_event_iterations, ret_term, &next);
+        if (r < 0)
+                return session_failed(m, r);
+        r = mclock_leave(m, mi, t);
+        if (r < 0)
+                return r;
+        if (!*ret_term) {
+                r = session_enter_step_mode(m->s, mi->idx);
+                if (r < 0)
+                        return session_failed(m, r);
         }
         m->events++;
         mi->event = false;
@@ -53,7 +71,7 @@ static int event(struct master *m, struct mi *mi)
         int r;
 
         mroute_inputs(m, mi);
-        r = mevent_iterate(m, mi, &term);
+        r = mevent_iterate(m, mi, m->t_cur, &term);
         if (r < 0)
                 return r;
         /*
@@ -98,5 +116,28 @@ int mevent_point(struct master *m, bool record)
                         return r;
         }
         mroute_row(m, m->t_cur, flags);
+        return 0;
+}
+
+int mevent_start(struct master *m)
+{
+        bool any = false;
+        int r;
+
+        for (size_t i = 0; i < m->n && !any; i++)
+                any = m->mi[i].event_mode && mclock_due(m, &m->mi[i], m->t_cur);
+        if (!any) {
+                mroute_row(m, m->t_cur, 0);
+                return 0;
+        }
+        mroute_row(m, m->t_cur, MASTER_ROW_EVENT_LEFT);
+        for (size_t i = 0; i < m->n; i++) {
+                if (!m->mi[i].event_mode || !mclock_due(m, &m->mi[i], m->t_cur))
+                        continue;
+                r = event(m, &m->mi[i]);
+                if (r < 0)
+                        return r;
+        }
+        mroute_row(m, m->t_cur, 0);
         return 0;
 }

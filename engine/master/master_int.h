@@ -56,6 +56,12 @@ struct mblock {
         size_t *sizes;                  /* Binary: n sizes */
         unsigned char **own;            /* published String/Binary: owned copies */
         size_t *own_cap;
+        /*
+         * Its variables are clocked: set and got only in Event Mode while
+         * one of their Clocks ticks (master_clock.c), never with a step.
+         * Clocked blocks come after the others.
+         */
+        bool clocked;
 };
 
 /* Where a variable's values live in an instance's blocks. */
@@ -141,6 +147,23 @@ struct mrig {
 /* Requests a chain is made of: one being taken, one behind it, one whose last step is in flight. */
 #define MCHAIN_BUFS     3u
 
+/*
+ * A time-based input Clock as the master ticks it (master_clock.c): its
+ * next tick is t0 + num / res (a fraction) or base + k interval.
+ */
+struct mclock {
+        uint32_t vr;
+        size_t var;
+        enum md_interval_variability iv;
+        bool fraction, supports_fraction;
+        uint64_t num, res, step;
+        double base, interval;
+        uint64_t k;
+        double next;                    /* INFINITY: none */
+        uint64_t ticks;
+        bool due;                       /* ticks in the Event Mode under way */
+};
+
 /* The master's view of one instance. */
 struct mi {
         struct inst *inst;
@@ -158,6 +181,7 @@ struct mi {
 
         /* Values set with each step, and where they come from. */
         size_t n_in;
+        size_t n_in_step;               /* the first blocks, unclocked: set with a step */
         struct mblock *in;
         struct inst_in *inst_in;
         size_t n_routes;
@@ -169,6 +193,7 @@ struct mi {
 
         /* Values got with each step (next) and published at a point (pub). */
         size_t n_out;
+        size_t n_out_step;              /* the first blocks, unclocked: got with a step */
         struct mblock *next, *pub;
         struct inst_out *inst_out;
         size_t n_slots;
@@ -232,6 +257,17 @@ struct mi {
         uint64_t chain_end;             /* the grid point the last chained step ends at */
         bool plain;                     /* the last step collected completed plainly */
         bool took_chain;                /* the step in flight was chained */
+
+        /* Clocks (master_clock.c). */
+        size_t n_clocks;
+        struct mclock *clocks;          /* time-based input Clocks */
+        size_t n_oclocks;
+        uint32_t *oclock_vrs;           /* output Clocks, polled in Event Mode */
+        uint64_t *oclock_ticks;
+        bool *oclock_on;                /* ticking in the Event Mode under way */
+        uint32_t *clock_vrs;            /* scratch: the input Clocks set at a tick */
+        bool *clock_buf;                /* scratch: Clock values */
+        double clock_next;              /* the earliest tick; INFINITY: none */
 };
 
 struct master {
@@ -387,9 +423,9 @@ void mroute_cell(struct master *m, size_t col, const struct mblock *b, size_t of
 void mroute_emit(struct master *m, double t, unsigned flags, size_t comp);
 /* Hand a held row to the sink now (after the next posts, before returning to the caller). */
 void mroute_flush(struct master *m);
-/* Get every output block of mi into next (outside a step, e.g. after Event Mode). */
+/* Get every unclocked output block of mi into next (outside a step, e.g. after Event Mode). */
 int mroute_get_outputs(struct master *m, struct mi *mi);
-/* Set every input block of mi (outside a step). */
+/* Set every unclocked input block of mi (outside a step; clocked ones: master_clock.c). */
 int mroute_set_inputs(struct master *m, struct mi *mi);
 
 /* input_feed.c */
@@ -474,8 +510,30 @@ int mmeet_resolve(struct master *m);
  * them, iterate to Step Mode (or to a terminate request, *ret_term).
  * Returns 0, or the fault.
  */
-int mevent_iterate(struct master *m, struct mi *mi, bool *ret_term);
+int mevent_iterate(struct master *m, struct mi *mi, double t, bool *ret_term);
+/* At the start time: Event Mode for the instances whose Clocks tick there; the first row. */
+int mevent_start(struct master *m);
 int mevent_point(struct master *m, bool record);
+
+/* master_clock.c */
+/* mi's Clocks from the session's timing and its description. 0 or -errno (m->msg). */
+int mclock_plan(struct master *m, struct mi *mi);
+void mclock_free(struct mi *mi);
+/* Whether one of mi's input Clocks ticks at t. */
+bool mclock_due(const struct master *m, const struct mi *mi, double t);
+/*
+ * In Event Mode at t, inputs set: fmi3SetClock of the Clocks that tick,
+ * then (with Clocks ticking or output Clocks) the outputs got, which
+ * computes the clocked partitions, and the output Clocks polled. 0 or the fault.
+ */
+int mclock_enter(struct master *m, struct mi *mi, double t);
+/* In Event Mode at t, after the updates: the next ticks. 0 or the fault. */
+int mclock_leave(struct master *m, struct mi *mi, double t);
+/* The instance's next time event: nextEventTime or a Clock's tick. */
+static inline double mi_next_time(const struct mi *mi)
+{
+        return mi->clock_next < mi->next_event ? mi->clock_next : mi->next_event;
+}
 
 /* master_iu.c */
 void miu_callback(void *ctx, size_t comp, struct inst *inst, const struct inst_iu *iu,

@@ -38,7 +38,7 @@ static int alone_event(struct master *m, struct mi *mi)
         bool term;
         int r;
 
-        r = mevent_iterate(m, mi, &term);
+        r = mevent_iterate(m, mi, mi->reached, &term);
         if (r == 0)
                 mi->terminate = term;
         return r;
@@ -50,16 +50,16 @@ static int alone(struct master *m, struct mi *mi)
                 double tol = master_tol(m, mi->reached);
                 int r;
 
-                if (mi->event_mode && (mi->event || mi->next_event <= mi->reached + tol)) {
+                if (mi->event_mode && (mi->event || mi_next_time(mi) <= mi->reached + tol)) {
                         r = alone_event(m, mi);
                         if (r < 0 || mi->terminate)
                                 return r;
                 }
                 mi->from = mi->reached;
                 /* An event within rounding of the goal is at the goal (mstep_plan()). */
-                mi->aim = mi->next_event > mi->from &&
-                          mi->next_event < mi->goal - master_tol(m, mi->goal) ? mi->next_event
-                                                                              : mi->goal;
+                mi->aim = mi_next_time(mi) > mi->from &&
+                          mi_next_time(mi) < mi->goal - master_tol(m, mi->goal) ? mi_next_time(mi)
+                                                                                : mi->goal;
                 r = mstep_one(m, mi, false);
                 if (r < 0)
                         return r;

@@ -94,34 +94,42 @@ int mplan_blocks(struct master *m, struct mi *mi, const size_t *vars, size_t nv,
                        struct mblock **ret_blocks, size_t *ret_n, struct mslot **ret_slots)
 {
         const struct md *md = m->sc->components[mi->idx].fmu->md;
-        struct mblock *b = calloc(MD_TYPE_COUNT, sizeof(*b));
+        struct mblock *b = calloc(2 * MD_TYPE_COUNT, sizeof(*b));
         struct mslot *slots = calloc(nv ? nv : 1, sizeof(*slots));
         size_t nb = 0, ns = 0;
 
         *ret_blocks = b;
         /* Until it is done, every entry may hold something to free. */
-        *ret_n = b ? MD_TYPE_COUNT : 0;
+        *ret_n = b ? 2 * MD_TYPE_COUNT : 0;
         if (ret_slots)
                 *ret_slots = slots;
         else
                 free(slots);
         if (!b || (ret_slots && !slots))
                 return -ENOMEM;
-        for (int t = 0; t < MD_TYPE_COUNT; t++) {
+        for (int k = 0; k < 2 * MD_TYPE_COUNT; k++) {
                 struct mblock *blk = &b[nb];
+                int t = k % MD_TYPE_COUNT;
+                bool clocked = k >= MD_TYPE_COUNT;
 
                 for (size_t i = 0; i < nv; i++) {
                         const struct md_variable *v = &md->vars[vars[i]];
                         uint64_t e = md_var_elements(md, v);
 
-                        if ((int)mv_call_type(v->type, mi->fmi) != t)
+                        if ((int)mv_call_type(v->type, mi->fmi) != t || (v->n_clocks > 0) != clocked)
                                 continue;
+                        if (clocked && (t == MD_STRING || t == MD_BINARY))
+                                return master_err(m, -EINVAL, "component '%s': '%s' is a clocked "
+                                                  "%s variable: clocked String and Binary "
+                                                  "variables are not routed or recorded",
+                                                  mi->name, v->name, md_type_name(v->type));
                         if (e == 0 || e > (1u << 28))
                                 return master_err(m, -EINVAL, "component '%s': '%s' has no "
                                                   "resolvable size", mi->name, v->name);
                         if (!blk->vrs && !(blk->vrs = calloc(nv, sizeof(*blk->vrs))))
                                 return -ENOMEM;
                         blk->type = (enum md_type)t;
+                        blk->clocked = clocked;
                         if (ret_slots)
                                 slots[ns++] = (struct mslot){ .var = vars[i], .block = nb,
                                                               .off = blk->n, .n = (size_t)e };
@@ -138,6 +146,16 @@ int mplan_blocks(struct master *m, struct mi *mi, const size_t *vars, size_t nv,
                 if (alloc_vals(&b[i], false) < 0)
                         return -ENOMEM;
         return 0;
+}
+
+/* Blocks of unclocked variables: they come first (mplan_blocks()). */
+static size_t plain_blocks(const struct mblock *b, size_t n)
+{
+        size_t k = 0;
+
+        while (k < n && !b[k].clocked)
+                k++;
+        return k;
 }
 
 static bool routed(const struct scenario_connection *c)
@@ -179,6 +197,7 @@ static int plan_outputs(struct master *m, struct mi *mi)
         free(vars);
         if (r < 0)
                 return r;
+        mi->n_out_step = plain_blocks(mi->next, mi->n_out);
         mi->pub = calloc(mi->n_out ? mi->n_out : 1, sizeof(*mi->pub));
         mi->inst_out = calloc(mi->n_out ? mi->n_out : 1, sizeof(*mi->inst_out));
         if (!mi->pub || !mi->inst_out)
@@ -187,7 +206,7 @@ static int plan_outputs(struct master *m, struct mi *mi)
                 struct mblock *nb = &mi->next[i], *pb = &mi->pub[i];
 
                 *pb = (struct mblock){ .type = nb->type, .n_vars = nb->n_vars, .vrs = nb->vrs,
-                                       .n = nb->n };
+                                       .n = nb->n, .clocked = nb->clocked };
                 if (alloc_vals(pb, true) < 0)
                         return -ENOMEM;
                 mi->inst_out[i] = (struct inst_out){ nb->type, nb->vrs, nb->n_vars, nb->vals,
@@ -219,6 +238,7 @@ static int plan_inputs(struct master *m, struct mi *mi)
         free(vars);
         if (r < 0)
                 return r;
+        mi->n_in_step = plain_blocks(mi->in, mi->n_in);
         mi->inst_in = calloc(mi->n_in ? mi->n_in : 1, sizeof(*mi->inst_in));
         if (!mi->inst_in)
                 return -ENOMEM;
@@ -307,6 +327,8 @@ int mplan_build(struct master *m)
                 r = plan_outputs(m, &m->mi[i]);
                 if (r == 0)
                         r = plan_inputs(m, &m->mi[i]);
+                if (r == 0)
+                        r = mclock_plan(m, &m->mi[i]);
         }
         if (r == 0)
                 r = mplan_routes(m);
@@ -330,6 +352,7 @@ void mplan_free(struct master *m)
                 struct mi *mi = &m->mi[i];
 
                 mplan_free_routes(mi);
+                mclock_free(mi);
                 mplan_free_blocks(mi->pub, mi->n_out, false);
                 mplan_free_blocks(mi->next, mi->n_out, true);
                 mplan_free_blocks(mi->in, mi->n_in, true);

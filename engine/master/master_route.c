@@ -234,7 +234,7 @@ static int hold(struct mblock *b)
 int mroute_get_outputs(struct master *m, struct mi *mi)
 {
         (void) m;
-        for (size_t i = 0; i < mi->n_out; i++) {
+        for (size_t i = 0; i < mi->n_out_step; i++) {
                 struct mblock *b = &mi->next[i];
                 int r;
 
@@ -254,7 +254,7 @@ int mroute_get_outputs(struct master *m, struct mi *mi)
 int mroute_set_inputs(struct master *m, struct mi *mi)
 {
         (void) m;
-        for (size_t i = 0; i < mi->n_in; i++) {
+        for (size_t i = 0; i < mi->n_in_step; i++) {
                 const struct mblock *b = &mi->in[i];
                 int r;
 

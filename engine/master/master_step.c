@@ -32,7 +32,8 @@ static uint64_t next_own(const struct master *m, uint64_t n, uint32_t rate)
 /*
  * Which instances are due at the current point, and where this coupled
  * step takes each: 'goal' is its next own grid point; 'aim', where its
- * DoStep ends, is earlier at a time event (nextEventTime). A time event
+ * DoStep ends, is earlier at a time event (nextEventTime, or a Clock's
+ * tick: master_clock.c). A time event
  * before the next grid point is a planned extra point every due
  * instance meets; a later one (a multirate instance's) it meets alone
  * (master_meet.c).
@@ -60,7 +61,8 @@ void mstep_plan(struct master *m)
                  * the importer computes up to nextEventTime "or if needed
                  * slightly further".
                  */
-                te = fabs(mi->next_event - m->t_next) <= tol ? m->t_next : mi->next_event;
+                te = mi_next_time(mi);
+                te = fabs(te - m->t_next) <= tol ? m->t_next : te;
                 if (te > m->t_cur && te < mi->goal - master_tol(m, mi->goal)) {
                         mi->aim = te;
                         if (te < t_plan)
@@ -262,9 +264,9 @@ static int post(struct master *m, struct mi *mi, bool route, uint64_t now)
                 .h = h,
                 .no_set_prior = true,   /* states are only ever restored to mi->from */
                 .inputs = mi->inst_in,
-                .n_inputs = mi->n_in,
+                .n_inputs = mi->n_in_step,
                 .outputs = mi->inst_out,
-                .n_outputs = mi->n_out,
+                .n_outputs = mi->n_out_step,
                 .timeout_ns = budget_left(m, now),
                 .now_ns = now,
         };

@@ -151,6 +151,9 @@ static int spawn(struct session *s, struct session_inst *si)
         si->event_mode = si->fmi == 3 && md->cs.has_event_mode && !s->opts.no_event_mode;
         si->early_return = si->fmi == 3 && md->cs.might_return_early_from_do_step &&
                            !s->opts.no_early_return;
+        r = init_clocks_check(s, si);
+        if (r < 0)
+                return r;
         r = required_vars(s, si);
         if (r < 0)
                 return session_err(s, r, "out of memory");
@@ -286,6 +289,7 @@ void session_free(struct session *s)
 
                 /* Also made for an instance whose worker never started. */
                 free(si->required);
+                free(si->clocks);
                 if (!si->inst)
                         continue;
                 /* A stopped worker could not answer: killed, not waited for. */

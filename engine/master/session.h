@@ -160,6 +160,10 @@ bool session_terminate_requested(const struct session *s, size_t *ret_comp);
  */
 int session_event_iteration(struct session *s, size_t comp, uint32_t max_iterations,
                             bool *ret_terminate, double *ret_next_event);
+/* The same in two parts: the updates (Event Mode is kept), then fmi3EnterStepMode. */
+int session_event_update(struct session *s, size_t comp, uint32_t max_iterations,
+                         bool *ret_terminate, double *ret_next_event);
+int session_enter_step_mode(struct session *s, size_t comp);
 
 /* Why the last session call failed. Borrowed, valid until the next call. */
 const char *session_message(const struct session *s);

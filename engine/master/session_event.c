@@ -17,8 +17,8 @@ const char *session_message(const struct session *s)
         return s->msg;
 }
 
-int session_event_iteration(struct session *s, size_t comp, uint32_t max_iterations,
-                            bool *ret_terminate, double *ret_next_event)
+int session_event_update(struct session *s, size_t comp, uint32_t max_iterations,
+                         bool *ret_terminate, double *ret_next_event)
 {
         struct session_inst *si = &s->insts[comp];
         const char *name = s->sc->components[comp].name;
@@ -49,6 +49,15 @@ int session_event_iteration(struct session *s, size_t comp, uint32_t max_iterati
                                    "after %u calls of fmi3UpdateDiscreteStates", name, (unsigned)max);
         if (d.next_event_time_defined)
                 *ret_next_event = d.next_event_time;
+        return 0;
+}
+
+int session_enter_step_mode(struct session *s, size_t comp)
+{
+        struct session_inst *si = &s->insts[comp];
+        const char *name = s->sc->components[comp].name;
+        int r;
+
         r = inst_enter_step_mode(si->inst);
         if (r != INST_OK && r != INST_WARNING)
                 return session_err(s, session_call_result(si, r),
@@ -56,4 +65,14 @@ int session_event_iteration(struct session *s, size_t comp, uint32_t max_iterati
                                    r >= 0 ? session_status_name(r) : strerror(-r),
                                    inst_message(si->inst));
         return 0;
+}
+
+int session_event_iteration(struct session *s, size_t comp, uint32_t max_iterations,
+                            bool *ret_terminate, double *ret_next_event)
+{
+        int r = session_event_update(s, comp, max_iterations, ret_terminate, ret_next_event);
+
+        if (r < 0 || *ret_terminate)
+                return r;
+        return session_enter_step_mode(s, comp);
 }

@@ -26,6 +26,23 @@ struct session_inst {
         bool initialized;               /* left Initialization Mode */
         bool failed;                    /* Error/Fatal or a fault: no fmi3Terminate */
         double next_event_time;         /* INFINITY: none */
+        size_t n_clocks;
+        struct session_clock *clocks;   /* time-based input Clocks (init_clocks.c) */
+};
+
+/*
+ * A time-based input Clock's timing as initialization left it (FMI 3.0
+ * section 2.2.8.2): interval and shift, as a fraction where the FMU or
+ * its description gives one (ticks then land exactly on
+ * t_start + (shift + k interval) / resolution), else as decimals.
+ */
+struct session_clock {
+        uint32_t vr;
+        size_t var;
+        enum md_interval_variability iv;
+        bool fraction;
+        uint64_t interval_counter, shift_counter, resolution;
+        double interval, shift;         /* decimal; interval <= 0 or NAN: not known */
 };
 
 struct session {
@@ -58,6 +75,12 @@ int session_logs(struct session *s, const struct session_inst *si, int err);
  * Fatal or Error marks the instance failed.
  */
 int session_call_result(struct session_inst *si, int r);
+
+/* init_clocks.c */
+/* At spawn: refuse input Clocks without Event Mode (FMI 3.0 section 2.2.8.2, Table 5). */
+int init_clocks_check(struct session *s, struct session_inst *si);
+/* In Initialization Mode: the timing of every time-based input Clock, into si->clocks. */
+int init_clocks_read(struct session *s, struct session_inst *si);
 
 /* "fmi3", "fmi2": the prefix of FMI function names in messages. */
 const char *session_fmi_prefix(const struct session_inst *si);

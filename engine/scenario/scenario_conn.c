@@ -328,9 +328,6 @@ static int check_path(struct sc_load *l, int line, const struct sg_node *src,
         if (a->type == MD_CLOCK || b->type == MD_CLOCK)
                 return sc_err(l, l->label, line, nb,
                               "Clock variables cannot be connected (not supported)");
-        if (a->n_clocks || b->n_clocks)
-                return sc_err(l, l->label, line, nb, "clocked variables cannot be connected (not "
-                              "supported: the master does not drive Clocks)");
         if (a->type != b->type && !(floats && f->transformed))
                 return sc_err(l, l->label, line, nb, "type mismatch: %s '%s' feeds %s '%s' (types "
                               "must match; a LinearTransformation converts between Float32 and "

@@ -136,10 +136,11 @@ static int add_var(struct sc_load *l, struct cols *c, size_t comp, size_t var, c
 
         if (v->type == MD_CLOCK)
                 return sc_err(l, file, 0, name, "Clock variables cannot be recorded");
-        /* Readable only in Event Mode while its Clock ticks (FMI 3.0 section 2.2.8.3). */
-        if (v->n_clocks)
-                return sc_err(l, file, 0, name, "clocked variables cannot be recorded (the master "
-                              "reads outputs in Step Mode and does not drive Clocks)");
+        /*
+         * A clocked variable is readable only while one of its Clocks
+         * ticks (FMI 3.0 section 2.2.8.3): the master reads it at those
+         * ticks, and its column holds the last tick's value in between.
+         */
         if (nd < 0 || n == 0)
                 return sc_err(l, file, 0, name,
                               "cannot be recorded: its dimensions cannot be resolved");

@@ -1,0 +1,375 @@
+/*
+ * master_clock: the Clocks of Co-Simulation instances with Event Mode
+ * (FMI 3.0 sections 2.2.8 and 4): time-based input Clocks ticked by the
+ * master, output Clocks polled.
+ *
+ * At a tick (an Event Mode at a communication point the plan lands on
+ * it, master_step.c and master_event.c): fmi3SetClock of every input
+ * Clock that ticks there, in one call; the unclocked inputs are already
+ * set, the clocked inputs of the ticking Clocks are set; the outputs are
+ * got, which computes the clocked partitions (section 2.2.8.3: "invoking
+ * fmi3Get on variables in the output vector y_k will trigger the
+ * execution of f_event"); the output Clocks are polled with
+ * fmi3GetClock and the clocked outputs of every ticking Clock got; then
+ * fmi3UpdateDiscreteStates, which deactivates the Clocks (section
+ * 2.2.7.2), and the next ticks are read before Step Mode. Clocked
+ * variables are never set or got with a step (section 2.2.8.3: only
+ * while a Clock of theirs is active): between ticks they hold the last
+ * tick's values, and a clocked output is 0 until its first tick.
+ *
+ * The next ticks:
+ *
+ *   constant, fixed   t_i = t_start + shift + i interval (section 2.2.8.2)
+ *   tunable           the same; fmi3GetInterval after each tick, and a
+ *                     changed interval counts from that tick on
+ *   changing          t_i = t_{i-1} + interval, fmi3GetInterval after
+ *                     each tick (Table 8)
+ *   countdown         t_i = t_event + interval, fmi3GetInterval in every
+ *                     Event Mode: fmi3IntervalChanged schedules it,
+ *                     fmi3IntervalNotYetKnown leaves it unscheduled
+ *                     (section 2.2.8.4, Table 9)
+ *
+ * DESIGN: a periodic Clock with a fraction ticks at t_start + counter /
+ * resolution, computed from integers at every tick and never
+ * accumulated, so ticks off the grid (interval 0.1, step 0.03) are the
+ * exact doubles 0.1, 0.2, ...; decimals tick at base + k interval. A tick
+ * is an instance's time event like nextEventTime (mi_next_time()), so it
+ * becomes an extra point every due instance meets and the grid is not
+ * shifted. Clocks that tick at the same time are set together.
+ */
+#include "engine/master/master_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "engine/master/master_value.h"
+
+#define QUAL_NOT_YET_KNOWN 0    /* fmi3IntervalQualifier, section 2.2.8.4 */
+#define QUAL_CHANGED 2
+
+static const struct md_variable *var_of(const struct master *m, const struct mi *mi, size_t var)
+{
+        return &m->sc->components[mi->idx].fmu->md->vars[var];
+}
+
+static bool periodic(enum md_interval_variability iv)
+{
+        return iv == MD_INTERVAL_CONSTANT || iv == MD_INTERVAL_FIXED || iv == MD_INTERVAL_TUNABLE;
+}
+
+static double tick_time(const struct master *m, const struct mclock *c)
+{
+        if (c->next == INFINITY)
+                return INFINITY;
+        if (c->fraction)
+                return m->t0 + (double)c->num / (double)c->res;
+        return c->base + (double)c->k * c->interval;
+}
+
+static void note_next(struct mi *mi)
+{
+        mi->clock_next = INFINITY;
+        for (size_t i = 0; i < mi->n_clocks; i++)
+                if (mi->clocks[i].next < mi->clock_next)
+                        mi->clock_next = mi->clocks[i].next;
+}
+
+/* From t on, tick every 'interval' (decimal); none when it is not finite and >= 0. */
+static void from_here(struct mclock *c, double t, double interval)
+{
+        c->fraction = false;
+        c->base = t;
+        c->k = 1;
+        c->interval = interval;
+        c->next = isfinite(interval) && interval >= 0 ? 0 : INFINITY;
+}
+
+static int plan_one(struct master *m, struct mi *mi, const struct session_clock *sc,
+                    struct mclock *c)
+{
+        const struct md_variable *v = var_of(m, mi, sc->var);
+
+        *c = (struct mclock){ .vr = sc->vr, .var = sc->var, .iv = sc->iv,
+                              .supports_fraction = v->attrs.clock.supports_fraction };
+        if (!periodic(sc->iv)) {
+                if (sc->interval < 0)
+                        return master_err(m, -EINVAL, "component '%s': Clock '%s' has first "
+                                          "interval %.17g: it must be >= 0 (FMI 3.0 section "
+                                          "2.2.8.2, Tables 8 and 9)", mi->name, v->name,
+                                          sc->interval);
+                from_here(c, m->t0, sc->interval);
+                c->next = tick_time(m, c);
+                return 0;
+        }
+        if (sc->fraction ? sc->interval_counter == 0 : !(sc->interval > 0 && isfinite(sc->interval)))
+                return master_err(m, -EINVAL, "component '%s': Clock '%s' has interval %.17g: a "
+                                  "periodic Clock's interval must be > 0 (FMI 3.0 section "
+                                  "2.2.8.2, Table 7)", mi->name, v->name, sc->interval);
+        if (!(sc->shift >= 0))
+                return master_err(m, -EINVAL, "component '%s': Clock '%s' has shift %.17g: it "
+                                  "must be >= 0 (FMI 3.0 section 2.2.8.2)", mi->name, v->name,
+                                  sc->shift);
+        c->fraction = sc->fraction;
+        c->num = sc->shift_counter;
+        c->res = sc->resolution;
+        c->step = sc->interval_counter;
+        c->base = m->t0 + sc->shift;
+        c->interval = sc->interval;
+        c->next = tick_time(m, c);
+        return 0;
+}
+
+int mclock_plan(struct master *m, struct mi *mi)
+{
+        const struct session_inst *si = &m->s->insts[mi->idx];
+        const struct md *md = m->sc->components[mi->idx].fmu->md;
+        size_t no = 0, nbuf;
+        int r;
+
+        mi->clock_next = INFINITY;
+        if (!si->event_mode && (mi->n_in_step < mi->n_in || mi->n_out_step < mi->n_out))
+                return master_err(m, -EINVAL, "component '%s': its clocked variables are set and "
+                                  "got in Event Mode only, while their Clocks tick (FMI 3.0 "
+                                  "section 2.2.8.3), and Event Mode is not used", mi->name);
+        for (size_t i = 0; i < md->n_vars; i++)
+                no += md->vars[i].type == MD_CLOCK &&
+                      md->vars[i].causality == MD_CAUSALITY_OUTPUT;
+        if (!si->event_mode || (si->n_clocks == 0 && no == 0))
+                return 0;
+        nbuf = si->n_clocks > no ? si->n_clocks : no;
+        mi->clocks = calloc(si->n_clocks ? si->n_clocks : 1, sizeof(*mi->clocks));
+        mi->oclock_vrs = calloc(no ? no : 1, sizeof(*mi->oclock_vrs));
+        mi->oclock_ticks = calloc(no ? no : 1, sizeof(*mi->oclock_ticks));
+        mi->oclock_on = calloc(no ? no : 1, sizeof(*mi->oclock_on));
+        mi->clock_vrs = calloc(nbuf, sizeof(*mi->clock_vrs));
+        mi->clock_buf = calloc(nbuf, sizeof(*mi->clock_buf));
+        if (!mi->clocks || !mi->oclock_vrs || !mi->oclock_ticks || !mi->oclock_on || !mi->clock_vrs ||
+            !mi->clock_buf)
+                return -ENOMEM;
+        for (size_t i = 0; i < md->n_vars; i++)
+                if (md->vars[i].type == MD_CLOCK && md->vars[i].causality == MD_CAUSALITY_OUTPUT)
+                        mi->oclock_vrs[mi->n_oclocks++] = md->vars[i].vr;
+        for (size_t i = 0; i < si->n_clocks; i++) {
+                r = plan_one(m, mi, &si->clocks[i], &mi->clocks[i]);
+                if (r < 0)
+                        return r;
+                mi->n_clocks++;
+        }
+        note_next(mi);
+        return 0;
+}
+
+void mclock_free(struct mi *mi)
+{
+        free(mi->clocks);
+        free(mi->oclock_vrs);
+        free(mi->oclock_ticks);
+        free(mi->oclock_on);
+        free(mi->clock_vrs);
+        free(mi->clock_buf);
+}
+
+bool mclock_due(const struct master *m, const struct mi *mi, double t)
+{
+        return mi->clock_next <= t + master_tol(m, t);
+}
+
+/* Whether one of v's Clocks ticks in the Event Mode under way. */
+static bool active(const struct mi *mi, const struct md_variable *v)
+{
+        for (size_t j = 0; j < v->n_clocks; j++) {
+                for (size_t i = 0; i < mi->n_clocks; i++)
+                        if (mi->clocks[i].due && mi->clocks[i].vr == v->clocks[j])
+                                return true;
+                for (size_t i = 0; i < mi->n_oclocks; i++)
+                        if (mi->oclock_on[i] && mi->oclock_vrs[i] == v->clocks[j])
+                                return true;
+        }
+        return false;
+}
+
+/* Set (in) or get the clocked variables of blocks [first, n) whose Clocks tick. */
+static int clocked(struct master *m, struct mi *mi, bool in)
+{
+        const struct mslot *slots = in ? mi->in_slots : mi->slots;
+        size_t n = in ? mi->n_in_slots : mi->n_slots, first = in ? mi->n_in_step : mi->n_out_step;
+        struct mblock *blocks = in ? mi->in : mi->next;
+
+        for (size_t i = 0; i < n; i++) {
+                const struct md_variable *v = var_of(m, mi, slots[i].var);
+                struct mblock *b = &blocks[slots[i].block];
+                unsigned char *p = b->vals + slots[i].off * mv_size(b->type);
+                int r;
+
+                if (slots[i].block < first || !active(mi, v))
+                        continue;
+                r = in ? inst_set(mi->inst, b->type, &v->vr, 1, p, slots[i].n)
+                       : inst_get(mi->inst, b->type, &v->vr, 1, p, slots[i].n);
+                if (r != INST_OK && r != INST_WARNING)
+                        return mstep_fault(m, mi, r, in ? "Set (clocked inputs at a tick)"
+                                                        : "Get (clocked outputs at a tick)");
+        }
+        return 0;
+}
+
+int mclock_enter(struct master *m, struct mi *mi, double t)
+{
+        double tol = master_tol(m, t);
+        size_t n = 0;
+        int r;
+
+        for (size_t i = 0; i < mi->n_clocks; i++) {
+                struct mclock *c = &mi->clocks[i];
+
+                c->due = c->next <= t + tol;
+                if (c->due) {
+                        mi->clock_vrs[n] = c->vr;
+                        mi->clock_buf[n++] = true;
+                }
+        }
+        if (n > 0) {
+                r = inst_set(mi->inst, MD_CLOCK, mi->clock_vrs, n, mi->clock_buf, n);
+                if (r != INST_OK && r != INST_WARNING)
+                        return mstep_fault(m, mi, r, "SetClock");
+        }
+        for (size_t i = 0; i < mi->n_oclocks; i++)
+                mi->oclock_on[i] = false;
+        if (n == 0 && mi->n_oclocks == 0)
+                return 0;
+        r = clocked(m, mi, true);
+        if (r < 0)
+                return r;
+        r = mroute_get_outputs(m, mi);
+        if (r != INST_OK && r != INST_WARNING)
+                return mstep_fault(m, mi, r, "Get (outputs at a tick)");
+        if (mi->n_oclocks > 0) {
+                r = inst_get(mi->inst, MD_CLOCK, mi->oclock_vrs, mi->n_oclocks, mi->oclock_on,
+                             mi->n_oclocks);
+                if (r != INST_OK && r != INST_WARNING)
+                        return mstep_fault(m, mi, r, "GetClock (output Clocks)");
+                for (size_t i = 0; i < mi->n_oclocks; i++)
+                        mi->oclock_ticks[i] += mi->oclock_on[i];
+        }
+        return clocked(m, mi, false);
+}
+
+/* fmi3GetInterval* of c in Event Mode: *ret_t its interval, *ret_q its qualifier. */
+static int get_interval(struct master *m, struct mi *mi, struct mclock *c, uint64_t *ret_cnt,
+                        uint64_t *ret_res, double *ret_t, int *ret_q)
+{
+        int r;
+
+        *ret_res = 0;
+        if (c->supports_fraction) {
+                r = inst_get_interval_fraction(mi->inst, &c->vr, 1, ret_cnt, ret_res, ret_q);
+                *ret_t = *ret_res ? (double)*ret_cnt / (double)*ret_res : NAN;
+        } else {
+                r = inst_get_interval_decimal(mi->inst, &c->vr, 1, ret_t, ret_q);
+        }
+        if (r != INST_OK && r != INST_WARNING)
+                return mstep_fault(m, mi, r, c->supports_fraction ? "GetIntervalFraction"
+                                                                  : "GetIntervalDecimal");
+        return 0;
+}
+
+/* After a tick of a periodic Clock: a tunable one's interval may have changed. */
+static int next_periodic(struct master *m, struct mi *mi, struct mclock *c, double t)
+{
+        uint64_t cnt = 0, res = 0;
+        double iv;
+        int q = 0, r;
+
+        if (c->iv == MD_INTERVAL_TUNABLE) {
+                r = get_interval(m, mi, c, &cnt, &res, &iv, &q);
+                if (r < 0)
+                        return r;
+        }
+        if (q == QUAL_CHANGED && c->fraction && res == c->res && cnt > 0) {
+                c->step = cnt;
+        } else if (q == QUAL_CHANGED && (c->fraction || iv != c->interval)) {
+                if (!(iv > 0 && isfinite(iv)))
+                        return master_err(m, -EINVAL, "component '%s': Clock '%s' changed its "
+                                          "interval to %.17g at t = %.17g: a periodic Clock's "
+                                          "interval must be > 0 (FMI 3.0 section 2.2.8.2, Table "
+                                          "7)", mi->name, var_of(m, mi, c->var)->name, iv, t);
+                from_here(c, t, iv);
+                return 0;
+        }
+        if (c->fraction)
+                c->num += c->step;
+        else
+                c->k++;
+        return 0;
+}
+
+/* After any Event Mode: a countdown Clock's qualifier; after a tick: a changing one's interval. */
+static int next_aperiodic(struct master *m, struct mi *mi, struct mclock *c, double t)
+{
+        uint64_t cnt, res;
+        double iv;
+        int q = QUAL_NOT_YET_KNOWN, r;
+
+        r = get_interval(m, mi, c, &cnt, &res, &iv, &q);
+        if (r < 0)
+                return r;
+        if (c->iv == MD_INTERVAL_CHANGING || q == QUAL_CHANGED) {
+                from_here(c, t, q == QUAL_NOT_YET_KNOWN ? INFINITY : iv);
+                if (iv < 0)
+                        return master_err(m, -EINVAL, "component '%s': Clock '%s' has interval "
+                                          "%.17g at t = %.17g: it must be >= 0 (FMI 3.0 section "
+                                          "2.2.8.2, Tables 8 and 9)", mi->name,
+                                          var_of(m, mi, c->var)->name, iv, t);
+        } else if (c->due) {
+                c->next = INFINITY;     /* ticked, and no new countdown yet */
+        }
+        return 0;
+}
+
+int mclock_leave(struct master *m, struct mi *mi, double t)
+{
+        int r = 0;
+
+        for (size_t i = 0; i < mi->n_clocks && r == 0; i++) {
+                struct mclock *c = &mi->clocks[i];
+                bool was_due = c->due;
+
+                if (periodic(c->iv) && c->due)
+                        r = next_periodic(m, mi, c, t);
+                else if (c->iv == MD_INTERVAL_COUNTDOWN || (c->iv == MD_INTERVAL_CHANGING && c->due))
+                        r = next_aperiodic(m, mi, c, t);
+                if (r < 0)
+                        break;
+                c->ticks += was_due;
+                c->due = false;
+                if (c->next != INFINITY)
+                        c->next = tick_time(m, c);
+                if (was_due && c->next <= t + master_tol(m, t)) {
+                        m->fault = -EINVAL;
+                        r = master_err(m, -EINVAL, "component '%s': Clock '%s' would tick again "
+                                       "at t = %.17g, in the time instant of its tick at %.17g: "
+                                       "the master ticks a Clock once per time instant",
+                                       mi->name, var_of(m, mi, c->var)->name, c->next, t);
+                }
+        }
+        if (r < 0 && m->fault == 0)
+                m->fault = r;
+        note_next(mi);
+        return r;
+}
+
+uint64_t master_clock_ticks(const struct master *m, size_t comp, uint32_t vr)
+{
+        const struct mi *mi;
+
+        if (!m || comp >= m->n)
+                return 0;
+        mi = &m->mi[comp];
+        for (size_t i = 0; i < mi->n_clocks; i++)
+                if (mi->clocks[i].vr == vr)
+                        return mi->clocks[i].ticks;
+        for (size_t i = 0; i < mi->n_oclocks; i++)
+                if (mi->oclock_vrs[i] == vr)
+                        return mi->oclock_ticks[i];
+        return 0;
+}
