@@ -147,3 +147,99 @@ Test(master_clocks, input_clocks_without_event_mode_are_refused_at_load)
         free(msg);
         msys_fini(&x);
 }
+
+#define KINDS_SPEC { \
+        .elements = MSYS_COMP("k", "ClockKinds"), \
+        .stop = 1.0, \
+        .attrs = "stepSize=\"0.1\"", \
+        .settings = MSYS_RECORD("k.n_cst") MSYS_RECORD("k.n_fix") MSYS_RECORD("k.n_chg") \
+                    MSYS_RECORD("k.n_cd") MSYS_RECORD("k.oy"), \
+}
+
+/* The value of column name in the row after the events at t (or the plain row there). */
+static double at(const struct msys *x, double t, const char *name)
+{
+        const struct mrow *r = NULL;
+
+        for (size_t i = 0; i < x->n_rows; i++)
+                if (fabs(x->rows[i].t - t) < 1e-12 && !(x->rows[i].flags & MASTER_ROW_EVENT_LEFT))
+                        r = &x->rows[i];
+        cr_assert(r != NULL, "no row at %g", t);
+        return val(x, r, name);
+}
+
+Test(master_clocks, every_kind_of_input_clock_ticks_at_its_times)
+{
+        /*
+         * Hand-computed: cst (constant, 1/4) at 0, 0.25, 0.5, 0.75, 1; fix
+         * (fixed, 0.2 shifted 0.1, got from the FMU) at 0.1, 0.3, 0.5,
+         * 0.7, 0.9; chg (changing 0.1, 0.2, 0.3, 0.4) at 0.1, 0.3, 0.6, 1;
+         * cd (countdown 0.05 after chg) at 0.15, 0.35, 0.65; the output
+         * Clock out at the first, third and fifth tick of cst, with oy =
+         * the ticks of cst before it: 0, 2, 4.
+         */
+        struct msys_spec spec = KINDS_SPEC;
+        struct master_stats st;
+        size_t k;
+        struct msys x;
+
+        run_to_end(&x, &spec);
+        k = msys_comp(&x, "k");
+        cr_assert(eq(u64, master_clock_ticks(x.m, k, 1), 5));
+        cr_assert(eq(u64, master_clock_ticks(x.m, k, 2), 5));
+        cr_assert(eq(u64, master_clock_ticks(x.m, k, 5), 4));
+        cr_assert(eq(u64, master_clock_ticks(x.m, k, 6), 3));
+        cr_assert(eq(u64, master_clock_ticks(x.m, k, 10), 3));
+        master_get_stats(x.m, &st);
+        cr_assert(eq(u64, st.extra_points, 5));         /* 0.15 0.25 0.35 0.65 0.75 */
+        cr_assert(eq(dbl, at(&x, 0.0, "k.n_cst"), 1.0));
+        cr_assert(eq(dbl, at(&x, 0.25, "k.n_cst"), 2.0));
+        cr_assert(eq(dbl, at(&x, 0.2, "k.n_fix"), 1.0));
+        cr_assert(eq(dbl, at(&x, 0.3, "k.n_fix"), 2.0));
+        cr_assert(eq(dbl, at(&x, 0.5, "k.n_chg"), 2.0));
+        cr_assert(eq(dbl, at(&x, 0.6, "k.n_chg"), 3.0));
+        cr_assert(eq(dbl, at(&x, 0.15, "k.n_cd"), 1.0));
+        cr_assert(eq(dbl, at(&x, 0.3, "k.n_cd"), 1.0));
+        cr_assert(eq(dbl, at(&x, 0.35, "k.n_cd"), 2.0));
+        cr_assert(eq(dbl, at(&x, 0.65, "k.n_cd"), 3.0));
+        cr_assert(eq(dbl, at(&x, 0.4, "k.oy"), 0.0));
+        cr_assert(eq(dbl, at(&x, 0.5, "k.oy"), 2.0));
+        cr_assert(eq(dbl, at(&x, 0.75, "k.oy"), 2.0));
+        cr_assert(eq(dbl, at(&x, 1.0, "k.oy"), 4.0));
+        cr_assert(eq(dbl, at(&x, 1.0, "k.n_cst"), 5.0));
+        cr_assert(eq(dbl, at(&x, 1.0, "k.n_chg"), 4.0));
+        msys_fini(&x);
+}
+
+Test(master_clocks, an_output_clock_ticks_a_connected_triggered_clock_with_its_values)
+{
+        /*
+         * c.hi ticks at 0.8, 0.9 and 1 with hy = 20: k.trg ticks there too,
+         * with tu = hy, so ty = 20, 40, 60. k.out ticks at 0, 0.5 and 1:
+         * c.trig ticks there, at 0 and 1 in a second Event Mode of c after
+         * k's (k comes after c).
+         */
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent") MSYS_COMP("c", "ClockedDeriv")
+                            MSYS_COMP("k", "ClockKinds"),
+                .connections = MSYS_CONN("te", "level", "c", "cu") MSYS_CONN("c", "hi", "k", "trg")
+                               MSYS_CONN("c", "hy", "k", "tu") MSYS_CONN("k", "out", "c", "trig"),
+                .parameters = MSYS_REAL("te.phase", "0.25") MSYS_REAL("te.period", "0.5"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("k.ty") MSYS_RECORD("k.n_trg") MSYS_RECORD("c.hy"),
+        };
+        struct msys x;
+
+        run_to_end(&x, &spec);
+        cr_assert(eq(dbl, at(&x, 0.7, "k.n_trg"), 0.0));
+        cr_assert(eq(dbl, at(&x, 0.7, "k.ty"), 0.0));
+        cr_assert(eq(dbl, at(&x, 0.8, "k.n_trg"), 1.0));
+        cr_assert(eq(dbl, at(&x, 0.8, "k.ty"), 20.0));
+        cr_assert(eq(dbl, at(&x, 0.9, "k.ty"), 40.0));
+        cr_assert(eq(dbl, at(&x, 1.0, "k.ty"), 60.0));
+        cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "k"), 7), 3));
+        cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "c"), VR_TRIG), 3));
+        cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "c"), VR_TICK), 11));
+        msys_fini(&x);
+}

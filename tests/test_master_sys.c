@@ -18,7 +18,7 @@ static const char *const fmus[] = {
         FMUD_TEST_FMU_DIR "/Feedthrough.fmu", FMUD_TEST_FMU_DIR "/GlobalCounter.fmu",
         FMUD_TEST_FMU_DIR "/TimeEvent.fmu", FMUD_TEST_FMU_DIR "/Misbehave.fmu",
         FMUD_TEST_FMU_DIR "/FixedStep.fmu", FMUD_TEST_FMU_DIR "/FixedStepRigid.fmu",
-        FMUD_TEST_FMU_DIR "/ClockedDeriv.fmu",
+        FMUD_TEST_FMU_DIR "/ClockedDeriv.fmu", FMUD_TEST_FMU_DIR "/ClockKinds.fmu",
         FMUD_MASTER_FMU_DIR "/Scripted.fmu",
 };
 

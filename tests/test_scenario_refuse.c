@@ -190,6 +190,19 @@ Test(scenario_refuse, recording_an_unknown_variable, .fini = teardown)
         refuses("record_unknown", "'mass1.x9'", "unknown variable");
 }
 
+Test(scenario_refuse, an_output_clock_connected_to_a_time_based_input_clock, .fini = teardown)
+{
+        refuses("connect_clock_timed", ":16: 'c2.tick'", "a connected input Clock must be "
+                "triggered (intervalVariability=\"triggered\"): the FMU times its time-based "
+                "Clocks itself (FMI 3.0 section 2.2.8.2)");
+}
+
+Test(scenario_refuse, an_output_clock_connected_to_a_value, .fini = teardown)
+{
+        refuses("connect_clock_value", ":16: 'c2.cu'", "type mismatch: Clock 'c1.hi' feeds "
+                "Float64 'c2.cu'");
+}
+
 Test(scenario_refuse, a_connected_local_variable, .fini = teardown)
 {
         refuses("connect_local", ":16: 'ball.der_h'", "a variable of causality local cannot be "

@@ -58,6 +58,12 @@ static bool periodic(enum md_interval_variability iv)
         return iv == MD_INTERVAL_CONSTANT || iv == MD_INTERVAL_FIXED || iv == MD_INTERVAL_TUNABLE;
 }
 
+static bool triggered(const struct md_variable *v)
+{
+        return v->type == MD_CLOCK && v->causality == MD_CAUSALITY_INPUT &&
+               v->attrs.clock.interval_variability == MD_INTERVAL_TRIGGERED;
+}
+
 static double tick_time(const struct master *m, const struct mclock *c)
 {
         if (c->next == INFINITY)
@@ -124,7 +130,7 @@ int mclock_plan(struct master *m, struct mi *mi)
 {
         const struct session_inst *si = &m->s->insts[mi->idx];
         const struct md *md = m->sc->components[mi->idx].fmu->md;
-        size_t no = 0, nbuf;
+        size_t no = 0, nt = 0, nbuf;
         int r;
 
         mi->clock_next = INFINITY;
@@ -132,13 +138,15 @@ int mclock_plan(struct master *m, struct mi *mi)
                 return master_err(m, -EINVAL, "component '%s': its clocked variables are set and "
                                   "got in Event Mode only, while their Clocks tick (FMI 3.0 "
                                   "section 2.2.8.3), and Event Mode is not used", mi->name);
-        for (size_t i = 0; i < md->n_vars; i++)
+        for (size_t i = 0; i < md->n_vars; i++) {
                 no += md->vars[i].type == MD_CLOCK &&
                       md->vars[i].causality == MD_CAUSALITY_OUTPUT;
-        if (!si->event_mode || (si->n_clocks == 0 && no == 0))
+                nt += triggered(&md->vars[i]);
+        }
+        if (!si->event_mode || (si->n_clocks == 0 && no == 0 && nt == 0))
                 return 0;
-        nbuf = si->n_clocks > no ? si->n_clocks : no;
-        mi->clocks = calloc(si->n_clocks ? si->n_clocks : 1, sizeof(*mi->clocks));
+        nbuf = si->n_clocks + nt > no ? si->n_clocks + nt : no;
+        mi->clocks = calloc(si->n_clocks + nt, sizeof(*mi->clocks));
         mi->oclock_vrs = calloc(no ? no : 1, sizeof(*mi->oclock_vrs));
         mi->oclock_ticks = calloc(no ? no : 1, sizeof(*mi->oclock_ticks));
         mi->oclock_on = calloc(no ? no : 1, sizeof(*mi->oclock_on));
@@ -156,8 +164,84 @@ int mclock_plan(struct master *m, struct mi *mi)
                         return r;
                 mi->n_clocks++;
         }
+        /* Triggered input Clocks: ticked by a Clock connection, never by time. */
+        for (size_t i = 0; i < md->n_vars; i++)
+                if (triggered(&md->vars[i]))
+                        mi->clocks[mi->n_clocks++] = (struct mclock){
+                                .vr = md->vars[i].vr, .var = i, .iv = MD_INTERVAL_TRIGGERED,
+                                .next = INFINITY };
         note_next(mi);
         return 0;
+}
+
+static bool find_clock(const struct mi *mi, uint32_t vr, size_t *ret)
+{
+        for (*ret = 0; *ret < mi->n_clocks; (*ret)++)
+                if (mi->clocks[*ret].vr == vr)
+                        return true;
+        return false;
+}
+
+static bool find_oclock(const struct mi *mi, uint32_t vr, size_t *ret)
+{
+        for (*ret = 0; *ret < mi->n_oclocks; (*ret)++)
+                if (mi->oclock_vrs[*ret] == vr)
+                        return true;
+        return false;
+}
+
+int mclock_links(struct master *m)
+{
+        const struct scenario *sc = m->sc;
+        size_t n = 0;
+
+        for (size_t i = 0; i < sc->n_connections; i++)
+                n += sc->connections[i].from_type == MD_CLOCK && !sc->connections[i].parameter;
+        if (n == 0)
+                return 0;
+        m->clinks = calloc(n, sizeof(*m->clinks));
+        if (!m->clinks)
+                return -ENOMEM;
+        for (size_t i = 0; i < sc->n_connections; i++) {
+                const struct scenario_connection *c = &sc->connections[i];
+                const char *origin = c->origin ? c->origin : "?";
+                struct mi *p = &m->mi[c->from_comp], *d = &m->mi[c->to_comp];
+                struct mclink *l = &m->clinks[m->n_clinks];
+
+                if (c->from_type != MD_CLOCK || c->parameter)
+                        continue;
+                if (!p->event_mode || !d->event_mode)
+                        return master_err(m, -EINVAL, "connection %s: Clocks tick in Event Mode "
+                                          "only (FMI 3.0 section 2.2.8.2, Table 5), and '%s' "
+                                          "does not use it", origin,
+                                          p->event_mode ? d->name : p->name);
+                if (p->rate != 1 || d->rate != 1)
+                        return master_err(m, -EINVAL, "connection %s: a Clock connection between "
+                                          "components with a multirate factor is not supported",
+                                          origin);
+                *l = (struct mclink){ .prod = c->from_comp, .cons = c->to_comp };
+                if (!find_oclock(p, var_of(m, p, c->from_var)->vr, &l->oclock) ||
+                    !find_clock(d, var_of(m, d, c->to_var)->vr, &l->clock) ||
+                    d->clocks[l->clock].iv != MD_INTERVAL_TRIGGERED)
+                        return master_err(m, -EINVAL, "connection %s: an output Clock ticks only "
+                                          "a triggered input Clock (FMI 3.0 section 2.2.8.2)",
+                                          origin);
+                m->n_clinks++;
+        }
+        return 0;
+}
+
+/* The consumers of mi's output Clocks that ticked: their Clocks tick at this point too. */
+static void trigger(struct master *m, const struct mi *mi)
+{
+        for (size_t i = 0; i < m->n_clinks; i++) {
+                const struct mclink *l = &m->clinks[i];
+
+                if (l->prod != mi->idx || !mi->oclock_on[l->oclock])
+                        continue;
+                m->mi[l->cons].clocks[l->clock].pending = true;
+                m->mi[l->cons].trig = true;
+        }
 }
 
 void mclock_free(struct mi *mi)
@@ -222,7 +306,8 @@ int mclock_enter(struct master *m, struct mi *mi, double t)
         for (size_t i = 0; i < mi->n_clocks; i++) {
                 struct mclock *c = &mi->clocks[i];
 
-                c->due = c->next <= t + tol;
+                c->due = c->next <= t + tol || c->pending;
+                c->pending = false;
                 if (c->due) {
                         mi->clock_vrs[n] = c->vr;
                         mi->clock_buf[n++] = true;
@@ -233,6 +318,7 @@ int mclock_enter(struct master *m, struct mi *mi, double t)
                 if (r != INST_OK && r != INST_WARNING)
                         return mstep_fault(m, mi, r, "SetClock");
         }
+        mi->trig = false;
         for (size_t i = 0; i < mi->n_oclocks; i++)
                 mi->oclock_on[i] = false;
         if (n == 0 && mi->n_oclocks == 0)
@@ -250,6 +336,7 @@ int mclock_enter(struct master *m, struct mi *mi, double t)
                         return mstep_fault(m, mi, r, "GetClock (output Clocks)");
                 for (size_t i = 0; i < mi->n_oclocks; i++)
                         mi->oclock_ticks[i] += mi->oclock_on[i];
+                trigger(m, mi);
         }
         return clocked(m, mi, false);
 }

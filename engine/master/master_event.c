@@ -22,10 +22,43 @@
 #include <math.h>
 #include <string.h>
 
+static int event(struct master *m, struct mi *mi);
+
 static bool needs(const struct master *m, const struct mi *mi)
 {
         return mi->event_mode && mi->t == m->t_cur && !mi->pending &&
-               (mi->event || mi_next_time(mi) <= m->t_cur + master_tol(m, m->t_cur));
+               (mi->event || mi->trig || mi_next_time(mi) <= m->t_cur + master_tol(m, m->t_cur));
+}
+
+/*
+ * Event Mode for every instance that needs it, in index order, then again
+ * for those whose triggered input Clocks a later one's output Clock
+ * ticked (master_clock.c), until none is left.
+ */
+static int events(struct master *m, bool (*want)(const struct master *, const struct mi *))
+{
+        for (size_t pass = 0;; pass++) {
+                bool again = false;
+
+                for (size_t i = 0; i < m->n; i++) {
+                        int r;
+
+                        if (!(pass == 0 ? want(m, &m->mi[i]) : m->mi[i].trig))
+                                continue;
+                        r = event(m, &m->mi[i]);
+                        if (r < 0)
+                                return r;
+                }
+                for (size_t i = 0; i < m->n; i++)
+                        again |= m->mi[i].trig;
+                if (!again)
+                        return 0;
+                if (pass >= m->n) {
+                        m->fault = -ELOOP;
+                        return master_err(m, -ELOOP, "Clock connections tick each other over "
+                                          "and over at t = %.17g", m->t_cur);
+                }
+        }
 }
 
 static int session_failed(struct master *m, int r)
@@ -108,15 +141,16 @@ int mevent_point(struct master *m, bool record)
         }
         /* A point with events is always recorded, on both sides of them. */
         mroute_row(m, m->t_cur, flags | MASTER_ROW_EVENT_LEFT);
-        for (size_t i = 0; i < m->n; i++) {
-                if (!needs(m, &m->mi[i]))
-                        continue;
-                r = event(m, &m->mi[i]);
-                if (r < 0)
-                        return r;
-        }
+        r = events(m, needs);
+        if (r < 0)
+                return r;
         mroute_row(m, m->t_cur, flags);
         return 0;
+}
+
+static bool ticks(const struct master *m, const struct mi *mi)
+{
+        return mi->event_mode && mclock_due(m, mi, m->t_cur);
 }
 
 int mevent_start(struct master *m)
@@ -125,19 +159,15 @@ int mevent_start(struct master *m)
         int r;
 
         for (size_t i = 0; i < m->n && !any; i++)
-                any = m->mi[i].event_mode && mclock_due(m, &m->mi[i], m->t_cur);
+                any = ticks(m, &m->mi[i]);
         if (!any) {
                 mroute_row(m, m->t_cur, 0);
                 return 0;
         }
         mroute_row(m, m->t_cur, MASTER_ROW_EVENT_LEFT);
-        for (size_t i = 0; i < m->n; i++) {
-                if (!m->mi[i].event_mode || !mclock_due(m, &m->mi[i], m->t_cur))
-                        continue;
-                r = event(m, &m->mi[i]);
-                if (r < 0)
-                        return r;
-        }
+        r = events(m, ticks);
+        if (r < 0)
+                return r;
         mroute_row(m, m->t_cur, 0);
         return 0;
 }

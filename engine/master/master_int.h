@@ -162,6 +162,13 @@ struct mclock {
         double next;                    /* INFINITY: none */
         uint64_t ticks;
         bool due;                       /* ticks in the Event Mode under way */
+        bool pending;                   /* triggered: a connected output Clock ticked */
+};
+
+/* A Clock connection: output Clock oclock of prod ticks input Clock clock of cons. */
+struct mclink {
+        size_t prod, oclock;
+        size_t cons, clock;
 };
 
 /* The master's view of one instance. */
@@ -268,6 +275,7 @@ struct mi {
         uint32_t *clock_vrs;            /* scratch: the input Clocks set at a tick */
         bool *clock_buf;                /* scratch: Clock values */
         double clock_next;              /* the earliest tick; INFINITY: none */
+        bool trig;                      /* a triggered input Clock is pending */
 };
 
 struct master {
@@ -316,6 +324,10 @@ struct master {
         bool spread_ok;
         unsigned ncpu;                  /* cpus numbered below this may be allowed */
         bool cpu_allowed[SPREAD_CPUS_MAX];
+
+        /* Clock connections (master_clock.c). */
+        size_t n_clinks;
+        struct mclink *clinks;
 
         /* Rows. */
         size_t n_cols;
@@ -519,6 +531,8 @@ int mevent_point(struct master *m, bool record);
 /* mi's Clocks from the session's timing and its description. 0 or -errno (m->msg). */
 int mclock_plan(struct master *m, struct mi *mi);
 void mclock_free(struct mi *mi);
+/* The Clock connections, once every instance's Clocks are planned. 0 or -errno (m->msg). */
+int mclock_links(struct master *m);
 /* Whether one of mi's input Clocks ticks at t. */
 bool mclock_due(const struct master *m, const struct mi *mi, double t);
 /*

@@ -160,7 +160,7 @@ static size_t plain_blocks(const struct mblock *b, size_t n)
 
 static bool routed(const struct scenario_connection *c)
 {
-        return !c->parameter;
+        return !c->parameter && c->from_type != MD_CLOCK;
 }
 
 /* Outputs to get with each step: connection sources and recorded columns. */
@@ -331,6 +331,8 @@ int mplan_build(struct master *m)
                         r = mclock_plan(m, &m->mi[i]);
         }
         if (r == 0)
+                r = mclock_links(m);
+        if (r == 0)
                 r = mplan_routes(m);
         for (size_t i = 0; i < m->n && r == 0; i++)
                 r = mplan_iu_outputs(m, &m->mi[i]);
@@ -362,6 +364,7 @@ void mplan_free(struct master *m)
                 free(mi->in_slots);
                 free(mi->feeds);
         }
+        free(m->clinks);
         free(m->by_stage);
         free(m->stage_start);
         free(m->col_block);

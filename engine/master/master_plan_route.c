@@ -210,7 +210,7 @@ int mplan_routes(struct master *m)
         int r = 0;
 
         for (size_t i = 0; i < sc->n_connections; i++)
-                if (!sc->connections[i].parameter)
+                if (!sc->connections[i].parameter && sc->connections[i].from_type != MD_CLOCK)
                         m->mi[sc->connections[i].to_comp].n_routes++;
         for (size_t i = 0; i < m->n; i++) {
                 size_t n = m->mi[i].n_routes;
@@ -220,8 +220,9 @@ int mplan_routes(struct master *m)
                 if (!m->mi[i].routes)
                         return -ENOMEM;
         }
+        /* Clock connections tick Clocks rather than move values (master_clock.c). */
         for (size_t i = 0; i < sc->n_connections && r == 0; i++)
-                if (!sc->connections[i].parameter)
+                if (!sc->connections[i].parameter && sc->connections[i].from_type != MD_CLOCK)
                         r = add_route(m, &sc->connections[i]);
         for (size_t i = 0; i < m->n && r == 0; i++)
                 if (m->mi[i].iu)

@@ -325,9 +325,12 @@ static int check_path(struct sc_load *l, int line, const struct sg_node *src,
 
         snprintf(na, sizeof(na), "%s.%s", ca, a->name);
         snprintf(nb, sizeof(nb), "%s.%s", cb, b->name);
-        if (a->type == MD_CLOCK || b->type == MD_CLOCK)
-                return sc_err(l, l->label, line, nb,
-                              "Clock variables cannot be connected (not supported)");
+        /* An output Clock ticks a triggered input Clock (FMI 3.0 section 2.2.8.2). */
+        if (a->type == MD_CLOCK && b->type == MD_CLOCK &&
+            b->attrs.clock.interval_variability != MD_INTERVAL_TRIGGERED)
+                return sc_err(l, l->label, line, nb, "a connected input Clock must be triggered "
+                              "(intervalVariability=\"triggered\"): the FMU times its "
+                              "time-based Clocks itself (FMI 3.0 section 2.2.8.2)");
         if (a->type != b->type && !(floats && f->transformed))
                 return sc_err(l, l->label, line, nb, "type mismatch: %s '%s' feeds %s '%s' (types "
                               "must match; a LinearTransformation converts between Float32 and "

@@ -1,0 +1,171 @@
+/*
+ * ClockKinds: one input Clock of each time-based kind, a triggered input
+ * Clock and an output Clock, as an FMI 3.0 Co-Simulation FMU with Event
+ * Mode, each counting its ticks (FMI 3.0 section 2.2.8.2):
+ *
+ *   cst  constant periodic, interval 1/4 from the description
+ *   fix  fixed periodic without intervalDecimal: interval fix_interval
+ *        and shift fix_shift, got in Initialization Mode
+ *   chg  changing: first interval 0.1, after its k-th tick 0.1 (k + 1),
+ *        so it ticks at 0.1, 0.3, 0.6, 1.0
+ *   cd   countdown: fmi3IntervalNotYetKnown until chg ticks, then 0.05
+ *        (fmi3IntervalChanged once, fmi3IntervalUnchanged after) until
+ *        it has ticked, so it ticks 0.05 after each tick of chg
+ *   trg  triggered: ty = tu + the tu of every earlier tick (tu and ty
+ *        are clocked by trg)
+ *   out  output Clock: ticks at every other tick of cst (the first,
+ *        third, ...), with oy = the ticks of cst before it (clocked by out)
+ *
+ * n_cst .. n_trg count the ticks (unclocked discrete outputs). Clocks
+ * and counts change in fmi3UpdateDiscreteStates, which deactivates the
+ * Clocks (section 2.2.7.2); clocked outputs are computed by a get while
+ * their Clock ticks (section 2.2.8.3).
+ *
+ * Value references: time 0, cst 1, fix 2, fix_interval 3, fix_shift 4,
+ * chg 5, cd 6, trg 7, tu 8, ty 9, out 10, oy 11, n_cst 12, n_fix 13,
+ * n_chg 14, n_cd 15, n_trg 16.
+ */
+#include <errno.h>
+
+#include "model.h"
+
+enum {
+        VR_CST = 1, VR_FIX, VR_FIX_INTERVAL, VR_FIX_SHIFT, VR_CHG, VR_CD, VR_TRG, VR_TU, VR_TY,
+        VR_OUT, VR_OY, VR_N_CST, VR_N_FIX, VR_N_CHG, VR_N_CD, VR_N_TRG,
+};
+
+#define QUAL_NOT_YET_KNOWN 0
+#define QUAL_UNCHANGED 1
+#define QUAL_CHANGED 2
+#define COUNTDOWN 0.05
+
+struct model_data {
+        bool cst, fix, chg, cd, trg, out;
+        double fix_interval, fix_shift;
+        double tu, ty, ty_sum, oy;
+        double n_cst, n_fix, n_chg, n_cd, n_trg;
+        double chg_interval;
+        bool chg_changed;
+        bool cd_known, cd_changed;
+};
+
+static const struct var vars[] = {
+        VAR_TIME(0),
+        VAR_SCALAR(VR_CST, "cst", VAR_CLOCK, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, cst),
+        VAR_SCALAR(VR_FIX, "fix", VAR_CLOCK, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, fix),
+        VAR_SCALAR(VR_FIX_INTERVAL, "fix_interval", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED,
+                   VAR_EXACT, fix_interval),
+        VAR_SCALAR(VR_FIX_SHIFT, "fix_shift", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT,
+                   fix_shift),
+        VAR_SCALAR(VR_CHG, "chg", VAR_CLOCK, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, chg),
+        VAR_SCALAR(VR_CD, "cd", VAR_CLOCK, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, cd),
+        VAR_SCALAR(VR_TRG, "trg", VAR_CLOCK, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, trg),
+        VAR_SCALAR(VR_TU, "tu", VAR_FLOAT64, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, tu),
+        VAR_SCALAR(VR_TY, "ty", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, ty),
+        VAR_SCALAR(VR_OUT, "out", VAR_CLOCK, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, out),
+        VAR_SCALAR(VR_OY, "oy", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, oy),
+        VAR_SCALAR(VR_N_CST, "n_cst", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, n_cst),
+        VAR_SCALAR(VR_N_FIX, "n_fix", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, n_fix),
+        VAR_SCALAR(VR_N_CHG, "n_chg", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, n_chg),
+        VAR_SCALAR(VR_N_CD, "n_cd", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, n_cd),
+        VAR_SCALAR(VR_N_TRG, "n_trg", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, n_trg),
+};
+
+static void start(struct inst *inst)
+{
+        struct model_data *d = inst_data(inst);
+
+        d->fix_interval = 0.2;
+        d->fix_shift = 0.1;
+        d->chg_interval = 0.1;
+        d->chg_changed = true;
+}
+
+static int calculate(struct inst *inst)
+{
+        struct model_data *d = inst_data(inst);
+
+        if (d->trg)
+                d->ty = d->ty_sum + d->tu;
+        d->out = d->cst && (long long)d->n_cst % 2 == 0;
+        if (d->out)
+                d->oy = d->n_cst;
+        return 0;
+}
+
+static int do_step(struct inst *inst, struct step *step)
+{
+        (void) inst;
+        (void) step;
+        return 0;
+}
+
+static int update_discrete(struct inst *inst, struct discrete *ret)
+{
+        struct model_data *d = inst_data(inst);
+
+        (void) inst;
+        ret->need_update = false;
+        if (d->trg) {
+                d->ty_sum += d->tu;
+                d->n_trg++;
+        }
+        d->n_cst += d->cst;
+        d->n_fix += d->fix;
+        if (d->chg) {
+                d->n_chg++;
+                d->chg_interval = 0.1 * (d->n_chg + 1);
+                d->chg_changed = true;
+                d->cd_known = d->cd_changed = true;
+        }
+        if (d->cd) {
+                d->n_cd++;
+                d->cd_known = d->cd_changed = false;
+        }
+        d->cst = d->fix = d->chg = d->cd = d->trg = d->out = false;
+        return 0;
+}
+
+static int clock_timing(struct inst *inst, const struct var *clock, enum clock_quantity what,
+                        bool set, struct clock_time *t)
+{
+        struct model_data *d = inst_data(inst);
+
+        if (set || (what == CLOCK_SHIFT && clock->vr != VR_FIX) ||
+            (clock->vr == VR_FIX && !inst_initializing(inst)) ||
+            (clock->vr != VR_FIX && clock->vr != VR_CHG && clock->vr != VR_CD)) {
+                inst_log(inst, FMU_ERROR, "Clock '%s': the %s cannot be %s here", clock->name,
+                         what == CLOCK_SHIFT ? "shift" : "interval", set ? "set" : "got");
+                return -EPERM;
+        }
+        t->counter = 0;
+        t->resolution = 1;
+        t->qualifier = QUAL_UNCHANGED;
+        if (clock->vr == VR_FIX) {
+                t->decimal = what == CLOCK_SHIFT ? d->fix_shift : d->fix_interval;
+                t->qualifier = QUAL_CHANGED;
+        } else if (clock->vr == VR_CHG) {
+                t->decimal = d->chg_interval;
+                t->qualifier = d->chg_changed ? QUAL_CHANGED : QUAL_UNCHANGED;
+                d->chg_changed = false;
+        } else {
+                t->decimal = d->cd_known ? COUNTDOWN : 0.0;
+                t->qualifier = !d->cd_known ? QUAL_NOT_YET_KNOWN :
+                               d->cd_changed ? QUAL_CHANGED : QUAL_UNCHANGED;
+                d->cd_changed = false;
+        }
+        return 0;
+}
+
+const struct model model = {
+        .token = "{c4a1d2e7-5b3f-4a90-8e6d-2f7b9c0a1d35}",
+        .data_size = sizeof(struct model_data),
+        .vars = vars,
+        .n_vars = sizeof(vars) / sizeof(vars[0]),
+        .caps = MODEL_HAS_EVENT_MODE | MODEL_CAN_GET_SET_STATE | MODEL_CAN_SERIALIZE_STATE,
+        .start = start,
+        .calculate = calculate,
+        .do_step = do_step,
+        .update_discrete = update_discrete,
+        .clock_timing = clock_timing,
+};
