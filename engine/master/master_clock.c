@@ -42,6 +42,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine/master/master_value.h"
 
@@ -126,6 +127,53 @@ static int plan_one(struct master *m, struct mi *mi, const struct session_clock 
         return 0;
 }
 
+/* The recorded Clocks of mi: one flag each, true in the rows after it ticked. */
+static int plan_ticked(struct master *m, struct mi *mi)
+{
+        const struct scenario *sc = m->sc;
+        struct mblock *b = &mi->ticked;
+
+        b->type = MD_CLOCK;
+        for (size_t i = 0; i < sc->n_columns; i++) {
+                const struct md_variable *v = var_of(m, mi, sc->columns[i].var);
+
+                if (sc->columns[i].comp != mi->idx || v->type != MD_CLOCK)
+                        continue;
+                if (!b->vrs && (!(b->vrs = calloc(sc->n_columns, sizeof(*b->vrs))) ||
+                                !(b->vals = calloc(sc->n_columns, sizeof(bool)))))
+                        return -ENOMEM;
+                b->vrs[b->n_vars++] = v->vr;
+        }
+        b->n = b->n_vars;
+        return 0;
+}
+
+static void flag(struct mi *mi, uint32_t vr)
+{
+        for (size_t i = 0; i < mi->ticked.n_vars; i++)
+                if (mi->ticked.vrs[i] == vr)
+                        ((bool *)mi->ticked.vals)[i] = true;
+}
+
+bool mclock_column(const struct mi *mi, uint32_t vr, const struct mblock **ret_block,
+                   size_t *ret_off)
+{
+        for (size_t i = 0; i < mi->ticked.n_vars; i++)
+                if (mi->ticked.vrs[i] == vr) {
+                        *ret_block = &mi->ticked;
+                        *ret_off = i;
+                        return true;
+                }
+        return false;
+}
+
+void mclock_unflag(struct master *m)
+{
+        for (size_t i = 0; i < m->n; i++)
+                if (m->mi[i].ticked.n)
+                        memset(m->mi[i].ticked.vals, 0, m->mi[i].ticked.n * sizeof(bool));
+}
+
 int mclock_plan(struct master *m, struct mi *mi)
 {
         const struct session_inst *si = &m->s->insts[mi->idx];
@@ -134,6 +182,8 @@ int mclock_plan(struct master *m, struct mi *mi)
         int r;
 
         mi->clock_next = INFINITY;
+        if (plan_ticked(m, mi) < 0)
+                return -ENOMEM;
         if (!si->event_mode && (mi->n_in_step < mi->n_in || mi->n_out_step < mi->n_out))
                 return master_err(m, -EINVAL, "component '%s': its clocked variables are set and "
                                   "got in Event Mode only, while their Clocks tick (FMI 3.0 "
@@ -252,6 +302,8 @@ void mclock_free(struct mi *mi)
         free(mi->oclock_on);
         free(mi->clock_vrs);
         free(mi->clock_buf);
+        free(mi->ticked.vrs);
+        free(mi->ticked.vals);
 }
 
 bool mclock_due(const struct master *m, const struct mi *mi, double t)
@@ -309,6 +361,7 @@ int mclock_enter(struct master *m, struct mi *mi, double t)
                 c->due = c->next <= t + tol || c->pending;
                 c->pending = false;
                 if (c->due) {
+                        flag(mi, c->vr);
                         mi->clock_vrs[n] = c->vr;
                         mi->clock_buf[n++] = true;
                 }
@@ -334,8 +387,11 @@ int mclock_enter(struct master *m, struct mi *mi, double t)
                              mi->n_oclocks);
                 if (r != INST_OK && r != INST_WARNING)
                         return mstep_fault(m, mi, r, "GetClock (output Clocks)");
-                for (size_t i = 0; i < mi->n_oclocks; i++)
+                for (size_t i = 0; i < mi->n_oclocks; i++) {
                         mi->oclock_ticks[i] += mi->oclock_on[i];
+                        if (mi->oclock_on[i])
+                                flag(mi, mi->oclock_vrs[i]);
+                }
                 trigger(m, mi);
         }
         return clocked(m, mi, false);

@@ -276,6 +276,7 @@ struct mi {
         bool *clock_buf;                /* scratch: Clock values */
         double clock_next;              /* the earliest tick; INFINITY: none */
         bool trig;                      /* a triggered input Clock is pending */
+        struct mblock ticked;           /* recorded Clocks: ticked at this point (MD_CLOCK) */
 };
 
 struct master {
@@ -533,6 +534,11 @@ int mclock_plan(struct master *m, struct mi *mi);
 void mclock_free(struct mi *mi);
 /* The Clock connections, once every instance's Clocks are planned. 0 or -errno (m->msg). */
 int mclock_links(struct master *m);
+/* Where the column of mi's recorded Clock vr reads its flag; false when it is none. */
+bool mclock_column(const struct mi *mi, uint32_t vr, const struct mblock **ret_block,
+                   size_t *ret_off);
+/* At the start of a point: no recorded Clock has ticked there yet. */
+void mclock_unflag(struct master *m);
 /* Whether one of mi's input Clocks ticks at t. */
 bool mclock_due(const struct master *m, const struct mi *mi, double t);
 /*

@@ -179,8 +179,10 @@ static int plan_outputs(struct master *m, struct mi *mi)
         for (size_t i = 0; i < sc->rig.n_out; i++)      /* outputs a rig reads */
                 if (sc->rig.out[i].comp == mi->idx)
                         vars[nv++] = sc->rig.out[i].var;
+        /* A recorded Clock is a flag the master keeps (master_clock.c), not a value got. */
         for (size_t i = 0; i < sc->n_columns; i++)
-                if (sc->columns[i].comp == mi->idx)
+                if (sc->columns[i].comp == mi->idx &&
+                    sc->components[mi->idx].fmu->md->vars[sc->columns[i].var].type != MD_CLOCK)
                         vars[nv++] = sc->columns[i].var;
         nv = mplan_uniq(vars, nv);
         for (size_t i = 0; i < nv; i++) {
@@ -309,6 +311,10 @@ static int plan_columns(struct master *m)
                 const struct scenario_column *c = &sc->columns[i];
                 const struct mslot *sl = c->comp < m->n ? mplan_slot(&m->mi[c->comp], c->var) : NULL;
 
+                if (!sl && c->comp < m->n &&
+                    mclock_column(&m->mi[c->comp], sc->components[c->comp].fmu->md->vars[c->var].vr,
+                                  &m->col_block[i], &m->col_off[i]))
+                        continue;
                 if (!sl || c->element >= sl->n)
                         return master_err(m, -EINVAL, "column '%s': no such value", c->name);
                 m->col_block[i] = &m->mi[c->comp].pub[sl->block];

@@ -106,6 +106,7 @@ int mstep_point(struct master *m)
         int r;
 
         m->iu_msg[0] = '\0';
+        mclock_unflag(m);
         mrig_inputs(m);
         mstep_plan(m);
         r = mstep_save(m);
