@@ -127,6 +127,24 @@ static struct json_object *vr_list(const uint32_t *vrs, size_t n)
         return a;
 }
 
+/* A Clock's kind and timing (FMI 3.0 section 2.2.8.2), as the description gives them. */
+static void clock_attrs(struct json_object *o, const struct md_clock_attrs *a)
+{
+        static const char *const kinds[] = {
+                "none", "constant", "fixed", "tunable", "changing", "countdown", "triggered",
+        };
+        unsigned iv = a->interval_variability;
+
+        put(o, "intervalVariability",
+            json_object_new_string(iv < sizeof(kinds) / sizeof(kinds[0]) ? kinds[iv] : "?"));
+        if (a->has_interval_decimal)
+                put(o, "intervalDecimal", json_object_new_double(a->interval_decimal));
+        if (a->has_shift_decimal)
+                put(o, "shiftDecimal", json_object_new_double(a->shift_decimal));
+        if (a->can_be_deactivated)
+                put(o, "canBeDeactivated", json_object_new_boolean(true));
+}
+
 static struct json_object *variable(const struct md *md, const struct md_variable *v)
 {
         struct json_object *o = json_object_new_object();
@@ -157,6 +175,8 @@ static struct json_object *variable(const struct md *md, const struct md_variabl
                 put(o, "previous", json_object_new_uint64(v->previous));
         if (v->n_clocks)
                 put(o, "clocks", vr_list(v->clocks, v->n_clocks));
+        if (v->type == MD_CLOCK)
+                clock_attrs(o, &v->attrs.clock);
         if (v->has_derivative)
                 put(o, "derivative", json_object_new_uint64(v->derivative));
         return o;

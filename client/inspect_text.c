@@ -171,6 +171,58 @@ static void print_variables(FILE *out, const struct md *md)
         }
 }
 
+/* intervalVariability (FMI 3.0 section 2.2.8.2), by enum md_interval_variability. */
+static const char *const interval_kinds[] = {
+        "-", "constant", "fixed", "tunable", "changing", "countdown", "triggered",
+};
+
+/* Where a Clock's timing comes from: the description, or the FMU at initialization. */
+static void format_timing(char *cell, size_t size, const struct md_clock_attrs *a)
+{
+        if (a->interval_variability == MD_INTERVAL_TRIGGERED ||
+            a->interval_variability == MD_INTERVAL_NONE)
+                snprintf(cell, size, "-");
+        else if (a->has_interval_decimal)
+                snprintf(cell, size, "%.15g shift %.15g", a->interval_decimal,
+                         a->has_shift_decimal ? a->shift_decimal : 0.0);
+        else
+                snprintf(cell, size, "from the FMU");
+}
+
+/* Every Clock: its kind, its timing and the variables it clocks. */
+static void print_clocks(FILE *out, const struct md *md)
+{
+        size_t n = 0;
+        char timing[96];
+
+        for (size_t i = 0; i < md->n_vars; i++)
+                n += md->vars[i].type == MD_CLOCK;
+        if (n == 0)
+                return;
+        fprintf(out, "\nClocks (%zu)\n", n);
+        fprintf(out, "  %-24s %-10s %-10s %-28s %s\n", "name", "causality", "kind", "interval",
+                "clocks");
+        for (size_t i = 0; i < md->n_vars; i++) {
+                const struct md_variable *v = &md->vars[i];
+                unsigned iv = v->attrs.clock.interval_variability;
+                const char *sep = "";
+
+                if (v->type != MD_CLOCK)
+                        continue;
+                format_timing(timing, sizeof(timing), &v->attrs.clock);
+                fprintf(out, "  %-24s %-10s %-10s %-28s", v->name, md_causality_name(v->causality),
+                        iv < sizeof(interval_kinds) / sizeof(interval_kinds[0]) ?
+                        interval_kinds[iv] : "?", timing);
+                for (size_t j = 0; j < md->n_vars; j++)
+                        for (size_t k = 0; k < md->vars[j].n_clocks; k++)
+                                if (md->vars[j].clocks[k] == v->vr) {
+                                        fprintf(out, "%s%s", *sep ? sep : " ", md->vars[j].name);
+                                        sep = ", ";
+                                }
+                fprintf(out, "%s\n", *sep ? "" : " -");
+        }
+}
+
 void inspect_print_text(FILE *out, FILE *err, const char *path, const struct fmu *fmu,
                         const struct diag_list *diags)
 {
@@ -181,6 +233,7 @@ void inspect_print_text(FILE *out, FILE *err, const char *path, const struct fmu
                         print_cosim(out, fmu->md);
                 print_experiment(out, fmu->md);
                 print_variables(out, fmu->md);
+                print_clocks(out, fmu->md);
         }
         fflush(out);
         inspect_print_problems(err, path, diags, "the FMU is refused");

@@ -224,6 +224,35 @@ Test(inspect, prints_a_table_for_people, .init = setup, .fini = teardown)
         free(path);
 }
 
+Test(inspect, shows_each_clock_with_its_kind_timing_and_clocked_variables, .init = setup,
+     .fini = teardown)
+{
+        char *path = fmu_path("ClockedDeriv");
+        struct run_result r = fmuctl("inspect", path, NULL);
+        struct json_object *root, *tick, *hi;
+        int code;
+
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.out, "\nClocks (5)\n") != NULL, "%s", r.out);
+        cr_assert(strstr(r.out, "  tick                     input      tunable    0.1 shift 0"
+                         "                  cu, cy, sub, cw\n") != NULL, "%s", r.out);
+        cr_assert(strstr(r.out, "  hi                       output     triggered  -"
+                         "                            hy\n") != NULL, "%s", r.out);
+        cr_assert(strstr(r.out, "  sub                      input      triggered  -"
+                         "                            -\n") != NULL, "%s", r.out);
+        run_result_fini(&r);
+        root = inspect_json(path, &code);
+        cr_assert(eq(int, code, 0));
+        tick = variable(root, "tick");
+        hi = variable(root, "hi");
+        cr_assert(eq(str, (char *)skey(tick, "intervalVariability"), "tunable"));
+        cr_assert(eq(dbl, json_object_get_double(key(tick, "intervalDecimal")), 0.1));
+        cr_assert(json_object_get_boolean(key(tick, "canBeDeactivated")));
+        cr_assert(eq(str, (char *)skey(hi, "intervalVariability"), "triggered"));
+        json_object_put(root);
+        free(path);
+}
+
 /* Read a built test FMU's entry through libzip, for building variants. */
 static void *read_entry(const char *fmu, const char *entry, size_t *ret_len)
 {
