@@ -115,6 +115,24 @@ Test(master_save, restore_continues_like_the_first_time_with_events)
         check(&spec, 0.3);
 }
 
+Test(master_save, restore_continues_like_the_first_time_with_clocks)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent") MSYS_COMP("c", "ClockedDeriv")
+                            MSYS_COMP("k", "ClockKinds"),
+                .connections = MSYS_CONN("te", "level", "c", "cu") MSYS_CONN("c", "hi", "k", "trg")
+                               MSYS_CONN("c", "hy", "k", "tu") MSYS_CONN("k", "out", "c", "trig"),
+                .parameters = MSYS_REAL("te.phase", "0.25") MSYS_REAL("te.period", "0.5"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("c.cy") MSYS_RECORD("c.tick") MSYS_RECORD("k.n_cd")
+                            MSYS_RECORD("k.cd") MSYS_RECORD("k.chg") MSYS_RECORD("k.ty"),
+        };
+
+        /* 0.3: after ticks of every periodic Clock, chg's second and before cd's (0.35). */
+        check(&spec, 0.3);
+}
+
 Test(master_save, restore_refuses_another_masters_state)
 {
         struct msys_spec spec = {

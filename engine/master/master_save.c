@@ -7,7 +7,8 @@
  * DESIGN: what survives from one point to the next is copied: the time
  * (grid index, current and next time, at-grid flag), each instance's own
  * position (its time, next own grid index, pending outputs of a slow
- * multirate instance, its time event, its event and terminate flags), the
+ * multirate instance, its time event, its event and terminate flags, its
+ * Clocks' next ticks and tick counts), the
  * published outputs (String and Binary copied by content), the output
  * derivatives and the statistics. Input blocks are not saved: they are
  * rebuilt from the published outputs before every use. What a step
@@ -43,6 +44,10 @@ struct saved_inst {
         size_t n_out;
         struct saved_block *next, *pub;
         double *der_vals;
+        /* Clocks (master_clock.c): the next ticks and the counts. */
+        struct mclock *clocks;
+        uint64_t *oclock_ticks;
+        double clock_next;
 };
 
 struct master_saved {
@@ -138,6 +143,8 @@ static void inst_free_saved(struct saved_inst *si)
         free(si->next);
         free(si->pub);
         free(si->der_vals);
+        free(si->clocks);
+        free(si->oclock_ticks);
 }
 
 void master_saved_free(struct master_saved *s)
@@ -183,6 +190,15 @@ static int inst_save(struct master *m, struct saved_inst *si, const struct mi *m
                         return -ENOMEM;
                 memcpy(si->der_vals, mi->der_vals, mi->n_der_vals * sizeof(double));
         }
+        si->clock_next = mi->clock_next;
+        if (mi->n_clocks && !(si->clocks = malloc(mi->n_clocks * sizeof(*si->clocks))))
+                return -ENOMEM;
+        if (mi->n_oclocks && !(si->oclock_ticks = malloc(mi->n_oclocks * sizeof(uint64_t))))
+                return -ENOMEM;
+        if (mi->n_clocks)
+                memcpy(si->clocks, mi->clocks, mi->n_clocks * sizeof(*si->clocks));
+        if (mi->n_oclocks)
+                memcpy(si->oclock_ticks, mi->oclock_ticks, mi->n_oclocks * sizeof(uint64_t));
         return 0;
 }
 
@@ -242,6 +258,12 @@ static int inst_restore(struct master *m, struct mi *mi, const struct saved_inst
         }
         if (mi->n_der_vals)
                 memcpy(mi->der_vals, si->der_vals, mi->n_der_vals * sizeof(double));
+        mi->clock_next = si->clock_next;
+        mi->trig = false;
+        if (mi->n_clocks)
+                memcpy(mi->clocks, si->clocks, mi->n_clocks * sizeof(*si->clocks));
+        if (mi->n_oclocks)
+                memcpy(mi->oclock_ticks, si->oclock_ticks, mi->n_oclocks * sizeof(uint64_t));
         return 0;
 }
 
