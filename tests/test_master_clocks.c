@@ -10,6 +10,7 @@
 #include <criterion/new/assert.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,4 +243,65 @@ Test(master_clocks, an_output_clock_ticks_a_connected_triggered_clock_with_its_v
         cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "c"), VR_TRIG), 3));
         cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "c"), VR_TICK), 11));
         msys_fini(&x);
+}
+
+/*
+ * Load spec and make its session; master_new() must refuse it with message
+ * want, which is "connection <x.dir>/" + want where conn is true.
+ */
+static void master_refuses(const struct msys_spec *spec, const char *want, bool conn)
+{
+        struct master *m = NULL;
+        char *msg = NULL;
+        struct msys x;
+
+        msys_load(&x, spec);
+        cr_assert(eq(int, msys_session_try(&x, &msg), 0), "%s", msg ? msg : "");
+        free(msg);
+        msg = NULL;
+        cr_assert(eq(int, master_new(x.s, &x.mo, &m, &msg), -EINVAL));
+        cr_assert(m == NULL);
+        if (conn) {
+                char *full;
+
+                cr_assert(asprintf(&full, "connection %s/%s", x.dir, want) > 0);
+                cr_assert(eq(str, msg, full));
+                free(full);
+        } else {
+                cr_assert(eq(str, msg, (char *)want));
+        }
+        free(msg);
+        msys_fini(&x);
+}
+
+Test(master_clocks, a_periodic_clock_whose_interval_is_not_positive_is_refused)
+{
+        struct msys_spec spec = KINDS_SPEC;
+
+        spec.parameters = MSYS_REAL("k.fix_interval", "0");
+        master_refuses(&spec, "component 'k': Clock 'fix' has interval 0: a periodic Clock's "
+                       "interval must be > 0 (FMI 3.0 section 2.2.8.2, Table 7)", false);
+}
+
+Test(master_clocks, a_periodic_clock_with_a_negative_shift_is_refused)
+{
+        struct msys_spec spec = KINDS_SPEC;
+
+        spec.parameters = MSYS_REAL("k.fix_shift", "-0.5");
+        master_refuses(&spec, "component 'k': Clock 'fix' has shift -0.5: it must be >= 0 (FMI "
+                       "3.0 section 2.2.8.2)", false);
+}
+
+Test(master_clocks, a_clock_connection_to_a_multirate_component_is_refused)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("c", "ClockedDeriv") MSYS_COMP("k", "ClockKinds"),
+                .connections = MSYS_CONN("c", "hi", "k", "trg"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = "<fmud:Component name=\"k\" multirate=\"2\"/>",
+        };
+
+        master_refuses(&spec, "SystemStructure.ssd:9: a Clock connection between components "
+                       "with a multirate factor is not supported", true);
 }
