@@ -34,7 +34,8 @@ static double val(const struct msys *x, const struct mrow *row, const char *name
         .stop = stop_time, \
         .attrs = "stepSize=\"" step "\"", \
         .settings = MSYS_RECORD("te.level") MSYS_RECORD("c.cy") MSYS_RECORD("c.hy") \
-                    MSYS_RECORD("c.y1"), \
+                    MSYS_RECORD("c.y1") MSYS_RECORD("c.tick") MSYS_RECORD("c.hi") \
+                    MSYS_RECORD("c.slow"), \
 }
 
 static void run_to_end(struct msys *x, const struct msys_spec *spec)
@@ -58,11 +59,12 @@ Test(master_clocks, clocked_partitions_execute_at_every_tick)
          * slow at 0, 0.5 and 1.0. The time events of te add the points
          * 0.25 and 0.75.
          */
-        static const struct { double t, level, cy, hy; } want[] = {
-                { 0.0, 0, 0, 0 }, { 0.1, 0, 0, 0 }, { 0.2, 0, 0, 0 }, { 0.25, 1, 0, 0 },
-                { 0.3, 1, 2, 0 }, { 0.4, 1, 2, 0 }, { 0.5, 1, 2, 0 }, { 0.6, 1, 2, 0 },
-                { 0.7, 1, 2, 0 }, { 0.75, 2, 2, 0 }, { 0.8, 2, 4, 20 }, { 0.9, 2, 4, 20 },
-                { 1.0, 2, 4, 20 },
+        static const struct { double t, level, cy, hy, tick, hi, slow; } want[] = {
+                { 0.0, 0, 0, 0, 1, 0, 1 }, { 0.1, 0, 0, 0, 1, 0, 0 }, { 0.2, 0, 0, 0, 1, 0, 0 },
+                { 0.25, 1, 0, 0, 0, 0, 0 }, { 0.3, 1, 2, 0, 1, 0, 0 }, { 0.4, 1, 2, 0, 1, 0, 0 },
+                { 0.5, 1, 2, 0, 1, 0, 1 }, { 0.6, 1, 2, 0, 1, 0, 0 }, { 0.7, 1, 2, 0, 1, 0, 0 },
+                { 0.75, 2, 2, 0, 0, 0, 0 }, { 0.8, 2, 4, 20, 1, 1, 0 },
+                { 0.9, 2, 4, 20, 1, 1, 0 }, { 1.0, 2, 4, 20, 1, 1, 1 },
         };
         struct msys_spec spec = CLOCKED_SPEC("0.1", 1.0);
         size_t n = 0;
@@ -80,12 +82,18 @@ Test(master_clocks, clocked_partitions_execute_at_every_tick)
                 cr_assert(eq(dbl, val(&x, r, "te.level"), want[n].level), "t = %g", want[n].t);
                 cr_assert(eq(dbl, val(&x, r, "c.cy"), want[n].cy), "t = %g", want[n].t);
                 cr_assert(eq(dbl, val(&x, r, "c.hy"), want[n].hy), "t = %g", want[n].t);
+                /* A recorded Clock: 1 in the row after it ticked, 0 in every other. */
+                cr_assert(eq(dbl, val(&x, r, "c.tick"), want[n].tick), "t = %g", want[n].t);
+                cr_assert(eq(dbl, val(&x, r, "c.hi"), want[n].hi), "t = %g", want[n].t);
+                cr_assert(eq(dbl, val(&x, r, "c.slow"), want[n].slow), "t = %g", want[n].t);
                 n++;
         }
         cr_assert(eq(sz, n, sizeof(want) / sizeof(want[0])));
         /* Before the tick at 0.8, its left row still has the last tick's values. */
         cr_assert(eq(dbl, val(&x, msys_row(&x, 0.8, MASTER_ROW_EVENT_LEFT), "c.cy"), 2.0));
         cr_assert(eq(dbl, val(&x, msys_row(&x, 0.8, MASTER_ROW_EVENT_LEFT), "c.hy"), 0.0));
+        cr_assert(eq(dbl, val(&x, msys_row(&x, 0.8, MASTER_ROW_EVENT_LEFT), "c.tick"), 0.0));
+        cr_assert(eq(dbl, val(&x, msys_row(&x, 0.8, MASTER_ROW_EVENT_LEFT), "c.hi"), 0.0));
         cr_assert(eq(u64, ticks(&x, VR_TICK), 11));
         cr_assert(eq(u64, ticks(&x, VR_SLOW), 3));
         cr_assert(eq(u64, ticks(&x, VR_HI), 3));
@@ -304,4 +312,35 @@ Test(master_clocks, a_clock_connection_to_a_multirate_component_is_refused)
 
         master_refuses(&spec, "SystemStructure.ssd:9: a Clock connection between components "
                        "with a multirate factor is not supported", true);
+}
+
+Test(master_clocks, a_tunable_clock_takes_its_new_interval_from_the_tick_after_a_change)
+{
+        /*
+         * tun ticks every 0.2 from 0: 0, 0.2, 0.4; tun_interval becomes 0.3
+         * at 0.5, the FMU reports it at the next tick (0.6), and tun ticks
+         * at 0.9 next: 5 ticks to 1, not 6.
+         */
+        struct msys_spec spec = KINDS_SPEC;
+        const uint32_t vr = 18;
+        const double interval = 0.3;
+        struct msys x;
+        size_t k;
+
+        spec.settings = MSYS_RECORD("k.n_tun") MSYS_RECORD("k.tun");
+        msys_load(&x, &spec);
+        msys_start(&x);
+        k = msys_comp(&x, "k");
+        cr_assert(master_run_until(x.m, 0.5) >= 0, "%s", master_message(x.m));
+        cr_assert(eq(u64, master_clock_ticks(x.m, k, 17), 3));
+        cr_assert(eq(int, inst_set(session_inst(x.s, k), MD_FLOAT64, &vr, 1, &interval, 1),
+                     INST_OK));
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(u64, master_clock_ticks(x.m, k, 17), 5));
+        cr_assert(eq(dbl, at(&x, 0.6, "k.tun"), 1.0));
+        cr_assert(eq(dbl, at(&x, 0.8, "k.tun"), 0.0));
+        cr_assert(eq(dbl, at(&x, 0.9, "k.tun"), 1.0));
+        cr_assert(eq(dbl, at(&x, 0.9, "k.n_tun"), 5.0));
+        cr_assert(eq(dbl, at(&x, 1.0, "k.tun"), 0.0));
+        msys_fini(&x);
 }

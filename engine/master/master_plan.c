@@ -190,8 +190,8 @@ static int plan_outputs(struct master *m, struct mi *mi)
 
                 if (v->type == MD_CLOCK) {
                         free(vars);
-                        return master_err(m, -EINVAL, "component '%s': '%s' is a Clock: Clocks "
-                                          "are not routed or recorded", mi->name, v->name);
+                        return master_err(m, -EINVAL, "component '%s': '%s' is a Clock: a rig "
+                                          "does not read Clocks", mi->name, v->name);
                 }
         }
         r = mplan_blocks(m, mi, vars, nv, &mi->next, &mi->n_out, &mi->slots);

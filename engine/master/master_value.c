@@ -70,6 +70,7 @@ double mv_to_double(enum md_type t, const void *values, size_t i)
         case MD_UINT64:
                 return (double)((const uint64_t *)values)[i];
         case MD_BOOLEAN:
+        case MD_CLOCK:          /* a recorded Clock's flag (master_clock.c) */
                 return ((const bool *)values)[i] ? 1.0 : 0.0;
         default:
                 return NAN;

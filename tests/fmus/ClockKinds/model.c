@@ -15,15 +15,18 @@
  *        are clocked by trg)
  *   out  output Clock: ticks at every other tick of cst (the first,
  *        third, ...), with oy = the ticks of cst before it (clocked by out)
+ *   tun  tunable periodic without intervalDecimal: interval the tunable
+ *        parameter tun_interval, got in Initialization and Event Mode
+ *        (fmi3IntervalChanged once after each change), shift 0
  *
- * n_cst .. n_trg count the ticks (unclocked discrete outputs). Clocks
+ * n_cst .. n_tun count the ticks (unclocked discrete outputs). Clocks
  * and counts change in fmi3UpdateDiscreteStates, which deactivates the
  * Clocks (section 2.2.7.2); clocked outputs are computed by a get while
  * their Clock ticks (section 2.2.8.3).
  *
  * Value references: time 0, cst 1, fix 2, fix_interval 3, fix_shift 4,
  * chg 5, cd 6, trg 7, tu 8, ty 9, out 10, oy 11, n_cst 12, n_fix 13,
- * n_chg 14, n_cd 15, n_trg 16.
+ * n_chg 14, n_cd 15, n_trg 16, tun 17, tun_interval 18, n_tun 19.
  */
 #include <errno.h>
 
@@ -31,7 +34,8 @@
 
 enum {
         VR_CST = 1, VR_FIX, VR_FIX_INTERVAL, VR_FIX_SHIFT, VR_CHG, VR_CD, VR_TRG, VR_TU, VR_TY,
-        VR_OUT, VR_OY, VR_N_CST, VR_N_FIX, VR_N_CHG, VR_N_CD, VR_N_TRG,
+        VR_OUT, VR_OY, VR_N_CST, VR_N_FIX, VR_N_CHG, VR_N_CD, VR_N_TRG, VR_TUN, VR_TUN_INTERVAL,
+        VR_N_TUN,
 };
 
 #define QUAL_NOT_YET_KNOWN 0
@@ -40,7 +44,8 @@ enum {
 #define COUNTDOWN 0.05
 
 struct model_data {
-        bool cst, fix, chg, cd, trg, out;
+        bool cst, fix, chg, cd, trg, out, tun;
+        double tun_interval, tun_reported, n_tun;
         double fix_interval, fix_shift;
         double tu, ty, ty_sum, oy;
         double n_cst, n_fix, n_chg, n_cd, n_trg;
@@ -69,6 +74,10 @@ static const struct var vars[] = {
         VAR_SCALAR(VR_N_CHG, "n_chg", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, n_chg),
         VAR_SCALAR(VR_N_CD, "n_cd", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, n_cd),
         VAR_SCALAR(VR_N_TRG, "n_trg", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, n_trg),
+        VAR_SCALAR(VR_TUN, "tun", VAR_CLOCK, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, tun),
+        VAR_SCALAR(VR_TUN_INTERVAL, "tun_interval", VAR_FLOAT64, VAR_PARAMETER, VAR_TUNABLE,
+                   VAR_EXACT, tun_interval),
+        VAR_SCALAR(VR_N_TUN, "n_tun", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, n_tun),
 };
 
 static void start(struct inst *inst)
@@ -79,6 +88,8 @@ static void start(struct inst *inst)
         d->fix_shift = 0.1;
         d->chg_interval = 0.1;
         d->chg_changed = true;
+        d->tun_interval = 0.2;
+        d->tun_reported = -1.0;
 }
 
 static int calculate(struct inst *inst)
@@ -112,6 +123,7 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
         }
         d->n_cst += d->cst;
         d->n_fix += d->fix;
+        d->n_tun += d->tun;
         if (d->chg) {
                 d->n_chg++;
                 d->chg_interval = 0.1 * (d->n_chg + 1);
@@ -122,7 +134,7 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
                 d->n_cd++;
                 d->cd_known = d->cd_changed = false;
         }
-        d->cst = d->fix = d->chg = d->cd = d->trg = d->out = false;
+        d->cst = d->fix = d->chg = d->cd = d->trg = d->out = d->tun = false;
         return 0;
 }
 
@@ -131,9 +143,12 @@ static int clock_timing(struct inst *inst, const struct var *clock, enum clock_q
 {
         struct model_data *d = inst_data(inst);
 
-        if (set || (what == CLOCK_SHIFT && clock->vr != VR_FIX) ||
-            (clock->vr == VR_FIX && !inst_initializing(inst)) ||
-            (clock->vr != VR_FIX && clock->vr != VR_CHG && clock->vr != VR_CD)) {
+        bool timed = clock->vr == VR_FIX || clock->vr == VR_CHG || clock->vr == VR_CD ||
+                     clock->vr == VR_TUN;
+        bool shifted = clock->vr == VR_FIX || clock->vr == VR_TUN;
+
+        if (set || !timed || (what == CLOCK_SHIFT && !shifted) ||
+            ((clock->vr == VR_FIX || what == CLOCK_SHIFT) && !inst_initializing(inst))) {
                 inst_log(inst, FMU_ERROR, "Clock '%s': the %s cannot be %s here", clock->name,
                          what == CLOCK_SHIFT ? "shift" : "interval", set ? "set" : "got");
                 return -EPERM;
@@ -141,7 +156,14 @@ static int clock_timing(struct inst *inst, const struct var *clock, enum clock_q
         t->counter = 0;
         t->resolution = 1;
         t->qualifier = QUAL_UNCHANGED;
-        if (clock->vr == VR_FIX) {
+        if (clock->vr == VR_TUN) {
+                t->decimal = what == CLOCK_SHIFT ? 0.0 : d->tun_interval;
+                if (what == CLOCK_INTERVAL) {
+                        t->qualifier = d->tun_interval != d->tun_reported ? QUAL_CHANGED
+                                                                          : QUAL_UNCHANGED;
+                        d->tun_reported = d->tun_interval;
+                }
+        } else if (clock->vr == VR_FIX) {
                 t->decimal = what == CLOCK_SHIFT ? d->fix_shift : d->fix_interval;
                 t->qualifier = QUAL_CHANGED;
         } else if (clock->vr == VR_CHG) {
