@@ -11,6 +11,8 @@
  *   master_step.c     due instances, posts and waits by stage, faults
  *   master_meet.c     early return: meeting at t_e, continuing alone
  *   master_event.c    Event Mode at a point
+ *   master_clock.c    Clocks: ticks of input Clocks, output Clocks polled,
+ *                     Clock connections, clocked values at ticks
  *   master_iu.c       intermediate updates and output derivatives
  *   master_route.c    the per-point data movement: inputs from published
  *                     outputs, publishing, rows
