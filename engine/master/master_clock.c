@@ -109,7 +109,8 @@ static int plan_one(struct master *m, struct mi *mi, const struct session_clock 
                 c->next = tick_time(m, c);
                 return 0;
         }
-        if (sc->fraction ? sc->interval_counter == 0 : !(sc->interval > 0 && isfinite(sc->interval)))
+        if (sc->fraction ? sc->interval_counter == 0
+                         : !(sc->interval > 0 && isfinite(sc->interval)))
                 return master_err(m, -EINVAL, "component '%s': Clock '%s' has interval %.17g: a "
                                   "periodic Clock's interval must be > 0 (FMI 3.0 section "
                                   "2.2.8.2, Table 7)", mi->name, v->name, sc->interval);
@@ -202,8 +203,8 @@ int mclock_plan(struct master *m, struct mi *mi)
         mi->oclock_on = calloc(no ? no : 1, sizeof(*mi->oclock_on));
         mi->clock_vrs = calloc(nbuf, sizeof(*mi->clock_vrs));
         mi->clock_buf = calloc(nbuf, sizeof(*mi->clock_buf));
-        if (!mi->clocks || !mi->oclock_vrs || !mi->oclock_ticks || !mi->oclock_on || !mi->clock_vrs ||
-            !mi->clock_buf)
+        if (!mi->clocks || !mi->oclock_vrs || !mi->oclock_ticks || !mi->oclock_on ||
+            !mi->clock_vrs || !mi->clock_buf)
                 return -ENOMEM;
         for (size_t i = 0; i < md->n_vars; i++)
                 if (md->vars[i].type == MD_CLOCK && md->vars[i].causality == MD_CAUSALITY_OUTPUT)
@@ -479,7 +480,8 @@ int mclock_leave(struct master *m, struct mi *mi, double t)
 
                 if (periodic(c->iv) && c->due)
                         r = next_periodic(m, mi, c, t);
-                else if (c->iv == MD_INTERVAL_COUNTDOWN || (c->iv == MD_INTERVAL_CHANGING && c->due))
+                else if (c->iv == MD_INTERVAL_COUNTDOWN ||
+                         (c->iv == MD_INTERVAL_CHANGING && c->due))
                         r = next_aperiodic(m, mi, c, t);
                 if (r < 0)
                         break;

@@ -116,7 +116,8 @@ int mplan_blocks(struct master *m, struct mi *mi, const size_t *vars, size_t nv,
                         const struct md_variable *v = &md->vars[vars[i]];
                         uint64_t e = md_var_elements(md, v);
 
-                        if ((int)mv_call_type(v->type, mi->fmi) != t || (v->n_clocks > 0) != clocked)
+                        if ((int)mv_call_type(v->type, mi->fmi) != t ||
+                            (v->n_clocks > 0) != clocked)
                                 continue;
                         if (clocked && (t == MD_STRING || t == MD_BINARY))
                                 return master_err(m, -EINVAL, "component '%s': '%s' is a clocked "
