@@ -300,6 +300,17 @@ Test(master_clocks, a_periodic_clock_with_a_negative_shift_is_refused)
                        "3.0 section 2.2.8.2)", false);
 }
 
+Test(master_clocks, a_clock_that_would_tick_twice_in_one_instant_is_refused)
+{
+        struct msys_spec spec = KINDS_SPEC;
+
+        /* chg ticks at the start time (first interval 0), then gets interval 0 again. */
+        spec.parameters = MSYS_REAL("k.chg_step", "0");
+        master_refuses(&spec, "component 'k': Clock 'chg' would tick again at t = 0, in the "
+                       "time instant of its tick at 0: the master ticks a Clock once per time "
+                       "instant", false);
+}
+
 Test(master_clocks, a_clock_connection_to_a_multirate_component_is_refused)
 {
         struct msys_spec spec = {

@@ -6,8 +6,8 @@
  *   cst  constant periodic, interval 1/4 from the description
  *   fix  fixed periodic without intervalDecimal: interval fix_interval
  *        and shift fix_shift, got in Initialization Mode
- *   chg  changing: first interval 0.1, after its k-th tick 0.1 (k + 1),
- *        so it ticks at 0.1, 0.3, 0.6, 1.0
+ *   chg  changing: first interval chg_step, after its k-th tick
+ *        chg_step (k + 1); with chg_step 0.1 it ticks at 0.1, 0.3, 0.6, 1.0
  *   cd   countdown: fmi3IntervalNotYetKnown until chg ticks, then 0.05
  *        (fmi3IntervalChanged once, fmi3IntervalUnchanged after) until
  *        it has ticked, so it ticks 0.05 after each tick of chg
@@ -26,7 +26,8 @@
  *
  * Value references: time 0, cst 1, fix 2, fix_interval 3, fix_shift 4,
  * chg 5, cd 6, trg 7, tu 8, ty 9, out 10, oy 11, n_cst 12, n_fix 13,
- * n_chg 14, n_cd 15, n_trg 16, tun 17, tun_interval 18, n_tun 19.
+ * n_chg 14, n_cd 15, n_trg 16, tun 17, tun_interval 18, n_tun 19,
+ * chg_step 20.
  */
 #include <errno.h>
 
@@ -35,7 +36,7 @@
 enum {
         VR_CST = 1, VR_FIX, VR_FIX_INTERVAL, VR_FIX_SHIFT, VR_CHG, VR_CD, VR_TRG, VR_TU, VR_TY,
         VR_OUT, VR_OY, VR_N_CST, VR_N_FIX, VR_N_CHG, VR_N_CD, VR_N_TRG, VR_TUN, VR_TUN_INTERVAL,
-        VR_N_TUN,
+        VR_N_TUN, VR_CHG_STEP,
 };
 
 #define QUAL_NOT_YET_KNOWN 0
@@ -49,7 +50,7 @@ struct model_data {
         double fix_interval, fix_shift;
         double tu, ty, ty_sum, oy;
         double n_cst, n_fix, n_chg, n_cd, n_trg;
-        double chg_interval;
+        double chg_interval, chg_step;
         bool chg_changed;
         bool cd_known, cd_changed;
 };
@@ -78,6 +79,8 @@ static const struct var vars[] = {
         VAR_SCALAR(VR_TUN_INTERVAL, "tun_interval", VAR_FLOAT64, VAR_PARAMETER, VAR_TUNABLE,
                    VAR_EXACT, tun_interval),
         VAR_SCALAR(VR_N_TUN, "n_tun", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, n_tun),
+        VAR_SCALAR(VR_CHG_STEP, "chg_step", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT,
+                   chg_step),
 };
 
 static void start(struct inst *inst)
@@ -86,6 +89,7 @@ static void start(struct inst *inst)
 
         d->fix_interval = 0.2;
         d->fix_shift = 0.1;
+        d->chg_step = 0.1;
         d->chg_interval = 0.1;
         d->chg_changed = true;
         d->tun_interval = 0.2;
@@ -126,7 +130,7 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
         d->n_tun += d->tun;
         if (d->chg) {
                 d->n_chg++;
-                d->chg_interval = 0.1 * (d->n_chg + 1);
+                d->chg_interval = d->chg_step * (d->n_chg + 1);
                 d->chg_changed = true;
                 d->cd_known = d->cd_changed = true;
         }
@@ -167,7 +171,8 @@ static int clock_timing(struct inst *inst, const struct var *clock, enum clock_q
                 t->decimal = what == CLOCK_SHIFT ? d->fix_shift : d->fix_interval;
                 t->qualifier = QUAL_CHANGED;
         } else if (clock->vr == VR_CHG) {
-                t->decimal = d->chg_interval;
+                /* The first interval is chg_step as the parameter stands. */
+                t->decimal = inst_initializing(inst) ? d->chg_step : d->chg_interval;
                 t->qualifier = d->chg_changed ? QUAL_CHANGED : QUAL_UNCHANGED;
                 d->chg_changed = false;
         } else {
