@@ -40,9 +40,11 @@ static const enum access_role needed[] = {
         /* What is put is for a load: the role load needs. */
         [PROTO_OP_PUT] = ACCESS_OPERATOR,
         [PROTO_OP_RESULTS] = ACCESS_OBSERVER,
+        [PROTO_OP_SNAPSHOTS] = ACCESS_OBSERVER,
+        [PROTO_OP_SNAPSHOT_DELETE] = ACCESS_OPERATOR,
 };
 _Static_assert(sizeof(needed) / sizeof(needed[0]) == PROTO_OP_COUNT &&
-               PROTO_OP_RESULTS == PROTO_OP_COUNT - 1,
+               PROTO_OP_SNAPSHOT_DELETE == PROTO_OP_COUNT - 1,
                "every request kind needs a role in access.c");
 
 static const char *const names[] = { "none", "observer", "operator", "admin" };

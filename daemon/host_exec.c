@@ -281,6 +281,15 @@ int hsess_exec(struct hsess *hs, struct hcmd *c)
                 else
                         hsnap_restore(hs, c, doc.root);
                 break;
+        case PROTO_OP_SNAPSHOTS:
+                hsnap_list(hs, c);
+                break;
+        case PROTO_OP_SNAPSHOT_DELETE:
+                if (s != PROTO_STATE_LOADED && s != PROTO_STATE_PAUSED)
+                        refuse(hs, c);
+                else
+                        hsnap_delete(hs, c, doc.root);
+                break;
         case PROTO_OP_RIG:
                 if (s != PROTO_STATE_LOADED && s != PROTO_STATE_PAUSED && s != PROTO_STATE_RUNNING)
                         refuse(hs, c);

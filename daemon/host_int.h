@@ -17,7 +17,7 @@
  *   host_rec.c      the results file's condition: flushes, failures, close
  *   host_results.c  results: pieces of the results file (control thread)
  *   host_mat.c      a .mat results file, converted from the rows at the end
- *   host_snap.c     snapshot and restore
+ *   host_snap.c     snapshot, restore, the list of snapshots and their deletion
  *   host_lease.c    transient sessions' leases (control thread)
  *   host_log.c      the session's lines in the daemon's log, its FMUs' messages
  *
@@ -184,6 +184,8 @@ struct hsnapshot {
         uint64_t id;
         double time;
         enum proto_state state;         /* loaded or paused */
+        uint64_t generation;            /* the session's when taken */
+        double taken;                   /* the wall clock then: Unix seconds */
         uint64_t *handles;              /* an FMU state per instance */
         struct master_saved *saved;
 };
@@ -576,6 +578,9 @@ void htelem_free(struct hsess *hs);
 /* ---- host_snap.c (session thread) ---- */
 void hsnap_snapshot(struct hsess *hs, const struct hcmd *c);
 void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args);
+/* snapshots: the list, in every state; snapshot-delete: loaded or paused. */
+void hsnap_list(struct hsess *hs, const struct hcmd *c);
+void hsnap_delete(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 void hsnap_free_all(struct hsess *hs);
 
 /* host_beneath.c */

@@ -211,7 +211,8 @@ static int target_of(struct host *h, uint64_t token, const struct proto_req *req
                 *t = a.t;
                 break;
         }
-        case PROTO_OP_RESTORE: {
+        case PROTO_OP_RESTORE:
+        case PROTO_OP_SNAPSHOT_DELETE: {
                 struct proto_restore a;
 
                 r = proto_restore_decode(req->args, &a, err, sizeof(err));
@@ -368,6 +369,8 @@ void host_request_from(struct host *h, uint64_t token, const struct proto_req *r
         case PROTO_OP_LOGS:
         case PROTO_OP_RIG:
         case PROTO_OP_RESULTS:
+        case PROTO_OP_SNAPSHOTS:
+        case PROTO_OP_SNAPSHOT_DELETE:
                 do_session_op(h, token, req, peer);
                 break;
         default:

@@ -9,7 +9,9 @@
  * shape): a client needs the new generation for its next request. The
  * results file is not rewound: rows computed after a restore are appended,
  * so the file holds the rows in the order they were computed. Snapshots
- * live until the session is unloaded (at most HOST_MAX_SNAPSHOTS).
+ * live until snapshot-delete frees them (the workers' FMU states and the
+ * slot) or the session is unloaded; at most HOST_MAX_SNAPSHOTS at once.
+ * Ids are never reused within a session, so a deleted id stays unknown.
  *
  * Threads: session thread only.
  */
@@ -19,6 +21,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double wall_now(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void snap_free(struct hsess *hs, struct hsnapshot *sn, bool release)
 {
@@ -105,6 +116,8 @@ void hsnap_snapshot(struct hsess *hs, const struct hcmd *c)
         sn->id = ++hs->next_snap;
         sn->time = master_time(hs->m);
         sn->state = hs->state;
+        sn->generation = hs->generation;
+        sn->taken = wall_now();
         hs->snaps[slot] = sn;
         if (pw_init(&w) < 0)
                 return;
@@ -113,6 +126,15 @@ void hsnap_snapshot(struct hsess *hs, const struct hcmd *c)
                 .snapshot = sn->id, .time = sn->time });
         host_reply_take(hs->h, c->token, c->id, &w);
         pw_fini(&w);
+}
+
+/* The slot of snapshot id, or HOST_MAX_SNAPSHOTS. */
+static size_t snap_find(const struct hsess *hs, uint64_t id)
+{
+        for (size_t i = 0; i < HOST_MAX_SNAPSHOTS; i++)
+                if (hs->snaps[i] && hs->snaps[i]->id == id)
+                        return i;
+        return HOST_MAX_SNAPSHOTS;
 }
 
 void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args)
@@ -128,9 +150,8 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
                 return;
         }
-        for (size_t i = 0; i < HOST_MAX_SNAPSHOTS && !sn; i++)
-                if (hs->snaps[i] && hs->snaps[i]->id == a.snapshot)
-                        sn = hs->snaps[i];
+        if (snap_find(hs, a.snapshot) < HOST_MAX_SNAPSHOTS)
+                sn = hs->snaps[snap_find(hs, a.snapshot)];
         if (!sn) {
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_INVALID,
                                  "no snapshot %llu in session %llu",
@@ -173,6 +194,69 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
                 .p = { .state = hs->state, .time = master_time(hs->m), .points = st.points,
                        .message = { "", 0 } },
                 .session = hs->id, .generation = hs->generation });
+        host_reply_take(hs->h, c->token, c->id, &w);
+        pw_fini(&w);
+}
+
+void hsnap_list(struct hsess *hs, const struct hcmd *c)
+{
+        struct proto_snapshot_info info[HOST_MAX_SNAPSHOTS];
+        uint32_t n = 0;
+        struct pw w;
+
+        /* Oldest first: ids grow, slots are reused. */
+        for (size_t i = 0; i < HOST_MAX_SNAPSHOTS; i++) {
+                const struct hsnapshot *sn = hs->snaps[i];
+                uint32_t k = n++;
+
+                if (!sn) {
+                        n--;
+                        continue;
+                }
+                for (; k > 0 && info[k - 1].snapshot > sn->id; k--)
+                        info[k] = info[k - 1];
+                info[k] = (struct proto_snapshot_info){ .snapshot = sn->id, .time = sn->time,
+                                                        .taken = sn->taken,
+                                                        .generation = sn->generation };
+        }
+        if (pw_init(&w) < 0) {
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL, "out of memory");
+                return;
+        }
+        proto_reply_ok_begin(&w, c->id);
+        proto_snapshots_result_encode(&w, &(struct proto_snapshots_result){ .n = n,
+                                                                            .snapshots = info });
+        host_reply_take(hs->h, c->token, c->id, &w);
+        pw_fini(&w);
+}
+
+void hsnap_delete(struct hsess *hs, const struct hcmd *c, const struct pv *args)
+{
+        struct proto_restore a;
+        char err[256];
+        size_t slot;
+        struct pw w;
+
+        if (proto_restore_decode(args, &a, err, sizeof(err)) < 0) {
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
+                return;
+        }
+        slot = snap_find(hs, a.snapshot);
+        if (slot == HOST_MAX_SNAPSHOTS) {
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_INVALID,
+                                 "no snapshot %llu in session %llu",
+                                 (unsigned long long)a.snapshot, (unsigned long long)hs->id);
+                return;
+        }
+        /* The workers free their states now: a long session can go on taking snapshots. */
+        snap_free(hs, hs->snaps[slot], true);
+        hs->snaps[slot] = NULL;
+        if (pw_init(&w) < 0) {
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL, "out of memory");
+                return;
+        }
+        proto_reply_ok_begin(&w, c->id);
+        pw_nil(&w);
         host_reply_take(hs->h, c->token, c->id, &w);
         pw_fini(&w);
 }

@@ -32,6 +32,8 @@ static const char *const op_names[PROTO_OP_COUNT] = {
         [PROTO_OP_RIG] = "rig",
         [PROTO_OP_PUT] = "put",
         [PROTO_OP_RESULTS] = "results",
+        [PROTO_OP_SNAPSHOTS] = "snapshots",
+        [PROTO_OP_SNAPSHOT_DELETE] = "snapshot-delete",
 };
 
 static const char *const err_names[PROTO_E_COUNT] = {

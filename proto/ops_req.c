@@ -319,6 +319,12 @@ void proto_restore_encode(struct pw *w, uint64_t id, const struct proto_restore 
         req_encode(w, id, PROTO_OP_RESTORE, restore_fields, N_FIELDS(restore_fields), a, 0);
 }
 
+void proto_snapshot_delete_encode(struct pw *w, uint64_t id, const struct proto_restore *a)
+{
+        req_encode(w, id, PROTO_OP_SNAPSHOT_DELETE, restore_fields, N_FIELDS(restore_fields), a,
+                   0);
+}
+
 int proto_restore_decode(const struct pv *args, struct proto_restore *ret, char *err,
                          size_t errlen)
 {

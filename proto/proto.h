@@ -60,6 +60,8 @@ enum proto_op {
         PROTO_OP_RIG,
         PROTO_OP_PUT,
         PROTO_OP_RESULTS,
+        PROTO_OP_SNAPSHOTS,
+        PROTO_OP_SNAPSHOT_DELETE,
         PROTO_OP_COUNT,
 };
 
@@ -494,6 +496,19 @@ struct proto_subscribe_result { struct proto_str topic; };
 struct proto_unsubscribe { struct proto_target t; struct proto_str topic; };
 struct proto_snapshot_result { uint64_t snapshot; double time; };
 /*
+ * snapshots (ops_snaps.c): the session's snapshots, oldest first. Each
+ * with its id, the simulated time and the session generation it was taken
+ * at, and the wall clock when it was taken (Unix seconds).
+ */
+struct proto_snapshot_info {
+        uint64_t snapshot, generation;
+        double time, taken;
+};
+struct proto_snapshots_result {
+        uint32_t n;
+        const struct proto_snapshot_info *snapshots;
+};
+/*
  * results (ops_results.c): a piece of the session's results file. The
  * request's max is 1 to PROTO_RESULTS_CHUNK bytes (has_max false:
  * PROTO_RESULTS_CHUNK); the result's data starts at offset, size is the
@@ -605,6 +620,8 @@ void proto_unsubscribe_encode(struct pw *w, uint64_t id, const struct proto_unsu
 int proto_unsubscribe_decode(const struct pv *args, struct proto_unsubscribe *ret, char *err,
                              size_t errlen);
 void proto_restore_encode(struct pw *w, uint64_t id, const struct proto_restore *a);
+/* snapshot-delete takes restore's arguments: decoded by proto_restore_decode(). */
+void proto_snapshot_delete_encode(struct pw *w, uint64_t id, const struct proto_restore *a);
 int proto_restore_decode(const struct pv *args, struct proto_restore *ret, char *err,
                          size_t errlen);
 /* Whether s is a SHA-256 as the protocol spells it: 64 lowercase hex digits. */
@@ -669,6 +686,10 @@ void proto_results_result_encode(struct pw *w, const struct proto_results_result
 int proto_results_result_decode(const struct pv *v, uint64_t max,
                                 struct proto_results_result *ret, char *err, size_t errlen);
 void proto_snapshot_result_encode(struct pw *w, const struct proto_snapshot_result *r);
+void proto_snapshots_result_encode(struct pw *w, const struct proto_snapshots_result *r);
+/* *mem (free it) holds the entries, at most PROTO_MAX_ITEMS. */
+int proto_snapshots_result_decode(const struct pv *v, struct proto_snapshots_result *ret,
+                                  void **mem, char *err, size_t errlen);
 int proto_snapshot_result_decode(const struct pv *v, struct proto_snapshot_result *ret, char *err,
                                  size_t errlen);
 

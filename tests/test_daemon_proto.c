@@ -259,7 +259,7 @@ static void bogus_request(struct pw *w, uint64_t id, enum proto_op op, uint64_t 
         switch (op) {
         case PROTO_OP_HELLO: case PROTO_OP_LOAD: case PROTO_OP_WARP: case PROTO_OP_STEP:
         case PROTO_OP_RUN_UNTIL: case PROTO_OP_GET: case PROTO_OP_SET:
-        case PROTO_OP_UNSUBSCRIBE: case PROTO_OP_RESTORE:
+        case PROTO_OP_UNSUBSCRIBE: case PROTO_OP_RESTORE: case PROTO_OP_SNAPSHOT_DELETE:
                 n++;
                 break;
         default:
@@ -284,7 +284,8 @@ static void bogus_request(struct pw *w, uint64_t id, enum proto_op op, uint64_t 
                 pw_f64(w, 3.0);
                 break;
         case PROTO_OP_UNSUBSCRIBE: pw_str(w, "topic"); pw_str(w, "s1.1"); break;
-        case PROTO_OP_RESTORE: pw_str(w, "snapshot"); pw_u64(w, 1); break;
+        case PROTO_OP_RESTORE:
+        case PROTO_OP_SNAPSHOT_DELETE: pw_str(w, "snapshot"); pw_u64(w, 1); break;
         case PROTO_OP_PUT:
                 pw_str(w, "sha256");
                 pw_str(w, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");

@@ -62,6 +62,7 @@ static int typed(const struct proto_req *req)
                 r = proto_unsubscribe_decode(req->args, &u.unsubscribe, err, sizeof(err));
                 break;
         case PROTO_OP_RESTORE:
+        case PROTO_OP_SNAPSHOT_DELETE:
                 r = proto_restore_decode(req->args, &u.restore, err, sizeof(err));
                 break;
         default:
