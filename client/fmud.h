@@ -221,6 +221,11 @@ int fmud_snapshot(struct fmud *c, const struct proto_target *t, uint64_t *ret_sn
 /* Go back to a snapshot; the session's generation grows: *ret_generation (may be NULL). */
 int fmud_restore(struct fmud *c, const struct proto_target *t, uint64_t snapshot,
                  uint64_t *ret_generation);
+/* The session's snapshots, oldest first; borrowed. */
+int fmud_snapshots(struct fmud *c, const struct proto_target *t,
+                   struct proto_snapshots_result *ret);
+/* Free a snapshot (the workers' FMU states with it); its id is unknown from then on. */
+int fmud_snapshot_delete(struct fmud *c, const struct proto_target *t, uint64_t snapshot);
 
 /* Ask the daemon to stop every session and exit. */
 int fmud_shutdown(struct fmud *c);
