@@ -7,9 +7,10 @@
  * quoting one of our paths (not below its allowed directories, not there
  * for it) gets the files put into its upload store (fmud_put_file()) and
  * the load again, by content. For an .ssd (or a folder's
- * SystemStructure.ssd) the files it names in source attributes that are
- * plain relative paths below its folder go too, under those names; an
- * --input file as inputContent. --no-upload never puts anything.
+ * SystemStructure.ssd) the files it names by relative source URI go too,
+ * found by the load's own SSD parser and URI rules (scenario_ssd_sources())
+ * and named as the daemon will open them; an --input file as
+ * inputContent. --no-upload never puts anything.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "engine/engine.h"
 
 #define SSD_MAX_BYTES   (16u << 20)     /* an .ssd read for its sources */
 
@@ -67,56 +69,62 @@ static int put(struct cli *a, const char *path, char sha[FMUD_SHA256_HEX + 1])
         return r < 0 ? cli_fail(a, r, "upload '%s'", path) : 0;
 }
 
-/* Whether a source attribute names a plain relative path (no URI, no '.' or '..' part). */
-static bool plain(const char *s)
+/* Read the .ssd (at most SSD_MAX_BYTES); NULL after printing why. */
+static char *slurp(const struct cli *a, const char *ssd, size_t *ret_len)
 {
-        if (!*s || *s == '/' || strchr(s, ':') || strchr(s, '&') || strchr(s, '\\'))
-                return false;
-        for (const char *p = s;;) {
-                const char *q = strchr(p, '/');
-                size_t n = q ? (size_t)(q - p) : strlen(p);
-
-                if (!n || (n == 1 && *p == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-                        return false;
-                if (!q)
-                        return true;
-                p = q + 1;
-        }
-}
-
-/* The .ssd's source attributes, each put and added to l->l.files; 0 or an exit code. */
-static int put_sources(struct cli *a, struct cli_load *l, const char *ssd, const char *dir)
-{
-        char *text = NULL, *s, *end, path[4096];
-        ssize_t n = 0;
-        int fd, code = 0;
+        char *text = NULL;
+        ssize_t n = -1;
+        int fd, e = ENOMEM;
 
         fd = open(ssd, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                e = errno;
         text = fd >= 0 ? malloc(SSD_MAX_BYTES + 1) : NULL;
-        if (text)
-                n = read(fd, text, SSD_MAX_BYTES);
+        if (text) {
+                n = read(fd, text, SSD_MAX_BYTES + 1);
+                e = n < 0 ? errno : EFBIG;
+        }
         if (fd >= 0)
                 close(fd);
-        if (!text || n < 0) {
+        if (!text || n < 0 || n > (ssize_t)SSD_MAX_BYTES) {
                 free(text);
-                fprintf(stderr, "fmuctl %s: cannot read '%s': %s\n", a->cmd, ssd,
-                        strerror(errno ? errno : ENOMEM));
+                fprintf(stderr, "fmuctl %s: cannot read '%s': %s\n", a->cmd, ssd, strerror(e));
+                return NULL;
+        }
+        *ret_len = (size_t)n;
+        return text;
+}
+
+/*
+ * The files the .ssd names by relative source (scenario_ssd_sources(): the
+ * load's parser and URI rules, so exactly what the daemon will open below
+ * the .ssd's folder), each that is a regular file put and added to
+ * l->l.files under the path the daemon opens; 0 or an exit code. A document
+ * the parser refuses names nothing here: the daemon's load says why.
+ */
+static int put_sources(struct cli *a, struct cli_load *l, const char *ssd, const char *dir)
+{
+        char *text, **names = NULL, path[4096];
+        size_t len = 0, n = 0;
+        int code = 0, r;
+
+        text = slurp(a, ssd, &len);
+        if (!text)
+                return FMUCTL_EXIT_SYSTEM;
+        r = scenario_ssd_sources(text, len, ssd, &names, &n);
+        free(text);
+        if (r == -ENOMEM) {
+                fprintf(stderr, "fmuctl %s: out of memory\n", a->cmd);
                 return FMUCTL_EXIT_SYSTEM;
         }
-        text[n] = '\0';
-        for (s = text; code == 0 && (s = strstr(s, "source=\"")); s = end + 1) {
+        for (size_t k = 0; code == 0 && k < n; k++) {
                 struct stat st;
                 bool seen = false;
 
-                s += 8;
-                end = strchr(s, '"');
-                if (!end)
-                        break;
-                *end = '\0';
                 for (uint32_t i = 0; i < l->l.n_files; i++)
-                        seen |= !strcmp(l->file_names[i], s);
-                if (seen || !plain(s) || snprintf(path, sizeof(path), "%s/%s", dir, s) >=
-                                                 (int)sizeof(path) ||
+                        seen |= !strcmp(l->file_names[i], names[k]);
+                if (seen || snprintf(path, sizeof(path), "%s/%s", dir, names[k]) >=
+                                    (int)sizeof(path) ||
                     stat(path, &st) < 0 || !S_ISREG(st.st_mode))
                         continue;
                 if (l->l.n_files == CLI_MAX_FILES) {
@@ -125,11 +133,8 @@ static int put_sources(struct cli *a, struct cli_load *l, const char *ssd, const
                         code = FMUCTL_EXIT_INVALID;
                         break;
                 }
-                l->file_names[l->l.n_files] = strdup(s);
-                if (!l->file_names[l->l.n_files]) {
-                        code = FMUCTL_EXIT_SYSTEM;
-                        break;
-                }
+                l->file_names[l->l.n_files] = names[k];
+                names[k] = NULL;
                 code = put(a, path, l->file_shas[l->l.n_files]);
                 l->files[l->l.n_files] = (struct proto_assign){
                         .name = { l->file_names[l->l.n_files],
@@ -138,7 +143,9 @@ static int put_sources(struct cli *a, struct cli_load *l, const char *ssd, const
                 l->l.n_files++;
         }
         l->l.files = l->files;
-        free(text);
+        for (size_t k = 0; k < n; k++)
+                free(names[k]);
+        free(names);
         return code;
 }
 

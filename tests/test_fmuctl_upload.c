@@ -113,6 +113,67 @@ Test(daemon_upload, fmuctl_run_uploads_an_ssd_with_the_files_it_names)
         tmpdir_free(outside);
 }
 
+/* s with the first from replaced by to, in a new string. */
+static char *replace(const char *s, const char *from, const char *to)
+{
+        const char *at = strstr(s, from);
+        char *out;
+
+        cr_assert(at != NULL, "'%s' not found", from);
+        cr_assert(asprintf(&out, "%.*s%s%s", (int)(at - s), s, to, at + strlen(from)) > 0);
+        return out;
+}
+
+/*
+ * The files an .ssd names are found as the daemon's load finds them: a
+ * single-quoted source and a percent-encoded one are uploaded under the
+ * names the daemon opens, a source in a comment is not uploaded at all.
+ */
+Test(daemon_upload, fmuctl_uploads_the_sources_the_ssd_parser_finds)
+{
+        char *outside = tmpdir_new("fmud-upload-ssd-forms"), *ref, *got, *out1, *out2;
+        char *text, *t1, *t2, *t3;
+        struct fmud_daemon d;
+        struct run_result r = { 0 };
+
+        cr_assert(outside != NULL);
+        text = daemon_slurp(FMUD_EXAMPLES "/msd/SystemStructure.ssd", NULL);
+        t1 = replace(text, "source=\"resources/MsdMass1.fmu\"", "source='resources/MsdMass1.fmu'");
+        t2 = replace(t1, "source=\"resources/MsdMass2.fmu\"",
+                     "source=\"./resources/Msd%20Mass%232.fmu\"");
+        t3 = replace(t2, "<ssd:Elements>", "<ssd:Elements>\n<!-- <ssd:Component name=\"old\" "
+                     "source=\"resources/Old.fmu\"/> -->");
+        cr_assert(tmpdir_write(outside, "SystemStructure.ssd", t3, strlen(t3)) == 0);
+        copy(FMUD_EXAMPLES "/msd/resources/MsdMass1.fmu", outside, "resources/MsdMass1.fmu");
+        copy(FMUD_EXAMPLES "/msd/resources/MsdMass2.fmu", outside, "resources/Msd Mass#2.fmu");
+        copy(FMUD_EXAMPLES "/msd/resources/MsdMass2.fmu", outside, "resources/Old.fmu");
+        daemon_start(&d, NULL);
+        out1 = daemon_path(&d, "path.csv");
+        out2 = daemon_path(&d, "content.csv");
+        run_fmuctl(&d, FMUD_EXAMPLES "/msd", out1, NULL, &r);
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        run_result_fini(&r);
+        run_fmuctl(&d, outside, out2, NULL, &r);
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.err, "fmuctl run: uploading MsdMass1.fmu (") != NULL, "%s", r.err);
+        cr_assert(strstr(r.err, "fmuctl run: uploading Msd Mass#2.fmu (") != NULL, "%s", r.err);
+        cr_assert(strstr(r.err, "Old.fmu") == NULL, "%s", r.err);
+        run_result_fini(&r);
+        ref = daemon_slurp(out1, NULL);
+        got = daemon_slurp(out2, NULL);
+        cr_assert(eq(str, got, ref));
+        free(ref);
+        free(got);
+        free(out1);
+        free(out2);
+        free(text);
+        free(t1);
+        free(t2);
+        free(t3);
+        daemon_stop(&d);
+        tmpdir_free(outside);
+}
+
 Test(daemon_upload, fmuctl_run_uploads_the_input_file_too)
 {
         static const char in_csv[] = "time,Float64_input\n0.25,1.5\n0.5,3\n";

@@ -306,6 +306,19 @@ int scenario_load(const char *path, const struct scenario_opts *opts,
 
 void scenario_free(struct scenario *s);
 
+/*
+ * The files an .ssd (held in buf, named file for messages) names by
+ * relative source URI, its components' FMUs and its parameter bindings'
+ * .ssv files, as the daemon's confined load opens them beneath the .ssd's
+ * folder (scenario_source.c's rules: percent-decoded, '.' parts dropped),
+ * each once, in document order. Sources that are absolute, that leave the
+ * folder or that the rules refuse are not among them: the load reports
+ * those. *ret (free each, then the array) and *ret_n. Returns 0, -EINVAL
+ * (the document is refused), -ENOMEM.
+ */
+int scenario_ssd_sources(const void *buf, size_t len, const char *file, char ***ret,
+                         size_t *ret_n);
+
 /* The component named name, or -ENOENT. */
 int scenario_find_component(const struct scenario *s, const char *name);
 

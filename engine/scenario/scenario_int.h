@@ -79,6 +79,14 @@ char *sc_origin(const char *file, int line);
 int sc_source_fmu(struct sc_load *l, const char *uri, int line, const char *subject,
                   int *ret_fd, char **ret_path, char **ret_label);
 
+/*
+ * A relative source URI as the path a confined load opens beneath the
+ * scenario's folder: percent-decoded, '.' and empty parts dropped. NULL
+ * for an absolute or refused URI, or one with a '..' part (*ret_nomem
+ * false), or on OOM (*ret_nomem true). Caller frees.
+ */
+char *sc_source_relative(const char *uri, bool *ret_nomem);
+
 /* Read a source (an .ssv) into memory, with the same rules; capped at max_xml_bytes. */
 int sc_source_read(struct sc_load *l, const char *uri, int line, const char *subject,
                    char **ret_buf, size_t *ret_len, char **ret_label);

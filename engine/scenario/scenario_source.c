@@ -195,6 +195,51 @@ static bool allowed(const struct scenario_opts *o, const char *real)
         return false;
 }
 
+char *sc_source_relative(const char *uri, bool *ret_nomem)
+{
+        const char *why = NULL;
+        bool abs = false;
+        char *path = uri_path(uri, &abs, &why), *name = NULL;
+        size_t n = 0;
+
+        *ret_nomem = !path && !why;
+        if (!path || abs) {
+                free(path);
+                return NULL;
+        }
+        name = malloc(strlen(path) + 1);
+        if (!name) {
+                *ret_nomem = true;
+                free(path);
+                return NULL;
+        }
+        /* As beneath.h opens it: '.' and empty parts add nothing, '..' is refused. */
+        for (const char *p = path; *p;) {
+                size_t len = strcspn(p, "/");
+
+                if (len == 2 && p[0] == '.' && p[1] == '.') {
+                        n = 0;
+                        break;
+                }
+                if (len > 0 && !(len == 1 && p[0] == '.')) {
+                        if (n > 0)
+                                name[n++] = '/';
+                        memcpy(name + n, p, len);
+                        n += len;
+                }
+                p += len;
+                if (*p == '/')
+                        p++;
+        }
+        free(path);
+        if (n == 0) {
+                free(name);
+                return NULL;
+        }
+        name[n] = '\0';
+        return name;
+}
+
 /* A path on disk, resolved and checked; NULL when refused (reported) or OOM (*ret_r). */
 static char *disk_path(struct sc_load *l, const char *uri, const char *path, bool abs, int line,
                        const char *subject, int *ret_r)
