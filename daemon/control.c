@@ -82,6 +82,13 @@ void control_complete(void *ctx, uint64_t token, void *buf, size_t len)
         cq_push_reply(&c->q, token, buf, len);
 }
 
+void control_gone(void *ctx, uint64_t session)
+{
+        struct control *c = ctx;
+
+        cq_push_gone(&c->q, session);
+}
+
 void control_publish(void *ctx, const char *topic, void *body, size_t len,
                      struct pub_drops *drops)
 {
@@ -140,7 +147,9 @@ static void drain(struct control *c)
         dropped = cq_take(&c->q, &replies, &pubs);
         for (; replies; replies = next) {
                 next = replies->next;
-                if (replies->has_fd) {
+                if (replies->gone) {
+                        ctl_rig_remote_gone(c, replies->session);
+                } else if (replies->has_fd) {
                         /*
                          * A rig channel: answered with its token (control_rig.c),
                          * over tcp with a bridge (control_rig_remote.c).

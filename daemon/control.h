@@ -61,6 +61,8 @@ void control_set_reload(struct control *c, control_reload_fn *fn, void *ctx);
 void control_rig_fd(void *ctx, uint64_t token, uint64_t id, uint64_t session, int fd);
 /* host_opts.complete / .publish with ctx = the struct control. Any thread. */
 void control_complete(void *ctx, uint64_t token, void *buf, size_t len);
+/* host's opts.gone: a session was freed; its remote rig's bridge is stopped by the loop. */
+void control_gone(void *ctx, uint64_t session);
 struct pub_drops;
 void control_publish(void *ctx, const char *topic, void *body, size_t len,
                      struct pub_drops *drops);

@@ -114,6 +114,8 @@ void ctl_rig_serve(struct control *c, const zmq_pollitem_t *items, int n);
 
 /* control_rig_remote.c: the rig request of a tcp peer p, answered with a bridge (it->fd taken). */
 void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq_item *it);
+/* Session is gone (host's opts.gone): its bridge, if any, is stopped. */
+void ctl_rig_remote_gone(struct control *c, uint64_t session);
 /* A reply going out to p: an unload that went through stops its session's bridge. */
 void ctl_rig_remote_reply(struct control *c, const struct ctl_peer *p, const void *body,
                           size_t len);

@@ -122,6 +122,26 @@ void cq_push_rig(struct ctl_queue *q, uint64_t token, uint64_t id, uint64_t sess
         wake(q);
 }
 
+void cq_push_gone(struct ctl_queue *q, uint64_t session)
+{
+        struct cq_item *it = calloc(1, sizeof(*it));
+
+        if (!it) {
+                log_err("out of memory queueing the end of session %llu: a remote rig's "
+                        "bridge may outlive it until its rig falls silent",
+                        (unsigned long long)session);
+                return;
+        }
+        it->gone = true;
+        it->session = session;
+        pthread_mutex_lock(&q->lock);
+        *q->replies.tail = it;
+        q->replies.tail = &it->next;
+        q->replies.n++;
+        pthread_mutex_unlock(&q->lock);
+        wake(q);
+}
+
 void cq_push_pub(struct ctl_queue *q, const char *topic, void *body, size_t len,
                  struct pub_drops *drops)
 {

@@ -32,6 +32,7 @@ struct cq_item {
         bool has_fd;
         int fd;
         uint64_t id, session;
+        bool gone;              /* session was freed (cq_push_gone()): no token, no buffer */
 };
 
 struct cq_list {
@@ -53,6 +54,8 @@ void cq_fini(struct ctl_queue *q);      /* frees what is still queued */
 void cq_push_reply(struct ctl_queue *q, uint64_t token, void *buf, size_t len);
 /* Take fd, the rig channel of session asked for by request token (its id). */
 void cq_push_rig(struct ctl_queue *q, uint64_t token, uint64_t id, uint64_t session, int fd);
+/* Session is gone (host's opts.gone): queued with the replies, in order, never dropped. */
+void cq_push_gone(struct ctl_queue *q, uint64_t session);
 /*
  * Take body (free()) and the reference to drops (may be NULL); topic is
  * copied. Dropped, and counted in drops, when max_pubs are queued.

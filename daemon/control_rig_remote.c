@@ -11,8 +11,11 @@
  * refused "state" while the first bridge lives. A bridge ends by itself
  * (its remote rig said bye or went silent, or nobody presented the
  * token) and is reaped here, by the control loop's next turn (which
- * comes within RIG_REAP_MS while a bridge lives, idle or not); an unload
- * of its session, or the daemon's exit, stops it.
+ * comes within RIG_REAP_MS while a bridge lives, idle or not); its
+ * session's end, however it comes (an unload, the lease of a transient
+ * session running out, the host telling through opts.gone, queued like a
+ * reply so this thread never waits on a session), or the daemon's exit,
+ * stops it.
  *
  * Threads: the control thread only.
  */
@@ -120,6 +123,17 @@ void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq
         explicit_bzero(token, sizeof(token));
         log_info("rig bridge of session %llu on %s for key %s", (unsigned long long)it->session,
                  ep, p->key);
+}
+
+void ctl_rig_remote_gone(struct control *c, uint64_t session)
+{
+        for (int i = 0; i < RIG_MAX_BRIDGES; i++)
+                if (c->rig.bridge[i] && rig_bridge_session(c->rig.bridge[i]) == session) {
+                        log_info("session %llu is gone: its remote rig's bridge ends",
+                                 (unsigned long long)session);
+                        rig_bridge_stop(c->rig.bridge[i]);
+                        c->rig.bridge[i] = NULL;
+                }
 }
 
 void ctl_rig_remote_reply(struct control *c, const struct ctl_peer *p, const void *body,

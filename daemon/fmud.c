@@ -292,6 +292,8 @@ static int start_host(struct daemon *d, struct control *c)
         o.publish_ctx = c;
         o.rig = control_rig_fd;
         o.rig_ctx = c;
+        o.gone = control_gone;
+        o.gone_ctx = c;
         o.log = host_log;
         r = host_new(&o, &d->host, &msg);
         if (r < 0) {

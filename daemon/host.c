@@ -205,6 +205,8 @@ void host_retire(struct host *h, struct hsess *hs)
         hs->next = h->zombies;
         h->zombies = hs;
         pthread_mutex_unlock(&h->lock);
+        if (h->opts.gone)
+                h->opts.gone(h->opts.gone_ctx, hs->id);
 }
 
 struct hsess *host_find(struct host *h, uint64_t id)

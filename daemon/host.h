@@ -87,6 +87,13 @@ typedef void host_publish_fn(void *ctx, const char *topic, void *body, size_t le
  * whose reply the callee sends for request id. From a session thread.
  */
 typedef void host_rig_fn(void *ctx, uint64_t token, uint64_t id, uint64_t session, int fd);
+/*
+ * Session session is gone: off the registry, its workers on their way out
+ * (unload, the lease of a transient session ran out, a failed load, the
+ * host's end). From the session's thread, which must not wait: the callee
+ * only queues (control.c stops the session's remote rig bridge).
+ */
+typedef void host_gone_fn(void *ctx, uint64_t session);
 /* A line for the daemon's log at a syslog level (LOG_WARNING, ...); any session thread. */
 typedef void host_log_fn(void *ctx, int level, const char *message);
 
@@ -148,6 +155,8 @@ struct host_opts {
         void *publish_ctx;
         host_rig_fn *rig;               /* NULL: rig requests are refused */
         void *rig_ctx;
+        host_gone_fn *gone;             /* NULL: nobody is told */
+        void *gone_ctx;
         host_log_fn *log;               /* NULL: nothing is logged */
         void *log_ctx;
 };

@@ -59,7 +59,8 @@ void rr_start(struct rr *t)
         snprintf(conf, sizeof(conf),
                  "[control]\ntcp_endpoint = %s\nserver_secret_key = %s/server.key\n"
                  "authorized_keys = %s/authorized_keys\n[rig]\n"
-                 "remote_endpoint = tcp://127.0.0.1:*\n", t->tcp_ep, t->keydir, t->keydir);
+                 "remote_endpoint = tcp://127.0.0.1:*\n[limits]\ntransient_grace = 1\n",
+                 t->tcp_ep, t->keydir, t->keydir);
         put(t, "fmud.conf", conf, 0644);
         snprintf(path, sizeof(path), "%s/fmud.conf", t->keydir);
         daemon_start(&t->d, (const char *[]){ "--config", path, NULL });

@@ -1,7 +1,7 @@
 /*
  * rig_remote_fixture: a real fmud (daemon_fixture.h) that serves tcp with
  * CURVE and remote rigs ([rig] remote_endpoint on 127.0.0.1, a port the
- * kernel picks per bridge), two admitted client keys (ok and other) and
+ * kernel picks per bridge; transient_grace 1 s), two admitted client keys (ok and other) and
  * one it does not admit (stranger); a libfmud connection over tcp with
  * the ok key; and raw DEALERs for what libfmud would never send.
  */

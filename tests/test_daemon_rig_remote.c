@@ -285,6 +285,81 @@ Test(daemon_rig_remote, a_bridge_that_ended_is_freed_without_another_request)
         fmud_rig_close(rig);
 }
 
+/* hello on a new bridge of session s: the DEALER (linger 0), its port in *ret_port. */
+static void *hello(uint64_t s, unsigned *ret_port)
+{
+        char token[RIGW_TOKEN_LEN + 1], text[256];
+        struct rigw_msg m;
+        int zero = 0;
+        struct pw w;
+        void *z;
+
+        rr_ask(&t, s, token, ret_port);
+        z = rr_bridge(&t, *ret_port, t.ok_pub, t.ok_sec);
+        cr_assert(eq(int, zmq_setsockopt(z, ZMQ_LINGER, &zero, sizeof(zero)), 0));
+        cr_assert(pw_init(&w) == 0);
+        rigw_hello(&w, token);
+        rr_send(z, pw_data(&w), pw_size(&w));
+        pw_fini(&w);
+        rr_recv(z, &m, NULL, 0, text, sizeof(text));
+        cr_assert(eq(int, m.kind, RIGW_PORTS), "%s", text);
+        return z;
+}
+
+/*
+ * A transient session whose owner vanishes is unloaded after the grace;
+ * its remote rig's bridge ends with it, though the remote rig goes on
+ * beating (which alone would keep the bridge alive), and the daemon then
+ * stops cleanly.
+ */
+Test(daemon_rig_remote, the_bridge_ends_with_a_transient_session_whose_owner_vanished)
+{
+        struct proto_load a = rr_feedthrough(0.1, "hold");
+        struct fmud *owner = rr_connect(&t, t.ok_sec);
+        struct proto_session_status st;
+        unsigned port;
+        struct pw w;
+        uint64_t s;
+        void *z;
+        int i;
+
+        a.transient = true;
+        s = daemon_load(owner, &a, NULL);
+        z = hello(s, &port);
+        cr_assert(eq(int, port_free(port), false));
+        fmud_close(owner);
+        cr_assert(pw_init(&w) == 0);
+        rigw_beat(&w);
+        for (i = 0; i < RR_RECV_MS && !port_free(port); i++) {
+                if (i % 10 == 0)
+                        (void) zmq_send(z, pw_data(&w), pw_size(&w), ZMQ_DONTWAIT);
+                usleep(1000);
+        }
+        pw_fini(&w);
+        cr_assert(lt(int, i, RR_RECV_MS), "the bridge of gone session %llu still holds port %u",
+                  (unsigned long long)s, port);
+        cr_assert(eq(int, fmud_status(t.c, s, &st), FMUD_E_REFUSED));
+        cr_assert(eq(int, fmud_errcode(t.c), PROTO_E_NO_SESSION), "%s", fmud_errmsg(t.c));
+        zmq_close(z);
+        rr_stop(&t);
+}
+
+/* SIGTERM with a bridge serving a remote rig: the daemon ends it and exits (rr_stop checks). */
+Test(daemon_rig_remote, the_daemon_stops_with_a_bridge_running)
+{
+        struct proto_load a = rr_feedthrough(1000, "hold");
+        uint64_t s = daemon_load(t.c, &a, NULL);
+        unsigned port;
+        void *z;
+
+        cr_assert(eq(int, fmud_start(t.c, &(struct proto_target){ s, 0 }, NULL), 0), "%s",
+                  fmud_errmsg(t.c));
+        z = hello(s, &port);
+        cr_assert(eq(int, port_free(port), false));
+        zmq_close(z);
+        rr_stop(&t);
+}
+
 /* The example rig, unchanged, against the daemon over tcp: its keys from the environment. */
 Test(daemon_rig_remote, the_example_rig_runs_against_a_remote_daemon)
 {
