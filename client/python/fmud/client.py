@@ -422,6 +422,17 @@ class Client:
         args["snapshot"] = _check("snapshot", snapshot, int)
         return self._call("restore", args, WAIT)
 
+    def snapshots(self, session, generation=0):
+        """The session's snapshots, oldest first: [{snapshot, time, generation, taken}]."""
+        return field(self._call("snapshots", self._target(session, generation)), "snapshots",
+                     list, "snapshots")
+
+    def snapshot_delete(self, session, snapshot, generation=0):
+        """Free a snapshot and the FMU states the workers hold for it."""
+        args = self._target(session, generation)
+        args["snapshot"] = _check("snapshot", snapshot, int)
+        return self._call("snapshot-delete", args, WAIT)
+
     def logs(self, session, generation=0):
         """The FMUs' messages the daemon keeps (the last 256), oldest first."""
         res = _map(self._call("logs", self._target(session, generation)), "logs")

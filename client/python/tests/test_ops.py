@@ -127,6 +127,22 @@ def test_snapshot_and_restore_rewind_and_fence_the_old_generation(client):
     assert client.status(s)["time"] == pytest.approx(snap["time"])   # nothing was stepped
 
 
+def test_snapshots_are_listed_and_deleted(client):
+    s = client.load(MSD, stop=1.0)["session"]
+    a = client.snapshot(s)["snapshot"]
+    client.step(s, 10)
+    b = client.snapshot(s)["snapshot"]
+    listed = client.snapshots(s)
+    assert [e["snapshot"] for e in listed] == [a, b]
+    assert listed[0]["time"] == 0 and listed[1]["time"] > 0
+    assert all(e["generation"] == 1 and e["taken"] > 0 for e in listed)
+    assert client.snapshot_delete(s, a) is None
+    assert [e["snapshot"] for e in client.snapshots(s)] == [b]
+    with pytest.raises(fmud.Invalid):
+        client.restore(s, a)
+    client.restore(s, b)
+
+
 def test_logs_answers_the_fmus_messages(client):
     s = client.load(os.path.join(FMUS, "Misbehave.fmu"),
                     starts={"fault": 18, "at": 0, "count": 0})["session"]
