@@ -141,6 +141,7 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
 {
         struct proto_restore a;
         struct hsnapshot *sn = NULL;
+        size_t slot;
         char err[256], msg[HOST_MSG_MAX];
         struct master_stats st;
         struct pw w;
@@ -150,8 +151,8 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
                 return;
         }
-        if (snap_find(hs, a.snapshot) < HOST_MAX_SNAPSHOTS)
-                sn = hs->snaps[snap_find(hs, a.snapshot)];
+        slot = snap_find(hs, a.snapshot);
+        sn = slot < HOST_MAX_SNAPSHOTS ? hs->snaps[slot] : NULL;
         if (!sn) {
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_INVALID,
                                  "no snapshot %llu in session %llu",
@@ -207,12 +208,11 @@ void hsnap_list(struct hsess *hs, const struct hcmd *c)
         /* Oldest first: ids grow, slots are reused. */
         for (size_t i = 0; i < HOST_MAX_SNAPSHOTS; i++) {
                 const struct hsnapshot *sn = hs->snaps[i];
-                uint32_t k = n++;
+                uint32_t k = n;
 
-                if (!sn) {
-                        n--;
+                if (!sn)
                         continue;
-                }
+                n++;
                 for (; k > 0 && info[k - 1].snapshot > sn->id; k--)
                         info[k] = info[k - 1];
                 info[k] = (struct proto_snapshot_info){ .snapshot = sn->id, .time = sn->time,
