@@ -42,9 +42,14 @@ static const enum access_role needed[] = {
         [PROTO_OP_RESULTS] = ACCESS_OBSERVER,
         [PROTO_OP_SNAPSHOTS] = ACCESS_OBSERVER,
         [PROTO_OP_SNAPSHOT_DELETE] = ACCESS_OPERATOR,
+        /* An FMI-level instance is made, called and freed as a session is loaded and run. */
+        [PROTO_OP_INSTANTIATE] = ACCESS_OPERATOR,
+        [PROTO_OP_FMI] = ACCESS_OPERATOR,
+        [PROTO_OP_FREE] = ACCESS_OPERATOR,
+        [PROTO_OP_DETACH] = ACCESS_OPERATOR,
 };
 _Static_assert(sizeof(needed) / sizeof(needed[0]) == PROTO_OP_COUNT &&
-               PROTO_OP_SNAPSHOT_DELETE == PROTO_OP_COUNT - 1,
+               PROTO_OP_DETACH == PROTO_OP_COUNT - 1,
                "every request kind needs a role in access.c");
 
 static const char *const names[] = { "none", "observer", "operator", "admin" };

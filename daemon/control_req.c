@@ -225,7 +225,8 @@ static void to_host(struct control *c, const struct ctl_peer *p, const struct pr
                 refuse(c, p, req->id, PROTO_E_INTERNAL, "no sessions are served");
                 return;
         }
-        e.log = access_changes(req->op);
+        /* A remote master's fmi batches come at its own rate: not a log line each. */
+        e.log = access_changes(req->op) && req->op != PROTO_OP_FMI;
         e.op = (uint8_t)req->op;
         e.session = session_of(req);
         snprintf(e.who, sizeof(e.who), "%.80s as %.12s", who->label, access_role_name(who->role));
@@ -236,7 +237,7 @@ static void to_host(struct control *c, const struct ctl_peer *p, const struct pr
                 return;
         }
         label[0] = '\0';
-        if (req->op == PROTO_OP_LOAD)
+        if (req->op == PROTO_OP_LOAD || req->op == PROTO_OP_INSTANTIATE)
                 owner_label(p, user, label, sizeof(label));
         host_request_from(c->host, token, req, &hp);
 }
@@ -461,7 +462,8 @@ void ctl_log_outcome(const struct ctl_peer *p, const void *body, size_t len)
                 snprintf(msg, sizeof(msg), "%s: %s", code ? code : "error",
                          log_text((char[160]){ 0 }, 160,
                                   (struct proto_str){ r.message, r.message_len }));
-        } else if (p->op == PROTO_OP_LOAD && (sid = pv_get(r.result, "session"))) {
+        } else if ((p->op == PROTO_OP_LOAD && (sid = pv_get(r.result, "session"))) ||
+                   (p->op == PROTO_OP_INSTANTIATE && (sid = pv_get(r.result, "instance")))) {
                 (void)pv_u64(sid, &session);
         }
         log_notice("request: %s%s by %s: %s", proto_op_name((enum proto_op)p->op),

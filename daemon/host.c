@@ -106,6 +106,10 @@ void hcmd_free(struct hcmd *c)
 {
         if (!c)
                 return;
+        if (c->fmi_out) {
+                pw_fini(c->fmi_out);
+                free(c->fmi_out);
+        }
         free(c->args);
         free(c);
 }

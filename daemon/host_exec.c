@@ -196,9 +196,14 @@ int hsess_exec(struct hsess *hs, struct hcmd *c)
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL, "out of memory");
                 goto out;
         }
-        if (c->op != PROTO_OP_UNLOAD && !generation_ok(hs, c, doc.root))
+        if (c->op == PROTO_OP_FMI) {
+                ret = hfmi_exec(hs, c);
+                goto out;
+        }
+        if (c->op != PROTO_OP_UNLOAD && c->op != PROTO_OP_FREE && !generation_ok(hs, c, doc.root))
                 goto out;
         switch (c->op) {
+        case PROTO_OP_FREE:
         case PROTO_OP_UNLOAD:
                 hsess_unload(hs, c);
                 ret = HSESS_UNLOADED;

@@ -71,6 +71,9 @@ struct hcmd {
         /* Who asked (host_peer.user, "" unknown) and whether as an admin: subscriptions' owner. */
         char user[HOST_PEER_LABEL_MAX];
         bool admin;
+        /* fmi: the next call to make and the results so far (host_fmi_call.c); NULL: none yet. */
+        uint32_t fmi_next;
+        struct pw *fmi_out;
 };
 
 #define HRT_STATE_MAX   96              /* a real-time option's state: "refused: REASON (task N)" */
@@ -263,7 +266,10 @@ struct hsess {
         /* Who asked for the command being served (hcmd.user), for the log; "" none. */
         char actor[HOST_PEER_LABEL_MAX];
 
-        /* A transient session's lease (host_lease.c); set at load, then read-only... */
+        /*
+         * A transient session's lease (host_lease.c); set at load, then read-only
+         * (transient: but for detach, on the control thread under h->lock)...
+         */
         bool transient;
         uint8_t owner_sock, owner_len;
         uint8_t owner_id[HOST_PEER_ID_MAX];
@@ -272,6 +278,10 @@ struct hsess {
         char user[HOST_PEER_LABEL_MAX];
         uint64_t renewed_ns;            /* ...but this: under h->lock */
         bool expired;                   /* written under h->lock and lock, with quit */
+
+        /* An FMI-level instance (host_fmi.c): set before it is registered, then read-only. */
+        bool fmi;
+        struct inst *inst;              /* session thread only; NULL until instantiated */
 };
 
 struct host {
@@ -380,6 +390,10 @@ int hload_check(struct host *h, const struct proto_load *a, const struct open_as
 int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size);
 /* Session thread: free everything the session holds (master, recorder, session, scenario). */
 void hload_free(struct hsess *hs);
+/* The first few error diagnostics of a refused load into msg, one a line. */
+void hload_diag_text(const struct diag_list *d, char *msg, size_t size);
+/* The daemon's sandbox options for hs's workers (its mode). */
+void hload_sandbox(const struct hsess *hs, struct sandbox_opts *ret);
 /* host_pace.c: a load's overrun policy, margin and spin over the scenario's, into o. */
 int hpace_overrides(const struct proto_load *a, struct scenario_overrides *o, char *msg,
                     size_t size);
@@ -448,6 +462,36 @@ void hstatus_brief(struct hsess *hs, struct proto_session_brief *ret, char **ret
 /* ---- host_lease.c ---- */
 /* Make hs (not yet in the registry) transient, owned by p; -1 without a usable p. */
 int hlease_own(struct hsess *hs, const struct host_peer *p);
+/* detach: the owner makes its transient session or instance permanent (control thread). */
+void hlease_detach(struct host *h, uint64_t token, const struct proto_req *req,
+                   const struct host_peer *peer);
+
+/* ---- host_request.c ---- */
+/*
+ * A new session (fmi: an FMI-level instance) for request req, checked
+ * and registered, its thread started; a refusal is answered here.
+ */
+void host_sess_create(struct host *h, uint64_t token, const struct proto_req *req,
+                      const struct host_peer *peer, const struct proto_load *a, bool fmi);
+/* Whether peer may change hs (its user's, or an admin's); else the refusal is answered. */
+bool host_owner_ok(struct host *h, uint64_t token, const struct proto_req *req,
+                   const struct hsess *hs, const struct host_peer *peer);
+
+/* ---- host_fmi.c: FMI-level instances ---- */
+/* Control thread: instantiate (decoded, checked, the session created). */
+void hfmi_instantiate(struct host *h, uint64_t token, const struct proto_req *req,
+                      const struct host_peer *peer);
+/* Session thread: start the worker and instantiate; as hload_run(). */
+int hfmi_load(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size);
+/* Session thread: free the instance and its worker (none: nothing). */
+void hfmi_free(struct hsess *hs);
+
+/* ---- host_fmi_call.c: fmi batches ---- */
+/* Control thread: fmi, checked (every instance the caller's), queued to the first instance. */
+void hfmi_request(struct host *h, uint64_t token, const struct proto_req *req,
+                  const struct host_peer *peer);
+/* Session thread: make c's calls on hs from c->fmi_next; HSESS_TAKEN when c went on to another. */
+int hfmi_exec(struct hsess *hs, struct hcmd *c);
 
 /* ---- host_values.c (session thread) ---- */
 void hvalues_get(struct hsess *hs, const struct hcmd *c, const struct pv *args);

@@ -115,3 +115,58 @@ long host_lease_check(struct host *h, uint64_t grace_ns)
                 return -1;
         return next <= now ? 1 : (long)((next - now) / 1000000u) + 1;
 }
+
+void hlease_detach(struct host *h, uint64_t token, const struct proto_req *req,
+                   const struct host_peer *peer)
+{
+        struct proto_instance_ref a;
+        const char *what = "session";
+        char err[256];
+        struct hsess *hs;
+        struct pw w;
+
+        if (proto_detach_decode(req->args, &a, err, sizeof(err)) < 0) {
+                host_reply_error(h, token, req->id, PROTO_E_BAD_REQUEST, "%s", err);
+                return;
+        }
+        pthread_mutex_lock(&h->lock);
+        for (hs = h->sessions; hs && hs->id != a.instance; hs = hs->next)
+                ;
+        if (hs && hs->fmi)
+                what = "instance";
+        if (!hs) {
+                pthread_mutex_unlock(&h->lock);
+                host_reply_error(h, token, req->id, PROTO_E_NO_SESSION, "no session or instance "
+                                 "%llu", (unsigned long long)a.instance);
+                return;
+        }
+        /* Only the lease's holder lets it go: its connection and its user, as renewal. */
+        if (!hs->transient || hs->expired || !peer || !owned_by(hs, peer)) {
+                bool transient = hs->transient && !hs->expired;
+
+                pthread_mutex_unlock(&h->lock);
+                host_reply_error(h, token, req->id, transient ? PROTO_E_DENIED : PROTO_E_STATE,
+                                 "%s %llu %s", what, (unsigned long long)a.instance,
+                                 transient ? "is leased to another connection: only its owner "
+                                 "may detach it" : "is not transient: nothing to detach");
+                return;
+        }
+        hs->transient = false;
+        atomic_fetch_sub(&h->n_transient, 1);
+        pthread_mutex_unlock(&h->lock);
+        if (h->opts.log) {
+                char line[HOST_MSG_MAX];
+
+                snprintf(line, sizeof(line), "%s %llu: detached by its owner (%s): kept without "
+                         "a lease", what, (unsigned long long)a.instance, hs->owner);
+                h->opts.log(h->opts.log_ctx, LOG_NOTICE, line);
+        }
+        if (pw_init(&w) < 0) {
+                host_reply_error(h, token, req->id, PROTO_E_INTERNAL, "out of memory");
+                return;
+        }
+        proto_reply_ok_begin(&w, req->id);
+        pw_nil(&w);
+        host_reply_take(h, token, req->id, &w);
+        pw_fini(&w);
+}

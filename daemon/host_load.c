@@ -186,7 +186,7 @@ static void load_strs_fini(struct load_strs *ls)
 }
 
 /* The first few diagnostics, one a line. */
-static void diag_text(const struct diag_list *d, char *msg, size_t size)
+void hload_diag_text(const struct diag_list *d, char *msg, size_t size)
 {
         size_t len = 0, lines = 0;
 
@@ -291,6 +291,25 @@ static void note(void *ctx, size_t comp, const char *message)
         hlog_line(ctx, LOG_WARNING, "%s", message);
 }
 
+void hload_sandbox(const struct hsess *hs, struct sandbox_opts *ret)
+{
+        const struct host_opts *o = &hs->h->opts;
+
+        *ret = (struct sandbox_opts){
+                .mode = hs->sandbox == HOST_SANDBOX_STRICT ? SANDBOX_STRICT :
+                        hs->sandbox == HOST_SANDBOX_BASIC ? SANDBOX_BASIC : SANDBOX_OFF,
+                .scratch_root = o->scratch_dir,
+                .hide = o->hide_dir,
+                .mem_limit = o->mem_limit,
+                .cpu_limit_s = o->cpu_limit_s,
+                .kill_on_violation = o->kill_on_violation,
+                .uid = o->worker_uid,
+                .gid = o->worker_gid,
+                .require_all = o->sandbox_require_all,
+                .skip_layers = hs->h->skip_layers,
+        };
+}
+
 static int start(struct hsess *hs, const char *out, bool force, bool mlock, char *msg,
                  size_t size, int *code)
 {
@@ -313,19 +332,7 @@ static int start(struct hsess *hs, const char *out, bool force, bool mlock, char
         so.worker_ctx = hs;
         so.timeout_ns = o->call_timeout_ns;
         so.inputs = hs->inputs;
-        so.sandbox = (struct sandbox_opts){
-                .mode = hs->sandbox == HOST_SANDBOX_STRICT ? SANDBOX_STRICT :
-                        hs->sandbox == HOST_SANDBOX_BASIC ? SANDBOX_BASIC : SANDBOX_OFF,
-                .scratch_root = o->scratch_dir,
-                .hide = o->hide_dir,
-                .mem_limit = o->mem_limit,
-                .cpu_limit_s = o->cpu_limit_s,
-                .kill_on_violation = o->kill_on_violation,
-                .uid = o->worker_uid,
-                .gid = o->worker_gid,
-                .require_all = o->sandbox_require_all,
-                .skip_layers = hs->h->skip_layers,
-        };
+        hload_sandbox(hs, &so.sandbox);
         so.mlock = mlock;
         so.mlock_limit = o->mlock_bytes;
         r = session_new(hs->sc, &so, &hs->s, &why);
@@ -448,10 +455,10 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                          path);
                 load_log(hs, LOG_INFO, msg);
         } else if (r == -EINVAL) {
-                diag_text(&diags, msg, sizeof(msg));
+                hload_diag_text(&diags, msg, sizeof(msg));
         } else if (r < 0 && diag_errors(&diags)) {
                 /* Not below an allowed directory, a link on the way, not there: as hpath_open(). */
-                diag_text(&diags, msg, sizeof(msg));
+                hload_diag_text(&diags, msg, sizeof(msg));
                 if (r == -EPERM || r == -ELOOP || r == -EXDEV || r == -ENOENT || r == -EACCES)
                         code = PROTO_E_DENIED;
         } else if (r < 0) {
@@ -558,6 +565,7 @@ out_free:
 
 void hload_free(struct hsess *hs)
 {
+        hfmi_free(hs);
         hrt_release(hs);
         hmlock_release(hs);
         pthread_mutex_lock(&hs->lock);

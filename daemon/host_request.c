@@ -13,22 +13,16 @@
 
 /* ---- Requests ---------------------------------------------------------------- */
 
-static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
-                    const struct host_peer *peer)
+void host_sess_create(struct host *h, uint64_t token, const struct proto_req *req,
+                      const struct host_peer *peer, const struct proto_load *load, bool fmi)
 {
+        const struct proto_load a = *load;
         enum host_sandbox sandbox;
-        struct proto_load a;
         struct open_as as;
         struct hsess *hs;
-        void *mem = NULL;
         char err[512];
         int code;
 
-        if (proto_load_decode(req->args, &a, &mem, err, sizeof(err)) < 0) {
-                free(mem);
-                host_reply_error(h, token, req->id, PROTO_E_BAD_REQUEST, "%s", err);
-                return;
-        }
         /* The group database is read here, before the lock, once per load. */
         hout_as(peer, &as);
         pthread_mutex_lock(&h->lock);
@@ -46,6 +40,7 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
                 hs->mat_fd = -1;
                 hlog_init(hs);
                 hs->h = h;
+                hs->fmi = fmi;
                 hs->sandbox = sandbox;
                 hs->load = host_cmd_new(token, req);
                 hs->allowed = calloc(h->n_allowed ? h->n_allowed : 1, sizeof(char *));
@@ -71,7 +66,6 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
         /* Linked now, on the thread that puts: no upload it names is evicted before. */
         if (code < 0 && (a.content.len || a.input_content.len))
                 code = hcontent_link(hs, &a, err, sizeof(err));
-        free(mem);
         if (code >= 0) {
                 pthread_mutex_unlock(&h->lock);
                 if (hs)
@@ -100,6 +94,22 @@ static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
         if (hs->transient)
                 atomic_fetch_add(&h->n_transient, 1);
         pthread_mutex_unlock(&h->lock);
+}
+
+static void do_load(struct host *h, uint64_t token, const struct proto_req *req,
+                    const struct host_peer *peer)
+{
+        struct proto_load a;
+        void *mem = NULL;
+        char err[512];
+
+        if (proto_load_decode(req->args, &a, &mem, err, sizeof(err)) < 0) {
+                free(mem);
+                host_reply_error(h, token, req->id, PROTO_E_BAD_REQUEST, "%s", err);
+                return;
+        }
+        host_sess_create(h, token, req, peer, &a, false);
+        free(mem);
 }
 
 static void do_list(struct host *h, uint64_t token, const struct proto_req *req,
@@ -230,6 +240,22 @@ static int target_of(struct host *h, uint64_t token, const struct proto_req *req
         return r < 0 ? -EBADMSG : 0;
 }
 
+bool host_owner_ok(struct host *h, uint64_t token, const struct proto_req *req,
+                   const struct hsess *hs, const struct host_peer *peer)
+{
+        /* hs->user is written before the session is registered and never after. */
+        if (peer && peer->user && !peer->any_session && hs->user[0] &&
+            strcmp(hs->user, peer->user)) {
+                host_reply_error(h, token, req->id, PROTO_E_DENIED, "%s of %s %llu needs "
+                                 "its owner (%s) or the admin role; you are %s (%s)",
+                                 proto_op_name(req->op), hs->fmi ? "instance" : "session",
+                                 (unsigned long long)hs->id, hs->user,
+                                 peer->role ? peer->role : "not admin", peer->user);
+                return false;
+        }
+        return true;
+}
+
 static void do_session_op(struct host *h, uint64_t token, const struct proto_req *req,
                           const struct host_peer *peer)
 {
@@ -256,13 +282,14 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
                                  (unsigned long long)t.session);
                 return;
         }
-        /* hs->user is written before the session is registered and never after. */
-        if (peer && peer->user && !peer->any_session && hs->user[0] &&
-            strcmp(hs->user, peer->user)) {
-                host_reply_error(h, token, req->id, PROTO_E_DENIED, "%s of session %llu needs "
-                                 "its owner (%s) or the admin role; you are %s (%s)",
-                                 proto_op_name(req->op), (unsigned long long)t.session, hs->user,
-                                 peer->role ? peer->role : "not admin", peer->user);
+        if (!host_owner_ok(h, token, req, hs, peer))
+                return;
+        /* An FMI-level instance has no master: its calls are fmi's, its end free's. */
+        if (hs->fmi && req->op != PROTO_OP_STATUS && req->op != PROTO_OP_LOGS &&
+            req->op != PROTO_OP_UNLOAD) {
+                host_reply_error(h, token, req->id, PROTO_E_STATE, "%s: %llu is an FMI-level "
+                                 "instance, not a session: call it with fmi", proto_op_name(req->op),
+                                 (unsigned long long)t.session);
                 return;
         }
         pthread_mutex_lock(&hs->lock);
@@ -349,6 +376,16 @@ void host_request_from(struct host *h, uint64_t token, const struct proto_req *r
                 break;
         case PROTO_OP_PUT:
                 hcontent_put(h, token, req, peer);
+                break;
+        case PROTO_OP_INSTANTIATE:
+                hfmi_instantiate(h, token, req, peer);
+                break;
+        case PROTO_OP_FMI:
+        case PROTO_OP_FREE:
+                hfmi_request(h, token, req, peer);
+                break;
+        case PROTO_OP_DETACH:
+                hlease_detach(h, token, req, peer);
                 break;
         case PROTO_OP_UNLOAD:
         case PROTO_OP_STATUS:

@@ -271,7 +271,7 @@ void *hsess_main(void *arg)
         bool quit;
         int code;
 
-        if (hload_run(hs, &code, msg, sizeof(msg)) < 0) {
+        if ((hs->fmi ? hfmi_load : hload_run)(hs, &code, msg, sizeof(msg)) < 0) {
                 struct hcmd *load = hs->load;
 
                 hs->load = NULL;

@@ -314,7 +314,7 @@ void hstatus_brief(struct hsess *hs, struct proto_session_brief *ret, char **ret
                 .session = hs->id, .generation = hs->st.generation,
                 .name = str(*ret_name), .state = hs->st.state, .time = time,
                 .transient = hs->transient, .owner = owner_for(hs, viewer),
-                .user = str(hs->user),
+                .user = str(hs->user), .kind = str(hs->fmi ? "instance" : ""),
         };
         pthread_mutex_unlock(&hs->lock);
 }

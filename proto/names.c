@@ -34,6 +34,10 @@ static const char *const op_names[PROTO_OP_COUNT] = {
         [PROTO_OP_RESULTS] = "results",
         [PROTO_OP_SNAPSHOTS] = "snapshots",
         [PROTO_OP_SNAPSHOT_DELETE] = "snapshot-delete",
+        [PROTO_OP_INSTANTIATE] = "instantiate",
+        [PROTO_OP_FMI] = "fmi",
+        [PROTO_OP_FREE] = "free",
+        [PROTO_OP_DETACH] = "detach",
 };
 
 static const char *const err_names[PROTO_E_COUNT] = {

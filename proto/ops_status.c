@@ -29,6 +29,7 @@ static const struct field brief_fields[] = {
         FIELD("transient", FT_BOOL, FF_OMIT, struct proto_session_brief, transient),
         FIELD("owner", FT_STR, FF_OMIT, struct proto_session_brief, owner),
         FIELD("user", FT_STR, FF_OMIT, struct proto_session_brief, user),
+        FIELD("kind", FT_STR, FF_OMIT, struct proto_session_brief, kind),
 };
 
 void proto_list_result_encode(struct pw *w, const struct proto_list_result *r)

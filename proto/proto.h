@@ -62,6 +62,10 @@ enum proto_op {
         PROTO_OP_RESULTS,
         PROTO_OP_SNAPSHOTS,
         PROTO_OP_SNAPSHOT_DELETE,
+        PROTO_OP_INSTANTIATE,
+        PROTO_OP_FMI,
+        PROTO_OP_FREE,
+        PROTO_OP_DETACH,
         PROTO_OP_COUNT,
 };
 
@@ -190,6 +194,8 @@ void pw_str(struct pw *w, const char *s);               /* NULL: nil */
 void pw_strn(struct pw *w, const char *s, size_t len);
 void pw_bin(struct pw *w, const void *p, size_t len);
 void pw_pv(struct pw *w, const struct pv *v);           /* a decoded value, re-encoded */
+/* Bytes that are already msgpack (values another pw wrote), appended as they are. */
+void pw_raw(struct pw *w, const void *p, size_t len);
 
 /* ---- Envelopes ---------------------------------------------------------------- */
 
@@ -367,6 +373,7 @@ struct proto_session_brief {            /* an entry of list */
         bool transient;                 /* leased to the connection that loaded it */
         struct proto_str owner;         /* that connection, as the daemon names it; may be empty */
         struct proto_str user;          /* who loaded it: "uid 1000", "key <Z85>"; may be empty */
+        struct proto_str kind;          /* "instance": an FMI-level instance; empty: a session */
 };
 struct proto_list_result {
         uint32_t n;
@@ -731,5 +738,8 @@ int proto_logs_result_decode(const struct pv *v, struct proto_logs_result *ret, 
                              char *err, size_t errlen);
 /* "OK", "Warning", "Discard", "Error", "Fatal"; "?" else. */
 const char *proto_log_status_name(uint32_t status);
+
+/* FMI-level instances: instantiate, fmi, free, detach (proto_fmi.h). */
+#include "proto/proto_fmi.h"
 
 #endif

@@ -180,6 +180,13 @@ void pw_bin(struct pw *w, const void *p, size_t len)
         check(w, msgpack_pack_bin_with_body(pk(w), len ? p : "", len));
 }
 
+void pw_raw(struct pw *w, const void *p, size_t len)
+{
+        if (!pk(w) || !len)
+                return;
+        check(w, msgpack_sbuffer_write(&((struct pw_priv *)w->priv)->sbuf, p, len));
+}
+
 void pw_pv(struct pw *w, const struct pv *v)
 {
         if (!pk(w))

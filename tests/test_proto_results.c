@@ -81,9 +81,9 @@ Test(proto_results, load_result_carries_warnings)
 Test(proto_results, list_result_round_trips)
 {
         struct proto_session_brief s[2] = {
-                { 1, 1, S("loop"), PROTO_STATE_RUNNING, 2.5, false, S(""), S("") },
+                { 1, 1, S("loop"), PROTO_STATE_RUNNING, 2.5, false, S(""), S(""), S("") },
                 { 2, 3, S("bench"), PROTO_STATE_FAULTED, 0, true, S("ipc 0x0080000001"),
-                  S("uid 1000") },
+                  S("uid 1000"), S("instance") },
         };
         struct proto_list_result a = { 2, s }, b;
 
@@ -96,6 +96,8 @@ Test(proto_results, list_result_round_trips)
         cr_assert(b.sessions[1].state == PROTO_STATE_FAULTED && b.sessions[0].time == 2.5);
         /* transient and owner travel only for a transient session. */
         cr_assert(!b.sessions[0].transient && b.sessions[0].owner.len == 0);
+        /* kind only for an FMI-level instance. */
+        cr_assert(b.sessions[0].kind.len == 0 && str_eq(b.sessions[1].kind, "instance"));
         cr_assert(b.sessions[1].transient && str_eq(b.sessions[1].owner, "ipc 0x0080000001"));
         /* The user who loaded it, when the daemon knows one. */
         cr_assert(b.sessions[0].user.len == 0 && str_eq(b.sessions[1].user, "uid 1000"));
