@@ -430,6 +430,67 @@ int fmud_keygen(const char *name, char *err, size_t errlen);
 /* Read a key file (one Z85 key, blanks around it ignored) into ret. 0 or -errno with err. */
 int fmud_key_read(const char *path, char ret[FMUD_KEY_Z85_LEN + 1], char *err, size_t errlen);
 
+/* ---- FMI-level instances: remote masters (PROTOCOL.md "instantiate", "fmi") ---------------- */
+
+/*
+ * A new instance of a Co-Simulation FMU in its own sandboxed worker in the
+ * daemon (a->fmu or a->content; a->transient: leased to this connection).
+ * *ret_instance: its number, which fmi calls, status, logs and free take.
+ */
+int fmud_instantiate(struct fmud *c, const struct proto_instantiate *a, uint64_t *ret_instance);
+/* Free the instance and its worker (its FMU states with it). */
+int fmud_free_instance(struct fmud *c, uint64_t instance);
+/* Make this connection's transient session or instance permanent (no lease). */
+int fmud_detach(struct fmud *c, uint64_t session);
+
+/*
+ * A batch of FMI calls on one or many instances, sent as one request by
+ * fmud_fmi_submit() and made in order: typically set inputs, doStep and
+ * get outputs of every instance of a master's step. fmud_fmi_add() takes
+ * the calls without arguments ("enterInitializationMode" with no
+ * experiment, "exitInitializationMode", "enterEventMode", "enterStepMode",
+ * "updateDiscreteStates", "getFMUState" (a new state), "reset",
+ * "terminate"); fmud_fmi_add_state() those of a state ("getFMUState" to
+ * overwrite, "setFMUState", "freeFMUState", "serializeFMUState"). Adding
+ * returns 0, -E2BIG past PROTO_FMI_MAX_CALLS calls or PROTO_FMI_MAX_VALUES
+ * values, -EINVAL for a missing argument. Clear a batch to reuse it.
+ */
+struct fmud_batch;
+struct fmud_batch *fmud_fmi_batch_new(void);
+void fmud_fmi_batch_free(struct fmud_batch *b);
+void fmud_fmi_batch_clear(struct fmud_batch *b);
+int fmud_fmi_add(struct fmud_batch *b, uint64_t instance, const char *fn);
+int fmud_fmi_add_state(struct fmud_batch *b, uint64_t instance, const char *fn, uint64_t state);
+int fmud_fmi_add_set_f64(struct fmud_batch *b, uint64_t instance, const uint32_t vr[],
+                         const double values[], size_t n);
+int fmud_fmi_add_get_f64(struct fmud_batch *b, uint64_t instance, const uint32_t vr[], size_t n);
+int fmud_fmi_add_do_step(struct fmud_batch *b, uint64_t instance, double t, double h);
+/*
+ * Send the batch and wait for its results. 0: every call was made. A call
+ * refused (by the worker's state machine or checks) or answered Discard,
+ * Error or Fatal ends the batch: FMUD_E_REFUSED, fmud_errcode() the code
+ * (PROTO_E_STATE, PROTO_E_TYPE, ...), fmud_errmsg() "calls[1] (instance
+ * 3): fmi3DoStep: fmi3DoStep must not be called in Instantiated",
+ * fmud_fmi_refused() its index, and the results of the calls before it
+ * stay readable. A batch refused whole (an unknown instance, another
+ * user's) is FMUD_E_REFUSED with fmud_fmi_refused() -1.
+ */
+int fmud_fmi_submit(struct fmud *c, struct fmud_batch *b);
+/* The last submit's results (borrowed from the handle's last reply). */
+size_t fmud_fmi_count(const struct fmud_batch *b);
+long fmud_fmi_refused(const struct fmud_batch *b);
+const struct pv *fmud_fmi_result(const struct fmud_batch *b, size_t i);
+/* Call i's values (a get of n Float64): 0, -EINVAL, -EPROTO (another count), -EPROTOTYPE. */
+int fmud_fmi_f64(const struct fmud_batch *b, size_t i, double out[], size_t n);
+struct fmud_step_result {
+        bool event_handling_needed, terminate_simulation, early_return;
+        double last_successful_time;
+};
+/* Call i's doStep outcome: 0, -EINVAL, -EPROTO. */
+int fmud_fmi_step(const struct fmud_batch *b, size_t i, struct fmud_step_result *ret);
+/* Call i's FMU state handle (getFMUState, deserializeFMUState): 0, -EINVAL, -EPROTO. */
+int fmud_fmi_state(const struct fmud_batch *b, size_t i, uint64_t *ret);
+
 #ifdef __cplusplus
 }
 #endif

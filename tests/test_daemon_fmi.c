@@ -536,3 +536,62 @@ Test(daemon_fmi, instantiate_refuses_what_load_refuses)
         pw_str(&w, "me");
         assert_refused(&w, PROTO_E_BAD_REQUEST, "args.interface: expected \"cs\"");
 }
+
+Test(daemon_fmi, libfmud_batches_step_instances_and_report_refusals)
+{
+        struct fmud *c = daemon_connect(&d);
+        struct fmud_batch *b = fmud_fmi_batch_new();
+        const uint32_t x_vr = 1;
+        struct fmud_step_result sr;
+        uint64_t a, s, state;
+        double u[10] = { 0 }, y[10], x = 1.0;
+        int r;
+
+        cr_assert(b != NULL);
+        cr_assert(eq(int, fmud_instantiate(c, &(struct proto_instantiate){
+                .fmu = daemon_str(LINEAR_ODE), .instance_name = daemon_str("lib") }, &a), 0),
+                "%s", fmud_errmsg(c));
+        /* Refused: doStep in Instantiated; the set before it was made. */
+        cr_assert(eq(int, fmud_fmi_add_set_f64(b, a, U, u, 10), 0));
+        cr_assert(eq(int, fmud_fmi_add_do_step(b, a, 0, 0.1), 0));
+        r = fmud_fmi_submit(c, b);
+        daemon_assert_refused(c, r, PROTO_E_STATE, "doStep before initialization");
+        cr_assert(eq(long, fmud_fmi_refused(b), 1));
+        cr_assert(eq(sz, fmud_fmi_count(b), 1));
+        cr_assert(strstr(fmud_errmsg(c), "calls[1] (instance ") != NULL, "%s", fmud_errmsg(c));
+        cr_assert(strstr(fmud_errmsg(c), "fmi3DoStep") != NULL, "%s", fmud_errmsg(c));
+        fmud_fmi_batch_clear(b);
+        cr_assert(eq(int, fmud_fmi_add(b, a, "enterInitializationMode"), 0));
+        cr_assert(eq(int, fmud_fmi_add(b, a, "exitInitializationMode"), 0));
+        cr_assert(eq(int, fmud_fmi_submit(c, b), 0), "%s", fmud_errmsg(c));
+        for (int k = 0; k < 3; k++) {
+                fmud_fmi_batch_clear(b);
+                for (int i = 0; i < 10; i++)
+                        u[i] = k + i * 0.5;
+                cr_assert(eq(int, fmud_fmi_add_set_f64(b, a, U, u, 10), 0));
+                cr_assert(eq(int, fmud_fmi_add_do_step(b, a, k * 0.1, 0.1), 0));
+                cr_assert(eq(int, fmud_fmi_add_get_f64(b, a, Y, 10), 0));
+                cr_assert(eq(int, fmud_fmi_submit(c, b), 0), "%s", fmud_errmsg(c));
+                cr_assert(eq(int, fmud_fmi_step(b, 1, &sr), 0));
+                cr_assert(not(sr.event_handling_needed || sr.terminate_simulation));
+                cr_assert(eq(int, fmud_fmi_f64(b, 2, y, 10), 0));
+                x *= exp(-0.1);
+                for (int i = 0; i < 10; i++)
+                        cr_assert(eq(dbl, y[i], x + u[i]));
+        }
+        fmud_fmi_batch_clear(b);
+        cr_assert(eq(int, fmud_fmi_add(b, a, "getFMUState"), 0));
+        cr_assert(eq(int, fmud_fmi_add_get_f64(b, a, &x_vr, 1), 0));
+        cr_assert(eq(int, fmud_fmi_submit(c, b), 0), "%s", fmud_errmsg(c));
+        cr_assert(eq(int, fmud_fmi_state(b, 0, &state), 0));
+        cr_assert(eq(int, fmud_fmi_f64(b, 1, y, 2), -EPROTO), "two values asked of one");
+        /* A whole batch refused: no instance. */
+        fmud_fmi_batch_clear(b);
+        cr_assert(eq(int, fmud_fmi_add(b, 999, "terminate"), 0));
+        daemon_assert_refused(c, fmud_fmi_submit(c, b), PROTO_E_NO_SESSION, "no instance");
+        cr_assert(eq(long, fmud_fmi_refused(b), -1));
+        s = a;
+        cr_assert(eq(int, fmud_free_instance(c, s), 0), "%s", fmud_errmsg(c));
+        fmud_fmi_batch_free(b);
+        fmud_close(c);
+}
