@@ -50,6 +50,13 @@ _LOAD_ARGS = {
     "content": ("content", str), "files": ("files", dict), "input_content": ("inputContent", str),
 }
 
+# instantiate's flags and their names on the wire (section 5, instantiate).
+_INSTANTIATE_ARGS = {
+    "visible": ("visible", bool), "logging_on": ("loggingOn", bool),
+    "event_mode_used": ("eventModeUsed", bool),
+    "early_return_allowed": ("earlyReturnAllowed", bool), "sandbox": ("sandbox", str),
+}
+
 
 def _check(name, value, kind):
     """value as sent for argument name, which must be of kind; TypeError otherwise."""
@@ -469,6 +476,71 @@ class Client:
             return transfer.fetch(read, file, follow)
         with open(file, "wb") as f:
             return transfer.fetch(read, f, follow)
+
+    # ---- FMI-level instances: remote masters (PROTOCOL.md "instantiate", "fmi") -------
+
+    def instantiate(self, fmu=None, content=None, instance_name=None, transient=False,
+                    **flags):
+        """A new instance of a Co-Simulation FMU in its own worker; its number.
+
+        fmu: the .fmu's path (sent absolute and canonical), or content: the
+        SHA-256 of an upload (put). flags: visible, logging_on,
+        event_mode_used, early_return_allowed (bool), sandbox (str).
+        """
+        args = {}
+        if fmu is not None:
+            args["fmu"] = os.path.realpath(_check("fmu", os.fspath(fmu), str))
+        if content is not None:
+            args["content"] = _check("content", content, str)
+        if instance_name is not None:
+            args["instanceName"] = _check("instance_name", instance_name, str)
+        if _check("transient", transient, bool):
+            args["transient"] = True
+        for key, value in flags.items():
+            if key not in _INSTANTIATE_ARGS:
+                raise TypeError("instantiate() got an unexpected keyword argument '%s'" % key)
+            wire, kind = _INSTANTIATE_ARGS[key]
+            args[wire] = _check(key, value, kind)
+        res = _map(self._call("instantiate", args, WAIT), "instantiate")
+        return field(res, "instance", int, "instantiate")
+
+    def fmi(self, calls):
+        """Make a batch of FMI calls in order; one result per call.
+
+        calls: dicts {"instance": N, "fn": "set"|"get"|"doStep"|..., ...}
+        with the arguments PROTOCOL.md "fmi" lists ({"instance": 1, "fn":
+        "set", "type": "Float64", "vrs": [10], "values": [1.5]}). A call
+        refused (or answered Discard, Error, Fatal) ends the batch: raised
+        as the Error of its code, with .index, .function and .results (the
+        results of the calls before it).
+        """
+        calls = _check("calls", calls, list)
+        res = _map(self._call("fmi", {"calls": calls}), "fmi")
+        results = field(res, "results", list, "fmi")
+        ref = res.get("refused")
+        if ref is None:
+            return results
+        ref = _check("refused", ref, dict)
+        e = refusal(field(ref, "code", str, "fmi"),
+                    "calls[%d] (instance %d): %s" % (field(ref, "index", int, "fmi"),
+                                                     field(ref, "instance", int, "fmi"),
+                                                     field(ref, "message", str, "fmi")), "fmi")
+        e.index = ref["index"]
+        e.function = ref.get("function")
+        e.results = results
+        raise e
+
+    def free(self, instance):
+        """Free an FMI-level instance, its worker and its FMU states."""
+        return self._call("free", {"instance": _check("instance", instance, int)})
+
+    def detach(self, session=None, instance=None):
+        """Make this connection's transient session (or instance) permanent."""
+        if (session is None) == (instance is None):
+            raise TypeError("detach() takes session or instance, one of them")
+        key = "session" if session is not None else "instance"
+        return self._call("detach", {key: _check(key, session if instance is None else instance,
+                                                 int)})
 
     def shutdown(self):
         """Stop and unload every session; the daemon then exits (admin role)."""
