@@ -189,15 +189,14 @@ int hsess_exec(struct hsess *hs, struct hcmd *c)
         struct pv_doc doc = { 0 };
         int ret = HSESS_DONE;
 
+        /* A batch of FMI calls decodes its own arguments (host_fmi_call.c). */
+        if (c->op == PROTO_OP_FMI)
+                return hfmi_exec(hs, c);
         /* Who asked, for the log lines this command causes. */
         snprintf(hs->actor, sizeof(hs->actor), "%s", c->user);
         if (host_cmd_args(hs->h, c, &doc) < 0) {
                 /* Encoded by host.c from a decoded request: only memory can fail here. */
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL, "out of memory");
-                goto out;
-        }
-        if (c->op == PROTO_OP_FMI) {
-                ret = hfmi_exec(hs, c);
                 goto out;
         }
         if (c->op != PROTO_OP_UNLOAD && c->op != PROTO_OP_FREE && !generation_ok(hs, c, doc.root))
