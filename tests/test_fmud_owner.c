@@ -2,7 +2,8 @@
  * What another local user cannot do to a session it does not own
  * (daemon/host.h, daemon/host_sub.c): keep a transient session's lease
  * alive by claiming its owner's routing id, see that routing id, remove
- * another's subscription or take every subscription slot of a session.
+ * another's subscription or take every subscription slot of a session;
+ * call, free or detach an FMI-level instance (daemon/host_fmi.c).
  *
  * Another local user is a child that drops to uid/gid 65534 (nobody) and
  * connects: these tests need root and are skipped without it.
@@ -40,7 +41,8 @@ static void cleanup(void)
 
 static void start(const char *conf)
 {
-        const char *extra[] = { "--allow", FMUD_EXAMPLES, "--sandbox", "off", NULL };
+        const char *extra[] = { "--allow", FMUD_EXAMPLES, "--allow", FMUD_TEST_FMU_DIR,
+                                "--sandbox", "off", NULL };
 
         if (geteuid() != 0)
                 cr_skip_test("another local user needs root");
@@ -339,6 +341,75 @@ Test(fmud_owner, another_user_neither_removes_a_subscription_nor_takes_every_slo
         r = call(s, &w);
         cr_assert(r.ok, "%s", r.msg);
         enc_unsub(&w, 1, "s1.2");
+        r = call(s, &w);
+        cr_assert(r.ok, "%s", r.msg);
+        zmq_close(s);
+}
+
+/* As the other user, an operator: an fmi batch on instance 1, free it, detach it. */
+static void meddle(void *zctx, int fd)
+{
+        void *s = dealer(zctx, NULL);
+        struct answer a;
+        struct pw w;
+
+        if (!s)
+                _exit(3);
+        pw_init(&w);
+        proto_req_begin(&w, 40, PROTO_OP_FMI, 1);
+        pw_str(&w, "calls");
+        pw_array(&w, 1);
+        pw_map(&w, 2);
+        pw_str(&w, "instance");
+        pw_u64(&w, 1);
+        pw_str(&w, "fn");
+        pw_str(&w, "terminate");
+        a = call(s, &w);
+        put(fd, &a);
+        pw_init(&w);
+        proto_free_encode(&w, 41, 1);
+        a = call(s, &w);
+        put(fd, &a);
+        pw_init(&w);
+        proto_req_begin(&w, 42, PROTO_OP_DETACH, 1);
+        pw_str(&w, "instance");
+        pw_u64(&w, 1);
+        a = call(s, &w);
+        put(fd, &a);
+        zmq_close(s);
+}
+
+Test(fmud_owner, another_user_neither_calls_nor_frees_nor_detaches_an_instance, .fini = cleanup)
+{
+        struct answer a[3], r;
+        struct pw w;
+        void *s;
+
+        start("[control]\nsocket_group = 65534\n");
+        s = dealer(d.zctx, NULL);
+        cr_assert(s);
+        pw_init(&w);
+        proto_instantiate_encode(&w, 11, &(struct proto_instantiate){
+                .fmu = { FMUD_TEST_FMU_DIR "/LinearOde.fmu",
+                         (uint32_t)strlen(FMUD_TEST_FMU_DIR "/LinearOde.fmu") },
+                .transient = true });
+        r = call(s, &w);
+        cr_assert(r.ok, "%s", r.msg);
+        as_nobody(meddle, a, 3);
+        cr_assert(!a[0].ok && a[0].code == PROTO_E_DENIED &&
+                  !strcmp(a[0].msg, "fmi of instance 1 needs its owner (uid 0) or the admin "
+                                    "role; you are operator (uid 65534)"), "%d '%s'", a[0].code,
+                  a[0].msg);
+        cr_assert(!a[1].ok && a[1].code == PROTO_E_DENIED &&
+                  !strcmp(a[1].msg, "free of instance 1 needs its owner (uid 0) or the admin "
+                                    "role; you are operator (uid 65534)"), "%d '%s'", a[1].code,
+                  a[1].msg);
+        cr_assert(!a[2].ok && a[2].code == PROTO_E_DENIED &&
+                  !strcmp(a[2].msg, "instance 1 is leased to another connection: only its "
+                                    "owner may detach it"), "%d '%s'", a[2].code, a[2].msg);
+        /* Its owner still calls it and frees it. */
+        pw_init(&w);
+        proto_free_encode(&w, 12, 1);
         r = call(s, &w);
         cr_assert(r.ok, "%s", r.msg);
         zmq_close(s);
