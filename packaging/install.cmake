@@ -18,6 +18,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/proto/PROTOC
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
         FILES_MATCHING PATTERN "*.md")
 install(FILES ${PROJECT_SOURCE_DIR}/client/examples/remote_master.c
+        ${PROJECT_SOURCE_DIR}/client/examples/fmi_master.c
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 
 # The installed config allows loads from the installed examples (so that
