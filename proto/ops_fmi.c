@@ -420,9 +420,17 @@ int proto_fmi_decode(const struct pv *args, struct proto_fmi *ret, void **mem, c
         *mem = NULL;
         if (!args || args->type != PV_MAP)
                 return proto_fail(err, errlen, "args: expected a map");
-        for (uint32_t i = 0; i < args->m.n; i++)
-                if (!pv_is_str(args->m.kv[i].key, "calls"))
-                        return proto_fail(err, errlen, "args: unknown key (fmi takes calls)");
+        for (uint32_t i = 0; i < args->m.n; i++) {
+                const struct pv *k = args->m.kv[i].key;
+                char q[80];
+
+                if (pv_is_str(k, "calls"))
+                        continue;
+                if (k->type != PV_STR)
+                        return proto_fail(err, errlen, "args: a key that is not a string");
+                proto_quote(q, sizeof(q), k->s.ptr, k->s.len);
+                return proto_fail(err, errlen, "args: unknown key '%s' (fmi takes calls)", q);
+        }
         calls = pv_get(args, "calls");
         if (!calls || calls->type != PV_ARRAY || calls->a.n == 0)
                 return proto_fail(err, errlen, "args.calls: expected an array of calls");

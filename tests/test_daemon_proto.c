@@ -253,13 +253,15 @@ static void bogus_request(struct pw *w, uint64_t id, enum proto_op op, uint64_t 
 {
         const char *path = FMUD_MASTER_FMU_DIR "/Scripted.fmu";
         bool target = op != PROTO_OP_HELLO && op != PROTO_OP_LOAD && op != PROTO_OP_LIST &&
-                      op != PROTO_OP_SHUTDOWN && op != PROTO_OP_PUT;
+                      op != PROTO_OP_SHUTDOWN && op != PROTO_OP_PUT &&
+                      op != PROTO_OP_INSTANTIATE && op != PROTO_OP_FMI && op != PROTO_OP_FREE;
         uint32_t n = 1 + (target ? 1 : 0) + (op == PROTO_OP_PUT ? 3 : 0);
 
         switch (op) {
         case PROTO_OP_HELLO: case PROTO_OP_LOAD: case PROTO_OP_WARP: case PROTO_OP_STEP:
         case PROTO_OP_RUN_UNTIL: case PROTO_OP_GET: case PROTO_OP_SET:
         case PROTO_OP_UNSUBSCRIBE: case PROTO_OP_RESTORE: case PROTO_OP_SNAPSHOT_DELETE:
+        case PROTO_OP_INSTANTIATE: case PROTO_OP_FMI: case PROTO_OP_FREE:
                 n++;
                 break;
         default:
@@ -286,6 +288,17 @@ static void bogus_request(struct pw *w, uint64_t id, enum proto_op op, uint64_t 
         case PROTO_OP_UNSUBSCRIBE: pw_str(w, "topic"); pw_str(w, "s1.1"); break;
         case PROTO_OP_RESTORE:
         case PROTO_OP_SNAPSHOT_DELETE: pw_str(w, "snapshot"); pw_u64(w, 1); break;
+        case PROTO_OP_INSTANTIATE: pw_str(w, "fmu"); pw_str(w, path); break;
+        case PROTO_OP_FMI:
+                pw_str(w, "calls");
+                pw_array(w, 1);
+                pw_map(w, 2);
+                pw_str(w, "instance");
+                pw_u64(w, s);
+                pw_str(w, "fn");
+                pw_str(w, "terminate");
+                break;
+        case PROTO_OP_FREE: pw_str(w, "instance"); pw_u64(w, s); break;
         case PROTO_OP_PUT:
                 pw_str(w, "sha256");
                 pw_str(w, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
