@@ -182,6 +182,7 @@ int hfmi_load(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         name = a.instance_name.len ? hvalues_strdup(&a.instance_name) :
                                      strdup(hs->sc->components[0].name);
         pthread_mutex_lock(&hs->lock);
+        free(hs->st.name);
         hs->st.name = name;
         pthread_mutex_unlock(&hs->lock);
         if (!name) {

@@ -186,6 +186,9 @@ static bool judge(struct hsess *hs, int r, struct refusal *ref)
                 ref->code = code_of(r);
                 snprintf(ref->message, sizeof(ref->message), "%s",
                          inst_message(hs->inst)[0] ? inst_message(hs->inst) : strerror(-r));
+                /* A dead or hung worker takes no more calls: status says so from now on. */
+                if (inst_fault(hs->inst) && hs->state != PROTO_STATE_FAULTED)
+                        hsess_set_state(hs, PROTO_STATE_FAULTED, ref->message);
                 return false;
         }
         ref->code = PROTO_E_FAULT;

@@ -16,6 +16,7 @@
 
 #define LINEAR_ODE      FMUD_TEST_FMU_DIR "/LinearOde.fmu"
 #define CLOCKED_DERIV   FMUD_TEST_FMU_DIR "/ClockedDeriv.fmu"
+#define MISBEHAVE       FMUD_TEST_FMU_DIR "/Misbehave.fmu"
 
 static struct fmud_daemon d;
 static struct fmud *c;
@@ -215,4 +216,118 @@ Test(daemon_fmi_modes, instantiate_refuses_what_load_refuses)
         /* Nothing was left behind. */
         cr_assert(eq(int, fmud_list(c, &l), 0), "%s", fmud_errmsg(c));
         cr_assert(eq(u32, l.n, 0));
+}
+
+/*
+ * A Misbehave instance whose steps do fault (its Int32 parameter, vr 4)
+ * from at = 0 (vr 5), initialized, then one doStep (call 4): the reply.
+ */
+static void misbehave_step(int fault, struct daemon_raw_reply *rep, uint64_t *ret_inst)
+{
+        uint64_t a = instantiate((struct proto_instantiate){ .fmu = daemon_str(MISBEHAVE) });
+        struct daemon_raw raw;
+        struct pw w;
+
+        daemon_raw_open(&d, &raw);
+        cr_assert(pw_init(&w) == 0);
+        proto_req_begin(&w, 1, PROTO_OP_FMI, 1);
+        pw_str(&w, "calls");
+        pw_array(&w, 5);
+        /* at = 0: from the first step on. */
+        pw_map(&w, 5);
+        pw_str(&w, "instance");
+        pw_u64(&w, a);
+        pw_str(&w, "fn");
+        pw_str(&w, "set");
+        pw_str(&w, "type");
+        pw_str(&w, "Float64");
+        pw_str(&w, "vrs");
+        pw_array(&w, 1);
+        pw_u64(&w, 5);
+        pw_str(&w, "values");
+        pw_array(&w, 1);
+        pw_f64(&w, 0);
+        pw_map(&w, 5);
+        pw_str(&w, "instance");
+        pw_u64(&w, a);
+        pw_str(&w, "fn");
+        pw_str(&w, "set");
+        pw_str(&w, "type");
+        pw_str(&w, "Int32");
+        pw_str(&w, "vrs");
+        pw_array(&w, 1);
+        pw_u64(&w, 4);
+        pw_str(&w, "values");
+        pw_array(&w, 1);
+        pw_i64(&w, fault);
+        for (int i = 0; i < 2; i++) {
+                pw_map(&w, 2);
+                pw_str(&w, "instance");
+                pw_u64(&w, a);
+                pw_str(&w, "fn");
+                pw_str(&w, i ? "exitInitializationMode" : "enterInitializationMode");
+        }
+        pw_map(&w, 4);
+        pw_str(&w, "instance");
+        pw_u64(&w, a);
+        pw_str(&w, "fn");
+        pw_str(&w, "doStep");
+        pw_str(&w, "t");
+        pw_f64(&w, 0);
+        pw_str(&w, "h");
+        pw_f64(&w, 0.1);
+        daemon_raw_send_pw(&raw, &w);
+        pw_fini(&w);
+        daemon_raw_recv(&raw, rep);
+        daemon_raw_close(&raw);
+        cr_assert(rep->rep.ok, "%s", rep->message);
+        *ret_inst = a;
+}
+
+/* The refused map's key as a C string in buf. */
+static const char *text_of(const struct pv *ref, const char *key, char *buf, size_t size)
+{
+        const struct pv *v = pv_get(ref, key);
+
+        cr_assert(v && v->type == PV_STR, "no %s", key);
+        snprintf(buf, size, "%.*s", (int)v->s.len, v->s.ptr);
+        return buf;
+}
+
+Test(daemon_fmi_modes, an_fmus_discard_or_crash_ends_the_batch_and_a_crash_faults_the_instance)
+{
+        struct proto_session_status st;
+        struct daemon_raw_reply rep;
+        const struct pv *ref;
+        char buf[512];
+        uint64_t a, idx = 0;
+
+        /* Discard: the FMU's status, the instance still usable. */
+        misbehave_step(13, &rep, &a);
+        ref = pv_get(rep.rep.result, "refused");
+        cr_assert(ref != NULL);
+        cr_assert(pv_u64(pv_get(ref, "index"), &idx) == 0);
+        cr_assert(eq(u64, idx, 4));
+        cr_assert(eq(str, (char *)text_of(ref, "status", buf, sizeof(buf)), "Discard"));
+        cr_assert(eq(str, (char *)text_of(ref, "code", buf, sizeof(buf)), "fault"));
+        cr_assert(strstr(text_of(ref, "message", buf, sizeof(buf)), "fmi3DoStep returned Discard")
+                  != NULL,
+                  "%s", buf);
+        daemon_raw_reply_fini(&rep);
+        cr_assert(eq(int, fmud_status(c, a, &st), 0), "%s", fmud_errmsg(c));
+        cr_assert(eq(int, st.state, PROTO_STATE_LOADED));
+        /* SIGSEGV in doStep: the worker is gone, the instance faulted with why. */
+        misbehave_step(1, &rep, &a);
+        ref = pv_get(rep.rep.result, "refused");
+        cr_assert(ref != NULL);
+        cr_assert(eq(str, (char *)text_of(ref, "code", buf, sizeof(buf)), "fault"));
+        cr_assert(strstr(text_of(ref, "message", buf, sizeof(buf)), "SIGSEGV") != NULL, "%s", buf);
+        cr_assert(pv_get(ref, "status") == NULL, "no status: the FMU never answered");
+        daemon_raw_reply_fini(&rep);
+        cr_assert(eq(int, fmud_status(c, a, &st), 0), "%s", fmud_errmsg(c));
+        cr_assert(eq(int, st.state, PROTO_STATE_FAULTED));
+        cr_assert(memmem(st.message.ptr, st.message.len, "SIGSEGV", 7) != NULL,
+                  "status says why: %.*s", (int)st.message.len, st.message.ptr);
+        /* free still ends it (and the daemon's stop finds no worker left). */
+        cr_assert(eq(int, fmud_free_instance(c, a), 0), "%s", fmud_errmsg(c));
 }
