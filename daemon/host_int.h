@@ -18,7 +18,9 @@
  *   host_results.c  results: pieces of the results file (control thread)
  *   host_mat.c      a .mat results file, converted from the rows at the end
  *   host_snap.c     snapshot, restore, the list of snapshots and their deletion
- *   host_lease.c    transient sessions' leases (control thread)
+ *   host_lease.c    transient sessions' leases, detach (control thread)
+ *   host_fmi.c      FMI-level instances: a session without a master (instantiate, free)
+ *   host_fmi_call.c fmi batches on FMI-level instances (session thread)
  *   host_log.c      the session's lines in the daemon's log, its FMUs' messages
  *
  * Threads and what protects what:
