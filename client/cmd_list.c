@@ -16,6 +16,12 @@ static void print_text(const struct proto_list_result *l)
                        (unsigned long long)s->generation, st ? st : "?", s->time,
                        s->transient ? "transient" : "-");
                 cli_put_clean(stdout, s->name.ptr, s->name.len);
+                /* An FMI-level instance (instantiate): no master, called with fmi. */
+                if (s->kind.len) {
+                        fputs("  {", stdout);
+                        cli_put_clean(stdout, s->kind.ptr, s->kind.len);
+                        putchar('}');
+                }
                 if (s->transient && s->owner.len) {
                         fputs("  (owner ", stdout);
                         cli_put_clean(stdout, s->owner.ptr, s->owner.len);
@@ -45,6 +51,8 @@ static void print_json(const struct proto_list_result *l)
                 json_object_object_add(e, "state", json_object_new_string(st ? st : "unknown"));
                 json_object_object_add(e, "time", cli_json_double(s->time));
                 json_object_object_add(e, "transient", json_object_new_boolean(s->transient));
+                if (s->kind.len)
+                        json_object_object_add(e, "kind", cli_json_str(s->kind));
                 if (s->transient)
                         json_object_object_add(e, "owner", cli_json_str(s->owner));
                 if (s->user.len)

@@ -1,9 +1,10 @@
 /*
  * daemon: FMI-level instances beyond stepping (PROTOCOL.md "instantiate",
- * "fmi", "free"): Event Mode calls on ClockedDeriv, fmi3Reset, an instance
- * made from uploaded content, what instantiate refuses as load does, and
- * that sessions and instances keep to their own operations. Through
- * libfmud against a real daemon.
+ * "fmi", "free"): Event Mode calls on ClockedDeriv, fmi3Reset, an FMU that
+ * answers Discard or crashes (Misbehave), an instance made from uploaded
+ * content (and how fmuctl list shows it), what instantiate refuses as load
+ * does, and that sessions and instances keep to their own operations.
+ * Through libfmud against a real daemon.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "daemon_fixture.h"
+#include "support/run.h"
 
 #define LINEAR_ODE      FMUD_TEST_FMU_DIR "/LinearOde.fmu"
 #define CLOCKED_DERIV   FMUD_TEST_FMU_DIR "/ClockedDeriv.fmu"
@@ -141,6 +143,21 @@ Test(daemon_fmi_modes, an_instance_from_uploaded_content_is_listed_as_one)
         cr_assert(eq(int, fmud_list(c, &l), 0), "%s", fmud_errmsg(c));
         cr_assert(eq(u32, l.n, 1));
         cr_assert(daemon_str_eq(l.sessions[0].kind, "instance"));
+        {
+                /* fmuctl list says so too. */
+                struct run_result res = { 0 };
+
+                cr_assert(run_capture((char *[]){ FMUD_FMUCTL, "list", "--endpoint", d.endpoint,
+                                                  NULL }, &res) == 0);
+                cr_assert(eq(int, res.exit_code, 0), "%s", res.err);
+                cr_assert(strstr(res.out, "up  {instance}") != NULL, "%s", res.out);
+                run_result_fini(&res);
+                cr_assert(run_capture((char *[]){ FMUD_FMUCTL, "list", "--json", "--endpoint",
+                                                  d.endpoint, NULL }, &res) == 0);
+                cr_assert(strstr(res.out, "\"kind\": \"instance\"") != NULL ||
+                          strstr(res.out, "\"kind\":\"instance\"") != NULL, "%s", res.out);
+                run_result_fini(&res);
+        }
         fmud_fmi_add(b, a, "enterInitializationMode");
         fmud_fmi_add(b, a, "exitInitializationMode");
         submit();
