@@ -86,6 +86,9 @@ static int read_fmu(struct hsess *hs, const struct proto_instantiate *a, char **
         }
         if (!ends_with(*ret_path, ".fmu")) {
                 snprintf(msg, size, "fmu: '%s' is not a .fmu", *ret_path);
+                /* An upload's by its name in the request, not the daemon's directory. */
+                if (hs->content_dir)
+                        hcontent_unprefix(hs, msg);
                 return PROTO_E_INVALID;
         }
         diag_list_init(&diags, 64);

@@ -227,6 +227,15 @@ Test(daemon_fmi_modes, instantiate_refuses_what_load_refuses)
         refused((struct proto_instantiate){ .fmu = daemon_str(LINEAR_ODE),
                                             .content = daemon_str("ab") },
                 PROTO_E_BAD_REQUEST, "args.content: not with args.fmu");
+        {
+                /* Uploaded content that is no FMU: named as the upload, not by the daemon's path. */
+                char sha[FMUD_SHA256_HEX + 1];
+
+                cr_assert(eq(int, fmud_put_file(c, FMUD_EXAMPLES "/msd.ssp", "ssp", sha, NULL), 0),
+                          "%s", fmud_errmsg(c));
+                refused((struct proto_instantiate){ .content = daemon_str(sha) },
+                        PROTO_E_INVALID, "fmu: 'model.ssp' is not a .fmu");
+        }
         /* A model with Clocks needs eventModeUsed: the FMU's instantiation is refused. */
         refused((struct proto_instantiate){ .fmu = daemon_str(CLOCKED_DERIV) }, PROTO_E_FAULT,
                 "eventModeUsed must be true");
