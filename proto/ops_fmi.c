@@ -303,8 +303,9 @@ static int values_check(const struct proto_fmi_call *c, const char *what, char *
                         break;
                 }
                 if (!ok)
-                        return proto_fail(err, errlen, "%s.values[%u]: not a %s value%s", what, i,
-                                          tn, c->type == PROTO_FMI_BINARY ? " (bin)" : "");
+                        return proto_fail(err, errlen, "%s.values[%u]: not a value of type %s%s",
+                                          what, i, tn,
+                                          c->type == PROTO_FMI_BINARY ? " (bin)" : "");
         }
         return 0;
 }

@@ -463,7 +463,7 @@ Test(daemon_fmi, bad_batches_are_refused_with_their_reason)
         pw_str(&w, "values");
         pw_array(&w, 1);
         pw_str(&w, "one");
-        assert_refused(&w, PROTO_E_BAD_REQUEST, "args.calls[0].values[0]: not a Float64 value");
+        assert_refused(&w, PROTO_E_BAD_REQUEST, "args.calls[0].values[0]: not a value of type Float64");
         /* The FMU's rules, in the worker: an unknown vr, a vr of another type. */
         batch_begin(&w, 1);
         get_typed(&w, a, "Float64", &bad_vr, 1);
