@@ -21,6 +21,7 @@
  *   host_lease.c    transient sessions' leases, detach (control thread)
  *   host_fmi.c      FMI-level instances: a session without a master (instantiate, free)
  *   host_fmi_call.c fmi batches on FMI-level instances (session thread)
+ *   host_fmi_fn.c   one call of a batch: arguments, inst_*, result
  *   host_log.c      the session's lines in the daemon's log, its FMUs' messages
  *
  * Threads and what protects what:
@@ -494,6 +495,18 @@ void hfmi_request(struct host *h, uint64_t token, const struct proto_req *req,
                   const struct host_peer *peer);
 /* Session thread: make c's calls on hs from c->fmi_next; HSESS_TAKEN when c went on to another. */
 int hfmi_exec(struct hsess *hs, struct hcmd *c);
+
+/* ---- host_fmi_fn.c: one call of a batch (session thread) ---- */
+/* Why a batch ended at a call. */
+struct hfmi_refusal {
+        enum proto_err code;
+        const char *status;             /* the FMU's status when it answered so; NULL: refused */
+        char function[64];              /* "fmi3DoStep" */
+        char message[HOST_MSG_MAX];
+};
+/* Make call c on hs's instance, its result into w: true, or false with *ref. */
+bool hfmi_call(struct hsess *hs, const struct proto_fmi_call *c, struct pw *w,
+               struct hfmi_refusal *ref);
 
 /* ---- host_values.c (session thread) ---- */
 void hvalues_get(struct hsess *hs, const struct hcmd *c, const struct pv *args);
