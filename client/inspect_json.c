@@ -265,14 +265,17 @@ static void model(struct json_object *root, const struct fmu *fmu)
         put(root, "description", str_or_null(md->description));
         put(root, "generationTool", str_or_null(md->generation_tool));
         put(root, "generationDateAndTime", str_or_null(md->generation_date_and_time));
-        put(ifaces, "coSimulation", json_object_new_boolean(md->cs.present));
+        put(ifaces, "coSimulation", json_object_new_boolean(md->cs_declared));
         put(ifaces, "modelExchange", json_object_new_boolean(md->has_model_exchange));
         put(ifaces, "scheduledExecution", json_object_new_boolean(md->has_scheduled_execution));
         put(root, "interfaceTypes", ifaces);
+        put(root, "hostedAs", md->cs.present ? json_object_new_string(md->hosted_me ? "modelExchange"
+                                                                                  : "coSimulation")
+                                             : NULL);
         put(root, "binary", str_or_null(fmu->binary_entry));
         put(root, "hasBinary", json_object_new_boolean(fmu->has_binary));
         put(root, "cannotRun", str_or_null(fmu->cannot_run));
-        if (md->cs.present)
+        if (md->cs.present && !md->hosted_me)
                 put(root, "coSimulation", cosim(md));
         put(root, "defaultExperiment", experiment(md));
         vars = json_object_new_array_ext((int)(md->n_vars < 4096 ? md->n_vars : 4096));

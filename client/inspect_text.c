@@ -55,12 +55,12 @@ static void print_header(FILE *out, const struct fmu *fmu, bool valid)
         if (md->description)
                 fprintf(out, "%-22s %s\n", "description", md->description);
         fprintf(out, "%-22s ", "interface types");
-        if (md->cs.present) {
-                fprintf(out, "CoSimulation (%s)", or_dash(md->cs.model_identifier));
+        if (md->cs_declared) {
+                fprintf(out, "CoSimulation (%s)", or_dash(md->hosted_me ? NULL : md->cs.model_identifier));
                 sep = ", ";
         }
         if (md->has_model_exchange) {
-                fprintf(out, "%sModelExchange", sep);
+                fprintf(out, "%sModelExchange (%s)", sep, or_dash(md->me_model_identifier));
                 sep = ", ";
         }
         if (md->has_scheduled_execution)
@@ -71,6 +71,9 @@ static void print_header(FILE *out, const struct fmu *fmu, bool valid)
                 fprintf(out, "%-22s no: %s\n", "fmud runs it", fmu->cannot_run);
         else if (!valid)
                 fprintf(out, "%-22s no: the FMU is refused (see the errors)\n", "fmud runs it");
+        else if (md->hosted_me)
+                fprintf(out, "%-22s yes, as Model Exchange, integrated with CVODE in its worker\n",
+                        "fmud runs it");
         else
                 fprintf(out, "%-22s yes, as Co-Simulation\n", "fmud runs it");
         fprintf(out, "%-22s %s\n", "sha256", fmu->sha256);
@@ -229,7 +232,7 @@ void inspect_print_text(FILE *out, FILE *err, const char *path, const struct fmu
         fprintf(out, "%s\n", path);
         if (fmu && fmu->md) {
                 print_header(out, fmu, diag_errors(diags) == 0);
-                if (fmu->md->cs.present)
+                if (fmu->md->cs.present && !fmu->md->hosted_me)
                         print_cosim(out, fmu->md);
                 print_experiment(out, fmu->md);
                 print_variables(out, fmu->md);

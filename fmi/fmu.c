@@ -53,32 +53,71 @@ static void interfaces(const struct md *md, char *buf, size_t size)
                  md->has_scheduled_execution ? "ScheduledExecution" : "");
 }
 
+/* fmu->cannot_run = why; then 0 for describe, else an error in diags. */
+static int cannot_run(struct fmu *fmu, const struct fmu_opts *opts, struct diag_list *diags,
+                      const char *why)
+{
+        fmu->cannot_run = strdup(why);
+        if (!fmu->cannot_run)
+                return -ENOMEM;
+        if (opts->describe)
+                return 0;
+        diag_add(diags, DIAG_ERROR, MD_ENTRY, 0, NULL, "%s", why);
+        return -EINVAL;
+}
+
 /*
- * What fmud needs to run an FMU here: a CoSimulation interface and its
- * binary for this platform. An FMU without them may be valid (fmuctl
- * inspect describes it); a load refuses it. fmu->cannot_run says why.
+ * The interface fmud hosts: CoSimulation, or ModelExchange (FMI 3.0 only)
+ * integrated in the worker, as opts->iface asks. 1 when it is settled, 0 or
+ * < 0 from cannot_run() when not.
+ */
+static int choose_interface(struct fmu *fmu, const struct fmu_opts *opts, struct diag_list *diags)
+{
+        struct md *md = fmu->md;
+        char ifaces[64], why[160];
+        bool me = opts->iface == FMU_IFACE_ME ||
+                  (opts->iface == FMU_IFACE_AUTO && !md->cs.present && md->has_model_exchange);
+
+        if (opts->iface == FMU_IFACE_CS && !md->cs.present) {
+                interfaces(md, ifaces, sizeof(ifaces));
+                snprintf(why, sizeof(why), "--interface cs: the FMU has no CoSimulation interface "
+                         "(it has %s)", ifaces[0] ? ifaces : "none");
+                return cannot_run(fmu, opts, diags, why);
+        }
+        if (!me && md->cs.present)
+                return 1;
+        if (!md->has_model_exchange) {
+                interfaces(md, ifaces, sizeof(ifaces));
+                snprintf(why, sizeof(why), "%s the FMU has no ModelExchange interface (it has %s)",
+                         md->cs.present ? "--interface me:" : "no CoSimulation or ModelExchange interface:",
+                         ifaces[0] ? ifaces : "none");
+                return cannot_run(fmu, opts, diags, why);
+        }
+        if (md->fmi != MD_FMI3)
+                return cannot_run(fmu, opts, diags, "FMI 2.0 ModelExchange is not supported: "
+                                  "fmud integrates FMI 3.0 ModelExchange FMUs only");
+        if (md_host_me(md) == -ENOMEM)
+                return -ENOMEM;
+        return md->hosted_me ? 1 : -EINVAL;     /* no modelIdentifier: reported already */
+}
+
+/*
+ * What fmud needs to run an FMU here: an interface it hosts (CoSimulation,
+ * or FMI 3.0 ModelExchange) and its binary for this platform. An FMU
+ * without them may be valid (fmuctl inspect describes it); a load refuses
+ * it. fmu->cannot_run says why.
  */
 static int check_runnable(struct fmu *fmu, const struct fmu_archive *ar, const struct fmu_opts *opts,
                           struct diag_list *diags)
 {
         const struct md *md = fmu->md;
-        const char *id = md->cs.model_identifier;
-        char ifaces[64];
+        const char *id;
         int r;
 
-        if (!md->cs.present) {
-                interfaces(md, ifaces, sizeof(ifaces));
-                r = asprintf(&fmu->cannot_run, "no CoSimulation interface (the FMU has %s only): "
-                             "fmud runs Co-Simulation FMUs only", ifaces[0] ? ifaces : "none");
-                if (r < 0) {
-                        fmu->cannot_run = NULL;
-                        return -ENOMEM;
-                }
-                if (opts->describe)
-                        return 0;
-                diag_add(diags, DIAG_ERROR, MD_ENTRY, 0, NULL, "%s", fmu->cannot_run);
-                return -EINVAL;
-        }
+        r = choose_interface(fmu, opts, diags);
+        if (r <= 0)
+                return r;
+        id = md->cs.model_identifier;
         if (!id || !*id)
                 return -EINVAL; /* the description's own check already reported it */
         if (asprintf(&fmu->binary_entry, "binaries/%s/%s.so", fmu_platform_dir(md->fmi), id) < 0) {

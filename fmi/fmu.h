@@ -15,6 +15,13 @@
 #include "diag.h"
 #include "model_description.h"
 
+/* Which of an FMU's interfaces fmud hosts. */
+enum fmu_interface {
+        FMU_IFACE_AUTO,         /* CoSimulation when present, else ModelExchange */
+        FMU_IFACE_CS,
+        FMU_IFACE_ME,           /* integrated in the worker (FMI 3.0 section 3) */
+};
+
 /* What fmu_open() appends to a warning that opts->strict makes an error. */
 #define FMU_STRICT_NOTE "refused under strict validation"
 
@@ -37,6 +44,8 @@ struct fmu_opts {
          * platform) is not refused; fmu->cannot_run says why.
          */
         bool describe;
+        /* The interface to host; with ME, fmu->md->cs is md_host_me()'s view. */
+        enum fmu_interface iface;
 };
 
 /* Fill opts with the default limits and no unpacking. */

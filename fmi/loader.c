@@ -48,6 +48,8 @@ static bool needed(const struct md *md, enum fmu_need need)
                 return cs->provides_adjoint_derivatives;
         case FMU_NEED_EVENT_MODE:
                 return cs->has_event_mode;
+        case FMU_NEED_EVENTS:
+                return cs->has_event_mode || md->hosted_me;
         case FMU_NEED_EVALUATE:
                 return cs->provides_evaluate_discrete_states;
         case FMU_NEED_OUTPUT_DER:
@@ -58,6 +60,10 @@ static bool needed(const struct md *md, enum fmu_need need)
                 return has_type(md, MD_CLOCK);
         case FMU_NEED_CONFIG:
                 return has_structural_parameter(md);
+        case FMU_NEED_CS:
+                return !md->hosted_me;
+        case FMU_NEED_ME:
+                return md->hosted_me;
         case FMU_NEED_OPTIONAL:
                 break;
         }

@@ -25,19 +25,26 @@ enum fmu_need {
         FMU_NEED_DIRECTIONAL,   /* providesDirectionalDerivative(s) */
         FMU_NEED_ADJOINT,       /* providesAdjointDerivatives */
         FMU_NEED_EVENT_MODE,    /* hasEventMode */
+        FMU_NEED_EVENTS,        /* hasEventMode, or hosted as Model Exchange */
         FMU_NEED_EVALUATE,      /* providesEvaluateDiscreteStates */
         FMU_NEED_OUTPUT_DER,    /* maxOutputDerivativeOrder > 0 */
         FMU_NEED_INPUT_DER,     /* FMI 2.0 canInterpolateInputs */
         FMU_NEED_CLOCKS,        /* the description has a Clock variable */
         FMU_NEED_CONFIG,        /* the description has a structural parameter */
+        FMU_NEED_CS,            /* hosted as Co-Simulation */
+        FMU_NEED_ME,            /* hosted as Model Exchange (md_host_me()) */
         FMU_NEED_OPTIONAL,      /* resolved when present */
 };
 
-/* FMI 3.0 Co-Simulation API: name, need. Order is the struct's order. */
+/*
+ * FMI 3.0 Co-Simulation API, and the Model Exchange functions a worker
+ * that integrates the FMU calls (section 3.2): name, need. Order is the
+ * struct's order.
+ */
 #define FMI3_CS_FUNCTIONS(X) \
         X(fmi3GetVersion, FMU_NEED_ALWAYS) \
         X(fmi3SetDebugLogging, FMU_NEED_ALWAYS) \
-        X(fmi3InstantiateCoSimulation, FMU_NEED_ALWAYS) \
+        X(fmi3InstantiateCoSimulation, FMU_NEED_CS) \
         X(fmi3FreeInstance, FMU_NEED_ALWAYS) \
         X(fmi3EnterInitializationMode, FMU_NEED_ALWAYS) \
         X(fmi3ExitInitializationMode, FMU_NEED_ALWAYS) \
@@ -69,7 +76,7 @@ enum fmu_need {
         X(fmi3SetBoolean, FMU_NEED_ALWAYS) \
         X(fmi3SetString, FMU_NEED_ALWAYS) \
         X(fmi3SetBinary, FMU_NEED_ALWAYS) \
-        X(fmi3DoStep, FMU_NEED_ALWAYS) \
+        X(fmi3DoStep, FMU_NEED_CS) \
         X(fmi3GetNumberOfVariableDependencies, FMU_NEED_OPTIONAL) \
         X(fmi3GetVariableDependencies, FMU_NEED_OPTIONAL) \
         X(fmi3GetFMUState, FMU_NEED_STATE) \
@@ -93,10 +100,21 @@ enum fmu_need {
         X(fmi3SetShiftDecimal, FMU_NEED_OPTIONAL) \
         X(fmi3SetShiftFraction, FMU_NEED_OPTIONAL) \
         X(fmi3EvaluateDiscreteStates, FMU_NEED_EVALUATE) \
-        X(fmi3UpdateDiscreteStates, FMU_NEED_EVENT_MODE) \
-        X(fmi3EnterEventMode, FMU_NEED_EVENT_MODE) \
+        X(fmi3UpdateDiscreteStates, FMU_NEED_EVENTS) \
+        X(fmi3EnterEventMode, FMU_NEED_EVENTS) \
         X(fmi3EnterStepMode, FMU_NEED_EVENT_MODE) \
-        X(fmi3GetOutputDerivatives, FMU_NEED_OUTPUT_DER)
+        X(fmi3GetOutputDerivatives, FMU_NEED_OUTPUT_DER) \
+        X(fmi3InstantiateModelExchange, FMU_NEED_ME) \
+        X(fmi3EnterContinuousTimeMode, FMU_NEED_ME) \
+        X(fmi3CompletedIntegratorStep, FMU_NEED_ME) \
+        X(fmi3SetTime, FMU_NEED_ME) \
+        X(fmi3SetContinuousStates, FMU_NEED_ME) \
+        X(fmi3GetContinuousStateDerivatives, FMU_NEED_ME) \
+        X(fmi3GetEventIndicators, FMU_NEED_ME) \
+        X(fmi3GetContinuousStates, FMU_NEED_ME) \
+        X(fmi3GetNominalsOfContinuousStates, FMU_NEED_ME) \
+        X(fmi3GetNumberOfEventIndicators, FMU_NEED_ME) \
+        X(fmi3GetNumberOfContinuousStates, FMU_NEED_ME)
 
 /* FMI 2.0 Co-Simulation API (FMI 2.0 sections 2.1 and 4.2). */
 #define FMI2_CS_FUNCTIONS(X) \
@@ -164,7 +182,8 @@ struct fmu_lib {
  * library is missing, -ENOEXEC when dlopen refuses it (its dlerror() text in
  * diags), -ENOSYS when a required function is missing (each one named in
  * diags), -EPROTO when its get-version function reports another FMI version
- * or FMI 2.0 types platform, -EINVAL when md has no Co-Simulation interface.
+ * or FMI 2.0 types platform, -EINVAL when md has no Co-Simulation interface
+ * (md_host_me() gives an ME FMU one: then the ME functions are required).
  */
 int fmu_lib_open(const char *unpacked_dir, const struct md *md, struct diag_list *diags,
                  struct fmu_lib **ret_lib);

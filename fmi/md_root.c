@@ -120,6 +120,7 @@ static void read_cosim(struct md_ctx *c, const xmlNode *n)
         int line = mx_line(n);
 
         cs->present = true;
+        c->md->cs_declared = true;
         read_model_identifier(c, n, &cs->model_identifier);
         for (size_t i = 0; i < n_flags; i++) {
                 bool *f = (bool *)((char *)cs + flags[i].off);
@@ -278,7 +279,9 @@ int md_read_root(struct md_ctx *c)
                 read_cosim(c, cs);
         if (me) {
                 c->md->has_model_exchange = true;
-                read_model_identifier(c, me, NULL);
+                read_model_identifier(c, me, &c->md->me_model_identifier);
+                md_attr_bool(c, me, "ModelExchange", "needsCompletedIntegratorStep",
+                             SEC(c, "3.3", "3.3"), &c->md->me_needs_completed_integrator_step);
         }
         if (se) {
                 c->md->has_scheduled_execution = true;

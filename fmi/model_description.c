@@ -196,6 +196,7 @@ void md_free(struct md *md)
         free(md->generation_tool);
         free(md->generation_date_and_time);
         free(md->cs.model_identifier);
+        free(md->me_model_identifier);
         for (size_t i = 0; i < md->n_units; i++) {
                 for (size_t j = 0; j < md->units[i].n_display; j++)
                         free(md->units[i].display[j].name);
@@ -308,4 +309,26 @@ bool md_type_is_signed(enum md_type t)
 bool md_type_is_unsigned(enum md_type t)
 {
         return t == MD_UINT8 || t == MD_UINT16 || t == MD_UINT32 || t == MD_UINT64;
+}
+
+int md_host_me(struct md *md)
+{
+        char *id;
+
+        if (md->fmi != MD_FMI3 || !md->has_model_exchange || !md->me_model_identifier)
+                return -EINVAL;
+        if (md->hosted_me)
+                return 0;
+        id = strdup(md->me_model_identifier);
+        if (!id)
+                return -ENOMEM;
+        free(md->cs.model_identifier);
+        /* Events are handled inside the worker's step: no Event Mode, no FMU states. */
+        md->cs = (struct md_cosim){
+                .present = true,
+                .model_identifier = id,
+                .can_handle_variable_communication_step_size = true,
+        };
+        md->hosted_me = true;
+        return 0;
 }

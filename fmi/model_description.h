@@ -325,6 +325,15 @@ struct md {
 
         struct md_cosim cs;
         bool has_model_exchange;
+        char *me_model_identifier;      /* ModelExchange's modelIdentifier */
+        bool me_needs_completed_integrator_step;        /* FMI 3.0 section 3.3 */
+        /*
+         * md_host_me() made cs the view of the ModelExchange interface that
+         * a worker offers when it integrates the FMU (FMI 3.0 section 3);
+         * cs_declared says whether the description has CoSimulation itself.
+         */
+        bool hosted_me;
+        bool cs_declared;
         bool has_scheduled_execution;
 
         size_t n_units;
@@ -371,6 +380,15 @@ struct md_limits {
 };
 
 void md_limits_default(struct md_limits *lim);
+
+/*
+ * Host the FMU through its ModelExchange interface: md->cs becomes what the
+ * worker that integrates it offers a master (a Co-Simulation FMU that
+ * handles a variable communication step size and nothing else optional),
+ * with the ModelExchange modelIdentifier. 0; -EINVAL when the FMU has no
+ * ModelExchange interface or is not FMI 3.0; -ENOMEM.
+ */
+int md_host_me(struct md *md);
 
 /*
  * Parse and validate a modelDescription.xml held in memory.

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "worker/me.h"
 #include "worker/worker.h"
 
 #define NAME_MAX_BYTES  4096u
@@ -165,7 +166,7 @@ static bool has_clocks(const struct md *md)
 
 void h_instantiate3(struct worker *w, const struct call_in *in, struct reply *rp)
 {
-        const char *fn = "fmi3InstantiateCoSimulation";
+        const char *fn = w->me ? "fmi3InstantiateModelExchange" : "fmi3InstantiateCoSimulation";
         struct call_instantiate ci;
         char *name = NULL, *res;
         bool iu;
@@ -187,11 +188,17 @@ void h_instantiate3(struct worker *w, const struct call_in *in, struct reply *rp
         w->event_mode_used = ci.event_mode_used;
         w->early_return_allowed = ci.early_return_allowed;
         w->iu_enabled = iu;
-        w->inst = w->lib->f3.fmi3InstantiateCoSimulation(name, w->md->instantiation_token, res,
-                                                         ci.visible, ci.logging_on,
-                                                         ci.event_mode_used, ci.early_return_allowed,
-                                                         w->required, w->n_required, w,
-                                                         log_fmi3, iu ? iu_callback : NULL);
+        if (w->me)
+                w->inst = w->lib->f3.fmi3InstantiateModelExchange(name, w->md->instantiation_token,
+                                                                  res, ci.visible, ci.logging_on,
+                                                                  w, log_fmi3);
+        else
+                w->inst = w->lib->f3.fmi3InstantiateCoSimulation(name, w->md->instantiation_token,
+                                                                 res, ci.visible, ci.logging_on,
+                                                                 ci.event_mode_used,
+                                                                 ci.early_return_allowed,
+                                                                 w->required, w->n_required, w,
+                                                                 log_fmi3, iu ? iu_callback : NULL);
         free(res);
         if (!w->inst) {
                 if (!w->last_error[0])
@@ -283,6 +290,8 @@ void h_enter_init3(struct worker *w, const struct call_in *in, struct reply *rp)
                 if (!experiment_ok(&e, "fmi3EnterInitializationMode", rp))
                         return;
         }
+        if (w->me)
+                me_experiment(w, e.tolerance_defined, e.tolerance, e.start_time);
         reply_status(rp, w->lib->f3.fmi3EnterInitializationMode(w->inst, e.tolerance_defined,
                                                                 e.tolerance, e.start_time,
                                                                 e.stop_time_defined, e.stop_time));
@@ -290,11 +299,26 @@ void h_enter_init3(struct worker *w, const struct call_in *in, struct reply *rp)
 
 void h_exit_init(struct worker *w, const struct call_in *in, struct reply *rp)
 {
+        bool term = false;
+        int s;
+
         (void) in;
-        if (w->fmi == MD_FMI3)
-                reply_status(rp, w->lib->f3.fmi3ExitInitializationMode(w->inst));
-        else
+        if (w->fmi == MD_FMI2) {
                 reply_status(rp, w->lib->f2.fmi2ExitInitializationMode(w->inst));
+                return;
+        }
+        s = status_norm(w, w->lib->f3.fmi3ExitInitializationMode(w->inst));
+        reply_status(rp, s);
+        if (!w->me || s > fmi3Warning)
+                return;
+        /* Model Exchange: the first Event Mode, then the integrator (me.h). */
+        s = me_start(w, &term);
+        if (term && s <= fmi3Warning) {
+                snprintf(w->last_error, sizeof(w->last_error), "the FMU asked to terminate the "
+                         "simulation in its first Event Mode");
+                s = fmi3Error;
+        }
+        reply_status(rp, s);
 }
 
 void h_enter_config(struct worker *w, const struct call_in *in, struct reply *rp)
@@ -371,4 +395,6 @@ void h_reset(struct worker *w, const struct call_in *in, struct reply *rp)
         /* FMU states stay valid across a reset; the structural parameters start again. */
         if (status_norm(w, s) <= fmi3Warning)
                 vars_reset(w);
+        if (w->me)
+                me_reset(w);
 }

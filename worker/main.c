@@ -4,6 +4,7 @@
  *     fmud-worker --channel-fd N --fmu-dir DIR [--sandbox off|basic|strict
  *                 --scratch DIR --hide DIR --mem-limit BYTES --cpu-limit SEC
  *                 --on-violation errno|kill --uid N --gid N] [--mlock [--mlock-limit BYTES]]
+ *                 [--interface cs|me] [--integrator bdf|adams]
  *
  * N is the channel memfd the daemon passed (usually 3), DIR the unpacked
  * FMU. The sandbox (sandbox.h) is applied before the FMU's library is
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 
+#include "worker/me.h"
 #include "worker/sandbox.h"
 #include "worker/worker.h"
 
@@ -68,6 +70,8 @@ static int parse_args(int argc, char *argv[])
                 { "gid", required_argument, NULL, 'g' },
                 { "mlock", no_argument, NULL, 'l' },
                 { "mlock-limit", required_argument, NULL, 'L' },
+                { "interface", required_argument, NULL, 'i' },
+                { "integrator", required_argument, NULL, 'I' },
                 { 0 },
         };
         uint64_t u;
@@ -141,6 +145,17 @@ static int parse_args(int argc, char *argv[])
                         if (parse_u64(optarg, UINT64_MAX, &arg_mlock_limit) < 0 ||
                             !arg_mlock_limit)
                                 return -EINVAL;
+                        break;
+                case 'i':
+                        if (strcmp(optarg, "me") && strcmp(optarg, "cs"))
+                                return -EINVAL;
+                        me_opts.model_exchange = !strcmp(optarg, "me");
+                        break;
+                case 'I':
+                        m = me_integrator_parse(optarg);
+                        if (m < 0)
+                                return m;
+                        me_opts.integrator = (enum me_integrator)m;
                         break;
                 default:
                         return -EINVAL;

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "worker/crash.h"
+#include "worker/me.h"
 #include "worker/worker.h"
 
 static uint64_t mono_ns(void)
@@ -224,7 +225,15 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
         if (!set_inputs(w, &bl, &res, rp))
                 goto out;
         t_end = ds.current_communication_point + ds.communication_step_size;
-        if (w->fmi == MD_FMI3) {
+        if (w->me) {
+                bool stop = false;
+
+                t0 = mono_ns();
+                s = me_step(w, ds.current_communication_point, ds.communication_step_size,
+                            bl.n_in > 0 || w->set_since_step, &stop, &t_end);
+                res.service_ns = mono_ns() - t0;
+                term.u = stop;
+        } else if (w->fmi == MD_FMI3) {
                 w->step_t = ds.current_communication_point;
                 w->step_h = ds.communication_step_size;
                 w->iu_failed = false;

@@ -18,6 +18,7 @@
 
 #include "worker/sandbox.h"
 #include "worker/crash.h"
+#include "worker/me.h"
 #include "worker/worker.h"
 
 #define MD_FILE_MAX     (64u << 20)
@@ -152,8 +153,21 @@ static int load(struct worker *w, const char *dir, char *why, size_t size)
         diag_list_init(&diags, 0);
         r = md_parse(xml, len, "modelDescription.xml", NULL, &diags, &w->md);
         free(xml);
+        /* As fmu.c chose: ModelExchange when asked for, or when there is no CoSimulation. */
+        if (r == 0 && (me_opts.model_exchange || !w->md->cs.present)) {
+                r = md_host_me(w->md);
+                if (r == -EINVAL) {
+                        diag_list_fini(&diags);
+                        snprintf(why, size, "%s", w->md->fmi == MD_FMI3
+                                 ? "the FMU has no ModelExchange interface to host"
+                                 : "FMI 2.0 ModelExchange is not supported");
+                        return r;
+                }
+        }
         if (r == 0)
                 r = fmu_lib_open(w->dir, w->md, &diags, &w->lib);
+        if (r == 0 && w->md->hosted_me)
+                r = me_open(w);
         if (r < 0)
                 first_error(&diags, why, size);
         diag_list_fini(&diags);
@@ -264,6 +278,7 @@ void worker_close(struct worker *w)
                         w->lib->f2.fmi2FreeInstance(w->inst);
         }
         w->inst = NULL;
+        me_close(w);
         fmu_lib_close(w->lib);
         md_free(w->md);
         chan_close(w->chan);

@@ -1,0 +1,65 @@
+/*
+ * BallME: a bouncing ball as a Model Exchange FMU: state event on h = 0
+ * (restitution e; the ball rests once it rebounds slower than v_min), and a
+ * time event at t_switch, where gravity changes from g to g_after. Both
+ * come from the FMU the way a tool's export gives them: an event
+ * indicator, and nextEventTime from fmi3UpdateDiscreteStates.
+ */
+#include <float.h>
+
+#include "me_model.h"
+
+enum { TIME, H, DER_H, V, DER_V, G, E, H0, G_AFTER, T_SWITCH, G_NOW, V_MIN, N_VARS };
+
+static void start(double *v)
+{
+        v[G] = 9.81;
+        v[E] = 0.7;
+        v[H0] = 1.0;
+        v[G_AFTER] = 3.71;
+        v[T_SWITCH] = 1.5;
+        v[V_MIN] = 0.1;
+}
+
+static void init(double *v)
+{
+        v[H] = v[H0];
+        v[V] = 0.0;
+        v[G_NOW] = v[TIME] >= v[T_SWITCH] ? v[G_AFTER] : v[G];
+}
+
+static void derivatives(double *v)
+{
+        v[DER_H] = v[V];
+        v[DER_V] = -v[G_NOW];
+}
+
+static void indicators(const double *v, double *z)
+{
+        z[0] = v[H];
+}
+
+static void event(double *v, bool *changed, bool *next_defined, double *next)
+{
+        if (v[TIME] >= v[T_SWITCH] && v[G_NOW] != 0.0)
+                v[G_NOW] = v[G_AFTER];
+        if (v[H] <= 0.0 && v[V] < 0.0) {
+                v[H] = DBL_MIN;         /* just above the ground: no new crossing at once */
+                v[V] = -v[E] * v[V];
+                if (v[V] < v[V_MIN]) {
+                        v[V] = 0.0;     /* at rest */
+                        v[G_NOW] = 0.0;
+                }
+                *changed = true;
+        }
+        *next_defined = v[TIME] < v[T_SWITCH];
+        *next = v[T_SWITCH];
+}
+
+const struct me_model me_model = {
+        .token = "{b4a1e2f0-6c3d-4e58-9a7b-1d2c3e4f5a60}",
+        .n_vars = N_VARS, .nx = 2, .nz = 1,
+        .state_vr = { H, V }, .der_vr = { DER_H, DER_V },
+        .start = start, .init = init, .derivatives = derivatives, .indicators = indicators,
+        .event = event,
+};

@@ -1,0 +1,359 @@
+/*
+ * fmi3_me.c: the FMI 3.0 Model Exchange API (section 3.2) over a model of
+ * me_model.h: instantiation, Initialization, Event and Continuous-Time
+ * Modes, Float64 get and set, states, derivatives, event indicators.
+ *
+ * DESIGN: the instance is the model's variable array and a mode; each
+ * function checks the mode the standard allows it in and logs and fails
+ * otherwise, so that an importer that gets the state machine wrong is
+ * caught by the tests. Types other than Float64 do not exist in these
+ * models: their get and set functions refuse.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi3Functions.h"
+
+#include "me_model.h"
+
+enum mode { M_INSTANTIATED, M_INIT, M_EVENT, M_CONT, M_TERMINATED };
+
+struct me_inst {
+        double v[ME_MODEL_MAX_VARS];
+        enum mode mode;
+        fmi3InstanceEnvironment env;
+        fmi3LogMessageCallback log;
+        bool logging;
+};
+
+static fmi3Status fail(struct me_inst *in, const char *fn, const char *why)
+{
+        char msg[256];
+
+        if (in && in->log) {
+                snprintf(msg, sizeof(msg), "%s: %s", fn, why);
+                in->log(in->env, fmi3Error, "logStatusError", msg);
+        }
+        return fmi3Error;
+}
+
+#define MODE_OK(in, fn, allowed) \
+        do { \
+                if (!(in)) \
+                        return fmi3Error; \
+                if (!((1u << (in)->mode) & (allowed))) \
+                        return fail((in), (fn), "not allowed in this mode (section 3.2)"); \
+        } while (0)
+
+#define B(m) (1u << (m))
+
+const char *fmi3GetVersion(void)
+{
+        return fmi3Version;
+}
+
+fmi3Status fmi3SetDebugLogging(fmi3Instance instance, fmi3Boolean loggingOn, size_t nCategories,
+                               const fmi3String categories[])
+{
+        struct me_inst *in = instance;
+
+        (void) nCategories;
+        (void) categories;
+        if (!in)
+                return fmi3Error;
+        in->logging = loggingOn;
+        return fmi3OK;
+}
+
+fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName, fmi3String instantiationToken,
+                                          fmi3String resourcePath, fmi3Boolean visible,
+                                          fmi3Boolean loggingOn,
+                                          fmi3InstanceEnvironment instanceEnvironment,
+                                          fmi3LogMessageCallback logMessage)
+{
+        struct me_inst *in;
+
+        (void) resourcePath;
+        (void) visible;
+        if (!instanceName || !instantiationToken || strcmp(instantiationToken, me_model.token))
+                return NULL;
+        in = calloc(1, sizeof(*in));
+        if (!in)
+                return NULL;
+        in->env = instanceEnvironment;
+        in->log = logMessage;
+        in->logging = loggingOn;
+        me_model.start(in->v);
+        return in;
+}
+
+void fmi3FreeInstance(fmi3Instance instance)
+{
+        free(instance);
+}
+
+fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean toleranceDefined,
+                                       fmi3Float64 tolerance, fmi3Float64 startTime,
+                                       fmi3Boolean stopTimeDefined, fmi3Float64 stopTime)
+{
+        struct me_inst *in = instance;
+
+        (void) toleranceDefined;
+        (void) tolerance;
+        (void) stopTimeDefined;
+        (void) stopTime;
+        MODE_OK(in, "fmi3EnterInitializationMode", B(M_INSTANTIATED));
+        in->v[0] = startTime;
+        in->mode = M_INIT;
+        return fmi3OK;
+}
+
+fmi3Status fmi3ExitInitializationMode(fmi3Instance instance)
+{
+        struct me_inst *in = instance;
+
+        MODE_OK(in, "fmi3ExitInitializationMode", B(M_INIT));
+        me_model.init(in->v);
+        me_model.derivatives(in->v);
+        in->mode = M_EVENT;     /* Model Exchange: Event Mode next (section 3.2) */
+        return fmi3OK;
+}
+
+fmi3Status fmi3EnterEventMode(fmi3Instance instance)
+{
+        struct me_inst *in = instance;
+
+        MODE_OK(in, "fmi3EnterEventMode", B(M_CONT) | B(M_EVENT));
+        in->mode = M_EVENT;
+        return fmi3OK;
+}
+
+fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discreteStatesNeedUpdate,
+                                    fmi3Boolean *terminateSimulation,
+                                    fmi3Boolean *nominalsOfContinuousStatesChanged,
+                                    fmi3Boolean *valuesOfContinuousStatesChanged,
+                                    fmi3Boolean *nextEventTimeDefined, fmi3Float64 *nextEventTime)
+{
+        struct me_inst *in = instance;
+        bool changed = false, defined = false;
+        double next = 0.0;
+
+        MODE_OK(in, "fmi3UpdateDiscreteStates", B(M_EVENT));
+        if (me_model.event)
+                me_model.event(in->v, &changed, &defined, &next);
+        me_model.derivatives(in->v);
+        *discreteStatesNeedUpdate = fmi3False;
+        *terminateSimulation = fmi3False;
+        *nominalsOfContinuousStatesChanged = fmi3False;
+        *valuesOfContinuousStatesChanged = changed;
+        *nextEventTimeDefined = defined;
+        *nextEventTime = defined ? next : 0.0;
+        return fmi3OK;
+}
+
+fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance)
+{
+        struct me_inst *in = instance;
+
+        MODE_OK(in, "fmi3EnterContinuousTimeMode", B(M_EVENT));
+        in->mode = M_CONT;
+        return fmi3OK;
+}
+
+fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance,
+                                       fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                                       fmi3Boolean *enterEventMode, fmi3Boolean *terminateSimulation)
+{
+        struct me_inst *in = instance;
+
+        (void) noSetFMUStatePriorToCurrentPoint;
+        MODE_OK(in, "fmi3CompletedIntegratorStep", B(M_CONT));
+        *enterEventMode = fmi3False;
+        *terminateSimulation = fmi3False;
+        return fmi3OK;
+}
+
+fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time)
+{
+        struct me_inst *in = instance;
+
+        MODE_OK(in, "fmi3SetTime", B(M_CONT) | B(M_EVENT));
+        in->v[0] = time;
+        return fmi3OK;
+}
+
+fmi3Status fmi3SetContinuousStates(fmi3Instance instance, const fmi3Float64 x[], size_t nx)
+{
+        struct me_inst *in = instance;
+
+        MODE_OK(in, "fmi3SetContinuousStates", B(M_CONT));
+        if (nx != me_model.nx)
+                return fail(in, "fmi3SetContinuousStates", "wrong number of states");
+        for (size_t i = 0; i < nx; i++)
+                in->v[me_model.state_vr[i]] = x[i];
+        return fmi3OK;
+}
+
+fmi3Status fmi3GetContinuousStates(fmi3Instance instance, fmi3Float64 x[], size_t nx)
+{
+        struct me_inst *in = instance;
+
+        MODE_OK(in, "fmi3GetContinuousStates", B(M_INIT) | B(M_EVENT) | B(M_CONT) | B(M_TERMINATED));
+        if (nx != me_model.nx)
+                return fail(in, "fmi3GetContinuousStates", "wrong number of states");
+        for (size_t i = 0; i < nx; i++)
+                x[i] = in->v[me_model.state_vr[i]];
+        return fmi3OK;
+}
+
+fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 dx[], size_t nx)
+{
+        struct me_inst *in = instance;
+
+        MODE_OK(in, "fmi3GetContinuousStateDerivatives",
+                B(M_INIT) | B(M_EVENT) | B(M_CONT) | B(M_TERMINATED));
+        if (nx != me_model.nx)
+                return fail(in, "fmi3GetContinuousStateDerivatives", "wrong number of states");
+        me_model.derivatives(in->v);
+        for (size_t i = 0; i < nx; i++)
+                dx[i] = in->v[me_model.der_vr[i]];
+        return fmi3OK;
+}
+
+fmi3Status fmi3GetEventIndicators(fmi3Instance instance, fmi3Float64 z[], size_t nz)
+{
+        struct me_inst *in = instance;
+
+        MODE_OK(in, "fmi3GetEventIndicators", B(M_INIT) | B(M_EVENT) | B(M_CONT) | B(M_TERMINATED));
+        if (nz != me_model.nz)
+                return fail(in, "fmi3GetEventIndicators", "wrong number of event indicators");
+        if (nz)
+                me_model.indicators(in->v, z);
+        return fmi3OK;
+}
+
+fmi3Status fmi3GetNominalsOfContinuousStates(fmi3Instance instance, fmi3Float64 n[], size_t nx)
+{
+        struct me_inst *in = instance;
+
+        MODE_OK(in, "fmi3GetNominalsOfContinuousStates",
+                B(M_INSTANTIATED) | B(M_EVENT) | B(M_CONT) | B(M_TERMINATED));
+        if (nx != me_model.nx)
+                return fail(in, "fmi3GetNominalsOfContinuousStates", "wrong number of states");
+        for (size_t i = 0; i < nx; i++)
+                n[i] = me_model.nominal[i] > 0.0 ? me_model.nominal[i] : 1.0;
+        return fmi3OK;
+}
+
+fmi3Status fmi3GetNumberOfEventIndicators(fmi3Instance instance, size_t *n)
+{
+        if (!instance)
+                return fmi3Error;
+        *n = me_model.nz;
+        return fmi3OK;
+}
+
+fmi3Status fmi3GetNumberOfContinuousStates(fmi3Instance instance, size_t *n)
+{
+        if (!instance)
+                return fmi3Error;
+        *n = me_model.nx;
+        return fmi3OK;
+}
+
+fmi3Status fmi3Terminate(fmi3Instance instance)
+{
+        struct me_inst *in = instance;
+
+        MODE_OK(in, "fmi3Terminate", B(M_EVENT) | B(M_CONT));
+        in->mode = M_TERMINATED;
+        return fmi3OK;
+}
+
+fmi3Status fmi3Reset(fmi3Instance instance)
+{
+        struct me_inst *in = instance;
+
+        if (!in)
+                return fmi3Error;
+        memset(in->v, 0, sizeof(in->v));
+        me_model.start(in->v);
+        in->mode = M_INSTANTIATED;
+        return fmi3OK;
+}
+
+fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                          fmi3Float64 values[], size_t nValues)
+{
+        struct me_inst *in = instance;
+
+        if (!in || nvr != nValues)
+                return fmi3Error;
+        if (in->mode != M_INSTANTIATED)
+                me_model.derivatives(in->v);
+        for (size_t i = 0; i < nvr; i++) {
+                if (vr[i] >= me_model.n_vars)
+                        return fail(in, "fmi3GetFloat64", "unknown value reference");
+                values[i] = in->v[vr[i]];
+        }
+        return fmi3OK;
+}
+
+fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                          const fmi3Float64 values[], size_t nValues)
+{
+        struct me_inst *in = instance;
+
+        if (!in || nvr != nValues)
+                return fmi3Error;
+        for (size_t i = 0; i < nvr; i++) {
+                if (vr[i] == 0 || vr[i] >= me_model.n_vars)
+                        return fail(in, "fmi3SetFloat64", "unknown or not settable value reference");
+                in->v[vr[i]] = values[i];
+        }
+        return fmi3OK;
+}
+
+/* The types these models do not have. */
+#define NO_GET(T, CT) \
+        fmi3Status fmi3Get##T(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, \
+                              CT values[], size_t nValues) \
+        { \
+                (void) vr; (void) nvr; (void) values; (void) nValues; \
+                return fail(instance, "fmi3Get" #T, "the model has no such variables"); \
+        }
+#define NO_SET(T, CT) \
+        fmi3Status fmi3Set##T(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr, \
+                              const CT values[], size_t nValues) \
+        { \
+                (void) vr; (void) nvr; (void) values; (void) nValues; \
+                return fail(instance, "fmi3Set" #T, "the model has no such variables"); \
+        }
+#define NO_TYPE(T, CT) NO_GET(T, CT) NO_SET(T, CT)
+
+NO_TYPE(Float32, fmi3Float32)
+NO_TYPE(Int8, fmi3Int8)
+NO_TYPE(UInt8, fmi3UInt8)
+NO_TYPE(Int16, fmi3Int16)
+NO_TYPE(UInt16, fmi3UInt16)
+NO_TYPE(Int32, fmi3Int32)
+NO_TYPE(UInt32, fmi3UInt32)
+NO_TYPE(Int64, fmi3Int64)
+NO_TYPE(UInt64, fmi3UInt64)
+NO_TYPE(Boolean, fmi3Boolean)
+NO_TYPE(String, fmi3String)
+
+fmi3Status fmi3GetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                         size_t sizes[], fmi3Binary values[], size_t nValues)
+{
+        (void) vr; (void) nvr; (void) sizes; (void) values; (void) nValues;
+        return fail(instance, "fmi3GetBinary", "the model has no such variables");
+}
+
+fmi3Status fmi3SetBinary(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                         const size_t sizes[], const fmi3Binary values[], size_t nValues)
+{
+        (void) vr; (void) nvr; (void) sizes; (void) values; (void) nValues;
+        return fail(instance, "fmi3SetBinary", "the model has no such variables");
+}

@@ -1,0 +1,52 @@
+/*
+ * me_model.h: what one Model Exchange test FMU's model.c provides to the
+ * shared FMI 3.0 Model Exchange implementation (common/fmi3_me.c).
+ *
+ * A Model Exchange model here has Float64 variables only, value reference
+ * = index into one array (0 is time), the way many tools' exports are laid
+ * out: continuous states and their derivatives, event indicators, and an
+ * event function that may make the states jump and names the next time
+ * event (FMI 3.0 section 3). The shared code does the FMI state machine
+ * and the calls; the model does the equations.
+ *
+ * DESIGN: ME-only, like an FMU a modelling tool exports for an importer's
+ * own solver: no CoSimulation, no doStep; everything else of the FMI 3.0
+ * API that a loader requires is there and refuses what the model lacks
+ * (other types than Float64).
+ */
+#ifndef FMUD_TEST_FMU_ME_MODEL_H
+#define FMUD_TEST_FMU_ME_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define ME_MODEL_MAX_VARS       32
+#define ME_MODEL_MAX_STATES     8
+#define ME_MODEL_MAX_INDICATORS 4
+
+struct me_model {
+        const char *token;              /* instantiationToken */
+        size_t n_vars;                  /* value references 0 .. n_vars - 1; 0 is time */
+        size_t nx, nz;                  /* continuous states, event indicators */
+        unsigned state_vr[ME_MODEL_MAX_STATES];
+        unsigned der_vr[ME_MODEL_MAX_STATES];
+        double nominal[ME_MODEL_MAX_STATES];    /* 0: 1 */
+        /* Start values of every variable. */
+        void (*start)(double *v);
+        /* Leaving Initialization Mode: the states from the parameters. */
+        void (*init)(double *v);
+        /* The derivatives (into v[der_vr]) and outputs at v[0], the states. */
+        void (*derivatives)(double *v);
+        /* nz event indicators; NULL when nz is 0. */
+        void (*indicators)(const double *v, double *z);
+        /*
+         * One fmi3UpdateDiscreteStates at v[0]: handle what happened (state
+         * jumps: *changed), say the next time event. NULL: none.
+         */
+        void (*event)(double *v, bool *changed, bool *next_defined, double *next);
+};
+
+/* Defined by model.c. */
+extern const struct me_model me_model;
+
+#endif

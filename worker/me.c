@@ -1,0 +1,511 @@
+/*
+ * me: a Model Exchange FMU hosted as a Co-Simulation instance. The worker
+ * integrates it with CVODE (SUNDIALS): doStep(t, h) integrates from t to
+ * t + h and handles every event inside the step, so the master sees a
+ * Co-Simulation FMU without Event Mode (md_host_me()).
+ *
+ * DESIGN: one CVODE context per instance, made after Initialization Mode
+ * (when the FMU knows its numbers of states and event indicators) and
+ * freed by reset and free. BDF with Newton iteration and a dense linear
+ * solver (stiff models) or Adams with fixed-point iteration; relative
+ * tolerance from the experiment (fmi3EnterInitializationMode) or the
+ * DefaultExperiment, absolute tolerance that times the states' nominals.
+ * CVODE steps one internal step at a time (CV_ONE_STEP) with the stop time
+ * at the step's end or the next time event, so that after each step the
+ * FMU gets the accepted time and states and fmi3CompletedIntegratorStep
+ * (FMI 3.0 section 3.2.1). Events (FMI 3.0 section 3.1.1): state events
+ * are CVODE's roots of the event indicators, time events the
+ * nextEventTime of fmi3UpdateDiscreteStates, step events the
+ * enterEventMode of fmi3CompletedIntegratorStep; each is handled by Event
+ * Mode iteration (section 3.2, fmi3UpdateDiscreteStates until no
+ * discreteStatesNeedUpdate), and CVODE restarts from the states after it.
+ * Inputs set for a step count as an event at its start: the FMU may
+ * change discrete states then, and the integrator's history is stale.
+ * A model without states integrates a dummy state with derivative 0, so
+ * that time events and event indicators still work.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include "worker/me.h"
+#include "worker/worker.h"
+
+#define ME_RTOL_DEFAULT         1e-4    /* CVODE's usual relative tolerance */
+#define ME_EVENT_ITER_MAX       1000u   /* Event Mode iterations before giving up */
+#define ME_STATES_MAX           (1u << 20)
+#define ME_INDICATORS_MAX       (1u << 20)
+
+struct me_opts me_opts = { .integrator = ME_BDF };
+
+struct me {
+        SUNContext ctx;
+        void *cv;               /* CVODE memory; NULL before the first start */
+        N_Vector y, atol;
+        SUNMatrix A;
+        SUNLinearSolver ls;
+        SUNNonlinearSolver nls;
+        size_t nx, nz;          /* the FMU's; the vector has max(nx, 1) */
+        double *nominals;       /* nx */
+        int *roots;             /* nz */
+        double time;
+        bool next_defined;
+        double next_time;
+        double rtol;
+        bool tol_given;
+        int status;             /* the worst FMU status inside one CVODE call */
+        struct me_stats stats;
+};
+
+const char *me_integrator_name(enum me_integrator i)
+{
+        return i == ME_ADAMS ? "adams" : "bdf";
+}
+
+int me_integrator_parse(const char *s)
+{
+        if (!strcmp(s, "bdf"))
+                return ME_BDF;
+        if (!strcmp(s, "adams"))
+                return ME_ADAMS;
+        return -EINVAL;
+}
+
+static void me_free_cvode(struct me *m)
+{
+        if (m->cv)
+                CVodeFree(&m->cv);
+        if (m->nls)
+                SUNNonlinSolFree(m->nls);
+        if (m->ls)
+                SUNLinSolFree(m->ls);
+        if (m->A)
+                SUNMatDestroy(m->A);
+        if (m->y)
+                N_VDestroy(m->y);
+        if (m->atol)
+                N_VDestroy(m->atol);
+        free(m->nominals);
+        free(m->roots);
+        m->cv = NULL;
+        m->nls = NULL;
+        m->ls = NULL;
+        m->A = NULL;
+        m->y = m->atol = NULL;
+        m->nominals = NULL;
+        m->roots = NULL;
+}
+
+int me_open(struct worker *w)
+{
+        struct me *m = calloc(1, sizeof(*m));
+
+        if (!m)
+                return -ENOMEM;
+        if (SUNContext_Create(NULL, &m->ctx) != 0) {
+                free(m);
+                return -ENOMEM;
+        }
+        m->stats.integrator = me_opts.integrator;
+        w->me = m;
+        return 0;
+}
+
+void me_close(struct worker *w)
+{
+        struct me *m = w->me;
+
+        if (!m)
+                return;
+        me_free_cvode(m);
+        SUNContext_Free(&m->ctx);
+        free(m);
+        w->me = NULL;
+}
+
+void me_reset(struct worker *w)
+{
+        struct me *m = w->me;
+        enum me_integrator i = m->stats.integrator;
+
+        me_free_cvode(m);
+        m->stats = (struct me_stats){ .integrator = i };
+        m->tol_given = false;
+        m->next_defined = false;
+}
+
+void me_experiment(struct worker *w, bool tolerance_defined, double tolerance, double start)
+{
+        w->me->tol_given = tolerance_defined;
+        w->me->rtol = tolerance;
+        w->me->time = start;
+}
+
+/* Keep the worst status; map it to CVODE's: 0, 1 (recoverable: Discard), -1. */
+static int cv_status(struct me *m, int s)
+{
+        if (s > m->status)
+                m->status = s;
+        return s <= fmi3Warning ? 0 : s == fmi3Discard ? 1 : -1;
+}
+
+/* The FMU at (t, y): fmi3SetTime and fmi3SetContinuousStates. */
+static int put_point(struct worker *w, double t, N_Vector y)
+{
+        struct me *m = w->me;
+        int s = status_norm(w, w->lib->f3.fmi3SetTime(w->inst, t));
+
+        if (s <= fmi3Warning && m->nx)
+                s = status_norm(w, w->lib->f3.fmi3SetContinuousStates(w->inst, N_VGetArrayPointer(y),
+                                                                      m->nx));
+        return s;
+}
+
+static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *data)
+{
+        struct worker *w = data;
+        struct me *m = w->me;
+        int s = put_point(w, t, y);
+
+        if (s <= fmi3Warning && m->nx)
+                s = status_norm(w, w->lib->f3.fmi3GetContinuousStateDerivatives(
+                                        w->inst, N_VGetArrayPointer(ydot), m->nx));
+        if (!m->nx)
+                NV_Ith_S(ydot, 0) = 0.0;
+        return cv_status(m, s);
+}
+
+static int indicators(sunrealtype t, N_Vector y, sunrealtype *g, void *data)
+{
+        struct worker *w = data;
+        int s = put_point(w, t, y);
+
+        if (s <= fmi3Warning)
+                s = status_norm(w, w->lib->f3.fmi3GetEventIndicators(w->inst, g, w->me->nz));
+        return cv_status(w->me, s) ? -1 : 0;
+}
+
+/* CVODE's error messages become the worker's (and the step's) message. */
+static void cv_error(int code, const char *module, const char *function, char *msg, void *data)
+{
+        struct worker *w = data;
+
+        (void) code;
+        snprintf(w->last_error, sizeof(w->last_error), "%s: %s: %s", module, function, msg);
+}
+
+/* absolute tolerance: rtol times each state's nominal (1 when not given) */
+static int read_nominals(struct worker *w)
+{
+        struct me *m = w->me;
+        int s = fmi3OK;
+
+        for (size_t i = 0; i < m->nx; i++)
+                m->nominals[i] = 1.0;
+        if (m->nx)
+                s = status_norm(w, w->lib->f3.fmi3GetNominalsOfContinuousStates(w->inst, m->nominals,
+                                                                                m->nx));
+        for (size_t i = 0; i < (m->nx ? m->nx : 1); i++) {
+                double n = i < m->nx ? fabs(m->nominals[i]) : 1.0;
+
+                NV_Ith_S(m->atol, i) = m->rtol * (isfinite(n) && n > 0.0 ? n : 1.0);
+        }
+        return s;
+}
+
+/* Read the states into y and restart CVODE at m->time. FMI status, or Error. */
+static int restart(struct worker *w, bool nominals)
+{
+        struct me *m = w->me;
+        int s = fmi3OK, r;
+
+        if (m->nx)
+                s = status_norm(w, w->lib->f3.fmi3GetContinuousStates(w->inst, N_VGetArrayPointer(m->y),
+                                                                      m->nx));
+        if (s <= fmi3Warning && nominals) {
+                int s2 = read_nominals(w);
+
+                s = s2 > s ? s2 : s;
+        }
+        if (s > fmi3Warning)
+                return s;
+        r = CVodeReInit(m->cv, m->time, m->y);
+        if (r == CV_SUCCESS && nominals)
+                r = CVodeSVtolerances(m->cv, m->rtol, m->atol);
+        return r == CV_SUCCESS ? s : fmi3Error;
+}
+
+/*
+ * Event Mode iteration (FMI 3.0 section 3.2): the FMU is in Event Mode;
+ * update its discrete states until it needs no more, then back to
+ * Continuous-Time Mode. *ret_values: the continuous states changed.
+ */
+static int event_iteration(struct worker *w, bool *ret_term, bool *ret_values, bool *ret_nominals)
+{
+        struct me *m = w->me;
+        int worst = fmi3OK, s;
+        unsigned k;
+
+        *ret_term = *ret_values = *ret_nominals = false;
+        m->next_defined = false;
+        for (k = 0; k < ME_EVENT_ITER_MAX; k++) {
+                union { fmi3Boolean b; uint8_t u; } need = { 0 }, term = { 0 }, nom = { 0 },
+                                                    val = { 0 }, def = { 0 };
+                double next = 0.0;
+
+                s = status_norm(w, w->lib->f3.fmi3UpdateDiscreteStates(w->inst, &need.b, &term.b,
+                                                                       &nom.b, &val.b, &def.b, &next));
+                m->stats.event_iterations++;
+                worst = s > worst ? s : worst;
+                if (s > fmi3Warning)
+                        return s;
+                *ret_values |= val.u != 0;
+                *ret_nominals |= nom.u != 0;
+                if (term.u) {
+                        *ret_term = true;
+                        return worst;
+                }
+                m->next_defined = def.u != 0 && isfinite(next);
+                m->next_time = next;
+                if (!need.u)
+                        break;
+        }
+        if (k == ME_EVENT_ITER_MAX) {
+                snprintf(w->last_error, sizeof(w->last_error), "Event Mode iteration did not end: "
+                         "discreteStatesNeedUpdate after %u fmi3UpdateDiscreteStates calls",
+                         ME_EVENT_ITER_MAX);
+                return fmi3Error;
+        }
+        s = status_norm(w, w->lib->f3.fmi3EnterContinuousTimeMode(w->inst));
+        return s > worst ? s : worst;
+}
+
+/* Make CVODE's objects for the FMU's current sizes. */
+static int create(struct worker *w)
+{
+        struct me *m = w->me;
+        size_t nx = 0, nz = 0, n;
+        int s, r;
+
+        s = status_norm(w, w->lib->f3.fmi3GetNumberOfContinuousStates(w->inst, &nx));
+        if (s <= fmi3Warning)
+                s = status_norm(w, w->lib->f3.fmi3GetNumberOfEventIndicators(w->inst, &nz));
+        if (s > fmi3Warning)
+                return s;
+        if (nx > ME_STATES_MAX || nz > ME_INDICATORS_MAX) {
+                snprintf(w->last_error, sizeof(w->last_error), "the FMU reports %zu continuous states "
+                         "and %zu event indicators; at most %u of each are integrated", nx, nz,
+                         ME_STATES_MAX);
+                return fmi3Error;
+        }
+        me_free_cvode(m);
+        m->nx = nx;
+        m->nz = nz;
+        n = nx ? nx : 1;
+        if (!m->tol_given) {
+                const struct md_default_experiment *x = &w->md->default_experiment;
+
+                m->rtol = w->md->has_default_experiment && x->has_tolerance && x->tolerance > 0.0
+                          ? x->tolerance : ME_RTOL_DEFAULT;
+        }
+        m->y = N_VNew_Serial((sunindextype)n, m->ctx);
+        m->atol = N_VNew_Serial((sunindextype)n, m->ctx);
+        m->nominals = calloc(n, sizeof(double));
+        m->roots = calloc(nz ? nz : 1, sizeof(int));
+        m->cv = CVodeCreate(m->stats.integrator == ME_ADAMS ? CV_ADAMS : CV_BDF, m->ctx);
+        if (!m->y || !m->atol || !m->nominals || !m->roots || !m->cv)
+                goto nomem;
+        N_VConst(0.0, m->y);
+        r = CVodeSetErrHandlerFn(m->cv, cv_error, w);
+        if (r == CV_SUCCESS)
+                r = CVodeSetUserData(m->cv, w);
+        if (r == CV_SUCCESS)
+                r = CVodeInit(m->cv, rhs, m->time, m->y);
+        if (r != CV_SUCCESS)
+                goto nomem;
+        if (m->stats.integrator == ME_ADAMS) {
+                m->nls = SUNNonlinSol_FixedPoint(m->y, 0, m->ctx);
+                if (!m->nls || CVodeSetNonlinearSolver(m->cv, m->nls) != CV_SUCCESS)
+                        goto nomem;
+        } else {
+                m->A = SUNDenseMatrix((sunindextype)n, (sunindextype)n, m->ctx);
+                m->ls = m->A ? SUNLinSol_Dense(m->y, m->A, m->ctx) : NULL;
+                if (!m->ls || CVodeSetLinearSolver(m->cv, m->ls, m->A) != CV_SUCCESS)
+                        goto nomem;
+        }
+        if (nz && CVodeRootInit(m->cv, (int)nz, indicators) != CV_SUCCESS)
+                goto nomem;
+        if (CVodeSetMaxNumSteps(m->cv, 100000) != CV_SUCCESS)
+                goto nomem;
+        return restart(w, true);
+
+nomem:
+        snprintf(w->last_error, sizeof(w->last_error), "CVODE: cannot set up the integrator "
+                 "for %zu states and %zu event indicators", nx, nz);
+        return fmi3Error;
+}
+
+int me_start(struct worker *w, bool *ret_term)
+{
+        bool values, nominals;
+        int s, s2;
+
+        /* After fmi3ExitInitializationMode the FMU is in Event Mode (section 3.2). */
+        s = event_iteration(w, ret_term, &values, &nominals);
+        if (s > fmi3Warning || *ret_term)
+                return s;
+        w->me->stats.events = 0;
+        s2 = create(w);
+        return s2 > s ? s2 : s;
+}
+
+/* An event at m->time: Event Mode, iteration, restart. */
+static int handle_event(struct worker *w, bool *ret_term)
+{
+        struct me *m = w->me;
+        bool values, nominals;
+        int s, s2;
+
+        s = status_norm(w, w->lib->f3.fmi3EnterEventMode(w->inst));
+        if (s > fmi3Warning)
+                return s;
+        m->stats.events++;
+        s2 = event_iteration(w, ret_term, &values, &nominals);
+        s = s2 > s ? s2 : s;
+        if (s > fmi3Warning || *ret_term)
+                return s;
+        /* Restart even when no state jumped: the right-hand side may have. */
+        s2 = restart(w, nominals);
+        return s2 > s ? s2 : s;
+}
+
+/* CVODE's failure, with its own message when it gave one. */
+static int cv_failed(struct worker *w, int r)
+{
+        struct me *m = w->me;
+        char *name = CVodeGetReturnFlagName(r);
+
+        if (m->status > fmi3Warning)
+                return m->status;
+        if (!w->last_error[0])
+                snprintf(w->last_error, sizeof(w->last_error), "CVODE failed at t = %.17g: %s",
+                         m->time, name ? name : "?");
+        free(name);
+        return fmi3Error;
+}
+
+/* CVODE's counters since its last (re)start: steps, rhs, g and Jacobian evaluations. */
+static void cv_counts(const struct me *m, struct me_stats *add)
+{
+        long v;
+
+        if (!m->cv)
+                return;
+        if (CVodeGetNumSteps(m->cv, &v) == CV_SUCCESS)
+                add->steps += (uint64_t)v;
+        if (CVodeGetNumRhsEvals(m->cv, &v) == CV_SUCCESS)
+                add->rhs_evals += (uint64_t)v;
+        if (CVodeGetNumGEvals(m->cv, &v) == CV_SUCCESS)
+                add->root_evals += (uint64_t)v;
+        if (m->ls && CVodeGetNumJacEvals(m->cv, &v) == CV_SUCCESS)
+                add->jac_evals += (uint64_t)v;
+}
+
+int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_term, double *ret_end)
+{
+        struct me *m = w->me;
+        double t_end = t + h;
+        int worst = fmi3OK, s = fmi3OK, r;
+
+        *ret_term = false;
+        *ret_end = m->time;
+        if (!m->cv) {
+                snprintf(w->last_error, sizeof(w->last_error), "no integrator: the FMU was not "
+                         "initialized");
+                return fmi3Error;
+        }
+        if (fabs(t - m->time) > 1e-9 * fmax(1.0, fabs(t))) {
+                snprintf(w->last_error, sizeof(w->last_error), "doStep from t = %.17g, but the "
+                         "integration is at t = %.17g", t, m->time);
+                return fmi3Error;
+        }
+        if (inputs_set) {
+                cv_counts(m, &m->stats);
+                s = handle_event(w, ret_term);
+                if (s > fmi3Warning || *ret_term)
+                        return s;
+                worst = s;
+        }
+        while (m->time < t_end) {
+                double stop = t_end, tret = m->time;
+                bool time_event, step_event = false;
+                union { fmi3Boolean b; uint8_t u; } enter = { 0 }, term = { 0 };
+
+                if (m->next_defined && m->next_time <= t_end)
+                        stop = m->next_time > m->time ? m->next_time : m->time;
+                m->status = fmi3OK;
+                if (stop > m->time) {
+                        if (CVodeSetStopTime(m->cv, stop) != CV_SUCCESS)
+                                return cv_failed(w, CV_ILL_INPUT);
+                        r = CVode(m->cv, stop, m->y, &tret, CV_ONE_STEP);
+                        worst = m->status > worst ? m->status : worst;
+                        if (r < 0)
+                                return cv_failed(w, r);
+                } else {
+                        r = CV_TSTOP_RETURN;    /* a time event now */
+                }
+                /* The accepted point: the FMU's time and states are CVODE's. */
+                m->time = tret >= stop ? stop : tret;
+                s = put_point(w, m->time, m->y);
+                worst = s > worst ? s : worst;
+                if (s > fmi3Warning)
+                        return worst;
+                *ret_end = m->time;
+                s = status_norm(w, w->lib->f3.fmi3CompletedIntegratorStep(w->inst, fmi3True, &enter.b,
+                                                                           &term.b));
+                worst = s > worst ? s : worst;
+                if (s > fmi3Warning)
+                        return worst;
+                if (term.u) {
+                        *ret_term = true;
+                        return worst;
+                }
+                step_event = enter.u != 0;
+                time_event = m->next_defined && m->time >= m->next_time;
+                if (r == CV_ROOT_RETURN) {
+                        if (CVodeGetRootInfo(m->cv, m->roots) == CV_SUCCESS)
+                                m->stats.state_events++;
+                }
+                m->stats.time_events += time_event;
+                m->stats.step_events += step_event;
+                if (r == CV_ROOT_RETURN || time_event || step_event) {
+                        cv_counts(m, &m->stats);
+                        s = handle_event(w, ret_term);
+                        worst = s > worst ? s : worst;
+                        if (s > fmi3Warning || *ret_term)
+                                return worst;
+                        if (m->next_defined && m->next_time <= m->time) {
+                                snprintf(w->last_error, sizeof(w->last_error), "nextEventTime "
+                                         "%.17g is not after the event at t = %.17g", m->next_time,
+                                         m->time);
+                                return fmi3Error;
+                        }
+                }
+        }
+        return worst;
+}
+
+void me_stats_now(const struct worker *w, struct me_stats *ret)
+{
+        *ret = w->me->stats;
+        cv_counts(w->me, ret);
+}

@@ -1,0 +1,68 @@
+/*
+ * me: a Model Exchange FMU integrated with CVODE inside the worker, so that
+ * the daemon sees a Co-Simulation instance (me.c). Private to worker/.
+ *
+ * DESIGN: w->me is NULL for a Co-Simulation FMU; the handlers that differ
+ * (instantiate, enter and exit initialization, doStep, reset, free) ask
+ * for it and call here; every other call (get, set, terminate) goes to the
+ * FMU as it is, since both interfaces share those functions.
+ */
+#ifndef FMUD_WORKER_ME_H
+#define FMUD_WORKER_ME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct worker;
+
+enum me_integrator {
+        ME_BDF,         /* stiff models: BDF, Newton iteration, dense linear solver */
+        ME_ADAMS,       /* non-stiff: Adams-Moulton, fixed-point iteration */
+};
+
+/* fmud-worker --interface me --integrator bdf|adams (main.c), before worker_open(). */
+struct me_opts {
+        bool model_exchange;    /* host the ModelExchange interface though CoSimulation is there */
+        enum me_integrator integrator;
+};
+extern struct me_opts me_opts;
+
+/* What the integrator did since the instance was initialized. */
+struct me_stats {
+        enum me_integrator integrator;
+        uint64_t steps;                 /* CVODE's internal steps */
+        uint64_t rhs_evals;             /* derivative evaluations */
+        uint64_t root_evals;            /* event indicator evaluations (root finding) */
+        uint64_t jac_evals;             /* Jacobian evaluations (BDF) */
+        uint64_t state_events, time_events, step_events;
+        uint64_t events;                /* Event Mode entries after initialization */
+        uint64_t event_iterations;      /* fmi3UpdateDiscreteStates calls */
+};
+
+const char *me_integrator_name(enum me_integrator i);
+/* "bdf" or "adams": the integrator, else -EINVAL. */
+int me_integrator_parse(const char *s);
+
+/* w->me for an FMU hosted as Model Exchange. 0 or -ENOMEM. */
+int me_open(struct worker *w);
+void me_close(struct worker *w);
+/* fmi3Reset: the integrator goes; the next initialization makes another. */
+void me_reset(struct worker *w);
+/* fmi3EnterInitializationMode's tolerance (when defined) and start time. */
+void me_experiment(struct worker *w, bool tolerance_defined, double tolerance, double start);
+/*
+ * After fmi3ExitInitializationMode: Event Mode iteration, Continuous-Time
+ * Mode, the integrator made. The worst FMU status (w->last_error says why
+ * for an Error); *ret_term when the FMU asked to terminate.
+ */
+int me_start(struct worker *w, bool *ret_term);
+/*
+ * Integrate from t to t + h, handling every event; inputs_set: inputs were
+ * set for this step (an event at t). The worst status; *ret_term when the
+ * FMU asked to terminate, *ret_end where the integration got.
+ */
+int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_term, double *ret_end);
+/* The statistics up to now. */
+void me_stats_now(const struct worker *w, struct me_stats *ret);
+
+#endif
