@@ -148,7 +148,7 @@ enum {
         CLI_O_RT_PRIO, CLI_O_RT_WPRIO, CLI_O_RT_CPUS, CLI_O_RT_WCPUS, CLI_O_RT_BEST, CLI_O_RT_MLOCK,
         CLI_O_OVERRUN, CLI_O_OVERRUN_MARGIN, CLI_O_SPIN,
         CLI_O_RIG_IN, CLI_O_RIG_OUT, CLI_O_RIG_POLICY, CLI_O_RIG_TIMEOUT,
-        CLI_O_UPLOAD, CLI_O_NO_UPLOAD,
+        CLI_O_UPLOAD, CLI_O_NO_UPLOAD, CLI_O_IFACE, CLI_O_INTEGRATOR,
 };
 
 /* The options of a load but --out, whose help differs between load and run. */

@@ -291,6 +291,10 @@ static int run_local(struct run_cmd *a)
                 .progress = !a->quiet && isatty(STDERR_FILENO) ? progress : NULL,
                 .fsync = true,
         };
+        /* Checked by cli_load_option(): anything else is empty (the defaults). */
+        (void) fmu_interface_parse(a->load.l.iface.ptr, a->load.l.iface.len, &o.iface);
+        (void) fmu_integrator_parse(a->load.l.integrator.ptr, a->load.l.integrator.len,
+                                    &o.integrator);
         /* .mat: the rows go to a temporary CSV, converted once the run is over. */
         if (!a->to_stdout && mat4_wanted(a->load.out)) {
                 tmp = tmpfile();

@@ -444,6 +444,9 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         sopt.open_as = hcontent_dirs(hs, a.content.len > 0, &dirs, &sopt.n_allowed_dirs);
         sopt.allowed_dirs = (const char *const *)dirs;
         sopt.fmu.strict = a.strict;
+        /* Checked by the protocol: anything else is empty (the defaults). */
+        (void) fmu_interface_parse(a.iface.ptr, a.iface.len, &sopt.fmu.iface);
+        (void) fmu_integrator_parse(a.integrator.ptr, a.integrator.len, &sopt.fmu.integrator);
         sopt.cancel = (struct fmi_cancel){ .fn = load_cancelled, .ctx = hs };
         r = scenario_load(path, &sopt, &o, &diags, &hs->sc);
         /* No worker is started for a load the shutdown no longer wants (hload_free() frees sc). */

@@ -33,6 +33,33 @@ const char *fmu_platform_dir(enum md_fmi_version fmi)
 #endif
 }
 
+const char *fmu_integrator_name(enum fmu_integrator i)
+{
+        return i == FMU_INTEGRATOR_ADAMS ? "adams" : "bdf";
+}
+
+int fmu_integrator_parse(const char *s, size_t len, enum fmu_integrator *ret)
+{
+        if (len == 3 && !memcmp(s, "bdf", 3))
+                *ret = FMU_INTEGRATOR_BDF;
+        else if (len == 5 && !memcmp(s, "adams", 5))
+                *ret = FMU_INTEGRATOR_ADAMS;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+int fmu_interface_parse(const char *s, size_t len, enum fmu_interface *ret)
+{
+        if (len == 2 && !memcmp(s, "cs", 2))
+                *ret = FMU_IFACE_CS;
+        else if (len == 2 && !memcmp(s, "me", 2))
+                *ret = FMU_IFACE_ME;
+        else
+                return -EINVAL;
+        return 0;
+}
+
 void fmu_free(struct fmu *fmu)
 {
         if (!fmu)
@@ -74,7 +101,7 @@ static int cannot_run(struct fmu *fmu, const struct fmu_opts *opts, struct diag_
 static int choose_interface(struct fmu *fmu, const struct fmu_opts *opts, struct diag_list *diags)
 {
         struct md *md = fmu->md;
-        char ifaces[64], why[160];
+        char ifaces[64], why[256];
         bool me = opts->iface == FMU_IFACE_ME ||
                   (opts->iface == FMU_IFACE_AUTO && !md->cs.present && md->has_model_exchange);
 
@@ -88,9 +115,13 @@ static int choose_interface(struct fmu *fmu, const struct fmu_opts *opts, struct
                 return 1;
         if (!md->has_model_exchange) {
                 interfaces(md, ifaces, sizeof(ifaces));
-                snprintf(why, sizeof(why), "%s the FMU has no ModelExchange interface (it has %s)",
-                         md->cs.present ? "--interface me:" : "no CoSimulation or ModelExchange interface:",
-                         ifaces[0] ? ifaces : "none");
+                if (md->cs.present)
+                        snprintf(why, sizeof(why), "--interface me: the FMU has no ModelExchange "
+                                 "interface (it has CoSimulation only)");
+                else
+                        snprintf(why, sizeof(why), "no CoSimulation or ModelExchange interface "
+                                 "(the FMU has %s only): fmud runs Co-Simulation and Model Exchange "
+                                 "FMUs", ifaces[0] ? ifaces : "none");
                 return cannot_run(fmu, opts, diags, why);
         }
         if (md->fmi != MD_FMI3)
@@ -189,6 +220,7 @@ static int import(int fd, const char *path, const struct fmu_opts *opts,
                 goto out_free;
         }
         memcpy(fmu->sha256, fmu_archive_sha256(ar), sizeof(fmu->sha256) - 1);
+        fmu->integrator = opts->integrator;
 
         r = read_description(fmu, ar, opts, diags);
         if (r == -ENOMEM || r == -ECANCELED)

@@ -22,6 +22,18 @@ enum fmu_interface {
         FMU_IFACE_ME,           /* integrated in the worker (FMI 3.0 section 3) */
 };
 
+/* How a worker integrates a Model Exchange FMU (worker/me.h). */
+enum fmu_integrator {
+        FMU_INTEGRATOR_BDF,     /* CVODE BDF, Newton iteration: stiff models; the default */
+        FMU_INTEGRATOR_ADAMS,   /* CVODE Adams-Moulton, fixed-point iteration: non-stiff */
+};
+/* "bdf", "adams" */
+const char *fmu_integrator_name(enum fmu_integrator i);
+/* "bdf"/"adams" (len bytes) to *ret; -EINVAL otherwise. */
+int fmu_integrator_parse(const char *s, size_t len, enum fmu_integrator *ret);
+/* "cs"/"me" (len bytes) to *ret; -EINVAL otherwise. */
+int fmu_interface_parse(const char *s, size_t len, enum fmu_interface *ret);
+
 /* What fmu_open() appends to a warning that opts->strict makes an error. */
 #define FMU_STRICT_NOTE "refused under strict validation"
 
@@ -46,6 +58,7 @@ struct fmu_opts {
         bool describe;
         /* The interface to host; with ME, fmu->md->cs is md_host_me()'s view. */
         enum fmu_interface iface;
+        enum fmu_integrator integrator; /* kept in fmu->integrator for the worker */
 };
 
 /* Fill opts with the default limits and no unpacking. */
@@ -59,6 +72,7 @@ struct fmu {
         bool has_binary;                /* binary_entry is in the archive */
         char *unpacked_dir;             /* set when opts->cache_dir was given and it unpacked */
         char *cannot_run;               /* why fmud cannot run it here; NULL when it can */
+        enum fmu_integrator integrator; /* md->hosted_me: how its worker integrates it */
 };
 
 /*

@@ -28,6 +28,8 @@ static const struct field load_fields[] = {
         FIELD_HAS("decimation", FT_U64, 0, struct proto_load, decimation, has_decimation),
         FIELD_HAS("tolerance", FT_F64, FF_FINITE, struct proto_load, tolerance, has_tolerance),
         FIELD("algorithm", FT_STR, FF_NAME | FF_OMIT, struct proto_load, algorithm),
+        FIELD("interface", FT_STR, FF_NAME | FF_OMIT, struct proto_load, iface),
+        FIELD("integrator", FT_STR, FF_NAME | FF_OMIT, struct proto_load, integrator),
         FIELD("sandbox", FT_STR, FF_NAME | FF_OMIT, struct proto_load, sandbox),
         FIELD("strict", FT_BOOL, FF_OMIT, struct proto_load, strict),
         FIELD("force", FT_BOOL, FF_OMIT, struct proto_load, force),
@@ -153,6 +155,10 @@ static int check_overrides(const struct proto_load *a, char *err, size_t errlen)
             !pstr_is(a->algorithm, "gauss-seidel"))
                 return proto_fail(err, errlen,
                                   "args.algorithm: expected \"jacobi\" or \"gauss-seidel\"");
+        if (a->iface.len && !pstr_is(a->iface, "cs") && !pstr_is(a->iface, "me"))
+                return proto_fail(err, errlen, "args.interface: expected \"cs\" or \"me\"");
+        if (a->integrator.len && !pstr_is(a->integrator, "bdf") && !pstr_is(a->integrator, "adams"))
+                return proto_fail(err, errlen, "args.integrator: expected \"bdf\" or \"adams\"");
         if (a->sandbox.len && !pstr_is(a->sandbox, "strict") && !pstr_is(a->sandbox, "basic") &&
             !pstr_is(a->sandbox, "off"))
                 return proto_fail(err, errlen,

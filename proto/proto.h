@@ -296,6 +296,8 @@ struct proto_load {
         bool has_tolerance;             /* relative, 0 < tolerance < 1: every instance's */
         double tolerance;
         struct proto_str algorithm;     /* "jacobi", "gauss-seidel" or empty */
+        struct proto_str iface;         /* "interface": "cs", "me" or empty (docs/fmuctl.md) */
+        struct proto_str integrator;    /* Model Exchange: "bdf", "adams" or empty (bdf) */
         struct proto_str sandbox;       /* "strict", "basic", "off" or empty: the daemon's mode */
         bool strict;                    /* FMU warnings refuse the load too */
         bool force;                     /* out may replace a file that is not this client's results */

@@ -19,6 +19,8 @@ static const char *const fmus[] = {
         FMUD_TEST_FMU_DIR "/TimeEvent.fmu", FMUD_TEST_FMU_DIR "/Misbehave.fmu",
         FMUD_TEST_FMU_DIR "/FixedStep.fmu", FMUD_TEST_FMU_DIR "/FixedStepRigid.fmu",
         FMUD_TEST_FMU_DIR "/ClockedDeriv.fmu", FMUD_TEST_FMU_DIR "/ClockKinds.fmu",
+        FMUD_TEST_FMU_DIR "/BallME.fmu", FMUD_TEST_FMU_DIR "/VanDerPol.fmu",
+        FMUD_TEST_FMU_DIR "/Robertson.fmu",
         FMUD_MASTER_FMU_DIR "/Scripted.fmu",
 };
 

@@ -296,6 +296,8 @@ struct spawn_req {
         gid_t gid;
         bool mlock;                     /* fmud-worker --mlock */
         uint64_t mlock_limit;           /* fmud-worker --mlock-limit; 0: none */
+        bool model_exchange;            /* fmud-worker --interface me */
+        const char *integrator;         /* fmud-worker --integrator; NULL: none */
 };
 /* fork+exec the worker with chan_fd as INST_FD. 0 and *ret_pid, or -errno. */
 int spawn_worker(const struct spawn_req *rq, pid_t *ret_pid);

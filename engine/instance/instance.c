@@ -206,7 +206,8 @@ int inst_new(const struct inst_opts *o, struct inst **ret, char **ret_message)
         sr = (struct spawn_req){
                 .path = o->worker_path, .fmu_dir = o->fmu_dir, .envp = o->envp, .chan_fd = fd,
                 .sandbox = &o->sandbox, .mlock = o->mlock,
-                .mlock_limit = o->mlock_limit,
+                .mlock_limit = o->mlock_limit, .model_exchange = o->model_exchange,
+                .integrator = o->integrator,
         };
         if (o->sandbox.mode != SANDBOX_OFF) {
                 r = sandbox_user(&o->sandbox, &sr.uid, &sr.gid);

@@ -138,6 +138,12 @@ struct inst_opts {
          * kernel enforces it); 0: its address-space limit (worker/mlock.c).
          */
         uint64_t mlock_limit;
+        /*
+         * The FMU is hosted through its ModelExchange interface (md_host_me()):
+         * fmud-worker --interface me --integrator NAME ("bdf", "adams").
+         */
+        bool model_exchange;
+        const char *integrator;         /* NULL: the worker's default (bdf) */
 };
 
 /* Defaults: WAIT_ADAPTIVE, no callbacks, zero sizes (= defaults). */

@@ -132,7 +132,7 @@ int spawn_worker(const struct spawn_req *rq, pid_t *ret_pid)
         const struct sandbox_opts *sb = rq->sandbox;
         bool sandboxed = sb && sb->mode != SANDBOX_OFF;
         char fd_arg[16], mem_arg[24], cpu_arg[24], uid_arg[16], gid_arg[16], lock_arg[24];
-        char *argv[26 + 2 * SANDBOX_LAYER_COUNT];
+        char *argv[30 + 2 * SANDBOX_LAYER_COUNT];
         char **env = NULL;
         size_t a = 0;
         pid_t parent = getpid(), pid;
@@ -188,6 +188,14 @@ int spawn_worker(const struct spawn_req *rq, pid_t *ret_pid)
                 snprintf(lock_arg, sizeof(lock_arg), "%llu", (unsigned long long)rq->mlock_limit);
                 argv[a++] = (char *)"--mlock-limit";
                 argv[a++] = lock_arg;
+        }
+        if (rq->model_exchange) {
+                argv[a++] = (char *)"--interface";
+                argv[a++] = (char *)"me";
+        }
+        if (rq->integrator) {
+                argv[a++] = (char *)"--integrator";
+                argv[a++] = (char *)rq->integrator;
         }
         argv[a] = NULL;
         quiet = sandboxed && !getenv("FMUD_SANDBOX_DEBUG");

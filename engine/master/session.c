@@ -172,6 +172,8 @@ static int spawn(struct session *s, struct session_inst *si)
         o.sandbox = s->opts.sandbox;
         o.mlock = s->opts.mlock;
         o.mlock_limit = s->opts.mlock_limit;
+        o.model_exchange = md->hosted_me;
+        o.integrator = md->hosted_me ? fmu_integrator_name(c->fmu->integrator) : NULL;
         o.wait = s->opts.wait;
         o.log = on_log;
         o.log_ctx = si;

@@ -225,6 +225,8 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         sopt.n_allowed_dirs = o->n_allowed_dirs;
         sopt.allowed_dirs = o->allowed_dirs;
         sopt.fmu.strict = o->strict;
+        sopt.fmu.iface = o->iface;
+        sopt.fmu.integrator = o->integrator;
         r = scenario_load(o->scenario, &sopt, o->overrides, diags, &sc);
         if (r < 0)
                 return fail(rep, RUN_PHASE_LOAD, r, "cannot load '%s': %s", o->scenario,

@@ -45,6 +45,8 @@ struct run_opts {
         session_log_fn *log;                    /* FMU log messages; NULL: dropped */
         void *log_ctx;
         bool strict;                            /* FMU warnings refuse the scenario too */
+        enum fmu_interface iface;               /* which interface to host (fmi/fmu.h) */
+        enum fmu_integrator integrator;         /* how a Model Exchange FMU is integrated */
         bool need_columns;                      /* nothing to record refuses the scenario
                                                    (-ENODATA, RUN_PHASE_LOAD) before it starts */
         bool fsync;                             /* fsync the results file at the end */

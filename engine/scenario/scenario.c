@@ -465,7 +465,7 @@ int scenario_load(const char *path, const struct scenario_opts *opts,
                   struct scenario **ret)
 {
         struct sc_load l = { .path = path, .opts = opts, .ov = overrides, .diags = diags,
-                             .dir_fd = -1 };
+                             .dir_fd = -1, .iface = opts->fmu.iface };
         size_t from = diags->n;
         int r;
 

@@ -43,6 +43,7 @@ int sc_import(struct sc_load *l, struct scenario_component *c, int fd, const cha
         int r;
 
         fo.cache_dir = l->opts->cache_dir;
+        fo.iface = l->iface;
         fo.md_limits.cancel = l->opts->cancel;
         if (fmi_cancelled(&l->opts->cancel))
                 return -ECANCELED;
@@ -246,13 +247,18 @@ static int import_one(struct sc_load *l, size_t i)
         if (type && strcmp(type, "application/x-fmu-sharedlibrary") != 0)
                 return sc_err(l, l->label, e->line, c->name, "component type '%s' is not supported: "
                               "fmud runs FMUs (application/x-fmu-sharedlibrary)", type);
-        if (impl && strcmp(impl, "any") != 0 && strcmp(impl, "CoSimulation") != 0)
-                return sc_err(l, l->label, e->line, c->name,
-                              "implementation=\"%s\": fmud runs Co-Simulation FMUs only", impl);
+        if (impl && strcmp(impl, "any") != 0 && strcmp(impl, "CoSimulation") != 0 &&
+            strcmp(impl, "ModelExchange") != 0)
+                return sc_err(l, l->label, e->line, c->name, "implementation=\"%s\": fmud runs "
+                              "CoSimulation and ModelExchange FMUs (or any)", impl);
         r = sc_source_fmu(l, e->source, e->line, c->name, &fd, &path, &c->source);
         if (r < 0)
                 return r;
+        /* SSP 1.0 section 5.3.2: the component's implementation picks the FMU's interface. */
+        l->iface = !impl || !strcmp(impl, "any") ? l->opts->fmu.iface
+                   : !strcmp(impl, "ModelExchange") ? FMU_IFACE_ME : FMU_IFACE_CS;
         r = sc_import(l, c, fd, path, c->source);
+        l->iface = l->opts->fmu.iface;
         close(fd);
         free(path);
         return r;

@@ -28,6 +28,7 @@ struct sc_load {
         const char *path;
         const struct scenario_opts *opts;
         const struct scenario_overrides *ov;
+        enum fmu_interface iface;       /* the interface the next sc_import() hosts */
         struct diag_list *diags;
         struct scenario *s;
 

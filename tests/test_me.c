@@ -1,0 +1,230 @@
+/*
+ * Model Exchange FMUs hosted in the worker and integrated with CVODE
+ * (worker/me.c), run by the master as Co-Simulation instances, with the
+ * worker sandbox on: BallME against its closed form (state events at the
+ * impacts, a time event where gravity changes), VanDerPol against CVODE in
+ * this process at a much tighter tolerance, Robertson (stiff) against the
+ * known values, and BallME beside a Co-Simulation FMU in one system.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <math.h>
+#include <stdbool.h>
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include "test_master_sys.h"
+
+static double val(const struct msys *x, const struct mrow *row, const char *name)
+{
+        return row->v[msys_col(x, name)];
+}
+
+static void run(struct msys *x, const struct msys_spec *spec)
+{
+        msys_load(x, spec);
+        x->so.sandbox.mode = SANDBOX_STRICT;
+        msys_start(x);
+        cr_assert(eq(int, master_run(x->m), MASTER_FINISHED), "%s", master_message(x->m));
+}
+
+/*
+ * BallME by hand: from h = 1, v = 0, free flight under g = 9.81 until
+ * t = 1.5 and g = 3.71 after; an impact (h = 0 falling) reverses v with
+ * e = 0.7; a rebound slower than 0.1 m/s rests.
+ */
+static void ball_exact(double t, double *ret_h, double *ret_v)
+{
+        double tc = 0.0, h = 1.0, v = 0.0, g = 9.81;
+        bool switched = false;
+
+        for (;;) {
+                double impact = g > 0.0 ? tc + (v + sqrt(v * v + 2.0 * g * h)) / g : INFINITY;
+                double next = switched ? impact : fmin(impact, 1.5), dt;
+
+                dt = fmin(t, next) - tc;
+                h += v * dt - 0.5 * g * dt * dt;
+                v -= g * dt;
+                tc += dt;
+                if (t <= next) {
+                        *ret_h = h;
+                        *ret_v = v;
+                        return;
+                }
+                if (next == impact) {
+                        h = 0.0;
+                        v = -0.7 * v;
+                        if (v < 0.1)
+                                v = g = 0.0;
+                } else {
+                        switched = true;
+                        g = 3.71;
+                }
+        }
+}
+
+Test(me, a_bouncing_ball_meets_its_closed_form_across_state_and_time_events)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ball", "BallME"),
+                .stop = 3.0,
+                .attrs = "stepSize=\"0.01\"",
+                .settings = MSYS_RECORD("ball.h") MSYS_RECORD("ball.v"),
+        };
+        size_t n, bounces = 0;
+        const struct mrow **g;
+        struct msys x;
+
+        run(&x, &spec);
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)301));
+        for (size_t k = 0; k < n; k++) {
+                double h, v;
+
+                ball_exact(g[k]->t, &h, &v);
+                cr_assert(fabs(val(&x, g[k], "ball.h") - h) < 1e-5, "h at t = %g: %.9g, by hand %.9g",
+                          g[k]->t, val(&x, g[k], "ball.h"), h);
+                cr_assert(fabs(val(&x, g[k], "ball.v") - v) < 1e-5, "v at t = %g: %.9g, by hand %.9g",
+                          g[k]->t, val(&x, g[k], "ball.v"), v);
+                bounces += k && val(&x, g[k - 1], "ball.v") < 0.0 && val(&x, g[k], "ball.v") > 0.0;
+        }
+        /* Impacts at 0.4515, 1.0836 (g = 9.81), then 1.5277, 2.289, 2.821 (3.71 from 1.5 on). */
+        cr_assert(eq(sz, bounces, (size_t)5));
+        /* Before 1.5 the velocity falls by 9.81 per second; after, by 3.71. */
+        cr_assert(fabs(val(&x, g[140], "ball.v") - val(&x, g[141], "ball.v") - 0.0981) < 1e-9);
+        cr_assert(fabs(val(&x, g[160], "ball.v") - val(&x, g[161], "ball.v") - 0.0371) < 1e-9);
+        free(g);
+        msys_fini(&x);
+}
+
+/* van der Pol, mu = 1, from (2, 0): CVODE BDF in this process at tolerance 1e-12. */
+static int vdp_rhs(sunrealtype t, N_Vector y, N_Vector dy, void *data)
+{
+        double x0 = NV_Ith_S(y, 0), x1 = NV_Ith_S(y, 1);
+
+        (void) t;
+        (void) data;
+        NV_Ith_S(dy, 0) = x1;
+        NV_Ith_S(dy, 1) = (1.0 - x0 * x0) * x1 - x0;
+        return 0;
+}
+
+static void vdp_reference(const double *ts, size_t n, double *ret_x0)
+{
+        SUNContext ctx;
+        N_Vector y;
+        SUNMatrix A;
+        SUNLinearSolver ls;
+        void *cv;
+        double t = 0.0;
+
+        cr_assert(eq(int, SUNContext_Create(NULL, &ctx), 0));
+        y = N_VNew_Serial(2, ctx);
+        NV_Ith_S(y, 0) = 2.0;
+        NV_Ith_S(y, 1) = 0.0;
+        A = SUNDenseMatrix(2, 2, ctx);
+        ls = SUNLinSol_Dense(y, A, ctx);
+        cv = CVodeCreate(CV_BDF, ctx);
+        cr_assert(eq(int, CVodeInit(cv, vdp_rhs, 0.0, y), CV_SUCCESS));
+        cr_assert(eq(int, CVodeSStolerances(cv, 1e-12, 1e-12), CV_SUCCESS));
+        cr_assert(eq(int, CVodeSetLinearSolver(cv, ls, A), CV_SUCCESS));
+        cr_assert(eq(int, CVodeSetMaxNumSteps(cv, 1000000), CV_SUCCESS));
+        for (size_t k = 0; k < n; k++) {
+                if (ts[k] > t)
+                        cr_assert(CVode(cv, ts[k], y, &t, CV_NORMAL) >= 0);
+                ret_x0[k] = NV_Ith_S(y, 0);
+        }
+        CVodeFree(&cv);
+        SUNLinSolFree(ls);
+        SUNMatDestroy(A);
+        N_VDestroy(y);
+        SUNContext_Free(&ctx);
+}
+
+Test(me, van_der_pol_meets_an_independent_integration)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("vdp", "VanDerPol"),
+                .stop = 10.0,
+                .attrs = "stepSize=\"0.1\" tolerance=\"1e-9\"",
+                .settings = MSYS_RECORD("vdp.x0"),
+        };
+        double ts[101], ref[101], worst = 0.0;
+        const struct mrow **g;
+        struct msys x;
+        size_t n;
+
+        run(&x, &spec);
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)101));
+        for (size_t k = 0; k < n; k++)
+                ts[k] = g[k]->t;
+        vdp_reference(ts, n, ref);
+        for (size_t k = 0; k < n; k++)
+                worst = fmax(worst, fabs(val(&x, g[k], "vdp.x0") - ref[k]));
+        cr_assert(worst < 1e-6, "largest difference %g", worst);
+        /* It oscillates: x0 changes sign on the way (period about 6.66). */
+        cr_assert(val(&x, g[30], "vdp.x0") < -1.0);
+        free(g);
+        msys_fini(&x);
+}
+
+Test(me, robertson_meets_the_known_values)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("r", "Robertson"),
+                .stop = 40.0,
+                .attrs = "stepSize=\"0.4\" tolerance=\"1e-6\"",
+                .settings = MSYS_RECORD("r.y1") MSYS_RECORD("r.y2") MSYS_RECORD("r.y3"),
+        };
+        const struct mrow *end;
+        struct msys x;
+
+        run(&x, &spec);
+        end = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, end->t, 40.0));
+        /* SUNDIALS' cvRoberts_dns: y(40) = (7.1583e-01, 9.1855e-06, 2.8416e-01). */
+        cr_assert(fabs(val(&x, end, "r.y1") - 0.71583) < 2e-4, "%.9g", val(&x, end, "r.y1"));
+        cr_assert(fabs(val(&x, end, "r.y2") - 9.1855e-6) < 2e-8, "%.9g", val(&x, end, "r.y2"));
+        cr_assert(fabs(val(&x, end, "r.y3") - 0.28416) < 2e-4, "%.9g", val(&x, end, "r.y3"));
+        cr_assert(fabs(val(&x, end, "r.y1") + val(&x, end, "r.y2") + val(&x, end, "r.y3") - 1.0) <
+                  1e-6);
+        msys_fini(&x);
+}
+
+/* An ME FMU and a CS FMU in one system: the ball's height drives LinearOde's input. */
+Test(me, a_model_exchange_fmu_drives_a_co_simulation_fmu)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ball", "BallME") MSYS_COMP("lin", "LinearOde"),
+                .connections = MSYS_CONN("ball", "h", "lin", "u0"),
+                .stop = 2.0,
+                .attrs = "stepSize=\"0.01\"",
+                .settings = MSYS_RECORD("ball.h") MSYS_RECORD("lin.u0") MSYS_RECORD("lin.y0")
+                            MSYS_RECORD("lin.x"),
+        };
+        const struct mrow **g;
+        struct msys x;
+        size_t n;
+
+        run(&x, &spec);
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)201));
+        for (size_t k = 0; k < n; k++) {
+                double h, v;
+
+                ball_exact(g[k]->t, &h, &v);
+                cr_assert(fabs(val(&x, g[k], "ball.h") - h) < 1e-5, "t = %g", g[k]->t);
+                /* Jacobi: the step into t_k had the ball's height at t_(k-1) as input. */
+                if (k)
+                        cr_assert(eq(dbl, val(&x, g[k], "lin.u0"), val(&x, g[k - 1], "ball.h")),
+                                  "t = %g", g[k]->t);
+                cr_assert(eq(dbl, val(&x, g[k], "lin.y0"), val(&x, g[k], "lin.x") +
+                             val(&x, g[k], "lin.u0")), "t = %g", g[k]->t);
+        }
+        free(g);
+        msys_fini(&x);
+}
