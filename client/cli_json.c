@@ -131,6 +131,19 @@ static struct json_object *inst_json(const struct proto_inst_status *in)
         /* null: the FMU was given no tolerance (toleranceDefined = false) */
         json_object_object_add(o, "tolerance", in->has_tolerance ? cli_json_double(in->tolerance)
                                                                  : NULL);
+        /* A Model Exchange FMU integrated in its worker: the integrator and its counts. */
+        if (in->has_integrator) {
+                json_object_object_add(o, "integrator", cli_json_str(in->integrator));
+                json_object_object_add(o, "integratorSteps", json_object_new_uint64(in->me_steps));
+                json_object_object_add(o, "rhsEvaluations", json_object_new_uint64(in->me_rhs_evals));
+                json_object_object_add(o, "rootEvaluations",
+                                       json_object_new_uint64(in->me_root_evals));
+                json_object_object_add(o, "jacobianEvaluations",
+                                       json_object_new_uint64(in->me_jac_evals));
+                json_object_object_add(o, "integratorEvents", json_object_new_uint64(in->me_events));
+                json_object_object_add(o, "eventIterations",
+                                       json_object_new_uint64(in->me_event_iterations));
+        }
         layers = json_object_new_array_ext((int)in->n_layers);
         for (uint32_t i = 0; i < in->n_layers; i++) {
                 const struct proto_layer *l = &in->layers[i];

@@ -31,6 +31,16 @@ static void print_inst(const struct proto_inst_status *in)
                in->name.ptr, (int)in->fmu.len, in->fmu.ptr, (long long)in->pid, in->multirate,
                (unsigned long long)in->steps, in->step_us_mean, in->step_us_max,
                in->service_us_mean, in->has_tolerance ? fmt_double(tol, in->tolerance) : "-");
+        if (in->has_integrator) {
+                printf("    integrator ");
+                cli_put_clean(stdout, in->integrator.ptr, in->integrator.len);
+                printf(" (CVODE, Model Exchange): %llu steps, %llu rhs evaluations, %llu root "
+                       "evaluations, %llu Jacobian evaluations, %llu events, %llu event iterations\n",
+                       (unsigned long long)in->me_steps, (unsigned long long)in->me_rhs_evals,
+                       (unsigned long long)in->me_root_evals, (unsigned long long)in->me_jac_evals,
+                       (unsigned long long)in->me_events,
+                       (unsigned long long)in->me_event_iterations);
+        }
         if (in->fault.len) {
                 printf("    fault: ");
                 cli_put_clean(stdout, in->fault.ptr, in->fault.len);

@@ -91,6 +91,8 @@ struct hinst_status {
         double step_us_mean, step_us_max, service_us_mean;
         char fault[HOST_MSG_MAX];
         char mlock[HRT_STATE_MAX];      /* the worker's memory lock (hrt_mlock_state()); "": none */
+        const char *integrator;         /* Model Exchange: "bdf", "adams" (static); NULL: CS */
+        struct inst_me_stats me;
         uint32_t n_layers;              /* as the worker reported them at its start */
         struct hlayer {
                 const char *name;       /* static */

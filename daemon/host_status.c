@@ -99,6 +99,8 @@ int hstatus_init(struct hsess *hs)
                 v[i].multirate = c->multirate;
                 v[i].tolerance_defined = c->tolerance_defined;
                 v[i].tolerance = c->tolerance;
+                v[i].integrator = c->fmu->md->hosted_me ? fmu_integrator_name(c->fmu->integrator)
+                                                         : NULL;
                 v[i].pid = hs->s ? (int64_t)inst_pid(session_inst(hs->s, i)) : 0;
                 if (hs->s)
                         hrt_mlock_state(session_inst(hs->s, i), v[i].mlock, sizeof(v[i].mlock));
@@ -180,6 +182,7 @@ void hstatus_refresh(struct hsess *hs, bool force)
                 d->step_us_max = (double)is->ns_max / 1e3;
                 d->service_us_mean = inst_service_stats(inst, &steps, &ns) == 0 && steps ?
                                      (double)ns / (double)steps / 1e3 : 0;
+                (void) inst_me_stats(inst, &d->me);
                 /* The instance's own text names the cause (inst_fault.c); errno only without one. */
                 if (f)
                         snprintf(d->fault, sizeof(d->fault), "%s",
@@ -292,6 +295,11 @@ void hstatus_encode(struct hsess *hs, struct pw *w, const struct host_peer *view
                         .step_us_mean = s->step_us_mean, .step_us_max = s->step_us_max,
                         .service_us_mean = s->service_us_mean, .fault = str(s->fault),
                         .has_tolerance = s->tolerance_defined, .tolerance = s->tolerance,
+                        .has_integrator = s->integrator != NULL,
+                        .integrator = str(s->integrator ? s->integrator : ""),
+                        .me_steps = s->me.steps, .me_rhs_evals = s->me.rhs_evals,
+                        .me_root_evals = s->me.root_evals, .me_jac_evals = s->me.jac_evals,
+                        .me_events = s->me.events, .me_event_iterations = s->me.event_iterations,
                         .n_layers = s->n_layers, .layers = l,
                 };
         }

@@ -166,6 +166,18 @@ const struct field status_inst_fields[PROTO_N_INST_FIELDS] = {
         FIELD("fault", FT_STR, 0, struct proto_inst_status, fault),
         FIELD_HAS("tolerance", FT_F64, FF_FINITE, struct proto_inst_status, tolerance,
                   has_tolerance),
+        FIELD("integrator", FT_STR, FF_NAME | FF_OMIT, struct proto_inst_status, integrator),
+        FIELD_HAS("integratorSteps", FT_U64, 0, struct proto_inst_status, me_steps, has_integrator),
+        FIELD_HAS("rhsEvaluations", FT_U64, 0, struct proto_inst_status, me_rhs_evals,
+                  has_integrator),
+        FIELD_HAS("rootEvaluations", FT_U64, 0, struct proto_inst_status, me_root_evals,
+                  has_integrator),
+        FIELD_HAS("jacobianEvaluations", FT_U64, 0, struct proto_inst_status, me_jac_evals,
+                  has_integrator),
+        FIELD_HAS("integratorEvents", FT_U64, 0, struct proto_inst_status, me_events,
+                  has_integrator),
+        FIELD_HAS("eventIterations", FT_U64, 0, struct proto_inst_status, me_event_iterations,
+                  has_integrator),
         FIELD_EXT("sandbox"),
 };
 

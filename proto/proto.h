@@ -411,6 +411,11 @@ struct proto_inst_status {
         const struct proto_layer *layers;
         bool has_tolerance;                     /* given at initialization; false: none */
         double tolerance;
+        /* A Model Exchange FMU integrated in its worker: has_integrator, and its counts. */
+        bool has_integrator;
+        struct proto_str integrator;            /* "bdf", "adams" */
+        uint64_t me_steps, me_rhs_evals, me_root_evals, me_jac_evals;
+        uint64_t me_events, me_event_iterations;
 };
 struct proto_rt_option {                /* a real-time option of a session (realtime.h) */
         struct proto_str name;          /* "master-priority", "worker-cpus", "dma-latency", ... */

@@ -556,3 +556,95 @@ Test(fmuctl_daemon, load_reports_fmu_warnings_and_strict_refuses_them, .init = s
         free(out);
         free(fmu);
 }
+
+/* `fmuctl status SID --json` once the session is finished (ctest's timeout catches a hang). */
+static struct json_object *finished_status(const char *sid)
+{
+        for (;;) {
+                struct json_object *o = fmuctl_json((const char *[]){ "status", sid, "--json", NULL });
+
+                if (!strcmp(json_object_get_string(key(o, "state")), "finished"))
+                        return o;
+                json_object_put(o);
+                usleep(20000);
+        }
+}
+
+/*
+ * A Model Exchange FMU through the daemon: --integrator reaches its worker,
+ * and status shows the integrator and its counts (BallME bounces: root
+ * finding and events); a Co-Simulation instance shows none.
+ */
+Test(fmuctl_daemon, status_shows_the_integrator_of_a_model_exchange_instance, .init = setup,
+     .fini = teardown)
+{
+        struct json_object *o, *in;
+        struct run_result r;
+
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/BallME.fmu", "--integrator",
+                                     "adams", NULL });
+        cr_assert(r.exit_code == 0 && strcmp(r.out, "1\n") == 0, "%s%s", r.out, r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "start", "1", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        run_result_fini(&r);
+        o = finished_status("1");
+        in = json_object_array_get_idx(key(o, "instances"), 0);
+        cr_assert(strcmp(json_object_get_string(key(in, "integrator")), "adams") == 0);
+        cr_assert(json_object_get_uint64(key(in, "integratorSteps")) > 0);
+        cr_assert(json_object_get_uint64(key(in, "rhsEvaluations")) >=
+                  json_object_get_uint64(key(in, "integratorSteps")));
+        cr_assert(json_object_get_uint64(key(in, "rootEvaluations")) > 0);
+        /* Adams iterates to a fixed point: no Jacobian. */
+        cr_assert(json_object_get_uint64(key(in, "jacobianEvaluations")) == 0);
+        /* Five impacts and the gravity change by t = 3, each one Event Mode. */
+        cr_assert(json_object_get_uint64(key(in, "integratorEvents")) == 6,
+                  "%s", json_object_to_json_string(in));
+        cr_assert(json_object_get_uint64(key(in, "eventIterations")) >= 7);
+        json_object_put(o);
+        r = fmuctl((const char *[]){ "status", "1", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        cr_assert(strstr(r.out, "integrator adams (CVODE, Model Exchange): ") != NULL, "%s", r.out);
+        run_result_fini(&r);
+
+        /* BDF by default: it evaluates Jacobians. */
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/VanDerPol.fmu", NULL });
+        cr_assert(r.exit_code == 0 && strcmp(r.out, "2\n") == 0, "%s%s", r.out, r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "start", "2", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        run_result_fini(&r);
+        o = finished_status("2");
+        in = json_object_array_get_idx(key(o, "instances"), 0);
+        cr_assert(strcmp(json_object_get_string(key(in, "integrator")), "bdf") == 0);
+        cr_assert(json_object_get_uint64(key(in, "jacobianEvaluations")) > 0);
+        cr_assert(json_object_get_uint64(key(in, "rootEvaluations")) == 0);
+        json_object_put(o);
+
+        /* Co-Simulation: no integrator. */
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/LinearOde.fmu", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        run_result_fini(&r);
+        o = fmuctl_json((const char *[]){ "status", "3", "--json", NULL });
+        in = json_object_array_get_idx(key(o, "instances"), 0);
+        cr_assert(!json_object_object_get_ex(in, "integrator", NULL));
+        json_object_put(o);
+
+        /* A bad integrator or interface is a usage error; no session is made. */
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/BallME.fmu", "--integrator",
+                                     "euler", NULL });
+        cr_assert(r.exit_code == 2, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.err, "--integrator needs bdf or adams, not 'euler'") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        /* An interface the FMU lacks: the load is refused, saying so. */
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/BallME.fmu", "--interface", "cs",
+                                     NULL });
+        cr_assert(r.exit_code == 1, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.err, "--interface cs: the FMU has no CoSimulation interface (it has "
+                                "ModelExchange)") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        o = fmuctl_json((const char *[]){ "list", "--json", NULL });
+        cr_assert(json_object_array_length(key(o, "sessions")) == 3, "%s",
+                  json_object_to_json_string(o));
+        json_object_put(o);
+}

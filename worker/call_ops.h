@@ -254,8 +254,11 @@ struct call_step_result {
         double last_successful_time;
         struct call_range outputs;      /* struct call_values[n_outputs] with data */
         uint64_t service_ns;    /* time inside the FMU's doStep (CLOCK_MONOTONIC), 0: not called */
+        /* A Model Exchange FMU's integrator (worker/me.h), counts so far; 0 for Co-Simulation. */
+        uint64_t me_steps, me_rhs_evals, me_root_evals, me_jac_evals;
+        uint32_t me_events, me_event_iterations;
 };
-static_assert(sizeof(struct call_step_result) == 48, "call_step_result is shared ABI");
+static_assert(sizeof(struct call_step_result) == 88, "call_step_result is shared ABI");
 
 /* Output derivatives (both versions) and FMI 2.0 input derivatives. */
 struct call_derivatives {

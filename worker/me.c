@@ -509,3 +509,17 @@ void me_stats_now(const struct worker *w, struct me_stats *ret)
         *ret = w->me->stats;
         cv_counts(w->me, ret);
 }
+
+void me_result(const struct worker *w, struct call_step_result *res)
+{
+        struct me_stats st;
+
+        me_stats_now(w, &st);
+        res->me_steps = st.steps;
+        res->me_rhs_evals = st.rhs_evals;
+        res->me_root_evals = st.root_evals;
+        res->me_jac_evals = st.jac_evals;
+        res->me_events = st.events > UINT32_MAX ? UINT32_MAX : (uint32_t)st.events;
+        res->me_event_iterations = st.event_iterations > UINT32_MAX ? UINT32_MAX
+                                   : (uint32_t)st.event_iterations;
+}

@@ -64,5 +64,8 @@ int me_start(struct worker *w, bool *ret_term);
 int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_term, double *ret_end);
 /* The statistics up to now. */
 void me_stats_now(const struct worker *w, struct me_stats *ret);
+struct call_step_result;
+/* The statistics into a DO_STEP result, for the daemon's status. */
+void me_result(const struct worker *w, struct call_step_result *res);
 
 #endif

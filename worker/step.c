@@ -233,6 +233,7 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
                             bl.n_in > 0 || w->set_since_step, &stop, &t_end);
                 res.service_ns = mono_ns() - t0;
                 term.u = stop;
+                me_result(w, &res);
         } else if (w->fmi == MD_FMI3) {
                 w->step_t = ds.current_communication_point;
                 w->step_h = ds.communication_step_size;

@@ -283,6 +283,14 @@ int inst_service_stats(const struct inst *inst, uint64_t *ret_steps, uint64_t *r
         return 0;
 }
 
+int inst_me_stats(const struct inst *inst, struct inst_me_stats *ret)
+{
+        if (!inst)
+                return -EINVAL;
+        *ret = inst->me;
+        return 0;
+}
+
 int inst_protocol(struct inst *inst, const char *what)
 {
         return inst_fault_set(inst, -EPROTO, "worker %d broke the protocol: %s", (int)inst->pid, what);

@@ -139,6 +139,7 @@ struct inst {
         /* Service time the worker measured inside doStep. */
         uint64_t svc_steps, svc_ns;
         uint64_t svc_last_ns;           /* the last step's: a wait hint, any value is safe */
+        struct inst_me_stats me;        /* the worker's integrator, as the last step said */
 
         inst_log_fn *log;
         void *log_ctx;

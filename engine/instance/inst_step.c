@@ -302,6 +302,11 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret)
         inst->svc_last_ns = res.service_ns;
         inst->svc_ns = res.service_ns > UINT64_MAX - inst->svc_ns ? UINT64_MAX :
                        inst->svc_ns + res.service_ns;
+        inst->me = (struct inst_me_stats){
+                .steps = res.me_steps, .rhs_evals = res.me_rhs_evals,
+                .root_evals = res.me_root_evals, .jac_evals = res.me_jac_evals,
+                .events = res.me_events, .event_iterations = res.me_event_iterations,
+        };
         if (res.event_handling_needed > 1 || res.terminate_simulation > 1 || res.early_return > 1 ||
             res.phase > CALL_PHASE_DONE ||
             (res.phase == CALL_PHASE_INPUTS && res.block >= inst->step->n_inputs) ||

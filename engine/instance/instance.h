@@ -206,6 +206,13 @@ size_t inst_recent_logs(const struct inst *inst, const char *skip, char *buf, si
  * the worker, intermediate updates included). 0, or -EINVAL. Owner thread.
  */
 int inst_service_stats(const struct inst *inst, uint64_t *ret_steps, uint64_t *ret_ns_total);
+/* A Model Exchange FMU's integrator in the worker (worker/me.h): its counts so far. */
+struct inst_me_stats {
+        uint64_t steps, rhs_evals, root_evals, jac_evals;
+        uint64_t events, event_iterations;      /* Event Modes after initialization; their iterations */
+};
+/* As the last step reported them (zero before, or for Co-Simulation). 0, or -EINVAL. */
+int inst_me_stats(const struct inst *inst, struct inst_me_stats *ret);
 /*
  * Hints the worker leaves, for placing it (any value is harmless, none is
  * trusted): the cpu it last replied from (-1: not known yet), and how long
