@@ -107,8 +107,8 @@ static int choose_interface(struct fmu *fmu, const struct fmu_opts *opts, struct
 
         if (opts->iface == FMU_IFACE_CS && !md->cs.present) {
                 interfaces(md, ifaces, sizeof(ifaces));
-                snprintf(why, sizeof(why), "--interface cs: the FMU has no CoSimulation interface "
-                         "(it has %s)", ifaces[0] ? ifaces : "none");
+                snprintf(why, sizeof(why), "CoSimulation asked for, but the FMU has no "
+                         "CoSimulation interface (it has %s)", ifaces[0] ? ifaces : "none");
                 return cannot_run(fmu, opts, diags, why);
         }
         if (!me && md->cs.present)
@@ -116,8 +116,8 @@ static int choose_interface(struct fmu *fmu, const struct fmu_opts *opts, struct
         if (!md->has_model_exchange) {
                 interfaces(md, ifaces, sizeof(ifaces));
                 if (md->cs.present)
-                        snprintf(why, sizeof(why), "--interface me: the FMU has no ModelExchange "
-                                 "interface (it has CoSimulation only)");
+                        snprintf(why, sizeof(why), "ModelExchange asked for, but the FMU has no "
+                                 "ModelExchange interface (it has CoSimulation only)");
                 else
                         snprintf(why, sizeof(why), "no CoSimulation or ModelExchange interface "
                                  "(the FMU has %s only): fmud runs Co-Simulation and Model Exchange "

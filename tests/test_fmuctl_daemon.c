@@ -640,8 +640,8 @@ Test(fmuctl_daemon, status_shows_the_integrator_of_a_model_exchange_instance, .i
         r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/BallME.fmu", "--interface", "cs",
                                      NULL });
         cr_assert(r.exit_code == 1, "exit %d: %s", r.exit_code, r.err);
-        cr_assert(strstr(r.err, "--interface cs: the FMU has no CoSimulation interface (it has "
-                                "ModelExchange)") != NULL, "%s", r.err);
+        cr_assert(strstr(r.err, "CoSimulation asked for, but the FMU has no CoSimulation "
+                                "interface (it has ModelExchange)") != NULL, "%s", r.err);
         run_result_fini(&r);
         o = fmuctl_json((const char *[]){ "list", "--json", NULL });
         cr_assert(json_object_array_length(key(o, "sessions")) == 3, "%s",

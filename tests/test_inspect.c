@@ -514,3 +514,57 @@ Test(inspect, exit_codes_for_usage_unreadable_and_non_zip_files, .init = setup, 
         free(text);
         free(missing);
 }
+
+/* FMI 2.0 Model Exchange only: valid and described, but not hosted (FMI 3.0 ME only). */
+Test(inspect, says_an_fmi2_model_exchange_only_fmu_is_not_hosted, .init = setup, .fini = teardown)
+{
+        char *path = md_only("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"Tiny2\" guid=\"{t}\">\n"
+                "  <ModelExchange modelIdentifier=\"Tiny2\"/>\n"
+                "  <ModelVariables>\n"
+                "    <ScalarVariable name=\"x\" valueReference=\"1\" causality=\"output\" "
+                "variability=\"continuous\" initial=\"exact\"><Real start=\"1\"/></ScalarVariable>\n"
+                "  </ModelVariables>\n"
+                "  <ModelStructure><Outputs><Unknown index=\"1\"/></Outputs></ModelStructure>\n"
+                "</fmiModelDescription>\n");
+        struct run_result r = fmuctl("inspect", path, NULL);
+        struct json_object *root;
+        int code;
+
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.out, "fmud runs it           no: FMI 2.0 ModelExchange is not supported: "
+                                "fmud integrates FMI 3.0 ModelExchange FMUs only\n") != NULL,
+                  "%s", r.out);
+        run_result_fini(&r);
+        root = inspect_json(path, &code);
+        cr_assert(eq(int, code, 0));
+        cr_assert(json_object_get_boolean(key(root, "valid")));
+        cr_assert(not(json_object_get_boolean(key(root, "runnable"))));
+        cr_assert(not(json_object_object_get_ex(root, "hostedAs", NULL)));
+        json_object_put(root);
+        free(path);
+}
+
+/* A Model Exchange only FMU with its binary: fmud runs it, integrated in its worker. */
+Test(inspect, says_a_model_exchange_fmu_runs_integrated_in_its_worker, .init = setup,
+     .fini = teardown)
+{
+        struct run_result r = fmuctl("inspect", FMUD_TEST_FMU_DIR "/BallME.fmu", NULL);
+        struct json_object *root;
+        int code;
+
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.out, "interface types        ModelExchange (BallME)\n") != NULL, "%s",
+                  r.out);
+        cr_assert(strstr(r.out, "fmud runs it           yes, as Model Exchange, integrated with "
+                                "CVODE in its worker\n") != NULL, "%s", r.out);
+        cr_assert(strstr(r.out, "Co-Simulation capabilities") == NULL, "%s", r.out);
+        run_result_fini(&r);
+        root = inspect_json(FMUD_TEST_FMU_DIR "/BallME.fmu", &code);
+        cr_assert(eq(int, code, 0));
+        cr_assert(json_object_get_boolean(key(root, "runnable")));
+        cr_assert(eq(str, (char *)skey(root, "hostedAs"), "modelExchange"));
+        cr_assert(not(json_object_get_boolean(key(key(root, "interfaceTypes"), "coSimulation"))));
+        cr_assert(not(json_object_object_get_ex(root, "coSimulation", NULL)));
+        json_object_put(root);
+}

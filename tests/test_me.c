@@ -8,8 +8,10 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include <cvode/cvode.h>
 #include <nvector/nvector_serial.h>
@@ -226,5 +228,69 @@ Test(me, a_model_exchange_fmu_drives_a_co_simulation_fmu)
                              val(&x, g[k], "lin.u0")), "t = %g", g[k]->t);
         }
         free(g);
+        msys_fini(&x);
+}
+
+/* The diagnostics of a refused load, as one text. */
+static void diag_text(const struct msys *x, char *buf, size_t size)
+{
+        size_t n = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < x->diags.n && n + 1 < size; i++) {
+                diag_format(&x->diags.v[i], buf + n, size - n);
+                n += strlen(buf + n);
+                if (n + 1 < size) {
+                        buf[n++] = '\n';
+                        buf[n] = '\0';
+                }
+        }
+}
+
+/* SSP's implementation attribute picks the interface: an FMU without it is refused, saying so. */
+Test(me, the_ssp_implementation_attribute_chooses_the_interface)
+{
+        struct msys_spec me = {
+                .elements = "<ssd:Component name=\"ball\" source=\"resources/BallME.fmu\" "
+                            "implementation=\"ModelExchange\"/>",
+                .stop = 0.5,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("ball.h"),
+        };
+        struct msys_spec cs = me, bad = me;
+        char text[2048];
+        struct msys x;
+        double h, v;
+
+        run(&x, &me);
+        cr_assert(x.sc->components[0].fmu->md->hosted_me);
+        /* t = 0.5: after the first impact (0.4515). */
+        ball_exact(0.5, &h, &v);
+        cr_assert(fabs(val(&x, &x.rows[x.n_rows - 1], "ball.h") - h) < 1e-5);
+        msys_fini(&x);
+
+        cs.elements = "<ssd:Component name=\"ball\" source=\"resources/BallME.fmu\" "
+                      "implementation=\"CoSimulation\"/>";
+        cr_assert(eq(int, msys_load_try(&x, &cs), -EINVAL));
+        diag_text(&x, text, sizeof(text));
+        cr_assert(strstr(text, "CoSimulation asked for, but the FMU has no CoSimulation interface "
+                               "(it has ModelExchange)") != NULL, "%s", text);
+        cr_assert(x.sc == NULL);
+        msys_fini(&x);
+
+        cs.elements = "<ssd:Component name=\"lin\" source=\"resources/LinearOde.fmu\" "
+                      "implementation=\"ModelExchange\"/>";
+        cr_assert(eq(int, msys_load_try(&x, &cs), -EINVAL));
+        diag_text(&x, text, sizeof(text));
+        cr_assert(strstr(text, "ModelExchange asked for, but the FMU has no ModelExchange "
+                               "interface (it has CoSimulation only)") != NULL, "%s", text);
+        msys_fini(&x);
+
+        bad.elements = "<ssd:Component name=\"ball\" source=\"resources/BallME.fmu\" "
+                       "implementation=\"ScheduledExecution\"/>";
+        cr_assert(eq(int, msys_load_try(&x, &bad), -EINVAL));
+        diag_text(&x, text, sizeof(text));
+        cr_assert(strstr(text, "implementation=\"ScheduledExecution\": fmud runs CoSimulation and "
+                               "ModelExchange FMUs (or any)") != NULL, "%s", text);
         msys_fini(&x);
 }
