@@ -294,3 +294,43 @@ Test(me, the_ssp_implementation_attribute_chooses_the_interface)
                                "ModelExchange FMUs (or any)") != NULL, "%s", text);
         msys_fini(&x);
 }
+
+/*
+ * An FMU whose next time event is not after the event just handled would
+ * stop time: the step fails with a message that says so, the session
+ * faults there, and what came before is intact.
+ */
+Test(me, a_next_event_time_that_does_not_advance_faults_the_step_clearly)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ball", "BallME"),
+                .parameters = MSYS_REAL("ball.t_stuck", "1"),
+                .stop = 3.0,
+                .attrs = "stepSize=\"0.01\"",
+                .settings = MSYS_RECORD("ball.h"),
+        };
+        const struct mrow **g;
+        struct msys x;
+        size_t n;
+
+        msys_load(&x, &spec);
+        x.so.sandbox.mode = SANDBOX_STRICT;
+        msys_start(&x);
+        cr_assert(lt(int, master_run(x.m), 0));
+        /* From t_stuck = 1 on: the next event, the impact at 1.0837, says it is the next one too. */
+        cr_assert(strstr(master_message(x.m), "fmi3DoStep at t = 1.08") != NULL &&
+                  strstr(master_message(x.m), ": nextEventTime 1.0836567") != NULL &&
+                  strstr(master_message(x.m), " is not after the event at t = 1.0836567") != NULL,
+                  "%s", master_message(x.m));
+        /* Held at the last good point, every row before it right. */
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)109));
+        for (size_t k = 0; k < n; k++) {
+                double h, v;
+
+                ball_exact(g[k]->t, &h, &v);
+                cr_assert(fabs(val(&x, g[k], "ball.h") - h) < 1e-5, "t = %g", g[k]->t);
+        }
+        free(g);
+        msys_fini(&x);
+}

@@ -42,7 +42,9 @@ def iu_event(t=0.0625):
     return rec(EVENT, EV_IU, struct.pack('<dBBBB4x', t, 1, 1, 0, 1))
 
 def step_result(n_out, outputs, t=0.125, phase=3):
-    return struct.pack('<BBBBIIId', 0, 0, 0, 0, phase, 0, n_out, t) + rng(*outputs) + struct.pack('<Q', 1000)
+    # service_ns, then a Model Exchange integrator's counts (none: zero)
+    return (struct.pack('<BBBBIIId', 0, 0, 0, 0, phase, 0, n_out, t) + rng(*outputs) +
+            struct.pack('<Q4Q2I', 1000, 0, 0, 0, 0, 0, 0))
 
 F64, I16, BOOL, STR, BIN = 1, 4, 10, 11, 12        # enum md_type
 

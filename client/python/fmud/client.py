@@ -40,6 +40,7 @@ _LOAD_ARGS = {
     "overrun_margin_us": ("overrunMarginUs", NUMBER), "spin_us": ("spinUs", NUMBER),
     "decimation": ("decimation", int), "tolerance": ("tolerance", NUMBER),
     "rollback_on_fault": ("rollbackOnFault", bool), "algorithm": ("algorithm", str),
+    "interface": ("interface", str), "integrator": ("integrator", str),
     "sandbox": ("sandbox", str), "strict": ("strict", bool), "transient": ("transient", bool),
     "rt_priority": ("rtPriority", int), "rt_worker_priority": ("rtWorkerPriority", int),
     "rt_cpus": ("rtCpus", str), "rt_worker_cpus": ("rtWorkerCpus", str),
@@ -271,7 +272,7 @@ class Client:
         uploaded input CSV, instead of input).
         options: out, force, input, start, stop, step, budget, warp, overrun,
         overrun_margin_us, spin_us, decimation, tolerance, rollback_on_fault,
-        algorithm, sandbox, strict, transient, rt_priority, rt_worker_priority,
+        algorithm, interface ("cs", "me"), integrator ("bdf", "adams"), sandbox, strict, transient, rt_priority, rt_worker_priority,
         rt_cpus, rt_worker_cpus, rt_mlock, rt_best_effort, rig_in, rig_out,
         rig_policy, rig_timeout_ms, multirate ({component: factor}), starts
         ({"comp.var": value}, sent as text) and record (names).

@@ -3,13 +3,14 @@
  * (restitution e; the ball rests once it rebounds slower than v_min), and a
  * time event at t_switch, where gravity changes from g to g_after. Both
  * come from the FMU the way a tool's export gives them: an event
- * indicator, and nextEventTime from fmi3UpdateDiscreteStates.
+ * indicator, and nextEventTime from fmi3UpdateDiscreteStates. t_stuck >= 0
+ * makes it misbehave from then on: its next time event is always now.
  */
 #include <float.h>
 
 #include "me_model.h"
 
-enum { TIME, H, DER_H, V, DER_V, G, E, H0, G_AFTER, T_SWITCH, G_NOW, V_MIN, N_VARS };
+enum { TIME, H, DER_H, V, DER_V, G, E, H0, G_AFTER, T_SWITCH, G_NOW, V_MIN, T_STUCK, N_VARS };
 
 static void start(double *v)
 {
@@ -19,6 +20,7 @@ static void start(double *v)
         v[G_AFTER] = 3.71;
         v[T_SWITCH] = 1.5;
         v[V_MIN] = 0.1;
+        v[T_STUCK] = -1.0;
 }
 
 static void init(double *v)
@@ -41,6 +43,12 @@ static void indicators(const double *v, double *z)
 
 static void event(double *v, bool *changed, bool *next_defined, double *next)
 {
+        /* A broken export: from t_stuck on, the next time event is always now. */
+        if (v[T_STUCK] >= 0.0 && v[TIME] >= v[T_STUCK]) {
+                *next_defined = true;
+                *next = v[TIME];
+                return;
+        }
         if (v[TIME] >= v[T_SWITCH] && v[G_NOW] != 0.0)
                 v[G_NOW] = v[G_AFTER];
         if (v[H] <= 0.0 && v[V] < 0.0) {
