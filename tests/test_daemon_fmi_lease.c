@@ -116,7 +116,10 @@ static int detach(struct daemon_raw *r, const char *key, uint64_t id, char *msg,
         pw_u64(&w, id);
         exchange(r, &w, &rep);
         code = rep.rep.ok ? 0 : rep.rep.code;
-        snprintf(msg, size, "%s", rep.message);
+        if (size) {
+                strncpy(msg, rep.message, size - 1);
+                msg[size - 1] = 0;
+        }
         daemon_raw_reply_fini(&rep);
         return code;
 }
