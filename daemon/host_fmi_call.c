@@ -101,9 +101,12 @@ void hfmi_request(struct host *h, uint64_t token, const struct proto_req *req,
 
 /* ---- Session thread: the batch ------------------------------------------------------ */
 
-/* Answer c: the results so far and, with ref, the call that ended the batch. */
+/*
+ * Answer c: the results so far (the first len bytes of c->fmi_out) and,
+ * with ref, the call that ended the batch.
+ */
 static void answer(struct host *h, struct hcmd *c, const struct proto_fmi_call *calls,
-                   uint32_t done, const struct hfmi_refusal *ref)
+                   uint32_t done, size_t len, const struct hfmi_refusal *ref)
 {
         struct pw w;
 
@@ -120,7 +123,7 @@ static void answer(struct host *h, struct hcmd *c, const struct proto_fmi_call *
         pw_str(&w, "results");
         pw_array(&w, done);
         if (c->fmi_out)
-                pw_raw(&w, pw_data(c->fmi_out), pw_size(c->fmi_out));
+                pw_raw(&w, pw_data(c->fmi_out), len);
         if (ref) {
                 const char *code = proto_err_name(ref->code);
 
@@ -164,6 +167,25 @@ static bool hand_on(struct host *h, uint64_t id, struct hcmd *c)
         return found;
 }
 
+/*
+ * Room kept in a reply for its envelope and a refusal (index, instance,
+ * names and a message of up to HOST_MSG_MAX bytes) beside the results.
+ */
+#define REPLY_SLACK     (HOST_MSG_MAX + 512u)
+
+/*
+ * Whether results of size bytes still leave room in a reply: checked after
+ * each call, so that a batch whose results could never be sent stops at
+ * the call that overflows instead of growing the daemon's memory.
+ */
+static bool results_fit(const struct host *h, size_t size)
+{
+        size_t max = h->opts.max_reply;
+        size_t slack = REPLY_SLACK < max / 2 ? REPLY_SLACK : max / 2;
+
+        return size <= max - slack;
+}
+
 int hfmi_exec(struct hsess *hs, struct hcmd *c)
 {
         struct hfmi_refusal ref = { .code = PROTO_E_INTERNAL };
@@ -190,13 +212,26 @@ int hfmi_exec(struct hsess *hs, struct hcmd *c)
                         goto out;
                 }
         }
-        for (i = c->fmi_next; i < b.n && b.calls[i].instance == hs->id; i++)
+        for (i = c->fmi_next; i < b.n && b.calls[i].instance == hs->id; i++) {
+                size_t before = pw_size(c->fmi_out);
+
                 if (!hfmi_call(hs, &b.calls[i], c->fmi_out, &ref)) {
-                        answer(hs->h, c, b.calls, i, &ref);
+                        answer(hs->h, c, b.calls, i, before, &ref);
                         goto out;
                 }
+                if (!results_fit(hs->h, pw_size(c->fmi_out))) {
+                        /* Its result goes: the reply carries those before it. */
+                        ref = (struct hfmi_refusal){ .code = PROTO_E_TOO_LARGE };
+                        snprintf(ref.message, sizeof(ref.message), "calls[%u]: the results "
+                                 "would exceed the reply limit of %zu bytes: %zu bytes with "
+                                 "this call's; ask for fewer values in one batch", i,
+                                 hs->h->opts.max_reply, pw_size(c->fmi_out));
+                        answer(hs->h, c, b.calls, i, before, &ref);
+                        goto out;
+                }
+        }
         if (i == b.n) {
-                answer(hs->h, c, b.calls, i, NULL);
+                answer(hs->h, c, b.calls, i, pw_size(c->fmi_out), NULL);
                 goto out;
         }
         c->fmi_next = i;
@@ -208,7 +243,7 @@ int hfmi_exec(struct hsess *hs, struct hcmd *c)
         snprintf(ref.function, sizeof(ref.function), "%s", "");
         snprintf(ref.message, sizeof(ref.message), "calls[%u]: instance %llu was freed", i,
                  (unsigned long long)b.calls[i].instance);
-        answer(hs->h, c, b.calls, i, &ref);
+        answer(hs->h, c, b.calls, i, pw_size(c->fmi_out), &ref);
 out:
         free(mem);
         pv_doc_fini(&doc);

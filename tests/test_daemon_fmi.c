@@ -478,3 +478,57 @@ Test(daemon_fmi, bad_batches_are_refused_with_their_reason)
         exchange(&w);
         cr_assert(pv_u64(pv_get(&results(2)[1], "state"), &s) == 0 && s != 0);
 }
+
+Test(daemon_fmi, a_batch_whose_results_outgrow_the_reply_limit_stops_at_that_call)
+{
+        /* 600 gets of 4096 Float64: some 22 MB of results, over the 16 MB limit. */
+        const uint32_t n_calls = 600, n_vals = PROTO_FMI_MAX_VALUES;
+        uint64_t a = instantiate(LINEAR_ODE, "a"), idx = 0;
+        const struct pv *r, *ref, *m;
+        size_t per_call = 0, with_next;
+        struct pw w;
+
+        initialize(a);
+        batch_begin(&w, n_calls);
+        for (uint32_t i = 0; i < n_calls; i++) {
+                call(&w, a, "get", 2);
+                pw_str(&w, "type");
+                pw_str(&w, "Float64");
+                pw_str(&w, "vrs");
+                pw_array(&w, n_vals);
+                for (uint32_t k = 0; k < n_vals; k++)
+                        pw_u64(&w, Y[k % 10]);
+        }
+        exchange(&w);
+        cr_assert(rep.rep.ok, "refused whole: %s", rep.message);
+        ref = pv_get(rep.rep.result, "refused");
+        cr_assert(ref != NULL, "no call refused");
+        cr_assert(pv_is_str(pv_get(ref, "code"), "too-large"));
+        cr_assert(pv_u64(pv_get(ref, "index"), &idx) == 0);
+        m = pv_get(ref, "message");
+        cr_assert(m && m->type == PV_STR);
+        cr_assert(memmem(m->s.ptr, m->s.len, "limit of 16777216 bytes", 23) != NULL,
+                  "%.*s", (int)m->s.len, m->s.ptr);
+        /* Every result before the refused call is there, whole; the refused call is the first
+         * whose result would not fit (each get's result is the same size). */
+        r = pv_get(rep.rep.result, "results");
+        cr_assert(r && r->type == PV_ARRAY);
+        cr_assert(eq(u64, r->a.n, idx));
+        cr_assert(idx > 0 && idx < n_calls);
+        for (uint32_t i = 0; i < r->a.n; i++) {
+                cr_assert(eq(u32, r->a.items[i].a.n, n_vals));
+                cr_assert(eq(dbl, num(&r->a.items[i].a.items[n_vals - 1]),
+                             num(&r->a.items[0].a.items[n_vals - 1])));
+        }
+        per_call = 3 + 9 * (size_t)n_vals;      /* array32 header, then float64s */
+        with_next = (idx + 1) * per_call;
+        cr_assert(with_next > (16u << 20) - 4096, "refused at %llu", (unsigned long long)idx);
+        cr_assert(idx * per_call <= 16u << 20);
+        /* The instance is not harmed: it steps and answers as ever. */
+        batch_begin(&w, 2);
+        do_step(&w, a, 0, 0.1);
+        get_typed(&w, a, "Float64", Y, 1);
+        exchange(&w);
+        r = results(2);
+        cr_assert(eq(dbl, num(&r[1].a.items[0]), exp(-0.1)));
+}
