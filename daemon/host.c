@@ -157,8 +157,8 @@ void host_sess_destroy(struct hsess *hs)
         /* Found before the session retired, queued after its last look. */
         while ((c = hs->q_head)) {
                 hs->q_head = c->next;
-                host_reply_error(hs->h, c->token, c->id, PROTO_E_NO_SESSION,
-                                 "no session %llu", (unsigned long long)hs->id);
+                hfmi_abandon(hs->h, c, PROTO_E_NO_SESSION, "no session %llu",
+                             (unsigned long long)hs->id);
                 hcmd_free(c);
         }
         hcmd_free(hs->load);

@@ -21,6 +21,7 @@
 #include "daemon/host_int.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,33 @@ static bool results_fit(const struct host *h, size_t size)
         size_t slack = REPLY_SLACK < max / 2 ? REPLY_SLACK : max / 2;
 
         return size <= max - slack;
+}
+
+void hfmi_abandon(struct host *h, struct hcmd *c, enum proto_err code, const char *fmt, ...)
+{
+        struct hfmi_refusal ref = { .code = code };
+        struct pv_doc doc = { 0 };
+        struct proto_fmi b = { 0 };
+        char why[HOST_MSG_MAX - 64];    /* room for the call's index and instance */
+        void *mem = NULL;
+        char err[256];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(why, sizeof(why), fmt, ap);
+        va_end(ap);
+        if (c->op != PROTO_OP_FMI || host_cmd_args(h, c, &doc) < 0 ||
+            proto_fmi_decode(doc.root, &b, &mem, err, sizeof(err)) < 0 || c->fmi_next >= b.n) {
+                host_reply_error(h, c->token, c->id, code, "%s", why);
+                goto out;
+        }
+        snprintf(ref.message, sizeof(ref.message), "calls[%u]: instance %llu: %s", c->fmi_next,
+                 (unsigned long long)b.calls[c->fmi_next].instance, why);
+        /* A batch not yet begun has no results: refused at its first call all the same. */
+        answer(h, c, b.calls, c->fmi_next, c->fmi_out ? pw_size(c->fmi_out) : 0, &ref);
+out:
+        free(mem);
+        pv_doc_fini(&doc);
 }
 
 int hfmi_exec(struct hsess *hs, struct hcmd *c)

@@ -497,6 +497,14 @@ void hfmi_request(struct host *h, uint64_t token, const struct proto_req *req,
                   const struct host_peer *peer);
 /* Session thread: make c's calls on hs from c->fmi_next; HSESS_TAKEN when c went on to another. */
 int hfmi_exec(struct hsess *hs, struct hcmd *c);
+/*
+ * Answer c, queued to an instance (or session) that ended before serving
+ * it, with code and the formatted reason: an fmi batch is refused at its
+ * next call, keeping the results of the calls made on the instances
+ * before; anything else is a bare error.
+ */
+void hfmi_abandon(struct host *h, struct hcmd *c, enum proto_err code, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
 
 /* ---- host_fmi_fn.c: one call of a batch (session thread) ---- */
 /* Why a batch ended at a call. */

@@ -109,7 +109,7 @@ static void drain(struct hsess *hs, enum proto_err code, const char *why)
         bool quit;
 
         while ((c = pop(hs, false, false, &quit))) {
-                host_reply_error(hs->h, c->token, c->id, code, "%s", why);
+                hfmi_abandon(hs->h, c, code, "%s", why);
                 hcmd_free(c);
         }
 }
@@ -315,9 +315,9 @@ void *hsess_main(void *arg)
                                                         "the daemon is shutting down";
 
                         if (c)
-                                host_reply_error(hs->h, c->token, c->id, PROTO_E_STATE,
-                                                 "session %llu is shutting down: %s",
-                                                 (unsigned long long)hs->id, why);
+                                hfmi_abandon(hs->h, c, PROTO_E_STATE,
+                                             "session %llu is shutting down: %s",
+                                             (unsigned long long)hs->id, why);
                         hcmd_free(c);
                         drain(hs, PROTO_E_STATE, why);
                         hsess_unload(hs, NULL);

@@ -32,10 +32,12 @@
  *                          characters (an escape sequence, a bell, a
  *                          line break that would forge a log line),
  *                          then a normal step
+ *                       19 a slow step: sleeps `count` milliseconds, then
+ *                          a normal step
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
- *   count               messages of fault 14
+ *   count               messages of fault 14, milliseconds of fault 19
  *
  * fmi3DoStep is this file's own (FMUD_OMIT_DO_STEP leaves the shared one
  * out), so a step can return Discard and Fatal.
@@ -292,6 +294,12 @@ static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
         case 15:
                 scribble(inst);
                 break;
+        case 19: {
+                struct timespec ms = { d->count / 1000, (long)(d->count % 1000) * 1000000 };
+
+                nanosleep(&ms, NULL);
+                return fmi3OK;
+        }
         case 18:
                 inst_log(inst, FMU_WARNING, "misbehave: \033[31mred\033[0m\a\nfmud: forged "
                          "line\r\x7f\xc2\x9b" "2J end");
