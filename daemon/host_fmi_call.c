@@ -16,7 +16,11 @@
  * Error or Fatal) ends the batch: the reply carries the results of the
  * calls before it and, under "refused", its index, instance, the FMI
  * function and the worker's words, which name the rule (FMI 3.0 section
- * 4.2 for a state, 2.2.6 for a variable's type or causality).
+ * 4.2 for a state, 2.2.6 for a variable's type or causality). A batch
+ * also ends, refused the same way, before a call when its instance is
+ * ending (lease run out, shutdown), after the call whose results would
+ * not fit in a reply (too-large), and when it waits in the queue of an
+ * instance that ends (hfmi_abandon()).
  */
 #include "daemon/host_int.h"
 
@@ -214,6 +218,28 @@ out:
         pv_doc_fini(&doc);
 }
 
+/*
+ * Whether hs is ending (its lease ran out, the daemon shuts down): true
+ * with the refusal of call i, which is not made. Checked before each call,
+ * so a long batch does not hold the instance's end back.
+ */
+static bool ending(struct hsess *hs, uint32_t i, struct hfmi_refusal *ref)
+{
+        bool quit, expired;
+
+        pthread_mutex_lock(&hs->lock);
+        quit = hs->quit;
+        expired = hs->expired;
+        pthread_mutex_unlock(&hs->lock);
+        if (!quit && !atomic_load(&hs->cancel))
+                return false;
+        *ref = (struct hfmi_refusal){ .code = PROTO_E_STATE };
+        snprintf(ref->message, sizeof(ref->message), "calls[%u]: instance %llu is being freed: %s",
+                 i, (unsigned long long)hs->id, expired ? "its lease ran out (transient)" :
+                 "the daemon is shutting down");
+        return true;
+}
+
 int hfmi_exec(struct hsess *hs, struct hcmd *c)
 {
         struct hfmi_refusal ref = { .code = PROTO_E_INTERNAL };
@@ -243,7 +269,7 @@ int hfmi_exec(struct hsess *hs, struct hcmd *c)
         for (i = c->fmi_next; i < b.n && b.calls[i].instance == hs->id; i++) {
                 size_t before = pw_size(c->fmi_out);
 
-                if (!hfmi_call(hs, &b.calls[i], c->fmi_out, &ref)) {
+                if (ending(hs, i, &ref) || !hfmi_call(hs, &b.calls[i], c->fmi_out, &ref)) {
                         answer(hs->h, c, b.calls, i, before, &ref);
                         goto out;
                 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon_fixture.h"
 
@@ -23,6 +24,13 @@
 static struct fmud_daemon d;
 static struct daemon_raw raw;
 static uint64_t next_id = 1;
+
+static void nap_ms(long ms)
+{
+        struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+        nanosleep(&ts, NULL);
+}
 
 static void setup(void)
 {
@@ -195,6 +203,52 @@ Test(daemon_fmi_stop, a_batch_handed_on_to_an_ending_instance_keeps_its_results)
         m = pv_get(ref, "message");
         cr_assert(m && m->type == PV_STR && memmem(m->s.ptr, m->s.len, "shutting down", 13),
                   "'%.*s' does not say why", m ? (int)m->s.len : 0, m ? m->s.ptr : "");
+        daemon_raw_reply_fini(&rep);
+        daemon_raw_close(&raw);
+        memset(&raw, 0, sizeof(raw));
+        daemon_join(&d);
+}
+
+Test(daemon_fmi_stop, shutdown_ends_a_running_batch_with_the_results_so_far)
+{
+        uint64_t a = slow_instance(50), batch = next_id++, stop = next_id++, idx = N_STEPS;
+        const struct pv *r, *ref, *m;
+        struct daemon_raw_reply rep;
+        struct pw w;
+
+        send_steps(batch, a, N_STEPS, 0);
+        /*
+         * A moment for the batch to begin: the reply is the same either way (a
+         * batch not yet begun is refused at its first call), only which path
+         * ends it differs.
+         */
+        nap_ms(200);
+        cr_assert(pw_init(&w) == 0);
+        proto_req_begin(&w, stop, PROTO_OP_SHUTDOWN, 0);
+        daemon_raw_send_pw(&raw, &w);
+        pw_fini(&w);
+
+        recv_for(batch, &rep);
+        cr_assert(rep.rep.ok, "refused whole: %s", rep.message);
+        ref = pv_get(rep.rep.result, "refused");
+        cr_assert(ref != NULL, "the batch ran to its end");
+        cr_assert(pv_is_str(pv_get(ref, "code"), "state"));
+        cr_assert(pv_is_str(pv_get(ref, "fn"), "doStep"));
+        cr_assert(pv_u64(pv_get(ref, "index"), &idx) == 0);
+        cr_assert(idx < N_STEPS);
+        m = pv_get(ref, "message");
+        cr_assert(m && m->type == PV_STR && memmem(m->s.ptr, m->s.len, "shutting down", 13),
+                  "'%.*s' does not say why", m ? (int)m->s.len : 0, m ? m->s.ptr : "");
+        /* The steps made are there, each whole. */
+        r = pv_get(rep.rep.result, "results");
+        cr_assert(r && r->type == PV_ARRAY);
+        cr_assert(eq(u64, r->a.n, idx));
+        for (uint32_t i = 0; i < r->a.n; i++) {
+                double t = -1;
+
+                cr_assert(pv_f64(pv_get(&r->a.items[i], "lastSuccessfulTime"), &t) == 0);
+                cr_assert(eq(dbl, t, i * 0.01 + 0.01), "step %u", i);
+        }
         daemon_raw_reply_fini(&rep);
         daemon_raw_close(&raw);
         memset(&raw, 0, sizeof(raw));
