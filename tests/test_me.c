@@ -174,6 +174,39 @@ Test(me, van_der_pol_meets_an_independent_integration)
         msys_fini(&x);
 }
 
+/*
+ * VanDerPol with h_max: its derivatives Discard any point more than 0.001
+ * after the last accepted time (FMI 3.0 section 3.2.1 allows fmi3Discard
+ * there: the integrator reduces its step). CVODE recovers, so every
+ * doStep succeeds and the result is the same oscillator.
+ */
+Test(me, derivatives_that_discard_a_long_trial_step_only_shorten_the_steps)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("vdp", "VanDerPol"),
+                .stop = 10.0,
+                .attrs = "stepSize=\"0.1\" tolerance=\"1e-9\"",
+                .parameters = MSYS_REAL("vdp.h_max", "0.001"),
+                .settings = MSYS_RECORD("vdp.x0"),
+        };
+        double ts[101], ref[101], worst = 0.0;
+        const struct mrow **g;
+        struct msys x;
+        size_t n;
+
+        run(&x, &spec);
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)101));
+        for (size_t k = 0; k < n; k++)
+                ts[k] = g[k]->t;
+        vdp_reference(ts, n, ref);
+        for (size_t k = 0; k < n; k++)
+                worst = fmax(worst, fabs(val(&x, g[k], "vdp.x0") - ref[k]));
+        cr_assert(worst < 1e-6, "largest difference %g", worst);
+        free(g);
+        msys_fini(&x);
+}
+
 Test(me, robertson_meets_the_known_values)
 {
         struct msys_spec spec = {

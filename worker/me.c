@@ -62,7 +62,8 @@ struct me {
         double next_time;
         double rtol;
         bool tol_given;
-        int status;             /* the worst FMU status inside one CVODE call */
+        int status;             /* the worst FMU status but Discard inside one CVODE call */
+        uint64_t discards;      /* the FMU's Discards inside one CVODE call */
         struct me_stats stats;
 };
 
@@ -150,10 +151,17 @@ void me_experiment(struct worker *w, bool tolerance_defined, double tolerance, d
         w->me->time = start;
 }
 
-/* Keep the worst status; map it to CVODE's: 0, 1 (recoverable: Discard), -1. */
+/*
+ * Keep the worst status; map it to CVODE's: 0, 1 (recoverable: Discard), -1.
+ * A Discard is counted, not kept: FMI 3.0 section 3.2.1 lets an FMU discard
+ * a trial point so that the integrator reduces its step, and a step CVODE
+ * recovers from that way has not failed (cv_failed() when it has not).
+ */
 static int cv_status(struct me *m, int s)
 {
-        if (s > m->status)
+        if (s == fmi3Discard)
+                m->discards++;
+        else if (s > m->status)
                 m->status = s;
         return s <= fmi3Warning ? 0 : s == fmi3Discard ? 1 : -1;
 }
@@ -396,6 +404,15 @@ static int cv_failed(struct worker *w, int r)
 
         if (m->status > fmi3Warning)
                 return m->status;
+        if (m->discards) {
+                /* CVODE gave up after the FMU's Discards: the step is discarded. */
+                if (!w->last_error[0])
+                        snprintf(w->last_error, sizeof(w->last_error), "CVODE failed at t = %.17g "
+                                 "after %llu fmi3Discard: %s", m->time,
+                                 (unsigned long long)m->discards, name ? name : "?");
+                free(name);
+                return fmi3Discard;
+        }
         if (!w->last_error[0])
                 snprintf(w->last_error, sizeof(w->last_error), "CVODE failed at t = %.17g: %s",
                          m->time, name ? name : "?");
@@ -453,13 +470,16 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
                 if (m->next_defined && m->next_time <= t_end)
                         stop = m->next_time > m->time ? m->next_time : m->time;
                 m->status = fmi3OK;
+                m->discards = 0;
                 if (stop > m->time) {
                         if (CVodeSetStopTime(m->cv, stop) != CV_SUCCESS)
                                 return cv_failed(w, CV_ILL_INPUT);
                         r = CVode(m->cv, stop, m->y, &tret, CV_ONE_STEP);
-                        worst = m->status > worst ? m->status : worst;
                         if (r < 0)
                                 return cv_failed(w, r);
+                        /* Discards CVODE recovered from do not decide the status. */
+                        worst = m->status > worst ? m->status : worst;
+                        m->stats.discards += m->discards;
                 } else {
                         r = CV_TSTOP_RETURN;    /* a time event now */
                 }

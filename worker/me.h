@@ -37,6 +37,7 @@ struct me_stats {
         uint64_t state_events, time_events, step_events;
         uint64_t events;                /* Event Mode entries after initialization */
         uint64_t event_iterations;      /* fmi3UpdateDiscreteStates calls */
+        uint64_t discards;              /* fmi3Discard at trial points CVODE recovered from */
 };
 
 const char *me_integrator_name(enum me_integrator i);

@@ -1,17 +1,21 @@
 /*
  * VanDerPol: the van der Pol oscillator as a Model Exchange FMU,
  * x0' = x1, x1' = mu (1 - x0^2) x1 - x0, from x0 = 2, x1 = 0; mu is a
- * parameter (stiff for large mu).
+ * parameter (stiff for large mu). h_max > 0 makes the derivatives
+ * Discard at a point more than h_max after the last accepted time, as an
+ * FMU whose equations hold only over short steps does (FMI 3.0 section
+ * 3.2.1): the integrator must reduce its step and go on.
  */
 #include "me_model.h"
 
-enum { TIME, X0, DER_X0, X1, DER_X1, MU, N_VARS };
+enum { TIME, X0, DER_X0, X1, DER_X1, MU, H_MAX, N_VARS };
 
 static void start(double *v)
 {
         v[X0] = 2.0;
         v[X1] = 0.0;
         v[MU] = 1.0;
+        v[H_MAX] = 0.0;
 }
 
 static void init(double *v)
@@ -25,9 +29,15 @@ static void derivatives(double *v)
         v[DER_X1] = v[MU] * (1.0 - v[X0] * v[X0]) * v[X1] - v[X0];
 }
 
+static bool discard(const double *v, double t_accepted)
+{
+        return v[H_MAX] > 0.0 && v[TIME] - t_accepted > v[H_MAX];
+}
+
 const struct me_model me_model = {
         .token = "{7d0c5f4e-2b1a-4c39-8e6d-5f4a3b2c1d0e}",
         .n_vars = N_VARS, .nx = 2, .nz = 0,
         .state_vr = { X0, X1 }, .der_vr = { DER_X0, DER_X1 },
         .start = start, .init = init, .derivatives = derivatives,
+        .discard = discard,
 };

@@ -25,6 +25,7 @@ struct me_inst {
         fmi3InstanceEnvironment env;
         fmi3LogMessageCallback log;
         bool logging;
+        double t_accepted;      /* the last accepted integrator time */
 };
 
 static fmi3Status fail(struct me_inst *in, const char *fn, const char *why)
@@ -116,6 +117,7 @@ fmi3Status fmi3ExitInitializationMode(fmi3Instance instance)
         MODE_OK(in, "fmi3ExitInitializationMode", B(M_INIT));
         me_model.init(in->v);
         me_model.derivatives(in->v);
+        in->t_accepted = in->v[0];
         in->mode = M_EVENT;     /* Model Exchange: Event Mode next (section 3.2) */
         return fmi3OK;
 }
@@ -158,6 +160,7 @@ fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance)
 
         MODE_OK(in, "fmi3EnterContinuousTimeMode", B(M_EVENT));
         in->mode = M_CONT;
+        in->t_accepted = in->v[0];
         return fmi3OK;
 }
 
@@ -169,6 +172,7 @@ fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance,
 
         (void) noSetFMUStatePriorToCurrentPoint;
         MODE_OK(in, "fmi3CompletedIntegratorStep", B(M_CONT));
+        in->t_accepted = in->v[0];
         *enterEventMode = fmi3False;
         *terminateSimulation = fmi3False;
         return fmi3OK;
@@ -215,6 +219,8 @@ fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 
                 B(M_INIT) | B(M_EVENT) | B(M_CONT) | B(M_TERMINATED));
         if (nx != me_model.nx)
                 return fail(in, "fmi3GetContinuousStateDerivatives", "wrong number of states");
+        if (me_model.discard && me_model.discard(in->v, in->t_accepted))
+                return fmi3Discard;
         me_model.derivatives(in->v);
         for (size_t i = 0; i < nx; i++)
                 dx[i] = in->v[me_model.der_vr[i]];

@@ -37,6 +37,12 @@ struct me_model {
         void (*init)(double *v);
         /* The derivatives (into v[der_vr]) and outputs at v[0], the states. */
         void (*derivatives)(double *v);
+        /*
+         * Optional: true makes fmi3GetContinuousStateDerivatives return
+         * fmi3Discard at v (FMI 3.0 section 3.2.1: the importer retries with
+         * a smaller step); t_accepted is the last accepted integrator time.
+         */
+        bool (*discard)(const double *v, double t_accepted);
         /* nz event indicators; NULL when nz is 0. */
         void (*indicators)(const double *v, double *z);
         /*
