@@ -329,6 +329,36 @@ Test(me, the_ssp_implementation_attribute_chooses_the_interface)
 }
 
 /*
+ * BallME with t_close: after the first impact (0.4515) its next time event
+ * is one ulp later, too close for CVODE to step to. FMI allows any later
+ * nextEventTime, so it is handled as a time event then, and the ball
+ * still meets its closed form.
+ */
+Test(me, a_next_event_time_one_ulp_later_is_a_time_event_at_once)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ball", "BallME"),
+                .stop = 2.0,
+                .attrs = "stepSize=\"0.1\"",
+                .parameters = MSYS_REAL("ball.t_close", "0.4"),
+                .settings = MSYS_RECORD("ball.h") MSYS_RECORD("ball.v"),
+        };
+        const struct mrow *end;
+        struct msys x;
+        double h, v;
+
+        run(&x, &spec);
+        end = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, end->t, 2.0));
+        ball_exact(2.0, &h, &v);
+        cr_assert(fabs(val(&x, end, "ball.h") - h) < 1e-5, "%.9g, by hand %.9g",
+                  val(&x, end, "ball.h"), h);
+        cr_assert(fabs(val(&x, end, "ball.v") - v) < 1e-5, "%.9g, by hand %.9g",
+                  val(&x, end, "ball.v"), v);
+        msys_fini(&x);
+}
+
+/*
  * An FMU whose next time event is not after the event just handled would
  * stop time: the step fails with a message that says so, the session
  * faults there, and what came before is intact.

@@ -25,6 +25,7 @@
  * that time events and event indicators still work.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,8 @@
 #define ME_EVENT_ITER_MAX       1000u   /* Event Mode iterations before giving up */
 #define ME_STATES_MAX           (1u << 20)
 #define ME_INDICATORS_MAX       (1u << 20)
+/* A stop this close after t is too close for CVODE to integrate to. */
+#define ME_TOO_CLOSE(t)         (4.0 * DBL_EPSILON * fmax(1.0, fabs(t)))
 
 struct me_opts me_opts = { .integrator = ME_BDF };
 
@@ -471,7 +474,14 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
                         stop = m->next_time > m->time ? m->next_time : m->time;
                 m->status = fmi3OK;
                 m->discards = 0;
-                if (stop > m->time) {
+                if (stop > m->time && stop - m->time <= ME_TOO_CLOSE(m->time)) {
+                        /*
+                         * FMI allows any later nextEventTime, but CVODE cannot
+                         * step a few ulps (CV_TOO_CLOSE): the event is now.
+                         */
+                        tret = stop;
+                        r = CV_TSTOP_RETURN;
+                } else if (stop > m->time) {
                         if (CVodeSetStopTime(m->cv, stop) != CV_SUCCESS)
                                 return cv_failed(w, CV_ILL_INPUT);
                         r = CVode(m->cv, stop, m->y, &tret, CV_ONE_STEP);

@@ -5,12 +5,15 @@
  * come from the FMU the way a tool's export gives them: an event
  * indicator, and nextEventTime from fmi3UpdateDiscreteStates. t_stuck >= 0
  * makes it misbehave from then on: its next time event is always now.
+ * t_close >= 0: at the first event from then on, the next time event is
+ * one ulp later (FMI allows any later nextEventTime).
  */
 #include <float.h>
+#include <math.h>
 
 #include "me_model.h"
 
-enum { TIME, H, DER_H, V, DER_V, G, E, H0, G_AFTER, T_SWITCH, G_NOW, V_MIN, T_STUCK, N_VARS };
+enum { TIME, H, DER_H, V, DER_V, G, E, H0, G_AFTER, T_SWITCH, G_NOW, V_MIN, T_STUCK, T_CLOSE, CLOSE_DONE, N_VARS };
 
 static void start(double *v)
 {
@@ -21,6 +24,7 @@ static void start(double *v)
         v[T_SWITCH] = 1.5;
         v[V_MIN] = 0.1;
         v[T_STUCK] = -1.0;
+        v[T_CLOSE] = -1.0;
 }
 
 static void init(double *v)
@@ -62,6 +66,11 @@ static void event(double *v, bool *changed, bool *next_defined, double *next)
         }
         *next_defined = v[TIME] < v[T_SWITCH];
         *next = v[T_SWITCH];
+        if (v[T_CLOSE] >= 0.0 && v[TIME] >= v[T_CLOSE] && v[CLOSE_DONE] == 0.0) {
+                v[CLOSE_DONE] = 1.0;
+                *next_defined = true;
+                *next = nextafter(v[TIME], INFINITY);
+        }
 }
 
 const struct me_model me_model = {
