@@ -311,6 +311,26 @@ Test(master_clocks, a_clock_that_would_tick_twice_in_one_instant_is_refused)
                        "instant", false);
 }
 
+/*
+ * chg reports the interval NaN with fmi3IntervalChanged after its first
+ * tick (at 0.1): that is no interval, and accepted it would leave chg
+ * never ticking again without a word. The run stops there and says why.
+ */
+Test(master_clocks, a_changing_clock_whose_new_interval_is_not_a_number_stops_the_run)
+{
+        struct msys_spec spec = KINDS_SPEC;
+        struct msys x;
+
+        spec.parameters = MSYS_REAL("k.chg_nan", "1");
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), -EINVAL));
+        cr_assert(eq(str, (char *)master_message(x.m), "component 'k': Clock 'chg' has interval "
+                     "nan at t = 0.10000000000000001: it must be finite and >= 0 (FMI 3.0 "
+                     "section 2.2.8.2, Tables 8 and 9)"));
+        msys_fini(&x);
+}
+
 Test(master_clocks, a_clock_connection_to_a_multirate_component_is_refused)
 {
         struct msys_spec spec = {

@@ -459,10 +459,12 @@ static int next_aperiodic(struct master *m, struct mi *mi, struct mclock *c, dou
                 return r;
         if (c->iv == MD_INTERVAL_CHANGING || q == QUAL_CHANGED) {
                 from_here(c, t, q == QUAL_NOT_YET_KNOWN ? INFINITY : iv);
-                if (iv < 0)
+                /* A known NaN interval (or infinite, yet Changed) would stop the Clock silently. */
+                if (iv < 0 || (q != QUAL_NOT_YET_KNOWN && (isnan(iv) ||
+                                                           (q == QUAL_CHANGED && isinf(iv)))))
                         return master_err(m, -EINVAL, "component '%s': Clock '%s' has interval "
-                                          "%.17g at t = %.17g: it must be >= 0 (FMI 3.0 section "
-                                          "2.2.8.2, Tables 8 and 9)", mi->name,
+                                          "%.17g at t = %.17g: it must be finite and >= 0 (FMI "
+                                          "3.0 section 2.2.8.2, Tables 8 and 9)", mi->name,
                                           var_of(m, mi, c->var)->name, iv, t);
         } else if (c->due) {
                 c->next = INFINITY;     /* ticked, and no new countdown yet */

@@ -27,16 +27,20 @@
  * Value references: time 0, cst 1, fix 2, fix_interval 3, fix_shift 4,
  * chg 5, cd 6, trg 7, tu 8, ty 9, out 10, oy 11, n_cst 12, n_fix 13,
  * n_chg 14, n_cd 15, n_trg 16, tun 17, tun_interval 18, n_tun 19,
- * chg_step 20.
+ * chg_step 20, chg_nan 21.
+ *
+ * chg_nan != 0 makes chg report the interval NaN (fmi3IntervalChanged)
+ * after its first tick, as a broken export does.
  */
 #include <errno.h>
+#include <math.h>
 
 #include "model.h"
 
 enum {
         VR_CST = 1, VR_FIX, VR_FIX_INTERVAL, VR_FIX_SHIFT, VR_CHG, VR_CD, VR_TRG, VR_TU, VR_TY,
         VR_OUT, VR_OY, VR_N_CST, VR_N_FIX, VR_N_CHG, VR_N_CD, VR_N_TRG, VR_TUN, VR_TUN_INTERVAL,
-        VR_N_TUN, VR_CHG_STEP,
+        VR_N_TUN, VR_CHG_STEP, VR_CHG_NAN,
 };
 
 #define QUAL_NOT_YET_KNOWN 0
@@ -50,7 +54,7 @@ struct model_data {
         double fix_interval, fix_shift;
         double tu, ty, ty_sum, oy;
         double n_cst, n_fix, n_chg, n_cd, n_trg;
-        double chg_interval, chg_step;
+        double chg_interval, chg_step, chg_nan;
         bool chg_changed;
         bool cd_known, cd_changed;
 };
@@ -81,6 +85,8 @@ static const struct var vars[] = {
         VAR_SCALAR(VR_N_TUN, "n_tun", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, n_tun),
         VAR_SCALAR(VR_CHG_STEP, "chg_step", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT,
                    chg_step),
+        VAR_SCALAR(VR_CHG_NAN, "chg_nan", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT,
+                   chg_nan),
 };
 
 static void start(struct inst *inst)
@@ -130,7 +136,7 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
         d->n_tun += d->tun;
         if (d->chg) {
                 d->n_chg++;
-                d->chg_interval = d->chg_step * (d->n_chg + 1);
+                d->chg_interval = d->chg_nan != 0.0 ? NAN : d->chg_step * (d->n_chg + 1);
                 d->chg_changed = true;
                 d->cd_known = d->cd_changed = true;
         }
