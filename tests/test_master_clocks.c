@@ -331,6 +331,15 @@ Test(master_clocks, a_changing_clock_whose_new_interval_is_not_a_number_stops_th
         msys_fini(&x);
 }
 
+Test(master_clocks, a_changing_clock_whose_first_interval_is_not_a_number_is_refused)
+{
+        struct msys_spec spec = KINDS_SPEC;
+
+        spec.parameters = MSYS_REAL("k.chg_nan", "2");
+        master_refuses(&spec, "component 'k': Clock 'chg' has first interval nan: it must be "
+                       "finite and >= 0 (FMI 3.0 section 2.2.8.2, Tables 8 and 9)", false);
+}
+
 Test(master_clocks, a_clock_connection_to_a_multirate_component_is_refused)
 {
         struct msys_spec spec = {

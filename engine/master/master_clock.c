@@ -105,6 +105,12 @@ static int plan_one(struct master *m, struct mi *mi, const struct session_clock 
                                           "interval %.17g: it must be >= 0 (FMI 3.0 section "
                                           "2.2.8.2, Tables 8 and 9)", mi->name, v->name,
                                           sc->interval);
+                /* A countdown Clock's NaN is "not yet known"; a changing one has an interval. */
+                if (sc->iv == MD_INTERVAL_CHANGING && !isfinite(sc->interval))
+                        return master_err(m, -EINVAL, "component '%s': Clock '%s' has first "
+                                          "interval %.17g: it must be finite and >= 0 (FMI 3.0 "
+                                          "section 2.2.8.2, Tables 8 and 9)", mi->name, v->name,
+                                          sc->interval);
                 from_here(c, m->t0, sc->interval);
                 c->next = tick_time(m, c);
                 return 0;

@@ -30,7 +30,7 @@
  * chg_step 20, chg_nan 21.
  *
  * chg_nan != 0 makes chg report the interval NaN (fmi3IntervalChanged)
- * after its first tick, as a broken export does.
+ * after its first tick, chg_nan 2 from the start, as a broken export does.
  */
 #include <errno.h>
 #include <math.h>
@@ -178,7 +178,8 @@ static int clock_timing(struct inst *inst, const struct var *clock, enum clock_q
                 t->qualifier = QUAL_CHANGED;
         } else if (clock->vr == VR_CHG) {
                 /* The first interval is chg_step as the parameter stands. */
-                t->decimal = inst_initializing(inst) ? d->chg_step : d->chg_interval;
+                t->decimal = !inst_initializing(inst) ? d->chg_interval :
+                             d->chg_nan == 2.0 ? NAN : d->chg_step;
                 t->qualifier = d->chg_changed ? QUAL_CHANGED : QUAL_UNCHANGED;
                 d->chg_changed = false;
         } else {
