@@ -403,10 +403,11 @@ static int handle_event(struct worker *w, bool *ret_term)
 static int cv_failed(struct worker *w, int r)
 {
         struct me *m = w->me;
-        char *name = CVodeGetReturnFlagName(r);
+        char *name;
 
         if (m->status > fmi3Warning)
                 return m->status;
+        name = CVodeGetReturnFlagName(r);
         if (m->discards) {
                 /* CVODE gave up after the FMU's Discards: the step is discarded. */
                 if (!w->last_error[0])
