@@ -110,6 +110,8 @@ void hcmd_free(struct hcmd *c)
                 pw_fini(c->fmi_out);
                 free(c->fmi_out);
         }
+        free(c->fmi_mem);
+        pv_doc_fini(&c->fmi_doc);
         free(c->args);
         free(c);
 }

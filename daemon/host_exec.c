@@ -189,7 +189,7 @@ int hsess_exec(struct hsess *hs, struct hcmd *c)
         struct pv_doc doc = { 0 };
         int ret = HSESS_DONE;
 
-        /* A batch of FMI calls decodes its own arguments (host_fmi_call.c). */
+        /* A batch of FMI calls comes decoded (host_fmi_call.c). */
         if (c->op == PROTO_OP_FMI)
                 return hfmi_exec(hs, c);
         /* Who asked, for the log lines this command causes. */

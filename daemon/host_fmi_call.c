@@ -5,7 +5,9 @@
  * DESIGN: the control thread checks the batch whole (proto_fmi_decode():
  * shape and bounds) and that every instance it names exists, is an
  * instance and is the caller's, then queues it to the thread of the first
- * call's instance. That thread makes the calls in order (each:
+ * call's instance, decoded: the calls are read from the command's own copy
+ * of the arguments (hcmd.fmi), never decoded again on the way. That
+ * thread makes the calls in order (each:
  * host_fmi_fn.c) while they name its instance, with the worker's state
  * machine and type checks unchanged (inst_*: a refused call never reaches
  * the FMU), and hands the command on to the next instance's queue when a
@@ -55,34 +57,53 @@ static struct hsess *instance_of(struct host *h, uint64_t token, const struct pr
         return host_owner_ok(h, token, req, hs, peer) ? hs : NULL;
 }
 
+/*
+ * Decode c's batch from its copy of the request's arguments, into c, once
+ * for every thread the batch reaches; the calls borrow from that copy.
+ */
+static int batch_decode(struct host *h, struct hcmd *c, char *err, size_t errlen)
+{
+        if (host_cmd_args(h, c, &c->fmi_doc) < 0) {
+                /* Encoded by host.c from a decoded request: only memory can fail here. */
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        return proto_fmi_decode(c->fmi_doc.root, &c->fmi, &c->fmi_mem, err, errlen);
+}
+
 void hfmi_request(struct host *h, uint64_t token, const struct proto_req *req,
                   const struct host_peer *peer)
 {
         struct proto_instance_ref f;
         struct hsess *first = NULL;
-        struct proto_fmi b;
-        void *mem = NULL;
         struct hcmd *c;
         char err[256];
         int r;
 
+        c = host_cmd_new(token, req);
+        if (!c) {
+                host_reply_error(h, token, req->id, PROTO_E_INTERNAL, "out of memory");
+                return;
+        }
         r = req->op == PROTO_OP_FREE ? proto_free_decode(req->args, &f, err, sizeof(err)) :
-                                       proto_fmi_decode(req->args, &b, &mem, err, sizeof(err));
+                                       batch_decode(h, c, err, sizeof(err));
         if (r < 0) {
                 host_reply_error(h, token, req->id, r == -ENOMEM ? PROTO_E_INTERNAL :
                                  PROTO_E_BAD_REQUEST, "%s", err);
-                return;
+                goto out;
         }
         if (req->op == PROTO_OP_FREE) {
                 first = instance_of(h, token, req, f.instance, 0, peer);
         } else {
-                for (uint32_t i = 0; i < b.n; i++) {
+                const struct proto_fmi_call *calls = c->fmi.calls;
+
+                for (uint32_t i = 0; i < c->fmi.n; i++) {
                         struct hsess *hs;
 
                         /* Each instance once: a batch of one instance's calls asks once. */
-                        if (i && b.calls[i].instance == b.calls[i - 1].instance)
+                        if (i && calls[i].instance == calls[i - 1].instance)
                                 continue;
-                        hs = instance_of(h, token, req, b.calls[i].instance, i, peer);
+                        hs = instance_of(h, token, req, calls[i].instance, i, peer);
                         if (!hs) {
                                 first = NULL;
                                 break;
@@ -91,17 +112,14 @@ void hfmi_request(struct host *h, uint64_t token, const struct proto_req *req,
                                 first = hs;
                 }
         }
-        free(mem);
         if (!first)
-                return;
-        c = host_cmd_new(token, req);
-        if (!c) {
-                host_reply_error(h, token, req->id, PROTO_E_INTERNAL, "out of memory");
-                return;
-        }
+                goto out;
         if (peer && peer->user)
                 snprintf(c->user, sizeof(c->user), "%s", peer->user);
         host_enqueue(first, c);
+        return;
+out:
+        hcmd_free(c);
 }
 
 /* ---- Session thread: the batch ------------------------------------------------------ */
@@ -194,28 +212,20 @@ static bool results_fit(const struct host *h, size_t size)
 void hfmi_abandon(struct host *h, struct hcmd *c, enum proto_err code, const char *fmt, ...)
 {
         struct hfmi_refusal ref = { .code = code };
-        struct pv_doc doc = { 0 };
-        struct proto_fmi b = { 0 };
         char why[HOST_MSG_MAX - 64];    /* room for the call's index and instance */
-        void *mem = NULL;
-        char err[256];
         va_list ap;
 
         va_start(ap, fmt);
         vsnprintf(why, sizeof(why), fmt, ap);
         va_end(ap);
-        if (c->op != PROTO_OP_FMI || host_cmd_args(h, c, &doc) < 0 ||
-            proto_fmi_decode(doc.root, &b, &mem, err, sizeof(err)) < 0 || c->fmi_next >= b.n) {
+        if (c->op != PROTO_OP_FMI || c->fmi_next >= c->fmi.n) {
                 host_reply_error(h, c->token, c->id, code, "%s", why);
-                goto out;
+                return;
         }
         snprintf(ref.message, sizeof(ref.message), "calls[%u]: instance %llu: %s", c->fmi_next,
-                 (unsigned long long)b.calls[c->fmi_next].instance, why);
+                 (unsigned long long)c->fmi.calls[c->fmi_next].instance, why);
         /* A batch not yet begun has no results: refused at its first call all the same. */
-        answer(h, c, b.calls, c->fmi_next, c->fmi_out ? pw_size(c->fmi_out) : 0, &ref);
-out:
-        free(mem);
-        pv_doc_fini(&doc);
+        answer(h, c, c->fmi.calls, c->fmi_next, c->fmi_out ? pw_size(c->fmi_out) : 0, &ref);
 }
 
 /*
@@ -243,19 +253,9 @@ static bool ending(struct hsess *hs, uint32_t i, struct hfmi_refusal *ref)
 int hfmi_exec(struct hsess *hs, struct hcmd *c)
 {
         struct hfmi_refusal ref = { .code = PROTO_E_INTERNAL };
-        struct pv_doc doc = { 0 };
-        struct proto_fmi b = { 0 };
-        void *mem = NULL;
-        char err[256];
+        const struct proto_fmi *b = &c->fmi;
         uint32_t i;
-        int ret = HSESS_DONE;
 
-        if (host_cmd_args(hs->h, c, &doc) < 0 ||
-            proto_fmi_decode(doc.root, &b, &mem, err, sizeof(err)) < 0) {
-                /* Decoded once by the control thread: only memory can fail here. */
-                host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL, "out of memory");
-                goto out;
-        }
         if (!c->fmi_out) {
                 c->fmi_out = calloc(1, sizeof(*c->fmi_out));
                 if (!c->fmi_out || pw_init(c->fmi_out) < 0) {
@@ -263,15 +263,15 @@ int hfmi_exec(struct hsess *hs, struct hcmd *c)
                         c->fmi_out = NULL;
                         host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL,
                                          "out of memory");
-                        goto out;
+                        return HSESS_DONE;
                 }
         }
-        for (i = c->fmi_next; i < b.n && b.calls[i].instance == hs->id; i++) {
+        for (i = c->fmi_next; i < b->n && b->calls[i].instance == hs->id; i++) {
                 size_t before = pw_size(c->fmi_out);
 
-                if (ending(hs, i, &ref) || !hfmi_call(hs, &b.calls[i], c->fmi_out, &ref)) {
-                        answer(hs->h, c, b.calls, i, before, &ref);
-                        goto out;
+                if (ending(hs, i, &ref) || !hfmi_call(hs, &b->calls[i], c->fmi_out, &ref)) {
+                        answer(hs->h, c, b->calls, i, before, &ref);
+                        return HSESS_DONE;
                 }
                 if (!results_fit(hs->h, pw_size(c->fmi_out))) {
                         /* Its result goes: the reply carries those before it. */
@@ -280,26 +280,21 @@ int hfmi_exec(struct hsess *hs, struct hcmd *c)
                                  "would exceed the reply limit of %zu bytes: %zu bytes with "
                                  "this call's; ask for fewer values in one batch", i,
                                  hs->h->opts.max_reply, pw_size(c->fmi_out));
-                        answer(hs->h, c, b.calls, i, before, &ref);
-                        goto out;
+                        answer(hs->h, c, b->calls, i, before, &ref);
+                        return HSESS_DONE;
                 }
         }
-        if (i == b.n) {
-                answer(hs->h, c, b.calls, i, pw_size(c->fmi_out), NULL);
-                goto out;
+        if (i == b->n) {
+                answer(hs->h, c, b->calls, i, pw_size(c->fmi_out), NULL);
+                return HSESS_DONE;
         }
         c->fmi_next = i;
-        if (hand_on(hs->h, b.calls[i].instance, c)) {
-                ret = HSESS_TAKEN;
-                goto out;
-        }
+        if (hand_on(hs->h, b->calls[i].instance, c))
+                return HSESS_TAKEN;
         ref.code = PROTO_E_NO_SESSION;
         snprintf(ref.function, sizeof(ref.function), "%s", "");
         snprintf(ref.message, sizeof(ref.message), "calls[%u]: instance %llu was freed", i,
-                 (unsigned long long)b.calls[i].instance);
-        answer(hs->h, c, b.calls, i, pw_size(c->fmi_out), &ref);
-out:
-        free(mem);
-        pv_doc_fini(&doc);
-        return ret;
+                 (unsigned long long)b->calls[i].instance);
+        answer(hs->h, c, b->calls, i, pw_size(c->fmi_out), &ref);
+        return HSESS_DONE;
 }

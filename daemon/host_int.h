@@ -77,6 +77,10 @@ struct hcmd {
         /* fmi: the next call to make and the results so far (host_fmi_call.c); NULL: none yet. */
         uint32_t fmi_next;
         struct pw *fmi_out;
+        /* fmi: the batch, decoded once by the control thread from args (fmi_doc, fmi_mem). */
+        struct proto_fmi fmi;
+        struct pv_doc fmi_doc;
+        void *fmi_mem;
 };
 
 #define HRT_STATE_MAX   96              /* a real-time option's state: "refused: REASON (task N)" */
