@@ -123,6 +123,8 @@ int host_cmd_args(struct host *h, const struct hcmd *c, struct pv_doc *doc)
         int r;
 
         proto_limits_default(&lim);
+        /* A copy of a request taken within max_message, which may be above the default. */
+        lim.max_msg = c->len;
         (void) h;
         r = pv_decode(c->args, c->len, &lim, doc, err, sizeof(err));
         return r;

@@ -3,15 +3,18 @@
  * the Feedthrough test FMU's outputs equal its inputs after a step, so a
  * value of each type set, stepped and got must come back the same, at the
  * edges of its range; a value outside its type's range is refused before
- * any call is made.
+ * any call is made. A batch of Binary values larger than the default
+ * message size is taken whole when max_message allows it.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon_fixture.h"
+#include "support/tmpdir.h"
 
 #define FEEDTHROUGH     FMUD_TEST_FMU_DIR "/Feedthrough.fmu"
 
@@ -174,4 +177,53 @@ Test(daemon_fmi_types, a_value_outside_its_types_range_is_refused_before_any_cal
                 cr_assert(strstr(rep.message, want) != NULL, "'%s' does not say '%s'",
                           rep.message, want);
         }
+}
+
+/* ---- A batch above the default message size, under a larger max_message ---- */
+
+static char *big_dir;
+
+static void big_setup(void)
+{
+        static const char conf[] = "[control]\nmax_message = 64M\n";
+        char path[4096];
+
+        big_dir = tmpdir_new("fmud-fmi-big");
+        cr_assert(big_dir != NULL);
+        cr_assert(tmpdir_write(big_dir, "fmud.conf", conf, strlen(conf)) == 0);
+        snprintf(path, sizeof(path), "%s/fmud.conf", big_dir);
+        daemon_start(&d, (const char *const[]){ "--config", path, NULL });
+        daemon_raw_open(&d, &raw);
+}
+
+static void big_teardown(void)
+{
+        teardown();
+        tmpdir_free(big_dir);
+        big_dir = NULL;
+}
+
+Test(daemon_fmi_big, a_batch_above_the_default_message_size_is_checked_whole,
+     .init = big_setup, .fini = big_teardown, .timeout = 120)
+{
+        enum { N_CALLS = 20, BYTES = 1000000 };
+        uint8_t *bytes = calloc(1, BYTES);
+        struct pw w;
+
+        cr_assert(bytes != NULL);
+        cr_assert(pw_init(&w) == 0);
+        proto_req_begin(&w, 1, PROTO_OP_FMI, 1);
+        pw_str(&w, "calls");
+        pw_array(&w, N_CALLS);
+        for (int i = 0; i < N_CALLS; i++) {
+                typed(&w, 4242, "set", "Binary", 0);
+                pw_bin(&w, bytes, BYTES);
+        }
+        free(bytes);
+        cr_assert(gt(sz, pw_size(&w), (size_t)PROTO_MAX_MSG));
+        exchange(&w);
+        /* Checked by the daemon as any batch, not lost to a limit below max_message. */
+        cr_assert(not(rep.rep.ok));
+        cr_assert(eq(int, rep.rep.code, PROTO_E_NO_SESSION), "%s", rep.message);
+        cr_assert(eq(str, rep.message, "calls[0]: no instance 4242"));
 }
