@@ -152,10 +152,9 @@ static int parse_args(int argc, char *argv[])
                         me_opts.model_exchange = !strcmp(optarg, "me");
                         break;
                 case 'I':
-                        m = me_integrator_parse(optarg);
+                        m = fmu_integrator_parse(optarg, strlen(optarg), &me_opts.integrator);
                         if (m < 0)
                                 return m;
-                        me_opts.integrator = (enum me_integrator)m;
                         break;
                 default:
                         return -EINVAL;

@@ -29,7 +29,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <cvode/cvode.h>
 #include <nvector/nvector_serial.h>
@@ -48,9 +47,22 @@
 /* A stop this close after t is too close for CVODE to integrate to. */
 #define ME_TOO_CLOSE(t)         (4.0 * DBL_EPSILON * fmax(1.0, fabs(t)))
 
-struct me_opts me_opts = { .integrator = ME_BDF };
+struct me_opts me_opts = { .integrator = FMU_INTEGRATOR_BDF };
+
+/* What the integrator did since the instance was initialized. */
+struct me_stats {
+        uint64_t steps;                 /* CVODE's internal steps */
+        uint64_t rhs_evals;             /* derivative evaluations */
+        uint64_t root_evals;            /* event indicator evaluations (root finding) */
+        uint64_t jac_evals;             /* Jacobian evaluations (BDF) */
+        uint64_t state_events, time_events, step_events;
+        uint64_t events;                /* Event Mode entries after initialization */
+        uint64_t event_iterations;      /* fmi3UpdateDiscreteStates calls */
+        uint64_t discards;              /* fmi3Discard at trial points CVODE recovered from */
+};
 
 struct me {
+        enum fmu_integrator integrator;
         SUNContext ctx;
         void *cv;               /* CVODE memory; NULL before the first start */
         N_Vector y, atol;
@@ -69,20 +81,6 @@ struct me {
         uint64_t discards;      /* the FMU's Discards inside one CVODE call */
         struct me_stats stats;
 };
-
-const char *me_integrator_name(enum me_integrator i)
-{
-        return i == ME_ADAMS ? "adams" : "bdf";
-}
-
-int me_integrator_parse(const char *s)
-{
-        if (!strcmp(s, "bdf"))
-                return ME_BDF;
-        if (!strcmp(s, "adams"))
-                return ME_ADAMS;
-        return -EINVAL;
-}
 
 static void me_free_cvode(struct me *m)
 {
@@ -119,7 +117,7 @@ int me_open(struct worker *w)
                 free(m);
                 return -ENOMEM;
         }
-        m->stats.integrator = me_opts.integrator;
+        m->integrator = me_opts.integrator;
         w->me = m;
         return 0;
 }
@@ -139,10 +137,9 @@ void me_close(struct worker *w)
 void me_reset(struct worker *w)
 {
         struct me *m = w->me;
-        enum me_integrator i = m->stats.integrator;
 
         me_free_cvode(m);
-        m->stats = (struct me_stats){ .integrator = i };
+        m->stats = (struct me_stats){ 0 };
         m->tol_given = false;
         m->next_defined = false;
 }
@@ -332,7 +329,7 @@ static int create(struct worker *w)
         m->atol = N_VNew_Serial((sunindextype)n, m->ctx);
         m->nominals = calloc(n, sizeof(double));
         m->roots = calloc(nz ? nz : 1, sizeof(int));
-        m->cv = CVodeCreate(m->stats.integrator == ME_ADAMS ? CV_ADAMS : CV_BDF, m->ctx);
+        m->cv = CVodeCreate(m->integrator == FMU_INTEGRATOR_ADAMS ? CV_ADAMS : CV_BDF, m->ctx);
         if (!m->y || !m->atol || !m->nominals || !m->roots || !m->cv)
                 goto nomem;
         N_VConst(0.0, m->y);
@@ -343,7 +340,7 @@ static int create(struct worker *w)
                 r = CVodeInit(m->cv, rhs, m->time, m->y);
         if (r != CV_SUCCESS)
                 goto nomem;
-        if (m->stats.integrator == ME_ADAMS) {
+        if (m->integrator == FMU_INTEGRATOR_ADAMS) {
                 m->nls = SUNNonlinSol_FixedPoint(m->y, 0, m->ctx);
                 if (!m->nls || CVodeSetNonlinearSolver(m->cv, m->nls) != CV_SUCCESS)
                         goto nomem;
@@ -535,17 +532,11 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
         return worst;
 }
 
-void me_stats_now(const struct worker *w, struct me_stats *ret)
-{
-        *ret = w->me->stats;
-        cv_counts(w->me, ret);
-}
-
 void me_result(const struct worker *w, struct call_step_result *res)
 {
-        struct me_stats st;
+        struct me_stats st = w->me->stats;
 
-        me_stats_now(w, &st);
+        cv_counts(w->me, &st);
         res->me_steps = st.steps;
         res->me_rhs_evals = st.rhs_evals;
         res->me_root_evals = st.root_evals;

@@ -11,38 +11,21 @@
 #define FMUD_WORKER_ME_H
 
 #include <stdbool.h>
-#include <stdint.h>
+
+#include "fmi/fmu.h"
 
 struct worker;
 
-enum me_integrator {
-        ME_BDF,         /* stiff models: BDF, Newton iteration, dense linear solver */
-        ME_ADAMS,       /* non-stiff: Adams-Moulton, fixed-point iteration */
-};
-
-/* fmud-worker --interface me --integrator bdf|adams (main.c), before worker_open(). */
+/*
+ * fmud-worker --interface me --integrator bdf|adams (main.c), before
+ * worker_open(): FMU_INTEGRATOR_BDF (Newton iteration, dense linear
+ * solver) or FMU_INTEGRATOR_ADAMS (fixed-point iteration).
+ */
 struct me_opts {
         bool model_exchange;    /* host the ModelExchange interface though CoSimulation is there */
-        enum me_integrator integrator;
+        enum fmu_integrator integrator;
 };
 extern struct me_opts me_opts;
-
-/* What the integrator did since the instance was initialized. */
-struct me_stats {
-        enum me_integrator integrator;
-        uint64_t steps;                 /* CVODE's internal steps */
-        uint64_t rhs_evals;             /* derivative evaluations */
-        uint64_t root_evals;            /* event indicator evaluations (root finding) */
-        uint64_t jac_evals;             /* Jacobian evaluations (BDF) */
-        uint64_t state_events, time_events, step_events;
-        uint64_t events;                /* Event Mode entries after initialization */
-        uint64_t event_iterations;      /* fmi3UpdateDiscreteStates calls */
-        uint64_t discards;              /* fmi3Discard at trial points CVODE recovered from */
-};
-
-const char *me_integrator_name(enum me_integrator i);
-/* "bdf" or "adams": the integrator, else -EINVAL. */
-int me_integrator_parse(const char *s);
 
 /* w->me for an FMU hosted as Model Exchange. 0 or -ENOMEM. */
 int me_open(struct worker *w);
@@ -63,10 +46,8 @@ int me_start(struct worker *w, bool *ret_term);
  * FMU asked to terminate, *ret_end where the integration got.
  */
 int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_term, double *ret_end);
-/* The statistics up to now. */
-void me_stats_now(const struct worker *w, struct me_stats *ret);
 struct call_step_result;
-/* The statistics into a DO_STEP result, for the daemon's status. */
+/* What the integrator did since initialization into a DO_STEP result, for the daemon's status. */
 void me_result(const struct worker *w, struct call_step_result *res);
 
 #endif
