@@ -55,10 +55,8 @@ struct me_stats {
         uint64_t rhs_evals;             /* derivative evaluations */
         uint64_t root_evals;            /* event indicator evaluations (root finding) */
         uint64_t jac_evals;             /* Jacobian evaluations (BDF) */
-        uint64_t state_events, time_events, step_events;
         uint64_t events;                /* Event Mode entries after initialization */
         uint64_t event_iterations;      /* fmi3UpdateDiscreteStates calls */
-        uint64_t discards;              /* fmi3Discard at trial points CVODE recovered from */
 };
 
 struct me {
@@ -71,7 +69,6 @@ struct me {
         SUNNonlinearSolver nls;
         size_t nx, nz;          /* the FMU's; the vector has max(nx, 1) */
         double *nominals;       /* nx */
-        int *roots;             /* nz */
         double time;
         bool next_defined;
         double next_time;
@@ -97,14 +94,12 @@ static void me_free_cvode(struct me *m)
         if (m->atol)
                 N_VDestroy(m->atol);
         free(m->nominals);
-        free(m->roots);
         m->cv = NULL;
         m->nls = NULL;
         m->ls = NULL;
         m->A = NULL;
         m->y = m->atol = NULL;
         m->nominals = NULL;
-        m->roots = NULL;
 }
 
 int me_open(struct worker *w)
@@ -255,15 +250,15 @@ static int restart(struct worker *w, bool nominals)
 /*
  * Event Mode iteration (FMI 3.0 section 3.2): the FMU is in Event Mode;
  * update its discrete states until it needs no more, then back to
- * Continuous-Time Mode. *ret_values: the continuous states changed.
+ * Continuous-Time Mode. *ret_nominals: the states' nominals changed.
  */
-static int event_iteration(struct worker *w, bool *ret_term, bool *ret_values, bool *ret_nominals)
+static int event_iteration(struct worker *w, bool *ret_term, bool *ret_nominals)
 {
         struct me *m = w->me;
         int worst = fmi3OK, s;
         unsigned k;
 
-        *ret_term = *ret_values = *ret_nominals = false;
+        *ret_term = *ret_nominals = false;
         m->next_defined = false;
         for (k = 0; k < ME_EVENT_ITER_MAX; k++) {
                 union { fmi3Boolean b; uint8_t u; } need = { 0 }, term = { 0 }, nom = { 0 },
@@ -276,7 +271,6 @@ static int event_iteration(struct worker *w, bool *ret_term, bool *ret_values, b
                 worst = s > worst ? s : worst;
                 if (s > fmi3Warning)
                         return s;
-                *ret_values |= val.u != 0;
                 *ret_nominals |= nom.u != 0;
                 if (term.u) {
                         *ret_term = true;
@@ -328,9 +322,8 @@ static int create(struct worker *w)
         m->y = N_VNew_Serial((sunindextype)n, m->ctx);
         m->atol = N_VNew_Serial((sunindextype)n, m->ctx);
         m->nominals = calloc(n, sizeof(double));
-        m->roots = calloc(nz ? nz : 1, sizeof(int));
         m->cv = CVodeCreate(m->integrator == FMU_INTEGRATOR_ADAMS ? CV_ADAMS : CV_BDF, m->ctx);
-        if (!m->y || !m->atol || !m->nominals || !m->roots || !m->cv)
+        if (!m->y || !m->atol || !m->nominals || !m->cv)
                 goto nomem;
         N_VConst(0.0, m->y);
         r = CVodeSetErrHandlerFn(m->cv, cv_error, w);
@@ -364,11 +357,11 @@ nomem:
 
 int me_start(struct worker *w, bool *ret_term)
 {
-        bool values, nominals;
+        bool nominals;
         int s, s2;
 
         /* After fmi3ExitInitializationMode the FMU is in Event Mode (section 3.2). */
-        s = event_iteration(w, ret_term, &values, &nominals);
+        s = event_iteration(w, ret_term, &nominals);
         if (s > fmi3Warning || *ret_term)
                 return s;
         w->me->stats.events = 0;
@@ -380,14 +373,14 @@ int me_start(struct worker *w, bool *ret_term)
 static int handle_event(struct worker *w, bool *ret_term)
 {
         struct me *m = w->me;
-        bool values, nominals;
+        bool nominals;
         int s, s2;
 
         s = status_norm(w, w->lib->f3.fmi3EnterEventMode(w->inst));
         if (s > fmi3Warning)
                 return s;
         m->stats.events++;
-        s2 = event_iteration(w, ret_term, &values, &nominals);
+        s2 = event_iteration(w, ret_term, &nominals);
         s = s2 > s ? s2 : s;
         if (s > fmi3Warning || *ret_term)
                 return s;
@@ -465,7 +458,6 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
         }
         while (m->time < t_end) {
                 double stop = t_end, tret = m->time;
-                bool time_event, step_event = false;
                 union { fmi3Boolean b; uint8_t u; } enter = { 0 }, term = { 0 };
 
                 if (m->next_defined && m->next_time <= t_end)
@@ -487,7 +479,6 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
                                 return cv_failed(w, r);
                         /* Discards CVODE recovered from do not decide the status. */
                         worst = m->status > worst ? m->status : worst;
-                        m->stats.discards += m->discards;
                 } else {
                         r = CV_TSTOP_RETURN;    /* a time event now */
                 }
@@ -507,15 +498,8 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
                         *ret_term = true;
                         return worst;
                 }
-                step_event = enter.u != 0;
-                time_event = m->next_defined && m->time >= m->next_time;
-                if (r == CV_ROOT_RETURN) {
-                        if (CVodeGetRootInfo(m->cv, m->roots) == CV_SUCCESS)
-                                m->stats.state_events++;
-                }
-                m->stats.time_events += time_event;
-                m->stats.step_events += step_event;
-                if (r == CV_ROOT_RETURN || time_event || step_event) {
+                /* A state, step or time event. */
+                if (r == CV_ROOT_RETURN || enter.u || (m->next_defined && m->time >= m->next_time)) {
                         cv_counts(m, &m->stats);
                         s = handle_event(w, ret_term);
                         worst = s > worst ? s : worst;
