@@ -155,11 +155,13 @@ static int plan_ticked(struct master *m, struct mi *mi)
         return 0;
 }
 
-static void flag(struct mi *mi, uint32_t vr)
+static void flag(struct master *m, struct mi *mi, uint32_t vr)
 {
         for (size_t i = 0; i < mi->ticked.n_vars; i++)
-                if (mi->ticked.vrs[i] == vr)
+                if (mi->ticked.vrs[i] == vr) {
                         ((bool *)mi->ticked.vals)[i] = true;
+                        m->flagged = true;
+                }
 }
 
 bool mclock_column(const struct mi *mi, uint32_t vr, const struct mblock **ret_block,
@@ -176,6 +178,7 @@ bool mclock_column(const struct mi *mi, uint32_t vr, const struct mblock **ret_b
 
 void mclock_unflag(struct master *m)
 {
+        m->flagged = false;
         for (size_t i = 0; i < m->n; i++)
                 if (m->mi[i].ticked.n)
                         memset(m->mi[i].ticked.vals, 0, m->mi[i].ticked.n * sizeof(bool));
@@ -362,13 +365,15 @@ int mclock_enter(struct master *m, struct mi *mi, double t)
         size_t n = 0;
         int r;
 
+        if (mi->n_clocks == 0 && mi->n_oclocks == 0)
+                return 0;
         for (size_t i = 0; i < mi->n_clocks; i++) {
                 struct mclock *c = &mi->clocks[i];
 
                 c->due = c->next <= t + tol || c->pending;
                 c->pending = false;
                 if (c->due) {
-                        flag(mi, c->vr);
+                        flag(m, mi, c->vr);
                         mi->clock_vrs[n] = c->vr;
                         mi->clock_buf[n++] = true;
                 }
@@ -397,7 +402,7 @@ int mclock_enter(struct master *m, struct mi *mi, double t)
                 for (size_t i = 0; i < mi->n_oclocks; i++) {
                         mi->oclock_ticks[i] += mi->oclock_on[i];
                         if (mi->oclock_on[i])
-                                flag(mi, mi->oclock_vrs[i]);
+                                flag(m, mi, mi->oclock_vrs[i]);
                 }
                 trigger(m, mi);
         }
@@ -482,6 +487,8 @@ int mclock_leave(struct master *m, struct mi *mi, double t)
 {
         int r = 0;
 
+        if (mi->n_clocks == 0)
+                return 0;
         for (size_t i = 0; i < mi->n_clocks && r == 0; i++) {
                 struct mclock *c = &mi->clocks[i];
                 bool was_due = c->due;

@@ -49,6 +49,9 @@ static int events(struct master *m, bool (*want)(const struct master *, const st
                         if (r < 0)
                                 return r;
                 }
+                /* Only a Clock connection triggers a Clock. */
+                if (m->n_clinks == 0)
+                        return 0;
                 for (size_t i = 0; i < m->n; i++)
                         again |= m->mi[i].trig;
                 if (!again)

@@ -331,6 +331,7 @@ struct master {
         /* Clock connections (master_clock.c). */
         size_t n_clinks;
         struct mclink *clinks;
+        bool flagged;                   /* a recorded Clock ticked at this point */
 
         /* Rows. */
         size_t n_cols;
@@ -539,7 +540,7 @@ int mclock_links(struct master *m);
 /* Where the column of mi's recorded Clock vr reads its flag; false when it is none. */
 bool mclock_column(const struct mi *mi, uint32_t vr, const struct mblock **ret_block,
                    size_t *ret_off);
-/* At the start of a point: no recorded Clock has ticked there yet. */
+/* At the start of a point, if m->flagged: no recorded Clock has ticked there yet. */
 void mclock_unflag(struct master *m);
 /* Whether one of mi's input Clocks ticks at t. */
 bool mclock_due(const struct master *m, const struct mi *mi, double t);

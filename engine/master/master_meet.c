@@ -47,7 +47,7 @@ static int alone_event(struct master *m, struct mi *mi)
 static int alone(struct master *m, struct mi *mi)
 {
         for (unsigned i = 0; i < ALONE_STEPS_MAX; i++) {
-                double tol = master_tol(m, mi->reached);
+                double tol = master_tol(m, mi->reached), te;
                 int r;
 
                 if (mi->event_mode && (mi->event || mi_next_time(mi) <= mi->reached + tol)) {
@@ -57,9 +57,8 @@ static int alone(struct master *m, struct mi *mi)
                 }
                 mi->from = mi->reached;
                 /* An event within rounding of the goal is at the goal (mstep_plan()). */
-                mi->aim = mi_next_time(mi) > mi->from &&
-                          mi_next_time(mi) < mi->goal - master_tol(m, mi->goal) ? mi_next_time(mi)
-                                                                                : mi->goal;
+                te = mi_next_time(mi);
+                mi->aim = te > mi->from && te < mi->goal - master_tol(m, mi->goal) ? te : mi->goal;
                 r = mstep_one(m, mi, false);
                 if (r < 0)
                         return r;

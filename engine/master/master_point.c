@@ -106,7 +106,8 @@ int mstep_point(struct master *m)
         int r;
 
         m->iu_msg[0] = '\0';
-        mclock_unflag(m);
+        if (m->flagged)
+                mclock_unflag(m);
         mrig_inputs(m);
         mstep_plan(m);
         r = mstep_save(m);
