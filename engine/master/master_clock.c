@@ -1,7 +1,8 @@
 /*
  * master_clock: the Clocks of Co-Simulation instances with Event Mode
- * (FMI 3.0 sections 2.2.8 and 4): time-based input Clocks ticked by the
- * master, output Clocks polled.
+ * (FMI 3.0 sections 2.2.8 and 4) at a tick: time-based input Clocks
+ * ticked by the master, output Clocks polled, the next ticks (planned
+ * once in master_clock_plan.c).
  *
  * At a tick (an Event Mode at a communication point the plan lands on
  * it, master_step.c and master_event.c): fmi3SetClock of every input
@@ -49,23 +50,17 @@
 #define QUAL_NOT_YET_KNOWN 0    /* fmi3IntervalQualifier, section 2.2.8.4 */
 #define QUAL_CHANGED 2
 
-static const struct md_variable *var_of(const struct master *m, const struct mi *mi, size_t var)
+const struct md_variable *mclock_var(const struct master *m, const struct mi *mi, size_t var)
 {
         return &m->sc->components[mi->idx].fmu->md->vars[var];
 }
 
-static bool periodic(enum md_interval_variability iv)
+bool mclock_periodic(enum md_interval_variability iv)
 {
         return iv == MD_INTERVAL_CONSTANT || iv == MD_INTERVAL_FIXED || iv == MD_INTERVAL_TUNABLE;
 }
 
-static bool triggered(const struct md_variable *v)
-{
-        return v->type == MD_CLOCK && v->causality == MD_CAUSALITY_INPUT &&
-               v->attrs.clock.interval_variability == MD_INTERVAL_TRIGGERED;
-}
-
-static double tick_time(const struct master *m, const struct mclock *c)
+double mclock_tick_time(const struct master *m, const struct mclock *c)
 {
         if (c->next == INFINITY)
                 return INFINITY;
@@ -74,7 +69,7 @@ static double tick_time(const struct master *m, const struct mclock *c)
         return c->base + (double)c->k * c->interval;
 }
 
-static void note_next(struct mi *mi)
+void mclock_note_next(struct mi *mi)
 {
         mi->clock_next = INFINITY;
         for (size_t i = 0; i < mi->n_clocks; i++)
@@ -82,77 +77,13 @@ static void note_next(struct mi *mi)
                         mi->clock_next = mi->clocks[i].next;
 }
 
-/* From t on, tick every 'interval' (decimal); none when it is not finite and >= 0. */
-static void from_here(struct mclock *c, double t, double interval)
+void mclock_from_here(struct mclock *c, double t, double interval)
 {
         c->fraction = false;
         c->base = t;
         c->k = 1;
         c->interval = interval;
         c->next = isfinite(interval) && interval >= 0 ? 0 : INFINITY;
-}
-
-static int plan_one(struct master *m, struct mi *mi, const struct session_clock *sc,
-                    struct mclock *c)
-{
-        const struct md_variable *v = var_of(m, mi, sc->var);
-
-        *c = (struct mclock){ .vr = sc->vr, .var = sc->var, .iv = sc->iv,
-                              .supports_fraction = v->attrs.clock.supports_fraction };
-        if (!periodic(sc->iv)) {
-                if (sc->interval < 0)
-                        return master_err(m, -EINVAL, "component '%s': Clock '%s' has first "
-                                          "interval %.17g: it must be >= 0 (FMI 3.0 section "
-                                          "2.2.8.2, Tables 8 and 9)", mi->name, v->name,
-                                          sc->interval);
-                /* A countdown Clock's NaN is "not yet known"; a changing one has an interval. */
-                if (sc->iv == MD_INTERVAL_CHANGING && !isfinite(sc->interval))
-                        return master_err(m, -EINVAL, "component '%s': Clock '%s' has first "
-                                          "interval %.17g: it must be finite and >= 0 (FMI 3.0 "
-                                          "section 2.2.8.2, Tables 8 and 9)", mi->name, v->name,
-                                          sc->interval);
-                from_here(c, m->t0, sc->interval);
-                c->next = tick_time(m, c);
-                return 0;
-        }
-        if (sc->fraction ? sc->interval_counter == 0
-                         : !(sc->interval > 0 && isfinite(sc->interval)))
-                return master_err(m, -EINVAL, "component '%s': Clock '%s' has interval %.17g: a "
-                                  "periodic Clock's interval must be > 0 (FMI 3.0 section "
-                                  "2.2.8.2, Table 7)", mi->name, v->name, sc->interval);
-        if (!(sc->shift >= 0))
-                return master_err(m, -EINVAL, "component '%s': Clock '%s' has shift %.17g: it "
-                                  "must be >= 0 (FMI 3.0 section 2.2.8.2)", mi->name, v->name,
-                                  sc->shift);
-        c->fraction = sc->fraction;
-        c->num = sc->shift_counter;
-        c->res = sc->resolution;
-        c->step = sc->interval_counter;
-        c->base = m->t0 + sc->shift;
-        c->interval = sc->interval;
-        c->next = tick_time(m, c);
-        return 0;
-}
-
-/* The recorded Clocks of mi: one flag each, true in the rows after it ticked. */
-static int plan_ticked(struct master *m, struct mi *mi)
-{
-        const struct scenario *sc = m->sc;
-        struct mblock *b = &mi->ticked;
-
-        b->type = MD_CLOCK;
-        for (size_t i = 0; i < sc->n_columns; i++) {
-                const struct md_variable *v = var_of(m, mi, sc->columns[i].var);
-
-                if (sc->columns[i].comp != mi->idx || v->type != MD_CLOCK)
-                        continue;
-                if (!b->vrs && (!(b->vrs = calloc(sc->n_columns, sizeof(*b->vrs))) ||
-                                !(b->vals = calloc(sc->n_columns, sizeof(bool)))))
-                        return -ENOMEM;
-                b->vrs[b->n_vars++] = v->vr;
-        }
-        b->n = b->n_vars;
-        return 0;
 }
 
 static void flag(struct master *m, struct mi *mi, uint32_t vr)
@@ -164,131 +95,12 @@ static void flag(struct master *m, struct mi *mi, uint32_t vr)
                 }
 }
 
-bool mclock_column(const struct mi *mi, uint32_t vr, const struct mblock **ret_block,
-                   size_t *ret_off)
-{
-        for (size_t i = 0; i < mi->ticked.n_vars; i++)
-                if (mi->ticked.vrs[i] == vr) {
-                        *ret_block = &mi->ticked;
-                        *ret_off = i;
-                        return true;
-                }
-        return false;
-}
-
 void mclock_unflag(struct master *m)
 {
         m->flagged = false;
         for (size_t i = 0; i < m->n; i++)
                 if (m->mi[i].ticked.n)
                         memset(m->mi[i].ticked.vals, 0, m->mi[i].ticked.n * sizeof(bool));
-}
-
-int mclock_plan(struct master *m, struct mi *mi)
-{
-        const struct session_inst *si = &m->s->insts[mi->idx];
-        const struct md *md = m->sc->components[mi->idx].fmu->md;
-        size_t no = 0, nt = 0, nbuf;
-        int r;
-
-        mi->clock_next = INFINITY;
-        if (plan_ticked(m, mi) < 0)
-                return -ENOMEM;
-        if (!si->event_mode && (mi->n_in_step < mi->n_in || mi->n_out_step < mi->n_out))
-                return master_err(m, -EINVAL, "component '%s': its clocked variables are set and "
-                                  "got in Event Mode only, while their Clocks tick (FMI 3.0 "
-                                  "section 2.2.8.3), and Event Mode is not used", mi->name);
-        for (size_t i = 0; i < md->n_vars; i++) {
-                no += md->vars[i].type == MD_CLOCK &&
-                      md->vars[i].causality == MD_CAUSALITY_OUTPUT;
-                nt += triggered(&md->vars[i]);
-        }
-        if (!si->event_mode || (si->n_clocks == 0 && no == 0 && nt == 0))
-                return 0;
-        nbuf = si->n_clocks + nt > no ? si->n_clocks + nt : no;
-        mi->clocks = calloc(si->n_clocks + nt, sizeof(*mi->clocks));
-        mi->oclock_vrs = calloc(no ? no : 1, sizeof(*mi->oclock_vrs));
-        mi->oclock_ticks = calloc(no ? no : 1, sizeof(*mi->oclock_ticks));
-        mi->oclock_on = calloc(no ? no : 1, sizeof(*mi->oclock_on));
-        mi->clock_vrs = calloc(nbuf, sizeof(*mi->clock_vrs));
-        mi->clock_buf = calloc(nbuf, sizeof(*mi->clock_buf));
-        if (!mi->clocks || !mi->oclock_vrs || !mi->oclock_ticks || !mi->oclock_on ||
-            !mi->clock_vrs || !mi->clock_buf)
-                return -ENOMEM;
-        for (size_t i = 0; i < md->n_vars; i++)
-                if (md->vars[i].type == MD_CLOCK && md->vars[i].causality == MD_CAUSALITY_OUTPUT)
-                        mi->oclock_vrs[mi->n_oclocks++] = md->vars[i].vr;
-        for (size_t i = 0; i < si->n_clocks; i++) {
-                r = plan_one(m, mi, &si->clocks[i], &mi->clocks[i]);
-                if (r < 0)
-                        return r;
-                mi->n_clocks++;
-        }
-        /* Triggered input Clocks: ticked by a Clock connection, never by time. */
-        for (size_t i = 0; i < md->n_vars; i++)
-                if (triggered(&md->vars[i]))
-                        mi->clocks[mi->n_clocks++] = (struct mclock){
-                                .vr = md->vars[i].vr, .var = i, .iv = MD_INTERVAL_TRIGGERED,
-                                .next = INFINITY };
-        note_next(mi);
-        return 0;
-}
-
-static bool find_clock(const struct mi *mi, uint32_t vr, size_t *ret)
-{
-        for (*ret = 0; *ret < mi->n_clocks; (*ret)++)
-                if (mi->clocks[*ret].vr == vr)
-                        return true;
-        return false;
-}
-
-static bool find_oclock(const struct mi *mi, uint32_t vr, size_t *ret)
-{
-        for (*ret = 0; *ret < mi->n_oclocks; (*ret)++)
-                if (mi->oclock_vrs[*ret] == vr)
-                        return true;
-        return false;
-}
-
-int mclock_links(struct master *m)
-{
-        const struct scenario *sc = m->sc;
-        size_t n = 0;
-
-        for (size_t i = 0; i < sc->n_connections; i++)
-                n += sc->connections[i].from_type == MD_CLOCK && !sc->connections[i].parameter;
-        if (n == 0)
-                return 0;
-        m->clinks = calloc(n, sizeof(*m->clinks));
-        if (!m->clinks)
-                return -ENOMEM;
-        for (size_t i = 0; i < sc->n_connections; i++) {
-                const struct scenario_connection *c = &sc->connections[i];
-                const char *origin = c->origin ? c->origin : "?";
-                struct mi *p = &m->mi[c->from_comp], *d = &m->mi[c->to_comp];
-                struct mclink *l = &m->clinks[m->n_clinks];
-
-                if (c->from_type != MD_CLOCK || c->parameter)
-                        continue;
-                if (!p->event_mode || !d->event_mode)
-                        return master_err(m, -EINVAL, "connection %s: Clocks tick in Event Mode "
-                                          "only (FMI 3.0 section 2.2.8.2, Table 5), and '%s' "
-                                          "does not use it", origin,
-                                          p->event_mode ? d->name : p->name);
-                if (p->rate != 1 || d->rate != 1)
-                        return master_err(m, -EINVAL, "connection %s: a Clock connection between "
-                                          "components with a multirate factor is not supported",
-                                          origin);
-                *l = (struct mclink){ .prod = c->from_comp, .cons = c->to_comp };
-                if (!find_oclock(p, var_of(m, p, c->from_var)->vr, &l->oclock) ||
-                    !find_clock(d, var_of(m, d, c->to_var)->vr, &l->clock) ||
-                    d->clocks[l->clock].iv != MD_INTERVAL_TRIGGERED)
-                        return master_err(m, -EINVAL, "connection %s: an output Clock ticks only "
-                                          "a triggered input Clock (FMI 3.0 section 2.2.8.2)",
-                                          origin);
-                m->n_clinks++;
-        }
-        return 0;
 }
 
 /* The consumers of mi's output Clocks that ticked: their Clocks tick at this point too. */
@@ -302,18 +114,6 @@ static void trigger(struct master *m, const struct mi *mi)
                 m->mi[l->cons].clocks[l->clock].pending = true;
                 m->mi[l->cons].trig = true;
         }
-}
-
-void mclock_free(struct mi *mi)
-{
-        free(mi->clocks);
-        free(mi->oclock_vrs);
-        free(mi->oclock_ticks);
-        free(mi->oclock_on);
-        free(mi->clock_vrs);
-        free(mi->clock_buf);
-        free(mi->ticked.vrs);
-        free(mi->ticked.vals);
 }
 
 bool mclock_due(const struct master *m, const struct mi *mi, double t)
@@ -343,7 +143,7 @@ static int clocked(struct master *m, struct mi *mi, bool in)
         struct mblock *blocks = in ? mi->in : mi->next;
 
         for (size_t i = 0; i < n; i++) {
-                const struct md_variable *v = var_of(m, mi, slots[i].var);
+                const struct md_variable *v = mclock_var(m, mi, slots[i].var);
                 struct mblock *b = &blocks[slots[i].block];
                 unsigned char *p = b->vals + slots[i].off * mv_size(b->type);
                 int r;
@@ -447,8 +247,8 @@ static int next_periodic(struct master *m, struct mi *mi, struct mclock *c, doub
                         return master_err(m, -EINVAL, "component '%s': Clock '%s' changed its "
                                           "interval to %.17g at t = %.17g: a periodic Clock's "
                                           "interval must be > 0 (FMI 3.0 section 2.2.8.2, Table "
-                                          "7)", mi->name, var_of(m, mi, c->var)->name, iv, t);
-                from_here(c, t, iv);
+                                          "7)", mi->name, mclock_var(m, mi, c->var)->name, iv, t);
+                mclock_from_here(c, t, iv);
                 return 0;
         }
         if (c->fraction)
@@ -469,14 +269,14 @@ static int next_aperiodic(struct master *m, struct mi *mi, struct mclock *c, dou
         if (r < 0)
                 return r;
         if (c->iv == MD_INTERVAL_CHANGING || q == QUAL_CHANGED) {
-                from_here(c, t, q == QUAL_NOT_YET_KNOWN ? INFINITY : iv);
+                mclock_from_here(c, t, q == QUAL_NOT_YET_KNOWN ? INFINITY : iv);
                 /* A known NaN interval (or infinite, yet Changed) would stop the Clock silently. */
                 if (iv < 0 || (q != QUAL_NOT_YET_KNOWN && (isnan(iv) ||
                                                            (q == QUAL_CHANGED && isinf(iv)))))
                         return master_err(m, -EINVAL, "component '%s': Clock '%s' has interval "
                                           "%.17g at t = %.17g: it must be finite and >= 0 (FMI "
                                           "3.0 section 2.2.8.2, Tables 8 and 9)", mi->name,
-                                          var_of(m, mi, c->var)->name, iv, t);
+                                          mclock_var(m, mi, c->var)->name, iv, t);
         } else if (c->due) {
                 c->next = INFINITY;     /* ticked, and no new countdown yet */
         }
@@ -493,7 +293,7 @@ int mclock_leave(struct master *m, struct mi *mi, double t)
                 struct mclock *c = &mi->clocks[i];
                 bool was_due = c->due;
 
-                if (periodic(c->iv) && c->due)
+                if (mclock_periodic(c->iv) && c->due)
                         r = next_periodic(m, mi, c, t);
                 else if (c->iv == MD_INTERVAL_COUNTDOWN ||
                          (c->iv == MD_INTERVAL_CHANGING && c->due))
@@ -503,18 +303,18 @@ int mclock_leave(struct master *m, struct mi *mi, double t)
                 c->ticks += was_due;
                 c->due = false;
                 if (c->next != INFINITY)
-                        c->next = tick_time(m, c);
+                        c->next = mclock_tick_time(m, c);
                 if (was_due && c->next <= t + master_tol(m, t)) {
                         m->fault = -EINVAL;
                         r = master_err(m, -EINVAL, "component '%s': Clock '%s' would tick again "
                                        "at t = %.17g, in the time instant of its tick at %.17g: "
                                        "the master ticks a Clock once per time instant",
-                                       mi->name, var_of(m, mi, c->var)->name, c->next, t);
+                                       mi->name, mclock_var(m, mi, c->var)->name, c->next, t);
                 }
         }
         if (r < 0 && m->fault == 0)
                 m->fault = r;
-        note_next(mi);
+        mclock_note_next(mi);
         return r;
 }
 

@@ -11,8 +11,10 @@
  *   master_step.c     due instances, posts and waits by stage, faults
  *   master_meet.c     early return: meeting at t_e, continuing alone
  *   master_event.c    Event Mode at a point
- *   master_clock.c    Clocks: ticks of input Clocks, output Clocks polled,
- *                     Clock connections, clocked values at ticks
+ *   master_clock_plan.c  Clocks planned once: timing, output Clocks,
+ *                     recorded Clocks, Clock connections
+ *   master_clock.c    Clocks at a tick: input Clocks set, output Clocks
+ *                     polled, clocked values, the next ticks
  *   master_iu.c       intermediate updates and output derivatives
  *   master_route.c    the per-point data movement: inputs from published
  *                     outputs, publishing, rows
@@ -531,7 +533,7 @@ int mevent_iterate(struct master *m, struct mi *mi, double t, bool *ret_term);
 int mevent_start(struct master *m);
 int mevent_point(struct master *m, bool record);
 
-/* master_clock.c */
+/* master_clock_plan.c */
 /* mi's Clocks from the session's timing and its description. 0 or -errno (m->msg). */
 int mclock_plan(struct master *m, struct mi *mi);
 void mclock_free(struct mi *mi);
@@ -540,6 +542,18 @@ int mclock_links(struct master *m);
 /* Where the column of mi's recorded Clock vr reads its flag; false when it is none. */
 bool mclock_column(const struct mi *mi, uint32_t vr, const struct mblock **ret_block,
                    size_t *ret_off);
+
+/* master_clock.c */
+/* The description of mi's variable var. */
+const struct md_variable *mclock_var(const struct master *m, const struct mi *mi, size_t var);
+/* Constant, fixed and tunable Clocks: periodic (section 2.2.8.2). */
+bool mclock_periodic(enum md_interval_variability iv);
+/* The time of c's next tick (from its fraction or decimals); INFINITY: none. */
+double mclock_tick_time(const struct master *m, const struct mclock *c);
+/* mi->clock_next: the earliest next tick of its Clocks. */
+void mclock_note_next(struct mi *mi);
+/* From t on, tick every 'interval' (decimal); none when it is not finite and >= 0. */
+void mclock_from_here(struct mclock *c, double t, double interval);
 /* At the start of a point, if m->flagged: no recorded Clock has ticked there yet. */
 void mclock_unflag(struct master *m);
 /* Whether one of mi's input Clocks ticks at t. */
