@@ -304,13 +304,11 @@ int mclock_leave(struct master *m, struct mi *mi, double t)
                 c->due = false;
                 if (c->next != INFINITY)
                         c->next = mclock_tick_time(m, c);
-                if (was_due && c->next <= t + master_tol(m, t)) {
-                        m->fault = -EINVAL;
+                if (was_due && c->next <= t + master_tol(m, t))
                         r = master_err(m, -EINVAL, "component '%s': Clock '%s' would tick again "
                                        "at t = %.17g, in the time instant of its tick at %.17g: "
                                        "the master ticks a Clock once per time instant",
                                        mi->name, mclock_var(m, mi, c->var)->name, c->next, t);
-                }
         }
         if (r < 0 && m->fault == 0)
                 m->fault = r;

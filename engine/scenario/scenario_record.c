@@ -134,11 +134,12 @@ static int add_var(struct sc_load *l, struct cols *c, size_t comp, size_t var, c
         int nd = sc_var_dims(md, v, dims, MAX_DIMS), r = 0;
         char sfx[256] = "";
 
-        /* A Clock's column is a flag: 1 in the rows after it ticked (master_clock.c). */
         /*
-         * A clocked variable is readable only while one of its Clocks
-         * ticks (FMI 3.0 section 2.2.8.3): the master reads it at those
-         * ticks, and its column holds the last tick's value in between.
+         * A Clock's column is a flag: 1 in the rows after it ticked
+         * (master_clock.c). A clocked variable is readable only while one
+         * of its Clocks ticks (FMI 3.0 section 2.2.8.3): the master reads
+         * it at those ticks, and its column holds the last tick's value in
+         * between.
          */
         if (nd < 0 || n == 0)
                 return sc_err(l, file, 0, name,
