@@ -300,6 +300,36 @@ Test(master_clocks, a_periodic_clock_with_a_negative_shift_is_refused)
                        "3.0 section 2.2.8.2)", false);
 }
 
+/* frc reports a fraction with resolution 0, as a broken export does: no number, refused at load. */
+static void zero_resolution_refused(const char *frc_zero, const char *want)
+{
+        struct msys_spec spec = KINDS_SPEC;
+        char *msg = NULL;
+        struct msys x;
+
+        spec.parameters = frc_zero;
+        msys_load(&x, &spec);
+        cr_assert(eq(int, msys_session_try(&x, &msg), -EINVAL));
+        cr_assert(eq(str, msg, (char *)want));
+        free(msg);
+        msys_fini(&x);
+}
+
+Test(master_clocks, a_clock_shift_with_resolution_0_is_refused)
+{
+        zero_resolution_refused(MSYS_REAL("k.frc_zero", "1"), "component 'k': Clock 'frc' has "
+                                "shift resolution 0 (fmi3GetShiftFraction in Initialization "
+                                "Mode): a resolution must be > 0 (FMI 3.0 section 2.2.8.4)");
+}
+
+Test(master_clocks, a_clock_interval_with_resolution_0_is_refused)
+{
+        zero_resolution_refused(MSYS_REAL("k.frc_zero", "2"), "component 'k': Clock 'frc' has "
+                                "interval resolution 0 (fmi3GetIntervalFraction in "
+                                "Initialization Mode): a resolution must be > 0 (FMI 3.0 section "
+                                "2.2.8.4)");
+}
+
 Test(master_clocks, a_clock_that_would_tick_twice_in_one_instant_is_refused)
 {
         struct msys_spec spec = KINDS_SPEC;

@@ -82,6 +82,14 @@ static int failed(struct session *s, struct session_inst *si, int r, const char 
                             inst_message(si->inst)));
 }
 
+static int zero_resolution(struct session *s, struct session_inst *si, const char *what,
+                           const char *fn, const struct md_variable *v)
+{
+        return session_err(s, -EINVAL, "component '%s': Clock '%s' has %s resolution 0 (%s in "
+                           "Initialization Mode): a resolution must be > 0 (FMI 3.0 section "
+                           "2.2.8.4)", cname(s, si), v->name, what, fn);
+}
+
 static bool ok(int r)
 {
         return r == INST_OK || r == INST_WARNING;
@@ -106,6 +114,11 @@ static int from_fmu(struct session *s, struct session_inst *si, const struct md_
                         if (!ok(r))
                                 return failed(s, si, r, "fmi3GetShiftFraction", v);
                 }
+                /* A fraction is counter / resolution (FMI 3.0 section 2.2.8.4): 0 is no number. */
+                if (res == 0 && q != QUAL_NOT_YET_KNOWN)
+                        return zero_resolution(s, si, "interval", "fmi3GetIntervalFraction", v);
+                if (periodic && sres == 0)
+                        return zero_resolution(s, si, "shift", "fmi3GetShiftFraction", v);
                 if (res > 0 && (!periodic || sres == res)) {
                         c->fraction = true;
                         c->resolution = res;

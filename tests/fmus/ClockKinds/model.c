@@ -18,6 +18,9 @@
  *   tun  tunable periodic without intervalDecimal: interval the tunable
  *        parameter tun_interval, got in Initialization and Event Mode
  *        (fmi3IntervalChanged once after each change), shift 0
+ *   frc  fixed periodic with supportsFraction, without intervalDecimal:
+ *        interval 1/1 and shift 1000/1 as fractions, got in
+ *        Initialization Mode, so that it never ticks in a run of a test
  *
  * n_cst .. n_tun count the ticks (unclocked discrete outputs). Clocks
  * and counts change in fmi3UpdateDiscreteStates, which deactivates the
@@ -27,10 +30,12 @@
  * Value references: time 0, cst 1, fix 2, fix_interval 3, fix_shift 4,
  * chg 5, cd 6, trg 7, tu 8, ty 9, out 10, oy 11, n_cst 12, n_fix 13,
  * n_chg 14, n_cd 15, n_trg 16, tun 17, tun_interval 18, n_tun 19,
- * chg_step 20, chg_nan 21.
+ * chg_step 20, chg_nan 21, frc 22, frc_zero 23.
  *
  * chg_nan != 0 makes chg report the interval NaN (fmi3IntervalChanged)
  * after its first tick, chg_nan 2 from the start, as a broken export does.
+ * frc_zero 1 makes frc report its shift with resolution 0, frc_zero 2 its
+ * interval, as a broken export does.
  */
 #include <errno.h>
 #include <math.h>
@@ -40,7 +45,7 @@
 enum {
         VR_CST = 1, VR_FIX, VR_FIX_INTERVAL, VR_FIX_SHIFT, VR_CHG, VR_CD, VR_TRG, VR_TU, VR_TY,
         VR_OUT, VR_OY, VR_N_CST, VR_N_FIX, VR_N_CHG, VR_N_CD, VR_N_TRG, VR_TUN, VR_TUN_INTERVAL,
-        VR_N_TUN, VR_CHG_STEP, VR_CHG_NAN,
+        VR_N_TUN, VR_CHG_STEP, VR_CHG_NAN, VR_FRC, VR_FRC_ZERO,
 };
 
 #define QUAL_NOT_YET_KNOWN 0
@@ -49,12 +54,13 @@ enum {
 #define COUNTDOWN 0.05
 
 struct model_data {
-        bool cst, fix, chg, cd, trg, out, tun;
+        bool cst, fix, chg, cd, trg, out, tun, frc;
         double tun_interval, tun_reported, n_tun;
         double fix_interval, fix_shift;
         double tu, ty, ty_sum, oy;
         double n_cst, n_fix, n_chg, n_cd, n_trg;
         double chg_interval, chg_step, chg_nan;
+        double frc_zero;
         bool chg_changed;
         bool cd_known, cd_changed;
 };
@@ -87,6 +93,9 @@ static const struct var vars[] = {
                    chg_step),
         VAR_SCALAR(VR_CHG_NAN, "chg_nan", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT,
                    chg_nan),
+        VAR_SCALAR(VR_FRC, "frc", VAR_CLOCK, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, frc),
+        VAR_SCALAR(VR_FRC_ZERO, "frc_zero", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT,
+                   frc_zero),
 };
 
 static void start(struct inst *inst)
@@ -144,7 +153,7 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
                 d->n_cd++;
                 d->cd_known = d->cd_changed = false;
         }
-        d->cst = d->fix = d->chg = d->cd = d->trg = d->out = d->tun = false;
+        d->cst = d->fix = d->chg = d->cd = d->trg = d->out = d->tun = d->frc = false;
         return 0;
 }
 
@@ -154,11 +163,12 @@ static int clock_timing(struct inst *inst, const struct var *clock, enum clock_q
         struct model_data *d = inst_data(inst);
 
         bool timed = clock->vr == VR_FIX || clock->vr == VR_CHG || clock->vr == VR_CD ||
-                     clock->vr == VR_TUN;
-        bool shifted = clock->vr == VR_FIX || clock->vr == VR_TUN;
+                     clock->vr == VR_TUN || clock->vr == VR_FRC;
+        bool shifted = clock->vr == VR_FIX || clock->vr == VR_TUN || clock->vr == VR_FRC;
+        bool fixed = clock->vr == VR_FIX || clock->vr == VR_FRC;
 
         if (set || !timed || (what == CLOCK_SHIFT && !shifted) ||
-            ((clock->vr == VR_FIX || what == CLOCK_SHIFT) && !inst_initializing(inst))) {
+            ((fixed || what == CLOCK_SHIFT) && !inst_initializing(inst))) {
                 inst_log(inst, FMU_ERROR, "Clock '%s': the %s cannot be %s here", clock->name,
                          what == CLOCK_SHIFT ? "shift" : "interval", set ? "set" : "got");
                 return -EPERM;
@@ -173,6 +183,11 @@ static int clock_timing(struct inst *inst, const struct var *clock, enum clock_q
                                                                           : QUAL_UNCHANGED;
                         d->tun_reported = d->tun_interval;
                 }
+        } else if (clock->vr == VR_FRC) {
+                t->counter = what == CLOCK_SHIFT ? 1000 : 1;
+                t->resolution = d->frc_zero == (what == CLOCK_SHIFT ? 1.0 : 2.0) ? 0 : 1;
+                t->decimal = (double)t->counter;
+                t->qualifier = QUAL_CHANGED;
         } else if (clock->vr == VR_FIX) {
                 t->decimal = what == CLOCK_SHIFT ? d->fix_shift : d->fix_interval;
                 t->qualifier = QUAL_CHANGED;
