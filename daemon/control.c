@@ -163,7 +163,6 @@ static void drain(struct control *c)
                                 ctl_rig_grant(c, &p, replies);
                 } else if (peers_take(&c->peers, replies->token, &p) == 0) {
                         ctl_log_outcome(&p, replies->buf, replies->len);
-                        ctl_rig_remote_reply(c, &p, replies->buf, replies->len);
                         ctl_send(c, &p, replies->buf, replies->len);
                 } else
                         log_warn("a reply to unknown request token %llu, dropped",

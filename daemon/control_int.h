@@ -116,9 +116,6 @@ void ctl_rig_serve(struct control *c, const zmq_pollitem_t *items, int n);
 void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq_item *it);
 /* Session is gone (host's opts.gone): its bridge, if any, is stopped. */
 void ctl_rig_remote_gone(struct control *c, uint64_t session);
-/* A reply going out to p: an unload that went through stops its session's bridge. */
-void ctl_rig_remote_reply(struct control *c, const struct ctl_peer *p, const void *body,
-                          size_t len);
 /*
  * Free the bridges that ended by themselves, and lower *timeout (ms, -1:
  * none; NULL: left alone) to RIG_REAP_MS while one lives, so an idle loop

@@ -135,28 +135,3 @@ void ctl_rig_remote_gone(struct control *c, uint64_t session)
                         c->rig.bridge[i] = NULL;
                 }
 }
-
-void ctl_rig_remote_reply(struct control *c, const struct ctl_peer *p, const void *body,
-                          size_t len)
-{
-        struct proto_limits lim;
-        struct pv_doc doc = { 0 };
-        struct proto_reply rep;
-        int i;
-
-        if (p->op != PROTO_OP_UNLOAD)
-                return;
-        for (i = 0; i < RIG_MAX_BRIDGES; i++)
-                if (c->rig.bridge[i] && rig_bridge_session(c->rig.bridge[i]) == p->session)
-                        break;
-        if (i == RIG_MAX_BRIDGES)
-                return;
-        proto_limits_default(&lim);
-        /* Only an unload that went through ends the bridge: the session is gone. */
-        if (pv_decode(body, len, &lim, &doc, NULL, 0) == 0 &&
-            proto_reply_decode(doc.root, &rep, NULL, 0) == 0 && rep.ok) {
-                rig_bridge_stop(c->rig.bridge[i]);
-                c->rig.bridge[i] = NULL;
-        }
-        pv_doc_fini(&doc);
-}
