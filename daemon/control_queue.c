@@ -78,6 +78,17 @@ static void wake(struct ctl_queue *q)
         (void)!write(q->efd, &one, sizeof(one));
 }
 
+/* Append it to the replies, in order (never dropped), and wake the loop. */
+static void push_reply(struct ctl_queue *q, struct cq_item *it)
+{
+        pthread_mutex_lock(&q->lock);
+        *q->replies.tail = it;
+        q->replies.tail = &it->next;
+        q->replies.n++;
+        pthread_mutex_unlock(&q->lock);
+        wake(q);
+}
+
 void cq_push_reply(struct ctl_queue *q, uint64_t token, void *buf, size_t len)
 {
         struct cq_item *it = calloc(1, sizeof(*it));
@@ -91,12 +102,7 @@ void cq_push_reply(struct ctl_queue *q, uint64_t token, void *buf, size_t len)
         it->token = token;
         it->buf = buf;
         it->len = len;
-        pthread_mutex_lock(&q->lock);
-        *q->replies.tail = it;
-        q->replies.tail = &it->next;
-        q->replies.n++;
-        pthread_mutex_unlock(&q->lock);
-        wake(q);
+        push_reply(q, it);
 }
 
 void cq_push_rig(struct ctl_queue *q, uint64_t token, uint64_t id, uint64_t session, int fd)
@@ -114,12 +120,7 @@ void cq_push_rig(struct ctl_queue *q, uint64_t token, uint64_t id, uint64_t sess
         it->fd = fd;
         it->id = id;
         it->session = session;
-        pthread_mutex_lock(&q->lock);
-        *q->replies.tail = it;
-        q->replies.tail = &it->next;
-        q->replies.n++;
-        pthread_mutex_unlock(&q->lock);
-        wake(q);
+        push_reply(q, it);
 }
 
 void cq_push_gone(struct ctl_queue *q, uint64_t session)
@@ -134,12 +135,7 @@ void cq_push_gone(struct ctl_queue *q, uint64_t session)
         }
         it->gone = true;
         it->session = session;
-        pthread_mutex_lock(&q->lock);
-        *q->replies.tail = it;
-        q->replies.tail = &it->next;
-        q->replies.n++;
-        pthread_mutex_unlock(&q->lock);
-        wake(q);
+        push_reply(q, it);
 }
 
 void cq_push_pub(struct ctl_queue *q, const char *topic, void *body, size_t len,
