@@ -43,8 +43,11 @@ static void teardown(void)
 
 TestSuite(daemon_rig_remote, .init = setup, .fini = teardown);
 
-/* hello with token on the bridge at port: asserts the ports come back. */
-static void *attach(uint64_t s)
+/*
+ * hello on a new bridge of session s: asserts the ports come back; the
+ * DEALER, and the bridge's port in *ret_port (may be NULL).
+ */
+static void *attach(uint64_t s, unsigned *ret_port)
 {
         char token[RIGW_TOKEN_LEN + 1], text[256];
         struct rigw_msg m;
@@ -62,6 +65,8 @@ static void *attach(uint64_t s)
         cr_assert(eq(int, m.kind, RIGW_PORTS), "%s", text);
         cr_assert(eq(u32, m.n_in, 2));
         cr_assert(eq(u32, m.n_out, 2));
+        if (ret_port)
+                *ret_port = port;
         return z;
 }
 
@@ -71,7 +76,7 @@ Test(daemon_rig_remote, a_write_applies_once_and_whole_at_its_point)
         struct proto_session_status st;
         const struct pv *const *v;
         uint64_t s = daemon_load(t.c, &a, NULL);
-        void *z = attach(s);
+        void *z = attach(s, NULL);
         char text[256];
         struct rigw_msg m;
         double f = 0, i = 0;
@@ -285,27 +290,6 @@ Test(daemon_rig_remote, a_bridge_that_ended_is_freed_without_another_request)
         fmud_rig_close(rig);
 }
 
-/* hello on a new bridge of session s: the DEALER (linger 0), its port in *ret_port. */
-static void *hello(uint64_t s, unsigned *ret_port)
-{
-        char token[RIGW_TOKEN_LEN + 1], text[256];
-        struct rigw_msg m;
-        int zero = 0;
-        struct pw w;
-        void *z;
-
-        rr_ask(&t, s, token, ret_port);
-        z = rr_bridge(&t, *ret_port, t.ok_pub, t.ok_sec);
-        cr_assert(eq(int, zmq_setsockopt(z, ZMQ_LINGER, &zero, sizeof(zero)), 0));
-        cr_assert(pw_init(&w) == 0);
-        rigw_hello(&w, token);
-        rr_send(z, pw_data(&w), pw_size(&w));
-        pw_fini(&w);
-        rr_recv(z, &m, NULL, 0, text, sizeof(text));
-        cr_assert(eq(int, m.kind, RIGW_PORTS), "%s", text);
-        return z;
-}
-
 /*
  * A transient session whose owner vanishes is unloaded after the grace;
  * its remote rig's bridge ends with it, though the remote rig goes on
@@ -325,7 +309,7 @@ Test(daemon_rig_remote, the_bridge_ends_with_a_transient_session_whose_owner_van
 
         a.transient = true;
         s = daemon_load(owner, &a, NULL);
-        z = hello(s, &port);
+        z = attach(s, &port);
         cr_assert(eq(int, port_free(port), false));
         fmud_close(owner);
         cr_assert(pw_init(&w) == 0);
@@ -354,7 +338,7 @@ Test(daemon_rig_remote, the_daemon_stops_with_a_bridge_running)
 
         cr_assert(eq(int, fmud_start(t.c, &(struct proto_target){ s, 0 }, NULL), 0), "%s",
                   fmud_errmsg(t.c));
-        z = hello(s, &port);
+        z = attach(s, &port);
         cr_assert(eq(int, port_free(port), false));
         zmq_close(z);
         rr_stop(&t);
