@@ -183,3 +183,27 @@ Test(host_snap, delete_frees_the_slot_and_the_workers_states)
         }
         hdrv_fini(&d);
 }
+
+/* A deleted snapshot's slot goes to the next one, which the list still puts last. */
+Test(host_snap, the_list_is_oldest_first_when_a_slot_is_reused)
+{
+        struct proto_snapshots_result l;
+        struct hdrv d;
+        void *mem;
+        uint64_t s, a, b, c, e;
+
+        hdrv_init(&d, NULL);
+        s = hdrv_load(&d, MSD, NULL, NULL);
+        a = snapshot(&d, s);
+        b = snapshot(&d, s);
+        c = snapshot(&d, s);
+        delete_ok(&d, s, a);
+        e = snapshot(&d, s);
+        snapshots(&d, s, &l, &mem);
+        cr_assert(eq(u32, l.n, 3));
+        cr_assert(eq(u64, l.snapshots[0].snapshot, b));
+        cr_assert(eq(u64, l.snapshots[1].snapshot, c));
+        cr_assert(eq(u64, l.snapshots[2].snapshot, e));
+        free(mem);
+        hdrv_fini(&d);
+}
