@@ -24,6 +24,8 @@ static const struct cli_cmd def = {
         .shared = CLI_SHARED_ALL,
 };
 
+#define TAKEN_MAX       253402300800.0  /* 10000-01-01T00:00:00Z */
+
 static void print_list(const struct proto_snapshots_result *l, bool json)
 {
         struct json_object *o, *arr;
@@ -33,10 +35,11 @@ static void print_list(const struct proto_snapshots_result *l, bool json)
                 printf("%-10s %-14s %-10s %s\n", "ID", "TIME", "GEN", "TAKEN");
                 for (uint32_t i = 0; i < l->n; i++) {
                         const struct proto_snapshot_info *s = &l->snapshots[i];
-                        time_t secs = (time_t)s->taken;
+                        /* Decoded finite and not negative; past year 9999 it is no date. */
+                        time_t secs = s->taken < TAKEN_MAX ? (time_t)s->taken : 0;
                         struct tm tm;
 
-                        if (!gmtime_r(&secs, &tm) ||
+                        if (!(s->taken < TAKEN_MAX) || !gmtime_r(&secs, &tm) ||
                             !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
                                 snprintf(when, sizeof(when), "?");
                         printf("%-10llu %-14.9g %-10llu %s\n", (unsigned long long)s->snapshot,

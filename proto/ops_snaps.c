@@ -5,6 +5,7 @@
  * DESIGN: the entries are fields of a plain table (fields.c), as list's
  * sessions are; a decoded result's entries are one allocation (*mem),
  * sized after the array's count has been checked against PROTO_MAX_ITEMS.
+ * When one was taken is seconds since the epoch: finite, not negative.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,7 +17,8 @@
 static const struct field info_fields[] = {
         FIELD("snapshot", FT_U64, FF_REQ, struct proto_snapshot_info, snapshot),
         FIELD("time", FT_F64, FF_REQ, struct proto_snapshot_info, time),
-        FIELD("taken", FT_F64, FF_REQ, struct proto_snapshot_info, taken),
+        FIELD("taken", FT_F64, FF_REQ | FF_FINITE | FF_NONNEG, struct proto_snapshot_info,
+              taken),
         FIELD("generation", FT_U64, FF_REQ, struct proto_snapshot_info, generation),
 };
 

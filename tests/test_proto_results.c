@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,45 @@ Test(proto_results, list_result_round_trips)
         cr_assert(b.sessions[1].transient && str_eq(b.sessions[1].owner, "ipc 0x0080000001"));
         /* The user who loaded it, when the daemon knows one. */
         cr_assert(b.sessions[0].user.len == 0 && str_eq(b.sessions[1].user, "uid 1000"));
+}
+
+Test(proto_results, snapshots_result_round_trips)
+{
+        struct proto_snapshot_info s[2] = {
+                { .snapshot = 1, .time = 0, .taken = 1.8e9, .generation = 1 },
+                { .snapshot = 3, .time = 2.5, .taken = 1.8e9 + 1, .generation = 2 },
+        };
+        struct proto_snapshots_result b;
+
+        proto_reply_ok_begin(&w, 1);
+        proto_snapshots_result_encode(&w, &(struct proto_snapshots_result){ 2, s });
+        cr_assert(proto_snapshots_result_decode(msg_result(&m, &w), &b, &mem, err,
+                                                sizeof(err)) == 0, "%s", err);
+        cr_assert(b.n == 2 && b.snapshots[1].snapshot == 3 && b.snapshots[1].generation == 2);
+        cr_assert(b.snapshots[1].time == 2.5 && b.snapshots[1].taken == 1.8e9 + 1);
+}
+
+/* When a snapshot was taken is a wall-clock time: not NaN, infinite or negative. */
+Test(proto_results, a_snapshot_taken_at_no_time_is_refused)
+{
+        const double bad[] = { NAN, INFINITY, -1 };
+        const char *const why[] = { "result.snapshots[0].taken: expected a finite number",
+                                    "result.snapshots[0].taken: expected a finite number",
+                                    "result.snapshots[0].taken: negative" };
+        struct proto_snapshots_result b;
+
+        for (size_t i = 0; i < 3; i++) {
+                struct proto_snapshot_info s = { .snapshot = 1, .taken = bad[i] };
+
+                msg_fini(&m);
+                pw_reset(&w);
+                proto_reply_ok_begin(&w, 1);
+                proto_snapshots_result_encode(&w, &(struct proto_snapshots_result){ 1, &s });
+                cr_assert(proto_snapshots_result_decode(msg_result(&m, &w), &b, &mem, err,
+                                                        sizeof(err)) == -EBADMSG);
+                cr_assert(strcmp(err, why[i]) == 0, "%s", err);
+                cr_assert(mem == NULL);
+        }
 }
 
 static void status_fixture(struct proto_session_status *s, struct proto_inst_status in[2],
