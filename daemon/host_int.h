@@ -462,6 +462,8 @@ int hstatus_init(struct hsess *hs);
 void hstatus_fini(struct hstatus *st);
 /* Session thread: refresh hs->st from the master (force: now, else at most every few ms). */
 void hstatus_refresh(struct hsess *hs, bool force);
+/* hs->state and message into the status, with the figures it was reached with. */
+void hstatus_set_state(struct hsess *hs, const char *message);
 /* Caller thread: encode the session's status / brief under hs->lock. */
 /* viewer: who asks (NULL: in-process, sees all); a transient owner's routing id only to its user or an admin. */
 void hstatus_encode(struct hsess *hs, struct pw *w, const struct host_peer *viewer);

@@ -54,12 +54,7 @@ void hsess_set_state(struct hsess *hs, enum proto_state st, const char *message)
         /* Paused at a step's goal or on request: the run's clock and pace stop here too. */
         if (st == PROTO_STATE_PAUSED && hs->m)
                 master_hold(hs->m);
-        pthread_mutex_lock(&hs->lock);
-        hs->st.state = st;
-        if (message)
-                snprintf(hs->st.message, sizeof(hs->st.message), "%s", message);
-        pthread_mutex_unlock(&hs->lock);
-        hstatus_refresh(hs, true);
+        hstatus_set_state(hs, message);
         hlog_state(hs, from, st, message);
         if (changed)
                 hsub_event(hs, message);

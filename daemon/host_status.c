@@ -128,30 +128,22 @@ int hstatus_init(struct hsess *hs)
         return 0;
 }
 
-void hstatus_refresh(struct hsess *hs, bool force)
+/* Under hs->lock: the master's figures at their last point. */
+static void fill(struct hsess *hs, const struct master_stats *ms)
 {
-        struct master_stats ms;
-        uint64_t now = now_ns();
-
-        if (!hs->m || (!force && now - hs->status_ns < STATUS_PERIOD_NS))
-                return;
-        hs->status_ns = now;
-        master_get_stats(hs->m, &ms);
-        pthread_mutex_lock(&hs->lock);
-        hs->st.state = hs->state;
         hs->st.generation = hs->generation;
         hs->st.time = master_time(hs->m);
-        hs->st.points = ms.points;
-        hs->st.extra_points = ms.extra_points;
-        hs->st.events = ms.events;
-        hs->st.chained = ms.chained;
-        hs->st.moves = ms.moves;
-        hs->st.rtf = ms.rtf;
-        hs->st.lag_s = ms.lag_s;
-        hs->st.lag_max_s = ms.lag_max_s;
-        hs->st.lateness = ms.lateness;
-        hs->st.lateness_window = ms.lateness_window;
-        hs->st.overruns = ms.overruns;
+        hs->st.points = ms->points;
+        hs->st.extra_points = ms->extra_points;
+        hs->st.events = ms->events;
+        hs->st.chained = ms->chained;
+        hs->st.moves = ms->moves;
+        hs->st.rtf = ms->rtf;
+        hs->st.lag_s = ms->lag_s;
+        hs->st.lag_max_s = ms->lag_max_s;
+        hs->st.lateness = ms->lateness;
+        hs->st.lateness_window = ms->lateness_window;
+        hs->st.overruns = ms->overruns;
         master_rig_stats(hs->m, &hs->st.rig);
         if (hs->rec) {
                 struct rec_stats rs;
@@ -170,8 +162,8 @@ void hstatus_refresh(struct hsess *hs, bool force)
         }
         hs->st.warp = hs->warp;
         hs->st.samples_dropped = hsub_dropped(hs);
-        for (size_t i = 0; i < hs->st.n_insts && i < ms.n_insts; i++) {
-                const struct master_inst_stats *is = &ms.insts[i];
+        for (size_t i = 0; i < hs->st.n_insts && i < ms->n_insts; i++) {
+                const struct master_inst_stats *is = &ms->insts[i];
                 struct hinst_status *d = &hs->st.insts[i];
                 struct inst *inst = session_inst(hs->s, i);
                 int f = inst_fault(inst);
@@ -190,6 +182,43 @@ void hstatus_refresh(struct hsess *hs, bool force)
                 else
                         d->fault[0] = '\0';
         }
+}
+
+void hstatus_refresh(struct hsess *hs, bool force)
+{
+        struct master_stats ms;
+        uint64_t now = now_ns();
+
+        if (!hs->m || (!force && now - hs->status_ns < STATUS_PERIOD_NS))
+                return;
+        hs->status_ns = now;
+        master_get_stats(hs->m, &ms);
+        pthread_mutex_lock(&hs->lock);
+        hs->st.state = hs->state;
+        fill(hs, &ms);
+        pthread_mutex_unlock(&hs->lock);
+}
+
+/*
+ * The state goes into the status with the time, points and results it was
+ * reached with, under one lock: a client that sees 'finished' sees the
+ * final time and a complete results file, never the figures of a refresh
+ * before the last point.
+ */
+void hstatus_set_state(struct hsess *hs, const char *message)
+{
+        struct master_stats ms;
+
+        if (hs->m) {
+                hs->status_ns = now_ns();
+                master_get_stats(hs->m, &ms);
+        }
+        pthread_mutex_lock(&hs->lock);
+        hs->st.state = hs->state;
+        if (message)
+                snprintf(hs->st.message, sizeof(hs->st.message), "%s", message);
+        if (hs->m)
+                fill(hs, &ms);
         pthread_mutex_unlock(&hs->lock);
 }
 

@@ -1,11 +1,13 @@
 /*
  * daemon: interrupting a run changes nothing in its results. Pausing and
  * resuming, or going back to a snapshot and running on, writes a results
- * file byte for byte equal to an uninterrupted run's; and warp 1 paces
- * simulated time at wall-clock time.
+ * file byte for byte equal to an uninterrupted run's; warp 1 paces
+ * simulated time at wall-clock time; and 'finished' is reported with the
+ * run's final time, points and results.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,4 +182,40 @@ Test(daemon_identical, warp_one_tracks_wall_time, .init = setup, .fini = teardow
         cr_assert(st.time == 1.0);
         /* A functional bound: paced (not as fast as possible), and not stalled. */
         cr_assert(wall > 0.5 && wall < 5.0, "1 s simulated took %.3f s of wall time", wall);
+}
+
+/*
+ * What status says of a finished run is said together: the final time,
+ * every point and the closed results file come with 'finished', never
+ * the figures of an earlier refresh. Polled as fast as the socket answers
+ * while several runs end.
+ */
+Test(daemon_identical, finished_comes_with_the_final_figures, .init = setup, .fini = teardown)
+{
+        for (int run = 0; run < 8; run++) {
+                char name[32];
+                char *out;
+                uint64_t s;
+                struct proto_session_status st;
+
+                snprintf(name, sizeof(name), "run%d.csv", run);
+                out = daemon_path(&d, name);
+                s = load_msd(out, false, 0);
+                cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
+                          fmud_errmsg(c));
+                do {
+                        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+                } while (st.state == PROTO_STATE_RUNNING || st.state == PROTO_STATE_LOADED);
+                cr_assert(st.state == PROTO_STATE_FINISHED, "%s", proto_state_name(st.state));
+                cr_assert(st.time == st.stop, "finished at %.17g, stop %.17g", st.time, st.stop);
+                cr_assert(st.points == (uint64_t)llround((st.stop - st.start) / st.step),
+                          "finished after %" PRIu64 " points of %g", st.points, st.step);
+                cr_assert(st.results.len == 8 && memcmp(st.results.ptr, "complete", 8) == 0,
+                          "results '%.*s' when finished", (int)st.results.len, st.results.ptr);
+                cr_assert(st.rows_recorded == 101, "%" PRIu64 " rows when finished",
+                          st.rows_recorded);
+                cr_assert(fmud_unload(c, &(struct proto_target){ s, 0 }) == 0, "%s",
+                          fmud_errmsg(c));
+                free(out);
+        }
 }
