@@ -305,40 +305,6 @@ Test(fmuctl_results, run_json_is_one_object_with_the_same_keys_both_ways, .init 
         run_result_fini(&r);
 }
 
-Test(fmuctl_results, watch_json_is_one_object_per_line, .init = setup, .fini = teardown)
-{
-        struct run_result r;
-        struct json_object *o;
-        size_t n = 0;
-        double last = -1;
-
-        r = fmuctl((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", "--stop", "0.5", "--warp",
-                                     "1", NULL });
-        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
-        run_result_fini(&r);
-        r = fmuctl((const char *[]){ "start", "1", NULL });
-        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
-        run_result_fini(&r);
-        r = fmuctl((const char *[]){ "watch", "1", "mass1.x1", "--json", NULL });
-        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
-        for (char *line = r.out, *nl; *line; line = nl + 1) {
-                nl = strchr(line, '\n');
-                cr_assert(nl != NULL, "an unended line: %s", line);
-                *nl = '\0';
-                o = json_tokener_parse(line);
-                cr_assert(o != NULL, "not JSON: '%s'", line);
-                cr_assert(json_object_get_double(key(o, "time")) > last, "%s", line);
-                last = json_object_get_double(key(o, "time"));
-                (void)key(o, "point");
-                (void)key(key(o, "values"), "mass1.x1");
-                json_object_put(o);
-                n++;
-        }
-        /* A late subscriber misses the first points, never the object per line. */
-        cr_assert(n > 0, "no sample: %s", r.err);
-        run_result_fini(&r);
-}
-
 /* The first field of each line after the header, joined with spaces. */
 static char *times(const char *csv)
 {

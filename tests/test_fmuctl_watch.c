@@ -2,8 +2,9 @@
  * fmuctl_watch: the real `fmuctl watch` against a real fmud: with
  * --every-point --json it prints one JSON object per communication point,
  * in order, with the point's wall clock and its flags (the points the
- * session does not record flagged unrecorded), and ends when the session
- * does.
+ * session does not record flagged unrecorded), without it one per recorded
+ * sample, and ends when the session does. The session is stepped until
+ * watch has joined, so no test depends on how fast fmuctl starts.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -82,23 +83,21 @@ static bool has_flag(struct json_object *o, const char *name)
         return false;
 }
 
-Test(fmuctl_watch, every_point_json_prints_each_point_with_stamps_and_flags, .init = setup,
-     .fini = teardown)
+/*
+ * fmuctl watch SESSION mass1.x1 [EXTRA] --json against session t (loaded, a
+ * long run), joined for sure: the session is stepped a point at a time until
+ * watch prints its first line, then 50 points more and stopped; watch's
+ * output when it ends with the session, and the session's progress in *p.
+ */
+static char *watch_joined(const struct proto_target *t, const char *extra,
+                          struct proto_progress *p)
 {
-        struct proto_load a = {
-                .path = daemon_str(FMUD_EXAMPLES "/msd.ssp"), .has_stop = true, .stop = 1e6,
-                .has_decimation = true, .decimation = 10,
-        };
-        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
-        struct proto_progress p;
         struct out o = { 0 };
         char sid[32];
         int fds[2], status;
-        int64_t prev = -1;
-        size_t lines = 0, unrecorded = 0;
         pid_t pid;
 
-        snprintf(sid, sizeof(sid), "%" PRIu64, t.session);
+        snprintf(sid, sizeof(sid), "%" PRIu64, t->session);
         cr_assert(pipe(fds) == 0);
         pid = fork();
         cr_assert(pid >= 0);
@@ -106,22 +105,26 @@ Test(fmuctl_watch, every_point_json_prints_each_point_with_stamps_and_flags, .in
                 dup2(fds[1], STDOUT_FILENO);
                 close(fds[0]);
                 close(fds[1]);
-                execl(FMUD_FMUCTL, FMUD_FMUCTL, "watch", sid, "mass1.x1", "--every-point",
-                      "--json", (char *)NULL);
+                if (extra)
+                        execl(FMUD_FMUCTL, FMUD_FMUCTL, "watch", sid, "mass1.x1", extra, "--json",
+                              (char *)NULL);
+                else
+                        execl(FMUD_FMUCTL, FMUD_FMUCTL, "watch", sid, "mass1.x1", "--json",
+                              (char *)NULL);
                 _exit(127);
         }
         close(fds[1]);
         /* Step a point at a time until watch has joined (it prints a line). */
         for (int i = 0; i < 400 && !memchr(o.buf ? o.buf : "", '\n', o.len); i++) {
-                cr_assert(fmud_step(c, &t, 1, NULL) == 0, "%s", fmud_errmsg(c));
+                cr_assert(fmud_step(c, t, 1, NULL) == 0, "%s", fmud_errmsg(c));
                 read_some(fds[0], &o, 50);
         }
         cr_assert(o.len > 0, "fmuctl watch printed nothing");
-        cr_assert(fmud_step(c, &t, 50, &p) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_step(c, t, 50, p) == 0, "%s", fmud_errmsg(c));
         /* Let the samples reach watch before the session ends; it leaves at the end. */
         for (int i = 0; i < 20; i++)
                 read_some(fds[0], &o, 50);
-        cr_assert(fmud_stop(c, &t, NULL) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_stop(c, t, NULL) == 0, "%s", fmud_errmsg(c));
         while (read_some(fds[0], &o, 10000) && waitpid(pid, &status, WNOHANG) == 0)
                 ;
         while (read_some(fds[0], &o, 100))
@@ -132,8 +135,23 @@ Test(fmuctl_watch, every_point_json_prints_each_point_with_stamps_and_flags, .in
                 cr_assert(0, "fmuctl watch did not end");
         }
         cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+        return o.buf;
+}
 
-        for (char *line = strtok(o.buf, "\n"); line; line = strtok(NULL, "\n")) {
+Test(fmuctl_watch, every_point_json_prints_each_point_with_stamps_and_flags, .init = setup,
+     .fini = teardown)
+{
+        struct proto_load a = {
+                .path = daemon_str(FMUD_EXAMPLES "/msd.ssp"), .has_stop = true, .stop = 1e6,
+                .has_decimation = true, .decimation = 10,
+        };
+        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
+        struct proto_progress p;
+        char *buf = watch_joined(&t, "--every-point", &p);
+        int64_t prev = -1;
+        size_t lines = 0, unrecorded = 0;
+
+        for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
                 struct json_object *j = json_tokener_parse(line), *v, *x;
                 int64_t pt;
 
@@ -155,5 +173,42 @@ Test(fmuctl_watch, every_point_json_prints_each_point_with_stamps_and_flags, .in
         cr_assert_eq(prev, (int64_t)p.points, "last point %" PRId64 ", session at %" PRIu64, prev,
                      p.points);
         cr_assert(unrecorded >= 45, "%zu unrecorded of %zu", unrecorded, lines);
-        free(o.buf);
+        free(buf);
+}
+
+/* Without --every-point: the recorded samples only, one JSON object per line, in time order. */
+Test(fmuctl_watch, json_prints_one_object_per_recorded_sample, .init = setup, .fini = teardown)
+{
+        struct proto_load a = {
+                .path = daemon_str(FMUD_EXAMPLES "/msd.ssp"), .has_stop = true, .stop = 1e6,
+                .has_decimation = true, .decimation = 10,
+        };
+        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
+        struct proto_progress p;
+        char *buf = watch_joined(&t, NULL, &p);
+        int64_t prev = -1;
+        double last = -1;
+        size_t lines = 0;
+
+        for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+                struct json_object *j = json_tokener_parse(line), *v, *x;
+                int64_t pt;
+
+                cr_assert(j, "not JSON: %s", line);
+                pt = get_i64(j, "point");
+                cr_assert(pt % 10 == 0 && pt > prev, "point %" PRId64 " after %" PRId64, pt,
+                          prev);
+                cr_assert(!has_flag(j, "unrecorded"), "%s", line);
+                cr_assert(json_object_object_get_ex(j, "time", &x) &&
+                          json_object_get_double(x) > last, "%s", line);
+                last = json_object_get_double(x);
+                cr_assert(json_object_object_get_ex(j, "values", &v) &&
+                          json_object_object_get_ex(v, "mass1.x1", &x), "%s", line);
+                prev = pt;
+                lines++;
+                json_object_put(j);
+        }
+        /* The 50 points stepped after watch joined hold 5 recorded ones. */
+        cr_assert(lines >= 5, "%zu lines", lines);
+        free(buf);
 }
