@@ -19,7 +19,7 @@
 enum fmu_interface {
         FMU_IFACE_AUTO,         /* CoSimulation when present, else ModelExchange */
         FMU_IFACE_CS,
-        FMU_IFACE_ME,           /* integrated in the worker (FMI 3.0 section 3) */
+        FMU_IFACE_ME,           /* integrated in the worker (FMI 3.0 and 2.0 section 3) */
 };
 
 /* How a worker integrates a Model Exchange FMU (worker/me.h). */
@@ -27,6 +27,13 @@ enum fmu_integrator {
         FMU_INTEGRATOR_BDF,     /* CVODE BDF, Newton iteration: stiff models; the default */
         FMU_INTEGRATOR_ADAMS,   /* CVODE Adams-Moulton, fixed-point iteration: non-stiff */
 };
+/*
+ * The most continuous states and event indicators a worker integrates: an
+ * FMI 2.0 description states both (numberOfEventIndicators, the
+ * Derivatives of ModelStructure), and more is refused at load.
+ */
+#define FMU_ME_STATES_MAX       (1u << 20)
+#define FMU_ME_INDICATORS_MAX   (1u << 20)
 /* "bdf", "adams" */
 const char *fmu_integrator_name(enum fmu_integrator i);
 /* "bdf"/"adams" (len bytes) to *ret; -EINVAL otherwise. */

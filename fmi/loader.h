@@ -116,7 +116,10 @@ enum fmu_need {
         X(fmi3GetNumberOfEventIndicators, FMU_NEED_ME) \
         X(fmi3GetNumberOfContinuousStates, FMU_NEED_ME)
 
-/* FMI 2.0 Co-Simulation API (FMI 2.0 sections 2.1 and 4.2). */
+/*
+ * FMI 2.0 Co-Simulation API (FMI 2.0 sections 2.1 and 4.2), and the Model
+ * Exchange functions a worker that integrates the FMU calls (section 3.2).
+ */
 #define FMI2_CS_FUNCTIONS(X) \
         X(fmi2GetTypesPlatform, FMU_NEED_ALWAYS) \
         X(fmi2GetVersion, FMU_NEED_ALWAYS) \
@@ -136,13 +139,13 @@ enum fmu_need {
         X(fmi2SetInteger, FMU_NEED_ALWAYS) \
         X(fmi2SetBoolean, FMU_NEED_ALWAYS) \
         X(fmi2SetString, FMU_NEED_ALWAYS) \
-        X(fmi2DoStep, FMU_NEED_ALWAYS) \
-        X(fmi2CancelStep, FMU_NEED_ALWAYS) \
-        X(fmi2GetStatus, FMU_NEED_ALWAYS) \
-        X(fmi2GetRealStatus, FMU_NEED_ALWAYS) \
-        X(fmi2GetIntegerStatus, FMU_NEED_ALWAYS) \
-        X(fmi2GetBooleanStatus, FMU_NEED_ALWAYS) \
-        X(fmi2GetStringStatus, FMU_NEED_ALWAYS) \
+        X(fmi2DoStep, FMU_NEED_CS) \
+        X(fmi2CancelStep, FMU_NEED_CS) \
+        X(fmi2GetStatus, FMU_NEED_CS) \
+        X(fmi2GetRealStatus, FMU_NEED_CS) \
+        X(fmi2GetIntegerStatus, FMU_NEED_CS) \
+        X(fmi2GetBooleanStatus, FMU_NEED_CS) \
+        X(fmi2GetStringStatus, FMU_NEED_CS) \
         X(fmi2GetFMUstate, FMU_NEED_STATE) \
         X(fmi2SetFMUstate, FMU_NEED_STATE) \
         X(fmi2FreeFMUstate, FMU_NEED_STATE) \
@@ -151,7 +154,17 @@ enum fmu_need {
         X(fmi2DeSerializeFMUstate, FMU_NEED_SERIALIZE) \
         X(fmi2GetDirectionalDerivative, FMU_NEED_DIRECTIONAL) \
         X(fmi2SetRealInputDerivatives, FMU_NEED_INPUT_DER) \
-        X(fmi2GetRealOutputDerivatives, FMU_NEED_OUTPUT_DER)
+        X(fmi2GetRealOutputDerivatives, FMU_NEED_OUTPUT_DER) \
+        X(fmi2EnterEventMode, FMU_NEED_ME) \
+        X(fmi2NewDiscreteStates, FMU_NEED_ME) \
+        X(fmi2EnterContinuousTimeMode, FMU_NEED_ME) \
+        X(fmi2CompletedIntegratorStep, FMU_NEED_ME) \
+        X(fmi2SetTime, FMU_NEED_ME) \
+        X(fmi2SetContinuousStates, FMU_NEED_ME) \
+        X(fmi2GetDerivatives, FMU_NEED_ME) \
+        X(fmi2GetEventIndicators, FMU_NEED_ME) \
+        X(fmi2GetContinuousStates, FMU_NEED_ME) \
+        X(fmi2GetNominalsOfContinuousStates, FMU_NEED_ME)
 
 #define FMU_LIB_MEMBER(name, need) name##TYPE *name;
 

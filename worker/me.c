@@ -22,7 +22,11 @@
  * Inputs set for a step count as an event at its start: the FMU may
  * change discrete states then, and the integrator's history is stale.
  * A model without states integrates a dummy state with derivative 0, so
- * that time events and event indicators still work.
+ * that time events and event indicators still work. FMI 2.0 Model
+ * Exchange (FMI 2.0 section 3.2) is the same sequence under other names
+ * (fmi2NewDiscreteStates for fmi3UpdateDiscreteStates, fmi2GetDerivatives,
+ * the sizes from modelDescription.xml): me_api.h's table makes the calls,
+ * and the FMI 3.0 names here stand for both.
  */
 #include <errno.h>
 #include <float.h>
@@ -38,12 +42,11 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "worker/me.h"
+#include "worker/me_api.h"
 #include "worker/worker.h"
 
 #define ME_RTOL_DEFAULT         1e-4    /* CVODE's usual relative tolerance */
 #define ME_EVENT_ITER_MAX       1000u   /* Event Mode iterations before giving up */
-#define ME_STATES_MAX           (1u << 20)
-#define ME_INDICATORS_MAX       (1u << 20)
 /* A stop this close after t is too close for CVODE to integrate to. */
 #define ME_TOO_CLOSE(t)         (4.0 * DBL_EPSILON * fmax(1.0, fabs(t)))
 
@@ -56,11 +59,12 @@ struct me_stats {
         uint64_t root_evals;            /* event indicator evaluations (root finding) */
         uint64_t jac_evals;             /* Jacobian evaluations (BDF) */
         uint64_t events;                /* Event Mode entries after initialization */
-        uint64_t event_iterations;      /* fmi3UpdateDiscreteStates calls */
+        uint64_t event_iterations;      /* fmi3UpdateDiscreteStates / fmi2NewDiscreteStates calls */
 };
 
 struct me {
         enum fmu_integrator integrator;
+        const struct me_api *api;       /* the FMU's version's calls */
         SUNContext ctx;
         void *cv;               /* CVODE memory; NULL before the first start */
         N_Vector y, atol;
@@ -113,6 +117,7 @@ int me_open(struct worker *w)
                 return -ENOMEM;
         }
         m->integrator = me_opts.integrator;
+        m->api = me_api_of(w);
         w->me = m;
         return 0;
 }
@@ -165,11 +170,10 @@ static int cv_status(struct me *m, int s)
 static int put_point(struct worker *w, double t, N_Vector y)
 {
         struct me *m = w->me;
-        int s = status_norm(w, w->lib->f3.fmi3SetTime(w->inst, t));
+        int s = m->api->set_time(w, t);
 
         if (s <= fmi3Warning && m->nx)
-                s = status_norm(w, w->lib->f3.fmi3SetContinuousStates(w->inst, N_VGetArrayPointer(y),
-                                                                      m->nx));
+                s = m->api->set_states(w, N_VGetArrayPointer(y), m->nx);
         return s;
 }
 
@@ -180,8 +184,7 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *data)
         int s = put_point(w, t, y);
 
         if (s <= fmi3Warning && m->nx)
-                s = status_norm(w, w->lib->f3.fmi3GetContinuousStateDerivatives(
-                                        w->inst, N_VGetArrayPointer(ydot), m->nx));
+                s = m->api->get_derivatives(w, N_VGetArrayPointer(ydot), m->nx);
         if (!m->nx)
                 NV_Ith_S(ydot, 0) = 0.0;
         return cv_status(m, s);
@@ -193,7 +196,7 @@ static int indicators(sunrealtype t, N_Vector y, sunrealtype *g, void *data)
         int s = put_point(w, t, y);
 
         if (s <= fmi3Warning)
-                s = status_norm(w, w->lib->f3.fmi3GetEventIndicators(w->inst, g, w->me->nz));
+                s = w->me->api->get_indicators(w, g, w->me->nz);
         return cv_status(w->me, s) ? -1 : 0;
 }
 
@@ -215,8 +218,7 @@ static int read_nominals(struct worker *w)
         for (size_t i = 0; i < m->nx; i++)
                 m->nominals[i] = 1.0;
         if (m->nx)
-                s = status_norm(w, w->lib->f3.fmi3GetNominalsOfContinuousStates(w->inst, m->nominals,
-                                                                                m->nx));
+                s = m->api->get_nominals(w, m->nominals, m->nx);
         for (size_t i = 0; i < (m->nx ? m->nx : 1); i++) {
                 double n = i < m->nx ? fabs(m->nominals[i]) : 1.0;
 
@@ -232,8 +234,7 @@ static int restart(struct worker *w, bool nominals)
         int s = fmi3OK, r;
 
         if (m->nx)
-                s = status_norm(w, w->lib->f3.fmi3GetContinuousStates(w->inst, N_VGetArrayPointer(m->y),
-                                                                      m->nx));
+                s = m->api->get_states(w, N_VGetArrayPointer(m->y), m->nx);
         if (s <= fmi3Warning && nominals) {
                 int s2 = read_nominals(w);
 
@@ -261,33 +262,30 @@ static int event_iteration(struct worker *w, bool *ret_term, bool *ret_nominals)
         *ret_term = *ret_nominals = false;
         m->next_defined = false;
         for (k = 0; k < ME_EVENT_ITER_MAX; k++) {
-                union { fmi3Boolean b; uint8_t u; } need = { 0 }, term = { 0 }, nom = { 0 },
-                                                    val = { 0 }, def = { 0 };
-                double next = 0.0;
+                struct me_discrete d;
 
-                s = status_norm(w, w->lib->f3.fmi3UpdateDiscreteStates(w->inst, &need.b, &term.b,
-                                                                       &nom.b, &val.b, &def.b, &next));
+                s = m->api->update_discrete(w, &d);
                 m->stats.event_iterations++;
                 worst = s > worst ? s : worst;
                 if (s > fmi3Warning)
                         return s;
-                *ret_nominals |= nom.u != 0;
-                if (term.u) {
+                *ret_nominals |= d.nominals;
+                if (d.term) {
                         *ret_term = true;
                         return worst;
                 }
-                m->next_defined = def.u != 0 && isfinite(next);
-                m->next_time = next;
-                if (!need.u)
+                m->next_defined = d.next_defined && isfinite(d.next);
+                m->next_time = d.next;
+                if (!d.need)
                         break;
         }
         if (k == ME_EVENT_ITER_MAX) {
                 snprintf(w->last_error, sizeof(w->last_error), "Event Mode iteration did not end: "
-                         "discreteStatesNeedUpdate after %u fmi3UpdateDiscreteStates calls",
-                         ME_EVENT_ITER_MAX);
+                         "%s after %u %s calls", w->fmi == MD_FMI3 ? "discreteStatesNeedUpdate"
+                         : "newDiscreteStatesNeeded", ME_EVENT_ITER_MAX, m->api->update_name);
                 return fmi3Error;
         }
-        s = status_norm(w, w->lib->f3.fmi3EnterContinuousTimeMode(w->inst));
+        s = m->api->enter_continuous(w);
         return s > worst ? s : worst;
 }
 
@@ -298,15 +296,13 @@ static int create(struct worker *w)
         size_t nx = 0, nz = 0, n;
         int s, r;
 
-        s = status_norm(w, w->lib->f3.fmi3GetNumberOfContinuousStates(w->inst, &nx));
-        if (s <= fmi3Warning)
-                s = status_norm(w, w->lib->f3.fmi3GetNumberOfEventIndicators(w->inst, &nz));
+        s = m->api->sizes(w, &nx, &nz);
         if (s > fmi3Warning)
                 return s;
-        if (nx > ME_STATES_MAX || nz > ME_INDICATORS_MAX) {
+        if (nx > FMU_ME_STATES_MAX || nz > FMU_ME_INDICATORS_MAX) {
                 snprintf(w->last_error, sizeof(w->last_error), "the FMU reports %zu continuous states "
                          "and %zu event indicators; at most %u of each are integrated", nx, nz,
-                         ME_STATES_MAX);
+                         FMU_ME_STATES_MAX);
                 return fmi3Error;
         }
         me_free_cvode(m);
@@ -376,7 +372,7 @@ static int handle_event(struct worker *w, bool *ret_term)
         bool nominals;
         int s, s2;
 
-        s = status_norm(w, w->lib->f3.fmi3EnterEventMode(w->inst));
+        s = m->api->enter_event(w);
         if (s > fmi3Warning)
                 return s;
         m->stats.events++;
@@ -402,8 +398,8 @@ static int cv_failed(struct worker *w, int r)
                 /* CVODE gave up after the FMU's Discards: the step is discarded. */
                 if (!w->last_error[0])
                         snprintf(w->last_error, sizeof(w->last_error), "CVODE failed at t = %.17g "
-                                 "after %llu fmi3Discard: %s", m->time,
-                                 (unsigned long long)m->discards, name ? name : "?");
+                                 "after %llu %s: %s", m->time, (unsigned long long)m->discards,
+                                 w->fmi == MD_FMI3 ? "fmi3Discard" : "fmi2Discard", name ? name : "?");
                 free(name);
                 return fmi3Discard;
         }
@@ -458,7 +454,7 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
         }
         while (m->time < t_end) {
                 double stop = t_end, tret = m->time;
-                union { fmi3Boolean b; uint8_t u; } enter = { 0 }, term = { 0 };
+                bool enter = false, term = false;
 
                 if (m->next_defined && m->next_time <= t_end)
                         stop = m->next_time > m->time ? m->next_time : m->time;
@@ -489,17 +485,16 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
                 if (s > fmi3Warning)
                         return worst;
                 *ret_end = m->time;
-                s = status_norm(w, w->lib->f3.fmi3CompletedIntegratorStep(w->inst, fmi3True, &enter.b,
-                                                                           &term.b));
+                s = m->api->completed_step(w, &enter, &term);
                 worst = s > worst ? s : worst;
                 if (s > fmi3Warning)
                         return worst;
-                if (term.u) {
+                if (term) {
                         *ret_term = true;
                         return worst;
                 }
                 /* A state, step or time event. */
-                if (r == CV_ROOT_RETURN || enter.u || (m->next_defined && m->time >= m->next_time)) {
+                if (r == CV_ROOT_RETURN || enter || (m->next_defined && m->time >= m->next_time)) {
                         cv_counts(m, &m->stats);
                         s = handle_event(w, ret_term);
                         worst = s > worst ? s : worst;
