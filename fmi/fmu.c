@@ -6,6 +6,7 @@
 #include "fmu.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,8 +95,8 @@ static int cannot_run(struct fmu *fmu, const struct fmu_opts *opts, struct diag_
 }
 
 /*
- * The interface fmud hosts: CoSimulation, or ModelExchange (FMI 3.0 only)
- * integrated in the worker, as opts->iface asks. 1 when it is settled, 0 or
+ * The interface fmud hosts: CoSimulation, or ModelExchange integrated in
+ * the worker, as opts->iface asks. 1 when it is settled, 0 or
  * < 0 from cannot_run() when not.
  */
 static int choose_interface(struct fmu *fmu, const struct fmu_opts *opts, struct diag_list *diags)
@@ -124,17 +125,23 @@ static int choose_interface(struct fmu *fmu, const struct fmu_opts *opts, struct
                                  "FMUs", ifaces[0] ? ifaces : "none");
                 return cannot_run(fmu, opts, diags, why);
         }
-        if (md->fmi != MD_FMI3)
-                return cannot_run(fmu, opts, diags, "FMI 2.0 ModelExchange is not supported: "
-                                  "fmud integrates FMI 3.0 ModelExchange FMUs only");
+        /* FMI 2.0 states the sizes the worker allocates (FMI 2.0 sections 2.2.1, 2.2.8). */
+        if (md->fmi == MD_FMI2 && (md->number_of_event_indicators > FMU_ME_INDICATORS_MAX ||
+                                   md->structure.derivatives.n > FMU_ME_STATES_MAX)) {
+                snprintf(why, sizeof(why), "ModelExchange with %zu continuous states and %" PRIu32
+                         " event indicators (numberOfEventIndicators): fmud integrates at most %u "
+                         "of each", md->structure.derivatives.n, md->number_of_event_indicators,
+                         FMU_ME_STATES_MAX);
+                return cannot_run(fmu, opts, diags, why);
+        }
         if (md_host_me(md) == -ENOMEM)
                 return -ENOMEM;
         return md->hosted_me ? 1 : -EINVAL;     /* no modelIdentifier: reported already */
 }
 
 /*
- * What fmud needs to run an FMU here: an interface it hosts (CoSimulation,
- * or FMI 3.0 ModelExchange) and its binary for this platform. An FMU
+ * What fmud needs to run an FMU here: an interface it hosts (CoSimulation
+ * or ModelExchange) and its binary for this platform. An FMU
  * without them may be valid (fmuctl inspect describes it); a load refuses
  * it. fmu->cannot_run says why.
  */

@@ -315,7 +315,7 @@ int md_host_me(struct md *md)
 {
         char *id;
 
-        if (md->fmi != MD_FMI3 || !md->has_model_exchange || !md->me_model_identifier)
+        if (!md->has_model_exchange || !md->me_model_identifier)
                 return -EINVAL;
         if (md->hosted_me)
                 return 0;

@@ -329,7 +329,8 @@ struct md {
         bool me_needs_completed_integrator_step;        /* FMI 3.0 section 3.3 */
         /*
          * md_host_me() made cs the view of the ModelExchange interface that
-         * a worker offers when it integrates the FMU (FMI 3.0 section 3);
+         * a worker offers when it integrates the FMU (FMI 3.0 and 2.0
+         * section 3);
          * cs_declared says whether the description has CoSimulation itself.
          */
         bool hosted_me;
@@ -386,7 +387,7 @@ void md_limits_default(struct md_limits *lim);
  * worker that integrates it offers a master (a Co-Simulation FMU that
  * handles a variable communication step size and nothing else optional),
  * with the ModelExchange modelIdentifier. 0; -EINVAL when the FMU has no
- * ModelExchange interface or is not FMI 3.0; -ENOMEM.
+ * ModelExchange interface; -ENOMEM.
  */
 int md_host_me(struct md *md);
 

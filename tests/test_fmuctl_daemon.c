@@ -571,6 +571,64 @@ static struct json_object *finished_status(const char *sid)
 }
 
 /*
+ * FMI 2.0 Model Exchange through the daemon: status shows the integrator;
+ * BallME2 asks for a second fmi2NewDiscreteStates pass at each of its six
+ * events (five impacts and the gravity change by t = 3), so the iterations
+ * are the first Event Mode's one and two per event. BallBoth2 has both
+ * interfaces: --interface me integrates it, --interface cs steps it itself.
+ */
+Test(fmuctl_daemon, status_shows_the_integrator_of_an_fmi2_model_exchange_instance, .init = setup,
+     .fini = teardown)
+{
+        struct json_object *o, *in;
+        struct run_result r;
+
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/BallME2.fmu", NULL });
+        cr_assert(r.exit_code == 0 && strcmp(r.out, "1\n") == 0, "%s%s", r.out, r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "start", "1", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        run_result_fini(&r);
+        o = finished_status("1");
+        in = json_object_array_get_idx(key(o, "instances"), 0);
+        cr_assert(strcmp(json_object_get_string(key(in, "integrator")), "bdf") == 0);
+        cr_assert(json_object_get_uint64(key(in, "integratorSteps")) > 0);
+        cr_assert(json_object_get_uint64(key(in, "rootEvaluations")) > 0);
+        cr_assert(json_object_get_uint64(key(in, "integratorEvents")) == 6,
+                  "%s", json_object_to_json_string(in));
+        cr_assert(json_object_get_uint64(key(in, "eventIterations")) == 13,
+                  "%s", json_object_to_json_string(in));
+        json_object_put(o);
+
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/BallBoth2.fmu", "--interface", "me",
+                                     NULL });
+        cr_assert(r.exit_code == 0 && strcmp(r.out, "2\n") == 0, "%s%s", r.out, r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "start", "2", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        run_result_fini(&r);
+        o = finished_status("2");
+        in = json_object_array_get_idx(key(o, "instances"), 0);
+        cr_assert(strcmp(json_object_get_string(key(in, "integrator")), "bdf") == 0);
+        cr_assert(json_object_get_uint64(key(in, "integratorEvents")) == 6,
+                  "%s", json_object_to_json_string(in));
+        json_object_put(o);
+        r = fmuctl((const char *[]){ "status", "2", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        cr_assert(strstr(r.out, "integrator bdf (CVODE, Model Exchange): ") != NULL, "%s", r.out);
+        run_result_fini(&r);
+
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/BallBoth2.fmu", "--interface", "cs",
+                                     NULL });
+        cr_assert(r.exit_code == 0 && strcmp(r.out, "3\n") == 0, "%s%s", r.out, r.err);
+        run_result_fini(&r);
+        o = fmuctl_json((const char *[]){ "status", "3", "--json", NULL });
+        in = json_object_array_get_idx(key(o, "instances"), 0);
+        cr_assert(!json_object_object_get_ex(in, "integrator", NULL));
+        json_object_put(o);
+}
+
+/*
  * A Model Exchange FMU through the daemon: --integrator reaches its worker,
  * and status shows the integrator and its counts (BallME bounces: root
  * finding and events); a Co-Simulation instance shows none.

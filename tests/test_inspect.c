@@ -515,8 +515,9 @@ Test(inspect, exit_codes_for_usage_unreadable_and_non_zip_files, .init = setup, 
         free(missing);
 }
 
-/* FMI 2.0 Model Exchange only: valid and described, but not hosted (FMI 3.0 ME only). */
-Test(inspect, says_an_fmi2_model_exchange_only_fmu_is_not_hosted, .init = setup, .fini = teardown)
+/* FMI 2.0 Model Exchange only, without a binary: hosted as FMI 3.0 ME is, it lacks only the binary. */
+Test(inspect, says_an_fmi2_model_exchange_only_fmu_lacks_only_its_binary, .init = setup,
+     .fini = teardown)
 {
         char *path = md_only("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                 "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"Tiny2\" guid=\"{t}\">\n"
@@ -532,15 +533,16 @@ Test(inspect, says_an_fmi2_model_exchange_only_fmu_is_not_hosted, .init = setup,
         int code;
 
         cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
-        cr_assert(strstr(r.out, "fmud runs it           no: FMI 2.0 ModelExchange is not supported: "
-                                "fmud integrates FMI 3.0 ModelExchange FMUs only\n") != NULL,
-                  "%s", r.out);
+        cr_assert(strstr(r.out, "fmud runs it           no: no binary for this platform (FMI 2.0 "
+                                "section 2.5.1.4): binaries/") != NULL, "%s", r.out);
+        cr_assert(strstr(r.out, "/Tiny2.so is not in the archive\n") != NULL, "%s", r.out);
         run_result_fini(&r);
         root = inspect_json(path, &code);
         cr_assert(eq(int, code, 0));
         cr_assert(json_object_get_boolean(key(root, "valid")));
         cr_assert(not(json_object_get_boolean(key(root, "runnable"))));
-        cr_assert(not(json_object_object_get_ex(root, "hostedAs", NULL)));
+        cr_assert(strstr(skey(root, "cannotRun"), "no binary for this platform") != NULL);
+        cr_assert(eq(str, (char *)skey(root, "hostedAs"), "modelExchange"));
         json_object_put(root);
         free(path);
 }
@@ -566,5 +568,26 @@ Test(inspect, says_a_model_exchange_fmu_runs_integrated_in_its_worker, .init = s
         cr_assert(eq(str, (char *)skey(root, "hostedAs"), "modelExchange"));
         cr_assert(not(json_object_get_boolean(key(key(root, "interfaceTypes"), "coSimulation"))));
         cr_assert(not(json_object_object_get_ex(root, "coSimulation", NULL)));
+        json_object_put(root);
+}
+
+/* An FMI 2.0 Model Exchange only FMU with its binary: run the same way. */
+Test(inspect, says_an_fmi2_model_exchange_fmu_runs_integrated_in_its_worker, .init = setup,
+     .fini = teardown)
+{
+        struct run_result r = fmuctl("inspect", FMUD_TEST_FMU_DIR "/BallME2.fmu", NULL);
+        struct json_object *root;
+        int code;
+
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.out, "interface types        ModelExchange (BallME2)\n") != NULL, "%s",
+                  r.out);
+        cr_assert(strstr(r.out, "fmud runs it           yes, as Model Exchange, integrated with "
+                                "CVODE in its worker\n") != NULL, "%s", r.out);
+        run_result_fini(&r);
+        root = inspect_json(FMUD_TEST_FMU_DIR "/BallME2.fmu", &code);
+        cr_assert(eq(int, code, 0));
+        cr_assert(json_object_get_boolean(key(root, "runnable")));
+        cr_assert(eq(str, (char *)skey(root, "hostedAs"), "modelExchange"));
         json_object_put(root);
 }

@@ -404,6 +404,35 @@ Test(instance_refuse, fmi2_rules, .timeout = 120)
         stop();
 }
 
+/*
+ * FMI 2.0 Model Exchange, integrated in the worker: set up, initialized and
+ * stepped as an FMI 2.0 Co-Simulation FMU is; the Co-Simulation status
+ * inquiries, which its binary need not export, are refused, saying why.
+ */
+Test(instance_refuse, fmi2_model_exchange_has_no_step_status, .timeout = 120)
+{
+        static const uint32_t h = 1;
+        struct inst_experiment e = { .start_time = 0.0 };
+        double v = 0.0;
+
+        start("BallME2");
+        cr_assert(eq(int, inst_fmi_version(in), 2));
+        instantiate(false);
+        ok(inst_setup_experiment(in, &e));
+        ok(inst_enter_initialization_mode(in, NULL));
+        ok(inst_exit_initialization_mode(in));
+        ok(step(0.0));
+        ok(inst_get(in, MD_FLOAT64, &h, 1, &v, 1));
+        /* Free fall from h = 1 for 0.1 s, to the DefaultExperiment's tolerance 1e-8. */
+        cr_assert(fabs(v - (1.0 - 0.5 * 9.81 * 0.01)) < 1e-6, "%.17g", v);
+        refused(inst_get_status(in, 0 /* fmi2DoStepStatus */, &(int){ 0 }), -EOPNOTSUPP,
+                "fmi2GetStatus: the FMU is hosted as Model Exchange, integrated in its worker");
+        refused(inst_get_real_status(in, 2 /* fmi2LastSuccessfulTime */, &v), -EOPNOTSUPP,
+                "fmi2GetStatus: the FMU is hosted as Model Exchange");
+        ok(step(0.1));
+        stop();
+}
+
 Test(instance_refuse, a_request_larger_than_the_channel_is_not_sent, .timeout = 120)
 {
         struct inst_opts o;

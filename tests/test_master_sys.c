@@ -20,7 +20,8 @@ static const char *const fmus[] = {
         FMUD_TEST_FMU_DIR "/FixedStep.fmu", FMUD_TEST_FMU_DIR "/FixedStepRigid.fmu",
         FMUD_TEST_FMU_DIR "/ClockedDeriv.fmu", FMUD_TEST_FMU_DIR "/ClockKinds.fmu",
         FMUD_TEST_FMU_DIR "/BallME.fmu", FMUD_TEST_FMU_DIR "/VanDerPol.fmu",
-        FMUD_TEST_FMU_DIR "/Robertson.fmu",
+        FMUD_TEST_FMU_DIR "/Robertson.fmu", FMUD_TEST_FMU_DIR "/BallME2.fmu",
+        FMUD_TEST_FMU_DIR "/BallBoth2.fmu",
         FMUD_MASTER_FMU_DIR "/Scripted.fmu",
 };
 

@@ -18,6 +18,7 @@
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 
+#include "me_ball.h"
 #include "test_master_sys.h"
 
 static double val(const struct msys *x, const struct mrow *row, const char *name)
@@ -31,41 +32,6 @@ static void run(struct msys *x, const struct msys_spec *spec)
         x->so.sandbox.mode = SANDBOX_STRICT;
         msys_start(x);
         cr_assert(eq(int, master_run(x->m), MASTER_FINISHED), "%s", master_message(x->m));
-}
-
-/*
- * BallME by hand: from h = 1, v = 0, free flight under g = 9.81 until
- * t = 1.5 and g = 3.71 after; an impact (h = 0 falling) reverses v with
- * e = 0.7; a rebound slower than 0.1 m/s rests.
- */
-static void ball_exact(double t, double *ret_h, double *ret_v)
-{
-        double tc = 0.0, h = 1.0, v = 0.0, g = 9.81;
-        bool switched = false;
-
-        for (;;) {
-                double impact = g > 0.0 ? tc + (v + sqrt(v * v + 2.0 * g * h)) / g : INFINITY;
-                double next = switched ? impact : fmin(impact, 1.5), dt;
-
-                dt = fmin(t, next) - tc;
-                h += v * dt - 0.5 * g * dt * dt;
-                v -= g * dt;
-                tc += dt;
-                if (t <= next) {
-                        *ret_h = h;
-                        *ret_v = v;
-                        return;
-                }
-                if (next == impact) {
-                        h = 0.0;
-                        v = -0.7 * v;
-                        if (v < 0.1)
-                                v = g = 0.0;
-                } else {
-                        switched = true;
-                        g = 3.71;
-                }
-        }
 }
 
 Test(me, a_bouncing_ball_meets_its_closed_form_across_state_and_time_events)

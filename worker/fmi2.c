@@ -1,8 +1,10 @@
 /*
- * fmi2: the handlers that only FMI 2.0 Co-Simulation has or does its own
- * way: fmi2Instantiate (with the resource location as a file URI, FMI 2.0
+ * fmi2: the handlers that only FMI 2.0 has or does its own way:
+ * fmi2Instantiate (with the resource location as a file URI, FMI 2.0
  * section 2.1.5), fmi2SetupExperiment, fmi2EnterInitializationMode
  * (without arguments), fmi2CancelStep and the fmi2Get*Status inquiries.
+ * A Model Exchange FMU (w->me) is instantiated as one and integrated by
+ * me.c; it has no pending step, no fmi2CancelStep or fmi2Get*Status.
  *
  * DESIGN: the callback struct is allocated once and outlives the
  * instance, as FMI 2.0 allows the FMU to keep the pointer. The memory
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "worker/me.h"
 #include "worker/worker.h"
 
 static bool hex_free(unsigned char c)
@@ -90,8 +93,9 @@ void h_instantiate2(struct worker *w, const struct call_in *in, struct reply *rp
         w->event_mode_used = false;
         w->early_return_allowed = false;
         w->iu_enabled = false;
-        w->inst = w->lib->f2.fmi2Instantiate(name, fmi2CoSimulation, w->md->instantiation_token, uri,
-                                             w->cb2, ci.visible, ci.logging_on);
+        w->inst = w->lib->f2.fmi2Instantiate(name, w->me ? fmi2ModelExchange : fmi2CoSimulation,
+                                             w->md->instantiation_token, uri, w->cb2, ci.visible,
+                                             ci.logging_on);
         free(uri);
         if (!w->inst) {
                 if (!w->last_error[0])
@@ -112,6 +116,8 @@ void h_setup_experiment(struct worker *w, const struct call_in *in, struct reply
         memcpy(&e, in->body, sizeof(e));
         if (!experiment_ok(&e, "fmi2SetupExperiment", rp))
                 return;
+        if (w->me)
+                me_experiment(w, e.tolerance_defined, e.tolerance, e.start_time);
         reply_status(rp, w->lib->f2.fmi2SetupExperiment(w->inst, e.tolerance_defined, e.tolerance,
                                                         e.start_time, e.stop_time_defined,
                                                         e.stop_time));
@@ -127,9 +133,21 @@ void h_enter_init2(struct worker *w, const struct call_in *in, struct reply *rp)
         reply_status(rp, w->lib->f2.fmi2EnterInitializationMode(w->inst));
 }
 
+/* Model Exchange: the FMU has no Co-Simulation status functions to call. */
+static bool refuse_me(struct worker *w, const char *fn, struct reply *rp)
+{
+        if (!w->me)
+                return false;
+        reply_refuse(rp, CALL_E_NOTSUP, "%s: the FMU is hosted as Model Exchange, integrated in "
+                     "its worker, whose steps are never pending", fn);
+        return true;
+}
+
 void h_cancel_step(struct worker *w, const struct call_in *in, struct reply *rp)
 {
         (void) in;
+        if (refuse_me(w, "fmi2CancelStep", rp))
+                return;
         reply_status(rp, w->lib->f2.fmi2CancelStep(w->inst));
 }
 
@@ -160,6 +178,8 @@ void h_get_status(struct worker *w, const struct call_in *in, struct reply *rp)
         int s;
 
         memcpy(&q, in->body, sizeof(q));
+        if (refuse_me(w, "fmi2GetStatus", rp))
+                return;
         if (q.which >= CALL_STATUS_COUNT || q.kind < fmi2DoStepStatus || q.kind > fmi2Terminated) {
                 reply_refuse(rp, CALL_E_INVAL, "fmi2GetStatus: unknown status function or kind %d",
                              (int)q.kind);

@@ -303,15 +303,18 @@ void h_exit_init(struct worker *w, const struct call_in *in, struct reply *rp)
         int s;
 
         (void) in;
-        if (w->fmi == MD_FMI2) {
-                reply_status(rp, w->lib->f2.fmi2ExitInitializationMode(w->inst));
-                return;
-        }
-        s = status_norm(w, w->lib->f3.fmi3ExitInitializationMode(w->inst));
+        if (w->fmi == MD_FMI2)
+                s = status_norm(w, w->lib->f2.fmi2ExitInitializationMode(w->inst));
+        else
+                s = status_norm(w, w->lib->f3.fmi3ExitInitializationMode(w->inst));
         reply_status(rp, s);
         if (!w->me || s > fmi3Warning)
                 return;
-        /* Model Exchange: the first Event Mode, then the integrator (me.h). */
+        /*
+         * Model Exchange: the first Event Mode (FMI 3.0 section 3.2.1; FMI 2.0
+         * section 3.2.3: after fmi2ExitInitializationMode too), then the
+         * integrator (me.h).
+         */
         s = me_start(w, &term);
         if (term && s <= fmi3Warning) {
                 snprintf(w->last_error, sizeof(w->last_error), "the FMU asked to terminate the "

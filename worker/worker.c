@@ -158,9 +158,7 @@ static int load(struct worker *w, const char *dir, char *why, size_t size)
                 r = md_host_me(w->md);
                 if (r == -EINVAL) {
                         diag_list_fini(&diags);
-                        snprintf(why, size, "%s", w->md->fmi == MD_FMI3
-                                 ? "the FMU has no ModelExchange interface to host"
-                                 : "FMI 2.0 ModelExchange is not supported");
+                        snprintf(why, size, "%s", "the FMU has no ModelExchange interface to host");
                         return r;
                 }
         }
