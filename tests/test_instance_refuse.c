@@ -407,7 +407,8 @@ Test(instance_refuse, fmi2_rules, .timeout = 120)
 /*
  * FMI 2.0 Model Exchange, integrated in the worker: set up, initialized and
  * stepped as an FMI 2.0 Co-Simulation FMU is; the Co-Simulation status
- * inquiries, which its binary need not export, are refused, saying why.
+ * inquiries, which its binary need not export, and FMU states are refused,
+ * saying why.
  */
 Test(instance_refuse, fmi2_model_exchange_has_no_step_status, .timeout = 120)
 {
@@ -429,6 +430,9 @@ Test(instance_refuse, fmi2_model_exchange_has_no_step_status, .timeout = 120)
                 "fmi2GetStatus: the FMU is hosted as Model Exchange, integrated in its worker");
         refused(inst_get_real_status(in, 2 /* fmi2LastSuccessfulTime */, &v), -EOPNOTSUPP,
                 "fmi2GetStatus: the FMU is hosted as Model Exchange");
+        /* As for FMI 3.0 Model Exchange: the integrator's own state is not in an FMU state. */
+        refused(inst_get_fmu_state(in, &(uint64_t){ 0 }), -EOPNOTSUPP,
+                "fmi2GetFMUstate: canGetAndSetFMUState is false");
         ok(step(0.1));
         stop();
 }
