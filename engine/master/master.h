@@ -408,6 +408,20 @@ int master_restore(struct master *m, const struct master_saved *s);
 void master_saved_free(struct master_saved *s);
 /* The time of the point saved. */
 double master_saved_time(const struct master_saved *s);
+/*
+ * A saved state as bytes (master_save_io.c), for a snapshot exported from
+ * the daemon and imported into a session of the same scenario:
+ * master_saved_encode() writes s (saved from m) to *ret (malloc'ed,
+ * *ret_len bytes): 0, -EINVAL (s is not m's) or -ENOMEM.
+ * master_saved_decode() reads len bytes at p into *ret for m, checking
+ * every count and length against m (instances, output blocks and their
+ * types and sizes, derivatives, Clocks): 0, -EBADMSG with msg saying
+ * what differs, or -ENOMEM.
+ */
+int master_saved_encode(const struct master *m, const struct master_saved *s, uint8_t **ret,
+                        size_t *ret_len);
+int master_saved_decode(struct master *m, const uint8_t *p, size_t len, struct master_saved **ret,
+                        char *msg, size_t size);
 
 /*
  * Ticks of Clock vr of component comp so far: of an input Clock the
