@@ -47,9 +47,11 @@ static const enum access_role needed[] = {
         [PROTO_OP_FMI] = ACCESS_OPERATOR,
         [PROTO_OP_FREE] = ACCESS_OPERATOR,
         [PROTO_OP_DETACH] = ACCESS_OPERATOR,
+        [PROTO_OP_SNAPSHOT_EXPORT] = ACCESS_OBSERVER,     /* as snapshots */
+        [PROTO_OP_SNAPSHOT_IMPORT] = ACCESS_OPERATOR,     /* as snapshot */
 };
 _Static_assert(sizeof(needed) / sizeof(needed[0]) == PROTO_OP_COUNT &&
-               PROTO_OP_DETACH == PROTO_OP_COUNT - 1,
+               PROTO_OP_SNAPSHOT_IMPORT == PROTO_OP_COUNT - 1,
                "every request kind needs a role in access.c");
 
 static const char *const names[] = { "none", "observer", "operator", "admin" };

@@ -294,6 +294,16 @@ int hsess_exec(struct hsess *hs, struct hcmd *c)
                 else
                         hsnap_delete(hs, c, doc.root);
                 break;
+        case PROTO_OP_SNAPSHOT_EXPORT:
+        case PROTO_OP_SNAPSHOT_IMPORT:
+                /* The workers serialize and deserialize states only between points. */
+                if (s != PROTO_STATE_LOADED && s != PROTO_STATE_PAUSED)
+                        refuse(hs, c);
+                else if (c->op == PROTO_OP_SNAPSHOT_EXPORT)
+                        hsnap_export(hs, c, doc.root);
+                else
+                        hsnap_import(hs, c, doc.root);
+                break;
         case PROTO_OP_RIG:
                 if (s != PROTO_STATE_LOADED && s != PROTO_STATE_PAUSED && s != PROTO_STATE_RUNNING)
                         refuse(hs, c);

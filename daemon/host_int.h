@@ -18,6 +18,7 @@
  *   host_results.c  results: pieces of the results file (control thread)
  *   host_mat.c      a .mat results file, converted from the rows at the end
  *   host_snap.c     snapshot, restore, the list of snapshots and their deletion
+ *   host_snap_io.c  a snapshot exported as a file (snap_blob.h) and imported
  *   host_lease.c    transient sessions' leases, detach (control thread)
  *   host_fmi.c      FMI-level instances: a session without a master (instantiate, free)
  *   host_fmi_call.c fmi batches on FMI-level instances (session thread)
@@ -200,6 +201,8 @@ struct hsnapshot {
         double taken;                   /* the wall clock then: Unix seconds */
         uint64_t *handles;              /* an FMU state per instance */
         struct master_saved *saved;
+        uint8_t *blob;                  /* its file, made by the first export (host_snap_io.c) */
+        size_t blob_len;
 };
 
 struct hsess {
@@ -657,6 +660,19 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
 void hsnap_list(struct hsess *hs, const struct hcmd *c);
 void hsnap_delete(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 void hsnap_free_all(struct hsess *hs);
+/* A free slot of hs->snaps, or HOST_MAX_SNAPSHOTS; its snapshot's slot, or HOST_MAX_SNAPSHOTS. */
+size_t hsnap_free_slot(const struct hsess *hs);
+size_t hsnap_find(const struct hsess *hs, uint64_t id);
+/* Free sn (the workers' FMU states with it when release). NULL: nothing. */
+void hsnap_free(struct hsess *hs, struct hsnapshot *sn, bool release);
+/* The wall clock: Unix seconds. */
+double hsnap_wall_now(void);
+
+/* ---- host_snap_io.c (session thread; loaded or paused) ---- */
+/* snapshot-export: a piece of a snapshot's file (snap_blob.h), made on the first ask. */
+void hsnap_export(struct hsess *hs, const struct hcmd *c, const struct pv *args);
+/* snapshot-import: an uploaded snapshot file checked, and a new snapshot of it. */
+void hsnap_import(struct hsess *hs, const struct hcmd *c, const struct pv *args);
 
 /* host_beneath.c */
 /*

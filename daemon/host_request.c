@@ -229,6 +229,20 @@ static int target_of(struct host *h, uint64_t token, const struct proto_req *req
                 *t = a.t;
                 break;
         }
+        case PROTO_OP_SNAPSHOT_EXPORT: {
+                struct proto_snapshot_export a;
+
+                r = proto_snapshot_export_decode(req->args, &a, err, sizeof(err));
+                *t = a.t;
+                break;
+        }
+        case PROTO_OP_SNAPSHOT_IMPORT: {
+                struct proto_snapshot_import a;
+
+                r = proto_snapshot_import_decode(req->args, &a, err, sizeof(err));
+                *t = a.t;
+                break;
+        }
         default:
                 r = proto_target_decode(req->args, t, err, sizeof(err));
                 break;
@@ -408,6 +422,8 @@ void host_request_from(struct host *h, uint64_t token, const struct proto_req *r
         case PROTO_OP_RESULTS:
         case PROTO_OP_SNAPSHOTS:
         case PROTO_OP_SNAPSHOT_DELETE:
+        case PROTO_OP_SNAPSHOT_EXPORT:
+        case PROTO_OP_SNAPSHOT_IMPORT:
                 do_session_op(h, token, req, peer);
                 break;
         default:

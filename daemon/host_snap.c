@@ -23,7 +23,7 @@
 #include <string.h>
 #include <time.h>
 
-static double wall_now(void)
+double hsnap_wall_now(void)
 {
         struct timespec ts;
 
@@ -31,7 +31,7 @@ static double wall_now(void)
         return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void snap_free(struct hsess *hs, struct hsnapshot *sn, bool release)
+void hsnap_free(struct hsess *hs, struct hsnapshot *sn, bool release)
 {
         if (!sn)
                 return;
@@ -39,6 +39,7 @@ static void snap_free(struct hsess *hs, struct hsnapshot *sn, bool release)
                 if (sn->handles[i])
                         (void) inst_free_fmu_state(session_inst(hs->s, i), &sn->handles[i]);
         free(sn->handles);
+        free(sn->blob);
         master_saved_free(sn->saved);
         free(sn);
 }
@@ -47,7 +48,7 @@ void hsnap_free_all(struct hsess *hs)
 {
         /* The workers free their states with the instances: only our side here. */
         for (size_t i = 0; i < HOST_MAX_SNAPSHOTS; i++) {
-                snap_free(hs, hs->snaps[i], false);
+                hsnap_free(hs, hs->snaps[i], false);
                 hs->snaps[i] = NULL;
         }
 }
@@ -93,13 +94,10 @@ void hsnap_snapshot(struct hsess *hs, const struct hcmd *c)
 {
         struct hsnapshot *sn = NULL;
         char msg[HOST_MSG_MAX];
-        size_t slot = HOST_MAX_SNAPSHOTS;
+        size_t slot = hsnap_free_slot(hs);
         int code;
         struct pw w;
 
-        for (size_t i = 0; i < HOST_MAX_SNAPSHOTS && slot == HOST_MAX_SNAPSHOTS; i++)
-                if (!hs->snaps[i])
-                        slot = i;
         sn = slot < HOST_MAX_SNAPSHOTS ? calloc(1, sizeof(*sn)) : NULL;
         if (!sn) {
                 code = slot < HOST_MAX_SNAPSHOTS ? PROTO_E_INTERNAL : PROTO_E_LIMIT;
@@ -109,7 +107,7 @@ void hsnap_snapshot(struct hsess *hs, const struct hcmd *c)
                 code = take(hs, sn, msg, sizeof(msg));
         }
         if (code >= 0) {
-                snap_free(hs, sn, true);
+                hsnap_free(hs, sn, true);
                 host_reply_error(hs->h, c->token, c->id, (enum proto_err)code, "%s", msg);
                 return;
         }
@@ -117,7 +115,7 @@ void hsnap_snapshot(struct hsess *hs, const struct hcmd *c)
         sn->time = master_time(hs->m);
         sn->state = hs->state;
         sn->generation = hs->generation;
-        sn->taken = wall_now();
+        sn->taken = hsnap_wall_now();
         hs->snaps[slot] = sn;
         if (pw_init(&w) < 0)
                 return;
@@ -128,8 +126,15 @@ void hsnap_snapshot(struct hsess *hs, const struct hcmd *c)
         pw_fini(&w);
 }
 
-/* The slot of snapshot id, or HOST_MAX_SNAPSHOTS. */
-static size_t snap_find(const struct hsess *hs, uint64_t id)
+size_t hsnap_free_slot(const struct hsess *hs)
+{
+        for (size_t i = 0; i < HOST_MAX_SNAPSHOTS; i++)
+                if (!hs->snaps[i])
+                        return i;
+        return HOST_MAX_SNAPSHOTS;
+}
+
+size_t hsnap_find(const struct hsess *hs, uint64_t id)
 {
         for (size_t i = 0; i < HOST_MAX_SNAPSHOTS; i++)
                 if (hs->snaps[i] && hs->snaps[i]->id == id)
@@ -151,7 +156,7 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
                 return;
         }
-        slot = snap_find(hs, a.snapshot);
+        slot = hsnap_find(hs, a.snapshot);
         sn = slot < HOST_MAX_SNAPSHOTS ? hs->snaps[slot] : NULL;
         if (!sn) {
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_INVALID,
@@ -241,7 +246,7 @@ void hsnap_delete(struct hsess *hs, const struct hcmd *c, const struct pv *args)
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
                 return;
         }
-        slot = snap_find(hs, a.snapshot);
+        slot = hsnap_find(hs, a.snapshot);
         if (slot == HOST_MAX_SNAPSHOTS) {
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_INVALID,
                                  "no snapshot %llu in session %llu",
@@ -249,7 +254,7 @@ void hsnap_delete(struct hsess *hs, const struct hcmd *c, const struct pv *args)
                 return;
         }
         /* The workers free their states now: a long session can go on taking snapshots. */
-        snap_free(hs, hs->snaps[slot], true);
+        hsnap_free(hs, hs->snaps[slot], true);
         hs->snaps[slot] = NULL;
         if (pw_init(&w) < 0) {
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL, "out of memory");

@@ -38,6 +38,8 @@ static const char *const op_names[PROTO_OP_COUNT] = {
         [PROTO_OP_FMI] = "fmi",
         [PROTO_OP_FREE] = "free",
         [PROTO_OP_DETACH] = "detach",
+        [PROTO_OP_SNAPSHOT_EXPORT] = "snapshot-export",
+        [PROTO_OP_SNAPSHOT_IMPORT] = "snapshot-import",
 };
 
 static const char *const err_names[PROTO_E_COUNT] = {

@@ -66,6 +66,8 @@ enum proto_op {
         PROTO_OP_FMI,
         PROTO_OP_FREE,
         PROTO_OP_DETACH,
+        PROTO_OP_SNAPSHOT_EXPORT,
+        PROTO_OP_SNAPSHOT_IMPORT,
         PROTO_OP_COUNT,
 };
 
@@ -544,6 +546,20 @@ struct proto_results_result {
         struct proto_str format;        /* "csv" */
 };
 struct proto_restore { struct proto_target t; uint64_t snapshot; };
+/*
+ * snapshot-export (ops_snapio.c): a piece of a snapshot's file by offset,
+ * answered as results' pieces are (struct proto_results_result, format
+ * "fmudsnap"); snapshot-import: a complete upload (put) of such a file,
+ * answered as snapshot is (struct proto_snapshot_result).
+ */
+#define PROTO_SNAPSHOT_FORMAT   "fmudsnap"
+struct proto_snapshot_export {
+        struct proto_target t;
+        uint64_t snapshot, offset;
+        bool has_max;
+        uint64_t max;
+};
+struct proto_snapshot_import { struct proto_target t; struct proto_str content; };
 /* restore's result: progress, and the session with its new generation. */
 struct proto_restore_result {
         struct proto_progress p;
@@ -638,6 +654,12 @@ void proto_restore_encode(struct pw *w, uint64_t id, const struct proto_restore 
 void proto_snapshot_delete_encode(struct pw *w, uint64_t id, const struct proto_restore *a);
 int proto_restore_decode(const struct pv *args, struct proto_restore *ret, char *err,
                          size_t errlen);
+void proto_snapshot_export_encode(struct pw *w, uint64_t id, const struct proto_snapshot_export *a);
+int proto_snapshot_export_decode(const struct pv *args, struct proto_snapshot_export *ret,
+                                 char *err, size_t errlen);
+void proto_snapshot_import_encode(struct pw *w, uint64_t id, const struct proto_snapshot_import *a);
+int proto_snapshot_import_decode(const struct pv *args, struct proto_snapshot_import *ret,
+                                 char *err, size_t errlen);
 /* Whether s is a SHA-256 as the protocol spells it: 64 lowercase hex digits. */
 bool proto_sha256_valid(struct proto_str s);
 void proto_put_encode(struct pw *w, uint64_t id, const struct proto_put *a);
