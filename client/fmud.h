@@ -226,6 +226,26 @@ int fmud_snapshots(struct fmud *c, const struct proto_target *t,
                    struct proto_snapshots_result *ret);
 /* Free a snapshot (the workers' FMU states with it); its id is unknown from then on. */
 int fmud_snapshot_delete(struct fmud *c, const struct proto_target *t, uint64_t snapshot);
+/*
+ * Export a snapshot to the file path (made whole beside it, then renamed
+ * over it): every instance's serialized FMU state and the master's state,
+ * in the daemon's snapshot format. PROTO_E_UNSUPPORTED when an FMU cannot
+ * serialize its state (the message names it). fmud_snapshot_export_read()
+ * reads one piece of it instead, as fmud_results_read() does (format
+ * "fmudsnap").
+ */
+int fmud_snapshot_export(struct fmud *c, const struct proto_target *t, uint64_t snapshot,
+                         const char *path);
+struct fmud_results;
+int fmud_snapshot_export_read(struct fmud *c, const struct proto_target *t, uint64_t snapshot,
+                              uint64_t offset, void *buf, size_t max, struct fmud_results *ret);
+/*
+ * Import the snapshot file at path (fmud_put_file(), then snapshot-import)
+ * into a session of the same scenario: a new snapshot, for fmud_restore().
+ * *ret_snapshot, *ret_time (may be NULL): its id and simulated time.
+ */
+int fmud_snapshot_import(struct fmud *c, const struct proto_target *t, const char *path,
+                         uint64_t *ret_snapshot, double *ret_time);
 
 /* Ask the daemon to stop every session and exit. */
 int fmud_shutdown(struct fmud *c);
