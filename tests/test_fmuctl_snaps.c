@@ -1,5 +1,6 @@
 /*
- * fmuctl_daemon: fmuctl snapshot list and delete against a real fmud:
+ * fmuctl_daemon: fmuctl snapshot list, delete, export and import against a
+ * real fmud (a file exported from one session imports into another):
  * the list in text and JSON, a deleted snapshot gone from it and unknown
  * to restore, and the refusals (unknown id, bad forms) in one line each.
  */
@@ -124,4 +125,50 @@ Test(fmuctl_daemon, snapshot_list_and_delete, .init = setup, .fini = teardown)
         cr_assert(eq(int, r.exit_code, 2));
         cr_assert(strstr(r.err, "expected list SESSION") != NULL, "%s", r.err);
         run_result_fini(&r);
+}
+
+Test(fmuctl_daemon, snapshot_export_and_import, .init = setup, .fini = teardown)
+{
+        char *file = daemon_path(&d, "s.fmudsnap"), out[4096];
+        struct run_result r;
+        struct json_object *a;
+
+        fmuctl_ok((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", NULL }, NULL, 0);
+        fmuctl_ok((const char *[]){ "step", "1", "10", NULL }, NULL, 0);
+        fmuctl_ok((const char *[]){ "snapshot", "1", NULL }, out, sizeof(out));
+        cr_assert(eq(str, out, "1\n"));
+        fmuctl_ok((const char *[]){ "snapshot", "export", "1", "1", "-o", file, NULL }, out,
+                  sizeof(out));
+        cr_assert(eq(str, out, ""));
+
+        /* Into another session of the scenario: its first snapshot, at the same time. */
+        fmuctl_ok((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", NULL }, NULL, 0);
+        fmuctl_ok((const char *[]){ "snapshot", "import", "2", file, NULL }, out, sizeof(out));
+        cr_assert(eq(str, out, "1\n"));
+        a = snapshots_json("2");
+        cr_assert(eq(sz, json_object_array_length(a), 1));
+        cr_assert(eq(u64, entry_u64(a, 0, "snapshot"), 1));
+        json_object_put(a);
+        fmuctl_ok((const char *[]){ "restore", "2", "1", NULL }, out, sizeof(out));
+        cr_assert(eq(str, out, "2\n"));
+
+        /* Refusals in one line; bad forms are usage errors. */
+        r = fmuctl((const char *[]){ "snapshot", "export", "1", "7", "-o", file, NULL });
+        cr_assert(eq(int, r.exit_code, 1));
+        cr_assert(eq(str, r.err, "fmuctl: cannot export snapshot 7 of session 1: no snapshot 7 "
+                     "in session 1\n"));
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "snapshot", "import", "2", FMUD_EXAMPLES "/msd.ssp", NULL });
+        cr_assert(eq(int, r.exit_code, 1));
+        cr_assert(strstr(r.err, "not a snapshot file") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "snapshot", "export", "1", "1", NULL });
+        cr_assert(eq(int, r.exit_code, 2));
+        cr_assert(strstr(r.err, "export needs -o FILE") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "snapshot", "import", "2", file, "-o", file, NULL });
+        cr_assert(eq(int, r.exit_code, 2));
+        cr_assert(strstr(r.err, "-o FILE is for export only") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        free(file);
 }
