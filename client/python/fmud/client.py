@@ -441,6 +441,39 @@ class Client:
         args["snapshot"] = _check("snapshot", snapshot, int)
         return self._call("snapshot-delete", args, WAIT)
 
+    def snapshot_export(self, session, snapshot, file=None, generation=0):
+        """A snapshot as a file: every instance's serialized FMU state and the master's state.
+
+        Read through the daemon a piece at a time, as fetch_results reads
+        results. file: None to return the bytes; a path or binary file
+        object to write them to, returning the number of bytes written.
+        """
+        args = self._target(session, generation)
+        args["snapshot"] = _check("snapshot", snapshot, int)
+
+        def read(offset):
+            args["offset"] = offset
+            return transfer.piece(self._call("snapshot-export", args, WAIT))
+        if file is None:
+            buf = io.BytesIO()
+            transfer.fetch(read, buf, True)
+            return buf.getvalue()
+        if hasattr(file, "write"):
+            return transfer.fetch(read, file, True)
+        with open(file, "wb") as f:
+            return transfer.fetch(read, f, True)
+
+    def snapshot_import(self, session, data, generation=0):
+        """Put a snapshot file (a path, or bytes) and make it a new snapshot: {snapshot, time}.
+
+        The session must be of the scenario the snapshot was exported from
+        (the same FMUs); restore then continues as that run did.
+        """
+        sha = transfer.put(self._call, data, None)
+        args = self._target(session, generation)
+        args["content"] = sha
+        return self._call("snapshot-import", args, WAIT)
+
     def logs(self, session, generation=0):
         """The FMUs' messages the daemon keeps (the last 256), oldest first."""
         res = _map(self._call("logs", self._target(session, generation)), "logs")

@@ -127,6 +127,26 @@ def test_snapshot_and_restore_rewind_and_fence_the_old_generation(client):
     assert client.status(s)["time"] == pytest.approx(snap["time"])   # nothing was stepped
 
 
+def test_an_exported_snapshot_imports_into_another_session_and_restores(client, tmp_path):
+    s = client.load(MSD, stop=1.0)["session"]
+    client.step(s, 10)
+    snap = client.snapshot(s)
+    data = client.snapshot_export(s, snap["snapshot"])
+    assert data[:8] == b"FMUDSNAP"
+    path = tmp_path / "s.fmudsnap"
+    assert client.snapshot_export(s, snap["snapshot"], path) == len(data)
+    before = client.get(s, ["mass1.x1"])["mass1.x1"]
+    t = client.load(MSD, stop=1.0)["session"]
+    imp = client.snapshot_import(t, path)
+    assert imp["time"] == snap["time"]
+    assert [e["snapshot"] for e in client.snapshots(t)] == [imp["snapshot"]]
+    client.restore(t, imp["snapshot"])
+    assert client.get(t, ["mass1.x1"])["mass1.x1"] == before
+    with pytest.raises(fmud.Invalid):
+        client.snapshot_import(t, data[:len(data) // 2])
+    assert len(client.snapshots(t)) == 1
+
+
 def test_snapshots_are_listed_and_deleted(client):
     s = client.load(MSD, stop=1.0)["session"]
     a = client.snapshot(s)["snapshot"]
