@@ -27,12 +27,13 @@ Test(fmud_access, the_roles_of_the_request_kinds)
         static const enum proto_op observer[] = { PROTO_OP_HELLO, PROTO_OP_LIST, PROTO_OP_STATUS,
                                                   PROTO_OP_GET, PROTO_OP_SUBSCRIBE,
                                                   PROTO_OP_UNSUBSCRIBE, PROTO_OP_VARS, PROTO_OP_LOGS,
-                                                  PROTO_OP_SNAPSHOTS };
+                                                  PROTO_OP_SNAPSHOTS, PROTO_OP_SNAPSHOT_EXPORT };
         static const enum proto_op op[] = { PROTO_OP_LOAD, PROTO_OP_UNLOAD, PROTO_OP_START,
                                             PROTO_OP_PAUSE, PROTO_OP_RESUME, PROTO_OP_STOP,
                                             PROTO_OP_WARP, PROTO_OP_STEP, PROTO_OP_RUN_UNTIL,
                                             PROTO_OP_SET, PROTO_OP_SNAPSHOT, PROTO_OP_RESTORE,
-                                            PROTO_OP_RIG, PROTO_OP_SNAPSHOT_DELETE };
+                                            PROTO_OP_RIG, PROTO_OP_SNAPSHOT_DELETE,
+                                            PROTO_OP_SNAPSHOT_IMPORT };
 
         for (size_t i = 0; i < sizeof(observer) / sizeof(observer[0]); i++) {
                 cr_assert(access_needed(observer[i]) == ACCESS_OBSERVER);

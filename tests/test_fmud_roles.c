@@ -305,3 +305,26 @@ Test(fmud_roles, default_role_applies_to_a_user_matched_by_nothing, .fini = clea
         cr_assert(a[0].ok);
         eq_denied(a[1], "load needs the operator role; you are observer");
 }
+
+Test(fmud_roles, an_observer_exports_a_snapshot_and_is_denied_its_import, .fini = cleanup)
+{
+        static const char sha[] = "0000000000000000000000000000000000000000000000000000000000000000";
+        struct pw w[2];
+        struct answer a[2], r;
+
+        start("[control]\nsocket_group = 65534\n[roles]\nuser = nobody observer\n");
+        enc_load(&w[0], false);
+        r = ask_as_root(&w[0]);
+        cr_assert(r.ok, "%s", r.msg);
+        enc_op(&w[0], PROTO_OP_SNAPSHOT, r.session);
+        cr_assert(ask_as_root(&w[0]).ok);
+        pw_init(&w[0]);
+        proto_snapshot_export_encode(&w[0], 30, &(struct proto_snapshot_export){
+                .t = { .session = r.session }, .snapshot = 1, .offset = 0 });
+        pw_init(&w[1]);
+        proto_snapshot_import_encode(&w[1], 31, &(struct proto_snapshot_import){
+                .t = { .session = r.session }, .content = { sha, 64 } });
+        ask_as_nobody(w, 2, a);
+        cr_assert(a[0].ok, "export: %s", a[0].msg);
+        eq_denied(a[1], "snapshot-import needs the operator role; you are observer");
+}
