@@ -29,7 +29,9 @@
  * resume, stop, warp, step, run-until a progress {state, time, points
  * (done since load), message}; get {values}; subscribe {topic};
  * snapshot {snapshot, time}; restore a progress with {session,
- * generation} (the new generation); unload, set and unsubscribe nil. step
+ * generation} (the new generation); snapshot-export a piece of the
+ * snapshot's file as results answers one; snapshot-import {snapshot,
+ * time} of the new snapshot; unload, set and unsubscribe nil. step
  * and run-until run the session (state running) to their goal and pause
  * there (run-until: the last point at or before its time; a time before
  * the session's is PROTO_E_INVALID); steps asked for meanwhile take turns.

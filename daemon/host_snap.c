@@ -12,6 +12,8 @@
  * live until snapshot-delete frees them (the workers' FMU states and the
  * slot) or the session is unloaded; at most HOST_MAX_SNAPSHOTS at once.
  * Ids are never reused within a session, so a deleted id stays unknown.
+ * A snapshot imported from a file (host_snap_io.c) is one like any other:
+ * its handles are the states the workers deserialized.
  *
  * Threads: session thread only.
  */
