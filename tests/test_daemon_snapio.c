@@ -133,49 +133,80 @@ static void write_file(const char *path, const void *p, size_t len)
         cr_assert(f != NULL && fwrite(p, 1, len, f) == len && fclose(f) == 0, "%s", path);
 }
 
+/*
+ * A new session of msd with the snapshot file at path imported (at time)
+ * and restored, run 200 points on and stopped: its results file.
+ */
+static char *restored_rows(const char *path, double time, size_t *ret_len)
+{
+        struct proto_target t = { 0 };
+        struct proto_snapshots_result l;
+        uint64_t imported;
+        double at = -1;
+
+        t.session = load(MSD);
+        cr_assert(eq(int, fmud_snapshot_import(c, &t, path, &imported, &at), 0), "%s",
+                  fmud_errmsg(c));
+        cr_assert(eq(dbl, at, time));
+        cr_assert(eq(int, fmud_snapshots(c, &t, &l), 0), "%s", fmud_errmsg(c));
+        cr_assert(eq(u32, l.n, 1));
+        cr_assert(eq(u64, l.snapshots[0].snapshot, imported));
+        cr_assert(eq(dbl, l.snapshots[0].time, time));
+        cr_assert(eq(int, fmud_restore(c, &t, imported, NULL), 0), "%s", fmud_errmsg(c));
+        step(t.session, 200);
+        stop(t.session);
+        return fetch_all(t.session, ret_len);
+}
+
+/* The last 20 rows of a and b are the same bytes; and b, restored, has fewer rows than a. */
+static void same_tail(const char *a, size_t a_len, const char *b, size_t b_len)
+{
+        const char *ta = last_lines(a, a_len, 20), *tb = last_lines(b, b_len, 20);
+        size_t n = (size_t)(a + a_len - ta);
+
+        cr_assert(eq(sz, (size_t)(b + b_len - tb), n), "rows differ:\n%s\n---\n%s", ta, tb);
+        cr_assert(eq(int, memcmp(ta, tb, n), 0), "rows differ:\n%s\n---\n%s", ta, tb);
+        /* The restored session had not got there by itself: it skipped the warm-up's rows. */
+        cr_assert(b_len < a_len);
+}
+
 Test(daemon_snapio, an_imported_snapshot_restores_to_the_same_rows_bit_for_bit)
 {
-        char *path = daemon_path(&d, "warm.fmudsnap"), *rows1, *rows2;
-        struct proto_target t1 = { 0 }, t2 = { 0 };
-        struct proto_snapshots_result l;
-        size_t len1, len2, tail;
-        uint64_t id, imported;
+        char dir[] = "/tmp/fmud-snapio-XXXXXX", path[64], *rows1, *rows2, *rows3;
+        struct proto_target t1 = { 0 };
+        size_t len1, len2, len3;
         double time = -1;
+        uint64_t id;
 
+        cr_assert(mkdtemp(dir) != NULL);
+        snprintf(path, sizeof(path), "%s/warm.fmudsnap", dir);
         /* msd records every 10th point: 200 points after the snapshot are 20 rows. */
         t1.session = load(MSD);
         step(t1.session, 100);
-        id = snapshot(t1.session);
+        cr_assert(eq(int, fmud_snapshot(c, &t1, &id, &time), 0), "%s", fmud_errmsg(c));
+        cr_assert(time > 0);
         cr_assert(eq(int, fmud_snapshot_export(c, &t1, id, path), 0), "%s", fmud_errmsg(c));
         step(t1.session, 200);
         stop(t1.session);
         rows1 = fetch_all(t1.session, &len1);
 
-        /* Another session of the same scenario: the file becomes a snapshot of it. */
-        t2.session = load(MSD);
-        cr_assert(eq(int, fmud_snapshot_import(c, &t2, path, &imported, &time), 0), "%s",
-                  fmud_errmsg(c));
-        cr_assert(eq(int, fmud_snapshots(c, &t2, &l), 0), "%s", fmud_errmsg(c));
-        cr_assert(eq(u32, l.n, 1));
-        cr_assert(eq(u64, l.snapshots[0].snapshot, imported));
-        cr_assert(eq(dbl, l.snapshots[0].time, time));
-        cr_assert(time > 0);
-        cr_assert(eq(int, fmud_restore(c, &t2, imported, NULL), 0), "%s", fmud_errmsg(c));
-        step(t2.session, 200);
-        stop(t2.session);
-        rows2 = fetch_all(t2.session, &len2);
+        /* Another session of the same scenario, in this daemon. */
+        rows2 = restored_rows(path, time, &len2);
+        same_tail(rows1, len1, rows2, len2);
 
-        /* The 20 rows after the restore are the original run's 20 after the snapshot. */
-        tail = (size_t)(rows1 + len1 - last_lines(rows1, len1, 20));
-        cr_assert(eq(sz, (size_t)(rows2 + len2 - last_lines(rows2, len2, 20)), tail));
-        cr_assert(eq(int, memcmp(last_lines(rows1, len1, 20), last_lines(rows2, len2, 20), tail),
-                     0), "rows differ:\n%s\n---\n%s", last_lines(rows1, len1, 20),
-                  last_lines(rows2, len2, 20));
-        /* And the session before the restore had not got there by itself: one row only. */
-        cr_assert(len2 < len1);
+        /* And in another daemon, the first one gone. */
+        fmud_close(c);
+        daemon_stop(&d);
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        rows3 = restored_rows(path, time, &len3);
+        same_tail(rows1, len1, rows3, len3);
+
+        cr_assert(eq(int, unlink(path), 0));
+        cr_assert(eq(int, rmdir(dir), 0));
         free(rows1);
         free(rows2);
-        free(path);
+        free(rows3);
 }
 
 /* The file's SHA-256 trailer made right again after an edit. */
