@@ -3,7 +3,9 @@
  * saved and set back at the same point. Running on from the restore gives
  * the rows of the first continuation bit for bit (and those of an
  * uninterrupted run): multirate instances between their points, early
- * returns with extra points and Event Mode included.
+ * returns with extra points and Event Mode included; and so does a state
+ * encoded as bytes and decoded (master_save_io.c), whose decoder refuses
+ * the bytes of a master of another shape, naming what differs.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -45,8 +47,11 @@ static void restore_states(struct msys *x, const uint64_t *h)
 /* Run ref to the end; run x to t1, save, to the end, restore, to the end: all the same. */
 static void check(const struct msys_spec *spec, double t1)
 {
-        struct master_saved *sv;
+        struct master_saved *sv, *sv2, *sv3 = NULL;
         struct master_stats st1, st2;
+        uint8_t *bytes;
+        char msg[256];
+        size_t len;
         struct msys ref, x;
         size_t n1, n2, k;
         uint64_t *h;
@@ -77,6 +82,20 @@ static void check(const struct msys_spec *spec, double t1)
         cr_assert(same(&x, n1, n2, k), "the continuation after the restore differs");
         cr_assert(st1.points == st2.points && st1.events == st2.events &&
                   st1.extra_points == st2.extra_points);
+        /* Once more from the state as bytes (a snapshot's export and import): the same rows. */
+        cr_assert(master_saved_encode(x.m, sv, &bytes, &len) == 0);
+        cr_assert(master_saved_decode(x.m, bytes, len, &sv2, msg, sizeof(msg)) == 0, "%s", msg);
+        restore_states(&x, h);
+        cr_assert(master_restore(x.m, sv2) == 0);
+        cr_assert(master_run(x.m) == MASTER_FINISHED, "%s", master_message(x.m));
+        cr_assert(x.n_rows == n2 + 2 * k, "%zu rows after the second restore, not %zu",
+                  x.n_rows - n2 - k, k);
+        cr_assert(same(&x, n1, n2 + k, k), "the continuation from the decoded state differs");
+        /* Every byte of it is needed: one fewer is refused. */
+        cr_assert(master_saved_decode(x.m, bytes, len - 1, &sv3, msg, sizeof(msg)) == -EBADMSG);
+        cr_assert(strstr(msg, "master state: truncated at byte") != NULL, "%s", msg);
+        free(bytes);
+        master_saved_free(sv2);
         master_saved_free(sv);
         free(h);
         msys_fini(&x);
@@ -151,6 +170,44 @@ Test(master_save, restore_refuses_another_masters_state)
         cr_assert(master_restore(b.m, sv) == -EINVAL);
         master_saved_free(sv);
         master_saved_free(NULL);
+        msys_fini(&a);
+        msys_fini(&b);
+}
+
+Test(master_save, a_state_as_bytes_is_refused_by_a_master_of_another_shape)
+{
+        struct msys_spec one = {
+                .elements = MSYS_COMP("lin", "LinearOde"),
+                .stop = 0.1,
+                .attrs = "stepSize=\"0.01\"",
+        };
+        struct msys_spec other = {
+                .elements = MSYS_COMP("ball", "BouncingBall"),
+                .stop = 0.1,
+                .attrs = "stepSize=\"0.01\"",
+        };
+        struct master_saved *sv, *sv2 = NULL;
+        struct msys a, b;
+        uint8_t *bytes;
+        char msg[256];
+        size_t len;
+
+        msys_load(&a, &one);
+        msys_start(&a);
+        msys_load(&b, &other);
+        msys_start(&b);
+        cr_assert(master_save(a.m, &sv) == 0);
+        cr_assert(master_saved_encode(b.m, sv, &bytes, &len) == -EINVAL);
+        cr_assert(master_saved_encode(a.m, sv, &bytes, &len) == 0);
+        cr_assert(master_saved_decode(b.m, bytes, len, &sv2, msg, sizeof(msg)) == -EBADMSG);
+        cr_assert(sv2 == NULL);
+        cr_assert(strstr(msg, "master state: component 'ball' has ") != NULL, "%s", msg);
+        /* The other version is refused before anything else. */
+        bytes[0] = 2;
+        cr_assert(master_saved_decode(a.m, bytes, len, &sv2, msg, sizeof(msg)) == -EBADMSG);
+        cr_assert_str_eq(msg, "master state: version 2, not 1");
+        free(bytes);
+        master_saved_free(sv);
         msys_fini(&a);
         msys_fini(&b);
 }

@@ -335,9 +335,6 @@ static int clock_get(struct rbuf *r, struct mclock *c, const char *name)
         c->ticks = get_u64(r);
         c->due = get_bool(r);
         c->pending = get_bool(r);
-        if (!r->bad && (c->fraction && !c->supports_fraction))
-                return fail(r, "master state: component '%s': Clock %u as a fraction, which it "
-                            "does not support", name, c->vr);
         return r->bad ? -EBADMSG : 0;
 }
 
