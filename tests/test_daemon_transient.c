@@ -110,13 +110,19 @@ static void run_client(int fd)
         uint64_t ids[2];
         struct fmud *cc = daemon_connect(&d);
 
-        ids[0] = daemon_load(cc, &t, NULL);
-        ids[1] = daemon_load(cc, &p, NULL);
+        /* No cr_assert here: a child's failure is said on stderr and in its exit code. */
         for (int i = 0; i < 2; i++)
-                if (fmud_start(cc, &(struct proto_target){ .session = ids[i] }, NULL) < 0)
+                if (fmud_load(cc, i ? &p : &t, &ids[i], NULL) < 0) {
+                        fprintf(stderr, "client: load: %s\n", fmud_errmsg(cc));
                         _exit(2);
+                }
+        for (int i = 0; i < 2; i++)
+                if (fmud_start(cc, &(struct proto_target){ .session = ids[i] }, NULL) < 0) {
+                        fprintf(stderr, "client: start %d: %s\n", i, fmud_errmsg(cc));
+                        _exit(3);
+                }
         if (write(fd, ids, sizeof(ids)) != (ssize_t)sizeof(ids))
-                _exit(3);
+                _exit(4);
         for (;;)
                 pause();
 }
@@ -139,8 +145,14 @@ Test(daemon_transient, a_killed_clients_transient_session_is_unloaded_and_its_pe
                 run_client(fds[1]);
         }
         close(fds[1]);
-        cr_assert(eq(int, (int)read(fds[0], ids, sizeof(ids)), (int)sizeof(ids)),
-                  "the client loaded nothing");
+        if (read(fds[0], ids, sizeof(ids)) != (ssize_t)sizeof(ids)) {
+                int status = 0;
+
+                cr_assert(waitpid(client, &status, 0) == client);
+                client = -1;
+                cr_assert(0, "the client loaded nothing: exit status %#x (its stderr says why)",
+                          status);
+        }
         close(fds[0]);
         c = daemon_connect(&d);
         cr_assert(listed(ids[0], &transient) && transient, "the transient session, listed so");
