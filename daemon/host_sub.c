@@ -256,7 +256,7 @@ static int item(struct hsess *hs, struct hsub_item *it, const char *name, char *
         }
         v = &sc->components[it->comp].fmu->md->vars[it->var];
         it->type = v->type;
-        it->elements = md_var_elements(sc->components[it->comp].fmu->md, v);
+        it->elements = scenario_var_elements(sc, it->comp, v);
         if (master_value(hs->m, it->comp, it->var, 0, &d) < 0 || it->elements == 0 ||
             it->elements > UINT32_MAX) {
                 snprintf(msg, size, "'%s' is neither recorded nor connected: only those are "

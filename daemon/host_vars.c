@@ -59,7 +59,7 @@ static int resolve_element(struct hsess *hs, struct hvar *x, size_t *ret_var, ch
         if (r < 0)
                 return PROTO_E_NO_VARIABLE;
         md = hs->sc->components[x->comp].fmu->md;
-        nd = sc_var_dims(md, &md->vars[*ret_var], dims, MAX_DIMS);
+        nd = scenario_var_dims(hs->sc, x->comp, &md->vars[*ret_var], dims, MAX_DIMS);
         if (nd <= 0) {
                 snprintf(msg, size, "'%s': '%.*s' is not an array", x->name, (int)(br - x->name),
                          x->name);
@@ -112,7 +112,7 @@ int hvar_resolve(struct hsess *hs, const struct proto_str *name, struct hvar *x,
         x->inst = session_inst(hs->s, x->comp);
         x->ct = mv_call_type(x->v->type, md->fmi == MD_FMI2 ? 2 : 3);
         x->array = x->v->n_dims > 0;
-        e = md_var_elements(md, x->v);
+        e = scenario_var_elements(hs->sc, x->comp, x->v);
         if (x->v->type == MD_CLOCK || e == 0 || e > MAX_ELEMENTS) {
                 snprintf(msg, size, "'%s' is a %s%s: not got or set by value", x->name,
                          md_type_name(x->v->type), e > MAX_ELEMENTS ? " array too large" : "");

@@ -142,7 +142,8 @@ Test(scenario_refuse, a_binding_to_an_unknown_variable, .fini = teardown)
 Test(scenario_refuse, a_binding_to_an_output, .fini = teardown)
 {
         refuses("binding_output", "'x1'",
-                "only parameters and inputs with a start value can be bound");
+                "only parameters, structural parameters and inputs with a start value "
+                "can be bound");
 }
 
 Test(scenario_refuse, a_binding_of_the_wrong_type, .fini = teardown)

@@ -41,9 +41,8 @@ static bool ok(int r)
 int init_set_start(struct session *s, struct session_inst *si, const struct md_variable *v,
                    const struct md_values *value, const char *origin)
 {
-        const struct md *md = s->sc->components[si->comp].fmu->md;
         enum md_type t = mv_call_type(v->type, si->fmi);
-        uint64_t n = md_var_elements(md, v);
+        uint64_t n = scenario_var_elements(s->sc, si->comp, v);
         size_t *sizes = NULL;
         void *buf;
         int r;

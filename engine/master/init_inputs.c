@@ -58,7 +58,7 @@ static int add_node(struct graph *g, size_t comp, size_t var, bool src, size_t *
         nd = &g->v[g->n];
         *nd = (struct node){ .comp = comp, .var = var, .src = src,
                              .type = mv_call_type(v->type, si->fmi),
-                             .n = (size_t)md_var_elements(md, v) };
+                             .n = (size_t)scenario_var_elements(g->s->sc, comp, v) };
         if (nd->n == 0)
                 return -EINVAL;
         nd->val = calloc(nd->n, mv_size(nd->type));

@@ -90,8 +90,8 @@ static int resolve(struct icsv *c, const struct scenario *sc, const struct icsv_
                 return icsv_err(c, f->line, f->col, "'%s' is connected (%s): only unconnected "
                                 "inputs are driven from a file", f->s,
                                 feed->origin ? feed->origin : "a connection");
-        n = md_var_elements(md, v);
-        nd = sc_var_dims(md, v, dims, MAX_DIMS);
+        n = scenario_var_elements(sc, comp, v);
+        nd = scenario_var_dims(sc, comp, v, dims, MAX_DIMS);
         if (nd < 0 || n == 0)
                 return icsv_err(c, f->line, f->col, "'%s': its dimensions cannot be resolved",
                                 f->s);
@@ -150,7 +150,7 @@ static int complete(struct icsv *c, const struct scenario *sc, const struct inpu
         qsort(h, t->n_cols, sizeof(*h), cmp_hcol);
         for (size_t i = 0, g = 0; i < t->n_cols && r == 0; i++) {
                 const struct md *md = sc->components[h[i].comp].fmu->md;
-                uint64_t n = md_var_elements(md, &md->vars[h[i].var]);
+                uint64_t n = scenario_var_elements(sc, h[i].comp, &md->vars[h[i].var]);
                 size_t first = h[g].idx;
 
                 if (i > 0 && !cmp_hcol(&h[i - 1], &(struct hcol){ h[i].comp, h[i].var,

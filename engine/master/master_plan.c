@@ -114,7 +114,7 @@ int mplan_blocks(struct master *m, struct mi *mi, const size_t *vars, size_t nv,
 
                 for (size_t i = 0; i < nv; i++) {
                         const struct md_variable *v = &md->vars[vars[i]];
-                        uint64_t e = md_var_elements(md, v);
+                        uint64_t e = scenario_var_elements(m->sc, mi->idx, v);
 
                         if ((int)mv_call_type(v->type, mi->fmi) != t ||
                             (v->n_clocks > 0) != clocked)

@@ -381,6 +381,9 @@ static int late_passes(struct sc_load *l)
 
         r = sc_parameters(l);
         bad = r < 0;
+        if (r == 0)
+                r = sc_structural(l);
+        bad |= r < 0;
         if (r != -ENOMEM) {
                 r = sc_settings(l, &st);
                 bad |= r < 0;

@@ -339,6 +339,16 @@ int scenario_find_variable(const struct scenario *s, const char *name, size_t *r
                            size_t *ret_var);
 
 /*
+ * The dimensions (into dims, at most max; returns the count or -EINVAL)
+ * and the number of elements (0: unresolvable) of variable v of component
+ * comp, with the structural parameters the scenario's starts set (FMI 3.0
+ * sections 2.4.7.2 and 2.3.3) over the description's start values.
+ */
+int scenario_var_dims(const struct scenario *s, size_t comp, const struct md_variable *v,
+                      uint64_t *dims, size_t max);
+uint64_t scenario_var_elements(const struct scenario *s, size_t comp, const struct md_variable *v);
+
+/*
  * Split "NAME=VALUE" at the first '=' into *ret (pointing into arg, which
  * the caller keeps). Returns 0, or -EINVAL when there is no '=' or NAME is
  * empty.

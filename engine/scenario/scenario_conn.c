@@ -307,6 +307,9 @@ static int check_shape(struct sc_load *l, int line, const struct md *ma, const s
         int ka = sc_var_dims(ma, a, da, MAX_DIMS), kb = sc_var_dims(mb, b, db, MAX_DIMS);
         char sa[96], sb[96];
 
+        /* Sized by structural parameters: checked once they are set (sc_structural). */
+        if (sc_var_structural(a) || sc_var_structural(b))
+                return 0;
         if (ka >= 0 && ka == kb && memcmp(da, db, (size_t)ka * sizeof(*da)) == 0)
                 return 0;
         return sc_err(l, l->label, line, NULL, "shape mismatch: '%s' is %s, '%s' is %s", na,

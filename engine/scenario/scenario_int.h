@@ -8,6 +8,7 @@
  *   scenario_conn.c       connections: resolve through system connectors
  *                         (scenario_graph.c), check direction, type, shape, units
  *   scenario_params.c     parameter bindings and --start overrides
+ *   scenario_dims.c       array sizes with structural parameters set, checked
  *   scenario_settings.c   the fmud annotation, with the overrides over it
  *   scenario_experiment.c the experiment's defaults and checks, Gauss-Seidel order
  *   scenario_record.c     recorded variables and CSV columns
@@ -185,7 +186,20 @@ const char *sc_unit_str(const struct md_unit *u, char *buf, size_t size);
  */
 int sc_parse_value(const struct md *md, const struct md_variable *v, const char *text,
                    struct md_values *ret, const char **ret_why);
-/* Dimensions of v resolved, into dims (at most max); returns the count or -EINVAL. */
+
+/* scenario_dims.c */
+/*
+ * Dimensions of v resolved with the description's start values, into dims
+ * (at most max); returns the count or -EINVAL.
+ */
 int sc_var_dims(const struct md *md, const struct md_variable *v, uint64_t *dims, size_t max);
+/* Whether a Dimension of v names a structural parameter (FMI 3.0 section 2.4.7.2). */
+bool sc_var_structural(const struct md_variable *v);
+/*
+ * After sc_parameters(): structural parameter starts within min/max and
+ * sizing at least one element, array starts with one value or one per
+ * element as set, connections between arrays so sized of equal shapes.
+ */
+int sc_structural(struct sc_load *l);
 
 #endif

@@ -9,8 +9,8 @@
  *
  * DESIGN: SSP lets a binding's unknown names pass silently; fmud refuses
  * them, and refuses values for variables an importer may not set before
- * initialisation: only parameters and inputs that have a start value
- * (and are not constants) can be bound. A silently dropped parameter is a
+ * initialisation: only parameters, structural parameters and inputs
+ * that have a start value (and are not constants) can be bound. A silently dropped parameter is a
  * wrong simulation that looks right.
  */
 #include "engine/scenario/scenario_int.h"
@@ -63,11 +63,17 @@ static int plist_add(struct plist *p, const struct pending *e)
         return 0;
 }
 
-/* Only what an importer may set before initialisation (FMI 3.0 section 2.4.7.4). */
+/*
+ * Only what an importer may set before initialisation (FMI 3.0 section
+ * 2.4.7.4): parameters and inputs, and structural parameters, which the
+ * master sets in Configuration Mode (section 3.2; scenario_dims.c).
+ */
 static const char *not_bindable(const struct md_variable *v)
 {
-        if (v->causality != MD_CAUSALITY_PARAMETER && v->causality != MD_CAUSALITY_INPUT)
-                return "only parameters and inputs with a start value can be bound";
+        if (v->causality != MD_CAUSALITY_PARAMETER && v->causality != MD_CAUSALITY_INPUT &&
+            v->causality != MD_CAUSALITY_STRUCTURAL_PARAMETER)
+                return "only parameters, structural parameters and inputs with a start value "
+                       "can be bound";
         if (v->variability == MD_VARIABILITY_CONSTANT)
                 return "it is a constant";
         if (!v->has_start)

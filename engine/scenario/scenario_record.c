@@ -130,8 +130,8 @@ static int add_var(struct sc_load *l, struct cols *c, size_t comp, size_t var, c
 {
         const struct md *md = l->s->components[comp].fmu->md;
         const struct md_variable *v = &md->vars[var];
-        uint64_t dims[MAX_DIMS], n = md_var_elements(md, v);
-        int nd = sc_var_dims(md, v, dims, MAX_DIMS), r = 0;
+        uint64_t dims[MAX_DIMS], n = scenario_var_elements(l->s, comp, v);
+        int nd = scenario_var_dims(l->s, comp, v, dims, MAX_DIMS), r = 0;
         char sfx[256] = "";
 
         /*

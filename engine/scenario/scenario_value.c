@@ -19,28 +19,6 @@
 
 #define MAX_BINARY (16u << 20)
 
-int sc_var_dims(const struct md *md, const struct md_variable *v, uint64_t *dims, size_t max)
-{
-        if (v->n_dims > max)
-                return -EINVAL;
-        for (size_t i = 0; i < v->n_dims; i++) {
-                const struct md_dimension *d = &v->dims[i];
-                const struct md_variable *r;
-
-                dims[i] = 0;
-                if (d->has_start) {
-                        dims[i] = d->start;
-                } else if (d->has_vr) {
-                        r = md_find_vr(md, d->vr);
-                        if (r && r->type == MD_UINT64 && r->has_start && r->start.n >= 1)
-                                dims[i] = r->start.u[0];
-                }
-                if (dims[i] == 0)
-                        return -EINVAL;
-        }
-        return (int)v->n_dims;
-}
-
 /* One enumeration token: an item name of the variable's type, or its value. */
 static int enum_token(const struct md_variable *v, const char *tok, size_t len, int64_t *ret)
 {
@@ -164,7 +142,9 @@ static const char *float_refusal(enum md_type t, const char *text, const struct 
 int sc_parse_value(const struct md *md, const struct md_variable *v, const char *text,
                    struct md_values *ret, const char **ret_why)
 {
-        uint64_t n = md_var_elements(md, v);
+        /* Sized by a structural parameter: counted against the size set (sc_structural). */
+        bool later = sc_var_structural(v);
+        uint64_t n = later ? UINT64_MAX : md_var_elements(md, v);
         struct md_values vals = { 0 };
         size_t bad = 0;
         int r;
@@ -196,7 +176,7 @@ int sc_parse_value(const struct md *md, const struct md_variable *v, const char 
                          : "not a value of the variable's type";
         if (r < 0)
                 return r;
-        if (vals.n != 1 && vals.n != n) {
+        if (vals.n != 1 && vals.n != n && !later) {
                 mv_free(v->type, &vals);
                 *ret_why = "fewer values than the variable has elements "
                            "(give one, or one per element)";
