@@ -5,6 +5,7 @@
  * values written to the results file.
  */
 #include <criterion/criterion.h>
+#include <criterion/new/assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -155,6 +156,36 @@ Test(daemon_values, get_right_after_set_shows_the_new_value, .init = setup, .fin
         cr_assert(fmud_step(c, &t, 1, NULL) == 0, "%s", fmud_errmsg(c));
         cr_assert(fmud_set(c, &t, v, n) == 0, "%s", fmud_errmsg(c));
         check_all(&t, v, n, false);
+}
+
+/* A load's start of a structural parameter sizes the arrays that get and set take. */
+Test(daemon_values, a_structural_start_sizes_the_arrays_got_and_set, .init = setup,
+     .fini = teardown)
+{
+        struct proto_assign starts[] = { { daemon_str("n"), daemon_str("6") } };
+        struct proto_load a = { .path = daemon_str(FMUD_TEST_FMU_DIR "/Feedthrough.fmu"),
+                                .n_starts = 1, .starts = starts };
+        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
+        const char *names[] = { "Float64_vector_output", "n" };
+        struct pv items[6], arr = { .type = PV_ARRAY, .a = { items, 6 } };
+        struct proto_named_value v = { daemon_str("Float64_vector_input"), &arr };
+        const struct pv *const *got;
+
+        for (int i = 0; i < 6; i++)
+                items[i] = PV_F(10.0 * (i + 1));
+        cr_assert(fmud_set(c, &t, &v, 1) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_step(c, &t, 1, NULL) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_get(c, &t, names, 2, &got) == 0, "%s", fmud_errmsg(c));
+        cr_assert(eq(int, got[0]->type, PV_ARRAY));
+        cr_assert(eq(u32, got[0]->a.n, 6));
+        for (int i = 0; i < 6; i++)
+                cr_assert(eq(dbl, got[0]->a.items[i].f, 10.0 * (i + 1)));
+        cr_assert(eq(u64, got[1]->u, 6));
+        /* Four values, as the description's size, are refused: the vector has six. */
+        arr.a.n = 4;
+        cr_assert(fmud_set(c, &t, &v, 1) < 0);
+        cr_assert(strstr(fmud_errmsg(c), "is an array of 6 Float64 values") != NULL, "%s",
+                  fmud_errmsg(c));
 }
 
 /* ---- Samples ---------------------------------------------------------------------- */
