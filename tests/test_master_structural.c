@@ -250,4 +250,13 @@ Test(master_structural, a_start_override_sets_the_size_of_a_single_fmu)
         cr_assert(strstr(buf, "--start") && strstr(buf, "'n'") && strstr(buf, "value \"6.5\""),
                   "%s", buf);
         msys_fini(&x);
+
+        /* A size of 0 is said once, with the bare name, and nothing follows from it. */
+        starts[0].value = "0";
+        cr_assert(load_fmu(&x, FMUD_TEST_FMU_DIR "/Feedthrough.fmu", 1, starts) < 0);
+        cr_assert(eq(sz, x.diags.n, 1));
+        diag_format(&x.diags.v[0], buf, sizeof(buf));
+        cr_assert(strstr(buf, "--start: 'n': a size of 0: 'Float64_vector_input' of component "
+                          "'Feedthrough' needs at least one element") != NULL, "%s", buf);
+        msys_fini(&x);
 }

@@ -373,16 +373,22 @@ static bool all_imported(const struct scenario *s)
         return true;
 }
 
-/* The passes that need every FMU; each still runs when an earlier one reported. */
+/*
+ * The passes that need every FMU; each still runs when an earlier one
+ * reported, but for the columns when the sizes set were refused.
+ */
 static int late_passes(struct sc_load *l)
 {
         struct sc_settings st = { 0 };
+        bool unsized = false;
         int r, bad;
 
         r = sc_parameters(l);
         bad = r < 0;
-        if (r == 0)
+        if (r == 0) {
                 r = sc_structural(l);
+                unsized = r < 0;        /* the columns' sizes are unknown: not checked */
+        }
         bad |= r < 0;
         if (r != -ENOMEM) {
                 r = sc_settings(l, &st);
@@ -392,7 +398,7 @@ static int late_passes(struct sc_load *l)
                 r = sc_experiment(l, &st);
                 bad |= r < 0;
         }
-        if (r != -ENOMEM) {
+        if (r != -ENOMEM && !unsized) {
                 r = sc_columns(l, st.n_record, st.record, (const char *const *)st.record_origins);
                 bad |= r < 0;
         }

@@ -96,6 +96,16 @@ uint64_t scenario_var_elements(const struct scenario *s, size_t comp, const stru
         return prod;
 }
 
+/* The variable as get, set and --start name it: bare in a one-FMU scenario. */
+static const char *full_name(const struct sc_load *l, const struct scenario_component *c,
+                             const struct md_variable *v, char *buf, size_t size)
+{
+        if (l->s->single_fmu)
+                return v->name;
+        snprintf(buf, size, "%s.%s", c->name, v->name);
+        return buf;
+}
+
 /* Whether element i of val lies in v's min/max; why says which bound it breaks. */
 static bool in_bounds(const struct md_variable *v, const struct md_values *val, size_t i,
                       char *why, size_t size)
@@ -135,10 +145,10 @@ static int check_parameter(struct sc_load *l, size_t comp, const struct scenario
         const struct scenario_component *c = &l->s->components[comp];
         const struct md *md = c->fmu->md;
         const struct md_variable *p = &md->vars[st->var];
-        char why[128], name[256];
+        char why[128], buf[256];
+        const char *name = full_name(l, c, p, buf, sizeof(buf));
         int bad = 0;
 
-        snprintf(name, sizeof(name), "%s.%s", c->name, p->name);
         for (size_t i = 0; i < st->value.n; i++)
                 if (!in_bounds(p, &st->value, i, why, sizeof(why)))
                         return sc_err(l, st->origin, 0, name, "structural parameter: %s", why);
@@ -173,12 +183,11 @@ static int check_array_start(struct sc_load *l, size_t comp, const struct scenar
         const struct scenario_component *c = &l->s->components[comp];
         const struct md_variable *v = &c->fmu->md->vars[st->var];
         uint64_t n = scenario_var_elements(l->s, comp, v);
-        char name[256];
+        char buf[256];
 
         if (st->value.n == 1 || st->value.n == n)
                 return 0;
-        snprintf(name, sizeof(name), "%s.%s", c->name, v->name);
-        return sc_err(l, st->origin, 0, name, "%zu values, but the variable has %llu elements "
+        return sc_err(l, st->origin, 0, full_name(l, c, v, buf, sizeof(buf)), "%zu values, but the variable has %llu elements "
                       "with the structural parameters set (give one, or one per element)",
                       st->value.n, (unsigned long long)n);
 }
