@@ -47,8 +47,8 @@ const struct cli_opt cli_load_opts[] = {
         { "tolerance", CLI_O_TOL, "TOL", "relative tolerance for every FMU, 0 < TOL < 1\n"
                                         "(default: each FMU's DefaultExperiment tolerance)" },
         { "gauss-seidel", CLI_O_GS, NULL, "Gauss-Seidel order instead of Jacobi" },
-        { "interface", CLI_O_IFACE, "cs|me", "host FMUs that have both interfaces as\n"
-          "Co-Simulation (the default) or Model Exchange" },
+        { "interface", CLI_O_IFACE, "cs|me|se", "host FMUs that have several interfaces as\n"
+          "Co-Simulation (the default), Model Exchange or\nScheduled Execution" },
         { "integrator", CLI_O_INTEGRATOR, "bdf|adams", "how a worker integrates a Model Exchange\n"
           "FMU: CVODE BDF (stiff, the default) or Adams" },
         { "sandbox", CLI_O_SANDBOX, "MODE",
@@ -270,8 +270,8 @@ int cli_load_option(const struct cli *a, struct cli_load *l, int opt, char *arg)
                 p->algorithm = (struct proto_str){ "gauss-seidel", 12 };
                 return 1;
         case CLI_O_IFACE:
-                if (strcmp(arg, "cs") && strcmp(arg, "me"))
-                        return cli_usage_error(a, "--interface needs cs or me, not '%s'", arg);
+                if (strcmp(arg, "cs") && strcmp(arg, "me") && strcmp(arg, "se"))
+                        return cli_usage_error(a, "--interface needs cs, me or se, not '%s'", arg);
                 p->iface = (struct proto_str){ arg, (uint32_t)strlen(arg) };
                 return 1;
         case CLI_O_INTEGRATOR:

@@ -4,6 +4,7 @@
  * that a user sees every problem at once.
  */
 #include "fmu.h"
+#include "fmu_se.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -56,6 +57,8 @@ int fmu_interface_parse(const char *s, size_t len, enum fmu_interface *ret)
                 *ret = FMU_IFACE_CS;
         else if (len == 2 && !memcmp(s, "me", 2))
                 *ret = FMU_IFACE_ME;
+        else if (len == 2 && !memcmp(s, "se", 2))
+                *ret = FMU_IFACE_SE;
         else
                 return -EINVAL;
         return 0;
@@ -94,6 +97,26 @@ static int cannot_run(struct fmu *fmu, const struct fmu_opts *opts, struct diag_
         return -EINVAL;
 }
 
+/* ScheduledExecution: its partitions activated by the worker (fmu_se.h). */
+static int choose_se(struct fmu *fmu, const struct fmu_opts *opts, struct diag_list *diags)
+{
+        struct md *md = fmu->md;
+        char why[256];
+
+        if (!md->has_scheduled_execution) {
+                snprintf(why, sizeof(why), "ScheduledExecution asked for, but the FMU has no "
+                         "ScheduledExecution interface (it has %s)",
+                         md->cs.present && md->has_model_exchange ? "CoSimulation and ModelExchange"
+                         : md->cs.present ? "CoSimulation" : "ModelExchange");
+                return cannot_run(fmu, opts, diags, why);
+        }
+        if (fmu_se_check(md, why, sizeof(why)) < 0)
+                return cannot_run(fmu, opts, diags, why);
+        if (md_host_se(md) == -ENOMEM)
+                return -ENOMEM;
+        return md->hosted_se ? 1 : -EINVAL;     /* no modelIdentifier: reported already */
+}
+
 /*
  * The interface fmud hosts: CoSimulation, or ModelExchange integrated in
  * the worker, as opts->iface asks. 1 when it is settled, 0 or
@@ -106,6 +129,9 @@ static int choose_interface(struct fmu *fmu, const struct fmu_opts *opts, struct
         bool me = opts->iface == FMU_IFACE_ME ||
                   (opts->iface == FMU_IFACE_AUTO && !md->cs.present && md->has_model_exchange);
 
+        if (opts->iface == FMU_IFACE_SE || (opts->iface == FMU_IFACE_AUTO && !md->cs.present &&
+                                            !md->has_model_exchange && md->has_scheduled_execution))
+                return choose_se(fmu, opts, diags);
         if (opts->iface == FMU_IFACE_CS && !md->cs.present) {
                 interfaces(md, ifaces, sizeof(ifaces));
                 snprintf(why, sizeof(why), "CoSimulation asked for, but the FMU has no "
@@ -116,13 +142,14 @@ static int choose_interface(struct fmu *fmu, const struct fmu_opts *opts, struct
                 return 1;
         if (!md->has_model_exchange) {
                 interfaces(md, ifaces, sizeof(ifaces));
-                if (md->cs.present)
+                if (md->cs.present || opts->iface == FMU_IFACE_ME)
                         snprintf(why, sizeof(why), "ModelExchange asked for, but the FMU has no "
-                                 "ModelExchange interface (it has CoSimulation only)");
+                                 "ModelExchange interface (it has %s only)",
+                                 md->cs.present ? "CoSimulation" : "ScheduledExecution");
                 else
-                        snprintf(why, sizeof(why), "no CoSimulation or ModelExchange interface "
-                                 "(the FMU has %s only): fmud runs Co-Simulation and Model Exchange "
-                                 "FMUs", ifaces[0] ? ifaces : "none");
+                        snprintf(why, sizeof(why), "no CoSimulation, ModelExchange or "
+                                 "ScheduledExecution interface (the FMU has %s only)",
+                                 ifaces[0] ? ifaces : "none");
                 return cannot_run(fmu, opts, diags, why);
         }
         /* FMI 2.0 states the sizes the worker allocates (FMI 2.0 sections 2.2.1, 2.2.8). */

@@ -17,9 +17,10 @@
 
 /* Which of an FMU's interfaces fmud hosts. */
 enum fmu_interface {
-        FMU_IFACE_AUTO,         /* CoSimulation when present, else ModelExchange */
+        FMU_IFACE_AUTO,         /* CoSimulation, else ModelExchange, else ScheduledExecution */
         FMU_IFACE_CS,
         FMU_IFACE_ME,           /* integrated in the worker (FMI 3.0 and 2.0 section 3) */
+        FMU_IFACE_SE,           /* partitions activated by the worker (FMI 3.0 section 5) */
 };
 
 /* How a worker integrates a Model Exchange FMU (worker/me.h). */
@@ -38,7 +39,7 @@ enum fmu_integrator {
 const char *fmu_integrator_name(enum fmu_integrator i);
 /* "bdf"/"adams" (len bytes) to *ret; -EINVAL otherwise. */
 int fmu_integrator_parse(const char *s, size_t len, enum fmu_integrator *ret);
-/* "cs"/"me" (len bytes) to *ret; -EINVAL otherwise. */
+/* "cs"/"me"/"se" (len bytes) to *ret; -EINVAL otherwise. */
 int fmu_interface_parse(const char *s, size_t len, enum fmu_interface *ret);
 
 /* What fmu_open() appends to a warning that opts->strict makes an error. */
@@ -63,7 +64,10 @@ struct fmu_opts {
          * platform) is not refused; fmu->cannot_run says why.
          */
         bool describe;
-        /* The interface to host; with ME, fmu->md->cs is md_host_me()'s view. */
+        /*
+         * The interface to host; with ME, fmu->md->cs is md_host_me()'s
+         * view, with SE md_host_se()'s.
+         */
         enum fmu_interface iface;
         enum fmu_integrator integrator; /* kept in fmu->integrator for the worker */
 };

@@ -47,9 +47,9 @@ static bool needed(const struct md *md, enum fmu_need need)
         case FMU_NEED_ADJOINT:
                 return cs->provides_adjoint_derivatives;
         case FMU_NEED_EVENT_MODE:
-                return cs->has_event_mode;
+                return cs->has_event_mode && !md->hosted_se;
         case FMU_NEED_EVENTS:
-                return cs->has_event_mode || md->hosted_me;
+                return (cs->has_event_mode || md->hosted_me) && !md->hosted_se;
         case FMU_NEED_EVALUATE:
                 return cs->provides_evaluate_discrete_states;
         case FMU_NEED_OUTPUT_DER:
@@ -61,9 +61,11 @@ static bool needed(const struct md *md, enum fmu_need need)
         case FMU_NEED_CONFIG:
                 return has_structural_parameter(md);
         case FMU_NEED_CS:
-                return !md->hosted_me;
+                return !md->hosted_me && !md->hosted_se;
         case FMU_NEED_ME:
                 return md->hosted_me;
+        case FMU_NEED_SE:
+                return md->hosted_se;
         case FMU_NEED_OPTIONAL:
                 break;
         }

@@ -33,6 +33,7 @@ enum fmu_need {
         FMU_NEED_CONFIG,        /* the description has a structural parameter */
         FMU_NEED_CS,            /* hosted as Co-Simulation */
         FMU_NEED_ME,            /* hosted as Model Exchange (md_host_me()) */
+        FMU_NEED_SE,            /* hosted as Scheduled Execution (md_host_se()) */
         FMU_NEED_OPTIONAL,      /* resolved when present */
 };
 
@@ -114,7 +115,9 @@ enum fmu_need {
         X(fmi3GetContinuousStates, FMU_NEED_ME) \
         X(fmi3GetNominalsOfContinuousStates, FMU_NEED_ME) \
         X(fmi3GetNumberOfEventIndicators, FMU_NEED_ME) \
-        X(fmi3GetNumberOfContinuousStates, FMU_NEED_ME)
+        X(fmi3GetNumberOfContinuousStates, FMU_NEED_ME) \
+        X(fmi3InstantiateScheduledExecution, FMU_NEED_SE) \
+        X(fmi3ActivateModelPartition, FMU_NEED_SE)
 
 /*
  * FMI 2.0 Co-Simulation API (FMI 2.0 sections 2.1 and 4.2), and the Model

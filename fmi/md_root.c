@@ -285,7 +285,7 @@ int md_read_root(struct md_ctx *c)
         }
         if (se) {
                 c->md->has_scheduled_execution = true;
-                read_model_identifier(c, se, NULL);
+                read_model_identifier(c, se, &c->md->se_model_identifier);
         }
         if (!cs && !me && !se)
                 md_err(c, mx_line(c->root), NULL, sec, "%s",

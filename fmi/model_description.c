@@ -197,6 +197,7 @@ void md_free(struct md *md)
         free(md->generation_date_and_time);
         free(md->cs.model_identifier);
         free(md->me_model_identifier);
+        free(md->se_model_identifier);
         for (size_t i = 0; i < md->n_units; i++) {
                 for (size_t j = 0; j < md->units[i].n_display; j++)
                         free(md->units[i].display[j].name);
@@ -330,5 +331,31 @@ int md_host_me(struct md *md)
                 .can_handle_variable_communication_step_size = true,
         };
         md->hosted_me = true;
+        return 0;
+}
+
+int md_host_se(struct md *md)
+{
+        char *id;
+
+        if (!md->has_scheduled_execution || !md->se_model_identifier)
+                return -EINVAL;
+        if (md->hosted_se)
+                return 0;
+        id = strdup(md->se_model_identifier);
+        if (!id)
+                return -ENOMEM;
+        free(md->cs.model_identifier);
+        /*
+         * The worker's Event Mode is Clock Activation Mode (section 5.2):
+         * setting input Clocks activates their partitions; no FMU states.
+         */
+        md->cs = (struct md_cosim){
+                .present = true,
+                .model_identifier = id,
+                .can_handle_variable_communication_step_size = true,
+                .has_event_mode = true,
+        };
+        md->hosted_se = true;
         return 0;
 }

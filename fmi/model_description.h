@@ -336,6 +336,13 @@ struct md {
         bool hosted_me;
         bool cs_declared;
         bool has_scheduled_execution;
+        char *se_model_identifier;      /* ScheduledExecution's modelIdentifier */
+        /*
+         * md_host_se() made cs the view of the ScheduledExecution interface
+         * that a worker offers when it activates the FMU's model partitions
+         * (FMI 3.0 section 5): Event Mode stands for Clock Activation Mode.
+         */
+        bool hosted_se;
 
         size_t n_units;
         struct md_unit *units;
@@ -390,6 +397,16 @@ void md_limits_default(struct md_limits *lim);
  * ModelExchange interface; -ENOMEM.
  */
 int md_host_me(struct md *md);
+
+/*
+ * Host the FMU through its ScheduledExecution interface (FMI 3.0 section
+ * 5): md->cs becomes what the worker that activates its model partitions
+ * offers a master (a Co-Simulation FMU with Event Mode that handles a
+ * variable communication step size), with the ScheduledExecution
+ * modelIdentifier. 0; -EINVAL when the FMU has no ScheduledExecution
+ * interface; -ENOMEM.
+ */
+int md_host_se(struct md *md);
 
 /*
  * Parse and validate a modelDescription.xml held in memory.

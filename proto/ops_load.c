@@ -155,8 +155,9 @@ static int check_overrides(const struct proto_load *a, char *err, size_t errlen)
             !pstr_is(a->algorithm, "gauss-seidel"))
                 return proto_fail(err, errlen,
                                   "args.algorithm: expected \"jacobi\" or \"gauss-seidel\"");
-        if (a->iface.len && !pstr_is(a->iface, "cs") && !pstr_is(a->iface, "me"))
-                return proto_fail(err, errlen, "args.interface: expected \"cs\" or \"me\"");
+        if (a->iface.len && !pstr_is(a->iface, "cs") && !pstr_is(a->iface, "me") &&
+            !pstr_is(a->iface, "se"))
+                return proto_fail(err, errlen, "args.interface: expected \"cs\", \"me\" or \"se\"");
         if (a->integrator.len && !pstr_is(a->integrator, "bdf") && !pstr_is(a->integrator, "adams"))
                 return proto_fail(err, errlen, "args.integrator: expected \"bdf\" or \"adams\"");
         if (a->sandbox.len && !pstr_is(a->sandbox, "strict") && !pstr_is(a->sandbox, "basic") &&

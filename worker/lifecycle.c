@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "worker/me.h"
+#include "worker/se.h"
 #include "worker/worker.h"
 
 #define NAME_MAX_BYTES  4096u
@@ -166,7 +167,8 @@ static bool has_clocks(const struct md *md)
 
 void h_instantiate3(struct worker *w, const struct call_in *in, struct reply *rp)
 {
-        const char *fn = w->me ? "fmi3InstantiateModelExchange" : "fmi3InstantiateCoSimulation";
+        const char *fn = w->me ? "fmi3InstantiateModelExchange" : w->se
+                         ? "fmi3InstantiateScheduledExecution" : "fmi3InstantiateCoSimulation";
         struct call_instantiate ci;
         char *name = NULL, *res;
         bool iu;
@@ -192,6 +194,8 @@ void h_instantiate3(struct worker *w, const struct call_in *in, struct reply *rp
                 w->inst = w->lib->f3.fmi3InstantiateModelExchange(name, w->md->instantiation_token,
                                                                   res, ci.visible, ci.logging_on,
                                                                   w, log_fmi3);
+        else if (w->se)
+                w->inst = se_instantiate(w, name, res, ci.visible, ci.logging_on);
         else
                 w->inst = w->lib->f3.fmi3InstantiateCoSimulation(name, w->md->instantiation_token,
                                                                  res, ci.visible, ci.logging_on,
@@ -292,6 +296,7 @@ void h_enter_init3(struct worker *w, const struct call_in *in, struct reply *rp)
         }
         if (w->me)
                 me_experiment(w, e.tolerance_defined, e.tolerance, e.start_time);
+        se_set_time(w, e.start_time);
         reply_status(rp, w->lib->f3.fmi3EnterInitializationMode(w->inst, e.tolerance_defined,
                                                                 e.tolerance, e.start_time,
                                                                 e.stop_time_defined, e.stop_time));
@@ -336,16 +341,17 @@ void h_exit_config(struct worker *w, const struct call_in *in, struct reply *rp)
         reply_status(rp, w->lib->f3.fmi3ExitConfigurationMode(w->inst));
 }
 
+/* Scheduled Execution: the FMU stays in Clock Activation Mode (se.h). */
 void h_enter_event(struct worker *w, const struct call_in *in, struct reply *rp)
 {
         (void) in;
-        reply_status(rp, w->lib->f3.fmi3EnterEventMode(w->inst));
+        reply_status(rp, w->se ? fmi3OK : w->lib->f3.fmi3EnterEventMode(w->inst));
 }
 
 void h_enter_step(struct worker *w, const struct call_in *in, struct reply *rp)
 {
         (void) in;
-        reply_status(rp, w->lib->f3.fmi3EnterStepMode(w->inst));
+        reply_status(rp, w->se ? fmi3OK : w->lib->f3.fmi3EnterStepMode(w->inst));
 }
 
 void h_evaluate(struct worker *w, const struct call_in *in, struct reply *rp)
@@ -364,6 +370,11 @@ void h_update_discrete(struct worker *w, const struct call_in *in, struct reply 
         int s;
 
         (void) in;
+        if (w->se) {
+                reply_status(rp, se_update_discrete(w, &d));
+                memcpy(rp->result, &d, sizeof(d));
+                return;
+        }
         s = w->lib->f3.fmi3UpdateDiscreteStates(w->inst, &need.b, &term.b, &nom.b, &val.b, &def.b,
                                                 &next);
         reply_status(rp, s);
@@ -400,4 +411,6 @@ void h_reset(struct worker *w, const struct call_in *in, struct reply *rp)
                 vars_reset(w);
         if (w->me)
                 me_reset(w);
+        if (w->se)
+                se_reset(w);
 }

@@ -4,7 +4,7 @@
  *     fmud-worker --channel-fd N --fmu-dir DIR [--sandbox off|basic|strict
  *                 --scratch DIR --hide DIR --mem-limit BYTES --cpu-limit SEC
  *                 --on-violation errno|kill --uid N --gid N] [--mlock [--mlock-limit BYTES]]
- *                 [--interface cs|me] [--integrator bdf|adams]
+ *                 [--interface cs|me|se] [--integrator bdf|adams]
  *
  * N is the channel memfd the daemon passed (usually 3), DIR the unpacked
  * FMU. The sandbox (sandbox.h) is applied before the FMU's library is
@@ -147,9 +147,10 @@ static int parse_args(int argc, char *argv[])
                                 return -EINVAL;
                         break;
                 case 'i':
-                        if (strcmp(optarg, "me") && strcmp(optarg, "cs"))
+                        if (strcmp(optarg, "me") && strcmp(optarg, "cs") && strcmp(optarg, "se"))
                                 return -EINVAL;
                         me_opts.model_exchange = !strcmp(optarg, "me");
+                        me_opts.scheduled_execution = !strcmp(optarg, "se");
                         break;
                 case 'I':
                         m = fmu_integrator_parse(optarg, strlen(optarg), &me_opts.integrator);

@@ -23,6 +23,7 @@ struct worker;
  */
 struct me_opts {
         bool model_exchange;    /* host the ModelExchange interface though CoSimulation is there */
+        bool scheduled_execution;       /* --interface se: host ScheduledExecution (se.h) */
         enum fmu_integrator integrator;
 };
 extern struct me_opts me_opts;

@@ -31,6 +31,7 @@
 
 #include "worker/crash.h"
 #include "worker/me.h"
+#include "worker/se.h"
 #include "worker/worker.h"
 
 static uint64_t mono_ns(void)
@@ -234,6 +235,10 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
                 res.service_ns = mono_ns() - t0;
                 term.u = stop;
                 me_result(w, &res);
+        } else if (w->se) {
+                /* Scheduled Execution: nothing runs between ticks (se.h). */
+                se_set_time(w, t_end);
+                s = fmi3OK;
         } else if (w->fmi == MD_FMI3) {
                 w->step_t = ds.current_communication_point;
                 w->step_h = ds.communication_step_size;

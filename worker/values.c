@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "worker/se.h"
 #include "worker/worker.h"
 
 static fmi3Status get3(struct worker *w, enum md_type t, const uint32_t *vrs, size_t nvr,
@@ -25,6 +26,15 @@ static fmi3Status get3(struct worker *w, enum md_type t, const uint32_t *vrs, si
         const struct fmi3_api *f = &w->lib->f3;
         void *in = w->inst;
 
+        /* Scheduled Execution: the partitions of this instant run before anything is read. */
+        if (w->se && t == MD_CLOCK)
+                return se_get_clocks(w, vrs, nvr, v);
+        if (w->se) {
+                int s = se_activate(w);
+
+                if (s > fmi3Warning)
+                        return s;
+        }
         switch (t) {
         case MD_FLOAT32: return f->fmi3GetFloat32(in, vrs, nvr, v, nv);
         case MD_FLOAT64: return f->fmi3GetFloat64(in, vrs, nvr, v, nv);
@@ -48,6 +58,8 @@ static fmi3Status set3(struct worker *w, enum md_type t, const uint32_t *vrs, si
         const struct fmi3_api *f = &w->lib->f3;
         void *in = w->inst;
 
+        if (w->se && t == MD_CLOCK)
+                return se_set_clocks(w, vrs, nvr, v);
         switch (t) {
         case MD_FLOAT32: return f->fmi3SetFloat32(in, vrs, nvr, v, nv);
         case MD_FLOAT64: return f->fmi3SetFloat64(in, vrs, nvr, v, nv);

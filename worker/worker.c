@@ -19,6 +19,7 @@
 #include "worker/sandbox.h"
 #include "worker/crash.h"
 #include "worker/me.h"
+#include "worker/se.h"
 #include "worker/worker.h"
 
 #define MD_FILE_MAX     (64u << 20)
@@ -153,7 +154,17 @@ static int load(struct worker *w, const char *dir, char *why, size_t size)
         diag_list_init(&diags, 0);
         r = md_parse(xml, len, "modelDescription.xml", NULL, &diags, &w->md);
         free(xml);
-        /* As fmu.c chose: ModelExchange when asked for, or when there is no CoSimulation. */
+        /* As fmu.c chose: ScheduledExecution when asked for or when it is the only interface. */
+        if (r == 0 && (me_opts.scheduled_execution || (!w->md->cs.present &&
+                                                        !w->md->has_model_exchange))) {
+                r = md_host_se(w->md);
+                if (r == -EINVAL) {
+                        diag_list_fini(&diags);
+                        snprintf(why, size, "%s", "the FMU has no ScheduledExecution interface to host");
+                        return r;
+                }
+        }
+        /* ModelExchange when asked for, or when there is no CoSimulation. */
         if (r == 0 && (me_opts.model_exchange || !w->md->cs.present)) {
                 r = md_host_me(w->md);
                 if (r == -EINVAL) {
@@ -166,6 +177,8 @@ static int load(struct worker *w, const char *dir, char *why, size_t size)
                 r = fmu_lib_open(w->dir, w->md, &diags, &w->lib);
         if (r == 0 && w->md->hosted_me)
                 r = me_open(w);
+        if (r == 0 && w->md->hosted_se)
+                r = se_open(w);
         if (r < 0)
                 first_error(&diags, why, size);
         diag_list_fini(&diags);
@@ -277,6 +290,7 @@ void worker_close(struct worker *w)
         }
         w->inst = NULL;
         me_close(w);
+        se_close(w);
         fmu_lib_close(w->lib);
         md_free(w->md);
         chan_close(w->chan);

@@ -105,6 +105,7 @@ struct worker {
         uint32_t vr_span;       /* the largest value reference + 1 */
         struct clocks *clk;     /* which Clocks are active (clocks.c); NULL: no Clocks */
         struct me *me;          /* the integrator of a Model Exchange FMU (me.h); NULL: CS */
+        struct se *se;          /* the scheduler of a Scheduled Execution FMU (se.h); NULL: CS */
         struct vrs_memo memo[2];        /* [set]: see struct vrs_memo */
 
         /* Messages, by nesting depth. */

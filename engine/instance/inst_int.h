@@ -298,6 +298,7 @@ struct spawn_req {
         bool mlock;                     /* fmud-worker --mlock */
         uint64_t mlock_limit;           /* fmud-worker --mlock-limit; 0: none */
         bool model_exchange;            /* fmud-worker --interface me */
+        bool scheduled_execution;       /* fmud-worker --interface se */
         const char *integrator;         /* fmud-worker --integrator; NULL: none */
 };
 /* fork+exec the worker with chan_fd as INST_FD. 0 and *ret_pid, or -errno. */

@@ -207,6 +207,7 @@ int inst_new(const struct inst_opts *o, struct inst **ret, char **ret_message)
                 .path = o->worker_path, .fmu_dir = o->fmu_dir, .envp = o->envp, .chan_fd = fd,
                 .sandbox = &o->sandbox, .mlock = o->mlock,
                 .mlock_limit = o->mlock_limit, .model_exchange = o->model_exchange,
+                .scheduled_execution = o->scheduled_execution,
                 .integrator = o->integrator,
         };
         if (o->sandbox.mode != SANDBOX_OFF) {

@@ -143,6 +143,8 @@ struct inst_opts {
          * fmud-worker --interface me --integrator NAME ("bdf", "adams").
          */
         bool model_exchange;
+        /* fmud-worker --interface se: the FMU's partitions activated (md_host_se()). */
+        bool scheduled_execution;
         const char *integrator;         /* NULL: the worker's default (bdf) */
 };
 

@@ -189,9 +189,9 @@ int spawn_worker(const struct spawn_req *rq, pid_t *ret_pid)
                 argv[a++] = (char *)"--mlock-limit";
                 argv[a++] = lock_arg;
         }
-        if (rq->model_exchange) {
+        if (rq->model_exchange || rq->scheduled_execution) {
                 argv[a++] = (char *)"--interface";
-                argv[a++] = (char *)"me";
+                argv[a++] = (char *)(rq->model_exchange ? "me" : "se");
         }
         if (rq->integrator) {
                 argv[a++] = (char *)"--integrator";

@@ -173,6 +173,7 @@ static int spawn(struct session *s, struct session_inst *si)
         o.mlock = s->opts.mlock;
         o.mlock_limit = s->opts.mlock_limit;
         o.model_exchange = md->hosted_me;
+        o.scheduled_execution = md->hosted_se;
         o.integrator = md->hosted_me ? fmu_integrator_name(c->fmu->integrator) : NULL;
         o.wait = s->opts.wait;
         o.log = on_log;
