@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmi/fmu_se.h"
 #include "fmt.h"
 #include "inspect.h"
 
@@ -200,6 +201,26 @@ static struct json_object *cosim(const struct md *md)
         return o;
 }
 
+/* The model partitions (input Clocks) in activation order (fmi/fmu_se.h). */
+static struct json_object *partitions(const struct md *md)
+{
+        size_t part[64], n = fmu_se_partitions(md, part, 64);
+        struct json_object *a = json_object_new_array();
+
+        for (size_t i = 0; a && i < n && i < 64; i++) {
+                const struct md_clock_attrs *k = &md->vars[part[i]].attrs.clock;
+                struct json_object *o = json_object_new_object();
+
+                put(o, "clock", json_object_new_string(md->vars[part[i]].name));
+                put(o, "priority", k->has_priority ? json_object_new_int64(k->priority) : NULL);
+                put(o, "intervalDecimal", k->has_interval_decimal ?
+                    json_object_new_double(k->interval_decimal) : NULL);
+                if (o && json_object_array_add(a, o) < 0)
+                        json_object_put(o);
+        }
+        return a;
+}
+
 static struct json_object *experiment(const struct md *md)
 {
         const struct md_default_experiment *e = &md->default_experiment;
@@ -270,12 +291,16 @@ static void model(struct json_object *root, const struct fmu *fmu)
         put(ifaces, "scheduledExecution", json_object_new_boolean(md->has_scheduled_execution));
         put(root, "interfaceTypes", ifaces);
         put(root, "hostedAs", md->cs.present ? json_object_new_string(md->hosted_me ? "modelExchange"
-                                                                                  : "coSimulation")
+                                                                      : md->hosted_se
+                                                                      ? "scheduledExecution"
+                                                                      : "coSimulation")
                                              : NULL);
+        if (md->has_scheduled_execution)
+                put(root, "partitions", partitions(md));
         put(root, "binary", str_or_null(fmu->binary_entry));
         put(root, "hasBinary", json_object_new_boolean(fmu->has_binary));
         put(root, "cannotRun", str_or_null(fmu->cannot_run));
-        if (md->cs.present && !md->hosted_me)
+        if (md->cs.present && !md->hosted_me && !md->hosted_se)
                 put(root, "coSimulation", cosim(md));
         put(root, "defaultExperiment", experiment(md));
         vars = json_object_new_array_ext((int)(md->n_vars < 4096 ? md->n_vars : 4096));

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmi/fmu_se.h"
 #include "fmt.h"
 #include "inspect.h"
 
@@ -43,6 +44,29 @@ static void print_groups(FILE *err, const struct diag_list *diags)
         }
 }
 
+/* The model partitions (input Clocks) in activation order (fmi/fmu_se.h). */
+static void print_partitions(FILE *out, const struct md *md)
+{
+        size_t part[64], n = fmu_se_partitions(md, part, 64);
+        char num[FMT_NUM_MAX];
+
+        fprintf(out, "%-22s %s", "partitions", n ? "" : "-");
+        for (size_t i = 0; i < n && i < 64; i++) {
+                const struct md_clock_attrs *k = &md->vars[part[i]].attrs.clock;
+
+                fprintf(out, "%s", i ? ", " : "");
+                fprintf(out, "%s", md->vars[part[i]].name);
+                if (k->has_priority)
+                        fprintf(out, " (priority %" PRIu32, k->priority);
+                else
+                        fprintf(out, " (no priority");
+                if (k->has_interval_decimal)
+                        fprintf(out, ", every %s s", fmt_double(num, k->interval_decimal));
+                fprintf(out, ")");
+        }
+        fprintf(out, "%s\n", n > 64 ? ", ..." : "");
+}
+
 static void print_header(FILE *out, const struct fmu *fmu, bool valid)
 {
         const struct md *md = fmu->md;
@@ -64,7 +88,7 @@ static void print_header(FILE *out, const struct fmu *fmu, bool valid)
                 sep = ", ";
         }
         if (md->has_scheduled_execution)
-                fprintf(out, "%sScheduledExecution", sep);
+                fprintf(out, "%sScheduledExecution (%s)", sep, or_dash(md->se_model_identifier));
         fprintf(out, "\n%-22s %s\n", "binary", fmu->binary_entry ?
                 (fmu->has_binary ? fmu->binary_entry : "missing for this platform") : "-");
         if (fmu->cannot_run)
@@ -74,9 +98,14 @@ static void print_header(FILE *out, const struct fmu *fmu, bool valid)
         else if (md->hosted_me)
                 fprintf(out, "%-22s yes, as Model Exchange, integrated with CVODE in its worker\n",
                         "fmud runs it");
+        else if (md->hosted_se)
+                fprintf(out, "%-22s yes, as Scheduled Execution, its partitions activated by its "
+                        "worker\n", "fmud runs it");
         else
                 fprintf(out, "%-22s yes, as Co-Simulation\n", "fmud runs it");
         fprintf(out, "%-22s %s\n", "sha256", fmu->sha256);
+        if (md->has_scheduled_execution)
+                print_partitions(out, md);
 }
 
 static void print_cosim(FILE *out, const struct md *md)
@@ -232,7 +261,7 @@ void inspect_print_text(FILE *out, FILE *err, const char *path, const struct fmu
         fprintf(out, "%s\n", path);
         if (fmu && fmu->md) {
                 print_header(out, fmu, diag_errors(diags) == 0);
-                if (fmu->md->cs.present && !fmu->md->hosted_me)
+                if (fmu->md->cs.present && !fmu->md->hosted_me && !fmu->md->hosted_se)
                         print_cosim(out, fmu->md);
                 print_experiment(out, fmu->md);
                 print_variables(out, fmu->md);

@@ -443,8 +443,42 @@ Test(inspect, describes_a_scheduled_execution_only_fmu_it_cannot_run, .init = se
         cr_assert(json_object_get_boolean(key(root, "valid")));
         cr_assert(not(json_object_get_boolean(key(root, "runnable"))));
         cr_assert(json_object_get_boolean(key(key(root, "interfaceTypes"), "scheduledExecution")));
-        cr_assert(strstr(skey(root, "cannotRun"), "(the FMU has ScheduledExecution only)") != NULL);
+        cr_assert(eq(str, (char *)skey(root, "hostedAs"), "scheduledExecution"));
+        cr_assert(strstr(skey(root, "cannotRun"), "no binary for this platform") != NULL);
+        cr_assert(eq(sz, json_object_array_length(key(root, "partitions")), 0));
         json_object_put(root);
+        free(path);
+}
+
+/* Partitions: its input Clocks listed as partitions, highest priority (smallest value) first. */
+Test(inspect, shows_the_partitions_of_a_scheduled_execution_fmu, .init = setup, .fini = teardown)
+{
+        char *path = fmu_path("Partitions");
+        struct json_object *root, *parts;
+        struct run_result r;
+        int code;
+
+        root = inspect_json(path, &code);
+        cr_assert(eq(int, code, 0));
+        cr_assert(json_object_get_boolean(key(root, "runnable")));
+        cr_assert(eq(str, (char *)skey(root, "hostedAs"), "scheduledExecution"));
+        parts = key(root, "partitions");
+        cr_assert(eq(sz, json_object_array_length(parts), 2));
+        cr_assert(eq(str, (char *)skey(json_object_array_get_idx(parts, 0), "clock"), "fast"));
+        cr_assert(eq(i64, json_object_get_int64(key(json_object_array_get_idx(parts, 0), "priority")),
+                     1));
+        cr_assert(eq(dbl, json_object_get_double(key(json_object_array_get_idx(parts, 0),
+                                                     "intervalDecimal")), 0.01));
+        cr_assert(eq(str, (char *)skey(json_object_array_get_idx(parts, 1), "clock"), "slow"));
+        cr_assert(eq(i64, json_object_get_int64(key(json_object_array_get_idx(parts, 1), "priority")),
+                     2));
+        json_object_put(root);
+        r = fmuctl("inspect", path, NULL);
+        cr_assert(eq(int, r.exit_code, 0));
+        cr_assert(strstr(r.out, "yes, as Scheduled Execution") != NULL, "%s", r.out);
+        cr_assert(strstr(r.out, "fast (priority 1, every 0.01 s), slow (priority 2, every 0.025 s)")
+                  != NULL, "%s", r.out);
+        run_result_fini(&r);
         free(path);
 }
 
