@@ -131,6 +131,8 @@ static struct json_object *inst_json(const struct proto_inst_status *in)
         /* null: the FMU was given no tolerance (toleranceDefined = false) */
         json_object_object_add(o, "tolerance", in->has_tolerance ? cli_json_double(in->tolerance)
                                                                  : NULL);
+        if (in->partitions.len)
+                json_object_object_add(o, "partitions", cli_json_str(in->partitions));
         /* A Model Exchange FMU integrated in its worker: the integrator and its counts. */
         if (in->has_integrator) {
                 json_object_object_add(o, "integrator", cli_json_str(in->integrator));

@@ -41,6 +41,11 @@ static void print_inst(const struct proto_inst_status *in)
                        (unsigned long long)in->me_events,
                        (unsigned long long)in->me_event_iterations);
         }
+        if (in->partitions.len) {
+                printf("    partitions ");
+                cli_put_clean(stdout, in->partitions.ptr, in->partitions.len);
+                printf(" (Scheduled Execution)\n");
+        }
         if (in->fault.len) {
                 printf("    fault: ");
                 cli_put_clean(stdout, in->fault.ptr, in->fault.len);

@@ -97,6 +97,7 @@ struct hinst_status {
         char fault[HOST_MSG_MAX];
         char mlock[HRT_STATE_MAX];      /* the worker's memory lock (hrt_mlock_state()); "": none */
         const char *integrator;         /* Model Exchange: "bdf", "adams" (static); NULL: CS */
+        char *partitions;               /* Scheduled Execution: "fast (priority 1), ..."; NULL: none */
         struct inst_me_stats me;
         uint32_t n_layers;              /* as the worker reported them at its start */
         struct hlayer {

@@ -23,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "fmi/fmu_se.h"
+
 #define STATUS_PERIOD_NS        5000000ull      /* while running: every 5 ms at most */
 
 static uint64_t now_ns(void)
@@ -38,10 +40,28 @@ static void insts_free(struct hinst_status *v, size_t n)
         for (size_t i = 0; v && i < n; i++) {
                 free(v[i].name);
                 free(v[i].fmu);
+                free(v[i].partitions);
                 for (size_t k = 0; k < v[i].n_layers; k++)
                         free(v[i].layers[k].detail);
         }
         free(v);
+}
+
+/* A Scheduled Execution FMU's partitions in activation order, as text; NULL otherwise or OOM. */
+static char *partitions(const struct md *md)
+{
+        size_t part[64], n, len = 0;
+        char buf[2048];
+
+        if (!md->hosted_se)
+                return NULL;
+        n = fmu_se_partitions(md, part, 64);
+        buf[0] = '\0';
+        for (size_t i = 0; i < n && i < 64 && len < sizeof(buf); i++)
+                len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s (priority %u)",
+                                        i ? ", " : "", md->vars[part[i]].name,
+                                        (unsigned)md->vars[part[i]].attrs.clock.priority);
+        return strdup(buf);
 }
 
 static enum proto_layer_state layer_state(enum sandbox_layer_state s)
@@ -101,6 +121,7 @@ int hstatus_init(struct hsess *hs)
                 v[i].tolerance = c->tolerance;
                 v[i].integrator = c->fmu->md->hosted_me ? fmu_integrator_name(c->fmu->integrator)
                                                          : NULL;
+                v[i].partitions = partitions(c->fmu->md);
                 v[i].pid = hs->s ? (int64_t)inst_pid(session_inst(hs->s, i)) : 0;
                 if (hs->s)
                         hrt_mlock_state(session_inst(hs->s, i), v[i].mlock, sizeof(v[i].mlock));
@@ -326,6 +347,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w, const struct host_peer *view
                         .has_tolerance = s->tolerance_defined, .tolerance = s->tolerance,
                         .has_integrator = s->integrator != NULL,
                         .integrator = str(s->integrator ? s->integrator : ""),
+                        .partitions = str(s->partitions ? s->partitions : ""),
                         .me_steps = s->me.steps, .me_rhs_evals = s->me.rhs_evals,
                         .me_root_evals = s->me.root_evals, .me_jac_evals = s->me.jac_evals,
                         .me_events = s->me.events, .me_event_iterations = s->me.event_iterations,

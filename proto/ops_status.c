@@ -178,6 +178,7 @@ const struct field status_inst_fields[PROTO_N_INST_FIELDS] = {
                   has_integrator),
         FIELD_HAS("eventIterations", FT_U64, 0, struct proto_inst_status, me_event_iterations,
                   has_integrator),
+        FIELD("partitions", FT_STR, FF_OMIT, struct proto_inst_status, partitions),
         FIELD_EXT("sandbox"),
 };
 

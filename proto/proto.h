@@ -418,6 +418,8 @@ struct proto_inst_status {
         struct proto_str integrator;            /* "bdf", "adams" */
         uint64_t me_steps, me_rhs_evals, me_root_evals, me_jac_evals;
         uint64_t me_events, me_event_iterations;
+        /* A Scheduled Execution FMU: its partitions in activation order; empty: none. */
+        struct proto_str partitions;
 };
 struct proto_rt_option {                /* a real-time option of a session (realtime.h) */
         struct proto_str name;          /* "master-priority", "worker-cpus", "dma-latency", ... */

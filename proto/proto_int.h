@@ -61,7 +61,7 @@ struct field {
  * session runs.
  */
 #define PROTO_N_LATENESS_FIELDS         4
-#define PROTO_N_INST_FIELDS             18
+#define PROTO_N_INST_FIELDS             19
 #define PROTO_N_LIVE_INST_FIELDS        5
 extern const struct field status_lateness_fields[PROTO_N_LATENESS_FIELDS];
 extern const struct field status_inst_fields[PROTO_N_INST_FIELDS];

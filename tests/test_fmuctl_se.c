@@ -96,3 +96,32 @@ Test(fmuctl_se, loads_without_the_interface_or_a_priority_are_refused, .init = s
                   "%s", r.out);
         run_result_fini(&r);
 }
+
+/* status names the partitions of a Scheduled Execution instance, in activation order. */
+Test(fmuctl_se, status_shows_the_partitions, .init = setup, .fini = teardown)
+{
+        struct run_result r;
+
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/Partitions.fmu", NULL });
+        cr_assert(r.exit_code == 0 && strcmp(r.out, "1\n") == 0, "%s%s", r.out, r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "status", "1", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        cr_assert(strstr(r.out, "    partitions fast (priority 1), slow (priority 2) (Scheduled "
+                                "Execution)\n") != NULL, "%s", r.out);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "status", "1", "--json", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        cr_assert(strstr(r.out, "\"partitions\":\"fast (priority 1), slow (priority 2)\"") != NULL ||
+                  strstr(r.out, "\"partitions\": \"fast (priority 1), slow (priority 2)\"") != NULL,
+                  "%s", r.out);
+        run_result_fini(&r);
+        /* A Co-Simulation instance has none. */
+        r = fmuctl((const char *[]){ "load", FMUD_TEST_FMU_DIR "/LinearOde.fmu", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "status", "2", "--json", NULL });
+        cr_assert(r.exit_code == 0, "%s", r.err);
+        cr_assert(strstr(r.out, "partitions") == NULL, "%s", r.out);
+        run_result_fini(&r);
+}

@@ -151,10 +151,11 @@ static void status_fixture(struct proto_session_status *s, struct proto_inst_sta
         ly[2] = (struct proto_layer){ S("namespaces"), PROTO_LAYER_OFF, S("") };
         in[0] = (struct proto_inst_status){ S("Plant"), S("/c/plant.fmu"), 4242, 1, 1000, 12.5,
                                             80.0, 9.5, S(""), 2, ly, true, 1e-6, true, S("adams"),
-                                            120, 300, 40, 7, 3, 5 };
+                                            120, 300, 40, 7, 3, 5, S("") };
         in[1] = (struct proto_inst_status){ S("Ctrl"), S("/c/ctrl.fmu"), 4243, 4, 250, 10.0, 20.0,
                                             8.0, S("doStep returned fmi3Error"), 1, ly + 2, false,
-                                            0, false, S(""), 0, 0, 0, 0, 0, 0 };
+                                            0, false, S(""), 0, 0, 0, 0, 0, 0,
+                                            S("fast (priority 1), slow (priority 2)") };
         *s = (struct proto_session_status){
                 .session = 3, .generation = 2, .name = S("loop"), .state = PROTO_STATE_PAUSED,
                 .time = 4.5, .start = 0, .stop = 10, .step = 0.001, .points = 4500,
@@ -205,6 +206,9 @@ Test(proto_results, session_status_round_trips)
                   b.insts[0].me_root_evals == 40 && b.insts[0].me_jac_evals == 7 &&
                   b.insts[0].me_events == 3 && b.insts[0].me_event_iterations == 5);
         cr_assert(!b.insts[1].has_integrator && b.insts[1].integrator.len == 0);
+        /* The partitions only for a Scheduled Execution instance. */
+        cr_assert(b.insts[0].partitions.len == 0);
+        cr_assert(str_eq(b.insts[1].partitions, "fast (priority 1), slow (priority 2)"));
         cr_assert(str_eq(b.insts[0].layers[1].name, "landlock") &&
                   b.insts[0].layers[1].state == PROTO_LAYER_UNAVAILABLE &&
                   str_eq(b.insts[0].layers[1].detail, "kernel 5.10"));
