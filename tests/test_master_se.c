@@ -139,3 +139,42 @@ Test(master_se, an_unlock_without_lock_faults_the_partition_with_a_message)
         cr_assert(eq(dbl, val(&x, last, "p.n_slow"), 2));
         msys_fini(&x);
 }
+
+/*
+ * The clocked input step is set before the partitions run: fed by
+ * TimeEvent's level (0, then 1 from its time event at 0.035), fast adds 0
+ * at its ticks 0 to 0.03 and 1 at 0.04 to 0.1; slow, at 0.05 after fast,
+ * sees 2.
+ */
+Test(master_se, clocked_inputs_are_set_before_the_partitions_run)
+{
+        static const struct { double t, shared, seen; } want[] = {
+                { 0.0, 0, 0 }, { 0.03, 0, 0 }, { 0.04, 1, 0 }, { 0.05, 2, 2 }, { 0.1, 7, 7 },
+        };
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent") MSYS_COMP("p", "Partitions"),
+                .connections = MSYS_CONN("te", "level", "p", "step"),
+                .parameters = MSYS_REAL("te.phase", "0.035") MSYS_REAL("te.period", "1"),
+                .stop = 0.1,
+                .attrs = "stepSize=\"0.01\"",
+                .settings = MSYS_RECORD("p.shared") MSYS_RECORD("p.seen"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+                const struct mrow *r = NULL;
+
+                for (size_t k = 0; k < x.n_rows; k++)
+                        if (fabs(x.rows[k].t - want[i].t) < 1e-12 &&
+                            !(x.rows[k].flags & MASTER_ROW_EVENT_LEFT))
+                                r = &x.rows[k];
+                cr_assert(r != NULL, "no row at %g", want[i].t);
+                cr_assert(eq(dbl, val(&x, r, "p.shared"), want[i].shared), "t = %g", want[i].t);
+                cr_assert(eq(dbl, val(&x, r, "p.seen"), want[i].seen), "t = %g", want[i].t);
+        }
+        cr_assert(eq(u64, ticks(&x, VR_FAST), 11));
+        msys_fini(&x);
+}

@@ -185,8 +185,11 @@ int se_activate(struct worker *w)
                         st = fmi3Error;
                 }
                 worst = st > worst ? st : worst;
-                if (worst > fmi3Warning)
+                if (worst > fmi3Warning) {
+                        /* The instant failed: what was left of it does not run later. */
+                        memset(s->marked, 0, s->n_part * sizeof(*s->marked));
                         break;
+                }
         }
         return worst;
 }

@@ -6,9 +6,11 @@
  * request, checks it against the FMI state machine (fsm.c) and the model
  * description (vars.c, access.c), calls the FMU, and replies; the only
  * re-entry is the FMU calling back: the logger (log.c), which only
- * queues an event, and the intermediate update callback (step.c), which
- * serves nested get/set requests until the daemon answers. Each nesting
- * level has its own request and reply buffers.
+ * queues an event, the intermediate update callback (step.c), which
+ * serves nested get/set requests until the daemon answers, and a
+ * Scheduled Execution FMU's callbacks (se.c), which count preemption
+ * locks and read its output Clocks. Each nesting level has its own
+ * request and reply buffers.
  *
  * Ownership: struct worker owns the channel, the description, the loaded
  * library, the FMU instance and every FMU state it hands out by handle.
