@@ -285,20 +285,6 @@ static int fold_hop(struct sc_load *l, const struct sg_graph *g, const struct sg
         return 0;
 }
 
-static const char *dims_str(const uint64_t *d, int n, char *buf, size_t size)
-{
-        size_t at = 0;
-
-        if (n <= 0)
-                return n == 0 ? "a scalar" : "of unresolved shape";
-        for (int i = 0; i < n && at < size; i++)
-                at += (size_t)snprintf(buf + at, size - at, "%s%llu", i ? "," : "[",
-                                       (unsigned long long)d[i]);
-        if (at < size)
-                snprintf(buf + at, size - at, "]");
-        return buf;
-}
-
 static int check_shape(struct sc_load *l, int line, const struct md *ma, const struct md_variable *a,
                        const char *na, const struct md *mb, const struct md_variable *b,
                        const char *nb)
@@ -313,7 +299,7 @@ static int check_shape(struct sc_load *l, int line, const struct md *ma, const s
         if (ka >= 0 && ka == kb && memcmp(da, db, (size_t)ka * sizeof(*da)) == 0)
                 return 0;
         return sc_err(l, l->label, line, NULL, "shape mismatch: '%s' is %s, '%s' is %s", na,
-                      dims_str(da, ka, sa, sizeof(sa)), nb, dims_str(db, kb, sb, sizeof(sb)));
+                      sc_dims_str(da, ka, sa, sizeof(sa)), nb, sc_dims_str(db, kb, sb, sizeof(sb)));
 }
 
 /* Types, transformation and shape of the path from src to dst (both VAR nodes). */

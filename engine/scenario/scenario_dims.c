@@ -192,7 +192,7 @@ static int check_array_start(struct sc_load *l, size_t comp, const struct scenar
                       st->value.n, (unsigned long long)n);
 }
 
-static const char *dims_str(const uint64_t *d, int n, char *buf, size_t size)
+const char *sc_dims_str(const uint64_t *d, int n, char *buf, size_t size)
 {
         size_t at = 0;
 
@@ -226,8 +226,8 @@ static int check_connection(struct sc_load *l, struct scenario_connection *cn)
         }
         return sc_err(l, cn->origin, 0, NULL, "shape mismatch with the structural parameters "
                       "set: '%s.%s' is %s, '%s.%s' is %s", s->components[cn->from_comp].name,
-                      a->name, dims_str(da, ka, sa, sizeof(sa)), s->components[cn->to_comp].name,
-                      b->name, dims_str(db, kb, sb, sizeof(sb)));
+                      a->name, sc_dims_str(da, ka, sa, sizeof(sa)), s->components[cn->to_comp].name,
+                      b->name, sc_dims_str(db, kb, sb, sizeof(sb)));
 }
 
 int sc_structural(struct sc_load *l)
