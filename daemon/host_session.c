@@ -54,8 +54,10 @@ void hsess_set_state(struct hsess *hs, enum proto_state st, const char *message)
         /* Paused at a step's goal or on request: the run's clock and pace stop here too. */
         if (st == PROTO_STATE_PAUSED && hs->m)
                 master_hold(hs->m);
-        hstatus_set_state(hs, message);
+        /* The log first: a client that sees the new state finds its line, and the
+         * rate limit's last summary, already written. */
         hlog_state(hs, from, st, message);
+        hstatus_set_state(hs, message);
         if (changed)
                 hsub_event(hs, message);
         /* A step or run-until ends with the run: at its goal, paused, stopped, finished... */
