@@ -12,7 +12,10 @@
  * the median wall time over the runs (initialization and the steps; the
  * worker's start is not counted), and the ratio worker / in process.
  *
- *     me_cvode [-n RUNS]
+ *     me_cvode [-n RUNS] [-x SCALE]
+ *
+ * -x multiplies each model's stop time (the step stays): the cost that
+ * grows with the points is told from the cost paid once per run.
  *
  * DESIGN: the house pattern (bench/session_util.h): runs interleaved,
  * worker then in process, so that a change of the machine's load hits
@@ -110,19 +113,24 @@ static double in_worker(const char *ssd)
 
 int main(int argc, char *argv[])
 {
-        unsigned runs = 11;
+        unsigned runs = 11, scale = 1;
         int c;
 
-        while ((c = getopt(argc, argv, "n:")) != -1) {
-                if (c != 'n' || (runs = (unsigned)atoi(optarg)) < 1 || runs > BENCH_MAX_RUNS) {
-                        fprintf(stderr, "usage: me_cvode [-n RUNS (1-%d)]\n", BENCH_MAX_RUNS);
-                        return 64;
-                }
+        while ((c = getopt(argc, argv, "n:x:")) != -1) {
+                if (c == 'n' && (runs = (unsigned)atoi(optarg)) >= 1 && runs <= BENCH_MAX_RUNS)
+                        continue;
+                if (c == 'x' && (scale = (unsigned)atoi(optarg)) >= 1 && scale <= 1000)
+                        continue;
+                fprintf(stderr, "usage: me_cvode [-n RUNS (1-%d)] [-x SCALE (1-1000)]\n",
+                        BENCH_MAX_RUNS);
+                return 64;
         }
         bench_machine();
         printf("%-10s %12s %12s %8s\n", "model", "worker ms", "in-proc ms", "ratio");
         for (size_t m = 0; m < sizeof(models) / sizeof(*models); m++) {
-                const struct model *mo = &models[m];
+                const struct model scaled = { models[m].name, models[m].step,
+                                              models[m].stop * scale };
+                const struct model *mo = &scaled;
                 struct bench_comp comp = { mo->name, NULL };
                 char fmu[512], dir[64], ssd[512];
                 double tw[BENCH_MAX_RUNS], tp[BENCH_MAX_RUNS], mw, mp;
