@@ -156,8 +156,7 @@ int ring_init(struct ring *r, void *mem, size_t size, enum ring_role role)
                 .role = role,
                 .mine = role == RING_PRODUCER ? tail : head,
                 .peer = role == RING_PRODUCER ? head : tail,
-                .floor = head,
-                .pad_end = UINT64_MAX,
+                .published = tail,
                 .prefetchw = role == RING_PRODUCER && cpu_prefetchw(),
         };
         return 0;
@@ -207,9 +206,8 @@ static int broken(struct ring *r, int err)
 /*
  * Load the peer's index and accept it only if it did not move backwards
  * and stays within one capacity of ours, on the correct side. A consumer
- * that took records on their stamps may find tail behind its own index for
- * a moment, but never before the start of the last commit it so took
- * ('floor' in ring.h).
+ * that took records on their stamps may find tail behind its own index,
+ * by as many commits as the producer holds (ring_commit_held()).
  */
 static int refresh_peer(struct ring *r)
 {
@@ -222,8 +220,6 @@ static int refresh_peer(struct ring *r)
         } else {
                 /* Pairs with the producer's seq_cst store of tail in ring_commit(). */
                 v = atomic_load_explicit(&r->hdr->tail, memory_order_acquire);
-                if ((int64_t)(v - r->floor) < 0)
-                        return broken(r, -EPROTO);
                 ahead = v - r->mine;            /* slots published; > capacity if tail is wild */
                 if ((int64_t)ahead < 0)
                         ahead = 0;              /* not yet past records taken on their stamps */
@@ -333,7 +329,8 @@ static void demote(const struct ring *r, uint32_t cpu, const void *p, size_t len
 #endif
 }
 
-int ring_commit(struct ring *r, size_t len)
+/* Stamp the reserved record: its slots in *ret_slots, the cpu for the publish in *ret_cpu. */
+static int stamp_commit(struct ring *r, size_t len, uint64_t *ret_slots, uint32_t *ret_cpu)
 {
         struct ring_rec *rec;
         uint64_t slots;
@@ -364,13 +361,50 @@ int ring_commit(struct ring *r, size_t len)
         slots = slots_for(r, len);
         r->mine = r->pend_start + slots;
         r->pend = 0;
-        /* Publishes the slots; pairs with the acquire of tail in refresh_peer() and wait_until_ne(). */
+        *ret_slots = slots;
+        *ret_cpu = cpu;
+        return 0;
+}
+
+/* Publishes the slots; pairs with the acquire of tail in refresh_peer() and wait_until_ne(). */
+static void publish(struct ring *r, uint32_t cpu)
+{
         wait_publish_from(&r->hdr->tail, r->mine, &r->hdr->data, cpu);
+        r->published = r->mine;
+}
+
+int ring_commit(struct ring *r, size_t len)
+{
+        uint64_t slots;
+        uint32_t cpu;
+        int err = stamp_commit(r, len, &slots, &cpu);
+
+        if (err)
+                return err;
+        publish(r, cpu);
         next_lines(r, slots);
         return 0;
 }
 
-int ring_push(struct ring *r, const void *buf, size_t len)
+int ring_commit_held(struct ring *r, size_t len)
+{
+        uint64_t slots;
+        uint32_t cpu;
+        int err = stamp_commit(r, len, &slots, &cpu);
+
+        if (err)
+                return err;
+        next_lines(r, slots);
+        return 0;
+}
+
+void ring_flush(struct ring *r)
+{
+        if (!r->err && r->role == RING_PRODUCER && r->published != r->mine)
+                publish(r, wait_cpu());
+}
+
+static int push(struct ring *r, const void *buf, size_t len, bool held)
 {
         void *dst;
         int err;
@@ -380,7 +414,17 @@ int ring_push(struct ring *r, const void *buf, size_t len)
                 return err;
         if (len)
                 memcpy(dst, buf, len);
-        return ring_commit(r, len);
+        return held ? ring_commit_held(r, len) : ring_commit(r, len);
+}
+
+int ring_push(struct ring *r, const void *buf, size_t len)
+{
+        return push(r, buf, len, false);
+}
+
+int ring_push_held(struct ring *r, const void *buf, size_t len)
+{
+        return push(r, buf, len, true);
 }
 
 int ring_peek(struct ring *r, const void **ret_buf, size_t *ret_len)
@@ -425,10 +469,6 @@ int ring_peek(struct ring *r, const void **ret_buf, size_t *ret_len)
                         n = r->capacity - idx;
                         if (idx == 0 || n > avail)
                                 return broken(r, -EBADMSG);
-                        if (on_stamp) {
-                                r->floor = r->mine;
-                                r->pad_end = r->mine + n;
-                        }
                         r->mine += n;
                         /* Pairs with the producer's acquire of head in refresh_peer(). */
                         wait_publish(&r->hdr->head, r->mine, &r->hdr->space);
@@ -441,9 +481,6 @@ int ring_peek(struct ring *r, const void **ret_buf, size_t *ret_len)
                 n = slots_for(r, len);
                 if (idx + n > r->capacity || n > avail)
                         return broken(r, -EBADMSG);
-                /* Padding and the record after it are one commit, under one tail store. */
-                if (on_stamp && r->pad_end != r->mine)
-                        r->floor = r->mine;
                 r->pend = 1;
                 r->pend_start = r->mine;
                 r->pend_slots = (uint32_t)n;

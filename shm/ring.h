@@ -165,17 +165,12 @@ struct ring {
         uint64_t mine;          /* my index: tail (producer) or head (consumer) */
         /*
          * The peer's index as last validated. A consumer that takes
-         * records on their stamps may be ahead of it by any amount.
+         * records on their stamps may be ahead of it by any amount: a
+         * producer may hold its tail over several commits
+         * (ring_commit_held()).
          */
         uint64_t peer;
-        /*
-         * Consumer: the least tail an honest producer can have stored by
-         * now: the start of the last commit taken on its stamp (its padding,
-         * where it has one; the producer stored the tail of the commit
-         * before it first). A tail below it is -EPROTO.
-         */
-        uint64_t floor;
-        uint64_t pad_end;       /* consumer: end of the last padding taken on its stamp */
+        uint64_t published;     /* producer: the tail last stored */
         /* producer: the open reservation; consumer: the record peeked */
         uint64_t pend_start;    /* first slot of the record (after any padding) */
         uint32_t pend_pad;      /* slots of padding before it */
@@ -223,8 +218,21 @@ int ring_reserve(struct ring *r, size_t len, void **ret_buf);
  * without an open reservation or for a longer len.
  */
 int ring_commit(struct ring *r, size_t len);
+/*
+ * Producer: as ring_commit(), but the record is only stamped: tail is not
+ * stored and a sleeping consumer is not woken until the next ring_commit()
+ * or ring_flush(). A consumer that polls takes the record on its stamp at
+ * once; the producer saves the full fence of the tail store (the cost of
+ * a commit when the consumer polls the tail's line). For a run of records
+ * with more to follow at once: whoever holds must flush before it waits.
+ */
+int ring_commit_held(struct ring *r, size_t len);
+/* Producer: store tail over the held commits and wake the consumer if it sleeps. */
+void ring_flush(struct ring *r);
 /* Producer: copy len bytes in as one record. 0, -ENOSPC, -EMSGSIZE, -EPROTO. */
 int ring_push(struct ring *r, const void *buf, size_t len);
+/* Producer: the same, committed with ring_commit_held(). */
+int ring_push_held(struct ring *r, const void *buf, size_t len);
 
 /*
  * Consumer: point *ret_buf and *ret_len at the next record without copying.

@@ -32,8 +32,13 @@ Test(ring, a_stamped_record_is_taken_before_tail_covers_it)
         atomic_store(&hdr(&p)->tail, 1);
         cr_assert(eq(int, ring_push(&p.prod, "de", 2), 0));
         cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), 2));
-        /* Further behind than the commit just taken: the producer lied. */
+        /* Behind both records taken: a producer that holds its tail (ring_commit_held()). */
         atomic_store(&hdr(&p)->tail, 0);
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), -EAGAIN));
+        /* Once seen covering them, tail cannot go back. */
+        atomic_store(&hdr(&p)->tail, 2);
+        cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), -EAGAIN));
+        atomic_store(&hdr(&p)->tail, 1);
         cr_assert(eq(int, ring_pop(&p.cons, b, sizeof(b)), -EPROTO));
         pair_close(&p);
 }

@@ -22,6 +22,12 @@
 #include "worker/worker.h"
 
 #define SLICE_NS        1000000000ull   /* how often an idle wait checks the daemon is alive */
+/*
+ * A chained step's reply holds the tail only after a step this short: the
+ * daemon, polling, takes it on its stamp; asleep, it waits at most for the
+ * rest of the request's steps, each this short.
+ */
+#define HOLD_STEP_NS    20000u
 
 static bool daemon_alive(const struct worker *w)
 {
@@ -62,15 +68,17 @@ static int wait_readable(struct worker *w)
         return r;
 }
 
-static int push(struct worker *w, const void *rec, size_t len, bool may_drop)
+static int push(struct worker *w, const void *rec, size_t len, bool may_drop, bool held)
 {
         for (;;) {
-                int r = ring_push(w->tx, rec, len);
+                int r = held ? ring_push_held(w->tx, rec, len) : ring_push(w->tx, rec, len);
 
                 if (r != -ENOSPC)
                         return r;
                 if (may_drop)
                         return r;
+                /* The daemon frees space only for records it can see. */
+                ring_flush(w->tx);
                 if (!wait_writable(w))
                         return -EPIPE;
         }
@@ -97,7 +105,7 @@ int send_event(struct worker *w, enum call_op op, const void *body, size_t body_
         memcpy(rec + sizeof(h), body, body_len);
         if (payload_len)
                 memcpy(rec + sizeof(h) + body_len, payload, payload_len);
-        return push(w, rec, len, may_drop);
+        return push(w, rec, len, may_drop, false);
 }
 
 void reply_refuse(struct reply *rp, enum call_error e, const char *fmt, ...)
@@ -162,7 +170,7 @@ static int reply_send(struct worker *w, struct reply *rp, uint64_t seq)
         memcpy(rec + sizeof(h), &rp->head, sizeof(rp->head));
         memcpy(rec + sizeof(h) + sizeof(rp->head), rp->result, rp->result_len);
         len = sizeof(h) + h.body_len + (rp->out.in_side ? 0 : rp->out.len);
-        return push(w, rec, len, false);
+        return push(w, rec, len, false, w->hold_reply && w->plain && w->step_ns < HOLD_STEP_NS);
 }
 
 /* Copy the next request, record and side payload, into w->req[depth]. */
@@ -424,8 +432,12 @@ bool serve_one(struct worker *w, enum call_op *ret_op)
         for (uint32_t i = 0; i < n && !w->quit; i++) {
                 if (n > 1)
                         step_i(&in, times, i, seq0);
+                w->hold_reply = i + 1 < n;
+                w->step_ns = UINT64_MAX;
                 dispatch(w, &in);
         }
+        w->hold_reply = false;
+        ring_flush(w->tx);
         return !w->quit;
 }
 

@@ -286,6 +286,7 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
         w->plain = res.phase == CALL_PHASE_DONE && !rp->head.error && !res.event_handling_needed &&
                    !res.terminate_simulation && !res.early_return;
 out:
+        w->step_ns = res.service_ns;
         memcpy(rp->result, &res, sizeof(res));
 }
 
