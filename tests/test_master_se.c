@@ -39,21 +39,6 @@ static uint64_t ticks(const struct msys *x, uint32_t vr)
         return master_clock_ticks(x->m, msys_comp(x, "p"), vr);
 }
 
-static void diag_text(const struct msys *x, char *buf, size_t size)
-{
-        size_t n = 0;
-
-        buf[0] = '\0';
-        for (size_t i = 0; i < x->diags.n && n + 1 < size; i++) {
-                diag_format(&x->diags.v[i], buf + n, size - n);
-                n += strlen(buf + n);
-                if (n + 1 < size) {
-                        buf[n++] = '\n';
-                        buf[n] = '\0';
-                }
-        }
-}
-
 Test(master_se, partitions_run_at_their_ticks_in_priority_order)
 {
         /*
@@ -105,6 +90,32 @@ Test(master_se, partitions_run_at_their_ticks_in_priority_order)
         msys_fini(&x);
 }
 
+/* SSP's implementation attribute may name ScheduledExecution (the SSD schema of SSP 2.0). */
+Test(master_se, the_ssp_implementation_attribute_may_ask_for_scheduled_execution)
+{
+        struct msys_spec spec = SE_SPEC("Partitions", NULL), cs;
+        char text[2048];
+        struct msys x;
+
+        spec.elements = "<ssd:Component name=\"p\" source=\"resources/Partitions.fmu\" "
+                        "implementation=\"ScheduledExecution\"/>";
+        cs = spec;
+        msys_load(&x, &spec);
+        cr_assert(x.sc->components[0].fmu->md->hosted_se);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(u64, ticks(&x, VR_FAST), 11));
+        msys_fini(&x);
+
+        cs.elements = "<ssd:Component name=\"p\" source=\"resources/Partitions.fmu\" "
+                      "implementation=\"CoSimulation\"/>";
+        cr_assert(eq(int, msys_load_try(&x, &cs), -EINVAL));
+        msys_diag_text(&x, text, sizeof(text));
+        cr_assert(strstr(text, "CoSimulation asked for, but the FMU has no CoSimulation interface")
+                  != NULL, "%s", text);
+        msys_fini(&x);
+}
+
 Test(master_se, an_input_clock_without_priority_is_refused_at_load)
 {
         struct msys_spec spec = SE_SPEC("PartitionsNoPrio", NULL);
@@ -112,7 +123,7 @@ Test(master_se, an_input_clock_without_priority_is_refused_at_load)
         struct msys x;
 
         cr_assert(eq(int, msys_load_try(&x, &spec), -EINVAL));
-        diag_text(&x, text, sizeof(text));
+        msys_diag_text(&x, text, sizeof(text));
         cr_assert(strstr(text, "input Clock 'slow' has no priority") != NULL, "%s", text);
         cr_assert(x.sc == NULL);
         msys_fini(&x);

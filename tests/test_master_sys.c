@@ -73,6 +73,21 @@ static char *ssd_text(const struct msys_spec *sp)
         return s;
 }
 
+void msys_diag_text(const struct msys *x, char *buf, size_t size)
+{
+        size_t n = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; i < x->diags.n && n + 1 < size; i++) {
+                diag_format(&x->diags.v[i], buf + n, size - n);
+                n += strlen(buf + n);
+                if (n + 1 < size) {
+                        buf[n++] = '\n';
+                        buf[n] = '\0';
+                }
+        }
+}
+
 int msys_load_try(struct msys *x, const struct msys_spec *spec)
 {
         struct scenario_opts o;

@@ -69,6 +69,8 @@ struct msys {
 void msys_load(struct msys *x, const struct msys_spec *spec);
 /* The same, returning scenario_load()'s result (the diagnostics stay in x->diags). */
 int msys_load_try(struct msys *x, const struct msys_spec *spec);
+/* The diagnostics of a refused load, one per line, into buf. */
+void msys_diag_text(const struct msys *x, char *buf, size_t size);
 /* session_new() and master_new() with x->so and x->mo; aborts on failure. */
 void msys_start(struct msys *x);
 /* session_new() only; returns its result and *ret_message (caller frees). */

@@ -230,22 +230,6 @@ Test(me, a_model_exchange_fmu_drives_a_co_simulation_fmu)
         msys_fini(&x);
 }
 
-/* The diagnostics of a refused load, as one text. */
-static void diag_text(const struct msys *x, char *buf, size_t size)
-{
-        size_t n = 0;
-
-        buf[0] = '\0';
-        for (size_t i = 0; i < x->diags.n && n + 1 < size; i++) {
-                diag_format(&x->diags.v[i], buf + n, size - n);
-                n += strlen(buf + n);
-                if (n + 1 < size) {
-                        buf[n++] = '\n';
-                        buf[n] = '\0';
-                }
-        }
-}
-
 /* SSP's implementation attribute picks the interface: an FMU without it is refused, saying so. */
 Test(me, the_ssp_implementation_attribute_chooses_the_interface)
 {
@@ -271,7 +255,7 @@ Test(me, the_ssp_implementation_attribute_chooses_the_interface)
         cs.elements = "<ssd:Component name=\"ball\" source=\"resources/BallME.fmu\" "
                       "implementation=\"CoSimulation\"/>";
         cr_assert(eq(int, msys_load_try(&x, &cs), -EINVAL));
-        diag_text(&x, text, sizeof(text));
+        msys_diag_text(&x, text, sizeof(text));
         cr_assert(strstr(text, "CoSimulation asked for, but the FMU has no CoSimulation interface "
                                "(it has ModelExchange)") != NULL, "%s", text);
         cr_assert(x.sc == NULL);
@@ -280,7 +264,7 @@ Test(me, the_ssp_implementation_attribute_chooses_the_interface)
         cs.elements = "<ssd:Component name=\"lin\" source=\"resources/LinearOde.fmu\" "
                       "implementation=\"ModelExchange\"/>";
         cr_assert(eq(int, msys_load_try(&x, &cs), -EINVAL));
-        diag_text(&x, text, sizeof(text));
+        msys_diag_text(&x, text, sizeof(text));
         cr_assert(strstr(text, "ModelExchange asked for, but the FMU has no ModelExchange "
                                "interface (it has CoSimulation only)") != NULL, "%s", text);
         msys_fini(&x);
@@ -288,9 +272,17 @@ Test(me, the_ssp_implementation_attribute_chooses_the_interface)
         bad.elements = "<ssd:Component name=\"ball\" source=\"resources/BallME.fmu\" "
                        "implementation=\"ScheduledExecution\"/>";
         cr_assert(eq(int, msys_load_try(&x, &bad), -EINVAL));
-        diag_text(&x, text, sizeof(text));
-        cr_assert(strstr(text, "implementation=\"ScheduledExecution\": fmud runs CoSimulation and "
-                               "ModelExchange FMUs (or any)") != NULL, "%s", text);
+        msys_diag_text(&x, text, sizeof(text));
+        cr_assert(strstr(text, "ScheduledExecution asked for, but the FMU has no ScheduledExecution "
+                               "interface (it has ModelExchange)") != NULL, "%s", text);
+        msys_fini(&x);
+
+        bad.elements = "<ssd:Component name=\"ball\" source=\"resources/BallME.fmu\" "
+                       "implementation=\"Interpreted\"/>";
+        cr_assert(eq(int, msys_load_try(&x, &bad), -EINVAL));
+        msys_diag_text(&x, text, sizeof(text));
+        cr_assert(strstr(text, "implementation=\"Interpreted\" is none of any, CoSimulation, "
+                               "ModelExchange and ScheduledExecution") != NULL, "%s", text);
         msys_fini(&x);
 }
 

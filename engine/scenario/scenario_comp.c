@@ -248,15 +248,19 @@ static int import_one(struct sc_load *l, size_t i)
                 return sc_err(l, l->label, e->line, c->name, "component type '%s' is not supported: "
                               "fmud runs FMUs (application/x-fmu-sharedlibrary)", type);
         if (impl && strcmp(impl, "any") != 0 && strcmp(impl, "CoSimulation") != 0 &&
-            strcmp(impl, "ModelExchange") != 0)
-                return sc_err(l, l->label, e->line, c->name, "implementation=\"%s\": fmud runs "
-                              "CoSimulation and ModelExchange FMUs (or any)", impl);
+            strcmp(impl, "ModelExchange") != 0 && strcmp(impl, "ScheduledExecution") != 0)
+                return sc_err(l, l->label, e->line, c->name, "implementation=\"%s\" is none of "
+                              "any, CoSimulation, ModelExchange and ScheduledExecution", impl);
         r = sc_source_fmu(l, e->source, e->line, c->name, &fd, &path, &c->source);
         if (r < 0)
                 return r;
-        /* SSP 1.0 section 5.3.2: the component's implementation picks the FMU's interface. */
+        /*
+         * SSP 1.0 section 5.3.2: the component's implementation picks the
+         * FMU's interface; the SSD schema of SSP 2.0 adds ScheduledExecution.
+         */
         l->iface = !impl || !strcmp(impl, "any") ? l->opts->fmu.iface
-                   : !strcmp(impl, "ModelExchange") ? FMU_IFACE_ME : FMU_IFACE_CS;
+                   : !strcmp(impl, "ModelExchange") ? FMU_IFACE_ME
+                   : !strcmp(impl, "ScheduledExecution") ? FMU_IFACE_SE : FMU_IFACE_CS;
         r = sc_import(l, c, fd, path, c->source);
         l->iface = l->opts->fmu.iface;
         close(fd);
