@@ -394,6 +394,14 @@ int ring_commit_held(struct ring *r, size_t len)
 
         if (err)
                 return err;
+        /*
+         * A consumer asleep sees no stamp: publish for it. Relaxed, without
+         * the fence this saves, so a consumer falling asleep just now may
+         * be missed; it wakes at the flush, or at its deadline, and finds
+         * the record on its stamp then (wait.c, sleep_on()).
+         */
+        if (atomic_load_explicit(&r->hdr->data.sleepers, memory_order_relaxed) != 0)
+                publish(r, cpu);
         next_lines(r, slots);
         return 0;
 }

@@ -223,26 +223,29 @@ static int poll_watch(const struct watch *x, uint64_t until, uint64_t deadline, 
         }
 }
 
-static int sleep_on(const _Atomic uint64_t *idx, uint64_t seen, struct wait_word *w,
-                    const struct timespec *deadline)
+static int sleep_on(const struct watch *x, struct wait_word *w, const struct timespec *deadline)
 {
         for (;;) {
                 uint32_t s;
-                bool moved;
                 int r;
 
                 /* Read seq before the last check of idx: see the file header. */
                 s = atomic_load_explicit(&w->seq, memory_order_seq_cst);
                 atomic_fetch_add_explicit(&w->sleepers, 1, memory_order_seq_cst);
-                /* Pairs with the seq_cst store of idx in wait_publish(). */
-                if (atomic_load_explicit(idx, memory_order_seq_cst) != seen) {
+                /*
+                 * Pairs with the seq_cst store of idx in wait_publish(). The
+                 * early word too: a producer that holds its index
+                 * (ring_commit_held()) publishes it when it sees a sleeper,
+                 * and mostly sees this one if the word is not yet written.
+                 */
+                if (atomic_load_explicit(x->idx, memory_order_seq_cst) != x->seen ||
+                    (x->early && poll_once(x))) {
                         atomic_fetch_sub_explicit(&w->sleepers, 1, memory_order_seq_cst);
                         return 0;
                 }
                 r = futex_wait(&w->seq, s, deadline);
                 atomic_fetch_sub_explicit(&w->sleepers, 1, memory_order_seq_cst);
-                moved = atomic_load_explicit(idx, memory_order_acquire) != seen;
-                if (moved)
+                if (ready(x))
                         return 0;
                 /* EAGAIN: seq moved before we slept; EINTR: a signal. Both: look again. */
                 if (r < 0 && r != -EAGAIN && r != -EINTR)
@@ -316,7 +319,7 @@ static int wait_for(const struct watch *x, struct wait_word *w, const struct wai
                         return r;
         }
         /* The writer stores the early word before the index: a sleeper needs only the index. */
-        return sleep_on(x->idx, x->seen, w, deadline);
+        return sleep_on(x, w, deadline);
 }
 
 int wait_until_ne(const _Atomic uint64_t *idx, uint64_t seen, struct wait_word *w,

@@ -8,6 +8,7 @@
 #include <criterion/new/assert.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -106,6 +107,27 @@ Test(ring, a_flush_wakes_a_consumer_asleep_on_tail)
                 ring_flush(&p.prod);
                 cr_assert(eq(int, pthread_join(t, NULL), 0));
                 cr_assert(eq(int, s.got, 1), "round %d: %d", round, s.got);
+        }
+        pair_close(&p);
+}
+
+/* A consumer already asleep on tail is woken by the held commit itself: no flush needed. */
+Test(ring, a_held_commit_publishes_for_a_consumer_asleep)
+{
+        struct sleeper s = { 0 };
+        struct pair p;
+        pthread_t t;
+
+        pair_open(&p, 32, 8, 0);
+        s.p = &p;
+        for (int round = 0; round < 20; round++) {
+                cr_assert(eq(int, pthread_create(&t, NULL, sleep_then_pop, &s), 0));
+                while (atomic_load(&hdr(&p)->data.sleepers) == 0)
+                        sched_yield();
+                cr_assert(eq(int, ring_push_held(&p.prod, "y", 1), 0));
+                cr_assert(eq(int, pthread_join(t, NULL), 0));
+                cr_assert(eq(int, s.got, 1), "round %d: %d", round, s.got);
+                cr_assert(eq(u64, atomic_load(&hdr(&p)->tail), (uint64_t)round + 1));
         }
         pair_close(&p);
 }
