@@ -218,7 +218,7 @@ static int refresh_peer(struct ring *r)
                 v = atomic_load_explicit(&r->hdr->head, memory_order_acquire);
                 ahead = r->mine - v;            /* slots in use; > capacity if head passed tail */
         } else {
-                /* Pairs with the producer's seq_cst store of tail in ring_commit(). */
+                /* Pairs with the producer's seq_cst store of tail in publish(). */
                 v = atomic_load_explicit(&r->hdr->tail, memory_order_acquire);
                 ahead = v - r->mine;            /* slots published; > capacity if tail is wild */
                 if ((int64_t)ahead < 0)
@@ -239,7 +239,7 @@ static uint64_t published(const struct ring *r)
 /* Consumer: has the producer stamped a record at 'mine'? */
 static int stamped(const struct ring *r)
 {
-        /* Pairs with the release store of the stamp in ring_commit(). */
+        /* Pairs with the release store of the stamp in stamp_commit(). */
         return atomic_load_explicit(stamp_at(r, r->mine), memory_order_acquire) ==
                ring_stamp(r, r->mine);
 }
@@ -539,8 +539,9 @@ int ring_wait_readable(struct ring *r, const struct wait_policy *p, const struct
         /*
          * Poll the stamp where the next record starts; tail, which the
          * producer stores next, is what a sleeper waits on: for a change
-         * from the value last read, so that a tail held behind (within the
-         * one commit refresh_peer() allows) still lets the deadline pass.
+         * from the value last read, so that a tail held behind (a commit
+         * between its stamp and its tail, or ring_commit_held()) still lets
+         * the deadline pass.
          */
         return wait_until_stamp(&r->hdr->tail, r->peer, stamp_at(r, r->mine), ring_stamp(r, r->mine),
                                 &r->hdr->data, p, deadline);

@@ -24,8 +24,9 @@
  *   the slot's), and the producer's tail line stays in its own cache. When
  *   the stamp is not there yet the consumer reads tail, as before. The
  *   producer stores a commit's stamps before the tail that covers them, so
- *   a tail the consumer reads may be behind its index by one commit (a
- *   padding and a record), never more: a tail below that is -EPROTO. A
+ *   a tail the consumer reads may be behind its index: by one commit (a
+ *   padding and a record), or by as many as a producer holds
+ *   (ring_commit_held()); a tail that moves back is -EPROTO. A
  *   stamped record is checked like any other (kind, length, the end of the
  *   slot array), except against tail, which may not cover it yet. Without
  *   the salt and the hash, a payload of an earlier lap that happened to
@@ -219,12 +220,17 @@ int ring_reserve(struct ring *r, size_t len, void **ret_buf);
  */
 int ring_commit(struct ring *r, size_t len);
 /*
- * Producer: as ring_commit(), but the record is only stamped: tail is not
- * stored and a sleeping consumer is not woken until the next ring_commit()
- * or ring_flush(). A consumer that polls takes the record on its stamp at
- * once; the producer saves the full fence of the tail store (the cost of
- * a commit when the consumer polls the tail's line). For a run of records
- * with more to follow at once: whoever holds must flush before it waits.
+ * Producer: as ring_commit(), but the record is only stamped: tail is
+ * stored (over every held record) by the next ring_commit(), ring_push()
+ * or ring_flush(), or at once when the consumer's sleepers count shows it
+ * asleep. A consumer that polls takes the record on its stamp at once; the
+ * producer saves the full fence of the tail store (the cost of a commit
+ * when the consumer polls the tail's line). The sleepers count is read
+ * without that fence, so a consumer falling asleep at the same instant may
+ * be missed: it sleeps until the next store of tail or its deadline, then
+ * finds the record on its stamp. For a run of records with more to follow
+ * at once, by a producer that flushes before it waits; a consumer that
+ * waits for one should wake now and then to look at the stamp.
  */
 int ring_commit_held(struct ring *r, size_t len);
 /* Producer: store tail over the held commits and wake the consumer if it sleeps. */

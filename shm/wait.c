@@ -17,6 +17,13 @@
  * acquire would not do: the pattern needs store-load ordering on both sides
  * (on x86 the seq_cst store is an xchg, the increment a lock xadd).
  *
+ * A writer that stores an early word and holds the index back
+ * (ring_commit_held()) reads S without the fence, so the argument above
+ * does not hold for it: W may sleep with the early word written. W
+ * re-checks the early word after its increment of S, which narrows that to
+ * the writer's store-buffer delay, and then sleeps until the next store of
+ * I or its deadline; its caller bounds the deadline.
+ *
  * The futex is shared (no FUTEX_PRIVATE_FLAG): the word lives in a MAP_SHARED
  * memfd mapping and the kernel keys it by inode and offset.
  *
@@ -318,7 +325,7 @@ static int wait_for(const struct watch *x, struct wait_word *w, const struct wai
                 if (r != -EAGAIN)
                         return r;
         }
-        /* The writer stores the early word before the index: a sleeper needs only the index. */
+        /* A sleeper looks at the early word too: a writer may hold the index (ring_commit_held()). */
         return sleep_on(x, w, deadline);
 }
 

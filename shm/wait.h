@@ -124,9 +124,11 @@ int wait_until_ne(const _Atomic uint64_t *idx, uint64_t seen, struct wait_word *
 /*
  * As wait_until_ne(), and also done (0) once *early == want. The spin polls
  * only *early, looking at *idx between its clock reads; the yield phase
- * looks at both, a sleep at *idx alone. For a writer that stores the early
- * word (release) just before it publishes the index with wait_publish(), so
- * that a spinning waiter sees the news one cache line sooner.
+ * looks at both, and so does a sleeper before and after its sleep, which
+ * only a store of *idx wakes. For a writer that stores the early word
+ * (release) before it publishes the index with wait_publish(), so that a
+ * spinning waiter sees the news one cache line sooner; a writer that holds
+ * the index (ring_commit_held()) wakes no sleeper it misses.
  */
 int wait_until_stamp(const _Atomic uint64_t *idx, uint64_t seen, const _Atomic uint64_t *early,
                      uint64_t want, struct wait_word *w, const struct wait_policy *p,

@@ -23,9 +23,11 @@
 
 #define SLICE_NS        1000000000ull   /* how often an idle wait checks the daemon is alive */
 /*
- * A chained step's reply holds the tail only after a step this short: the
- * daemon, polling, takes it on its stamp; asleep, it waits at most for the
- * rest of the request's steps, each this short.
+ * A chained step's reply holds the tail only after a step this short, the
+ * daemon then being most likely to poll and take it on its stamp. A daemon
+ * found asleep is woken at once (ring_commit_held()); one missed as it
+ * falls asleep wakes at the request's end or at its own slice
+ * (engine/instance/inst_call.c).
  */
 #define HOLD_STEP_NS    20000u
 

@@ -91,7 +91,7 @@ struct worker {
         bool early_return_allowed;
         bool set_since_step;    /* Step Mode: a set since the last doStep (4.2.1) */
         bool plain;             /* the last request was a DO_STEP that completed plainly */
-        uint64_t step_ns;       /* the last DO_STEP's service time, 0: none */
+        uint64_t step_ns;       /* the last DO_STEP's service time, UINT64_MAX: none */
         /*
          * The reply to send may hold the reply ring's tail (serve.c): another
          * chained step of the same request follows at once.

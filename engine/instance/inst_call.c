@@ -24,6 +24,12 @@
 #include "engine/instance/inst_int.h"
 
 #define SLICE_NS        20000000ull     /* 20 ms between liveness checks */
+/*
+ * The slice of a step with chained steps behind it: the worker may hold
+ * its reply's tail (worker/serve.c) and miss this thread falling asleep
+ * (ring_commit_held()), so a sleep ends this soon to look at the stamp.
+ */
+#define HELD_SLICE_NS   1000000ull
 
 /* Active calls of this process: the spin hint for workers and our own policy. */
 static _Atomic unsigned active_calls;
@@ -186,7 +192,9 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
          * so a reply that is late is late.
          */
         uint64_t now = inst->last_start_ns;
-        bool reuse = end > now && end - now >= SLICE_NS;
+        uint64_t slice_ns = inst->cur_op == CALL_OP_DO_STEP && inst->n_posted > 1 ? HELD_SLICE_NS
+                            : SLICE_NS;
+        bool reuse = end > now && end - now >= slice_ns;
         struct wait_policy p = inst->wait;
 
         for (bool first = true;; first = false) {
@@ -214,7 +222,7 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
                                 continue;
                         return fault_timeout(inst);
                 }
-                ns_ts(now + SLICE_NS < end ? now + SLICE_NS : end, &slice);
+                ns_ts(now + slice_ns < end ? now + slice_ns : end, &slice);
                 if (!p.runnable)
                         p.runnable = atomic_load_explicit(&active_calls, memory_order_relaxed) + 1;
                 /*
