@@ -149,10 +149,10 @@ Test(daemon_pace_wall, a_resume_re_bases_the_pace_without_a_burst)
 
 /*
  * Scripted's step from t = 0.1 sleeps 300 ms (from at least 0.1 s after
- * the start): under the soft policy with a 50 ms margin that point is one
- * overrun, the session goes on, and the pace re-bases at the late point,
- * so the 19 points after it take their 190 ms again instead of running
- * back to back to catch up.
+ * the start): under the soft policy with a 50 ms margin that point is an
+ * overrun (not the only one on a loaded machine), the session goes on,
+ * and the pace re-bases at the late point, so the 19 points after it take
+ * their 190 ms again instead of running back to back to catch up.
  */
 Test(daemon_pace_wall, a_soft_overrun_is_counted_and_the_run_goes_on_without_a_burst)
 {
@@ -178,7 +178,8 @@ Test(daemon_pace_wall, a_soft_overrun_is_counted_and_the_run_goes_on_without_a_b
         cr_assert(eq(int, (int)st.state, (int)PROTO_STATE_FINISHED), "%.*s",
                   (int)st.message.len, st.message.ptr);
         cr_assert(eq(dbl, st.time, 0.3));
-        cr_assert(eq(u64, st.overruns, 1));
+        /* The stall's point at least; a loaded machine may make another point late too. */
+        cr_assert(st.overruns >= 1, "overruns %llu", (unsigned long long)st.overruns);
         cr_assert(daemon_str_eq(st.overrun, "soft"));
         cr_assert(st.lateness.max_us >= 250000, "max %g us", st.lateness.max_us);
         /* 0.1 s paced, the 300 ms stall, then 19 points paced again (one step of rounding). */
