@@ -100,6 +100,7 @@ static void free_component(struct scenario_component *c)
                 free(c->starts[i].origin);
         }
         free(c->starts);
+        free(c->sp_now);
         fmu_free(c->fmu);
         free(c->name);
         free(c->source);

@@ -71,6 +71,16 @@ struct scenario_component {
         uint32_t multirate;             /* steps every multirate-th point; >= 1 */
         size_t n_starts;
         struct scenario_start *starts;  /* one per variable, the winning binding */
+        /*
+         * Tunable structural parameters set since the load, in
+         * Reconfiguration Mode (scenario_set_structural()): their values
+         * size arrays over the starts', which stay what the load set.
+         */
+        size_t n_sp_now;
+        struct scenario_sp {
+                uint32_t vr;
+                uint64_t value;
+        } *sp_now;
 
         /* What the master must know before it starts (copied from fmu->md->cs). */
         bool might_return_early;
@@ -342,11 +352,27 @@ int scenario_find_variable(const struct scenario *s, const char *name, size_t *r
  * The dimensions (into dims, at most max; returns the count or -EINVAL)
  * and the number of elements (0: unresolvable) of variable v of component
  * comp, with the structural parameters the scenario's starts set (FMI 3.0
- * sections 2.4.7.2 and 2.3.3) over the description's start values.
+ * sections 2.4.7.2 and 2.3.3) over the description's start values, or
+ * as set since in Reconfiguration Mode.
  */
 int scenario_var_dims(const struct scenario *s, size_t comp, const struct md_variable *v,
                       uint64_t *dims, size_t max);
 uint64_t scenario_var_elements(const struct scenario *s, size_t comp, const struct md_variable *v);
+
+/*
+ * The value of component comp's structural parameter vr that sizes its
+ * arrays: the one set since the load, else its start, else the
+ * description's start (0: none).
+ */
+uint64_t scenario_structural(const struct scenario *s, size_t comp, uint32_t vr);
+/* A shape for a message: "[2,3]" in buf, "a scalar" (n 0) or "of unresolved shape" (n < 0). */
+const char *scenario_dims_str(const uint64_t *d, int n, char *buf, size_t size);
+/*
+ * Component comp's structural parameter vr now holds value, set in
+ * Reconfiguration Mode (FMI 3.0 section 2.3.7): the arrays it sizes take
+ * that size from now on. 0 or -ENOMEM.
+ */
+int scenario_set_structural(struct scenario *s, size_t comp, uint32_t vr, uint64_t value);
 
 /*
  * Split "NAME=VALUE" at the first '=' into *ret (pointing into arg, which

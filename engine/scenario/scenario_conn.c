@@ -299,7 +299,7 @@ static int check_shape(struct sc_load *l, int line, const struct md *ma, const s
         if (ka >= 0 && ka == kb && memcmp(da, db, (size_t)ka * sizeof(*da)) == 0)
                 return 0;
         return sc_err(l, l->label, line, NULL, "shape mismatch: '%s' is %s, '%s' is %s", na,
-                      sc_dims_str(da, ka, sa, sizeof(sa)), nb, sc_dims_str(db, kb, sb, sizeof(sb)));
+                      scenario_dims_str(da, ka, sa, sizeof(sa)), nb, scenario_dims_str(db, kb, sb, sizeof(sb)));
 }
 
 /* Types, transformation and shape of the path from src to dst (both VAR nodes). */

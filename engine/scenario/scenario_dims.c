@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fmi/md_values.h"
@@ -30,12 +31,15 @@
 /* The md's default bound on one array (md_limits.max_array_elements). */
 #define MAX_ELEMENTS ((uint64_t)16777216)
 
-/* The value component c gives structural parameter vr: its start, else the description's. */
+/* The value component c gives structural parameter vr: as set since, its start, else the description's. */
 static uint64_t structural_value(const struct scenario_component *c, const struct md *md,
                                  uint32_t vr)
 {
         const struct md_variable *r = md_find_vr(md, vr);
 
+        for (size_t i = 0; c && i < c->n_sp_now; i++)
+                if (c->sp_now[i].vr == vr)
+                        return c->sp_now[i].value;
         for (size_t i = 0; c && i < c->n_starts; i++)
                 if (c->starts[i].vr == vr && c->starts[i].type == MD_UINT64 &&
                     c->starts[i].value.n >= 1)
@@ -79,6 +83,31 @@ int scenario_var_dims(const struct scenario *s, size_t comp, const struct md_var
         const struct scenario_component *c = &s->components[comp];
 
         return dims_of(c, c->fmu->md, v, dims, max);
+}
+
+uint64_t scenario_structural(const struct scenario *s, size_t comp, uint32_t vr)
+{
+        const struct scenario_component *c = &s->components[comp];
+
+        return structural_value(c, c->fmu->md, vr);
+}
+
+int scenario_set_structural(struct scenario *s, size_t comp, uint32_t vr, uint64_t value)
+{
+        struct scenario_component *c = &s->components[comp];
+        struct scenario_sp *p;
+
+        for (size_t i = 0; i < c->n_sp_now; i++)
+                if (c->sp_now[i].vr == vr) {
+                        c->sp_now[i].value = value;
+                        return 0;
+                }
+        p = realloc(c->sp_now, (c->n_sp_now + 1) * sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        c->sp_now = p;
+        c->sp_now[c->n_sp_now++] = (struct scenario_sp){ vr, value };
+        return 0;
 }
 
 uint64_t scenario_var_elements(const struct scenario *s, size_t comp, const struct md_variable *v)
@@ -192,7 +221,7 @@ static int check_array_start(struct sc_load *l, size_t comp, const struct scenar
                       st->value.n, (unsigned long long)n);
 }
 
-const char *sc_dims_str(const uint64_t *d, int n, char *buf, size_t size)
+const char *scenario_dims_str(const uint64_t *d, int n, char *buf, size_t size)
 {
         size_t at = 0;
 
@@ -226,8 +255,8 @@ static int check_connection(struct sc_load *l, struct scenario_connection *cn)
         }
         return sc_err(l, cn->origin, 0, NULL, "shape mismatch with the structural parameters "
                       "set: '%s.%s' is %s, '%s.%s' is %s", s->components[cn->from_comp].name,
-                      a->name, sc_dims_str(da, ka, sa, sizeof(sa)), s->components[cn->to_comp].name,
-                      b->name, sc_dims_str(db, kb, sb, sizeof(sb)));
+                      a->name, scenario_dims_str(da, ka, sa, sizeof(sa)), s->components[cn->to_comp].name,
+                      b->name, scenario_dims_str(db, kb, sb, sizeof(sb)));
 }
 
 int sc_structural(struct sc_load *l)

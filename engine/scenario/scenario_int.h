@@ -193,8 +193,6 @@ int sc_parse_value(const struct md *md, const struct md_variable *v, const char 
  * (at most max); returns the count or -EINVAL.
  */
 int sc_var_dims(const struct md *md, const struct md_variable *v, uint64_t *dims, size_t max);
-/* A shape for a message: "[2,3]" in buf, "a scalar" (n 0) or "of unresolved shape" (n < 0). */
-const char *sc_dims_str(const uint64_t *d, int n, char *buf, size_t size);
 /* Whether a Dimension of v names a structural parameter (FMI 3.0 section 2.4.7.2). */
 bool sc_var_structural(const struct md_variable *v);
 /*
