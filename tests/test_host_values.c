@@ -12,85 +12,7 @@
 
 #include "test_host_drv.h"
 
-#define FT HDRV_FMU("Feedthrough")
-
-#define PVF(x) ((struct pv){ .type = PV_FLOAT, .f = (x) })
-#define PVI(x) ((struct pv){ .type = PV_INT, .i = (x) })
-#define PVU(x) ((struct pv){ .type = PV_UINT, .u = (x) })
-#define PVB(x) ((struct pv){ .type = PV_BOOL, .b = (x) })
-#define PVS(x) ((struct pv){ .type = PV_STR, .s = { (x), (uint32_t)strlen(x) } })
-
-static struct proto_str S(const char *s)
-{
-        return (struct proto_str){ s, (uint32_t)strlen(s) };
-}
-
-/* Get names; ret->r.result holds {values: [...]}; values decoded into *v (free(*mem)). */
-static void get(struct hdrv *d, uint64_t s, const char *const *names, uint32_t n, struct hrep *rep,
-                struct proto_get_result *v, void **mem)
-{
-        struct proto_str ps[16];
-        char err[256];
-        struct pw w;
-
-        for (uint32_t i = 0; i < n; i++)
-                ps[i] = S(names[i]);
-        cr_assert(pw_init(&w) == 0);
-        proto_get_encode(&w, hdrv_id(d), &(struct proto_get){ .t = { s, 0 }, .n = n, .names = ps });
-        hdrv_wait(d, hdrv_send(d, &w), rep);
-        pw_fini(&w);
-        if (!v)
-                return;
-        cr_assert(rep->r.ok, "get: %.*s", (int)rep->r.message_len, rep->r.message);
-        cr_assert(proto_get_result_decode(rep->r.result, v, mem, err, sizeof(err)) == 0, "%s", err);
-        cr_assert(v->n == n);
-}
-
-static void set1(struct hdrv *d, uint64_t s, const char *name, const struct pv *value,
-                 struct hrep *rep)
-{
-        struct proto_named_value nv = { S(name), value };
-        struct pw w;
-
-        cr_assert(pw_init(&w) == 0);
-        proto_set_encode(&w, hdrv_id(d), &(struct proto_set){ .t = { s, 0 }, .n = 1, .values = &nv });
-        hdrv_wait(d, hdrv_send(d, &w), rep);
-        pw_fini(&w);
-}
-
-static void set_ok(struct hdrv *d, uint64_t s, const char *name, struct pv value)
-{
-        struct hrep rep;
-
-        set1(d, s, name, &value, &rep);
-        cr_assert(rep.r.ok, "set %s: %.*s", name, (int)rep.r.message_len, rep.r.message);
-        hrep_fini(&rep);
-}
-
-static const char *set_err(struct hdrv *d, uint64_t s, const char *name, struct pv value,
-                           enum proto_err code)
-{
-        struct hrep rep;
-        const char *msg;
-
-        set1(d, s, name, &value, &rep);
-        msg = hrep_err(&rep, code);
-        hrep_fini(&rep);
-        return msg;
-}
-
-static void step(struct hdrv *d, uint64_t s, uint64_t n)
-{
-        struct hrep rep;
-        struct pw w;
-
-        cr_assert(pw_init(&w) == 0);
-        proto_step_encode(&w, hdrv_id(d), &(struct proto_step){ .t = { s, 0 }, .n = n });
-        hdrv_wait(d, hdrv_send(d, &w), &rep);
-        pw_fini(&w);
-        cr_assert(rep.r.ok);
-        hrep_fini(&rep);
-}
+#include "test_host_vals.h"
 
 Test(host_values, get_every_type)
 {
@@ -109,7 +31,7 @@ Test(host_values, get_every_type)
 
         hdrv_init(&d, NULL);
         s = hdrv_load(&d, FT, NULL, NULL);
-        get(&d, s, names, 13, &rep, &v, &mem);
+        hv_get(&d, s, names, 13, &rep, &v, &mem);
         cr_assert(v.values[0]->type == PV_FLOAT && v.values[0]->f == 1.5);
         cr_assert(v.values[1]->type == PV_FLOAT && v.values[1]->f == 2.5);
         cr_assert(v.values[2]->type == PV_INT && v.values[2]->i == -8);
@@ -147,38 +69,38 @@ Test(host_values, set_reaches_the_outputs_at_the_next_point)
 
         hdrv_init(&d, NULL);
         s = hdrv_load(&d, FT, NULL, NULL);
-        set_ok(&d, s, "UInt64_input", PVU(UINT64_MAX));
-        set_ok(&d, s, "Int64_input", PVI(INT64_MIN));
-        set_ok(&d, s, "Float64_input", PVU(7));         /* an int, exact in a Float */
-        set_ok(&d, s, "String_input", PVS("world"));
-        set_ok(&d, s, "Binary_input", ((struct pv){ .type = PV_BIN, .s = { "\x01\x02\x03", 3 } }));
-        set_ok(&d, s, "Boolean_input", PVB(false));
-        set_ok(&d, s, "Float32_input", PVF(0.1));
+        hv_set_ok(&d, s, "UInt64_input", PVU(UINT64_MAX));
+        hv_set_ok(&d, s, "Int64_input", PVI(INT64_MIN));
+        hv_set_ok(&d, s, "Float64_input", PVU(7));         /* an int, exact in a Float */
+        hv_set_ok(&d, s, "String_input", PVS("world"));
+        hv_set_ok(&d, s, "Binary_input", ((struct pv){ .type = PV_BIN, .s = { "\x01\x02\x03", 3 } }));
+        hv_set_ok(&d, s, "Boolean_input", PVB(false));
+        hv_set_ok(&d, s, "Float32_input", PVF(0.1));
         for (int k = 0; k < 6; k++)
                 m[k] = PVF(10.0 + k);
-        set_ok(&d, s, "Float64_matrix_input", ((struct pv){ .type = PV_ARRAY, .a = { m, 6 } }));
+        hv_set_ok(&d, s, "Float64_matrix_input", ((struct pv){ .type = PV_ARRAY, .a = { m, 6 } }));
         /*
          * Until the next step FMI 3.0 forbids gets: a value set is answered
          * as set (7 as a float), an output as published at the point (the
          * value before the set), any other is refused.
          */
-        get(&d, s, names + 8, 1, &rep, &v, &mem);
+        hv_get(&d, s, names + 8, 1, &rep, &v, &mem);
         cr_assert(v.values[0]->type == PV_FLOAT && v.values[0]->f == 7);
         free(mem);
         hrep_fini(&rep);
-        get(&d, s, names + 2, 1, &rep, &v, &mem);
+        hv_get(&d, s, names + 2, 1, &rep, &v, &mem);
         cr_assert(v.values[0]->type == PV_FLOAT && v.values[0]->f == 2.5);
         free(mem);
         hrep_fini(&rep);
-        get(&d, s, names + 9, 1, &rep, NULL, NULL);
+        hv_get(&d, s, names + 9, 1, &rep, NULL, NULL);
         (void) hrep_err(&rep, PROTO_E_STATE);
         hrep_fini(&rep);
-        step(&d, s, 1);
-        get(&d, s, names + 8, 1, &rep, &v, &mem);
+        hv_step(&d, s, 1);
+        hv_get(&d, s, names + 8, 1, &rep, &v, &mem);
         cr_assert(v.values[0]->f == 7);
         free(mem);
         hrep_fini(&rep);
-        get(&d, s, names, 8, &rep, &v, &mem);
+        hv_get(&d, s, names, 8, &rep, &v, &mem);
         cr_assert(v.values[0]->type == PV_UINT && v.values[0]->u == UINT64_MAX);
         cr_assert(v.values[1]->type == PV_INT && v.values[1]->i == INT64_MIN);
         cr_assert(v.values[2]->f == 7);
@@ -206,26 +128,26 @@ Test(host_values, refusals)
         s = hdrv_load(&d, FT, NULL, &(struct proto_load){ .has_warp = true, .warp = 1,
                                                           .has_stop = true, .stop = 1000,
                                                           .has_step = true, .step = 0.01 });
-        msg = set_err(&d, s, "Int32_input", PVF(1.0), PROTO_E_TYPE);
+        msg = hv_set_err(&d, s, "Int32_input", PVF(1.0), PROTO_E_TYPE);
         cr_assert(strstr(msg, "Int32_input") && strstr(msg, "Int32") && strstr(msg, "float"), "%s", msg);
-        msg = set_err(&d, s, "UInt8_input", PVU(300), PROTO_E_TYPE);
+        msg = hv_set_err(&d, s, "UInt8_input", PVU(300), PROTO_E_TYPE);
         cr_assert(strstr(msg, "UInt8") && strstr(msg, "uint"), "%s", msg);
-        (void) set_err(&d, s, "UInt8_input", PVI(-1), PROTO_E_TYPE);
-        (void) set_err(&d, s, "Int8_input", PVI(-129), PROTO_E_TYPE);
-        (void) set_err(&d, s, "Float64_input", PVS("1"), PROTO_E_TYPE);
-        (void) set_err(&d, s, "Float64_input", PVU((1ull << 53) + 1), PROTO_E_TYPE);
-        (void) set_err(&d, s, "Boolean_input", PVU(1), PROTO_E_TYPE);
-        (void) set_err(&d, s, "Float64_matrix_input", ((struct pv){ .type = PV_ARRAY, .a = { three, 3 } }),
-                       PROTO_E_TYPE);
-        (void) set_err(&d, s, "Float64_matrix_input", PVF(1), PROTO_E_TYPE);
-        msg = set_err(&d, s, "nope", PVF(1), PROTO_E_NO_VARIABLE);
+        (void) hv_set_err(&d, s, "UInt8_input", PVI(-1), PROTO_E_TYPE);
+        (void) hv_set_err(&d, s, "Int8_input", PVI(-129), PROTO_E_TYPE);
+        (void) hv_set_err(&d, s, "Float64_input", PVS("1"), PROTO_E_TYPE);
+        (void) hv_set_err(&d, s, "Float64_input", PVU((1ull << 53) + 1), PROTO_E_TYPE);
+        (void) hv_set_err(&d, s, "Boolean_input", PVU(1), PROTO_E_TYPE);
+        (void) hv_set_err(&d, s, "Float64_matrix_input", ((struct pv){ .type = PV_ARRAY, .a = { three, 3 } }),
+                          PROTO_E_TYPE);
+        (void) hv_set_err(&d, s, "Float64_matrix_input", PVF(1), PROTO_E_TYPE);
+        msg = hv_set_err(&d, s, "nope", PVF(1), PROTO_E_NO_VARIABLE);
         cr_assert(strstr(msg, "'nope'"), "%s", msg);
-        (void) set_err(&d, s, "other.Float64_input", PVF(1), PROTO_E_NO_VARIABLE);
+        (void) hv_set_err(&d, s, "other.Float64_input", PVF(1), PROTO_E_NO_VARIABLE);
         /* A structural parameter in Step Mode: the worker refuses, with its reason. */
-        step(&d, s, 1);
-        msg = set_err(&d, s, "n", PVU(3), PROTO_E_STATE);
+        hv_step(&d, s, 1);
+        msg = hv_set_err(&d, s, "n", PVU(3), PROTO_E_STATE);
         cr_assert(msg[0] != '\0');
-        get(&d, s, unknown, 2, &rep, NULL, NULL);
+        hv_get(&d, s, unknown, 2, &rep, NULL, NULL);
         (void) hrep_err(&rep, PROTO_E_NO_VARIABLE);
         hrep_fini(&rep);
         /*
@@ -236,12 +158,12 @@ Test(host_values, refusals)
         hdrv_target(&d, PROTO_OP_RESUME, s, 0, &rep);
         cr_assert(rep.r.ok);
         hrep_fini(&rep);
-        msg = set_err(&d, s, "n", PVU(3), PROTO_E_STATE);
+        msg = hv_set_err(&d, s, "n", PVU(3), PROTO_E_STATE);
         cr_assert(msg[0] != '\0');
-        msg = set_err(&d, s, "Int32_input", PVF(1.0), PROTO_E_TYPE);
+        msg = hv_set_err(&d, s, "Int32_input", PVF(1.0), PROTO_E_TYPE);
         cr_assert(strstr(msg, "'Int32_input' is Int32"), "%s", msg);
-        set_ok(&d, s, "Float64_input", PVF(1));
-        get(&d, s, unknown, 1, &rep, NULL, NULL);
+        hv_set_ok(&d, s, "Float64_input", PVF(1));
+        hv_get(&d, s, unknown, 1, &rep, NULL, NULL);
         cr_assert(rep.r.ok);
         hrep_fini(&rep);
         hdrv_fini(&d);
@@ -259,15 +181,15 @@ Test(host_values, a_multirate_output_between_its_points_is_the_held_value)
         hdrv_init(&d, NULL);
         s = hdrv_load(&d, HDRV_EXAMPLE("multirate"), NULL, NULL);
         /* slow (multirate 5, k = 0.5) stepped to 0.05 at t = 0; its consumers see x(0) until then. */
-        step(&d, s, 1);
-        get(&d, s, names, 2, &rep, &v, &mem);
+        hv_step(&d, s, 1);
+        hv_get(&d, s, names, 2, &rep, &v, &mem);
         cr_assert(v.values[0]->type == PV_FLOAT && v.values[0]->f == 1.0, "slow.x = %.17g",
                   v.values[0]->f);
         cr_assert(v.values[1]->f == exp(-0.01), "fast.x = %.17g", v.values[1]->f);
         free(mem);
         hrep_fini(&rep);
-        step(&d, s, 4);
-        get(&d, s, names, 1, &rep, &v, &mem);
+        hv_step(&d, s, 4);
+        hv_get(&d, s, names, 1, &rep, &v, &mem);
         cr_assert(v.values[0]->f == exp(-0.5 * 0.05), "slow.x = %.17g", v.values[0]->f);
         free(mem);
         hrep_fini(&rep);
@@ -336,7 +258,7 @@ Test(host_values, after_a_fault_get_answers_the_point_the_session_holds_at)
         ssd = fault_ssd(&d, "");
         s = hdrv_load(&d, ssd, NULL, NULL);
         run_to_fault(&d, s);
-        get(&d, s, names, 3, &rep, &v, &mem);
+        hv_get(&d, s, names, 3, &rep, &v, &mem);
         /* lin's FMU is at 0.06, the session at 0.05: recorded outputs are the point's. */
         cr_assert(fabs(v.values[0]->f - exp(-0.05)) < 1e-15, "lin.x = %.17g, exp(-0.06) = %.17g",
                   v.values[0]->f, exp(-0.06));
@@ -365,7 +287,7 @@ Test(host_values, with_rollback_on_fault_every_instance_is_back_at_the_point)
                 ssd = fault_ssd(&d, by_arg ? "" : "rollbackOnFault=\"true\"");
                 s = hdrv_load(&d, ssd, NULL, &(struct proto_load){ .rollback_on_fault = by_arg });
                 run_to_fault(&d, s);
-                get(&d, s, names, 2, &rep, &v, &mem);
+                hv_get(&d, s, names, 2, &rep, &v, &mem);
                 cr_assert(fabs(v.values[0]->f + exp(-0.05)) < 1e-15, "lin.der_x = %.17g",
                           v.values[0]->f);
                 cr_assert(fabs(v.values[1]->f - exp(-0.05)) < 1e-15);
@@ -384,14 +306,14 @@ Test(host_values, numbers_an_fmu_would_not_get_as_given_are_refused)
 
         hdrv_init(&d, NULL);
         s = hdrv_load(&d, FT, NULL, NULL);
-        msg = set_err(&d, s, "Float32_input", PVF(1e-50), PROTO_E_TYPE);
+        msg = hv_set_err(&d, s, "Float32_input", PVF(1e-50), PROTO_E_TYPE);
         cr_assert(strstr(msg, "'Float32_input'") && strstr(msg, "would become 0"), "%s", msg);
-        msg = set_err(&d, s, "Float32_input", PVF(1e300), PROTO_E_TYPE);
+        msg = hv_set_err(&d, s, "Float32_input", PVF(1e300), PROTO_E_TYPE);
         cr_assert(strstr(msg, "would become an infinity"), "%s", msg);
-        msg = set_err(&d, s, "Float64_input", PVF(NAN), PROTO_E_TYPE);
+        msg = hv_set_err(&d, s, "Float64_input", PVF(NAN), PROTO_E_TYPE);
         cr_assert(strstr(msg, "'Float64_input'") && strstr(msg, "NaN"), "%s", msg);
         /* Float32 rounds to its nearest value otherwise; an infinity is a number. */
-        set_ok(&d, s, "Float32_input", PVF(1e-30));
-        set_ok(&d, s, "Float64_input", PVF(INFINITY));
+        hv_set_ok(&d, s, "Float32_input", PVF(1e-30));
+        hv_set_ok(&d, s, "Float64_input", PVF(INFINITY));
         hdrv_fini(&d);
 }
