@@ -575,6 +575,43 @@ int hvalues_get_one(struct hsess *hs, struct hvar *x, struct pw *w, char *msg, s
  */
 bool hvalues_peek_one(struct hsess *hs, const struct hvar *x, struct pw *w);
 
+/* ---- host_reconf.c (session thread): structural parameters set in Reconfiguration Mode ---- */
+struct hreconf {
+        size_t n;
+        struct hreconf_sp {             /* a UInt64 one: it may size arrays */
+                size_t comp;
+                uint32_t vr;
+                uint64_t old, now;
+                bool done;              /* its instance was reconfigured */
+        } *sp;
+        size_t n_resized;
+        struct hreconf_var {
+                size_t comp, var;
+        } *resized;                     /* the arrays whose size changes */
+        bool installed;                 /* the scenario sizes arrays with the new values */
+};
+/* Some of xs[0..n) are structural parameters. */
+bool hreconf_any(const struct hvar *xs, size_t n);
+/*
+ * Check the structural parameters among xs (resolved and converted) and
+ * the resizes they make; put the new sizes in place for the rest of the
+ * set's checks. -1, or the reply code with msg (nothing in place).
+ */
+int hreconf_plan(struct hsess *hs, const struct hvar *xs, size_t n, struct hreconf *rc,
+                 char *msg, size_t size);
+/* Take rc's sizes back (the set was refused after hreconf_plan()). */
+void hreconf_undo(struct hsess *hs, struct hreconf *rc);
+/*
+ * Reconfigure each instance with its structural parameters among xs:
+ * -1, or the reply code with msg (the instances before the failing one
+ * keep their new values and sizes).
+ */
+int hreconf_apply(struct hsess *hs, const struct hvar *xs, size_t n, struct hreconf *rc,
+                  char *msg, size_t size);
+void hreconf_fini(struct hreconf *rc);
+/* The sizes from the structural parameters the instances hold (after a restore). */
+void hreconf_refresh(struct hsess *hs);
+
 /* ---- host_sub.c (session thread) ---- */
 void hsub_sink(void *ctx, const struct master_row *row);
 

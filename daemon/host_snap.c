@@ -189,6 +189,7 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
                 return;
         }
         hvalues_forget(hs);
+        hreconf_refresh(hs);    /* the instances hold the structural parameters saved */
         hsub_restored(hs);
         hs->generation++;
         hs->state = PROTO_STATE_COUNT;  /* so that the event goes out with the new generation */

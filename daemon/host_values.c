@@ -36,6 +36,9 @@
  * that point's time. Sets queued before one point are applied in order.
  * What set may change is the same as while paused (the worker applies
  * FMI 3.0's rules on variability and causality, section 2.2.7.2).
+ * Tunable structural parameters are set first, in Reconfiguration Mode
+ * (host_reconf.c), so that the arrays they resize are checked and set at
+ * their new size.
  *
  * Threads: the session thread (instances are used by one thread).
  */
@@ -452,9 +455,61 @@ static int convert(struct hvar *x, const struct pv *value, char *msg, size_t siz
         return -1;
 }
 
+/* Resolve and convert value k of a set into x: -1, or the reply code with msg. */
+static int set_prepare(struct hsess *hs, const struct proto_named_value *nv, struct hvar *x,
+                       char *msg, size_t size)
+{
+        int code = hvar_resolve(hs, &nv->name, x, msg, size);
+
+        if (code < 0 && x->element) {
+                /* FMI sets whole variables: one element would need a read first. */
+                snprintf(msg, size, "'%s' is an element: set takes the whole array (%zu values)",
+                         x->name, x->n);
+                code = PROTO_E_TYPE;
+        }
+        if (code < 0)
+                code = hvar_set_connected(hs, x, msg, size);
+        if (code < 0)
+                code = convert(x, nv->value, msg, size);
+        return code;
+}
+
+/* nv names a structural parameter. */
+static bool is_structural(struct hsess *hs, const struct proto_named_value *nv)
+{
+        char msg[64];
+        struct hvar x = { 0 };
+        bool yes = hvar_resolve(hs, &nv->name, &x, msg, sizeof(msg)) < 0 &&
+                   x.v->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER;
+
+        hvar_fini(&x);
+        return yes;
+}
+
+/* Forget the values kept of the arrays rc resized: they are no longer the FMU's (2.4.7.3). */
+static void setv_drop_resized(struct hsess *hs, const struct hreconf *rc)
+{
+        for (size_t i = 0; i < rc->n_resized; i++) {
+                struct hsetv **p = &hs->setv;
+
+                while (*p) {
+                        struct hsetv *v = *p;
+
+                        if (v->comp == rc->resized[i].comp && v->var == rc->resized[i].var) {
+                                *p = v->next;
+                                free(v->bytes);
+                                free(v);
+                                continue;
+                        }
+                        p = &v->next;
+                }
+        }
+}
+
 void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
 {
         char msg[HOST_MSG_MAX], err[256];
+        struct hreconf rc = { 0 };
         struct hvar *xs = NULL;
         struct proto_set a;
         void *mem = NULL;
@@ -472,35 +527,48 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
                 code = PROTO_E_INTERNAL;
                 snprintf(msg, sizeof(msg), "out of memory");
         }
-        /* Every value checked before the first is applied. */
-        for (; xs && k < a.n && code < 0; k++) {
-                code = hvar_resolve(hs, &a.values[k].name, &xs[k], msg, sizeof(msg));
-                if (code < 0 && xs[k].element) {
-                        /* FMI sets whole variables: one element would need a read first. */
-                        snprintf(msg, sizeof(msg), "'%s' is an element: set takes the whole "
-                                 "array (%zu values)", xs[k].name, xs[k].n);
-                        code = PROTO_E_TYPE;
-                }
-                if (code < 0)
-                        code = hvar_set_connected(hs, &xs[k], msg, sizeof(msg));
-                if (code < 0)
-                        code = convert(&xs[k], a.values[k].value, msg, sizeof(msg));
-        }
+        /*
+         * Every value checked before the first is applied: structural
+         * parameters first, so that arrays they resize are checked at
+         * their new size (host_reconf.c).
+         */
+        for (uint32_t j = 0; xs && j < a.n && code < 0; j++)
+                if (is_structural(hs, &a.values[j]))
+                        code = set_prepare(hs, &a.values[j], &xs[j], msg, sizeof(msg));
+        if (xs && code < 0 && hreconf_any(xs, a.n))
+                code = hreconf_plan(hs, xs, a.n, &rc, msg, sizeof(msg));
+        for (; xs && k < a.n && code < 0; k++)
+                if (!xs[k].name)
+                        code = set_prepare(hs, &a.values[k], &xs[k], msg, sizeof(msg));
         if (xs && code < 0)
                 code = hvar_set_twice(xs, a.n, msg, sizeof(msg));
+        if (code >= 0) {
+                hreconf_undo(hs, &rc);
+        } else if (hreconf_any(xs, a.n)) {
+                code = hreconf_apply(hs, xs, a.n, &rc, msg, sizeof(msg));
+                setv_drop_resized(hs, &rc);
+                /* Gets after the Step Mode sets below answer the parameters from here too. */
+                for (uint32_t i = 0; i < a.n && code < 0; i++)
+                        if (xs[i].v->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER)
+                                setv_keep(hs, &xs[i]);
+        }
         for (uint32_t i = 0; xs && i < a.n && code < 0; i++) {
                 struct hvar *x = &xs[i];
-                int r = x->ct == MD_BINARY ?
+                int r;
+
+                if (x->v->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER)
+                        continue;       /* set in Reconfiguration Mode */
+                r = x->ct == MD_BINARY ?
                         inst_set_binary(x->inst, &x->v->vr, 1, x->sizes,
                                         (const uint8_t *const *)x->vals, x->n) :
                         inst_set(x->inst, x->ct, &x->v->vr, 1, x->vals, x->n);
-
                 if (r != INST_OK && r != INST_WARNING)
                         code = call_code(x, r, "set", msg, sizeof(msg));
                 else
                         setv_keep(hs, x);
         }
-        for (uint32_t i = 0; i < k; i++)
+        hreconf_fini(&rc);
+        for (uint32_t i = 0; xs && i < a.n; i++)
                 hvar_fini(&xs[i]);
         free(xs);
         free(mem);

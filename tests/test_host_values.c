@@ -143,10 +143,10 @@ Test(host_values, refusals)
         msg = hv_set_err(&d, s, "nope", PVF(1), PROTO_E_NO_VARIABLE);
         cr_assert(strstr(msg, "'nope'"), "%s", msg);
         (void) hv_set_err(&d, s, "other.Float64_input", PVF(1), PROTO_E_NO_VARIABLE);
-        /* A structural parameter in Step Mode: the worker refuses, with its reason. */
+        /* A structural parameter that would resize a recorded array: refused, saying why. */
         hv_step(&d, s, 1);
-        msg = hv_set_err(&d, s, "n", PVU(3), PROTO_E_STATE);
-        cr_assert(msg[0] != '\0');
+        msg = hv_set_err(&d, s, "n", PVU(3), PROTO_E_INVALID);
+        cr_assert(strstr(msg, "from [4] to [3]"), "%s", msg);
         hv_get(&d, s, unknown, 2, &rep, NULL, NULL);
         (void) hrep_err(&rep, PROTO_E_NO_VARIABLE);
         hrep_fini(&rep);
@@ -158,8 +158,8 @@ Test(host_values, refusals)
         hdrv_target(&d, PROTO_OP_RESUME, s, 0, &rep);
         cr_assert(rep.r.ok);
         hrep_fini(&rep);
-        msg = hv_set_err(&d, s, "n", PVU(3), PROTO_E_STATE);
-        cr_assert(msg[0] != '\0');
+        msg = hv_set_err(&d, s, "n", PVU(3), PROTO_E_INVALID);
+        cr_assert(strstr(msg, "from [4] to [3]"), "%s", msg);
         msg = hv_set_err(&d, s, "Int32_input", PVF(1.0), PROTO_E_TYPE);
         cr_assert(strstr(msg, "'Int32_input' is Int32"), "%s", msg);
         hv_set_ok(&d, s, "Float64_input", PVF(1));
