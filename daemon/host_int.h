@@ -541,6 +541,7 @@ void hvalues_forget(struct hsess *hs);
 char *hvalues_strdup(const struct proto_str *s);
 
 /* ---- host_vars.c (session thread) ---- */
+#define HVAR_MAX_ELEMENTS (1u << 20)    /* of one variable got or set */
 /* A variable resolved for a call. */
 struct hvar {
         char *name;
@@ -603,11 +604,14 @@ int hreconf_plan(struct hsess *hs, const struct hvar *xs, size_t n, struct hreco
 void hreconf_undo(struct hsess *hs, struct hreconf *rc);
 /*
  * Reconfigure each instance with its structural parameters among xs:
- * -1, or the reply code with msg (the instances before the failing one
- * keep their new values and sizes).
+ * -1, or the reply code with msg (every parameter set before the failure
+ * keeps its new value and sizes, hreconf_done(); msg names the instances
+ * reconfigured before the failing one).
  */
 int hreconf_apply(struct hsess *hs, const struct hvar *xs, size_t n, struct hreconf *rc,
                   char *msg, size_t size);
+/* x, a UInt64 structural parameter of rc, was set by hreconf_apply(). */
+bool hreconf_done(const struct hreconf *rc, const struct hvar *x);
 void hreconf_fini(struct hreconf *rc);
 /* The sizes from the structural parameters the instances hold (after a restore). */
 void hreconf_refresh(struct hsess *hs);

@@ -33,7 +33,6 @@
 #include "engine/master/input_table.h"
 
 #define MAX_DIMS 32
-#define MAX_ELEMENTS ((uint64_t)16777216)
 
 static bool is_structural(const struct hvar *x)
 {
@@ -217,7 +216,7 @@ static int check_resizes(struct hsess *hs, struct hreconf *rc, char *msg, size_t
                         seen = rc->sp[j].comp == comp;
                 for (size_t var = 0; var < md->n_vars && !seen; var++) {
                         const struct md_variable *v = &md->vars[var];
-                        uint64_t a[MAX_DIMS], b[MAX_DIMS];
+                        uint64_t a[MAX_DIMS], b[MAX_DIMS], e;
                         char sa[128], sb[128], who[512], name[256];
                         int na, nb;
                         void *p;
@@ -230,11 +229,12 @@ static int check_resizes(struct hsess *hs, struct hreconf *rc, char *msg, size_t
                         if (put_values(hs, rc, true) < 0)
                                 goto nomem;
                         nb = scenario_var_dims(hs->sc, comp, v, b, MAX_DIMS);
-                        if (nb < 0 || scenario_var_elements(hs->sc, comp, v) > MAX_ELEMENTS) {
+                        e = scenario_var_elements(hs->sc, comp, v);     /* 0: overflow */
+                        if (nb < 0 || e == 0 || e > HVAR_MAX_ELEMENTS) {
                                 snprintf(msg, size, "the structural parameters set would give '%s' "
                                          "no size fmud serves (each dimension 1 or more, at most "
-                                         "%llu elements)", qname(hs, comp, var, name, sizeof(name)),
-                                         (unsigned long long)MAX_ELEMENTS);
+                                         "%u elements)", qname(hs, comp, var, name, sizeof(name)),
+                                         HVAR_MAX_ELEMENTS);
                                 return PROTO_E_INVALID;
                         }
                         if (na == nb && !memcmp(a, b, (size_t)nb * sizeof(*a)))
@@ -257,7 +257,8 @@ static int check_resizes(struct hsess *hs, struct hreconf *rc, char *msg, size_t
                         rc->resized[rc->n_resized++].var = var;
                 }
         }
-        return put_values(hs, rc, true) < 0 ? PROTO_E_INTERNAL : -1;
+        if (put_values(hs, rc, true) == 0)
+                return -1;
 nomem:
         snprintf(msg, size, "out of memory");
         return PROTO_E_INTERNAL;
@@ -293,10 +294,15 @@ int hreconf_plan(struct hsess *hs, const struct hvar *xs, size_t n, struct hreco
 static int failed(const struct hsess *hs, size_t comp, struct inst *inst, int r, const char *fn,
                   char *msg, size_t size)
 {
+        static const char *const status[] = { "OK", "Warning", "Discard", "Error", "Fatal" };
         const char *why = inst_message(inst);
 
-        snprintf(msg, size, "instance '%s': %s: %s", hs->sc->components[comp].name, fn,
-                 why[0] ? why : r < 0 ? strerror(-r) : "status Error");
+        snprintf(msg, size, "instance '%s': %s %s%s%s", hs->sc->components[comp].name, fn,
+                 r < 0 ? "failed" : "returned ",
+                 r < 0 ? "" : r < 5 ? status[r] : "an unknown status",
+                 why[0] || r < 0 ? ": " : "");
+        if (why[0] || r < 0)
+                snprintf(msg + strlen(msg), size - strlen(msg), "%s", why[0] ? why : strerror(-r));
         return r == -EACCES || r == -EPERM ? PROTO_E_STATE :
                r == -EINVAL || r == -ERANGE || r == -EPROTOTYPE ? PROTO_E_INVALID : PROTO_E_FAULT;
 }
@@ -306,9 +312,19 @@ static bool ok(int r)
         return r == INST_OK || r == INST_WARNING;
 }
 
-/* Reconfigure component comp with the structural parameters of xs that are its. */
-static int apply_comp(struct hsess *hs, const struct hvar *xs, size_t n, size_t comp, char *msg,
-                      size_t size)
+static void mark_done(struct hreconf *rc, const struct hvar *x)
+{
+        for (size_t k = 0; k < rc->n; k++)
+                rc->sp[k].done |= rc->sp[k].comp == x->comp && rc->sp[k].vr == x->v->vr;
+}
+
+/*
+ * Reconfigure component comp with the structural parameters of xs that are
+ * its own, marking each one set done (its instance holds it, also when a
+ * later one fails).
+ */
+static int apply_comp(struct hsess *hs, const struct hvar *xs, size_t n, size_t comp,
+                      struct hreconf *rc, bool *ret_set, char *msg, size_t size)
 {
         struct inst *inst = session_inst(hs->s, comp);
         int r = inst_enter_configuration_mode(inst), code = -1;
@@ -324,8 +340,12 @@ static int apply_comp(struct hsess *hs, const struct hvar *xs, size_t n, size_t 
                     inst_set_binary(x->inst, &x->v->vr, 1, x->sizes,
                                     (const uint8_t *const *)x->vals, x->n) :
                     inst_set(x->inst, x->ct, &x->v->vr, 1, x->vals, x->n);
-                if (!ok(r))
+                if (!ok(r)) {
                         code = failed(hs, comp, inst, r, "set", msg, size);
+                } else {
+                        mark_done(rc, x);
+                        *ret_set = true;
+                }
         }
         /* Back to Step Mode also after a refused set: the parameters keep their values. */
         r = inst_exit_configuration_mode(inst);
@@ -358,23 +378,30 @@ static void log_reconfigured(struct hsess *hs, const struct hreconf *rc, size_t 
 int hreconf_apply(struct hsess *hs, const struct hvar *xs, size_t n, struct hreconf *rc,
                   char *msg, size_t size)
 {
-        size_t kept = 0;
+        char before[256] = "";
+        size_t kept = 0, at = 0;
         int code = -1;
 
         for (size_t i = 0; i < n && code < 0; i++) {
-                bool first = is_structural(&xs[i]);
+                bool first = is_structural(&xs[i]), set = false;
+                const char *name = hs->sc->components[xs[i].comp].name;
 
                 for (size_t j = 0; j < i && first; j++)
                         first = !(is_structural(&xs[j]) && xs[j].comp == xs[i].comp);
                 if (!first)
                         continue;
-                code = apply_comp(hs, xs, n, xs[i].comp, msg, size);
-                for (size_t k = 0; k < rc->n && code < 0; k++)
-                        rc->sp[k].done |= rc->sp[k].comp == xs[i].comp;
-                if (code < 0)
+                code = apply_comp(hs, xs, n, xs[i].comp, rc, &set, msg, size);
+                if (set || code < 0)
                         log_reconfigured(hs, rc, xs[i].comp);
+                if (code < 0 && at < sizeof(before))
+                        at += (size_t)snprintf(before + at, sizeof(before) - at, "%s'%s'",
+                                               at ? ", " : "", name);
         }
-        /* The instances reconfigured keep their new sizes, the others their old ones. */
+        /* Say what was done before the failure: those instances keep their new values. */
+        if (code >= 0 && before[0] && strlen(msg) < size)
+                snprintf(msg + strlen(msg), size - strlen(msg), " (reconfigured before it, and "
+                         "kept so: %s)", before);
+        /* The parameters set keep their new sizes, the others their old ones. */
         for (size_t k = 0; k < rc->n; k++)
                 if (!rc->sp[k].done)
                         (void) scenario_set_structural(hs->sc, rc->sp[k].comp, rc->sp[k].vr,
@@ -390,6 +417,14 @@ int hreconf_apply(struct hsess *hs, const struct hvar *xs, size_t n, struct hrec
         rc->n_resized = kept;
         rc->installed = false;
         return code;
+}
+
+bool hreconf_done(const struct hreconf *rc, const struct hvar *x)
+{
+        for (size_t k = 0; k < rc->n; k++)
+                if (rc->sp[k].comp == x->comp && rc->sp[k].vr == x->v->vr)
+                        return rc->sp[k].done;
+        return false;
 }
 
 void hreconf_refresh(struct hsess *hs)

@@ -182,6 +182,7 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_FAULT, "%s", msg);
                 return;
         }
+        hreconf_refresh(hs);    /* the instances hold the structural parameters saved */
         r = master_restore(hs->m, sn->saved);
         if (r < 0) {
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL, "restore: %s",
@@ -189,7 +190,6 @@ void hsnap_restore(struct hsess *hs, const struct hcmd *c, const struct pv *args
                 return;
         }
         hvalues_forget(hs);
-        hreconf_refresh(hs);    /* the instances hold the structural parameters saved */
         hsub_restored(hs);
         hs->generation++;
         hs->state = PROTO_STATE_COUNT;  /* so that the event goes out with the new generation */

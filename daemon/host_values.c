@@ -548,8 +548,9 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
                 code = hreconf_apply(hs, xs, a.n, &rc, msg, sizeof(msg));
                 setv_drop_resized(hs, &rc);
                 /* Gets after the Step Mode sets below answer the parameters from here too. */
-                for (uint32_t i = 0; i < a.n && code < 0; i++)
-                        if (xs[i].v->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER)
+                for (uint32_t i = 0; i < a.n; i++)
+                        if (xs[i].v->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER &&
+                            (code < 0 || hreconf_done(&rc, &xs[i])))
                                 setv_keep(hs, &xs[i]);
         }
         for (uint32_t i = 0; xs && i < a.n && code < 0; i++) {

@@ -22,7 +22,6 @@
 #include "engine/master/master_value.h"
 #include "engine/scenario/scenario_int.h"
 
-#define MAX_ELEMENTS    (1u << 20)      /* of one variable got or set */
 #define MAX_DIMS        32              /* of an array named with indices */
 
 void hvar_fini(struct hvar *x)
@@ -113,9 +112,9 @@ int hvar_resolve(struct hsess *hs, const struct proto_str *name, struct hvar *x,
         x->ct = mv_call_type(x->v->type, md->fmi == MD_FMI2 ? 2 : 3);
         x->array = x->v->n_dims > 0;
         e = scenario_var_elements(hs->sc, x->comp, x->v);
-        if (x->v->type == MD_CLOCK || e == 0 || e > MAX_ELEMENTS) {
+        if (x->v->type == MD_CLOCK || e == 0 || e > HVAR_MAX_ELEMENTS) {
                 snprintf(msg, size, "'%s' is a %s%s: not got or set by value", x->name,
-                         md_type_name(x->v->type), e > MAX_ELEMENTS ? " array too large" : "");
+                         md_type_name(x->v->type), e > HVAR_MAX_ELEMENTS ? " array too large" : "");
                 return PROTO_E_TYPE;
         }
         x->n = (size_t)e;
