@@ -10,22 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_host_drv.h"
+#include "test_host_vals.h"
 
 #define MSD HDRV_EXAMPLE("msd.ssp")
-
-static void step_ok(struct hdrv *d, uint64_t s, uint64_t n)
-{
-        struct hrep rep;
-        struct pw w;
-
-        cr_assert(pw_init(&w) == 0);
-        proto_step_encode(&w, hdrv_id(d), &(struct proto_step){ .t = { s, 0 }, .n = n });
-        hdrv_wait(d, hdrv_send(d, &w), &rep);
-        pw_fini(&w);
-        cr_assert(rep.r.ok, "%.*s", (int)rep.r.message_len, rep.r.message);
-        hrep_fini(&rep);
-}
 
 static uint64_t snapshot(struct hdrv *d, uint64_t s)
 {
@@ -98,12 +85,12 @@ Test(host_snap, list_and_delete)
         cr_assert(eq(u32, l.n, 0));
         free(mem);
         a = snapshot(&d, s);
-        step_ok(&d, s, 10);
+        hv_step(&d, s, 10);
         b = snapshot(&d, s);
         restore(&d, s, a, &rep);
         cr_assert(rep.r.ok);
         hrep_fini(&rep);
-        step_ok(&d, s, 20);
+        hv_step(&d, s, 20);
         c = snapshot(&d, s);
         snapshots(&d, s, &l, &mem);
         cr_assert(eq(u32, l.n, 3));
@@ -140,7 +127,7 @@ Test(host_snap, list_and_delete)
         restore(&d, s, c, &rep);
         cr_assert(rep.r.ok, "%.*s", (int)rep.r.message_len, rep.r.message);
         hrep_fini(&rep);
-        step_ok(&d, s, 5);
+        hv_step(&d, s, 5);
 
         /* Finished: the list is still answered, a delete is refused. */
         hdrv_target(&d, PROTO_OP_RESUME, s, 0, &rep);

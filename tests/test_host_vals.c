@@ -70,6 +70,6 @@ void hv_step(struct hdrv *d, uint64_t s, uint64_t n)
         proto_step_encode(&w, hdrv_id(d), &(struct proto_step){ .t = { s, 0 }, .n = n });
         hdrv_wait(d, hdrv_send(d, &w), &rep);
         pw_fini(&w);
-        cr_assert(rep.r.ok);
+        cr_assert(rep.r.ok, "%.*s", (int)rep.r.message_len, rep.r.message);
         hrep_fini(&rep);
 }
