@@ -470,10 +470,15 @@ int fmud_detach(struct fmud *c, uint64_t session);
  * the calls without arguments ("enterInitializationMode" with no
  * experiment, "exitInitializationMode", "enterEventMode", "enterStepMode",
  * "updateDiscreteStates", "getFMUState" (a new state), "reset",
- * "terminate"); fmud_fmi_add_state() those of a state ("getFMUState" to
- * overwrite, "setFMUState", "freeFMUState", "serializeFMUState"). Adding
- * returns 0, -E2BIG past PROTO_FMI_MAX_CALLS calls or PROTO_FMI_MAX_VALUES
- * values, -EINVAL for a missing argument. Clear a batch to reuse it.
+ * "terminate", "enterConfigurationMode", "exitConfigurationMode");
+ * fmud_fmi_add_state() those of a state ("getFMUState" to overwrite,
+ * "setFMUState", "freeFMUState", "serializeFMUState"). The _n forms take
+ * n_values values for n_vr value references: an array variable has one
+ * value per element (FMI 3.0 section 2.2.6.2), counted with the
+ * structural parameters as set. Adding returns 0, -E2BIG past
+ * PROTO_FMI_MAX_CALLS calls, PROTO_FMI_MAX_VALUES value references or
+ * PROTO_FMI_MAX_ELEMENTS values, -EINVAL for a missing argument or fewer
+ * values than value references. Clear a batch to reuse it.
  */
 struct fmud_batch;
 struct fmud_batch *fmud_fmi_batch_new(void);
@@ -484,6 +489,12 @@ int fmud_fmi_add_state(struct fmud_batch *b, uint64_t instance, const char *fn, 
 int fmud_fmi_add_set_f64(struct fmud_batch *b, uint64_t instance, const uint32_t vr[],
                          const double values[], size_t n);
 int fmud_fmi_add_get_f64(struct fmud_batch *b, uint64_t instance, const uint32_t vr[], size_t n);
+int fmud_fmi_add_set_f64_n(struct fmud_batch *b, uint64_t instance, const uint32_t vr[],
+                           size_t n_vr, const double values[], size_t n_values);
+int fmud_fmi_add_get_f64_n(struct fmud_batch *b, uint64_t instance, const uint32_t vr[],
+                           size_t n_vr, size_t n_values);
+int fmud_fmi_add_set_u64(struct fmud_batch *b, uint64_t instance, const uint32_t vr[],
+                         const uint64_t values[], size_t n);
 int fmud_fmi_add_do_step(struct fmud_batch *b, uint64_t instance, double t, double h);
 /*
  * Send the batch and wait for its results. 0: every call was made. A call

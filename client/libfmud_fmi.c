@@ -93,39 +93,83 @@ int fmud_fmi_add_state(struct fmud_batch *b, uint64_t instance, const char *fn, 
         return r < 0 ? r : b->calls.error;
 }
 
-int fmud_fmi_add_set_f64(struct fmud_batch *b, uint64_t instance, const uint32_t vr[],
-                         const double values[], size_t n)
+/*
+ * A set's or get's head: type, vrs, and with n_key nValues; a set's caller
+ * writes its values after it.
+ */
+static int values_begin(struct fmud_batch *b, uint64_t instance, const char *fn,
+                        const char *type, const uint32_t vr[], size_t n_vr, size_t n_values,
+                        bool n_key)
 {
+        bool set = !strcmp(fn, "set");
         int r;
 
-        if ((n && (!vr || !values)) || n > PROTO_FMI_MAX_VALUES)
-                return n > PROTO_FMI_MAX_VALUES ? -E2BIG : -EINVAL;
-        r = call_begin(b, instance, "set", 3);
+        if ((n_vr && !vr) || n_values < n_vr)
+                return -EINVAL;
+        if (n_vr > PROTO_FMI_MAX_VALUES || n_values > PROTO_FMI_MAX_ELEMENTS)
+                return -E2BIG;
+        r = call_begin(b, instance, fn, 2 + (n_key ? 1 : 0) + (set ? 1 : 0));
         if (r < 0)
                 return r;
         pw_str(&b->calls, "type");
-        pw_str(&b->calls, "Float64");
-        vrs(b, "vrs", vr, n);
+        pw_str(&b->calls, type);
+        vrs(b, "vrs", vr, n_vr);
+        if (n_key) {
+                pw_str(&b->calls, "nValues");
+                pw_u64(&b->calls, n_values);
+        }
+        return b->calls.error;
+}
+
+int fmud_fmi_add_set_f64_n(struct fmud_batch *b, uint64_t instance, const uint32_t vr[],
+                           size_t n_vr, const double values[], size_t n_values)
+{
+        int r;
+
+        if (n_values && !values)
+                return -EINVAL;
+        r = values_begin(b, instance, "set", "Float64", vr, n_vr, n_values, false);
+        if (r < 0)
+                return r;
         pw_str(&b->calls, "values");
-        pw_array(&b->calls, (uint32_t)n);
-        for (size_t i = 0; i < n; i++)
+        pw_array(&b->calls, (uint32_t)n_values);
+        for (size_t i = 0; i < n_values; i++)
                 pw_f64(&b->calls, values[i]);
         return b->calls.error;
 }
 
-int fmud_fmi_add_get_f64(struct fmud_batch *b, uint64_t instance, const uint32_t vr[], size_t n)
+int fmud_fmi_add_set_f64(struct fmud_batch *b, uint64_t instance, const uint32_t vr[],
+                         const double values[], size_t n)
+{
+        return fmud_fmi_add_set_f64_n(b, instance, vr, n, values, n);
+}
+
+int fmud_fmi_add_set_u64(struct fmud_batch *b, uint64_t instance, const uint32_t vr[],
+                         const uint64_t values[], size_t n)
 {
         int r;
 
-        if ((n && !vr) || n > PROTO_FMI_MAX_VALUES)
-                return n > PROTO_FMI_MAX_VALUES ? -E2BIG : -EINVAL;
-        r = call_begin(b, instance, "get", 2);
+        if (n && !values)
+                return -EINVAL;
+        r = values_begin(b, instance, "set", "UInt64", vr, n, n, false);
         if (r < 0)
                 return r;
-        pw_str(&b->calls, "type");
-        pw_str(&b->calls, "Float64");
-        vrs(b, "vrs", vr, n);
+        pw_str(&b->calls, "values");
+        pw_array(&b->calls, (uint32_t)n);
+        for (size_t i = 0; i < n; i++)
+                pw_u64(&b->calls, values[i]);
         return b->calls.error;
+}
+
+int fmud_fmi_add_get_f64_n(struct fmud_batch *b, uint64_t instance, const uint32_t vr[],
+                           size_t n_vr, size_t n_values)
+{
+        return values_begin(b, instance, "get", "Float64", vr, n_vr, n_values, n_values != n_vr);
+}
+
+int fmud_fmi_add_get_f64(struct fmud_batch *b, uint64_t instance, const uint32_t vr[], size_t n)
+{
+        return fmud_fmi_add_get_f64_n(b, instance, vr, n, n);
 }
 
 int fmud_fmi_add_do_step(struct fmud_batch *b, uint64_t instance, double t, double h)

@@ -35,6 +35,8 @@ static const char *const fmi_suffix[PROTO_FMI_FN_COUNT] = {
         [PROTO_FMI_DIRECTIONAL] = "GetDirectionalDerivative",
         [PROTO_FMI_ADJOINT] = "GetAdjointDerivative", [PROTO_FMI_RESET] = "Reset",
         [PROTO_FMI_TERMINATE] = "Terminate",
+        [PROTO_FMI_ENTER_CONFIG] = "EnterConfigurationMode",
+        [PROTO_FMI_EXIT_CONFIG] = "ExitConfigurationMode",
 };
 
 /* The FMI function a call stands for: "fmi3SetFloat64", "fmi2DoStep", ... */
@@ -188,7 +190,8 @@ static void emit(struct pw *w, enum proto_fmi_type t, const void *p, const size_
 /* set or get: one fmi3Set<type>/fmi3Get<type> of the call's value references. */
 static int values(struct hsess *hs, const struct proto_fmi_call *c, struct pw *w)
 {
-        uint32_t n = c->n_vrs, *vrs = vrs_of(c->vrs, n);
+        /* n values for the n_vrs value references: one per element (proto_fmi_call). */
+        uint32_t n = c->n_values, *vrs = vrs_of(c->vrs, c->n_vrs);
         void *vals = calloc(n ? n : 1, type_size(c->type));
         size_t *sizes = calloc(n ? n : 1, sizeof(*sizes));
         enum md_type t = (enum md_type)c->type;
@@ -214,14 +217,14 @@ static int values(struct hsess *hs, const struct proto_fmi_call *c, struct pw *w
                         }
                 }
                 r = c->type == PROTO_FMI_BINARY ?
-                    inst_set_binary(hs->inst, vrs, n, sizes, vals, n) :
-                    inst_set(hs->inst, t, vrs, n, vals, n);
+                    inst_set_binary(hs->inst, vrs, c->n_vrs, sizes, vals, n) :
+                    inst_set(hs->inst, t, vrs, c->n_vrs, vals, n);
                 if (r == INST_OK || r == INST_WARNING)
                         pw_nil(w);
         } else {
                 r = c->type == PROTO_FMI_BINARY ?
-                    inst_get_binary(hs->inst, vrs, n, sizes, vals, n) :
-                    inst_get(hs->inst, t, vrs, n, vals, n);
+                    inst_get_binary(hs->inst, vrs, c->n_vrs, sizes, vals, n) :
+                    inst_get(hs->inst, t, vrs, c->n_vrs, vals, n);
                 if (r == INST_OK || r == INST_WARNING) {
                         pw_array(w, n);
                         for (uint32_t i = 0; i < n; i++)
@@ -421,6 +424,12 @@ bool hfmi_call(struct hsess *hs, const struct proto_fmi_call *c, struct pw *w,
         case PROTO_FMI_TERMINATE:
                 r = inst_terminate(hs->inst);
                 break;
+        case PROTO_FMI_ENTER_CONFIG:
+                r = inst_enter_configuration_mode(hs->inst);
+                break;
+        case PROTO_FMI_EXIT_CONFIG:
+                r = inst_exit_configuration_mode(hs->inst);
+                break;
         default:
                 r = -EINVAL;
                 break;
@@ -431,7 +440,8 @@ bool hfmi_call(struct hsess *hs, const struct proto_fmi_call *c, struct pw *w,
         switch (c->fn) {
         case PROTO_FMI_ENTER_INIT: case PROTO_FMI_EXIT_INIT: case PROTO_FMI_ENTER_EVENT:
         case PROTO_FMI_ENTER_STEP: case PROTO_FMI_SET_STATE: case PROTO_FMI_FREE_STATE:
-        case PROTO_FMI_RESET: case PROTO_FMI_TERMINATE:
+        case PROTO_FMI_RESET: case PROTO_FMI_TERMINATE: case PROTO_FMI_ENTER_CONFIG:
+        case PROTO_FMI_EXIT_CONFIG:
                 pw_nil(w);
                 break;
         default:

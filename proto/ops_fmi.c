@@ -137,6 +137,8 @@ static const char *const fn_names[PROTO_FMI_FN_COUNT] = {
         [PROTO_FMI_ADJOINT] = "getAdjointDerivative",
         [PROTO_FMI_RESET] = "reset",
         [PROTO_FMI_TERMINATE] = "terminate",
+        [PROTO_FMI_ENTER_CONFIG] = "enterConfigurationMode",
+        [PROTO_FMI_EXIT_CONFIG] = "exitConfigurationMode",
 };
 
 static const char *const type_names[PROTO_FMI_TYPE_COUNT] = {
@@ -165,6 +167,7 @@ static const struct field call_fields[] = {
         FIELD_EXT("type"),
         FIELD_EXT("vrs"),
         FIELD_EXT("values"),
+        FIELD_HAS("nValues", FT_U32, 0, struct proto_fmi_call, n_values, has_n_values),
         FIELD("t", FT_F64, FF_FINITE, struct proto_fmi_call, t),
         FIELD("h", FT_F64, FF_FINITE | FF_NONNEG, struct proto_fmi_call, h),
         FIELD("noSetFMUStatePriorToCurrentPoint", FT_BOOL, 0, struct proto_fmi_call,
@@ -183,7 +186,7 @@ static const struct field call_fields[] = {
 /* The keys each function takes beyond instance and fn (space separated, each with spaces around). */
 static const char *const fn_keys[PROTO_FMI_FN_COUNT] = {
         [PROTO_FMI_SET] = " type vrs values ",
-        [PROTO_FMI_GET] = " type vrs ",
+        [PROTO_FMI_GET] = " type vrs nValues ",
         [PROTO_FMI_DO_STEP] = " t h noSetFMUStatePriorToCurrentPoint ",
         [PROTO_FMI_ENTER_INIT] = " tolerance startTime stopTime ",
         [PROTO_FMI_GET_STATE] = " state ",
@@ -267,8 +270,8 @@ static bool int_fits(const struct pv *v, enum proto_fmi_type t)
         }
 }
 
-/* set's values: as many as vrs, each of the call's type. */
-static int values_check(const struct proto_fmi_call *c, const char *what, char *err,
+/* set's values: one per element of the vrs' variables, each of the call's type. */
+static int values_check(struct proto_fmi_call *c, const char *what, char *err,
                         size_t errlen)
 {
         const struct pv *v = c->values;
@@ -276,9 +279,12 @@ static int values_check(const struct proto_fmi_call *c, const char *what, char *
 
         if (!v || v->type != PV_ARRAY)
                 return proto_fail(err, errlen, "%s.values: expected an array", what);
-        if (v->a.n != c->n_vrs)
-                return proto_fail(err, errlen, "%s.values: %u values for %u value references",
-                                  what, v->a.n, c->n_vrs);
+        /* As many as the variables have elements, which the worker checks: at least one each. */
+        if (v->a.n < c->n_vrs || v->a.n > PROTO_FMI_MAX_ELEMENTS)
+                return proto_fail(err, errlen, "%s.values: %u values for %u value references "
+                                  "(one per element, at most %u)", what, v->a.n, c->n_vrs,
+                                  PROTO_FMI_MAX_ELEMENTS);
+        c->n_values = v->a.n;
         for (uint32_t i = 0; i < v->a.n; i++) {
                 const struct pv *e = &v->a.items[i];
                 double d;
@@ -381,6 +387,12 @@ static int call_decode(const struct pv *m, uint32_t index, struct proto_fmi_call
                         c->values = pv_get(m, "values");
                         return values_check(c, what, err, errlen);
                 }
+                if (!c->has_n_values)
+                        c->n_values = c->n_vrs;
+                if (c->n_values < c->n_vrs || c->n_values > PROTO_FMI_MAX_ELEMENTS)
+                        return proto_fail(err, errlen, "%s.nValues: %u for %u value references "
+                                          "(one per element, at most %u)", what, c->n_values,
+                                          c->n_vrs, PROTO_FMI_MAX_ELEMENTS);
                 return 0;
         }
         case PROTO_FMI_DO_STEP:

@@ -20,6 +20,7 @@
 #define PROTO_FMI_MAX_CALLS     1024u           /* calls of one fmi request */
 #define PROTO_FMI_MAX_VALUES    4096u           /* value references of one call */
 #define PROTO_FMI_MAX_BIN       (1u << 20)      /* bytes of one Binary value or serialized state */
+#define PROTO_FMI_MAX_ELEMENTS  (1u << 20)      /* values (array elements) of one set or get */
 
 /* instantiate: a new instance of an FMU (by path or uploaded content) in its own worker. */
 struct proto_instantiate {
@@ -64,6 +65,8 @@ enum proto_fmi_fn {
         PROTO_FMI_ADJOINT,
         PROTO_FMI_RESET,
         PROTO_FMI_TERMINATE,
+        PROTO_FMI_ENTER_CONFIG,
+        PROTO_FMI_EXIT_CONFIG,
         PROTO_FMI_FN_COUNT,
 };
 /* The wire name: "set", "doStep", ...; NULL out of range. */
@@ -96,7 +99,14 @@ struct proto_fmi_call {
         enum proto_fmi_type type;       /* set, get */
         uint32_t n_vrs;                 /* set, get: vrs; derivatives: unknowns */
         const struct pv *vrs;           /* array of value references */
-        const struct pv *values;        /* set: n_vrs values of type (Binary: bin) */
+        const struct pv *values;        /* set: n_values values of type (Binary: bin) */
+        /*
+         * set, get: nValues, the values of all vrs together (an array
+         * variable has one per element; FMI 3.0 section 2.2.6.2); get's
+         * "nValues", else n_vrs; set's the count of values.
+         */
+        uint32_t n_values;
+        bool has_n_values;
         double t, h;                    /* doStep: currentCommunicationPoint, step size */
         bool no_set_prior;              /* doStep: noSetFMUStatePriorToCurrentPoint */
         bool has_tolerance, has_start, has_stop;        /* enterInitializationMode */

@@ -464,6 +464,35 @@ Test(daemon_fmi, bad_batches_are_refused_with_their_reason)
         pw_array(&w, 1);
         pw_str(&w, "one");
         assert_refused(&w, PROTO_E_BAD_REQUEST, "args.calls[0].values[0]: not a value of type Float64");
+        /* Fewer values than value references (every variable has at least one element). */
+        batch_begin(&w, 1);
+        call(&w, a, "set", 3);
+        pw_str(&w, "type");
+        pw_str(&w, "Float64");
+        vrs(&w, "vrs", U, 2);
+        pw_str(&w, "values");
+        pw_array(&w, 1);
+        pw_f64(&w, 1);
+        assert_refused(&w, PROTO_E_BAD_REQUEST, "args.calls[0].values: 1 values for 2 value "
+                       "references");
+        batch_begin(&w, 1);
+        call(&w, a, "get", 3);
+        pw_str(&w, "type");
+        pw_str(&w, "Float64");
+        vrs(&w, "vrs", U, 1);
+        pw_str(&w, "nValues");
+        pw_u64(&w, PROTO_FMI_MAX_ELEMENTS + 1);
+        assert_refused(&w, PROTO_E_BAD_REQUEST, "args.calls[0].nValues: 1048577 for 1 value "
+                       "references");
+        /* More values than the variables have elements: the worker counts them. */
+        batch_begin(&w, 1);
+        call(&w, a, "get", 3);
+        pw_str(&w, "type");
+        pw_str(&w, "Float64");
+        vrs(&w, "vrs", &x_vr, 1);
+        pw_str(&w, "nValues");
+        pw_u64(&w, 2);
+        assert_call_refused(&w, 0, "invalid", "nValues = 2, but the 1 variables have 1 values");
         /* The FMU's rules, in the worker: an unknown vr, a vr of another type. */
         batch_begin(&w, 1);
         get_typed(&w, a, "Float64", &bad_vr, 1);

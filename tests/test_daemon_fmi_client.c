@@ -1,6 +1,8 @@
 /*
  * daemon: FMI-level instances through the clients: libfmud's batches
- * (fmud_fmi_*) and the example remote master client/examples/fmi_master,
+ * (fmud_fmi_*, with array variables and structural parameters set in
+ * Configuration and Reconfiguration Mode) and the example remote master
+ * client/examples/fmi_master,
  * which couples two LinearOde instances in a loop of its own over ipc and
  * over tcp with CURVE. LinearOde steps x *= exp(-k h) with y_i = x + u_i,
  * so every value printed is compared bit for bit with the same arithmetic
@@ -20,6 +22,7 @@
 #include "support/tmpdir.h"
 
 #define LINEAR_ODE      FMUD_TEST_FMU_DIR "/LinearOde.fmu"
+#define FEEDTHROUGH     FMUD_TEST_FMU_DIR "/Feedthrough.fmu"
 
 static struct fmud_daemon d;
 static char *keydir;
@@ -172,4 +175,62 @@ Test(daemon_fmi_client, fmi_master_reaches_a_tcp_daemon_with_its_keys)
         cr_assert(eq(int, res.exit_code, 0), "%s", res.err);
         check_rows(res.out, 5);
         run_result_fini(&res);
+}
+
+/* Feedthrough: n (vr 31) sizes Float64_vector_input (32) and _output (33); it starts at 4. */
+Test(daemon_fmi_client, arrays_sized_by_a_structural_parameter_set_in_configuration_mode,
+     .init = setup)
+{
+        static const uint32_t N = 31, VIN = 32, VOUT = 33;
+        static const double six[6] = { 1.5, -2, 3, 4e10, 5, -6.25 };
+        struct fmud *c = daemon_connect(&d);
+        struct fmud_batch *b = fmud_fmi_batch_new();
+        uint64_t a, n = 6;
+        double y[6];
+        int r;
+
+        cr_assert(b != NULL);
+        cr_assert(eq(int, fmud_instantiate(c, &(struct proto_instantiate){
+                .fmu = daemon_str(FEEDTHROUGH) }, &a), 0), "%s", fmud_errmsg(c));
+        /* Configuration Mode from Instantiated (FMI 3.0 section 2.3.6), then six elements. */
+        cr_assert(eq(int, fmud_fmi_add(b, a, "enterConfigurationMode"), 0));
+        cr_assert(eq(int, fmud_fmi_add_set_u64(b, a, &N, &n, 1), 0));
+        cr_assert(eq(int, fmud_fmi_add(b, a, "exitConfigurationMode"), 0));
+        cr_assert(eq(int, fmud_fmi_add(b, a, "enterInitializationMode"), 0));
+        cr_assert(eq(int, fmud_fmi_add(b, a, "exitInitializationMode"), 0));
+        cr_assert(eq(int, fmud_fmi_add_set_f64_n(b, a, &VIN, 1, six, 6), 0));
+        cr_assert(eq(int, fmud_fmi_add_do_step(b, a, 0, 0.1), 0));
+        cr_assert(eq(int, fmud_fmi_add_get_f64_n(b, a, &VOUT, 1, 6), 0));
+        cr_assert(eq(int, fmud_fmi_submit(c, b), 0), "%s", fmud_errmsg(c));
+        cr_assert(eq(int, fmud_fmi_f64(b, 7, y, 6), 0));
+        for (int i = 0; i < 6; i++)
+                cr_assert(eq(dbl, y[i], six[i]));
+        /* The described size is now the wrong count: the worker says so, naming both. */
+        fmud_fmi_batch_clear(b);
+        cr_assert(eq(int, fmud_fmi_add_get_f64_n(b, a, &VOUT, 1, 4), 0));
+        r = fmud_fmi_submit(c, b);
+        daemon_assert_refused(c, r, PROTO_E_INVALID, "a get of 4 values of a 6-element array");
+        cr_assert(strstr(fmud_errmsg(c), "nValues = 4, but the 1 variables have 6 values") != NULL,
+                  "%s", fmud_errmsg(c));
+        /* Reconfiguration Mode from Step Mode (section 2.3.7): shrink to 2, keep the prefix. */
+        fmud_fmi_batch_clear(b);
+        n = 2;
+        cr_assert(eq(int, fmud_fmi_add(b, a, "enterConfigurationMode"), 0));
+        cr_assert(eq(int, fmud_fmi_add_set_u64(b, a, &N, &n, 1), 0));
+        cr_assert(eq(int, fmud_fmi_add(b, a, "exitConfigurationMode"), 0));
+        cr_assert(eq(int, fmud_fmi_add_get_f64_n(b, a, &VIN, 1, 2), 0));
+        cr_assert(eq(int, fmud_fmi_submit(c, b), 0), "%s", fmud_errmsg(c));
+        cr_assert(eq(int, fmud_fmi_f64(b, 3, y, 2), 0));
+        cr_assert(eq(dbl, y[0], six[0]));
+        cr_assert(eq(dbl, y[1], six[1]));
+        /* A set in Step Mode of a structural parameter is refused with the mode it needs. */
+        fmud_fmi_batch_clear(b);
+        cr_assert(eq(int, fmud_fmi_add_set_u64(b, a, &N, &n, 1), 0));
+        r = fmud_fmi_submit(c, b);
+        daemon_assert_refused(c, r, PROTO_E_STATE, "a structural parameter set in Step Mode");
+        cr_assert(strstr(fmud_errmsg(c), "Reconfiguration Mode") != NULL, "%s", fmud_errmsg(c));
+        /* Fewer values than value references: refused by the client before sending. */
+        cr_assert(eq(int, fmud_fmi_add_get_f64_n(b, a, &VIN, 1, 0), -EINVAL));
+        fmud_fmi_batch_free(b);
+        fmud_close(c);
 }
