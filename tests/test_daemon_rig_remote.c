@@ -118,10 +118,18 @@ Test(daemon_rig_remote, libfmud_opens_over_tcp_and_every_point_arrives_whole)
         const struct fmud_rig_port *p;
         struct fmud_rig *rig = NULL;
         struct fmud_rig_point pt = { 0 };
-        uint64_t s = daemon_load(t.c, &a, NULL), seen = 0, first = 0, last = 0;
+        uint64_t s, seen = 0, first = 0, last = 0;
         double out[2];
         size_t n;
         int i, r;
+
+        /*
+         * Paced, 50 points of 10 ms: unpaced, a loaded machine can end the
+         * run before the rig's first write has crossed the bridge.
+         */
+        a.has_warp = true;
+        a.warp = 1;
+        s = daemon_load(t.c, &a, NULL);
 
         cr_assert(eq(int, fmud_rig_open(t.c, s, &rig), 0), "%s", fmud_errmsg(t.c));
         p = fmud_rig_ports(rig, false, &n);
