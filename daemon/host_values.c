@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "engine/master/master_value.h"
+#include "fmi/md_access.h"
 #include "fmi/md_values.h"
 
 
@@ -455,6 +456,28 @@ static int convert(struct hvar *x, const struct pv *value, char *msg, size_t siz
         return -1;
 }
 
+/*
+ * FMI's rule for a set between points (fmi/md_access.h), checked here for
+ * the whole request before the first value goes out: the worker would
+ * refuse the value too, but only after the values before it were made.
+ * Structural parameters go through Reconfiguration Mode (host_reconf.c);
+ * a Scheduled Execution FMU has its own modes, which its worker checks.
+ */
+static int set_allowed(struct hsess *hs, const struct hvar *x, char *msg, size_t size)
+{
+        const struct md *md = hs->sc->components[x->comp].fmu->md;
+        const char *why;
+
+        if (md->hosted_se || x->v->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER)
+                return -1;
+        why = md_step_set_refusal(x->v);
+        if (!why)
+                return -1;
+        snprintf(msg, size, "'%s' %s (FMI %s section %s)", x->name, why,
+                 md->fmi == MD_FMI2 ? "2.0" : "3.0", md->fmi == MD_FMI2 ? "4.2.4" : "2.2.7.2");
+        return PROTO_E_INVALID;
+}
+
 /* Resolve and convert value k of a set into x: -1, or the reply code with msg. */
 static int set_prepare(struct hsess *hs, const struct proto_named_value *nv, struct hvar *x,
                        char *msg, size_t size)
@@ -469,6 +492,8 @@ static int set_prepare(struct hsess *hs, const struct proto_named_value *nv, str
         }
         if (code < 0)
                 code = hvar_set_connected(hs, x, msg, size);
+        if (code < 0)
+                code = set_allowed(hs, x, msg, size);
         if (code < 0)
                 code = convert(x, nv->value, msg, size);
         return code;

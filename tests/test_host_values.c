@@ -317,3 +317,37 @@ Test(host_values, numbers_an_fmu_would_not_get_as_given_are_refused)
         hv_set_ok(&d, s, "Float64_input", PVF(INFINITY));
         hdrv_fini(&d);
 }
+
+/*
+ * A request with a value the FMU's rules refuse now (an output) applies
+ * none of its values, also those before it: the input keeps its value.
+ */
+Test(host_values, a_value_the_fmi_rules_refuse_fails_the_whole_request)
+{
+        static const char *const out[] = { "Float64_output" };
+        struct proto_named_value nv[] = { { hv_str("Float64_input"), &PVF(5) },
+                                          { hv_str("Float32_output"), &PVF(1) } };
+        struct proto_get_result v;
+        struct hdrv d;
+        struct hrep rep;
+        void *mem = NULL;
+        struct pw w;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        s = hdrv_load(&d, FT, NULL, NULL);
+        hv_step(&d, s, 1);
+        cr_assert(pw_init(&w) == 0);
+        proto_set_encode(&w, hdrv_id(&d), &(struct proto_set){ .t = { s, 0 }, .n = 2, .values = nv });
+        hdrv_wait(&d, hdrv_send(&d, &w), &rep);
+        pw_fini(&w);
+        cr_assert(strstr(hrep_err(&rep, PROTO_E_INVALID), "'Float32_output' is an output"),
+                  "%.*s", (int)rep.r.message_len, rep.r.message);
+        hrep_fini(&rep);
+        hv_step(&d, s, 1);
+        hv_get(&d, s, out, 1, &rep, &v, &mem);
+        cr_assert(v.values[0]->type == PV_FLOAT && v.values[0]->f == 2.5, "%g", v.values[0]->f);
+        free(mem);
+        hrep_fini(&rep);
+        hdrv_fini(&d);
+}

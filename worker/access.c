@@ -13,6 +13,7 @@
  */
 #include <stdlib.h>
 
+#include "fmi/md_access.h"
 #include "worker/worker.h"
 
 static int cmp_u32(const void *a, const void *b)
@@ -31,30 +32,6 @@ static bool is_required(const struct worker *w, uint32_t vr)
 static bool is_input(const struct md_variable *v)
 {
         return v->causality == MD_CAUSALITY_INPUT;
-}
-
-static bool is_tunable_parameter(const struct md_variable *v)
-{
-        return v->causality == MD_CAUSALITY_PARAMETER && v->variability == MD_VARIABILITY_TUNABLE;
-}
-
-/* Step and Event Mode (FMI 3.0), stepComplete (FMI 2.0): inputs and tunable parameters. */
-static const char *running_set_refusal(const struct md_variable *v)
-{
-        if (is_input(v) || is_tunable_parameter(v))
-                return NULL;
-        switch (v->causality) {
-        case MD_CAUSALITY_PARAMETER:
-                return "is a fixed parameter: it can only be set before Initialization Mode ends";
-        case MD_CAUSALITY_STRUCTURAL_PARAMETER:
-                return "is a structural parameter: set it in Reconfiguration Mode";
-        case MD_CAUSALITY_OUTPUT:
-                return "is an output: only inputs and tunable parameters can be set now";
-        case MD_CAUSALITY_CALCULATED_PARAMETER:
-                return "is a calculated parameter: only inputs and tunable parameters can be set now";
-        default:
-                return "is a local variable: only inputs and tunable parameters can be set now";
-        }
 }
 
 static const char *intermediate_set_refusal(const struct worker *w, const struct md_variable *v)
@@ -107,9 +84,9 @@ static const char *set_refusal3(const struct worker *w, const struct md_variable
                                "Reconfiguration Mode";
                 return NULL;
         case CALL_ST_STEP:
-                return running_set_refusal(v);
+                return md_step_set_refusal(v);
         case CALL_ST_EVENT:
-                why = running_set_refusal(v);
+                why = md_step_set_refusal(v);
                 return why ? why : clocks_access_refusal(w, v);
         case CALL_ST_INTERMEDIATE:
                 return intermediate_set_refusal(w, v);
@@ -132,7 +109,7 @@ static const char *set_refusal2(const struct worker *w, const struct md_variable
                                "initializationMode";
                 return NULL;
         case CALL_ST_STEP:
-                return running_set_refusal(v);
+                return md_step_set_refusal(v);
         default:
                 return "cannot be set in this state";
         }
