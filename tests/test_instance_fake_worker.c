@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "shm/channel.h"
@@ -250,19 +251,37 @@ static void reply(const struct call_hdr *req, const unsigned char *body, bool fi
                 return;
         }
         if (!strcmp(mode, "ring-index")) {
-                /* Move the reply ring's tail far beyond anything published. */
+                /*
+                 * Move the reply ring's tail far beyond anything published,
+                 * waking a consumer asleep as a publish does: a store alone
+                 * may find it asleep, and it then sees nothing until its
+                 * call's timeout kills the worker (safe, but not the test).
+                 */
                 struct ring *tx = chan_tx(chan);
 
-                atomic_store(&tx->hdr->tail, tx->mine + 1000000);
+                wait_publish(&tx->hdr->tail, tx->mine + 1000000, &tx->hdr->data);
                 return;
         }
         if (!strcmp(mode, "ring-rewound")) {
-                /* A log event, taken on its stamp or by tail, then tail set back before it. */
+                /*
+                 * A log event, then tail published back before it (woken,
+                 * as in ring-index). A consumer that took every record on
+                 * its stamp may never have read tail, and tail back at the
+                 * value it last read is a tail held (ring_commit_held()),
+                 * not a fault; so the rewind waits until the consumer has
+                 * released the event and looked for the reply, reading
+                 * tail past it.
+                 */
                 static const char text[8] = "rewound";
                 struct call_log l = { .status = 0, .message = { 0, sizeof(text) - 1 } };
+                struct ring *tx = chan_tx(chan);
+                const struct timespec ms = { 0, 1000000 }, settle = { 0, 100000000 };
 
                 event(CALL_EV_LOG, req->seq, &l, sizeof(l), text, sizeof(text));
-                atomic_store(&chan_tx(chan)->hdr->tail, 0);
+                for (int i = 0; i < 5000 && atomic_load(&tx->hdr->head) < tx->mine; i++)
+                        nanosleep(&ms, NULL);
+                nanosleep(&settle, NULL);
+                wait_publish(&tx->hdr->tail, 0, &tx->hdr->data);
                 return;
         }
         send_reply(req->op, req->seq, &head, result, rlen, payload, plen);
