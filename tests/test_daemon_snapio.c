@@ -378,3 +378,45 @@ Test(daemon_snapio, an_fmu_that_cannot_serialize_its_state_is_refused_by_name)
         step(t.session, 1);
         free(path);
 }
+
+/*
+ * A snapshot past the stop time of the session it is imported into (one
+ * loaded with a longer run) is refused, naming both times: restored, its
+ * session had no point left to reach and ran on the spot for ever. One at
+ * the stop time is taken, and a step from it finishes the session.
+ */
+Test(daemon_snapio, a_snapshot_past_the_sessions_stop_time_is_refused)
+{
+        char *at_end = daemon_path(&d, "end.fmudsnap"), *late = daemon_path(&d, "late.fmudsnap");
+        struct proto_target t = { 0 }, u = { 0 };
+        struct proto_session_status st;
+        uint64_t id, imported = 0;
+        int r;
+
+        t.session = daemon_load(c, &(struct proto_load){
+                .path = daemon_str(FMUD_TEST_FMU_DIR "/Feedthrough.fmu"), .has_stop = true,
+                .stop = 1000, .has_step = true, .step = 0.1 }, NULL);
+        step(t.session, 10);
+        id = snapshot(t.session);
+        cr_assert(eq(int, fmud_snapshot_export(c, &t, id, at_end), 0), "%s", fmud_errmsg(c));
+        step(t.session, 5);
+        id = snapshot(t.session);
+        cr_assert(eq(int, fmud_snapshot_export(c, &t, id, late), 0), "%s", fmud_errmsg(c));
+        u.session = daemon_load(c, &(struct proto_load){
+                .path = daemon_str(FMUD_TEST_FMU_DIR "/Feedthrough.fmu"), .has_stop = true,
+                .stop = 1, .has_step = true, .step = 0.1 }, NULL);
+        r = fmud_snapshot_import(c, &u, late, &imported, NULL);
+        daemon_assert_refused(c, r, PROTO_E_INVALID, "a snapshot past the stop time");
+        cr_assert(strstr(fmud_errmsg(c), "at t = 1.5 (point 15), past this session's stop time 1 "
+                         "(point 10)") != NULL, "%s", fmud_errmsg(c));
+        /* At the stop time: restored, the next step finishes at once. */
+        cr_assert(eq(int, fmud_snapshot_import(c, &u, at_end, &imported, NULL), 0), "%s",
+                  fmud_errmsg(c));
+        cr_assert(eq(int, fmud_restore(c, &u, imported, NULL), 0), "%s", fmud_errmsg(c));
+        step(u.session, 1);
+        cr_assert(eq(int, fmud_status(c, u.session, &st), 0), "%s", fmud_errmsg(c));
+        cr_assert(eq(int, st.state, PROTO_STATE_FINISHED));
+        cr_assert(eq(dbl, st.time, 1));
+        free(at_end);
+        free(late);
+}

@@ -312,6 +312,9 @@ static int advance(struct master *m, uint64_t target)
                 mrig_resume(m);
         m->paused_self = false;
         master_set_state(m, MASTER_RUNNING);
+        /* Restored at the last point (a snapshot of a longer run): nothing left to step. */
+        if (m->at_grid && m->pt >= m->n_end)
+                master_set_state(m, MASTER_FINISHED);
         m->target = target;
         while (!(m->at_grid && m->pt >= target)) {
                 /* A step chained to the next point is in flight: requests wait for it. */

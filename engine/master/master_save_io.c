@@ -12,7 +12,7 @@
  * every length is checked against the bytes left, so a hostile input
  * allocates at most about its own size. The values themselves are the
  * master's own (no index is taken from them); the current time must be a
- * number.
+ * number, and the point within this master's grid.
  *
  * Threads: as master_save().
  */
@@ -418,6 +418,11 @@ static int saved_get(struct rbuf *r, struct master *m, struct master_saved *s)
         s->t_next = get_f64(r);
         if (!r->bad && isnan(s->t_cur))
                 return fail(r, "master state: its time is not a number");
+        /* From a longer run: restored, it would have no point left to reach. */
+        if (!r->bad && (s->pt > m->n_end || s->t_cur > m->t_stop + master_tol(m, m->t_stop)))
+                return fail(r, "master state: at t = %.17g (point %llu), past this session's "
+                            "stop time %.17g (point %llu)", s->t_cur, (unsigned long long)s->pt,
+                            m->t_stop, (unsigned long long)m->n_end);
         s->at_grid = get_bool(r);
         s->zero_meets = (uint32_t)get_u64(r);
         s->extra_run = get_u64(r);
