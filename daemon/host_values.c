@@ -471,6 +471,9 @@ static int set_allowed(struct hsess *hs, const struct hvar *x, char *msg, size_t
         if (md->hosted_se || x->v->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER)
                 return -1;
         why = md_step_set_refusal(x->v);
+        /* Between points no Clock is active: clocked variables wait for Event Mode (2.2.8). */
+        if (!why && x->v->n_clocks > 0)
+                why = "is clocked: it can only be set in Event Mode and Initialization Mode";
         if (!why)
                 return -1;
         snprintf(msg, size, "'%s' %s (FMI %s section %s)", x->name, why,

@@ -351,3 +351,38 @@ Test(host_values, a_value_the_fmi_rules_refuse_fails_the_whole_request)
         hrep_fini(&rep);
         hdrv_fini(&d);
 }
+
+/* The same for a clocked input, which only Event Mode takes: u1 before it keeps its value. */
+Test(host_values, a_clocked_input_between_points_fails_the_whole_request)
+{
+        static const char *const u1[] = { "u1" };
+        struct proto_named_value nv[] = { { hv_str("u1"), &PVF(3) }, { hv_str("cu"), &PVF(5) } };
+        struct proto_get_result v;
+        struct hdrv d;
+        struct hrep rep;
+        void *mem = NULL;
+        double before;
+        struct pw w;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        s = hdrv_load(&d, HDRV_FMU("ClockedDeriv"), NULL, NULL);
+        hv_step(&d, s, 1);
+        hv_get(&d, s, u1, 1, &rep, &v, &mem);
+        before = v.values[0]->f;
+        cr_assert(before != 3);
+        free(mem);
+        hrep_fini(&rep);
+        cr_assert(pw_init(&w) == 0);
+        proto_set_encode(&w, hdrv_id(&d), &(struct proto_set){ .t = { s, 0 }, .n = 2, .values = nv });
+        hdrv_wait(&d, hdrv_send(&d, &w), &rep);
+        pw_fini(&w);
+        cr_assert(strstr(hrep_err(&rep, PROTO_E_INVALID), "'cu' is clocked"),
+                  "%.*s", (int)rep.r.message_len, rep.r.message);
+        hrep_fini(&rep);
+        hv_get(&d, s, u1, 1, &rep, &v, &mem);
+        cr_assert(v.values[0]->f == before, "%g", v.values[0]->f);
+        free(mem);
+        hrep_fini(&rep);
+        hdrv_fini(&d);
+}
