@@ -242,8 +242,8 @@ static int check_resizes(struct hsess *hs, struct hreconf *rc, char *msg, size_t
                         if (holder(hs, comp, var, who, sizeof(who))) {
                                 snprintf(msg, size, "the structural parameters set would resize "
                                          "'%s' from %s to %s, which the session holds at the size "
-                                         "it had at load (%s): a running session's layout is "
-                                         "fixed; set the parameter at load instead",
+                                         "it had at load (%s): a session's layout is fixed "
+                                         "once loaded; set the parameter at load instead",
                                          qname(hs, comp, var, name, sizeof(name)),
                                          scenario_dims_str(a, na, sa, sizeof(sa)),
                                          scenario_dims_str(b, nb, sb, sizeof(sb)), who);
