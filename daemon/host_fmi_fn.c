@@ -39,11 +39,26 @@ static const char *const fmi_suffix[PROTO_FMI_FN_COUNT] = {
         [PROTO_FMI_EXIT_CONFIG] = "ExitConfigurationMode",
 };
 
-/* The FMI function a call stands for: "fmi3SetFloat64", "fmi2DoStep", ... */
+/* FMI 2.0's spelling where it differs; NULL: the same, or no such function in FMI 2.0. */
+static const char *const fmi2_suffix[PROTO_FMI_FN_COUNT] = {
+        [PROTO_FMI_GET_STATE] = "GetFMUstate", [PROTO_FMI_SET_STATE] = "SetFMUstate",
+        [PROTO_FMI_FREE_STATE] = "FreeFMUstate", [PROTO_FMI_SERIALIZE] = "SerializeFMUstate",
+        [PROTO_FMI_DESERIALIZE] = "DeSerializeFMUstate",
+};
+
+/* Calls FMI 2.0 has no function for: named as in FMI 3.0, which has. */
+static bool only_fmi3(enum proto_fmi_fn fn)
+{
+        return fn == PROTO_FMI_ENTER_EVENT || fn == PROTO_FMI_ENTER_STEP ||
+               fn == PROTO_FMI_UPDATE_DISCRETE || fn == PROTO_FMI_ADJOINT ||
+               fn == PROTO_FMI_ENTER_CONFIG || fn == PROTO_FMI_EXIT_CONFIG;
+}
+
+/* The FMI function a call stands for: "fmi3SetFloat64", "fmi2DoStep", "fmi2GetFMUstate", ... */
 static void function_name(const struct inst *inst, const struct proto_fmi_call *c, char *buf,
                           size_t size)
 {
-        bool v2 = inst_fmi_version(inst) == 2;
+        bool v2 = inst_fmi_version(inst) == 2 && !only_fmi3(c->fn);
         const char *t = "";
 
         if (c->fn == PROTO_FMI_SET || c->fn == PROTO_FMI_GET) {
@@ -53,7 +68,8 @@ static void function_name(const struct inst *inst, const struct proto_fmi_call *
                 else if (v2 && c->type == PROTO_FMI_INT32)
                         t = "Integer";
         }
-        snprintf(buf, size, "%s%s%s", v2 ? "fmi2" : "fmi3", fmi_suffix[c->fn], t);
+        snprintf(buf, size, "%s%s%s", v2 ? "fmi2" : "fmi3",
+                 v2 && fmi2_suffix[c->fn] ? fmi2_suffix[c->fn] : fmi_suffix[c->fn], t);
 }
 
 /* What an inst_* refusal or fault is on the wire (instance.h's list). */

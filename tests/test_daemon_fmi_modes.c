@@ -19,6 +19,7 @@
 #define LINEAR_ODE      FMUD_TEST_FMU_DIR "/LinearOde.fmu"
 #define CLOCKED_DERIV   FMUD_TEST_FMU_DIR "/ClockedDeriv.fmu"
 #define MISBEHAVE       FMUD_TEST_FMU_DIR "/Misbehave.fmu"
+#define LINEAR_ODE2     FMUD_TEST_FMU_DIR "/LinearOde2.fmu"
 
 static struct fmud_daemon d;
 static struct fmud *c;
@@ -356,4 +357,29 @@ Test(daemon_fmi_modes, an_fmus_discard_or_crash_ends_the_batch_and_a_crash_fault
                   "status says why: %.*s", (int)st.message.len, st.message.ptr);
         /* free still ends it (and the daemon's stop finds no worker left). */
         cr_assert(eq(int, fmud_free_instance(c, a), 0), "%s", fmud_errmsg(c));
+}
+
+/*
+ * An FMI 2.0 instance: calls are named as FMI 2.0 spells them
+ * (fmi2GetFMUstate), and a call FMI 2.0 has no function for by its FMI
+ * 3.0 name, refused saying so.
+ */
+Test(daemon_fmi_modes, an_fmi2_instance_names_its_functions_as_fmi2_spells_them)
+{
+        uint64_t a = instantiate((struct proto_instantiate){ .fmu = daemon_str(LINEAR_ODE2) });
+
+        fmud_fmi_add(b, a, "enterInitializationMode");
+        fmud_fmi_add(b, a, "exitInitializationMode");
+        fmud_fmi_add(b, a, "enterConfigurationMode");
+        daemon_assert_refused(c, fmud_fmi_submit(c, b), PROTO_E_UNSUPPORTED,
+                              "Configuration Mode in FMI 2.0");
+        cr_assert(eq(long, fmud_fmi_refused(b), 2));
+        cr_assert(strstr(fmud_errmsg(c), "fmi3EnterConfigurationMode: fmi3EnterConfigurationMode "
+                         "is not a Co-Simulation function of FMI 2.0") != NULL, "%s",
+                  fmud_errmsg(c));
+        /* A state call refused for its argument: its name in the message. */
+        fmud_fmi_batch_clear(b);
+        fmud_fmi_add_state(b, a, "setFMUState", 99);
+        cr_assert(fmud_fmi_submit(c, b) != 0);
+        cr_assert(strstr(fmud_errmsg(c), "fmi2SetFMUstate") != NULL, "%s", fmud_errmsg(c));
 }

@@ -350,7 +350,13 @@ void dispatch(struct worker *w, const struct call_in *in)
                              "complete plainly", w->fmi == MD_FMI3 ? "fmi3DoStep" : "fmi2DoStep");
         } else {
                 h = (w->fmi == MD_FMI3 ? handlers3 : handlers2)[op];
-                if (!h)
+                /* Named as the other version, which has it: "fmi2CancelStep", "fmi3EnterEventMode". */
+                if (!h && call_fmi_function(op, w->fmi == MD_FMI3 ? 2 : 3))
+                        reply_refuse(&rp, CALL_E_NOTSUP, "fmi%d%s is not a Co-Simulation function "
+                                     "of FMI %d.0", w->fmi == MD_FMI3 ? 2 : 3,
+                                     call_fmi_function(op, w->fmi == MD_FMI3 ? 2 : 3),
+                                     w->fmi == MD_FMI3 ? 3 : 2);
+                else if (!h)
                         reply_refuse(&rp, CALL_E_NOTSUP, "%s is not a Co-Simulation function of FMI %d.0",
                                      call_op_name(op), w->fmi == MD_FMI3 ? 3 : 2);
                 else if (fsm_allows(w, op, request_type(in), &rp))
