@@ -34,8 +34,10 @@
  * completed point, set applies every value of the request there, before
  * the next step, held until changed (zero-order hold); both replies carry
  * that point's time. Sets queued before one point are applied in order.
- * What set may change is the same as while paused (the worker applies
- * FMI 3.0's rules on variability and causality, section 2.2.7.2).
+ * What set may change is the same as while paused: FMI's rules on
+ * causality and variability (FMI 3.0 section 2.2.7.2), checked here for
+ * every value of the request before the first goes out, and again by the
+ * worker.
  * Tunable structural parameters are set first, in Reconfiguration Mode
  * (host_reconf.c), so that the arrays they resize are checked and set at
  * their new size.
