@@ -492,7 +492,8 @@ Test(daemon_fmi, bad_batches_are_refused_with_their_reason)
         vrs(&w, "vrs", &x_vr, 1);
         pw_str(&w, "nValues");
         pw_u64(&w, 2);
-        assert_call_refused(&w, 0, "invalid", "nValues = 2, but the 1 variables have 1 values");
+        assert_call_refused(&w, 0, "invalid", "nValues = 2, but the variable has 1 value (one per "
+                            "element)");
         /* The FMU's rules, in the worker: an unknown vr, a vr of another type. */
         batch_begin(&w, 1);
         get_typed(&w, a, "Float64", &bad_vr, 1);

@@ -210,7 +210,7 @@ Test(daemon_fmi_client, arrays_sized_by_a_structural_parameter_set_in_configurat
         cr_assert(eq(int, fmud_fmi_add_get_f64_n(b, a, &VOUT, 1, 4), 0));
         r = fmud_fmi_submit(c, b);
         daemon_assert_refused(c, r, PROTO_E_INVALID, "a get of 4 values of a 6-element array");
-        cr_assert(strstr(fmud_errmsg(c), "nValues = 4, but the 1 variables have 6 values") != NULL,
+        cr_assert(strstr(fmud_errmsg(c), "nValues = 4, but the variable has 6 values") != NULL,
                   "%s", fmud_errmsg(c));
         /* Reconfiguration Mode from Step Mode (section 2.3.7): shrink to 2, keep the prefix. */
         fmud_fmi_batch_clear(b);

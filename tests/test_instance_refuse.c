@@ -174,9 +174,9 @@ Test(instance_refuse, too_many_and_too_few_values, .timeout = 120)
         to_step("Feedthrough");
         refused(inst_get(in, MD_FLOAT64, &x, 1, d, 1), -EPROTOTYPE, "is of type Float32");
         refused(inst_get(in, MD_FLOAT64, &m, 1, d, 7), -E2BIG,
-                "nValues = 7, but the 1 variables have 6 values");
+                "nValues = 7, but the variable has 6 values");
         refused(inst_get(in, MD_FLOAT64, &m, 1, d, 5), -ENODATA,
-                "nValues = 5, but the 1 variables have 6 values");
+                "nValues = 5, but the variable has 6 values");
         ok(inst_get(in, MD_FLOAT64, &m, 1, d, 6));
         cr_assert(eq(dbl, d[3], 1.1));
         stop();

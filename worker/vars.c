@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "worker/worker.h"
@@ -355,9 +356,15 @@ static bool check_count(struct worker *w, struct vblock *b, bool set, const char
         if (!check_vrs(w, b, set, fn, &total, rp))
                 return false;
         if (b->n_values != total) {
+                char whose[48];
+
+                if (b->n_vrs == 1)
+                        snprintf(whose, sizeof(whose), "the variable has");
+                else
+                        snprintf(whose, sizeof(whose), "the %" PRIu32 " variables have", b->n_vrs);
                 reply_refuse(rp, b->n_values > total ? CALL_E_TOO_MANY : CALL_E_TOO_FEW,
-                             "%s: nValues = %" PRIu64 ", but the %" PRIu32 " variables have %" PRIu64
-                             " values", fn, b->n_values, b->n_vrs, total);
+                             "%s: nValues = %" PRIu64 ", but %s %" PRIu64 " value%s (one per "
+                             "element)", fn, b->n_values, whose, total, total == 1 ? "" : "s");
                 return false;
         }
         return true;
