@@ -5,7 +5,7 @@ import math
 import pytest
 
 import fmud
-from conftest import LINEAR_ODE
+from conftest import FEEDTHROUGH, LINEAR_ODE
 
 U = list(range(10, 20))
 Y = list(range(20, 30))
@@ -54,3 +54,21 @@ def test_detach_keeps_a_transient_instance_and_refuses_what_is_not_transient(cli
     with pytest.raises(fmud.StateError) as e:
         client.detach(instance=a)
     assert "is not transient: nothing to detach" in e.value.message
+
+
+def test_arrays_take_one_value_per_element_and_configuration_mode_sizes_them(client):
+    a = client.instantiate(FEEDTHROUGH)
+    six = [0.5, 1.5, 2.5, 3.5, 4.5, 5.5]
+    res = client.fmi([
+        {"instance": a, "fn": "enterConfigurationMode"},
+        {"instance": a, "fn": "set", "type": "UInt64", "vrs": [31], "values": [6]},
+        {"instance": a, "fn": "exitConfigurationMode"},
+        {"instance": a, "fn": "enterInitializationMode"},
+        {"instance": a, "fn": "exitInitializationMode"},
+        {"instance": a, "fn": "set", "type": "Float64", "vrs": [32], "values": six},
+        {"instance": a, "fn": "doStep", "t": 0.0, "h": 0.1},
+        {"instance": a, "fn": "get", "type": "Float64", "vrs": [33], "nValues": 6}])
+    assert res[7] == six
+    with pytest.raises(fmud.Invalid) as e:
+        client.fmi([{"instance": a, "fn": "get", "type": "Float64", "vrs": [33]}])
+    assert "nValues = 1, but the variable has 6 values" in str(e.value)

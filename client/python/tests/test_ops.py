@@ -248,3 +248,21 @@ def test_bad_arguments_are_refused_before_or_by_the_daemon(client, daemon):
 def test_an_unknown_op_is_unknown_op(client):
     with pytest.raises(fmud.UnknownOp):
         client._call("teleport", {})
+
+
+def test_a_structural_parameter_set_at_a_point_resizes_its_arrays(client):
+    # Feedthrough's n sizes its vectors; recording only Float64_output leaves them unheld.
+    s = client.load(FEEDTHROUGH, stop=10.0, step=0.01, record=["Float64_output"])["session"]
+    client.step(s, 2)
+    six = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    client.set(s, {"Float64_vector_input": six, "n": 6})
+    assert list(client.get(s, ["Float64_vector_input"])["Float64_vector_input"]) == six
+    client.step(s, 1)
+    assert list(client.get(s, ["Float64_vector_output"])["Float64_vector_output"]) == six
+    # Recorded at its load size: a resize is refused, and nothing changes.
+    r = client.load(FEEDTHROUGH, stop=10.0, step=0.01)["session"]
+    with pytest.raises(fmud.Invalid) as e:
+        client.set(r, {"Float64_input": 9.0, "n": 6})
+    assert "'Float64_vector_output' from [4] to [6]" in str(e.value)
+    assert client.get(r, ["n"])["n"] == 4
+    assert client.get(r, ["Float64_input"])["Float64_input"] != 9.0
