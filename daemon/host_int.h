@@ -542,6 +542,7 @@ char *hvalues_strdup(const struct proto_str *s);
 
 /* ---- host_vars.c (session thread) ---- */
 #define HVAR_MAX_ELEMENTS (1u << 20)    /* of one variable got or set */
+#define HVAR_MAX_DIMS   32              /* of an array's shape */
 /* A variable resolved for a call. */
 struct hvar {
         char *name;
@@ -564,6 +565,8 @@ int hvar_resolve(struct hsess *hs, const struct proto_str *name, struct hvar *x,
 int hvar_set_twice(const struct hvar *xs, uint32_t n, char *msg, size_t size);
 /* The connection that feeds input var of component comp, or NULL. */
 const struct scenario_connection *hvar_connection(const struct hsess *hs, size_t comp, size_t var);
+/* Set x's converted values in its instance: the inst_set*() result. */
+int hvar_apply(const struct hvar *x);
 /* x is an input a connection sets before every step: -1, or the reply code with msg naming it. */
 int hvar_set_connected(const struct hsess *hs, const struct hvar *x, char *msg, size_t size);
 /* host_values.c: */

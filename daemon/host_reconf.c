@@ -32,8 +32,6 @@
 
 #include "engine/master/input_table.h"
 
-#define MAX_DIMS 32
-
 static bool is_structural(const struct hvar *x)
 {
         return x->v && x->v->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER;
@@ -161,12 +159,12 @@ static bool holder(const struct hsess *hs, size_t comp, size_t var, char *buf, s
                 bool from = cn->from_comp == comp && cn->from_var == var;
                 size_t oc = from ? cn->to_comp : cn->from_comp;
                 size_t ov = from ? cn->to_var : cn->from_var;
-                uint64_t d[MAX_DIMS];
+                uint64_t d[HVAR_MAX_DIMS];
                 int nd;
 
                 if (!from && !(cn->to_comp == comp && cn->to_var == var))
                         continue;
-                nd = scenario_var_dims(sc, oc, &sc->components[oc].fmu->md->vars[ov], d, MAX_DIMS);
+                nd = scenario_var_dims(sc, oc, &sc->components[oc].fmu->md->vars[ov], d, HVAR_MAX_DIMS);
                 snprintf(buf, size, "the connection %s '%s' %s%s%s%s", from ? "to" : "from",
                          qname(hs, oc, ov, name, sizeof(name)),
                          scenario_dims_str(d, nd, dims, sizeof(dims)), cn->origin ? " (" : "",
@@ -216,7 +214,7 @@ static int check_resizes(struct hsess *hs, struct hreconf *rc, char *msg, size_t
                         seen = rc->sp[j].comp == comp;
                 for (size_t var = 0; var < md->n_vars && !seen; var++) {
                         const struct md_variable *v = &md->vars[var];
-                        uint64_t a[MAX_DIMS], b[MAX_DIMS], e;
+                        uint64_t a[HVAR_MAX_DIMS], b[HVAR_MAX_DIMS], e;
                         char sa[128], sb[128], who[512], name[256];
                         int na, nb;
                         void *p;
@@ -225,10 +223,10 @@ static int check_resizes(struct hsess *hs, struct hreconf *rc, char *msg, size_t
                                 continue;
                         if (put_values(hs, rc, false) < 0)
                                 goto nomem;
-                        na = scenario_var_dims(hs->sc, comp, v, a, MAX_DIMS);
+                        na = scenario_var_dims(hs->sc, comp, v, a, HVAR_MAX_DIMS);
                         if (put_values(hs, rc, true) < 0)
                                 goto nomem;
-                        nb = scenario_var_dims(hs->sc, comp, v, b, MAX_DIMS);
+                        nb = scenario_var_dims(hs->sc, comp, v, b, HVAR_MAX_DIMS);
                         e = scenario_var_elements(hs->sc, comp, v);     /* 0: overflow */
                         if (nb < 0 || e == 0 || e > HVAR_MAX_ELEMENTS) {
                                 snprintf(msg, size, "the structural parameters set would give '%s' "
@@ -336,10 +334,7 @@ static int apply_comp(struct hsess *hs, const struct hvar *xs, size_t n, size_t 
 
                 if (x->comp != comp || !is_structural(x))
                         continue;
-                r = x->ct == MD_BINARY ?
-                    inst_set_binary(x->inst, &x->v->vr, 1, x->sizes,
-                                    (const uint8_t *const *)x->vals, x->n) :
-                    inst_set(x->inst, x->ct, &x->v->vr, 1, x->vals, x->n);
+                r = hvar_apply(x);
                 if (!ok(r)) {
                         code = failed(hs, comp, inst, r, "set", msg, size);
                 } else {
@@ -361,14 +356,14 @@ static void log_reconfigured(struct hsess *hs, const struct hreconf *rc, size_t 
                   hs->m ? master_time(hs->m) : hs->sc->experiment.start);
         for (size_t i = 0; i < rc->n_resized; i++) {
                 const struct scenario_component *c = &hs->sc->components[comp];
-                uint64_t d[MAX_DIMS];
+                uint64_t d[HVAR_MAX_DIMS];
                 char name[256], dims[128];
                 int nd;
 
                 if (rc->resized[i].comp != comp)
                         continue;
                 nd = scenario_var_dims(hs->sc, comp, &c->fmu->md->vars[rc->resized[i].var], d,
-                                       MAX_DIMS);
+                                       HVAR_MAX_DIMS);
                 hlog_line(hs, LOG_NOTICE, "reconfigured: '%s' is %s",
                           qname(hs, comp, rc->resized[i].var, name, sizeof(name)),
                           scenario_dims_str(d, nd, dims, sizeof(dims)));

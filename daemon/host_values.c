@@ -129,15 +129,20 @@ static uint64_t inst_steps(struct hsess *hs, size_t comp)
         return comp < st.n_insts ? st.insts[comp].steps : 0;
 }
 
+/* Unlink and free the kept value *p points to. */
+static void setv_unlink(struct hsetv **p)
+{
+        struct hsetv *v = *p;
+
+        *p = v->next;
+        free(v->bytes);
+        free(v);
+}
+
 void hvalues_forget(struct hsess *hs)
 {
-        while (hs->setv) {
-                struct hsetv *v = hs->setv;
-
-                hs->setv = v->next;
-                free(v->bytes);
-                free(v);
-        }
+        while (hs->setv)
+                setv_unlink(&hs->setv);
 }
 
 /* The value of (comp, var) set since comp last stepped, or NULL; drops stale ones. */
@@ -149,9 +154,7 @@ static struct hsetv *setv_find(struct hsess *hs, size_t comp, size_t var)
                 struct hsetv *v = *p;
 
                 if (v->steps != inst_steps(hs, v->comp)) {
-                        *p = v->next;
-                        free(v->bytes);
-                        free(v);
+                        setv_unlink(p);
                         continue;
                 }
                 if (v->comp == comp && v->var == var)
@@ -523,15 +526,10 @@ static void setv_drop_resized(struct hsess *hs, const struct hreconf *rc)
                 struct hsetv **p = &hs->setv;
 
                 while (*p) {
-                        struct hsetv *v = *p;
-
-                        if (v->comp == rc->resized[i].comp && v->var == rc->resized[i].var) {
-                                *p = v->next;
-                                free(v->bytes);
-                                free(v);
-                                continue;
-                        }
-                        p = &v->next;
+                        if ((*p)->comp == rc->resized[i].comp && (*p)->var == rc->resized[i].var)
+                                setv_unlink(p);
+                        else
+                                p = &(*p)->next;
                 }
         }
 }
@@ -589,10 +587,7 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
 
                 if (x->v->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER)
                         continue;       /* set in Reconfiguration Mode */
-                r = x->ct == MD_BINARY ?
-                        inst_set_binary(x->inst, &x->v->vr, 1, x->sizes,
-                                        (const uint8_t *const *)x->vals, x->n) :
-                        inst_set(x->inst, x->ct, &x->v->vr, 1, x->vals, x->n);
+                r = hvar_apply(x);
                 if (r != INST_OK && r != INST_WARNING)
                         code = call_code(x, r, "set", msg, sizeof(msg));
                 else

@@ -22,7 +22,6 @@
 #include "engine/master/master_value.h"
 #include "engine/scenario/scenario_int.h"
 
-#define MAX_DIMS        32              /* of an array named with indices */
 
 void hvar_fini(struct hvar *x)
 {
@@ -46,7 +45,7 @@ static int resolve_element(struct hsess *hs, struct hvar *x, size_t *ret_var, ch
 {
         size_t len = strlen(x->name);
         char *br = strrchr(x->name, '[');
-        uint64_t dims[MAX_DIMS];
+        uint64_t dims[HVAR_MAX_DIMS];
         const struct md *md;
         int nd, r;
 
@@ -58,7 +57,7 @@ static int resolve_element(struct hsess *hs, struct hvar *x, size_t *ret_var, ch
         if (r < 0)
                 return PROTO_E_NO_VARIABLE;
         md = hs->sc->components[x->comp].fmu->md;
-        nd = scenario_var_dims(hs->sc, x->comp, &md->vars[*ret_var], dims, MAX_DIMS);
+        nd = scenario_var_dims(hs->sc, x->comp, &md->vars[*ret_var], dims, HVAR_MAX_DIMS);
         if (nd <= 0) {
                 snprintf(msg, size, "'%s': '%.*s' is not an array", x->name, (int)(br - x->name),
                          x->name);
@@ -193,6 +192,14 @@ const struct scenario_connection *hvar_connection(const struct hsess *hs, size_t
         /* scenario.h: connections sorted by (to_comp, to_var). */
         return bsearch(&key, sc->connections, sc->n_connections, sizeof(*sc->connections),
                        cmp_conn);
+}
+
+int hvar_apply(const struct hvar *x)
+{
+        return x->ct == MD_BINARY ?
+               inst_set_binary(x->inst, &x->v->vr, 1, x->sizes, (const uint8_t *const *)x->vals,
+                               x->n) :
+               inst_set(x->inst, x->ct, &x->v->vr, 1, x->vals, x->n);
 }
 
 int hvar_set_connected(const struct hsess *hs, const struct hvar *x, char *msg, size_t size)

@@ -327,6 +327,20 @@ static bool chain_broken(const struct call_in *in, bool after_plain)
         return in->body[offsetof(struct call_do_step, chained)] == 1;
 }
 
+/* op has no handler in this FMI version: named as the other version, which has it, spells it. */
+static void refuse_other_version(const struct worker *w, enum call_op op, struct reply *rp)
+{
+        int mine = w->fmi == MD_FMI3 ? 3 : 2, other = 5 - mine;
+        const char *name = call_fmi_function(op, other);
+
+        if (name)
+                reply_refuse(rp, CALL_E_NOTSUP, "fmi%d%s is not a Co-Simulation function of FMI "
+                             "%d.0", other, name, mine);
+        else
+                reply_refuse(rp, CALL_E_NOTSUP, "%s is not a Co-Simulation function of FMI %d.0",
+                             call_op_name(op), mine);
+}
+
 void dispatch(struct worker *w, const struct call_in *in)
 {
         enum call_op op = (enum call_op)in->hdr.op;
@@ -350,15 +364,8 @@ void dispatch(struct worker *w, const struct call_in *in)
                              "complete plainly", w->fmi == MD_FMI3 ? "fmi3DoStep" : "fmi2DoStep");
         } else {
                 h = (w->fmi == MD_FMI3 ? handlers3 : handlers2)[op];
-                /* Named as the other version, which has it: "fmi2CancelStep", "fmi3EnterEventMode". */
-                if (!h && call_fmi_function(op, w->fmi == MD_FMI3 ? 2 : 3))
-                        reply_refuse(&rp, CALL_E_NOTSUP, "fmi%d%s is not a Co-Simulation function "
-                                     "of FMI %d.0", w->fmi == MD_FMI3 ? 2 : 3,
-                                     call_fmi_function(op, w->fmi == MD_FMI3 ? 2 : 3),
-                                     w->fmi == MD_FMI3 ? 3 : 2);
-                else if (!h)
-                        reply_refuse(&rp, CALL_E_NOTSUP, "%s is not a Co-Simulation function of FMI %d.0",
-                                     call_op_name(op), w->fmi == MD_FMI3 ? 3 : 2);
+                if (!h)
+                        refuse_other_version(w, op, &rp);
                 else if (fsm_allows(w, op, request_type(in), &rp))
                         h(w, in, &rp);
                 if (!rp.head.error) {
