@@ -16,6 +16,7 @@
 #include <zmq.h>
 
 #include "control_int.h"
+#include "control_join.h"
 #include "control_log.h"
 #include "daemon/host.h"
 #include "daemon/notify.h"
@@ -104,18 +105,27 @@ int control_reload_keys(struct control *c, const char *path, char *err, size_t e
         return zap_reload(c->zap, path, err, errlen);
 }
 
+/* A subscriber whose own join answer did not fit is said so, then waits in vain. */
+static void serve_subs(struct control *c, int i)
+{
+        unsigned refused = ctl_join_serve(c->pub[i]);
+
+        if (refused)
+                log_warn("%u join answers not sent: their subscriber's queue is full", refused);
+}
+
 /*
  * The publishing sockets are XPUB with ZMQ_XPUB_NODROP (control_sock.c):
  * never blocking, a send that would pass a matching subscriber's
  * ZMQ_SNDHWM fails with EAGAIN instead of vanishing, so the loss is
  * known: counted in the subscription's drops (the session flags its next
  * sample) and logged as it doubles. The subscribe messages an XPUB hands
- * up are read and discarded here (ZMQ keeps its own table of them).
+ * up are read here and in control_run(), and joins answered (ZMQ keeps its
+ * own table of the subscriptions).
  */
 static void publish(struct control *c, const struct cq_item *it)
 {
         bool lost = false;
-        char sub[256];
 
         for (int i = 0; i < CTL_MAX_SOCKS; i++) {
                 if (!c->pub[i])
@@ -124,8 +134,7 @@ static void publish(struct control *c, const struct cq_item *it)
                         lost = true;
                 else
                         zmq_send(c->pub[i], it->buf, it->len, ZMQ_DONTWAIT);
-                while (zmq_recv(c->pub[i], sub, sizeof(sub), ZMQ_DONTWAIT) >= 0)
-                        ;
+                serve_subs(c, i);
         }
         if (!lost)
                 return;
@@ -231,13 +240,20 @@ int control_run(struct control *c, int sigfd, int ready_fd)
 {
         uint64_t wd_us = notify_watchdog_period_us();
         struct timespec next_wd = { 0 }, now;
-        zmq_pollitem_t items[CTL_MAX_SOCKS + 2 + RIG_MAX_CONNS + 1];
-        int n = 0, n_rig, sock_of[CTL_MAX_SOCKS + 2];
+        zmq_pollitem_t items[2 * CTL_MAX_SOCKS + 2 + RIG_MAX_CONNS + 1];
+        int n = 0, n_routers, n_rig, sock_of[2 * CTL_MAX_SOCKS + 2];
 
         for (int i = 0; i < CTL_MAX_SOCKS; i++)
                 if (c->router[i]) {
                         sock_of[n] = i;
                         items[n++] = (zmq_pollitem_t){ .socket = c->router[i], .events = ZMQ_POLLIN };
+                }
+        n_routers = n;
+        /* Subscriptions: a join is answered at once, not at the next publication. */
+        for (int i = 0; i < CTL_MAX_SOCKS; i++)
+                if (c->pub[i]) {
+                        sock_of[n] = i;
+                        items[n++] = (zmq_pollitem_t){ .socket = c->pub[i], .events = ZMQ_POLLIN };
                 }
         items[n++] = (zmq_pollitem_t){ .fd = c->q.efd, .events = ZMQ_POLLIN };
         items[n++] = (zmq_pollitem_t){ .fd = sigfd, .events = ZMQ_POLLIN };
@@ -278,7 +294,10 @@ int control_run(struct control *c, int sigfd, int ready_fd)
                         log_err("zmq_poll: %s", zmq_strerror(zmq_errno()));
                         return -zmq_errno();
                 }
-                for (int i = 0; i < n - 2; i++) {
+                for (int i = n_routers; i < n - 2; i++)
+                        if (items[i].revents & ZMQ_POLLIN)
+                                serve_subs(c, sock_of[i]);
+                for (int i = 0; i < n_routers; i++) {
                         for (int k = 0; k < SERVE_BATCH && !c->stop; k++) {
                                 int ev = 0;
                                 size_t sz = sizeof(ev);

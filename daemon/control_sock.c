@@ -209,7 +209,9 @@ static void *new_socket(struct control *c, int type)
                 zmq_setsockopt(s, ZMQ_ROUTER_MANDATORY, &mandatory, sizeof(mandatory));
         } else {
                 int nodrop = 1;
+                int64_t submax = 1024;  /* a subscription's topic: ours are far shorter */
 
+                zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &submax, sizeof(submax));
                 zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));
                 /* A full subscriber refuses the send (control.c publish()), never silently. */
                 zmq_setsockopt(s, ZMQ_XPUB_NODROP, &nodrop, sizeof(nodrop));

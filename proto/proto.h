@@ -753,6 +753,13 @@ int proto_telemetry_decode(const struct pv *v, struct proto_telemetry *ret, void
 #define PROTO_LOG_CATEGORY_MAX  64      /* bytes of a category */
 #define PROTO_LOG_INSTANCE_MAX  64      /* bytes of an instance name */
 #define PROTO_LOG_TOPIC_PREFIX  "l"
+/*
+ * A join topic (PROTOCOL.md section 1): a subscriber's subscription to
+ * "j<token>" is answered on that topic with an empty map, so a SUB socket
+ * that receives it knows every subscription it made before is in force.
+ */
+#define PROTO_JOIN_TOPIC_PREFIX "j"
+#define PROTO_JOIN_TOPIC_MAX    64      /* bytes of a join topic, prefix included */
 struct proto_log {
         uint64_t session, seq;
         double time;                    /* the session's time when it was logged */

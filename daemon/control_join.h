@@ -1,0 +1,22 @@
+/*
+ * control_join: the publishing sockets' inbound side, subscriptions.
+ *
+ * DESIGN: a PUB socket loses what it sends before a subscription is in
+ * force, and a subscriber cannot see when that is: its handshake is done
+ * before the daemon's XPUB applies what it subscribed. An XPUB hands each
+ * new subscription up only after applying it, and a connection's
+ * subscriptions in the order they were made, so answering a subscription
+ * to a join topic (PROTO_JOIN_TOPIC_PREFIX) on that very topic tells the
+ * subscriber that everything it subscribed before is in force.
+ */
+#ifndef FMUD_DAEMON_CONTROL_JOIN_H
+#define FMUD_DAEMON_CONTROL_JOIN_H
+
+/*
+ * Read every subscription message queued on an XPUB socket (without
+ * waiting) and answer each join; the others ZMQ keeps in its own table.
+ * Returns how many join answers the socket refused (a full subscriber).
+ */
+unsigned ctl_join_serve(void *xpub);
+
+#endif
