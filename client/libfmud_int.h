@@ -53,6 +53,9 @@ struct fmud {
         char pub_topic[FMUD_MAX_TOPIC + 1];
         const struct proto_str *pub_names;
 
+        struct fmud_early *early;       /* published before a join's answer (libfmud_join.c) */
+        size_t n_early, early_at;       /* kept, and taken of them */
+
         struct fmud_sub *subs;
         size_t n_subs;
         bool events_on;
@@ -103,6 +106,16 @@ int fmud_probe_ipc(struct fmud *c);
 int fmud_socket_curve(struct fmud *c, void *s);
 /* Release the PUB slot and forget every subscription; close the SUB socket. */
 void fmud_pub_fini(struct fmud *c);
+/* Drop the rest of a multipart message. */
+void fmud_drain(void *sock);
+/*
+ * Wait until the daemon answers a join (libfmud_join.c): every
+ * subscription made before is then in force. 0, or <0 and said.
+ */
+int fmud_sub_join(struct fmud *c);
+/* Move the oldest kept message's frames into topic and body; -EAGAIN: none. */
+int fmud_early_take(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body);
+void fmud_early_clear(struct fmud *c);
 void fmud_pub_release(struct fmud *c);
 
 #endif

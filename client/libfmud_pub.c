@@ -38,6 +38,7 @@ static void sub_fini(struct fmud_sub *s)
 void fmud_pub_fini(struct fmud *c)
 {
         fmud_pub_release(c);
+        fmud_early_clear(c);
         for (size_t i = 0; i < c->n_subs; i++)
                 sub_fini(&c->subs[i]);
         free(c->subs);
@@ -154,16 +155,41 @@ int fmud_subscribe(struct fmud *c, const struct proto_target *t, const char *con
         return fmud_subscribe_every(c, t, names, n, decimation, false, ret_topic, topic_len);
 }
 
+/*
+ * The subscribe request; its topic into topic. The subscription's samples
+ * are caught by the session's prefix the caller subscribed to.
+ */
+static int subscribe_call(struct fmud *c, struct proto_subscribe *a, const char *prefix,
+                          char *topic, size_t topic_len)
+{
+        struct proto_subscribe_result res;
+        const struct pv *v;
+        char err[160];
+        uint64_t id;
+        int r;
+
+        id = fmud_begin(c);
+        proto_subscribe_encode(&c->w, id, a);
+        r = fmud_call(c, id, "subscribe", &v);
+        if (r < 0)
+                return r;
+        if (proto_subscribe_result_decode(v, &res, err, sizeof(err)) < 0)
+                return fmud_bad_result(c, "subscribe", err);
+        if (res.topic.len <= strlen(prefix) || res.topic.len > FMUD_MAX_TOPIC ||
+            memchr(res.topic.ptr, '\0', res.topic.len) ||
+            memcmp(res.topic.ptr, prefix, strlen(prefix)))
+                return fmud_bad_result(c, "subscribe", "invalid topic");
+        fmud_str(res.topic, topic, topic_len);
+        return 0;
+}
+
 int fmud_subscribe_every(struct fmud *c, const struct proto_target *t, const char *const names[],
                          size_t n, uint64_t decimation, bool every_point, char *ret_topic,
                          size_t topic_len)
 {
         struct proto_subscribe a;
-        struct proto_subscribe_result res;
         struct proto_str *s;
-        const struct pv *v;
-        char err[160], topic[FMUD_MAX_TOPIC + 1];
-        uint64_t id;
+        char prefix[32], topic[FMUD_MAX_TOPIC + 1];
         int r;
 
         if (!c || !t)
@@ -178,31 +204,31 @@ int fmud_subscribe_every(struct fmud *c, const struct proto_target *t, const cha
                 free(s);
                 return r;
         }
-        a.names = s;
-        id = fmud_begin(c);
-        proto_subscribe_encode(&c->w, id, &a);
-        free(s);
-        r = fmud_call(c, id, "subscribe", &v);
-        if (r < 0)
-                return r;
-        if (proto_subscribe_result_decode(v, &res, err, sizeof(err)) < 0)
-                return fmud_bad_result(c, "subscribe", err);
-        if (res.topic.len == 0 || res.topic.len > FMUD_MAX_TOPIC ||
-            memchr(res.topic.ptr, '\0', res.topic.len) ||
-            (res.topic.len == strlen(EVENTS_TOPIC) && !memcmp(res.topic.ptr, EVENTS_TOPIC,
-                                                              res.topic.len)))
-                return fmud_bad_result(c, "subscribe", "invalid topic");
-        fmud_str(res.topic, topic, sizeof(topic));
-        if (ret_topic && strlen(topic) >= topic_len)
-                return fmud_fail(c, -ENAMETOOLONG, "subscribe: topic '%s' too long", topic);
-        r = add_sub(c, topic, names, n);
-        if (r < 0)
-                return r;
-        if (zmq_setsockopt(c->sub, ZMQ_SUBSCRIBE, topic, strlen(topic)) < 0)
+        /*
+         * Samples start at the point after the reply: the session's prefix
+         * is in force before the request, so none is lost while the exact
+         * topic is not known yet (the others are dropped by fmud_next()).
+         */
+        snprintf(prefix, sizeof(prefix), "s%llu.", (unsigned long long)t->session);
+        if (zmq_setsockopt(c->sub, ZMQ_SUBSCRIBE, prefix, strlen(prefix)) < 0) {
+                free(s);
                 return fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
-        if (ret_topic)
+        }
+        a.names = s;
+        r = fmud_sub_join(c);
+        if (r == 0)
+                r = subscribe_call(c, &a, prefix, topic, sizeof(topic));
+        free(s);
+        if (r == 0 && ret_topic && strlen(topic) >= topic_len)
+                r = fmud_fail(c, -ENAMETOOLONG, "subscribe: topic '%s' too long", topic);
+        if (r == 0)
+                r = add_sub(c, topic, names, n);
+        if (r == 0 && zmq_setsockopt(c->sub, ZMQ_SUBSCRIBE, topic, strlen(topic)) < 0)
+                r = fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
+        (void)zmq_setsockopt(c->sub, ZMQ_UNSUBSCRIBE, prefix, strlen(prefix));
+        if (r == 0 && ret_topic)
                 memcpy(ret_topic, topic, strlen(topic) + 1);
-        return 0;
+        return r;
 }
 
 int fmud_unsubscribe(struct fmud *c, const struct proto_target *t, const char *topic)
@@ -245,7 +271,7 @@ int fmud_events(struct fmud *c, bool on)
                            strlen(EVENTS_TOPIC)) < 0)
                 return fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
         c->events_on = on;
-        return 0;
+        return on ? fmud_sub_join(c) : 0;
 }
 
 int fmud_logs_follow(struct fmud *c, uint64_t session, bool on)
@@ -268,7 +294,7 @@ int fmud_logs_follow(struct fmud *c, uint64_t session, bool on)
                            strlen(topic)) < 0)
                 return fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
         memcpy(c->logs_topic, on ? topic : "", on ? strlen(topic) + 1 : 1);
-        return 0;
+        return on ? fmud_sub_join(c) : 0;
 }
 
 int fmud_telemetry(struct fmud *c, uint64_t session, bool on)
@@ -293,7 +319,7 @@ int fmud_telemetry(struct fmud *c, uint64_t session, bool on)
         if (zmq_setsockopt(c->sub, ZMQ_SUBSCRIBE, topic, strlen(topic)) < 0)
                 return fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
         memcpy(c->telem_topic, topic, sizeof(topic));
-        return 0;
+        return fmud_sub_join(c);
 }
 
 static int64_t now_ms(void)
@@ -304,8 +330,7 @@ static int64_t now_ms(void)
         return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Drop the rest of a multipart message. */
-static void drain(void *sock)
+void fmud_drain(void *sock)
 {
         zmq_msg_t rest;
         bool more;
@@ -332,6 +357,18 @@ static int recv_pub(struct fmud *c)
         bool more;
 
         zmq_msg_init(&m);
+        if (fmud_early_take(c, &m, &c->pub_msg) == 0) {
+                /* Kept by a join: checked as a fresh one is. */
+                len = zmq_msg_size(&m);
+                if (len > FMUD_MAX_TOPIC || memchr(zmq_msg_data(&m), '\0', len)) {
+                        zmq_msg_close(&m);
+                        return -EPROTO;
+                }
+                memcpy(c->pub_topic, zmq_msg_data(&m), len);
+                c->pub_topic[len] = '\0';
+                zmq_msg_close(&m);
+                return 0;
+        }
         if (zmq_msg_recv(&m, c->sub, ZMQ_DONTWAIT) < 0) {
                 zmq_msg_close(&m);
                 return -errno;
@@ -341,7 +378,7 @@ static int recv_pub(struct fmud *c)
         if (!more || len > FMUD_MAX_TOPIC || memchr(zmq_msg_data(&m), '\0', len)) {
                 zmq_msg_close(&m);
                 if (more)
-                        drain(c->sub);
+                        fmud_drain(c->sub);
                 return -EPROTO;
         }
         memcpy(c->pub_topic, zmq_msg_data(&m), len);
@@ -350,7 +387,7 @@ static int recv_pub(struct fmud *c)
         if (zmq_msg_recv(&c->pub_msg, c->sub, ZMQ_DONTWAIT) < 0)
                 return -EPROTO;
         if (zmq_msg_more(&c->pub_msg)) {
-                drain(c->sub);
+                fmud_drain(c->sub);
                 return -EPROTO;
         }
         return 0;

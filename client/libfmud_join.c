@@ -1,0 +1,153 @@
+/*
+ * libfmud_join: waiting until the SUB socket's subscriptions are in force.
+ *
+ * DESIGN: the daemon's XPUB applies a subscription some time after the
+ * SUB socket makes it, and loses what it publishes meanwhile. A join
+ * (PROTOCOL.md section 1) subscribes to a topic of its own, "j" and a
+ * random token, and waits for the daemon's answer on it: the daemon gets a
+ * connection's subscriptions in order, so once the answer is here every
+ * earlier one is in force. What arrives before the answer was published
+ * after the subscriptions it matches and is kept, in order, for
+ * fmud_next() (at most FMUD_JOIN_KEEP messages: a join should take a
+ * round trip, not a flood).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "libfmud_int.h"
+#include "proto/proto.h"
+
+#define FMUD_JOIN_KEEP  10000
+
+struct fmud_early {
+        zmq_msg_t topic, body;
+};
+
+static int64_t now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void fmud_early_clear(struct fmud *c)
+{
+        for (size_t i = c->early_at; i < c->n_early; i++) {
+                zmq_msg_close(&c->early[i].topic);
+                zmq_msg_close(&c->early[i].body);
+        }
+        free(c->early);
+        c->early = NULL;
+        c->n_early = c->early_at = 0;
+}
+
+int fmud_early_take(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body)
+{
+        struct fmud_early *e;
+
+        if (c->early_at == c->n_early)
+                return -EAGAIN;
+        e = &c->early[c->early_at++];
+        zmq_msg_move(topic, &e->topic);
+        zmq_msg_move(body, &e->body);
+        zmq_msg_close(&e->topic);
+        zmq_msg_close(&e->body);
+        if (c->early_at == c->n_early)
+                fmud_early_clear(c);
+        return 0;
+}
+
+/* Keep a message that came before the join's answer; its frames are moved. */
+static int keep(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body)
+{
+        struct fmud_early *v;
+
+        if (c->n_early - c->early_at >= FMUD_JOIN_KEEP)
+                return fmud_fail(c, -ENOBUFS, "more than %d messages published before the "
+                                 "daemon's join answer", FMUD_JOIN_KEEP);
+        v = realloc(c->early, (c->n_early + 1) * sizeof(*v));
+        if (!v)
+                return fmud_fail(c, -ENOMEM, "out of memory");
+        c->early = v;
+        zmq_msg_init(&v[c->n_early].topic);
+        zmq_msg_init(&v[c->n_early].body);
+        zmq_msg_move(&v[c->n_early].topic, topic);
+        zmq_msg_move(&v[c->n_early].body, body);
+        c->n_early++;
+        return 0;
+}
+
+/*
+ * Receive one message: 1 when it is the join's answer, 0 when kept (or
+ * malformed: dropped, as fmud_next() would), <0 on failure.
+ */
+static int recv_one(struct fmud *c, const char *join)
+{
+        zmq_msg_t topic, body;
+        int r = 0;
+
+        zmq_msg_init(&topic);
+        zmq_msg_init(&body);
+        if (zmq_msg_recv(&topic, c->sub, ZMQ_DONTWAIT) < 0) {
+                r = errno == EAGAIN ? 0 : fmud_fail(c, -errno, "receive: %s",
+                                                    zmq_strerror(errno));
+                goto out;
+        }
+        if (!zmq_msg_more(&topic))
+                goto out;
+        if (zmq_msg_recv(&body, c->sub, ZMQ_DONTWAIT) < 0)
+                goto out;
+        if (zmq_msg_more(&body)) {
+                fmud_drain(c->sub);
+                goto out;
+        }
+        if (zmq_msg_size(&topic) == strlen(join) &&
+            !memcmp(zmq_msg_data(&topic), join, strlen(join)))
+                r = 1;
+        else
+                r = keep(c, &topic, &body);
+out:
+        zmq_msg_close(&topic);
+        zmq_msg_close(&body);
+        return r;
+}
+
+int fmud_sub_join(struct fmud *c)
+{
+        int64_t deadline = c->timeout_ms < 0 ? -1 : now_ms() + c->timeout_ms;
+        unsigned char token[8];
+        char join[PROTO_JOIN_TOPIC_MAX + 1];
+        int r = 0;
+
+        if (getrandom(token, sizeof(token), 0) != (ssize_t)sizeof(token))
+                return fmud_fail(c, -errno, "getrandom: %s", strerror(errno));
+        snprintf(join, sizeof(join), PROTO_JOIN_TOPIC_PREFIX "%02x%02x%02x%02x%02x%02x%02x%02x",
+                 token[0], token[1], token[2], token[3], token[4], token[5], token[6], token[7]);
+        if (zmq_setsockopt(c->sub, ZMQ_SUBSCRIBE, join, strlen(join)) < 0)
+                return fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
+        while (r == 0) {
+                zmq_pollitem_t it = { .socket = c->sub, .events = ZMQ_POLLIN };
+                long left = deadline < 0 ? -1 : (long)(deadline - now_ms());
+                int n;
+
+                if (deadline >= 0 && left <= 0)
+                        n = 0;
+                else
+                        n = zmq_poll(&it, 1, left);
+                if (n < 0)
+                        r = fmud_fail(c, -errno, "poll: %s", zmq_strerror(errno));
+                else if (n == 0)
+                        r = fmud_fail(c, -ETIMEDOUT, "the daemon did not answer a join on '%s' "
+                                      "within %d ms: its subscriptions may not be in force",
+                                      c->pub_endpoint, c->timeout_ms);
+                else
+                        r = recv_one(c, join);
+        }
+        (void)zmq_setsockopt(c->sub, ZMQ_UNSUBSCRIBE, join, strlen(join));
+        return r < 0 ? r : 0;
+}
