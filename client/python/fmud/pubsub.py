@@ -5,15 +5,19 @@ messages or telemetry) has a SUB socket of its own, so that a reader sees
 only its topics and keeps up for itself (the daemon counts what a slow
 reader loses and flags it on the next sample). ZeroMQ filters by prefix,
 so every topic is compared exactly here. A PUB socket loses what it sends
-before a subscriber has joined: a feed waits for its socket's handshake
-and subscribes before it asks for anything, so a subscription's samples
-are there from the point after the subscribe reply. A feed of one
+before a subscription is in force, which is after the handshake: a feed
+subscribes, then joins (PROTOCOL.md section 1: it subscribes to a join
+topic of its own and waits for the daemon's answer on it, which comes only
+once every earlier subscription is in force) before it asks for anything,
+so a subscription's samples are there from the point after the subscribe
+reply and an event from the moment the feed exists. A feed of one
 session also listens to "events" and ends (its iterator stops) at the
 session's final state: finished, faulted or stopped. Everything read is
 checked before use and a message that breaks the protocol is a
 ProtocolError.
 """
 
+import os
 import time
 
 import zmq
@@ -25,6 +29,7 @@ from .wire import NUMBER, field, unpack
 
 FINAL_STATES = ("finished", "faulted", "stopped")
 TOPIC_MAX = 64
+JOIN_PREFIX = "j"
 
 
 class _Feed:
@@ -49,15 +54,16 @@ class _Feed:
             raise
 
     def _join(self, client):
-        """Connect and wait for the handshake: from then on the subscriptions are the daemon's."""
+        """Connect, then wait until the daemon answers a join: its subscriptions are in force."""
+        self._early = []
+        deadline = time.monotonic() + client.connect_timeout
         mon = self._sock.get_monitor_socket(
             zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_AUTH |
             zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL)
         try:
             self._sock.connect(client.pub_endpoint)
             if not mon.poll(int(client.connect_timeout * 1000)):
-                raise Timeout("cannot join '%s' within %g s" % (client.pub_endpoint,
-                                                                client.connect_timeout))
+                self._no_join(client)
             ev = recv_monitor_message(mon)
             if ev["event"] != zmq.EVENT_HANDSHAKE_SUCCEEDED:
                 raise ConnectionFailed("the daemon's PUB socket '%s' refused this client"
@@ -65,6 +71,24 @@ class _Feed:
         finally:
             self._sock.disable_monitor()
             mon.close(0)
+        join = (JOIN_PREFIX + os.urandom(8).hex()).encode("ascii")
+        self._sock.subscribe(join)
+        while True:
+            left = int((deadline - time.monotonic()) * 1000)
+            if left <= 0 or not self._sock.poll(left):
+                self._no_join(client)
+            frames = self._sock.recv_multipart()
+            if frames[0] == join:
+                break
+            if len(self._early) >= 10000:
+                raise ProtocolError("more than 10000 messages before the join answer")
+            self._early.append(frames)      # published after the subscriptions: kept
+        self._sock.unsubscribe(join)
+
+    @staticmethod
+    def _no_join(client):
+        raise Timeout("cannot join '%s' within %g s" % (client.pub_endpoint,
+                                                        client.connect_timeout))
 
     def close(self):
         """Stop reading (idempotent)."""
@@ -98,9 +122,12 @@ class _Feed:
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self.ended and self._sock is not None:
             left = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
-            if not self._sock.poll(left):
+            if self._early:
+                frames = self._early.pop(0)
+            elif not self._sock.poll(left):
                 return None
-            frames = self._sock.recv_multipart()
+            else:
+                frames = self._sock.recv_multipart()
             if len(frames) != 2 or len(frames[0]) > TOPIC_MAX or b"\0" in frames[0]:
                 raise ProtocolError("malformed PUB message framing")
             try:

@@ -88,6 +88,29 @@ def test_events_follow_a_session_to_its_end(client):
     assert ev.ended
 
 
+def test_a_feed_has_joined_when_it_exists(client):
+    # The daemon publishes the first event within a round trip of the feed's
+    # creation: only a feed whose subscriptions are in force sees it, every time.
+    s = client.load(MSD, stop=1e6)["session"]
+    for _ in range(20):
+        with client.events(s) as ev:
+            client.step(s, 1)
+            assert ev.receive(30)["state"] == "running"
+
+
+def test_a_subscription_made_while_a_session_runs_misses_no_point_after_its_reply(client):
+    s = client.load(MSD, stop=1e6, warp=20.0)["session"]
+    with client.subscribe(s, ["mass1.x1"], every_point=True) as first:
+        client.start(s)
+        first.receive(30)
+        # Joined while the first's samples flow (kept, then left to the first).
+        with client.subscribe(s, ["mass1.v1"], every_point=True) as sub:
+            got = [sub.receive(30) for _ in range(100)]
+        client.stop(s)
+    assert got[0].first
+    assert [g.point for g in got] == list(range(got[0].point, got[0].point + 100))
+
+
 def test_telemetry_comes_while_a_session_runs_paced(client):
     s = client.load(MSD, stop=2.5, warp=1.0)["session"]
     with client.telemetry(s) as tel:
