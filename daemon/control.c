@@ -105,15 +105,6 @@ int control_reload_keys(struct control *c, const char *path, char *err, size_t e
         return zap_reload(c->zap, path, err, errlen);
 }
 
-/* A subscriber whose own join answer did not fit is said so, then waits in vain. */
-static void serve_subs(struct control *c, int i)
-{
-        unsigned refused = ctl_join_serve(c->pub[i]);
-
-        if (refused)
-                log_warn("%u join answers not sent: their subscriber's queue is full", refused);
-}
-
 /*
  * The publishing sockets are XPUB with ZMQ_XPUB_NODROP (control_sock.c):
  * never blocking, a send that would pass a matching subscriber's
@@ -134,7 +125,7 @@ static void publish(struct control *c, const struct cq_item *it)
                         lost = true;
                 else
                         zmq_send(c->pub[i], it->buf, it->len, ZMQ_DONTWAIT);
-                serve_subs(c, i);
+                (void)ctl_join_serve(c->pub[i], SERVE_BATCH);
         }
         if (!lost)
                 return;
@@ -296,7 +287,7 @@ int control_run(struct control *c, int sigfd, int ready_fd)
                 }
                 for (int i = n_routers; i < n - 2; i++)
                         if (items[i].revents & ZMQ_POLLIN)
-                                serve_subs(c, sock_of[i]);
+                                (void)ctl_join_serve(c->pub[sock_of[i]], SERVE_BATCH);
                 for (int i = 0; i < n_routers; i++) {
                         for (int k = 0; k < SERVE_BATCH && !c->stop; k++) {
                                 int ev = 0;

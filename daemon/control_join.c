@@ -22,20 +22,28 @@ static bool is_join(const unsigned char *m, size_t len)
                !memcmp(m + 1, PROTO_JOIN_TOPIC_PREFIX, plen) && !memchr(m + 1, '\0', len - 1);
 }
 
-unsigned ctl_join_serve(void *xpub)
+/* Lossy: a full subscriber does not make the answer refused for all (control_join.h). */
+static void answer(void *xpub, const unsigned char *topic, size_t len)
+{
+        int off = 0, on = 1;
+
+        (void)zmq_setsockopt(xpub, ZMQ_XPUB_NODROP, &off, sizeof(off));
+        if (zmq_send(xpub, topic, len, ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
+                (void)zmq_send(xpub, JOIN_BODY, 1, ZMQ_DONTWAIT);
+        (void)zmq_setsockopt(xpub, ZMQ_XPUB_NODROP, &on, sizeof(on));
+}
+
+unsigned ctl_join_serve(void *xpub, unsigned max)
 {
         unsigned char m[PROTO_JOIN_TOPIC_MAX + 2];
-        unsigned refused = 0;
+        unsigned n_read = 0;
         int n;
 
         /* zmq_recv() truncates a longer message and returns its full size. */
-        while ((n = zmq_recv(xpub, m, sizeof(m), ZMQ_DONTWAIT)) >= 0) {
-                if ((size_t)n > sizeof(m) || !is_join(m, (size_t)n))
-                        continue;
-                if (zmq_send(xpub, m + 1, (size_t)n - 1, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
-                        refused++;
-                else
-                        (void)zmq_send(xpub, JOIN_BODY, 1, ZMQ_DONTWAIT);
+        while (n_read < max && (n = zmq_recv(xpub, m, sizeof(m), ZMQ_DONTWAIT)) >= 0) {
+                n_read++;
+                if ((size_t)n <= sizeof(m) && is_join(m, (size_t)n))
+                        answer(xpub, m + 1, (size_t)n - 1);
         }
-        return refused;
+        return n_read;
 }

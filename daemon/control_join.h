@@ -7,16 +7,22 @@
  * new subscription up only after applying it, and a connection's
  * subscriptions in the order they were made, so answering a subscription
  * to a join topic (PROTO_JOIN_TOPIC_PREFIX) on that very topic tells the
- * subscriber that everything it subscribed before is in force.
+ * subscriber that everything it subscribed before is in force. (After a
+ * reconnection a SUB socket sends its subscriptions again in an order of
+ * its own: a join pending then proves nothing, and the client's next join
+ * does.) The answer is sent lossy: a full subscriber, whether the joiner
+ * or anyone else whose subscription matches the join topic, loses it
+ * rather than refusing it for everyone, and the joiner asks again with a
+ * new token.
  */
 #ifndef FMUD_DAEMON_CONTROL_JOIN_H
 #define FMUD_DAEMON_CONTROL_JOIN_H
 
 /*
- * Read every subscription message queued on an XPUB socket (without
- * waiting) and answer each join; the others ZMQ keeps in its own table.
- * Returns how many join answers the socket refused (a full subscriber).
+ * Read at most max subscription messages queued on an XPUB socket
+ * (without waiting) and answer each join; the others ZMQ keeps in its own
+ * table. Returns how many were read: max when more may be queued.
  */
-unsigned ctl_join_serve(void *xpub);
+unsigned ctl_join_serve(void *xpub, unsigned max);
 
 #endif
