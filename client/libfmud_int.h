@@ -54,7 +54,9 @@ struct fmud {
         const struct proto_str *pub_names;
 
         struct fmud_early *early;       /* published before a join's answer (libfmud_join.c) */
-        size_t n_early, early_at;       /* kept, and taken of them */
+        size_t n_early, early_at, cap_early;    /* kept, taken of them, room */
+        uint64_t early_lost;            /* dropped past FMUD_JOIN_KEEP */
+        bool keep_sub;                  /* fmud_call() keeps what the SUB socket gets meanwhile */
 
         struct fmud_sub *subs;
         size_t n_subs;
@@ -113,6 +115,8 @@ void fmud_drain(void *sock);
  * subscription made before is then in force. 0, or <0 and said.
  */
 int fmud_sub_join(struct fmud *c);
+/* Keep every message queued on the SUB socket (without waiting). 0, or <0 and said. */
+int fmud_keep_pending(struct fmud *c);
 /* Move the oldest kept message's frames into topic and body; -EAGAIN: none. */
 int fmud_early_take(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body);
 void fmud_early_clear(struct fmud *c);

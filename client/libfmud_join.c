@@ -6,10 +6,16 @@
  * (PROTOCOL.md section 1) subscribes to a topic of its own, "j" and a
  * random token, and waits for the daemon's answer on it: the daemon gets a
  * connection's subscriptions in order, so once the answer is here every
- * earlier one is in force. What arrives before the answer was published
- * after the subscriptions it matches and is kept, in order, for
- * fmud_next() (at most FMUD_JOIN_KEEP messages: a join should take a
- * round trip, not a flood).
+ * earlier one is in force. The daemon sends the answer lossy (a full
+ * subscriber loses it), so a join asks again with a new token every
+ * JOIN_RETRY_MS until its deadline. What arrives before the answer was
+ * published after the subscriptions it matches and is kept, in order,
+ * for fmud_next(); so is what arrives while a subscribe request waits for
+ * its reply (fmud_keep_pending()), so that the session's samples, caught
+ * by the session's prefix meanwhile, neither fill the socket's queue nor
+ * are lost. Past FMUD_JOIN_KEEP kept messages (more than the daemon
+ * queues for a subscriber) a message is dropped and counted, as the
+ * daemon would have.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +27,8 @@
 #include "libfmud_int.h"
 #include "proto/proto.h"
 
-#define FMUD_JOIN_KEEP  10000
+#define FMUD_JOIN_KEEP  65536
+#define JOIN_RETRY_MS   250
 
 struct fmud_early {
         zmq_msg_t topic, body;
@@ -43,7 +50,7 @@ void fmud_early_clear(struct fmud *c)
         }
         free(c->early);
         c->early = NULL;
-        c->n_early = c->early_at = 0;
+        c->n_early = c->early_at = c->cap_early = 0;
 }
 
 int fmud_early_take(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body)
@@ -67,24 +74,32 @@ static int keep(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body)
 {
         struct fmud_early *v;
 
-        if (c->n_early - c->early_at >= FMUD_JOIN_KEEP)
-                return fmud_fail(c, -ENOBUFS, "more than %d messages published before the "
-                                 "daemon's join answer", FMUD_JOIN_KEEP);
-        v = realloc(c->early, (c->n_early + 1) * sizeof(*v));
-        if (!v)
-                return fmud_fail(c, -ENOMEM, "out of memory");
-        c->early = v;
-        zmq_msg_init(&v[c->n_early].topic);
-        zmq_msg_init(&v[c->n_early].body);
-        zmq_msg_move(&v[c->n_early].topic, topic);
-        zmq_msg_move(&v[c->n_early].body, body);
+        if (c->n_early - c->early_at >= FMUD_JOIN_KEEP) {
+                c->early_lost++;
+                return 0;
+        }
+        if (c->n_early == c->cap_early) {
+                size_t cap = c->cap_early ? 2 * c->cap_early : 64;
+
+                v = realloc(c->early, cap * sizeof(*v));
+                if (!v)
+                        return fmud_fail(c, -ENOMEM, "out of memory");
+                c->early = v;
+                c->cap_early = cap;
+        }
+        v = &c->early[c->n_early];
+        zmq_msg_init(&v->topic);
+        zmq_msg_init(&v->body);
+        zmq_msg_move(&v->topic, topic);
+        zmq_msg_move(&v->body, body);
         c->n_early++;
         return 0;
 }
 
 /*
- * Receive one message: 1 when it is the join's answer, 0 when kept (or
- * malformed: dropped, as fmud_next() would), <0 on failure.
+ * Receive one message: 1 when it is the join's answer (join: NULL for
+ * none), 0 when kept (or malformed: dropped, as fmud_next() would),
+ * -EAGAIN when none is queued, other <0 on failure.
  */
 static int recv_one(struct fmud *c, const char *join)
 {
@@ -94,8 +109,8 @@ static int recv_one(struct fmud *c, const char *join)
         zmq_msg_init(&topic);
         zmq_msg_init(&body);
         if (zmq_msg_recv(&topic, c->sub, ZMQ_DONTWAIT) < 0) {
-                r = errno == EAGAIN ? 0 : fmud_fail(c, -errno, "receive: %s",
-                                                    zmq_strerror(errno));
+                r = errno == EAGAIN ? -EAGAIN : fmud_fail(c, -errno, "receive: %s",
+                                                          zmq_strerror(errno));
                 goto out;
         }
         if (!zmq_msg_more(&topic))
@@ -106,7 +121,7 @@ static int recv_one(struct fmud *c, const char *join)
                 fmud_drain(c->sub);
                 goto out;
         }
-        if (zmq_msg_size(&topic) == strlen(join) &&
+        if (join && zmq_msg_size(&topic) == strlen(join) &&
             !memcmp(zmq_msg_data(&topic), join, strlen(join)))
                 r = 1;
         else
@@ -117,37 +132,66 @@ out:
         return r;
 }
 
-int fmud_sub_join(struct fmud *c)
+int fmud_keep_pending(struct fmud *c)
 {
-        int64_t deadline = c->timeout_ms < 0 ? -1 : now_ms() + c->timeout_ms;
-        unsigned char token[8];
-        char join[PROTO_JOIN_TOPIC_MAX + 1];
-        int r = 0;
+        int r;
 
+        while ((r = recv_one(c, NULL)) == 0)
+                ;
+        return r == -EAGAIN ? 0 : r;
+}
+
+/* Subscribe to a new join topic (into join), unsubscribing the last one. */
+static int ask(struct fmud *c, char *join, size_t len)
+{
+        unsigned char token[8];
+
+        if (join[0])
+                (void)zmq_setsockopt(c->sub, ZMQ_UNSUBSCRIBE, join, strlen(join));
+        join[0] = '\0';
         if (getrandom(token, sizeof(token), 0) != (ssize_t)sizeof(token))
                 return fmud_fail(c, -errno, "getrandom: %s", strerror(errno));
-        snprintf(join, sizeof(join), PROTO_JOIN_TOPIC_PREFIX "%02x%02x%02x%02x%02x%02x%02x%02x",
+        snprintf(join, len, PROTO_JOIN_TOPIC_PREFIX "%02x%02x%02x%02x%02x%02x%02x%02x",
                  token[0], token[1], token[2], token[3], token[4], token[5], token[6], token[7]);
         if (zmq_setsockopt(c->sub, ZMQ_SUBSCRIBE, join, strlen(join)) < 0)
                 return fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
-        while (r == 0) {
+        return 0;
+}
+
+int fmud_sub_join(struct fmud *c)
+{
+        int64_t deadline = c->timeout_ms < 0 ? -1 : now_ms() + c->timeout_ms, retry = 0;
+        char join[PROTO_JOIN_TOPIC_MAX + 1] = "";
+        int r = 0;
+
+        while (r == 0 || r == -EAGAIN) {
                 zmq_pollitem_t it = { .socket = c->sub, .events = ZMQ_POLLIN };
-                long left = deadline < 0 ? -1 : (long)(deadline - now_ms());
+                int64_t now = now_ms();
+                long left;
                 int n;
 
-                if (deadline >= 0 && left <= 0)
-                        n = 0;
-                else
-                        n = zmq_poll(&it, 1, left);
-                if (n < 0)
-                        r = fmud_fail(c, -errno, "poll: %s", zmq_strerror(errno));
-                else if (n == 0)
+                if (now >= retry) {
+                        r = ask(c, join, sizeof(join));
+                        if (r < 0)
+                                break;
+                        retry = now + JOIN_RETRY_MS;
+                }
+                if (deadline >= 0 && now >= deadline) {
                         r = fmud_fail(c, -ETIMEDOUT, "the daemon did not answer a join on '%s' "
                                       "within %d ms: its subscriptions may not be in force",
                                       c->pub_endpoint, c->timeout_ms);
-                else
+                        break;
+                }
+                left = (long)(retry - now);
+                if (deadline >= 0 && deadline - now < left)
+                        left = (long)(deadline - now);
+                n = zmq_poll(&it, 1, left);
+                if (n < 0)
+                        r = fmud_fail(c, -errno, "poll: %s", zmq_strerror(errno));
+                else if (n > 0)
                         r = recv_one(c, join);
         }
-        (void)zmq_setsockopt(c->sub, ZMQ_UNSUBSCRIBE, join, strlen(join));
+        if (join[0])
+                (void)zmq_setsockopt(c->sub, ZMQ_UNSUBSCRIBE, join, strlen(join));
         return r < 0 ? r : 0;
 }

@@ -216,8 +216,11 @@ int fmud_subscribe_every(struct fmud *c, const struct proto_target *t, const cha
         }
         a.names = s;
         r = fmud_sub_join(c);
-        if (r == 0)
+        if (r == 0) {
+                c->keep_sub = true;
                 r = subscribe_call(c, &a, prefix, topic, sizeof(topic));
+                c->keep_sub = false;
+        }
         free(s);
         if (r == 0 && ret_topic && strlen(topic) >= topic_len)
                 r = fmud_fail(c, -ENAMETOOLONG, "subscribe: topic '%s' too long", topic);
@@ -271,7 +274,12 @@ int fmud_events(struct fmud *c, bool on)
                            strlen(EVENTS_TOPIC)) < 0)
                 return fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
         c->events_on = on;
-        return on ? fmud_sub_join(c) : 0;
+        r = on ? fmud_sub_join(c) : 0;
+        if (r < 0) {
+                (void)zmq_setsockopt(c->sub, ZMQ_UNSUBSCRIBE, EVENTS_TOPIC, strlen(EVENTS_TOPIC));
+                c->events_on = false;
+        }
+        return r;
 }
 
 int fmud_logs_follow(struct fmud *c, uint64_t session, bool on)
@@ -294,7 +302,12 @@ int fmud_logs_follow(struct fmud *c, uint64_t session, bool on)
                            strlen(topic)) < 0)
                 return fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
         memcpy(c->logs_topic, on ? topic : "", on ? strlen(topic) + 1 : 1);
-        return on ? fmud_sub_join(c) : 0;
+        r = on ? fmud_sub_join(c) : 0;
+        if (r < 0) {
+                (void)zmq_setsockopt(c->sub, ZMQ_UNSUBSCRIBE, topic, strlen(topic));
+                c->logs_topic[0] = '\0';
+        }
+        return r;
 }
 
 int fmud_telemetry(struct fmud *c, uint64_t session, bool on)
@@ -319,7 +332,12 @@ int fmud_telemetry(struct fmud *c, uint64_t session, bool on)
         if (zmq_setsockopt(c->sub, ZMQ_SUBSCRIBE, topic, strlen(topic)) < 0)
                 return fmud_fail(c, -errno, "ZMQ_SUBSCRIBE: %s", zmq_strerror(errno));
         memcpy(c->telem_topic, topic, sizeof(topic));
-        return fmud_sub_join(c);
+        r = fmud_sub_join(c);
+        if (r < 0) {
+                (void)zmq_setsockopt(c->sub, ZMQ_UNSUBSCRIBE, topic, strlen(topic));
+                c->telem_topic[0] = '\0';
+        }
+        return r;
 }
 
 static int64_t now_ms(void)
