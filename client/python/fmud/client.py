@@ -192,11 +192,22 @@ class Client:
         return ConnectionFailed("%s: the handshake with '%s' failed (CURVE keys?)"
                                 % (op, self.endpoint), op=op)
 
-    def _call(self, op, args=None, timeout=0):
+    def _call(self, op, args=None, timeout=0, keep=None):
         """Send op with args and return its result; raise the refusal as an Error.
 
         timeout: seconds, None to wait as long as it takes, 0 for self.timeout.
+        keep: a feed (pubsub) whose socket is read while the reply is awaited, its
+        messages kept for it.
         """
+        if keep is None:
+            return self._call_wait(op, args, timeout, None)
+        self._poller.register(keep._sock, zmq.POLLIN)
+        try:
+            return self._call_wait(op, args, timeout, keep)
+        finally:
+            self._poller.unregister(keep._sock)
+
+    def _call_wait(self, op, args, timeout, keep):
         if self._dealer is None:
             raise ConnectionFailed("%s: the connection is closed" % op, op=op)
         if timeout == 0:
@@ -219,6 +230,9 @@ class Client:
                     return rep.get("result")
                 err = field(rep, "error", dict, op)
                 raise refusal(field(err, "code", str, op), field(err, "message", str, op), op)
+            if keep is not None and keep._sock in ready:
+                while keep._sock.poll(0):
+                    keep.keep(keep._sock.recv_multipart())
             if self._mon in ready:
                 raise self._lost(op)
             if deadline is not None and time.monotonic() >= deadline:
@@ -403,8 +417,8 @@ class Client:
         return pubsub.Subscription(self, session, generation, None if names is None
                                    else _names(names), decimation, every_point)
 
-    def _subscribe(self, session, generation, names, decimation, every_point):
-        """The subscribe request itself; its topic."""
+    def _subscribe(self, session, generation, names, decimation, every_point, keep=None):
+        """The subscribe request itself; its topic. keep: a feed whose messages are kept meanwhile."""
         args = self._target(session, generation)
         if names:
             args["names"] = names
@@ -412,7 +426,7 @@ class Client:
             args["decimation"] = _check("decimation", decimation, int)
         if every_point:
             args["everyPoint"] = True
-        return field(self._call("subscribe", args), "topic", str, "subscribe")
+        return field(self._call("subscribe", args, keep=keep), "topic", str, "subscribe")
 
     def unsubscribe(self, session, topic, generation=0):
         """Remove subscription topic (Subscription.close() does this)."""

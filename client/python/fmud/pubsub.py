@@ -17,6 +17,7 @@ checked before use and a message that breaks the protocol is a
 ProtocolError.
 """
 
+import collections
 import os
 import time
 
@@ -30,6 +31,8 @@ from .wire import NUMBER, field, unpack
 FINAL_STATES = ("finished", "faulted", "stopped")
 TOPIC_MAX = 64
 JOIN_PREFIX = "j"
+JOIN_RETRY = 0.25           # seconds: the daemon's answer is lossy, a join asks again
+KEEP_MAX = 65536            # messages kept while joining or subscribing (beyond: dropped)
 
 
 class _Feed:
@@ -55,7 +58,7 @@ class _Feed:
 
     def _join(self, client):
         """Connect, then wait until the daemon answers a join: its subscriptions are in force."""
-        self._early = []
+        self._early = collections.deque()
         deadline = time.monotonic() + client.connect_timeout
         mon = self._sock.get_monitor_socket(
             zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_AUTH |
@@ -71,19 +74,29 @@ class _Feed:
         finally:
             self._sock.disable_monitor()
             mon.close(0)
-        join = (JOIN_PREFIX + os.urandom(8).hex()).encode("ascii")
-        self._sock.subscribe(join)
+        join = None
+        retry = 0
         while True:
-            left = int((deadline - time.monotonic()) * 1000)
-            if left <= 0 or not self._sock.poll(left):
+            now = time.monotonic()
+            if now >= retry:
+                if join is not None:
+                    self._sock.unsubscribe(join)
+                join = (JOIN_PREFIX + os.urandom(8).hex()).encode("ascii")
+                self._sock.subscribe(join)
+                retry = now + JOIN_RETRY
+            if now >= deadline:
                 self._no_join(client)
-            frames = self._sock.recv_multipart()
-            if frames[0] == join:
-                break
-            if len(self._early) >= 10000:
-                raise ProtocolError("more than 10000 messages before the join answer")
-            self._early.append(frames)      # published after the subscriptions: kept
+            if self._sock.poll(max(1, int((min(retry, deadline) - now) * 1000))):
+                frames = self._sock.recv_multipart()
+                if frames[0] == join:
+                    break
+                self.keep(frames)           # published after the subscriptions: kept
         self._sock.unsubscribe(join)
+
+    def keep(self, frames):
+        """Keep a message read before its time (a join, a subscribe request), in order."""
+        if len(self._early) < KEEP_MAX:
+            self._early.append(frames)
 
     @staticmethod
     def _no_join(client):
@@ -123,7 +136,7 @@ class _Feed:
         while not self.ended and self._sock is not None:
             left = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
             if self._early:
-                frames = self._early.pop(0)
+                frames = self._early.popleft()
             elif not self._sock.poll(left):
                 return None
             else:
@@ -200,7 +213,10 @@ class Subscription(_Feed):
         prefix = "s%d." % session
         super().__init__(client, [prefix, "events"], session)
         try:
-            self.topic = client._subscribe(session, generation, names, decimation, every_point)
+            # The session's samples caught by the prefix meanwhile are kept, not left to fill
+            # the socket's queue (which would make the daemon refuse them to every subscriber).
+            self.topic = client._subscribe(session, generation, names, decimation, every_point,
+                                           keep=self)
             if not self.topic.startswith(prefix) or len(self.topic) > TOPIC_MAX:
                 raise ProtocolError("subscribe: topic '%s' is not one of session %d"
                                     % (self.topic, session))
