@@ -95,6 +95,7 @@ struct inst {
         /* Calls. */
         struct wait_policy wait;
         uint64_t timeout_ns, next_timeout_ns;
+        uint64_t start_timeout_ns;      /* until the HELLO (inst_ready()) */
         uint64_t seq;
         int fault;
         int state;

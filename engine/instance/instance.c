@@ -62,6 +62,7 @@ static int wait_hello(struct inst *inst, uint64_t timeout_ns)
 
         inst->next_timeout_ns = timeout_ns;
         call_deadline(inst, 0, 0, &deadline);
+        inst->cur_timeout_ns = timeout_ns;      /* what a time-out says */
         r = next_start_record(inst, &deadline, &in);
         if (r < 0)
                 return r;
@@ -153,7 +154,7 @@ static void release(struct inst *inst)
         free(inst);
 }
 
-int inst_new(const struct inst_opts *o, struct inst **ret, char **ret_message)
+int inst_spawn(const struct inst_opts *o, struct inst **ret, char **ret_message)
 {
         struct chan_params p = { .slot_size = SLOT_SIZE };
         struct spawn_req sr = { 0 };
@@ -176,6 +177,7 @@ int inst_new(const struct inst_opts *o, struct inst **ret, char **ret_message)
         }
         inst->wait = o->wait;
         inst->timeout_ns = o->timeout_ns ? o->timeout_ns : INST_TIMEOUT_DEFAULT;
+        inst->start_timeout_ns = o->start_timeout_ns ? o->start_timeout_ns : INST_TIMEOUT_DEFAULT;
         inst->log = o->log;
         inst->log_ctx = o->log_ctx;
         inst->iu = o->iu;
@@ -233,12 +235,6 @@ int inst_new(const struct inst_opts *o, struct inst **ret, char **ret_message)
                                         &inst->rec_path);
         /* Without a supervisor (no pidfd), deaths are still found by the calls. */
         (void) supervisor_watch(inst->pid, &inst->watch);
-        r = wait_hello(inst, o->start_timeout_ns ? o->start_timeout_ns : INST_TIMEOUT_DEFAULT);
-        if (r < 0) {
-                /* A worker that said why it cannot start exits by itself; others are killed. */
-                spawn_reap(inst, r == -ETIMEDOUT || r == -EPROTO ? 0 : EXIT_GRACE_NS);
-                goto out_release;
-        }
         *ret = inst;
         return 0;
 
@@ -246,6 +242,36 @@ out_release:
         if (ret_message && inst->msg[0])
                 *ret_message = strdup(inst->msg);
         release(inst);
+        return r;
+}
+
+int inst_ready(struct inst *inst, char **ret_message)
+{
+        int r;
+
+        if (ret_message)
+                *ret_message = NULL;
+        r = wait_hello(inst, inst->start_timeout_ns);
+        if (r == 0)
+                return 0;
+        /* A worker that said why it cannot start exits by itself; others are killed. */
+        spawn_reap(inst, r == -ETIMEDOUT || r == -EPROTO ? 0 : EXIT_GRACE_NS);
+        if (ret_message && inst->msg[0])
+                *ret_message = strdup(inst->msg);
+        release(inst);
+        return r;
+}
+
+int inst_new(const struct inst_opts *o, struct inst **ret, char **ret_message)
+{
+        struct inst *inst;
+        int r = inst_spawn(o, &inst, ret_message);
+
+        if (r < 0)
+                return r;
+        r = inst_ready(inst, ret_message);
+        if (r == 0)
+                *ret = inst;
         return r;
 }
 

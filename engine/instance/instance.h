@@ -161,6 +161,15 @@ void inst_opts_default(struct inst_opts *o);
  * NULL). Free the instance with inst_free().
  */
 int inst_new(const struct inst_opts *opts, struct inst **ret, char **ret_message);
+/*
+ * inst_new() in two halves, so that several workers start at once:
+ * inst_spawn() starts the worker and returns without waiting for it
+ * (failures as inst_new()'s, but for the worker's own); inst_ready() waits
+ * for its HELLO and returns 0, or fails as inst_new() does and then has
+ * freed inst. Between the two only inst_ready() may be called on it.
+ */
+int inst_spawn(const struct inst_opts *opts, struct inst **ret, char **ret_message);
+int inst_ready(struct inst *inst, char **ret_message);
 
 /*
  * Free the FMU instance in the worker (unless the FMU returned Fatal),

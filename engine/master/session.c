@@ -182,10 +182,28 @@ static int spawn(struct session *s, struct session_inst *si)
                 o.iu = on_iu;
                 o.iu_ctx = si;
         }
-        r = inst_new(&o, &si->inst, &why);
+        r = inst_spawn(&o, &si->inst, &why);
         if (r < 0) {
+                si->inst = NULL;
                 session_err(s, r, "component '%s': cannot start its worker: %s", c->name,
                             why ? why : strerror(-r));
+                free(why);
+        }
+        return r;
+}
+
+/* Wait for a spawned worker's HELLO; a failure is said unless one was already (quiet). */
+static int ready(struct session *s, struct session_inst *si, bool quiet)
+{
+        const struct scenario_component *c = &s->sc->components[si->comp];
+        char *why = NULL;
+        int r = inst_ready(si->inst, &why);
+
+        if (r < 0) {
+                si->inst = NULL;
+                if (!quiet)
+                        session_err(s, r, "component '%s': cannot start its worker: %s",
+                                    c->name, why ? why : strerror(-r));
                 free(why);
                 return r;
         }
@@ -250,8 +268,19 @@ int session_new(const struct scenario *sc, const struct session_opts *opts,
         s->opts.worker_path = s->worker_path;
         for (size_t i = 0; i < s->n; i++)
                 s->insts[i].comp = i;
+        /*
+         * Every worker starts before any is waited for: their start-ups
+         * (exec, sandbox, loading the FMU) overlap. Each one started is
+         * waited for, also after a failure, so that none is left half-way.
+         */
         for (size_t i = 0; i < s->n && r == 0; i++)
                 r = spawn(s, &s->insts[i]);
+        for (size_t i = 0; i < s->n; i++) {
+                int rr = s->insts[i].inst ? ready(s, &s->insts[i], r < 0) : 0;
+
+                if (r == 0)
+                        r = rr;
+        }
         for (size_t i = 0; i < s->n && r == 0; i++)
                 r = instantiate(s, &s->insts[i]);
         if (r == 0)
