@@ -33,6 +33,7 @@
 
 #include "cmd_run.h"
 #include "commands.h"
+#include "engine/engine.h"
 #include "proto/paths.h"
 
 #define READY_FD 3
@@ -153,12 +154,20 @@ static char *cache_dir(void)
         return paths_cache();
 }
 
-/* Can anybody walk down to path (o+x on every directory that exists)? */
+/*
+ * Can a root daemon's workers walk down to path: o+x on every directory
+ * that exists, or g+x where the group is theirs (a root daemon makes its
+ * cache 0750 root:GROUP, daemon/dirs.c, so this is how a cache it used
+ * before looks)?
+ */
 static bool reachable(const char *path)
 {
         char buf[PATH_MAX];
         size_t len = strlen(path);
         struct stat st;
+        uid_t uid;
+        gid_t gid;
+        bool have_group = run_sandbox_user(&uid, &gid) == 0;
 
         if (len >= sizeof(buf) || path[0] != '/')
                 return false;
@@ -171,7 +180,8 @@ static bool reachable(const char *path)
                 *p = '\0';
                 if (stat(buf, &st) < 0)
                         return errno == ENOENT;         /* created 0755 below */
-                if (!(st.st_mode & S_IXOTH))
+                if (!(st.st_mode & S_IXOTH) &&
+                    !(have_group && st.st_gid == gid && (st.st_mode & S_IXGRP)))
                         return false;
                 *p = c;
                 if (!c)

@@ -6,6 +6,7 @@
  * test_fmuctl_keys.c.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -419,6 +420,53 @@ Test(fmuctl_daemon, run_without_a_daemon_starts_a_private_one_and_leaves_none)
         tmpdir_free(dir);
         free(ep);
         free(out);
+}
+
+/* Entries of a directory, "." and ".." aside. */
+static int entries(const char *dir)
+{
+        struct dirent *e;
+        DIR *dp = opendir(dir);
+        int n = 0;
+
+        cr_assert(dp, "%s: %s", dir, strerror(errno));
+        while ((e = readdir(dp)))
+                n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+        closedir(dp);
+        return n;
+}
+
+Test(fmuctl_daemon, a_second_run_as_root_reuses_the_cache_its_private_daemon_kept)
+{
+        char *dir = tmpdir_new("fmud-run"), *ep = NULL, *out = NULL, *cache = NULL;
+        struct run_result r;
+        int n;
+
+        if (geteuid() != 0)
+                cr_skip_test("only a root daemon's workers are another user");
+        cr_assert(dir != NULL);
+        cr_assert(private_env(dir) == 0);
+        cr_assert(asprintf(&ep, "ipc://%s/control.sock", dir) > 0);
+        cr_assert(asprintf(&out, "%s/msd.csv", dir) > 0);
+        cr_assert(asprintf(&cache, "%s/env/cache", dir) > 0);
+        cr_assert(setenv("FMUD_ENDPOINT", ep, 1) == 0);
+        for (int i = 0; i < 2; i++) {
+                r = fmuctl((const char *[]){ "run", FMUD_EXAMPLES "/msd.ssp", "--out", out,
+                                             "--force", "-q", NULL });
+                cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+                /* The daemon keeps it 0750 root:<the workers' group>: still theirs to read. */
+                cr_assert(strstr(r.err, "cannot reach the cache") == NULL, "run %d: %s", i + 1,
+                          r.err);
+                run_result_fini(&r);
+                if (i == 0)
+                        n = entries(cache);
+        }
+        /* The second run unpacked nothing new. */
+        cr_assert_eq(entries(cache), n);
+        tmpdir_free(dir);
+        free(ep);
+        free(out);
+        free(cache);
 }
 
 Test(fmuctl_daemon, run_counts_quoted_matrix_columns_once, .init = setup, .fini = teardown)

@@ -324,3 +324,10 @@ void run_report_fini(struct run_report *rep)
         free(rep->name);
         *rep = (struct run_report){ 0 };
 }
+
+int run_sandbox_user(uid_t *ret_uid, gid_t *ret_gid)
+{
+        struct sandbox_opts o = { 0 };
+
+        return sandbox_user(&o, ret_uid, ret_gid);
+}

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "engine/master/master.h"
 #include "engine/record/recorder.h"
@@ -100,6 +101,13 @@ struct run_report {
  * run_report_fini().
  */
 int run_scenario(const struct run_opts *opts, struct diag_list *diags, struct run_report *report);
+
+/*
+ * Whom the sandboxed workers of a root process run as by default (the
+ * user fmud, else nobody; instance.h sandbox_user()): 0 and its ids, or
+ * -ENOENT. For a caller that must know what those workers can reach.
+ */
+int run_sandbox_user(uid_t *ret_uid, gid_t *ret_gid);
 
 void run_report_fini(struct run_report *report);
 
