@@ -17,7 +17,16 @@
  *               master_step(P) as fast as possible.
  * Each run times P points after P/10 + 10 points of warm-up; a cell is the
  * median over the runs of the mean time per point, the speed-ups are the
- * medians of each run's ratio. The fmud row also shows what the workers
+ * medians of each run's ratio. Two more variants time a whole run of P
+ * points as a user starts one, start-up included:
+ *   sequential, whole: unpack the FMU, dlopen it, instantiate both, the
+ *               P points, free: what an in-process importer's run costs;
+ *   fmuctl run: `fmuctl run --private` on the same system with stop time
+ *               P h, from exec to exit: a private daemon's start-up,
+ *               load (the FMU unpacked once into a cache of the
+ *               benchmark's, warm after a first untimed run), two
+ *               sandboxed workers, the P points, the CSV of both outputs
+ *               at every point, unload and the daemon's exit. The fmud row also shows what the workers
  * measured inside the FMU's doStep (its service time) against the round
  * trip the master saw, so a missed target can be told apart: slower FMU
  * work (a busy cpu) against transport.
@@ -27,9 +36,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "session_util.h"
 
@@ -185,6 +197,44 @@ static double run_fmud(const char *spin, unsigned points, double *ret_service, d
         return t0 / points;
 }
 
+/* Sequential, in process, a whole run from the FMU archive: seconds. */
+static double run_seq_whole(const char *spin, unsigned points)
+{
+        struct bench_lib l;
+        struct loop lp;
+        double t0 = bench_now();
+
+        bench_lib_open(&l, SCRIPTED);
+        loop_open(&lp, &l, 2, spin);
+        for (unsigned k = 0; k < points; k++)
+                for (unsigned i = 0; i < 2; i++)
+                        step_one(&lp, i, k);
+        loop_close(&lp, 2);
+        bench_lib_close(&l);
+        return bench_now() - t0;
+}
+
+/* fmuctl run --private on the system of dir (written once): seconds from exec to exit. */
+static double run_cli(const char *dir, const char *ssd, const char *cache)
+{
+        char out[600], env_cache[600];
+        char *const argv[] = { "fmuctl", "run", (char *)ssd, "--private", "--out", out, "-q",
+                               "--force", NULL };
+        char *const envp[] = { env_cache, "PATH=/usr/bin:/bin", NULL };
+        int status;
+        double t0;
+        pid_t pid;
+
+        snprintf(out, sizeof(out), "%s/out.csv", dir);
+        snprintf(env_cache, sizeof(env_cache), "FMUD_CACHE_DIR=%s", cache);
+        t0 = bench_now();
+        if (posix_spawn(&pid, FMUD_FMUCTL, NULL, NULL, argv, envp))
+                bench_die("posix_spawn fmuctl", errno);
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+                bench_die("fmuctl run", EIO);
+        return bench_now() - t0;
+}
+
 /* Spin iterations for arg_us of CPU per step, measured on one instance here. */
 static unsigned calibrate(struct bench_lib *l)
 {
@@ -202,6 +252,9 @@ int main(int argc, char **argv)
 {
         double seq[BENCH_MAX_RUNS], thr[BENCH_MAX_RUNS], fm[BENCH_MAX_RUNS];
         double sp_f[BENCH_MAX_RUNS], sp_t[BENCH_MAX_RUNS], svc[BENCH_MAX_RUNS], rtt[BENCH_MAX_RUNS];
+        double sw[BENCH_MAX_RUNS], cl[BENCH_MAX_RUNS], sp_c[BENCH_MAX_RUNS];
+        static const struct bench_comp comps[] = { { "a", SCRIPTED }, { "b", SCRIPTED } };
+        char cli_dir[64], cache[64], ssd[512];
         struct bench_lib l;
         char spin[32];
         double load0;
@@ -233,15 +286,31 @@ int main(int argc, char **argv)
         printf("Scripted spin = %s iterations: about %.0f µs of CPU per step (calibrated here)\n",
                spin, arg_us);
         printf("runs: %u of %u points each, interleaved\n\n", arg_runs, arg_points);
+        bench_mkdtemp(cli_dir, sizeof(cli_dir));
+        bench_mkdtemp(cache, sizeof(cache));
+        /* A root daemon's workers (another user) must reach it, as a user's own cache. */
+        if (chmod(cache, 0755) < 0)
+                bench_die("chmod", errno);
+        bench_ssd_write(cli_dir, &(struct bench_ssd){
+                .n = 2, .comps = comps, .ring_out = "x", .ring_in = "u", .param = "spin",
+                .param_type = "Integer", .param_value = spin, .step = H,
+                .stop = H * (double)arg_points }, ssd, sizeof(ssd));
+        (void)run_cli(cli_dir, ssd, cache);     /* the cache is warm from here on */
         for (unsigned r = 0; r < arg_runs; r++) {
                 seq[r] = run_seq(&l, spin, 2, arg_points);
                 thr[r] = run_threads(&l, spin, arg_points);
                 fm[r] = run_fmud(spin, arg_points, &svc[r], &rtt[r]);
+                sw[r] = run_seq_whole(spin, arg_points);
+                cl[r] = run_cli(cli_dir, ssd, cache);
                 sp_f[r] = seq[r] / fm[r];
                 sp_t[r] = seq[r] / thr[r];
-                fprintf(stderr, "run %u: sequential %.2f, threads %.2f, fmud %.2f µs/point\n", r + 1,
-                        seq[r] * 1e6, thr[r] * 1e6, fm[r] * 1e6);
+                sp_c[r] = sw[r] / cl[r];
+                fprintf(stderr, "run %u: sequential %.2f, threads %.2f, fmud %.2f µs/point; "
+                        "whole runs: sequential %.1f, fmuctl run %.1f ms\n", r + 1, seq[r] * 1e6,
+                        thr[r] * 1e6, fm[r] * 1e6, sw[r] * 1e3, cl[r] * 1e3);
         }
+        bench_rmrf(cli_dir);
+        bench_rmrf(cache);
         bench_lib_close(&l);
         /* bench_median() sorts: after it, [0] and [runs - 1] are the extremes. */
         double m_seq = bench_median(seq, arg_runs), m_thr = bench_median(thr, arg_runs);
@@ -255,6 +324,16 @@ int main(int argc, char **argv)
                m_thr * 1e6, m_spt, sp_t[0], sp_t[arg_runs - 1]);
         printf("| fmud: master + 2 workers | %.2f | %.2fx | %.2f..%.2f |\n", m_fm * 1e6, m_spf,
                sp_f[0], sp_f[arg_runs - 1]);
+        double m_sw = bench_median(sw, arg_runs), m_cl = bench_median(cl, arg_runs);
+        double m_spc = bench_median(sp_c, arg_runs);
+
+        printf("\nWhole runs of %u points, start-up included:\n\n", arg_points);
+        printf("| variant | ms | speed-up over sequential | run speed-ups min..max |\n");
+        printf("|---|---:|---:|---|\n");
+        printf("| sequential, in process: unpack, dlopen, instantiate, points, free | %.1f | "
+               "1.00x | |\n", m_sw * 1e3);
+        printf("| fmuctl run --private: daemon, load, 2 workers, points, CSV, exit | %.1f | "
+               "%.2fx | %.2f..%.2f |\n", m_cl * 1e3, m_spc, sp_c[0], sp_c[arg_runs - 1]);
         printf("\nfmud workers: %.2f µs inside doStep per step, %.2f µs per round trip (medians)\n",
                bench_median(svc, arg_runs), bench_median(rtt, arg_runs));
         printf("load average: %.2f at the start, %.2f at the end\n", load0, bench_load());
