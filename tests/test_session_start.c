@@ -13,6 +13,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,35 +80,48 @@ static const struct msys_spec pair = {
         .attrs = "stepSize=\"0.1\"",
 };
 
-Test(session_start, the_workers_start_before_any_is_waited_for)
+/*
+ * session_new() on the pair through a wrapper (fail, waiter: wrap()), with
+ * the start timeout when not 0 and the ready workers' pids into *seen;
+ * its result, and its message into *ret_msg (caller frees).
+ */
+static int start_pair(const char *fail, const char *waiter, uint64_t start_timeout_ns,
+                      struct seen *seen, char **ret_msg)
 {
         struct msys x;
-        char *msg = NULL;
         int r;
 
-        /* a's worker starts only once b's has: one at a time, the session would fail. */
+        *ret_msg = NULL;
         msys_load(&x, &pair);
-        wrap(&x, "none", "LinearOde");
-        r = msys_session_try(&x, &msg);
-        cr_assert(r == 0, "session_new: %d: %s", r, msg ? msg : "");
-        free(msg);
+        wrap(&x, fail, waiter);
+        x.so.start_timeout_ns = start_timeout_ns;
+        x.so.worker = on_worker;
+        x.so.worker_ctx = seen;
+        r = msys_session_try(&x, ret_msg);
         free((char *)x.so.worker_path);
         msys_fini(&x);
         cr_assert(no_children());
+        return r;
+}
+
+Test(session_start, the_workers_start_before_any_is_waited_for)
+{
+        struct seen seen = { .n = 0 };
+        char *msg;
+        /* a's worker starts only once b's has: one at a time, the session would fail. */
+        int r = start_pair("none", "LinearOde", 0, &seen, &msg);
+
+        cr_assert(r == 0, "session_new: %d: %s", r, msg ? msg : "");
+        cr_assert_eq(seen.n, 2);
+        free(msg);
 }
 
 static void one_fails(const char *model, const char *comp)
 {
         struct seen seen = { .n = 0 };
-        char *msg = NULL, want[64];
-        struct msys x;
-        int r;
+        char *msg, want[64];
+        int r = start_pair(model, "none", 0, &seen, &msg);
 
-        msys_load(&x, &pair);
-        wrap(&x, model, "none");
-        x.so.worker = on_worker;
-        x.so.worker_ctx = &seen;
-        r = msys_session_try(&x, &msg);
         cr_assert(r < 0, "session_new succeeded");
         snprintf(want, sizeof(want), "component '%s': cannot start its worker", comp);
         cr_assert(msg && strstr(msg, want) != NULL, "'%s' does not say \"%s\"", msg ? msg : "",
@@ -117,9 +131,6 @@ static void one_fails(const char *model, const char *comp)
         cr_assert_eq(seen.n, 1, "%zu workers were ready", seen.n);
         cr_assert(kill(seen.pid[0], 0) < 0 && errno == ESRCH, "worker %d is still there",
                   (int)seen.pid[0]);
-        free((char *)x.so.worker_path);
-        msys_fini(&x);
-        cr_assert(no_children());
 }
 
 Test(session_start, the_first_worker_failing_is_named_and_the_second_is_gone)
@@ -134,21 +145,14 @@ Test(session_start, the_second_worker_failing_is_named_and_the_first_is_gone)
 
 Test(session_start, a_worker_that_never_starts_is_killed_after_the_start_timeout_it_names)
 {
-        struct msys x;
-        char *msg = NULL;
-        int r;
-
+        struct seen seen = { .n = 0 };
+        char *msg;
         /* a waits for a wrapper that never runs: b's exits first. */
-        msys_load(&x, &pair);
-        wrap(&x, "Feedthrough", "LinearOde");
-        x.so.start_timeout_ns = 1000000000u;
-        r = msys_session_try(&x, &msg);
+        int r = start_pair("Feedthrough", "LinearOde", 1000000000u, &seen, &msg);
+
         cr_assert(r == -ETIMEDOUT, "session_new: %d: %s", r, msg ? msg : "");
         cr_assert(msg && strstr(msg, "component 'a': cannot start its worker") != NULL &&
                   strstr(msg, "did not answer its start-up within 1 s; killed") != NULL,
                   "%s", msg ? msg : "");
         free(msg);
-        free((char *)x.so.worker_path);
-        msys_fini(&x);
-        cr_assert(no_children());
 }
