@@ -158,9 +158,12 @@ Test(daemon_join, an_events_reader_sees_the_state_change_right_after_it_turned_o
 
         cr_assert(fmud_events(c, true) == 0, "%s", fmud_errmsg(c));
         cr_assert(fmud_step(c, &t, 1, NULL) == 0, "%s", fmud_errmsg(c));
-        cr_assert(fmud_next(c, WAIT_MS, &m) == 0, "%s", fmud_errmsg(c));
-        cr_assert_eq(m.kind, FMUD_MSG_EVENT);
-        cr_assert_eq(m.event.state, PROTO_STATE_RUNNING, "the first event is state %d",
+        /* The load's own event may be published after its reply: the step's comes next. */
+        do {
+                cr_assert(fmud_next(c, WAIT_MS, &m) == 0, "%s", fmud_errmsg(c));
+                cr_assert_eq(m.kind, FMUD_MSG_EVENT);
+        } while (m.event.state == PROTO_STATE_LOADED);
+        cr_assert_eq(m.event.state, PROTO_STATE_RUNNING, "the step's first event is state %d",
                      (int)m.event.state);
 }
 
