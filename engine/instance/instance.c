@@ -262,6 +262,12 @@ int inst_ready(struct inst *inst, char **ret_message)
         return r;
 }
 
+void inst_abort(struct inst *inst)
+{
+        fault_kill(inst);
+        release(inst);
+}
+
 int inst_new(const struct inst_opts *o, struct inst **ret, char **ret_message)
 {
         struct inst *inst;

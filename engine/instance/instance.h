@@ -166,10 +166,13 @@ int inst_new(const struct inst_opts *opts, struct inst **ret, char **ret_message
  * inst_spawn() starts the worker and returns without waiting for it
  * (failures as inst_new()'s, but for the worker's own); inst_ready() waits
  * for its HELLO and returns 0, or fails as inst_new() does and then has
- * freed inst. Between the two only inst_ready() may be called on it.
+ * freed inst; its start timeout (opts->start_timeout_ns) runs from the
+ * call. Between the two only inst_ready() or inst_abort() may be called
+ * on it: inst_abort() kills the worker, reaps it and frees inst.
  */
 int inst_spawn(const struct inst_opts *opts, struct inst **ret, char **ret_message);
 int inst_ready(struct inst *inst, char **ret_message);
+void inst_abort(struct inst *inst);
 
 /*
  * Free the FMU instance in the worker (unless the FMU returned Fatal),

@@ -4,9 +4,10 @@
  *
  * DESIGN: instantiation decides once what each instance may do during
  * the run (Event Mode, early return, intermediate update); the master
- * reads those decisions back and never changes them. Workers are
- * spawned one after the other: a worker is cheap to start and a failure
- * is then reported for the component that caused it.
+ * reads those decisions back and never changes them. Every worker is
+ * started before any is waited for, so their start-ups overlap; a failure
+ * is reported for the component that caused it, the first one waited
+ * for that failed, and the workers not ready by then are killed.
  */
 #include "engine/master/session_int.h"
 
@@ -137,12 +138,11 @@ static int required_vars(struct session *s, struct session_inst *si)
         return 0;
 }
 
-static int spawn(struct session *s, struct session_inst *si)
+/* What a component's worker will do, decided and checked before any worker starts. */
+static int prepare(struct session *s, struct session_inst *si)
 {
         const struct scenario_component *c = &s->sc->components[si->comp];
         const struct md *md = c->fmu->md;
-        struct inst_opts o;
-        char *why = NULL;
         int r;
 
         si->s = s;
@@ -162,6 +162,17 @@ static int spawn(struct session *s, struct session_inst *si)
         if (!c->fmu->unpacked_dir)
                 return session_err(s, -EINVAL, "component '%s': its FMU '%s' is not unpacked",
                                    c->name, c->source ? c->source : "?");
+        return 0;
+}
+
+static int spawn(struct session *s, struct session_inst *si)
+{
+        const struct scenario_component *c = &s->sc->components[si->comp];
+        const struct md *md = c->fmu->md;
+        struct inst_opts o;
+        char *why = NULL;
+        int r;
+
         inst_opts_default(&o);
         o.worker_path = s->worker_path;
         o.fmu_dir = c->fmu->unpacked_dir;
@@ -192,8 +203,8 @@ static int spawn(struct session *s, struct session_inst *si)
         return r;
 }
 
-/* Wait for a spawned worker's HELLO; a failure is said unless one was already (quiet). */
-static int ready(struct session *s, struct session_inst *si, bool quiet)
+/* Wait for a spawned worker's HELLO. */
+static int ready(struct session *s, struct session_inst *si)
 {
         const struct scenario_component *c = &s->sc->components[si->comp];
         char *why = NULL;
@@ -201,9 +212,8 @@ static int ready(struct session *s, struct session_inst *si, bool quiet)
 
         if (r < 0) {
                 si->inst = NULL;
-                if (!quiet)
-                        session_err(s, r, "component '%s': cannot start its worker: %s",
-                                    c->name, why ? why : strerror(-r));
+                session_err(s, r, "component '%s': cannot start its worker: %s", c->name,
+                            why ? why : strerror(-r));
                 free(why);
                 return r;
         }
@@ -269,17 +279,24 @@ int session_new(const struct scenario *sc, const struct session_opts *opts,
         for (size_t i = 0; i < s->n; i++)
                 s->insts[i].comp = i;
         /*
-         * Every worker starts before any is waited for: their start-ups
-         * (exec, sandbox, loading the FMU) overlap. Each one started is
-         * waited for, also after a failure, so that none is left half-way.
+         * Every component is checked before any worker starts, and every
+         * worker starts before any is waited for: their start-ups (exec,
+         * sandbox, loading the FMU) overlap. After a failure the workers
+         * not yet ready are killed, not waited for.
          */
+        for (size_t i = 0; i < s->n && r == 0; i++)
+                r = prepare(s, &s->insts[i]);
         for (size_t i = 0; i < s->n && r == 0; i++)
                 r = spawn(s, &s->insts[i]);
         for (size_t i = 0; i < s->n; i++) {
-                int rr = s->insts[i].inst ? ready(s, &s->insts[i], r < 0) : 0;
+                struct session_inst *si = &s->insts[i];
 
-                if (r == 0)
-                        r = rr;
+                if (si->inst && r == 0) {
+                        r = ready(s, si);
+                } else if (si->inst) {
+                        inst_abort(si->inst);
+                        si->inst = NULL;
+                }
         }
         for (size_t i = 0; i < s->n && r == 0; i++)
                 r = instantiate(s, &s->insts[i]);
