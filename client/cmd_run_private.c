@@ -155,10 +155,10 @@ static char *cache_dir(void)
 }
 
 /*
- * Can a root daemon's workers walk down to path: o+x on every directory
- * that exists, or g+x where the group is theirs (a root daemon makes its
- * cache 0750 root:GROUP, daemon/dirs.c, so this is how a cache it used
- * before looks)?
+ * Can a root daemon's workers walk down to path: x on every directory that
+ * exists, for the class they fall in (owner, group or others; they have no
+ * supplementary groups). A root daemon makes its cache 0750 root:GROUP
+ * (daemon/dirs.c): that is how a cache it used before looks.
  */
 static bool reachable(const char *path)
 {
@@ -180,8 +180,10 @@ static bool reachable(const char *path)
                 *p = '\0';
                 if (stat(buf, &st) < 0)
                         return errno == ENOENT;         /* created 0755 below */
-                if (!(st.st_mode & S_IXOTH) &&
-                    !(have_group && st.st_gid == gid && (st.st_mode & S_IXGRP)))
+                /* One class decides, as the kernel checks: owner, else group, else others. */
+                if (have_group && st.st_uid == uid ? !(st.st_mode & S_IXUSR) :
+                    have_group && st.st_gid == gid ? !(st.st_mode & S_IXGRP) :
+                    !(st.st_mode & S_IXOTH))
                         return false;
                 *p = c;
                 if (!c)

@@ -440,7 +440,8 @@ Test(fmuctl_daemon, a_second_run_as_root_reuses_the_cache_its_private_daemon_kep
 {
         char *dir = tmpdir_new("fmud-run"), *ep = NULL, *out = NULL, *cache = NULL;
         struct run_result r;
-        int n;
+        struct stat st;
+        int n = 0;
 
         if (geteuid() != 0)
                 cr_skip_test("only a root daemon's workers are another user");
@@ -458,8 +459,13 @@ Test(fmuctl_daemon, a_second_run_as_root_reuses_the_cache_its_private_daemon_kep
                 cr_assert(strstr(r.err, "cannot reach the cache") == NULL, "run %d: %s", i + 1,
                           r.err);
                 run_result_fini(&r);
-                if (i == 0)
+                if (i == 0) {
                         n = entries(cache);
+                        /* What the daemon made of it: the case under test. */
+                        cr_assert(stat(cache, &st) == 0 && (st.st_mode & 07777) == 0750 &&
+                                  st.st_gid != 0, "cache mode %o, group %u",
+                                  (unsigned)st.st_mode & 07777, (unsigned)st.st_gid);
+                }
         }
         /* The second run unpacked nothing new. */
         cr_assert_eq(entries(cache), n);
