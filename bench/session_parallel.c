@@ -220,16 +220,19 @@ static double run_cli(const char *dir, const char *ssd, const char *cache)
         char out[600], env_cache[600];
         char *const argv[] = { "fmuctl", "run", (char *)ssd, "--private", "--out", out, "-q",
                                "--force", NULL };
-        char *const envp[] = { env_cache, "PATH=/usr/bin:/bin", NULL };
-        int status;
+        /* This build's daemon and worker, whatever is installed. */
+        char *const envp[] = { env_cache, "FMUD_DAEMON=" FMUD_DAEMON_PATH,
+                               "FMUD_WORKER=" FMUD_WORKER, "PATH=/usr/bin:/bin", NULL };
+        int status, e;
         double t0;
         pid_t pid;
 
         snprintf(out, sizeof(out), "%s/out.csv", dir);
         snprintf(env_cache, sizeof(env_cache), "FMUD_CACHE_DIR=%s", cache);
         t0 = bench_now();
-        if (posix_spawn(&pid, FMUD_FMUCTL, NULL, NULL, argv, envp))
-                bench_die("posix_spawn fmuctl", errno);
+        e = posix_spawn(&pid, FMUD_FMUCTL, NULL, NULL, argv, envp);
+        if (e)
+                bench_die("posix_spawn fmuctl", e);
         if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
                 bench_die("fmuctl run", EIO);
         return bench_now() - t0;
