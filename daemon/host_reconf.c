@@ -292,12 +292,12 @@ int hreconf_plan(struct hsess *hs, const struct hvar *xs, size_t n, struct hreco
 static int failed(const struct hsess *hs, size_t comp, struct inst *inst, int r, const char *fn,
                   char *msg, size_t size)
 {
-        static const char *const status[] = { "OK", "Warning", "Discard", "Error", "Fatal" };
         const char *why = inst_message(inst);
 
         snprintf(msg, size, "instance '%s': %s %s%s%s", hs->sc->components[comp].name, fn,
                  r < 0 ? "failed" : "returned ",
-                 r < 0 ? "" : r < 5 ? status[r] : "an unknown status",
+                 r < 0 ? "" : r <= INST_FATAL ? proto_log_status_name((uint32_t)r) :
+                 "an unknown status",
                  why[0] || r < 0 ? ": " : "");
         if (why[0] || r < 0)
                 snprintf(msg + strlen(msg), size - strlen(msg), "%s", why[0] ? why : strerror(-r));
