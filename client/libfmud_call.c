@@ -137,35 +137,36 @@ static bool lost(struct fmud *c)
 /* Wait until the reply socket is readable, the connection is lost, or the deadline passes. */
 static int wait_in(struct fmud *c, int64_t deadline)
 {
-        zmq_pollitem_t it[3] = {
-                { .socket = c->dealer, .events = ZMQ_POLLIN },
-                { .socket = c->mon, .events = ZMQ_POLLIN },
-                { .socket = c->sub, .events = ZMQ_POLLIN },
-        };
-        bool keep = c->keep_sub && c->sub;
+        zmq_pollitem_t it[3] = { { .socket = c->dealer, .events = ZMQ_POLLIN } };
+        int n_it = 1, mon = -1, sub = -1, n, r;
         long left;
-        int n, r;
 
-        if (keep && !c->mon)
-                it[1] = it[2];
+        if (c->mon) {
+                mon = n_it;
+                it[n_it++] = (zmq_pollitem_t){ .socket = c->mon, .events = ZMQ_POLLIN };
+        }
+        /* A subscribe waits: the session's samples meanwhile are kept (libfmud_join.c). */
+        if (c->keep_sub && c->sub) {
+                sub = n_it;
+                it[n_it++] = (zmq_pollitem_t){ .socket = c->sub, .events = ZMQ_POLLIN };
+        }
         for (;;) {
                 left = deadline < 0 ? -1 : (long)(deadline - now_ms());
                 if (deadline >= 0 && left < 0)
                         left = 0;
-                n = zmq_poll(it, (c->mon ? 2 : 1) + keep, left);
+                n = zmq_poll(it, n_it, left);
                 if (n < 0)
                         return -errno;
                 if (n == 0)
                         return -ETIMEDOUT;
                 if (it[0].revents & ZMQ_POLLIN)
                         return 0;
-                /* A subscribe waits: the session's samples meanwhile are kept (libfmud_join.c). */
-                if (keep && (it[c->mon ? 2 : 1].revents & ZMQ_POLLIN)) {
+                if (sub >= 0 && (it[sub].revents & ZMQ_POLLIN)) {
                         r = fmud_keep_pending(c);
                         if (r < 0)
                                 return r;
                 }
-                if (c->mon && (it[1].revents & ZMQ_POLLIN) && lost(c))
+                if (mon >= 0 && (it[mon].revents & ZMQ_POLLIN) && lost(c))
                         return -ECONNRESET;
         }
 }

@@ -364,44 +364,45 @@ void fmud_drain(void *sock)
         } while (more);
 }
 
+/* The topic frame m into the PUB slot's topic, closing m; -EPROTO when it is no topic. */
+static int take_topic(struct fmud *c, zmq_msg_t *m)
+{
+        size_t len = zmq_msg_size(m);
+        int r = -EPROTO;
+
+        if (len <= FMUD_MAX_TOPIC && !memchr(zmq_msg_data(m), '\0', len)) {
+                memcpy(c->pub_topic, zmq_msg_data(m), len);
+                c->pub_topic[len] = '\0';
+                r = 0;
+        }
+        zmq_msg_close(m);
+        return r;
+}
+
 /*
- * Receive topic and body into the PUB slot; -EAGAIN when nothing is
- * queued, -EPROTO when malformed (dropped).
+ * Receive topic and body into the PUB slot (a message kept by a join
+ * first); -EAGAIN when nothing is queued, -EPROTO when malformed (dropped).
  */
 static int recv_pub(struct fmud *c)
 {
         zmq_msg_t m;
-        size_t len;
         bool more;
 
         zmq_msg_init(&m);
-        if (fmud_early_take(c, &m, &c->pub_msg) == 0) {
-                /* Kept by a join: checked as a fresh one is. */
-                len = zmq_msg_size(&m);
-                if (len > FMUD_MAX_TOPIC || memchr(zmq_msg_data(&m), '\0', len)) {
-                        zmq_msg_close(&m);
-                        return -EPROTO;
-                }
-                memcpy(c->pub_topic, zmq_msg_data(&m), len);
-                c->pub_topic[len] = '\0';
-                zmq_msg_close(&m);
-                return 0;
-        }
+        if (fmud_early_take(c, &m, &c->pub_msg) == 0)
+                return take_topic(c, &m);
         if (zmq_msg_recv(&m, c->sub, ZMQ_DONTWAIT) < 0) {
                 zmq_msg_close(&m);
                 return -errno;
         }
         more = zmq_msg_more(&m);
-        len = zmq_msg_size(&m);
-        if (!more || len > FMUD_MAX_TOPIC || memchr(zmq_msg_data(&m), '\0', len)) {
-                zmq_msg_close(&m);
-                if (more)
+        if (!more || take_topic(c, &m) < 0) {
+                if (!more)
+                        zmq_msg_close(&m);
+                else
                         fmud_drain(c->sub);
                 return -EPROTO;
         }
-        memcpy(c->pub_topic, zmq_msg_data(&m), len);
-        c->pub_topic[len] = '\0';
-        zmq_msg_close(&m);
         if (zmq_msg_recv(&c->pub_msg, c->sub, ZMQ_DONTWAIT) < 0)
                 return -EPROTO;
         if (zmq_msg_more(&c->pub_msg)) {
