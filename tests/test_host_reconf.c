@@ -74,15 +74,11 @@ static void set_n_and_vec(struct hdrv *d, uint64_t s, uint64_t n, const double *
         struct pv items[16], arr = { .type = PV_ARRAY, .a = { items, (uint32_t)n } },
                   pn = { .type = PV_UINT, .u = n };
         struct proto_named_value nv[] = { { hv_str(VEC_IN), &arr }, { hv_str("n"), &pn } };
-        struct pw w;
 
         cr_assert(n <= 16);
         for (uint64_t i = 0; i < n; i++)
                 items[i] = (struct pv){ .type = PV_FLOAT, .f = vals[i] };
-        cr_assert(pw_init(&w) == 0);
-        proto_set_encode(&w, hdrv_id(d), &(struct proto_set){ .t = { s, 0 }, .n = 2, .values = nv });
-        hdrv_wait(d, hdrv_send(d, &w), rep);
-        pw_fini(&w);
+        hv_set(d, s, nv, 2, rep);
 }
 
 Test(host_reconf, an_array_nobody_holds_takes_the_size_set)

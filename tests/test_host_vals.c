@@ -28,16 +28,24 @@ void hv_get(struct hdrv *d, uint64_t s, const char *const *names, uint32_t n, st
         cr_assert(v->n == n);
 }
 
+void hv_set(struct hdrv *d, uint64_t s, const struct proto_named_value *nv, uint32_t n,
+            struct hrep *rep)
+{
+        struct pw w;
+
+        cr_assert(pw_init(&w) == 0);
+        proto_set_encode(&w, hdrv_id(d), &(struct proto_set){ .t = { s, 0 }, .n = n,
+                                                              .values = nv });
+        hdrv_wait(d, hdrv_send(d, &w), rep);
+        pw_fini(&w);
+}
+
 void hv_set1(struct hdrv *d, uint64_t s, const char *name, const struct pv *value,
              struct hrep *rep)
 {
         struct proto_named_value nv = { hv_str(name), value };
-        struct pw w;
 
-        cr_assert(pw_init(&w) == 0);
-        proto_set_encode(&w, hdrv_id(d), &(struct proto_set){ .t = { s, 0 }, .n = 1, .values = &nv });
-        hdrv_wait(d, hdrv_send(d, &w), rep);
-        pw_fini(&w);
+        hv_set(d, s, &nv, 1, rep);
 }
 
 void hv_set_ok(struct hdrv *d, uint64_t s, const char *name, struct pv value)

@@ -21,6 +21,9 @@ struct proto_str hv_str(const char *s);
 /* Get names; rep->r.result holds {values: [...]}; with v, the values decoded (free(*mem)). */
 void hv_get(struct hdrv *d, uint64_t s, const char *const *names, uint32_t n, struct hrep *rep,
             struct proto_get_result *v, void **mem);
+/* One set request of n named values; its reply in rep. */
+void hv_set(struct hdrv *d, uint64_t s, const struct proto_named_value *nv, uint32_t n,
+            struct hrep *rep);
 void hv_set1(struct hdrv *d, uint64_t s, const char *name, const struct pv *value,
              struct hrep *rep);
 void hv_set_ok(struct hdrv *d, uint64_t s, const char *name, struct pv value);

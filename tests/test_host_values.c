@@ -331,16 +331,12 @@ Test(host_values, a_value_the_fmi_rules_refuse_fails_the_whole_request)
         struct hdrv d;
         struct hrep rep;
         void *mem = NULL;
-        struct pw w;
         uint64_t s;
 
         hdrv_init(&d, NULL);
         s = hdrv_load(&d, FT, NULL, NULL);
         hv_step(&d, s, 1);
-        cr_assert(pw_init(&w) == 0);
-        proto_set_encode(&w, hdrv_id(&d), &(struct proto_set){ .t = { s, 0 }, .n = 2, .values = nv });
-        hdrv_wait(&d, hdrv_send(&d, &w), &rep);
-        pw_fini(&w);
+        hv_set(&d, s, nv, 2, &rep);
         cr_assert(strstr(hrep_err(&rep, PROTO_E_INVALID), "'Float32_output' is an output"),
                   "%.*s", (int)rep.r.message_len, rep.r.message);
         hrep_fini(&rep);
@@ -362,7 +358,6 @@ Test(host_values, a_clocked_input_between_points_fails_the_whole_request)
         struct hrep rep;
         void *mem = NULL;
         double before;
-        struct pw w;
         uint64_t s;
 
         hdrv_init(&d, NULL);
@@ -373,10 +368,7 @@ Test(host_values, a_clocked_input_between_points_fails_the_whole_request)
         cr_assert(before != 3);
         free(mem);
         hrep_fini(&rep);
-        cr_assert(pw_init(&w) == 0);
-        proto_set_encode(&w, hdrv_id(&d), &(struct proto_set){ .t = { s, 0 }, .n = 2, .values = nv });
-        hdrv_wait(&d, hdrv_send(&d, &w), &rep);
-        pw_fini(&w);
+        hv_set(&d, s, nv, 2, &rep);
         cr_assert(strstr(hrep_err(&rep, PROTO_E_INVALID), "'cu' is clocked"),
                   "%.*s", (int)rep.r.message_len, rep.r.message);
         hrep_fini(&rep);
