@@ -227,11 +227,11 @@ static int check_resizes(struct hsess *hs, struct hreconf *rc, char *msg, size_t
                         if (put_values(hs, rc, true) < 0)
                                 goto nomem;
                         nb = scenario_var_dims(hs->sc, comp, v, b, HVAR_MAX_DIMS);
-                        e = scenario_var_elements(hs->sc, comp, v);     /* 0: overflow */
-                        if (nb < 0 || e == 0 || e > HVAR_MAX_ELEMENTS) {
+                        e = scenario_var_elements(hs->sc, comp, v);
+                        if (nb < 0 || e == SCENARIO_NO_SIZE || e > HVAR_MAX_ELEMENTS) {
                                 snprintf(msg, size, "the structural parameters set would give '%s' "
-                                         "no size fmud serves (each dimension 1 or more, at most "
-                                         "%u elements)", qname(hs, comp, var, name, sizeof(name)),
+                                         "no size fmud serves (at most %u elements)",
+                                         qname(hs, comp, var, name, sizeof(name)),
                                          HVAR_MAX_ELEMENTS);
                                 return PROTO_E_INVALID;
                         }

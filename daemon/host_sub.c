@@ -257,8 +257,12 @@ static int item(struct hsess *hs, struct hsub_item *it, const char *name, char *
         v = &sc->components[it->comp].fmu->md->vars[it->var];
         it->type = v->type;
         it->elements = scenario_var_elements(sc, it->comp, v);
-        if (master_value(hs->m, it->comp, it->var, 0, &d) < 0 || it->elements == 0 ||
-            it->elements > UINT32_MAX) {
+        if (it->elements == 0) {
+                snprintf(msg, size, "'%s' has no elements (its structural parameters size it "
+                         "0): nothing to sample", name);
+                return PROTO_E_NO_VARIABLE;
+        }
+        if (master_value(hs->m, it->comp, it->var, 0, &d) < 0 || it->elements > UINT32_MAX) {
                 snprintf(msg, size, "'%s' is neither recorded nor connected: only those are "
                          "sampled", name);
                 return PROTO_E_NO_VARIABLE;

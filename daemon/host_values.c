@@ -251,8 +251,8 @@ int hvalues_get_one(struct hsess *hs, struct hvar *x, struct pw *w, char *msg, s
                 return -1;
         if (put_published(hs, x, var, w))
                 return -1;
-        vals = calloc(x->n, mv_size(x->ct));
-        sizes = calloc(x->n, sizeof(*sizes));
+        vals = calloc(x->n ? x->n : 1, mv_size(x->ct));
+        sizes = calloc(x->n ? x->n : 1, sizeof(*sizes));
         if (!vals || !sizes) {
                 free(vals);
                 free(sizes);
@@ -424,8 +424,8 @@ static int convert(struct hvar *x, const struct pv *value, char *msg, size_t siz
         const struct pv *items = value;
         size_t n = 1;
 
-        x->vals = calloc(x->n, mv_size(x->ct));
-        x->sizes = calloc(x->n, sizeof(*x->sizes));
+        x->vals = calloc(x->n ? x->n : 1, mv_size(x->ct));
+        x->sizes = calloc(x->n ? x->n : 1, sizeof(*x->sizes));
         if (!x->vals || !x->sizes) {
                 snprintf(msg, size, "out of memory");
                 return PROTO_E_INTERNAL;

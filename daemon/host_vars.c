@@ -111,7 +111,8 @@ int hvar_resolve(struct hsess *hs, const struct proto_str *name, struct hvar *x,
         x->ct = mv_call_type(x->v->type, md->fmi == MD_FMI2 ? 2 : 3);
         x->array = x->v->n_dims > 0;
         e = scenario_var_elements(hs->sc, x->comp, x->v);
-        if (x->v->type == MD_CLOCK || e == 0 || e > HVAR_MAX_ELEMENTS) {
+        /* e == 0: an array its structural parameters size 0, got and set as [] (section 2.4.7.2). */
+        if (x->v->type == MD_CLOCK || e == SCENARIO_NO_SIZE || e > HVAR_MAX_ELEMENTS) {
                 snprintf(msg, size, "'%s' is a %s%s: not got or set by value", x->name,
                          md_type_name(x->v->type), e > HVAR_MAX_ELEMENTS ? " array too large" : "");
                 return PROTO_E_TYPE;

@@ -2,7 +2,8 @@
  * host: a set of tunable structural parameters at a point, made in
  * Reconfiguration Mode (FMI 3.0 section 2.3.7). Feedthrough's n sizes its
  * vector input and output: an array the session does not hold takes the
- * new size in get and set, also in the same request and after a restore;
+ * new size in get and set, also in the same request and after a restore,
+ * and a size of 0 (n's min, section 2.4.7.2) leaves arrays got and set as [];
  * one the session records or connects is refused, naming both sizes and
  * what holds it, and nothing changes; a fixed structural parameter is
  * refused with the way to set it.
@@ -121,9 +122,6 @@ Test(host_reconf, an_array_nobody_holds_takes_the_size_set)
                 const char *msg = hv_set_err(&d, s, "n", PVU(65), PROTO_E_INVALID);
 
                 cr_assert(strstr(msg, "'n' = 65 is outside its range [0, 64]") != NULL, "%s", msg);
-                /* 0 is in range, but an empty array is no size get and set serve. */
-                msg = hv_set_err(&d, s, "n", PVU(0), PROTO_E_INVALID);
-                cr_assert(strstr(msg, "no size fmud serves") != NULL, "%s", msg);
         }
         cr_assert(eq(u32, get_vec(&d, s, VEC_IN, got, 16), 6));
         /* Shrinking keeps the first elements (Feedthrough's own rule). */
@@ -131,6 +129,53 @@ Test(host_reconf, an_array_nobody_holds_takes_the_size_set)
         cr_assert(eq(u32, get_vec(&d, s, VEC_IN, got, 16), 2));
         cr_assert(eq(dbl, got[0], 1));
         cr_assert(eq(dbl, got[1], 2));
+        hdrv_fini(&d);
+}
+
+Test(host_reconf, a_size_of_0_leaves_arrays_with_no_elements_got_and_set_as_empty)
+{
+        struct pv one = { .type = PV_FLOAT, .f = 1 };
+        double got[16];
+        const char *msg;
+        struct hdrv d;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        s = load_unheld(&d);
+        hv_step(&d, s, 1);
+        /* n's min is 0: the vectors lose every element (FMI 3.0 section 2.4.7.2). */
+        hv_set_ok(&d, s, "n", PVU(0));
+        cr_assert(eq(u64, get_u(&d, s, "n"), 0));
+        cr_assert(eq(u32, get_vec(&d, s, VEC_IN, got, 16), 0));
+        /* An empty array is their value to set; one with an element is refused, naming 0. */
+        hv_set_ok(&d, s, VEC_IN, (struct pv){ .type = PV_ARRAY, .a = { NULL, 0 } });
+        msg = hv_set_err(&d, s, VEC_IN, (struct pv){ .type = PV_ARRAY, .a = { &one, 1 } },
+                         PROTO_E_TYPE);
+        cr_assert(strstr(msg, "0") != NULL, "%s", msg);
+        /* The FMU steps on with them, and the scalars beside them are got as ever. */
+        hv_step(&d, s, 2);
+        cr_assert(eq(u32, get_vec(&d, s, VEC_OUT, got, 16), 0));
+        cr_assert(eq(int, hdrv_state(&d, s), PROTO_STATE_PAUSED));
+        /* Nothing to sample: a subscription to one says so. */
+        {
+                struct proto_str name = { VEC_OUT, sizeof(VEC_OUT) - 1 };
+                struct hrep rep;
+                struct pw w;
+
+                cr_assert(pw_init(&w) == 0);
+                proto_subscribe_encode(&w, hdrv_id(&d), &(struct proto_subscribe){
+                        .t = { s, 0 }, .n = 1, .names = &name });
+                hdrv_wait(&d, hdrv_send(&d, &w), &rep);
+                msg = hrep_err(&rep, PROTO_E_NO_VARIABLE);
+                cr_assert(strstr(msg, "'" VEC_OUT "' has no elements") != NULL, "%s", msg);
+                hrep_fini(&rep);
+                pw_fini(&w);
+        }
+        /* Grown again: Feedthrough zeroes the elements it had not. */
+        hv_set_ok(&d, s, "n", PVU(3));
+        cr_assert(eq(u32, get_vec(&d, s, VEC_IN, got, 16), 3));
+        for (int i = 0; i < 3; i++)
+                cr_assert(eq(dbl, got[i], 0));
         hdrv_fini(&d);
 }
 

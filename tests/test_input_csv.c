@@ -1,7 +1,7 @@
 /*
  * input_csv: the CSV reader of unconnected inputs (engine/master/input_csv.h):
- * every refusal with its message, quoted fields, CRLF, a BOM and bare
- * names, and a file it cannot read.
+ * every refusal with its message (also of an array sized 0), quoted
+ * fields, CRLF, a BOM and bare names, and a file it cannot read.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -100,6 +100,27 @@ Test(input_csv, refuses_array_columns_that_are_not_one_per_element, .init = fmu_
                 "'Float64_matrix_input[1]': expected one 1-based index per dimension");
         refused("time,Float64_input[1]\n0,1\n",
                 "in.csv:1:6: 'Float64_input[1]': 'Float64_input' is not an array");
+}
+
+Test(input_csv, refuses_an_array_with_no_elements, .fini = fmu_teardown)
+{
+        /* n = 0, which n's min allows (FMI 3.0 section 2.4.7.2): the vectors have no element. */
+        struct scenario_assign n0 = { "n", "0" };
+        struct scenario_overrides ov = { .n_starts = 1, .starts = &n0 };
+        struct scenario_opts o;
+        struct diag_list d;
+
+        cache = tmpdir_new("fmud-input");
+        cr_assert(cache != NULL);
+        diag_list_init(&d, 0);
+        scenario_opts_default(&o);
+        o.cache_dir = cache;
+        cr_assert(scenario_load(FMUD_TEST_FMU_DIR "/Feedthrough.fmu", &o, &ov, &d, &fmu) == 0);
+        diag_list_fini(&d);
+        refused("time,Float64_vector_input[1]\n0,1\n", "in.csv:1:6: 'Float64_vector_input[1]' "
+                "has no elements (its structural parameters size it 0): no column can drive it");
+        refused("time,Float64_vector_input\n0,1\n", "in.csv:1:6: 'Float64_vector_input' "
+                "has no elements (its structural parameters size it 0): no column can drive it");
 }
 
 Test(input_csv, refuses_values_that_do_not_parse_for_the_type, .init = fmu_setup,

@@ -3,8 +3,11 @@
  * 2.3.3 and 3.2): a parameter binding or --start sets one in
  * Configuration Mode before Initialization Mode, and every array it
  * sizes takes the new size in the recorded columns, the master's values
- * and the connections; values out of the description's min/max, sizes of
- * 0 and shapes that no longer match are refused at load. With VectorGain
+ * and the connections; a size of 0 where the parameter's min allows it
+ * (section 2.4.7.2) leaves an array with no elements, which has no
+ * column and whose connection carries nothing; values out of the
+ * description's min/max and shapes that no longer match are refused at
+ * load. With VectorGain
  * (y[n] = k u[n], n fixed, 1..16, start 3) and Feedthrough (vectors of
  * tunable length n, 0..64, start 4).
  */
@@ -165,10 +168,6 @@ Test(master_structural, sizes_out_of_range_and_values_that_are_not_sizes_are_ref
         refused(&spec, (const char *const[]){ "'g.n'", "17 is above its max 16", NULL });
         spec.parameters = MSYS_UINT("g.n", "0");
         refused(&spec, (const char *const[]){ "'g.n'", "0 is below its min 1", NULL });
-        /* Feedthrough's n has min 0: a size of 0 is refused all the same. */
-        spec.parameters = MSYS_UINT("f.n", "0");
-        refused(&spec, (const char *const[]){ "'f.n'", "a size of 0",
-                                              "'Float64_vector_input' of component 'f'", NULL });
         spec.parameters = MSYS_UINT("f.n", "65");
         refused(&spec, (const char *const[]){ "65 is above its max 64", NULL });
         spec.parameters = MSYS_UINT("g.n", "2.5");
@@ -251,12 +250,63 @@ Test(master_structural, a_start_override_sets_the_size_of_a_single_fmu)
                   "%s", buf);
         msys_fini(&x);
 
-        /* A size of 0 is said once, with the bare name, and nothing follows from it. */
+        /* n's min is 0 (FMI 3.0 section 2.4.7.2): the vectors have no element and no column. */
         starts[0].value = "0";
-        cr_assert(load_fmu(&x, FMUD_TEST_FMU_DIR "/Feedthrough.fmu", 1, starts) < 0);
-        cr_assert(eq(sz, x.diags.n, 1));
-        diag_format(&x.diags.v[0], buf, sizeof(buf));
-        cr_assert(strstr(buf, "--start: 'n': a size of 0: 'Float64_vector_input' of component "
-                          "'Feedthrough' needs at least one element") != NULL, "%s", buf);
+        starts[1].value = "7";          /* one value for all elements: none */
+        cr_assert(eq(int, load_fmu(&x, FMUD_TEST_FMU_DIR "/Feedthrough.fmu", 2, starts), 0));
+        cr_assert(eq(sz, columns(&x, "Float64_vector_"), 0));
+        cr_assert(columns(&x, "Float64_output") == 1);
+        msys_start(&x);
+        cr_assert(eq(u64, worker_uint(&x, "Feedthrough", "n"), 0));
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "Float64_output"), 2.5));
         msys_fini(&x);
+
+        /* Values for elements it does not have are refused, naming the size. */
+        starts[1].value = "1 2";
+        cr_assert(load_fmu(&x, FMUD_TEST_FMU_DIR "/Feedthrough.fmu", 2, starts) < 0);
+        cr_assert(x.diags.n >= 1);
+        diag_format(&x.diags.v[0], buf, sizeof(buf));
+        cr_assert(strstr(buf, "2 values, but the variable has 0 elements") != NULL, "%s", buf);
+        msys_fini(&x);
+}
+
+Test(master_structural, a_size_of_0_leaves_arrays_with_no_elements_that_connect_and_run)
+{
+        /* FMI 3.0 section 2.4.7.2: a structural parameter of min 0 may size an array 0. */
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("a", "Feedthrough") MSYS_COMP("b", "Feedthrough"),
+                .connections = MSYS_CONN("a", "Float64_vector_output", "b", "Float64_vector_input")
+                               MSYS_CONN("a", "Float64_output", "b", "Float64_input"),
+                .parameters = MSYS_UINT("a.n", "0") MSYS_UINT("b.n", "0")
+                              MSYS_REAL("a.Float64_input", "4.25"),
+                .stop = 0.2,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("a.Float64_vector_output") MSYS_RECORD("b.Float64_vector_output")
+                            MSYS_RECORD("b.Float64_output"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        cr_assert(eq(sz, x.sc->n_connections, 2));
+        for (size_t i = 0; i < 2; i++)
+                if (strcmp(x.sc->components[x.sc->connections[i].from_comp].fmu->md->vars
+                           [x.sc->connections[i].from_var].name, "Float64_vector_output") == 0)
+                        cr_assert(eq(u64, x.sc->connections[i].elements, 0));
+        /* Listed to be recorded, the vectors have no column; the scalar has its own. */
+        cr_assert(eq(sz, columns(&x, "a.Float64_vector"), 0));
+        cr_assert(eq(sz, columns(&x, "b.Float64_vector"), 0));
+        cr_assert(eq(sz, x.sc->n_columns, 1));
+        msys_start(&x);
+        cr_assert(eq(u64, worker_uint(&x, "a", "n"), 0));
+        cr_assert(eq(u64, worker_uint(&x, "b", "n"), 0));
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        /* The scalar connection beside it carries as ever. */
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "b.Float64_output"), 4.25));
+        msys_fini(&x);
+
+        /* A size of 0 against one of 4 is a shape mismatch like any other. */
+        spec.parameters = MSYS_UINT("a.n", "0");
+        refused(&spec, (const char *const[]){ "'a.Float64_vector_output' is [0]",
+                                              "'b.Float64_vector_input' is [4]", NULL });
 }

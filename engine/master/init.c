@@ -50,9 +50,12 @@ int init_set_start(struct session *s, struct session_inst *si, const struct md_v
         if (v->type == MD_CLOCK)
                 return session_err(s, -EINVAL, "component '%s': '%s' (%s) is a Clock: start values "
                                    "of Clocks are not supported", cname(s, si), v->name, origin);
-        if (n == 0 || n > SIZE_MAX / 8)
+        if (n == SCENARIO_NO_SIZE || n > SIZE_MAX / 8)
                 return session_err(s, -EINVAL, "component '%s': '%s' has no resolvable size",
                                    cname(s, si), v->name);
+        /* An array sized 0 (FMI 3.0 section 2.4.7.2): no element to set. */
+        if (n == 0)
+                return 0;
         buf = calloc((size_t)n, mv_size(t));
         if (t == MD_BINARY)
                 sizes = calloc((size_t)n, sizeof(*sizes));

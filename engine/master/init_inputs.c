@@ -108,7 +108,8 @@ static void graph_fini(struct graph *g)
 
 static bool skipped(const struct scenario_connection *c)
 {
-        return c->from_type == MD_CLOCK || c->to_type == MD_CLOCK;
+        /* Arrays a structural parameter sized 0 (FMI 3.0 section 2.4.7.2) carry nothing. */
+        return c->from_type == MD_CLOCK || c->to_type == MD_CLOCK || c->elements == 0;
 }
 
 static int add_nodes(struct graph *g)

@@ -92,9 +92,12 @@ static int resolve(struct icsv *c, const struct scenario *sc, const struct icsv_
                                 feed->origin ? feed->origin : "a connection");
         n = scenario_var_elements(sc, comp, v);
         nd = scenario_var_dims(sc, comp, v, dims, MAX_DIMS);
-        if (nd < 0 || n == 0)
+        if (nd < 0 || n == SCENARIO_NO_SIZE)
                 return icsv_err(c, f->line, f->col, "'%s': its dimensions cannot be resolved",
                                 f->s);
+        if (n == 0)
+                return icsv_err(c, f->line, f->col, "'%s' has no elements (its structural "
+                                "parameters size it 0): no column can drive it", f->s);
         *col = (struct input_column){
                 .comp = comp, .var = var,
                 .type = mv_call_type(v->type, md->fmi),

@@ -405,6 +405,8 @@ int mplan_build(struct master *m);
 void mplan_free(struct master *m);
 /* The slot of var in instance mi's published outputs, or NULL. */
 const struct mslot *mplan_slot(const struct mi *mi, size_t var);
+/* Whether connection c moves values at each point: not a parameter binding, a Clock, or arrays of no elements. */
+bool mplan_routed(const struct scenario_connection *c);
 /* The slot of var in slots[0..n) (sorted by var), or NULL. */
 const struct mslot *mplan_find(const struct mslot *slots, size_t n, size_t var);
 /* Sort and remove duplicates; returns the new count. */

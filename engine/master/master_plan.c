@@ -124,7 +124,7 @@ int mplan_blocks(struct master *m, struct mi *mi, const size_t *vars, size_t nv,
                                                   "%s variable: clocked String and Binary "
                                                   "variables are not routed or recorded",
                                                   mi->name, v->name, md_type_name(v->type));
-                        if (e == 0 || e > (1u << 28))
+                        if (e == SCENARIO_NO_SIZE || e > (1u << 28))
                                 return master_err(m, -EINVAL, "component '%s': '%s' has no "
                                                   "resolvable size", mi->name, v->name);
                         if (!blk->vrs && !(blk->vrs = calloc(nv, sizeof(*blk->vrs))))
@@ -159,9 +159,10 @@ static size_t plain_blocks(const struct mblock *b, size_t n)
         return k;
 }
 
-static bool routed(const struct scenario_connection *c)
+bool mplan_routed(const struct scenario_connection *c)
 {
-        return !c->parameter && c->from_type != MD_CLOCK;
+        /* A Clock connection ticks (master_clock.c); arrays of no elements move nothing. */
+        return !c->parameter && c->from_type != MD_CLOCK && c->elements != 0;
 }
 
 /* Outputs to get with each step: connection sources and recorded columns. */
@@ -175,7 +176,7 @@ static int plan_outputs(struct master *m, struct mi *mi)
         if (!vars)
                 return -ENOMEM;
         for (size_t i = 0; i < sc->n_connections; i++)
-                if (sc->connections[i].from_comp == mi->idx && routed(&sc->connections[i]))
+                if (sc->connections[i].from_comp == mi->idx && mplan_routed(&sc->connections[i]))
                         vars[nv++] = sc->connections[i].from_var;
         for (size_t i = 0; i < sc->rig.n_out; i++)      /* outputs a rig reads */
                 if (sc->rig.out[i].comp == mi->idx)
@@ -229,7 +230,7 @@ static int plan_inputs(struct master *m, struct mi *mi)
         if (!vars)
                 return -ENOMEM;
         for (size_t i = 0; i < sc->n_connections; i++)
-                if (sc->connections[i].to_comp == mi->idx && routed(&sc->connections[i]))
+                if (sc->connections[i].to_comp == mi->idx && mplan_routed(&sc->connections[i]))
                         vars[nv++] = sc->connections[i].to_var;
         nv += mfeed_vars(m, mi, vars + nv);     /* unconnected inputs a file drives */
         for (size_t i = 0; i < sc->rig.n_in; i++)       /* and those a rig writes */

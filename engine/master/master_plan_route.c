@@ -131,7 +131,7 @@ static int iu_blocks(struct master *m, struct mi *d, struct mslot **ret_slots, s
         for (size_t i = 0; i < sc->n_connections; i++) {
                 const struct scenario_connection *c = &sc->connections[i];
 
-                if (c->to_comp == d->idx && !c->parameter && is_iu_input(var_of(m, d->idx, c->to_var)))
+                if (c->to_comp == d->idx && mplan_routed(c) && is_iu_input(var_of(m, d->idx, c->to_var)))
                         vars[nv++] = c->to_var;
         }
         nv = mplan_uniq(vars, nv);
@@ -197,7 +197,7 @@ static int plan_iu(struct master *m, struct mi *d)
         for (size_t i = 0; i < sc->n_connections && r == 0 && n_slots; i++) {
                 const struct scenario_connection *c = &sc->connections[i];
 
-                if (c->to_comp == d->idx && !c->parameter && is_iu_input(var_of(m, d->idx, c->to_var)))
+                if (c->to_comp == d->idx && mplan_routed(c) && is_iu_input(var_of(m, d->idx, c->to_var)))
                         r = add_iu_route(m, c, slots, n_slots);
         }
         free(slots);
@@ -210,7 +210,7 @@ int mplan_routes(struct master *m)
         int r = 0;
 
         for (size_t i = 0; i < sc->n_connections; i++)
-                if (!sc->connections[i].parameter && sc->connections[i].from_type != MD_CLOCK)
+                if (mplan_routed(&sc->connections[i]))
                         m->mi[sc->connections[i].to_comp].n_routes++;
         for (size_t i = 0; i < m->n; i++) {
                 size_t n = m->mi[i].n_routes;
@@ -220,9 +220,8 @@ int mplan_routes(struct master *m)
                 if (!m->mi[i].routes)
                         return -ENOMEM;
         }
-        /* Clock connections tick Clocks rather than move values (master_clock.c). */
         for (size_t i = 0; i < sc->n_connections && r == 0; i++)
-                if (!sc->connections[i].parameter && sc->connections[i].from_type != MD_CLOCK)
+                if (mplan_routed(&sc->connections[i]))
                         r = add_route(m, &sc->connections[i]);
         for (size_t i = 0; i < m->n && r == 0; i++)
                 if (m->mi[i].iu)

@@ -350,11 +350,15 @@ int scenario_find_variable(const struct scenario *s, const char *name, size_t *r
 
 /*
  * The dimensions (into dims, at most max; returns the count or -EINVAL)
- * and the number of elements (0: unresolvable) of variable v of component
- * comp, with the structural parameters the scenario's starts set (FMI 3.0
- * sections 2.4.7.2 and 2.3.3) over the description's start values, or
- * as set since in Reconfiguration Mode.
+ * and the number of elements (SCENARIO_NO_SIZE: unresolvable or beyond
+ * 64 bits) of variable v of component comp, with the structural
+ * parameters the scenario's starts set (FMI 3.0 sections 2.4.7.2 and
+ * 2.3.3) over the description's start values, or as set since in
+ * Reconfiguration Mode. A structural parameter of min 0 may size a
+ * dimension 0: an array with no elements, which is a size like any other
+ * (section 2.4.7.2).
  */
+#define SCENARIO_NO_SIZE UINT64_MAX
 int scenario_var_dims(const struct scenario *s, size_t comp, const struct md_variable *v,
                       uint64_t *dims, size_t max);
 uint64_t scenario_var_elements(const struct scenario *s, size_t comp, const struct md_variable *v);

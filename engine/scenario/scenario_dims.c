@@ -57,8 +57,18 @@ static int dims_of(const struct scenario_component *c, const struct md *md,
         for (size_t i = 0; i < v->n_dims; i++) {
                 const struct md_dimension *d = &v->dims[i];
 
-                dims[i] = d->has_start ? d->start : d->has_vr ? structural_value(c, md, d->vr) : 0;
-                if (dims[i] == 0)
+                /*
+                 * A fixed size is positive (the description's check); a
+                 * structural parameter with min 0 may set a size of 0
+                 * (section 2.4.7.2), an array with no elements.
+                 */
+                if (d->has_start)
+                        dims[i] = d->start;
+                else if (d->has_vr)
+                        dims[i] = structural_value(c, md, d->vr);
+                else
+                        return -EINVAL;
+                if (dims[i] == 0 && !d->has_vr)
                         return -EINVAL;
         }
         return (int)v->n_dims;
@@ -116,10 +126,10 @@ uint64_t scenario_var_elements(const struct scenario *s, size_t comp, const stru
         int nd = scenario_var_dims(s, comp, v, dims, MAX_DIMS);
 
         if (nd < 0)
-                return 0;
+                return SCENARIO_NO_SIZE;
         for (int i = 0; i < nd; i++) {
-                if (prod > UINT64_MAX / dims[i])
-                        return 0;
+                if (dims[i] && prod > (UINT64_MAX - 1) / dims[i])
+                        return SCENARIO_NO_SIZE;
                 prod *= dims[i];
         }
         return prod;
@@ -168,7 +178,7 @@ static bool in_bounds(const struct md_variable *v, const struct md_values *val, 
         return true;
 }
 
-/* A structural parameter's start: within min/max; as a dimension, 1 or more, arrays bounded. */
+/* A structural parameter's start: within min/max; as a dimension, arrays bounded (0 is a size). */
 static int check_parameter(struct sc_load *l, size_t comp, const struct scenario_start *st)
 {
         const struct scenario_component *c = &l->s->components[comp];
@@ -194,11 +204,8 @@ static int check_parameter(struct sc_load *l, size_t comp, const struct scenario
                 if (p->type != MD_UINT64)
                         return sc_err(l, st->origin, 0, name, "sizes '%s' but is %s, not UInt64 "
                                       "(FMI 3.0 section 2.4.7.2)", v->name, md_type_name(p->type));
-                if (st->value.u[0] == 0)
-                        return sc_err(l, st->origin, 0, name, "a size of 0: '%s' of component "
-                                      "'%s' needs at least one element", v->name, c->name);
                 n = scenario_var_elements(l->s, comp, v);
-                if (n == 0 || n > MAX_ELEMENTS)
+                if (n == SCENARIO_NO_SIZE || n > MAX_ELEMENTS)
                         bad |= sc_err(l, st->origin, 0, name, "makes '%s' of component '%s' "
                                       "larger than %llu elements", v->name, c->name,
                                       (unsigned long long)MAX_ELEMENTS) < 0;

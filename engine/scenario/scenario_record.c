@@ -141,9 +141,10 @@ static int add_var(struct sc_load *l, struct cols *c, size_t comp, size_t var, c
          * it at those ticks, and its column holds the last tick's value in
          * between.
          */
-        if (nd < 0 || n == 0)
+        if (nd < 0 || n == SCENARIO_NO_SIZE)
                 return sc_err(l, file, 0, name,
                               "cannot be recorded: its dimensions cannot be resolved");
+        /* An array its structural parameters size 0 (FMI 3.0 section 2.4.7.2) has no column. */
         for (uint64_t k = 0; k < n && r == 0; k++) {
                 if (nd > 0)
                         suffix(dims, nd, k, sfx, sizeof(sfx));
