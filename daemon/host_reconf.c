@@ -177,6 +177,12 @@ static bool holder(const struct hsess *hs, size_t comp, size_t var, char *buf, s
                 snprintf(buf, size, "the results, %zu column%s", cols, cols == 1 ? "" : "s");
                 return true;
         }
+        for (size_t i = 0; i < sc->n_empty_recorded; i++)
+                if (sc->empty_recorded[i].comp == comp && sc->empty_recorded[i].var == var) {
+                        snprintf(buf, size, "the results, recorded with no elements and so "
+                                 "with no column");
+                        return true;
+                }
         for (size_t i = 0; i < sc->rig.n_in + sc->rig.n_out; i++) {
                 const struct scenario_rig_port *p = i < sc->rig.n_in ? &sc->rig.in[i] :
                                                     &sc->rig.out[i - sc->rig.n_in];

@@ -230,6 +230,29 @@ Test(host_reconf, a_recorded_array_is_not_resized_and_nothing_changes)
         hdrv_fini(&d);
 }
 
+Test(host_reconf, an_array_recorded_with_no_elements_is_held_at_that_size)
+{
+        static const struct proto_assign n0 = { { "n", 1 }, { "0", 1 } };
+        double got[16];
+        const char *msg;
+        struct hdrv d;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        /* Every output recorded, the vectors with n = 0: they have no column. */
+        s = hdrv_load(&d, FT, NULL, &(struct proto_load){ .has_stop = true, .stop = 10,
+                                                          .has_step = true, .step = 0.01,
+                                                          .n_starts = 1, .starts = &n0 });
+        hv_step(&d, s, 1);
+        cr_assert(eq(u32, get_vec(&d, s, VEC_OUT, got, 16), 0));
+        /* Growing them would leave the results without the columns they record. */
+        msg = hv_set_err(&d, s, "n", PVU(3), PROTO_E_INVALID);
+        cr_assert(strstr(msg, "'" VEC_OUT "' from [0] to [3]") != NULL, "%s", msg);
+        cr_assert(strstr(msg, "recorded with no elements") != NULL, "%s", msg);
+        cr_assert(eq(u64, get_u(&d, s, "n"), 0));
+        hdrv_fini(&d);
+}
+
 /* Two Feedthroughs, a's vector output feeding b's vector input; nothing recorded of them. */
 static char *pair_ssd(struct hdrv *d)
 {

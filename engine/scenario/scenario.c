@@ -119,6 +119,7 @@ void scenario_free(struct scenario *s)
         for (size_t i = 0; i < s->n_columns; i++)
                 free(s->columns[i].name);
         free(s->columns);
+        free(s->empty_recorded);
         for (size_t i = 0; i < s->rig.n_in; i++)
                 free(s->rig.in[i].name);
         for (size_t i = 0; i < s->rig.n_out; i++)

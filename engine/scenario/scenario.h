@@ -210,6 +210,13 @@ struct scenario {
         struct scenario_experiment experiment;
         size_t n_columns;
         struct scenario_column *columns;
+        /*
+         * Arrays recorded with no elements at load (a structural
+         * parameter sized them 0, FMI 3.0 section 2.4.7.2): no column,
+         * but the results hold them at that size all the same.
+         */
+        size_t n_empty_recorded;
+        struct scenario_var_ref { size_t comp, var; } *empty_recorded;
         struct scenario_rig rig;
 
         bool any_might_return_early;    /* save states before each step (if all can) */

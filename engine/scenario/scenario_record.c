@@ -145,6 +145,16 @@ static int add_var(struct sc_load *l, struct cols *c, size_t comp, size_t var, c
                 return sc_err(l, file, 0, name,
                               "cannot be recorded: its dimensions cannot be resolved");
         /* An array its structural parameters size 0 (FMI 3.0 section 2.4.7.2) has no column. */
+        if (n == 0) {
+                struct scenario_var_ref *p = realloc(l->s->empty_recorded,
+                                                     (l->s->n_empty_recorded + 1) * sizeof(*p));
+
+                if (!p)
+                        return -ENOMEM;
+                l->s->empty_recorded = p;
+                p[l->s->n_empty_recorded++] = (struct scenario_var_ref){ comp, var };
+                return 0;
+        }
         for (uint64_t k = 0; k < n && r == 0; k++) {
                 if (nd > 0)
                         suffix(dims, nd, k, sfx, sizeof(sfx));
