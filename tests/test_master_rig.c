@@ -3,8 +3,9 @@
  * played by the test on its own mapping of the memfd, point by point:
  * a write lands at its point exactly once and whole, late and missing
  * writes and bad ones are counted and the session goes on, a rig that
- * stops beating gets its policy (hold, safe, pause); and the ports a
- * scenario may not declare are refused with the reason.
+ * stops beating gets its policy (hold, safe, pause); an attached rig counts
+ * in the worker's spin hint; and the ports a scenario may not declare are
+ * refused with the reason.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -16,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/instance/inst_int.h"
+#include "shm/channel.h"
 #include "shm/rig.h"
 #include "test_master_sys.h"
 
@@ -253,6 +256,48 @@ static void vanished(const char *policy, double expect)
         cr_assert(eq(dbl, out[0], 9));
         master_rig_stats(x.m, &st);
         cr_assert(eq(int, st.state, MASTER_RIG_ATTACHED));
+        rig_close(r);
+        msys_fini(&x);
+}
+
+/* The spin hint the master gave the worker with its last request (shm/channel.h). */
+static uint32_t hint(struct msys *x)
+{
+        return chan_active(session_inst(x->s, 0)->chan);
+}
+
+Test(master_rig, an_attached_rig_counts_in_the_workers_spin_hint)
+{
+        double out[2], v[2] = { 1, 1 };
+        struct msys x;
+        struct rig *r = load(&x, "hold");
+
+        /* No rig yet: the step in flight and the master. */
+        (void) read_point(r, out);
+        step(&x);
+        step(&x);
+        cr_assert(eq(u32, hint(&x), 2));
+        /* Attached (it beats): the rig yields for a cpu too, so the worker must not spin. */
+        cr_assert(eq(int, rig_write(r, 2, v), 0));
+        step(&x);
+        step(&x);
+        cr_assert(eq(u32, hint(&x), 3));
+        /* Gone: counted no more. */
+        vanish(r);
+        step(&x);
+        step(&x);
+        cr_assert(eq(u32, hint(&x), 2));
+        /* Back and then freed with the session: the count goes with it. */
+        rig_beat(r);
+        step(&x);
+        step(&x);
+        cr_assert(eq(u32, hint(&x), 3));
+        rig_close(r);
+        msys_fini(&x);
+        r = load(&x, "hold");
+        step(&x);
+        step(&x);
+        cr_assert(eq(u32, hint(&x), 2));
         rig_close(r);
         msys_fini(&x);
 }

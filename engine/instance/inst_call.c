@@ -34,6 +34,12 @@
 /* Active calls of this process: the spin hint for workers and our own policy. */
 static _Atomic unsigned active_calls;
 /*
+ * Waiters beside the workers (inst_count_waiter()): in the workers' hint
+ * only. This thread spins on for a reply all the same: such a waiter
+ * waits for what this thread does next, so holding its cpu delays nobody.
+ */
+static _Atomic unsigned waiters;
+/*
  * Posts this thread announced with inst_post_batch() and has not made yet;
  * they are already counted in active_calls. Thread-local: each master is
  * one thread and announces only its own posts.
@@ -150,7 +156,8 @@ int call_send(struct inst *inst, struct req *rq, const struct timespec *deadline
                 .payload_len = rq->out.len,
         };
         size_t len = sizeof(h) + rq->body_len + (rq->out.in_side ? 0 : rq->out.len);
-        uint32_t hint = atomic_load_explicit(&active_calls, memory_order_relaxed) + 1;
+        uint32_t hint = atomic_load_explicit(&active_calls, memory_order_relaxed) + 1 +
+                        atomic_load_explicit(&waiters, memory_order_relaxed);
         int r;
 
         memcpy(inst->scratch, &h, sizeof(h));
@@ -420,6 +427,14 @@ void call_active(int delta)
                 atomic_fetch_add_explicit(&active_calls, 1, memory_order_relaxed);
         else
                 atomic_fetch_sub_explicit(&active_calls, 1, memory_order_relaxed);
+}
+
+void inst_count_waiter(int delta)
+{
+        if (delta > 0)
+                atomic_fetch_add_explicit(&waiters, 1, memory_order_relaxed);
+        else
+                atomic_fetch_sub_explicit(&waiters, 1, memory_order_relaxed);
 }
 
 void call_post_active(void)

@@ -489,6 +489,14 @@ int inst_wait_step(struct inst *inst, struct inst_step_result *ret);
  */
 void inst_post_batch(size_t n);
 void inst_post_batch_end(void);
+/*
+ * Count (delta +1) or stop counting (-1) a waiter outside the instances
+ * that polls for a cpu beside them, such as an attached rig yielding in
+ * rig_wait(), in the spin hint this process's calls give their workers:
+ * a worker then does not spin for its next request on a cpu that waiter
+ * needs. Any thread; each +1 has its -1.
+ */
+void inst_count_waiter(int delta);
 int inst_cancel_step(struct inst *inst);                                        /* FMI 2.0 */
 
 /* fmi2Get*Status; kind is an fmi2StatusKind. */

@@ -135,7 +135,7 @@ struct mrig {
         double *vals, *take, *outs;     /* n_in, n_in, n_out */
         uint64_t timeout_ns;
         enum rig_policy policy;
-        bool attached;                  /* the heartbeat is fresh */
+        bool attached;                  /* the heartbeat is fresh; then counted by inst_count_waiter() */
         bool ever;                      /* a rig has attached since the load */
         bool vanished;                  /* it was attached and is no more: the policy holds */
         bool recheck;                   /* a run after a pause: a pause policy applies again */

@@ -159,6 +159,8 @@ void mrig_free(struct master *m)
 
         if (!rg)
                 return;
+        if (rg->attached)
+                inst_count_waiter(-1);
         rig_close(rg->chan);
         free(rg->in);
         free(rg->out);
@@ -210,6 +212,12 @@ static void liveness(struct master *m, struct mrig *rg)
                 return;
         }
         rg->attached = fresh;
+        /*
+         * An attached rig waits for the next point by yielding (shm/rig.c):
+         * counted, so that the worker it may share a cpu with does not spin
+         * there for its next request while the rig needs that cpu.
+         */
+        inst_count_waiter(fresh ? 1 : -1);
         if (fresh) {
                 rg->ever = true;
                 rg->vanished = false;
