@@ -33,8 +33,9 @@ struct run_cmd {
 };
 
 /* What a scenario with nothing to record is told (after "fmuctl run: "). */
-#define RUN_NOTHING_TO_RECORD "nothing to record: '%s' has no outputs (name variables to " \
-                              "record with --record NAME)"
+#define RUN_NOTHING_TO_RECORD "nothing to record: '%s' gives no column (no outputs, or " \
+                              "only arrays its structural parameters size 0); name " \
+                              "variables to record with --record NAME"
 
 struct run_report;
 

@@ -104,7 +104,8 @@ static int values_begin(struct fmud_batch *b, uint64_t instance, const char *fn,
         bool set = !strcmp(fn, "set");
         int r;
 
-        if ((n_vr && !vr) || n_values < n_vr)
+        /* n_values below n_vr: arrays of no elements (FMI 3.0 section 2.4.7.2); the worker checks. */
+        if (n_vr && !vr)
                 return -EINVAL;
         if (n_vr > PROTO_FMI_MAX_VALUES || n_values > PROTO_FMI_MAX_ELEMENTS)
                 return -E2BIG;

@@ -190,6 +190,7 @@ struct hsub {
                 size_t col;             /* a recorded column, or SIZE_MAX */
                 size_t comp, var;       /* else a variable the master publishes */
                 uint64_t elements;
+                bool array;             /* sent as an array, as get answers it, even of 1 */
                 enum md_type type;
         } *items;
 };

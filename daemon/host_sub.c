@@ -87,7 +87,7 @@ static void put_item(struct hsess *hs, struct pw *w, const struct hsub_item *it,
                         put_num(w, it->type, row->values ? row->values[it->col] : NAN);
                 return;
         }
-        if (it->elements > 1)
+        if (it->array)
                 pw_array(w, (uint32_t)it->elements);
         for (uint64_t e = 0; e < it->elements; e++) {
                 double d = NAN;
@@ -257,6 +257,11 @@ static int item(struct hsess *hs, struct hsub_item *it, const char *name, char *
         v = &sc->components[it->comp].fmu->md->vars[it->var];
         it->type = v->type;
         it->elements = scenario_var_elements(sc, it->comp, v);
+        it->array = v->n_dims > 0;
+        if (it->elements == SCENARIO_NO_SIZE) {
+                snprintf(msg, size, "'%s': its dimensions cannot be resolved", name);
+                return PROTO_E_NO_VARIABLE;
+        }
         if (it->elements == 0) {
                 snprintf(msg, size, "'%s' has no elements (its structural parameters size it "
                          "0): nothing to sample", name);

@@ -112,7 +112,11 @@ int hvar_resolve(struct hsess *hs, const struct proto_str *name, struct hvar *x,
         x->array = x->v->n_dims > 0;
         e = scenario_var_elements(hs->sc, x->comp, x->v);
         /* e == 0: an array its structural parameters size 0, got and set as [] (section 2.4.7.2). */
-        if (x->v->type == MD_CLOCK || e == SCENARIO_NO_SIZE || e > HVAR_MAX_ELEMENTS) {
+        if (e == SCENARIO_NO_SIZE) {
+                snprintf(msg, size, "'%s': its dimensions cannot be resolved", x->name);
+                return PROTO_E_TYPE;
+        }
+        if (x->v->type == MD_CLOCK || e > HVAR_MAX_ELEMENTS) {
                 snprintf(msg, size, "'%s' is a %s%s: not got or set by value", x->name,
                          md_type_name(x->v->type), e > HVAR_MAX_ELEMENTS ? " array too large" : "");
                 return PROTO_E_TYPE;
@@ -209,8 +213,11 @@ int hvar_set_connected(const struct hsess *hs, const struct hvar *x, char *msg, 
         const struct scenario_connection *c = hvar_connection(hs, x->comp, (size_t)(x->v - md->vars));
         const struct scenario_component *from;
 
-        /* A parameter's connection acts in Initialization Mode only: a later set stays. */
-        if (!c || c->parameter)
+        /*
+         * A parameter's connection acts in Initialization Mode only: a later
+         * set stays. One of arrays with no elements moves nothing.
+         */
+        if (!c || c->parameter || c->elements == 0)
                 return -1;
         from = &hs->sc->components[c->from_comp];
         snprintf(msg, size, "'%s' is fed by the connection from '%s.%s'%s%s%s: the master sets it "

@@ -279,8 +279,12 @@ static int values_check(struct proto_fmi_call *c, const char *what, char *err,
 
         if (!v || v->type != PV_ARRAY)
                 return proto_fail(err, errlen, "%s.values: expected an array", what);
-        /* As many as the variables have elements, which the worker checks: at least one each. */
-        if (v->a.n < c->n_vrs || v->a.n > PROTO_FMI_MAX_ELEMENTS)
+        /*
+         * As many as the variables have elements, which the worker checks;
+         * an array a structural parameter sized 0 has none (FMI 3.0
+         * section 2.4.7.2).
+         */
+        if (v->a.n > PROTO_FMI_MAX_ELEMENTS)
                 return proto_fail(err, errlen, "%s.values: %u values for %u value references "
                                   "(one per element, at most %u)", what, v->a.n, c->n_vrs,
                                   PROTO_FMI_MAX_ELEMENTS);
@@ -389,7 +393,7 @@ static int call_decode(const struct pv *m, uint32_t index, struct proto_fmi_call
                 }
                 if (!c->has_n_values)
                         c->n_values = c->n_vrs;
-                if (c->n_values < c->n_vrs || c->n_values > PROTO_FMI_MAX_ELEMENTS)
+                if (c->n_values > PROTO_FMI_MAX_ELEMENTS)
                         return proto_fail(err, errlen, "%s.nValues: %u for %u value references "
                                           "(one per element, at most %u)", what, c->n_values,
                                           c->n_vrs, PROTO_FMI_MAX_ELEMENTS);

@@ -1,7 +1,8 @@
 /*
  * daemon: FMI-level instances through the clients: libfmud's batches
  * (fmud_fmi_*, with array variables and structural parameters set in
- * Configuration and Reconfiguration Mode) and the example remote master
+ * Configuration and Reconfiguration Mode, down to arrays of no elements)
+ * and the example remote master
  * client/examples/fmi_master,
  * which couples two LinearOde instances in a loop of its own over ipc and
  * over tcp with CURVE. LinearOde steps x *= exp(-k h) with y_i = x + u_i,
@@ -229,8 +230,27 @@ Test(daemon_fmi_client, arrays_sized_by_a_structural_parameter_set_in_configurat
         r = fmud_fmi_submit(c, b);
         daemon_assert_refused(c, r, PROTO_E_STATE, "a structural parameter set in Step Mode");
         cr_assert(strstr(fmud_errmsg(c), "Reconfiguration Mode") != NULL, "%s", fmud_errmsg(c));
-        /* Fewer values than value references: refused by the client before sending. */
-        cr_assert(eq(int, fmud_fmi_add_get_f64_n(b, a, &VIN, 1, 0), -EINVAL));
+        /*
+         * n's min is 0 (FMI 3.0 section 2.4.7.2): the vectors have no
+         * element, got and set with no value; a count of one is the
+         * worker's to refuse.
+         */
+        fmud_fmi_batch_clear(b);
+        n = 0;
+        cr_assert(eq(int, fmud_fmi_add(b, a, "enterConfigurationMode"), 0));
+        cr_assert(eq(int, fmud_fmi_add_set_u64(b, a, &N, &n, 1), 0));
+        cr_assert(eq(int, fmud_fmi_add(b, a, "exitConfigurationMode"), 0));
+        cr_assert(eq(int, fmud_fmi_add_set_f64_n(b, a, &VIN, 1, NULL, 0), 0));
+        cr_assert(eq(int, fmud_fmi_add_do_step(b, a, 0.1, 0.1), 0));
+        cr_assert(eq(int, fmud_fmi_add_get_f64_n(b, a, &VOUT, 1, 0), 0));
+        cr_assert(eq(int, fmud_fmi_submit(c, b), 0), "%s", fmud_errmsg(c));
+        cr_assert(eq(int, fmud_fmi_f64(b, 5, y, 0), 0));
+        fmud_fmi_batch_clear(b);
+        cr_assert(eq(int, fmud_fmi_add_get_f64_n(b, a, &VOUT, 1, 1), 0));
+        r = fmud_fmi_submit(c, b);
+        daemon_assert_refused(c, r, PROTO_E_INVALID, "a get of 1 value of a 0-element array");
+        cr_assert(strstr(fmud_errmsg(c), "nValues = 1, but the variable has 0 values") != NULL,
+                  "%s", fmud_errmsg(c));
         fmud_fmi_batch_free(b);
         fmud_close(c);
 }

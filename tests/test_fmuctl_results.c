@@ -166,8 +166,10 @@ Test(fmuctl_results, nothing_to_record_is_said_both_ways, .init = setup, .fini =
                 cr_assert(eq(int, r.exit_code, 1), "%s: %s", way(local), r.err);
                 cr_assert(eq(str, r.out, ""));
                 cr_assert(eq(str, r.err, "fmuctl run: nothing to record: '" FMUD_TEST_FMU_DIR
-                                         "/Silent.fmu' has no outputs (name variables to record "
-                                         "with --record NAME)\n"), "%s", way(local));
+                                         "/Silent.fmu' gives no column (no outputs, or only "
+                                         "arrays its structural parameters size 0); name "
+                                         "variables to record with --record NAME\n"),
+                          "%s", way(local));
                 cr_assert(access("silent.csv", F_OK) < 0);
                 run_result_fini(&r);
                 /* Named, a local variable is recorded. */
@@ -177,6 +179,18 @@ Test(fmuctl_results, nothing_to_record_is_said_both_ways, .init = setup, .fini =
                 cr_assert(eq(int, r.exit_code, 0), "%s: %s", way(local), r.err);
                 cr_assert(eq(int, access("silent.csv", F_OK), 0));
                 cr_assert(eq(int, unlink("silent.csv"), 0));
+                run_result_fini(&r);
+                /* Named, an array sized 0 (FMI 3.0 section 2.4.7.2) has no column to record. */
+                r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/Feedthrough.fmu",
+                                             "--out", "ft.csv", "--start", "n=0", "--record",
+                                             "Float64_vector_output", way(local), NULL });
+                cr_assert(eq(int, r.exit_code, 1), "%s: %s", way(local), r.err);
+                cr_assert(eq(str, r.err, "fmuctl run: nothing to record: '" FMUD_TEST_FMU_DIR
+                                         "/Feedthrough.fmu' gives no column (no outputs, or "
+                                         "only arrays its structural parameters size 0); name "
+                                         "variables to record with --record NAME\n"),
+                          "%s", way(local));
+                cr_assert(access("ft.csv", F_OK) < 0);
                 run_result_fini(&r);
         }
         cr_assert(eq(sz, sessions(), 0));

@@ -3,10 +3,12 @@
  * Reconfiguration Mode (FMI 3.0 section 2.3.7). Feedthrough's n sizes its
  * vector input and output: an array the session does not hold takes the
  * new size in get and set, also in the same request and after a restore,
- * and a size of 0 (n's min, section 2.4.7.2) leaves arrays got and set as [];
- * one the session records or connects is refused, naming both sizes and
- * what holds it, and nothing changes; a fixed structural parameter is
- * refused with the way to set it.
+ * and a size of 0 (n's min, section 2.4.7.2) leaves arrays got and set as []
+ * (connected, they carry nothing and still hold their size), not sampled;
+ * one the session records (also with no elements) or connects is refused,
+ * naming both sizes and what holds it, and nothing changes; a fixed
+ * structural parameter is refused with the way to set it; a sampled array
+ * of one element is an array, as get gives it.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -66,6 +68,22 @@ static uint64_t get_u(struct hdrv *d, uint64_t s, const char *name)
         free(mem);
         hrep_fini(&rep);
         return u;
+}
+
+static double get_f(struct hdrv *d, uint64_t s, const char *name)
+{
+        const char *const names[] = { name };
+        struct proto_get_result v;
+        struct hrep rep;
+        void *mem = NULL;
+        double f;
+
+        hv_get(d, s, names, 1, &rep, &v, &mem);
+        cr_assert(v.values[0]->type == PV_FLOAT);
+        f = v.values[0]->f;
+        free(mem);
+        hrep_fini(&rep);
+        return f;
 }
 
 /* Set n and the vector input in one request. */
@@ -151,10 +169,12 @@ Test(host_reconf, a_size_of_0_leaves_arrays_with_no_elements_got_and_set_as_empt
         hv_set_ok(&d, s, VEC_IN, (struct pv){ .type = PV_ARRAY, .a = { NULL, 0 } });
         msg = hv_set_err(&d, s, VEC_IN, (struct pv){ .type = PV_ARRAY, .a = { &one, 1 } },
                          PROTO_E_TYPE);
-        cr_assert(strstr(msg, "0") != NULL, "%s", msg);
+        cr_assert(strstr(msg, "an array of 0 Float64 values") != NULL, "%s", msg);
         /* The FMU steps on with them, and the scalars beside them are got as ever. */
+        hv_set_ok(&d, s, "Float64_input", PVF(6.5));
         hv_step(&d, s, 2);
         cr_assert(eq(u32, get_vec(&d, s, VEC_OUT, got, 16), 0));
+        cr_assert(eq(dbl, get_f(&d, s, "Float64_output"), 6.5));
         cr_assert(eq(int, hdrv_state(&d, s), PROTO_STATE_PAUSED));
         /* Nothing to sample: a subscription to one says so. */
         {
@@ -176,6 +196,49 @@ Test(host_reconf, a_size_of_0_leaves_arrays_with_no_elements_got_and_set_as_empt
         cr_assert(eq(u32, get_vec(&d, s, VEC_IN, got, 16), 3));
         for (int i = 0; i < 3; i++)
                 cr_assert(eq(dbl, got[i], 0));
+        hdrv_fini(&d);
+}
+
+Test(host_reconf, a_sampled_array_of_one_element_is_an_array_as_get_gives_it)
+{
+        static const struct proto_assign n1 = { { "n", 1 }, { "1", 1 } };
+        static const struct proto_str rec[] = { { VEC_OUT, sizeof(VEC_OUT) - 1 } };
+        struct proto_str name = { VEC_OUT, sizeof(VEC_OUT) - 1 };
+        struct proto_subscribe_result sr;
+        struct proto_sample sm;
+        struct pv_doc doc;
+        struct hrep rep;
+        void *mem = NULL;
+        char err[256], topic[64];
+        struct hdrv d;
+        struct pw w;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        s = hdrv_load(&d, FT, NULL, &(struct proto_load){ .has_stop = true, .stop = 10,
+                                                          .has_step = true, .step = 0.01,
+                                                          .n_starts = 1, .starts = &n1,
+                                                          .n_record = 1, .record = rec });
+        cr_assert(pw_init(&w) == 0);
+        proto_subscribe_encode(&w, hdrv_id(&d), &(struct proto_subscribe){
+                .t = { s, 0 }, .n = 1, .names = &name });
+        hdrv_wait(&d, hdrv_send(&d, &w), &rep);
+        cr_assert(rep.r.ok, "%.*s", (int)rep.r.message_len, rep.r.message);
+        cr_assert(proto_subscribe_result_decode(rep.r.result, &sr, err, sizeof(err)) == 0, "%s",
+                  err);
+        snprintf(topic, sizeof(topic), "%.*s", (int)sr.topic.len, sr.topic.ptr);
+        hrep_fini(&rep);
+        hv_step(&d, s, 1);
+        cr_assert(hdrv_pub_count(&d, topic) >= 1);
+        cr_assert(proto_sample_decode(hdrv_pub(&d, topic, 0, &doc), &sm, &mem, err,
+                                      sizeof(err)) == 0, "%s", err);
+        cr_assert(eq(u32, sm.values->a.n, 1));
+        cr_assert(sm.values->a.items[0].type == PV_ARRAY, "a 1-element array sampled as "
+                  "pv type %d", (int)sm.values->a.items[0].type);
+        cr_assert(eq(u32, sm.values->a.items[0].a.n, 1));
+        free(mem);
+        pv_doc_fini(&doc);
+        pw_fini(&w);
         hdrv_fini(&d);
 }
 
@@ -304,6 +367,36 @@ Test(host_reconf, a_connected_array_is_refused_naming_both_ends_and_sizes)
         cr_assert(strstr(msg, "(the connection from 'a." VEC_OUT "' [4]") != NULL, "%s", msg);
         hv_step(&d, s, 1);
         cr_assert(eq(u32, get_vec(&d, s, "b." VEC_OUT, got, 16), 4));
+        free(ssd);
+        hdrv_fini(&d);
+}
+
+Test(host_reconf, a_connection_of_arrays_with_no_elements_neither_moves_nor_holds_a_set)
+{
+        static const struct proto_assign n0[] = { { { "a.n", 3 }, { "0", 1 } },
+                                                  { { "b.n", 3 }, { "0", 1 } } };
+        struct pv one = { .type = PV_FLOAT, .f = 1 };
+        double got[16];
+        const char *msg;
+        struct hdrv d;
+        char *ssd;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        ssd = pair_ssd(&d);
+        s = hdrv_load(&d, ssd, NULL, &(struct proto_load){ .n_starts = 2, .starts = n0 });
+        hv_step(&d, s, 1);
+        cr_assert(eq(u32, get_vec(&d, s, "b." VEC_IN, got, 16), 0));
+        /* The master sets nothing through it, so a set of b's input is no set it undoes. */
+        hv_set_ok(&d, s, "b." VEC_IN, (struct pv){ .type = PV_ARRAY, .a = { NULL, 0 } });
+        msg = hv_set_err(&d, s, "b." VEC_IN, (struct pv){ .type = PV_ARRAY, .a = { &one, 1 } },
+                         PROTO_E_TYPE);
+        cr_assert(strstr(msg, "an array of 0 Float64 values") != NULL, "%s", msg);
+        /* It holds the size 0 all the same: growing one end is refused, naming both. */
+        msg = hv_set_err(&d, s, "a.n", PVU(2), PROTO_E_INVALID);
+        cr_assert(strstr(msg, "'a." VEC_OUT "' from [0] to [2]") != NULL, "%s", msg);
+        cr_assert(strstr(msg, "(the connection to 'b." VEC_IN "' [0]") != NULL, "%s", msg);
+        hv_step(&d, s, 1);
         free(ssd);
         hdrv_fini(&d);
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "engine/instance/instance.h"
+#include "engine/master/master_int.h"
 #include "support/tmpdir.h"
 #include "test_master_sys.h"
 
@@ -286,18 +287,24 @@ Test(master_structural, a_size_of_0_leaves_arrays_with_no_elements_that_connect_
                             MSYS_RECORD("b.Float64_output"),
         };
         struct msys x;
+        int vectors = 0;
 
         msys_load(&x, &spec);
         cr_assert(eq(sz, x.sc->n_connections, 2));
         for (size_t i = 0; i < 2; i++)
                 if (strcmp(x.sc->components[x.sc->connections[i].from_comp].fmu->md->vars
-                           [x.sc->connections[i].from_var].name, "Float64_vector_output") == 0)
+                           [x.sc->connections[i].from_var].name, "Float64_vector_output") == 0) {
                         cr_assert(eq(u64, x.sc->connections[i].elements, 0));
+                        vectors++;
+                }
+        cr_assert(eq(int, vectors, 1));
         /* Listed to be recorded, the vectors have no column; the scalar has its own. */
         cr_assert(eq(sz, columns(&x, "a.Float64_vector"), 0));
         cr_assert(eq(sz, columns(&x, "b.Float64_vector"), 0));
         cr_assert(eq(sz, x.sc->n_columns, 1));
         msys_start(&x);
+        /* b's inputs are filled by the scalar connection alone: the empty one is not routed. */
+        cr_assert(eq(sz, x.m->mi[msys_comp(&x, "b")].n_routes, 1));
         cr_assert(eq(u64, worker_uint(&x, "a", "n"), 0));
         cr_assert(eq(u64, worker_uint(&x, "b", "n"), 0));
         cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));

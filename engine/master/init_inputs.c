@@ -59,7 +59,8 @@ static int add_node(struct graph *g, size_t comp, size_t var, bool src, size_t *
         *nd = (struct node){ .comp = comp, .var = var, .src = src,
                              .type = mv_call_type(v->type, si->fmi),
                              .n = (size_t)scenario_var_elements(g->s->sc, comp, v) };
-        if (nd->n == 0)
+        /* Connections of arrays with no elements are skipped before: a size here is one. */
+        if (nd->n == 0 || nd->n == SCENARIO_NO_SIZE || nd->n > SIZE_MAX / 16)
                 return -EINVAL;
         nd->val = calloc(nd->n, mv_size(nd->type));
         nd->prev = calloc(nd->n, mv_size(nd->type));

@@ -119,7 +119,8 @@ static int required_vars(struct session *s, struct session_inst *si)
         for (size_t i = 0; i < sc->n_connections; i++) {
                 const struct scenario_connection *c = &sc->connections[i];
 
-                if (c->to_comp == si->comp && !c->parameter && is_iu_input(&md->vars[c->to_var]))
+                if (c->to_comp == si->comp && !c->parameter && c->elements &&
+                    is_iu_input(&md->vars[c->to_var]))
                         v[n++] = md->vars[c->to_var].vr;
         }
         for (size_t i = 0; s->opts.record_intermediate && i < sc->n_columns; i++) {

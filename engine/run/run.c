@@ -238,9 +238,11 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
                 r = fail(rep, RUN_PHASE_LOAD, r, "out of memory");
                 goto out;
         }
+        /* Said as client/cmd_run.h's RUN_NOTHING_TO_RECORD says it through a daemon. */
         if (o->need_columns && !sc->n_columns) {
-                r = fail(rep, RUN_PHASE_LOAD, -ENODATA, "nothing to record: '%s' has no outputs "
-                         "(name variables to record with --record NAME)", o->scenario);
+                r = fail(rep, RUN_PHASE_LOAD, -ENODATA, "nothing to record: '%s' gives no "
+                         "column (no outputs, or only arrays its structural parameters size "
+                         "0); name variables to record with --record NAME", o->scenario);
                 goto out;
         }
 

@@ -31,22 +31,25 @@
 /* The md's default bound on one array (md_limits.max_array_elements). */
 #define MAX_ELEMENTS ((uint64_t)16777216)
 
-/* The value component c gives structural parameter vr: as set since, its start, else the description's. */
-static uint64_t structural_value(const struct scenario_component *c, const struct md *md,
-                                 uint32_t vr)
+/*
+ * The value component c gives structural parameter vr (as set since, its
+ * start, else the description's) in *ret; false when it has none.
+ */
+static bool structural_value(const struct scenario_component *c, const struct md *md,
+                             uint32_t vr, uint64_t *ret)
 {
         const struct md_variable *r = md_find_vr(md, vr);
 
         for (size_t i = 0; c && i < c->n_sp_now; i++)
                 if (c->sp_now[i].vr == vr)
-                        return c->sp_now[i].value;
+                        return *ret = c->sp_now[i].value, true;
         for (size_t i = 0; c && i < c->n_starts; i++)
                 if (c->starts[i].vr == vr && c->starts[i].type == MD_UINT64 &&
                     c->starts[i].value.n >= 1)
-                        return c->starts[i].value.u[0];
+                        return *ret = c->starts[i].value.u[0], true;
         if (r && r->type == MD_UINT64 && r->has_start && r->start.n >= 1)
-                return r->start.u[0];
-        return 0;
+                return *ret = r->start.u[0], true;
+        return false;
 }
 
 static int dims_of(const struct scenario_component *c, const struct md *md,
@@ -64,9 +67,7 @@ static int dims_of(const struct scenario_component *c, const struct md *md,
                  */
                 if (d->has_start)
                         dims[i] = d->start;
-                else if (d->has_vr)
-                        dims[i] = structural_value(c, md, d->vr);
-                else
+                else if (!d->has_vr || !structural_value(c, md, d->vr, &dims[i]))
                         return -EINVAL;
                 if (dims[i] == 0 && !d->has_vr)
                         return -EINVAL;
@@ -98,8 +99,9 @@ int scenario_var_dims(const struct scenario *s, size_t comp, const struct md_var
 uint64_t scenario_structural(const struct scenario *s, size_t comp, uint32_t vr)
 {
         const struct scenario_component *c = &s->components[comp];
+        uint64_t v = 0;
 
-        return structural_value(c, c->fmu->md, vr);
+        return structural_value(c, c->fmu->md, vr, &v) ? v : 0;
 }
 
 int scenario_set_structural(struct scenario *s, size_t comp, uint32_t vr, uint64_t value)
