@@ -350,11 +350,42 @@ out:
         return code;
 }
 
+/*
+ * Reap child pid within ms: 0, or -ETIMEDOUT. A pidfd (Linux 5.3) wakes
+ * this process as the daemon exits, where polling every 10 ms kept each
+ * `fmuctl run --private` up to 10 ms longer than the daemon's shutdown;
+ * without one, polls of 1 ms.
+ */
 static int wait_exit(pid_t pid, int ms)
 {
-        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        struct timespec ts = { 0, 1000 * 1000 };
+        int fd = (int)syscall(SYS_pidfd_open, pid, 0);
 
-        for (int i = 0; i < ms / 10; i++) {
+        if (fd >= 0) {
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                struct timespec end, now;
+                int r, left = ms;
+
+                clock_gettime(CLOCK_MONOTONIC, &end);
+                end.tv_sec += ms / 1000;
+                end.tv_nsec += (long)(ms % 1000) * 1000000L;
+                if (end.tv_nsec >= 1000000000L) {
+                        end.tv_sec++;
+                        end.tv_nsec -= 1000000000L;
+                }
+                while ((r = poll(&p, 1, left)) < 0 && errno == EINTR) {
+                        clock_gettime(CLOCK_MONOTONIC, &now);
+                        left = (int)((end.tv_sec - now.tv_sec) * 1000 +
+                                     (end.tv_nsec - now.tv_nsec) / 1000000L);
+                        if (left < 0)
+                                left = 0;
+                }
+                close(fd);
+                if (r == 0)
+                        return -ETIMEDOUT;
+                /* Readable: it has exited (or poll failed: reap or time out below). */
+        }
+        for (int i = 0; i < ms; i++) {
                 pid_t r = waitpid(pid, NULL, WNOHANG);
 
                 if (r == pid || (r < 0 && errno != EINTR))
