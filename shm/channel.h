@@ -57,7 +57,8 @@ struct chan_hdr {
         uint64_t side_off, side_size;   /* side buffer, page-aligned */
         /*
          * owner: daemon. Workers it has posted to and that have not replied,
-         * plus itself: a spin hint for the worker's wait policy, nothing
+         * plus itself, plus the waiters beside them it knows of (an
+         * attached rig): a spin hint for the worker's wait policy, nothing
          * more. Relaxed both ways: any value is safe, a stale one only costs
          * time.
          */
