@@ -383,9 +383,10 @@ static int wait_exit(pid_t pid, int ms)
                 close(fd);
                 if (r == 0)
                         return -ETIMEDOUT;
-                /* Readable: it has exited (or poll failed: reap or time out below). */
+                /* Readable: it has exited (or poll failed: reap or time out below, in what is left). */
+                ms = left;
         }
-        for (int i = 0; i < ms; i++) {
+        for (int i = 0; i <= ms; i++) {
                 pid_t r = waitpid(pid, NULL, WNOHANG);
 
                 if (r == pid || (r < 0 && errno != EINTR))

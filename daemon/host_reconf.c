@@ -445,8 +445,7 @@ void hreconf_refresh(struct hsess *hs)
                             v->n_dims)
                                 continue;
                         /* Unreadable: the sizes stay; get and set then say what the worker counts. */
-                        if (ok(inst_get(inst, MD_UINT64, &v->vr, 1, &value, 1)) &&
-                            value != scenario_structural(hs->sc, comp, v->vr))
+                        if (ok(inst_get(inst, MD_UINT64, &v->vr, 1, &value, 1)))
                                 (void) scenario_set_structural(hs->sc, comp, v->vr, value);
                 }
         }

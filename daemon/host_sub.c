@@ -258,9 +258,10 @@ static int item(struct hsess *hs, struct hsub_item *it, const char *name, char *
         it->type = v->type;
         it->elements = scenario_var_elements(sc, it->comp, v);
         it->array = v->n_dims > 0;
+        /* Defensive: the sizes of a loaded scenario resolve (scenario_dims.c checks them). */
         if (it->elements == SCENARIO_NO_SIZE) {
                 snprintf(msg, size, "'%s': its dimensions cannot be resolved", name);
-                return PROTO_E_NO_VARIABLE;
+                return PROTO_E_INVALID;
         }
         if (it->elements == 0) {
                 snprintf(msg, size, "'%s' has no elements (its structural parameters size it "

@@ -112,9 +112,10 @@ int hvar_resolve(struct hsess *hs, const struct proto_str *name, struct hvar *x,
         x->array = x->v->n_dims > 0;
         e = scenario_var_elements(hs->sc, x->comp, x->v);
         /* e == 0: an array its structural parameters size 0, got and set as [] (section 2.4.7.2). */
+        /* Defensive: the sizes of a loaded scenario resolve (scenario_dims.c checks them). */
         if (e == SCENARIO_NO_SIZE) {
                 snprintf(msg, size, "'%s': its dimensions cannot be resolved", x->name);
-                return PROTO_E_TYPE;
+                return PROTO_E_INVALID;
         }
         if (x->v->type == MD_CLOCK || e > HVAR_MAX_ELEMENTS) {
                 snprintf(msg, size, "'%s' is a %s%s: not got or set by value", x->name,

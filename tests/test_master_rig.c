@@ -4,8 +4,8 @@
  * a write lands at its point exactly once and whole, late and missing
  * writes and bad ones are counted and the session goes on, a rig that
  * stops beating gets its policy (hold, safe, pause); an attached rig counts
- * in the worker's spin hint; and the ports a scenario may not declare are
- * refused with the reason.
+ * in the workers' spin hint while its master steps; and the ports a
+ * scenario may not declare are refused with the reason.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -300,6 +300,33 @@ Test(master_rig, an_attached_rig_counts_in_the_workers_spin_hint)
         cr_assert(eq(u32, hint(&x), 2));
         rig_close(r);
         msys_fini(&x);
+}
+
+Test(master_rig, a_rig_counts_only_while_its_master_steps)
+{
+        struct msys_spec plain = { .elements = MSYS_COMP("ft", "Feedthrough"), .stop = 1.0,
+                                   .attrs = "stepSize=\"0.01\"" };
+        double out[2], v[2] = { 1, 1 };
+        struct msys a, b;
+        struct rig *r = load(&a, "hold");
+
+        msys_load(&b, &plain);
+        msys_start(&b);
+        /* a's rig attached: counted while a steps. */
+        (void) read_point(r, out);
+        cr_assert(eq(int, rig_write(r, 2, v), 0));
+        step(&a);
+        step(&a);
+        cr_assert(eq(u32, hint(&a), 3));
+        /* a idle between its stepping calls: b's worker is not told of a's rig. */
+        step(&b);
+        cr_assert(eq(u32, hint(&b), 2));
+        /* Stepping again, a counts its rig again. */
+        step(&a);
+        cr_assert(eq(u32, hint(&a), 3));
+        rig_close(r);
+        msys_fini(&a);
+        msys_fini(&b);
 }
 
 Test(master_rig, a_vanished_rig_under_hold_keeps_the_last_values)

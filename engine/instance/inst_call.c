@@ -13,6 +13,7 @@
  * A death the supervisor saw between calls faults the next call before
  * anything is sent.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -431,6 +432,7 @@ void call_active(int delta)
 
 void inst_count_waiter(int delta)
 {
+        assert(delta == 1 || delta == -1);
         if (delta > 0)
                 atomic_fetch_add_explicit(&waiters, 1, memory_order_relaxed);
         else

@@ -358,6 +358,7 @@ static int advance(struct master *m, uint64_t target)
                 r = m->fault;
         }
         mroute_flush(m);
+        mrig_idle(m);
         m->call_end_ns = pace_now_ns();
         m->wall_ns += m->call_end_ns - start;
         return r < 0 ? r : (int)master_state(m);

@@ -135,7 +135,8 @@ struct mrig {
         double *vals, *take, *outs;     /* n_in, n_in, n_out */
         uint64_t timeout_ns;
         enum rig_policy policy;
-        bool attached;                  /* the heartbeat is fresh; then counted by inst_count_waiter() */
+        bool attached;                  /* the heartbeat is fresh */
+        bool counted;                   /* in inst_count_waiter(): attached, and the master steps */
         bool ever;                      /* a rig has attached since the load */
         bool vanished;                  /* it was attached and is no more: the policy holds */
         bool recheck;                   /* a run after a pause: a pause policy applies again */
@@ -456,6 +457,8 @@ void mrig_free(struct master *m);
 void mrig_inputs(struct master *m);
 void mrig_outputs(struct master *m);
 void mrig_resume(struct master *m);
+/* The master stops stepping (a stepping call returns): its rig counts no more as a waiter. */
+void mrig_idle(struct master *m);
 
 size_t mfeed_vars(const struct master *m, const struct mi *mi, size_t *vars);
 /* The feeds of mi, once its input blocks are planned. 0 or -errno (m->msg). */

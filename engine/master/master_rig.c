@@ -153,14 +153,34 @@ int mrig_plan(struct master *m)
         return 0;
 }
 
+/*
+ * An attached rig of a stepping master waits for the next point by
+ * yielding (shm/rig.c): counted (on), so that the worker it may share a
+ * cpu with does not spin there for its next request while the rig needs
+ * that cpu. Not while the master does not step: the rig then sleeps, and
+ * the count would slow every other session's workers.
+ */
+static void count_waiter(struct mrig *rg, bool on)
+{
+        if (on == rg->counted)
+                return;
+        inst_count_waiter(on ? 1 : -1);
+        rg->counted = on;
+}
+
+void mrig_idle(struct master *m)
+{
+        if (m->rig)
+                count_waiter(m->rig, false);
+}
+
 void mrig_free(struct master *m)
 {
         struct mrig *rg = m->rig;
 
         if (!rg)
                 return;
-        if (rg->attached)
-                inst_count_waiter(-1);
+        count_waiter(rg, false);
         rig_close(rg->chan);
         free(rg->in);
         free(rg->out);
@@ -205,6 +225,7 @@ static void liveness(struct master *m, struct mrig *rg)
         bool recheck = rg->recheck;
 
         rg->recheck = false;
+        count_waiter(rg, fresh);
         if (fresh == rg->attached) {
                 /* Resumed with the rig still silent: the policy holds, paused again. */
                 if (recheck && rg->vanished)
@@ -212,12 +233,6 @@ static void liveness(struct master *m, struct mrig *rg)
                 return;
         }
         rg->attached = fresh;
-        /*
-         * An attached rig waits for the next point by yielding (shm/rig.c):
-         * counted, so that the worker it may share a cpu with does not spin
-         * there for its next request while the rig needs that cpu.
-         */
-        inst_count_waiter(fresh ? 1 : -1);
         if (fresh) {
                 rg->ever = true;
                 rg->vanished = false;
