@@ -475,10 +475,11 @@ int fmud_detach(struct fmud *c, uint64_t session);
  * "setFMUState", "freeFMUState", "serializeFMUState"). The _n forms take
  * n_values values for n_vr value references: an array variable has one
  * value per element (FMI 3.0 section 2.2.6.2), counted with the
- * structural parameters as set. Adding returns 0, -E2BIG past
- * PROTO_FMI_MAX_CALLS calls, PROTO_FMI_MAX_VALUES value references or
- * PROTO_FMI_MAX_ELEMENTS values, -EINVAL for a missing argument or fewer
- * values than value references. Clear a batch to reuse it.
+ * structural parameters as set, and none where they size it 0 (section
+ * 2.4.7.2; values may then be NULL): the worker refuses another count.
+ * Adding returns 0, -E2BIG past PROTO_FMI_MAX_CALLS calls,
+ * PROTO_FMI_MAX_VALUES value references or PROTO_FMI_MAX_ELEMENTS values,
+ * -EINVAL for a missing argument. Clear a batch to reuse it.
  */
 struct fmud_batch;
 struct fmud_batch *fmud_fmi_batch_new(void);
@@ -511,7 +512,7 @@ int fmud_fmi_submit(struct fmud *c, struct fmud_batch *b);
 size_t fmud_fmi_count(const struct fmud_batch *b);
 long fmud_fmi_refused(const struct fmud_batch *b);
 const struct pv *fmud_fmi_result(const struct fmud_batch *b, size_t i);
-/* Call i's values (a get of n Float64): 0, -EINVAL, -EPROTO (another count), -EPROTOTYPE. */
+/* Call i's values (a get of n Float64; out may be NULL for 0): 0, -EINVAL, -EPROTO (another count), -EPROTOTYPE. */
 int fmud_fmi_f64(const struct fmud_batch *b, size_t i, double out[], size_t n);
 struct fmud_step_result {
         bool event_handling_needed, terminate_simulation, early_return;

@@ -198,6 +198,10 @@ static int refused(struct fmud *c, struct fmud_batch *b, const struct pv *ref)
             pv_u64(pv_get(ref, "instance"), &inst) < 0)
                 return fmud_bad_result(c, "fmi", "result.refused: no index or instance");
         b->refused = (long)index;
+        /* A message that starts with the function's name ("fmi3GetFloat64: ...") names it once. */
+        if (f && f->type == PV_STR && m && m->type == PV_STR && m->s.len > f->s.len &&
+            !memcmp(m->s.ptr, f->s.ptr, f->s.len) && m->s.ptr[f->s.len] == ':')
+                f = NULL;
         r = fmud_fail(c, FMUD_E_REFUSED, "calls[%llu] (instance %llu): %.*s%s%.*s",
                       (unsigned long long)index, (unsigned long long)inst,
                       f && f->type == PV_STR ? (int)f->s.len : 0, f ? f->s.ptr : "",
@@ -263,7 +267,8 @@ int fmud_fmi_f64(const struct fmud_batch *b, size_t i, double out[], size_t n)
 {
         const struct pv *v = fmud_fmi_result(b, i);
 
-        if (!v || !out)
+        /* out may be NULL for no values (an array sized 0). */
+        if (!v || (!out && n))
                 return -EINVAL;
         if (v->type != PV_ARRAY || v->a.n != n)
                 return -EPROTO;

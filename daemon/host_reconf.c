@@ -177,7 +177,8 @@ static bool holder(const struct hsess *hs, size_t comp, size_t var, char *buf, s
                 snprintf(buf, size, "the results, %zu column%s", cols, cols == 1 ? "" : "s");
                 return true;
         }
-        for (size_t i = 0; i < sc->n_empty_recorded; i++)
+        /* With no column at all there is no results file to miss any. */
+        for (size_t i = 0; sc->n_columns && i < sc->n_empty_recorded; i++)
                 if (sc->empty_recorded[i].comp == comp && sc->empty_recorded[i].var == var) {
                         snprintf(buf, size, "the results, recorded with no elements and so "
                                  "with no column");

@@ -168,7 +168,7 @@ Test(fmuctl_results, nothing_to_record_is_said_both_ways, .init = setup, .fini =
                 cr_assert(eq(str, r.err, "fmuctl run: nothing to record: '" FMUD_TEST_FMU_DIR
                                          "/Silent.fmu' gives no column (no outputs, or only "
                                          "arrays its structural parameters size 0); name "
-                                         "variables to record with --record NAME\n"),
+                                         "variables with elements to record with --record NAME\n"),
                           "%s", way(local));
                 cr_assert(access("silent.csv", F_OK) < 0);
                 run_result_fini(&r);
@@ -188,7 +188,7 @@ Test(fmuctl_results, nothing_to_record_is_said_both_ways, .init = setup, .fini =
                 cr_assert(eq(str, r.err, "fmuctl run: nothing to record: '" FMUD_TEST_FMU_DIR
                                          "/Feedthrough.fmu' gives no column (no outputs, or "
                                          "only arrays its structural parameters size 0); name "
-                                         "variables to record with --record NAME\n"),
+                                         "variables with elements to record with --record NAME\n"),
                           "%s", way(local));
                 cr_assert(access("ft.csv", F_OK) < 0);
                 run_result_fini(&r);

@@ -242,7 +242,8 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         if (o->need_columns && !sc->n_columns) {
                 r = fail(rep, RUN_PHASE_LOAD, -ENODATA, "nothing to record: '%s' gives no "
                          "column (no outputs, or only arrays its structural parameters size "
-                         "0); name variables to record with --record NAME", o->scenario);
+                         "0); name variables with elements to record with --record NAME",
+                         o->scenario);
                 goto out;
         }
 

@@ -73,7 +73,15 @@ def _check(name, value, kind):
 
 
 def _text(v):
-    """A start value or multirate factor as the text the protocol takes."""
+    """A start value or multirate factor as the text the protocol takes.
+
+    An array's values (a list, tuple or NumPy array) are one text of
+    blank-separated values, as --start takes them ("1 2 3").
+    """
+    if hasattr(v, "tolist") and not isinstance(v, (str, bytes)):
+        v = v.tolist()              # a NumPy array or scalar
+    if isinstance(v, (list, tuple)):
+        return " ".join(_text(e) for e in v)
     if isinstance(v, bool):
         return "true" if v else "false"
     return v if isinstance(v, str) else repr(v) if isinstance(v, float) else str(v)
@@ -289,7 +297,8 @@ class Client:
         algorithm, interface ("cs", "me"), integrator ("bdf", "adams"), sandbox, strict, transient, rt_priority, rt_worker_priority,
         rt_cpus, rt_worker_cpus, rt_mlock, rt_best_effort, rig_in, rig_out,
         rig_policy, rig_timeout_ms, multirate ({component: factor}), starts
-        ({"comp.var": value}, sent as text) and record (names).
+        ({"comp.var": value}, sent as text; an array as a list of its values)
+        and record (names).
         """
         args = {}
         if path is not None:

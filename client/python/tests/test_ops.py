@@ -172,6 +172,16 @@ def test_logs_answers_the_fmus_messages(client):
     assert [m["seq"] for m in msgs] == list(range(1, len(msgs) + 1))
 
 
+def test_an_array_start_is_given_as_a_list(client):
+    # n sizes the vectors (FMI 3.0 section 2.4.7.2); the list goes as "1 2 ... 6".
+    s = client.load(FEEDTHROUGH, starts={"n": 6, "Float64_vector_input": [1, 2, 3, 4, 5, 6.5]},
+                    record=["Float64_output"])["session"]
+    assert list(client.get(s, ["Float64_vector_input"]).values[0]) == [1, 2, 3, 4, 5, 6.5]
+    s = client.load(FEEDTHROUGH, starts={"n": 2, "Float64_vector_input": (7, 8)},
+                    record=["Float64_output"])["session"]
+    assert list(client.get(s, ["Float64_vector_input"]).values[0]) == [7, 8]
+
+
 def test_rig_answers_a_token_for_a_session_with_rig_ports(client):
     s = client.load(LINEAR_ODE, rig_in=["u0"])["session"]
     tok = client.rig(s)
