@@ -178,6 +178,20 @@ Test(host_reconf, a_size_of_0_leaves_arrays_with_no_elements_got_and_set_as_empt
         cr_assert(eq(u32, get_vec(&d, s, VEC_OUT, got, 16), 0));
         cr_assert(eq(dbl, get_f(&d, s, "Float64_output"), 6.5));
         cr_assert(eq(int, hdrv_state(&d, s), PROTO_STATE_PAUSED));
+        /* An element of none: the index is out of range; two indices are the wrong form. */
+        {
+                const char *const first[] = { VEC_IN "[1]" }, *const two[] = { VEC_IN "[1,1]" };
+                struct hrep rep;
+
+                hv_get(&d, s, first, 1, &rep, NULL, NULL);
+                msg = hrep_err(&rep, PROTO_E_NO_VARIABLE);
+                cr_assert(strstr(msg, "out of the array's dimensions [0]") != NULL, "%s", msg);
+                hrep_fini(&rep);
+                hv_get(&d, s, two, 1, &rep, NULL, NULL);
+                msg = hrep_err(&rep, PROTO_E_NO_VARIABLE);
+                cr_assert(strstr(msg, "expected 1 1-based index") != NULL, "%s", msg);
+                hrep_fini(&rep);
+        }
         /* Nothing to sample: a subscription to one says so. */
         {
                 struct proto_str name = { VEC_OUT, sizeof(VEC_OUT) - 1 };

@@ -49,9 +49,11 @@ int scenario_find_variable(const struct scenario *s, const char *name, size_t *r
 
 int scenario_element_index(const char *s, const uint64_t *dims, int nd, uint64_t *ret)
 {
+        bool range = false;
         uint64_t e = 0;
         int d = 0;
 
+        /* The form first (one index per dimension), then the range: a size may be 0. */
         for (;;) {
                 unsigned long long i;
                 char *end;
@@ -61,8 +63,10 @@ int scenario_element_index(const char *s, const uint64_t *dims, int nd, uint64_t
                 errno = 0;
                 i = strtoull(s, &end, 10);
                 if (errno || i < 1 || i > dims[d])
-                        return -ERANGE;
-                e = e * dims[d++] + (i - 1);
+                        range = true;
+                else
+                        e = e * dims[d] + (i - 1);
+                d++;
                 s = end;
                 if (*s == ']')
                         break;
@@ -71,6 +75,8 @@ int scenario_element_index(const char *s, const uint64_t *dims, int nd, uint64_t
         }
         if (d != nd || s[1])
                 return -EINVAL;
+        if (range)
+                return -ERANGE;
         *ret = e;
         return 0;
 }
