@@ -568,7 +568,7 @@ int hvar_set_twice(const struct hvar *xs, uint32_t n, char *msg, size_t size);
 const struct scenario_connection *hvar_connection(const struct hsess *hs, size_t comp, size_t var);
 /* Set x's converted values in its instance: the inst_set*() result. */
 int hvar_apply(const struct hvar *x);
-/* x is an input a connection sets before every step: -1, or the reply code with msg naming it. */
+/* x is an input a connection or the input file sets before every step: -1, or the reply code with msg naming it. */
 int hvar_set_connected(const struct hsess *hs, const struct hvar *x, char *msg, size_t size);
 /* host_values.c: */
 /* Get x (resolved) and write its value to w (nothing on failure); -1 or the reply code with msg. */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/master/input_table.h"
 #include "engine/master/master_value.h"
 #include "engine/scenario/scenario_int.h"
 
@@ -214,9 +215,18 @@ int hvar_apply(const struct hvar *x)
 int hvar_set_connected(const struct hsess *hs, const struct hvar *x, char *msg, size_t size)
 {
         const struct md *md = hs->sc->components[x->comp].fmu->md;
-        const struct scenario_connection *c = hvar_connection(hs, x->comp, (size_t)(x->v - md->vars));
+        size_t var = (size_t)(x->v - md->vars);
+        const struct scenario_connection *c = hvar_connection(hs, x->comp, var);
         const struct scenario_component *from;
 
+        /* An input file's column: put in the input before every step (input_feed.c). */
+        for (size_t i = 0; hs->inputs && i < hs->inputs->n_cols; i++)
+                if (hs->inputs->cols[i].comp == x->comp && hs->inputs->cols[i].var == var) {
+                        snprintf(msg, size, "'%s' is driven by the input file's column '%s': "
+                                 "the master sets it before every step, so a set would not "
+                                 "last", x->name, hs->inputs->cols[i].name);
+                        return PROTO_E_INVALID;
+                }
         /*
          * A parameter's connection acts in Initialization Mode only: a later
          * set stays. One of arrays with no elements moves nothing.

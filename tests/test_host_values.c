@@ -169,6 +169,43 @@ Test(host_values, refusals)
         hdrv_fini(&d);
 }
 
+Test(host_values, an_input_the_input_file_drives_is_refused_with_its_column)
+{
+        const char *const names[] = { "Float64_output" };
+        struct proto_get_result v;
+        struct hrep rep;
+        struct hdrv d;
+        const char *msg;
+        void *mem = NULL;
+        char *csv = NULL;
+        FILE *f;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        cr_assert(asprintf(&csv, "%s/in.csv", d.out) > 0);
+        f = fopen(csv, "w");
+        cr_assert(f != NULL);
+        fprintf(f, "time,Float64_input\n0,5\n10,5\n");
+        cr_assert(fclose(f) == 0);
+        s = hdrv_load(&d, FT, NULL, &(struct proto_load){ .has_stop = true, .stop = 1,
+                                                          .has_step = true, .step = 0.01,
+                                                          .input = { csv, (uint32_t)strlen(csv) } });
+        hv_step(&d, s, 1);
+        /* The file puts 5 in before every step: a set would be undone at the next. */
+        msg = hv_set_err(&d, s, "Float64_input", PVF(7), PROTO_E_INVALID);
+        cr_assert(strstr(msg, "'Float64_input' is driven by the input file's column "
+                          "'Float64_input'") != NULL, "%s", msg);
+        /* The inputs beside it are set as ever. */
+        hv_set_ok(&d, s, "Int32_input", PVI(3));
+        hv_step(&d, s, 1);
+        hv_get(&d, s, names, 1, &rep, &v, &mem);
+        cr_assert(v.values[0]->f == 5, "%g", v.values[0]->f);
+        free(mem);
+        hrep_fini(&rep);
+        free(csv);
+        hdrv_fini(&d);
+}
+
 Test(host_values, a_multirate_output_between_its_points_is_the_held_value)
 {
         static const char *const names[] = { "slow.x", "fast.x" };
