@@ -219,6 +219,14 @@ int hvar_set_connected(const struct hsess *hs, const struct hvar *x, char *msg, 
         const struct scenario_connection *c = hvar_connection(hs, x->comp, var);
         const struct scenario_component *from;
 
+        /* A rig port: the rig's values (or the policy's) go in before every step (master_rig.c). */
+        for (size_t i = 0; i < hs->sc->rig.n_in; i++)
+                if (hs->sc->rig.in[i].comp == x->comp && hs->sc->rig.in[i].var == var) {
+                        snprintf(msg, size, "'%s' is the rig port '%s': the master sets it from "
+                                 "the rig before every step, so a set would not last", x->name,
+                                 hs->sc->rig.in[i].name);
+                        return PROTO_E_INVALID;
+                }
         /* An input file's column: put in the input before every step (input_feed.c). */
         for (size_t i = 0; hs->inputs && i < hs->inputs->n_cols; i++)
                 if (hs->inputs->cols[i].comp == x->comp && hs->inputs->cols[i].var == var) {

@@ -206,6 +206,39 @@ Test(host_values, an_input_the_input_file_drives_is_refused_with_its_column)
         hdrv_fini(&d);
 }
 
+Test(host_values, a_rig_input_port_is_refused_with_its_port)
+{
+        static const struct proto_str ins[] = { { "Float64_input", 13 }, { "Int32_input", 11 } };
+        static const struct proto_assign start = { { "Int32_input", 11 }, { "9", 1 } };
+        const char *const names[] = { "Float64_output", "Int32_output" };
+        struct proto_get_result v;
+        struct hrep rep;
+        struct hdrv d;
+        const char *msg;
+        void *mem = NULL;
+        uint64_t s;
+
+        hdrv_init(&d, NULL);
+        s = hdrv_load(&d, FT, NULL, &(struct proto_load){ .has_stop = true, .stop = 1,
+                                                          .has_step = true, .step = 0.01,
+                                                          .n_rig_in = 2, .rig_in = ins,
+                                                          .n_starts = 1, .starts = &start });
+        hv_step(&d, s, 2);
+        /* No rig has written: the inputs keep what initialization gave them, not 0. */
+        hv_get(&d, s, names, 2, &rep, &v, &mem);
+        cr_assert(v.values[0]->f == 2.5, "%g", v.values[0]->f);
+        cr_assert((v.values[1]->type == PV_INT && v.values[1]->i == 9) ||
+                  (v.values[1]->type == PV_UINT && v.values[1]->u == 9));
+        free(mem);
+        hrep_fini(&rep);
+        /* The rig's value (or its policy's) goes in before every step. */
+        msg = hv_set_err(&d, s, "Float64_input", PVF(7), PROTO_E_INVALID);
+        cr_assert(strstr(msg, "'Float64_input' is the rig port 'Float64_input'") != NULL, "%s",
+                  msg);
+        hv_set_ok(&d, s, "Int8_input", PVI(3));
+        hdrv_fini(&d);
+}
+
 Test(host_values, a_multirate_output_between_its_points_is_the_held_value)
 {
         static const char *const names[] = { "slow.x", "fast.x" };

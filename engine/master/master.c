@@ -225,6 +225,8 @@ int master_new(struct session *s, const struct master_opts *opts, struct master 
                 m->t_next = master_grid(m, 1);
                 r = first_outputs(m);
         }
+        if (r == 0)
+                mrig_start(m);
         if (r < 0) {
                 if (ret_message)
                         *ret_message = strdup(m->msg[0] ? m->msg : strerror(-r));

@@ -247,6 +247,31 @@ static void liveness(struct master *m, struct mrig *rg)
                 pause_policy(m, rg, "vanished");
 }
 
+void mrig_start(struct master *m)
+{
+        const struct scenario_rig *sr = &m->sc->rig;
+        struct mrig *rg = m->rig;
+
+        if (!rg)
+                return;
+        /*
+         * Until a rig writes, its inputs hold the values initialization
+         * left them (their starts, a --start, a binding): the block the
+         * master sets before every step starts from those, not from 0.
+         */
+        for (size_t i = 0; i < rg->n_in; i++) {
+                const struct md_variable *v =
+                        &m->sc->components[sr->in[i].comp].fmu->md->vars[sr->in[i].var];
+                struct mblock *b = rg->in[i].dst;
+                unsigned char *dst = b->vals + rg->in[i].off * mv_size(b->type);
+                int r = inst_get(session_inst(m->s, sr->in[i].comp), b->type, &v->vr, 1, dst, 1);
+
+                /* An FMU that will not tell: the description's start, else 0. */
+                if (r != INST_OK && r != INST_WARNING && v->has_start)
+                        (void) mv_from_md(b->type, &v->start, 1, dst, NULL);
+        }
+}
+
 void mrig_resume(struct master *m)
 {
         if (m->rig && m->rig->policy == RIG_PAUSE)
