@@ -285,6 +285,8 @@ int call_in_bytes(const struct call_in *in, const struct call_range *r, uint64_t
         return 0;
 }
 
+static const uint64_t no_values[1];
+
 int call_in_range(const struct call_in *in, const struct call_range *r, uint64_t elem,
                   uint64_t count, const void **ret)
 {
@@ -297,7 +299,12 @@ int call_in_range(const struct call_in *in, const struct call_range *r, uint64_t
                 return -EBADMSG;
         if (off > in->payload_len || len > in->payload_len - off)
                 return -EBADMSG;
-        *ret = len ? in->payload + off : NULL;
+        /*
+         * No values (an array sized 0): a valid pointer all the same. FMUs
+         * copy nValues values with memcpy(), which is undefined for NULL
+         * even of 0 bytes, and sanitized FMUs abort on it.
+         */
+        *ret = len ? in->payload + off : (const void *)no_values;
         return 0;
 }
 
