@@ -54,36 +54,37 @@ static uint32_t get_vec(struct hdrv *d, uint64_t s, const char *name, double *ou
         return n;
 }
 
-static uint64_t get_u(struct hdrv *d, uint64_t s, const char *name)
+/* The value of one scalar variable (a copy: no pointers into the reply). */
+static struct pv get_scalar(struct hdrv *d, uint64_t s, const char *name)
 {
         const char *const names[] = { name };
         struct proto_get_result v;
         struct hrep rep;
         void *mem = NULL;
-        uint64_t u;
+        struct pv r;
 
         hv_get(d, s, names, 1, &rep, &v, &mem);
-        cr_assert(v.values[0]->type == PV_UINT || v.values[0]->type == PV_INT);
-        u = v.values[0]->type == PV_UINT ? v.values[0]->u : (uint64_t)v.values[0]->i;
+        r = *v.values[0];
+        cr_assert(r.type == PV_UINT || r.type == PV_INT || r.type == PV_FLOAT, "%s", name);
         free(mem);
         hrep_fini(&rep);
-        return u;
+        return r;
+}
+
+static uint64_t get_u(struct hdrv *d, uint64_t s, const char *name)
+{
+        struct pv v = get_scalar(d, s, name);
+
+        cr_assert(v.type != PV_FLOAT);
+        return v.type == PV_UINT ? v.u : (uint64_t)v.i;
 }
 
 static double get_f(struct hdrv *d, uint64_t s, const char *name)
 {
-        const char *const names[] = { name };
-        struct proto_get_result v;
-        struct hrep rep;
-        void *mem = NULL;
-        double f;
+        struct pv v = get_scalar(d, s, name);
 
-        hv_get(d, s, names, 1, &rep, &v, &mem);
-        cr_assert(v.values[0]->type == PV_FLOAT);
-        f = v.values[0]->f;
-        free(mem);
-        hrep_fini(&rep);
-        return f;
+        cr_assert(v.type == PV_FLOAT);
+        return v.f;
 }
 
 /* Set n and the vector input in one request. */

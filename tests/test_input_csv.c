@@ -17,7 +17,8 @@
 static char *cache;
 static struct scenario *fmu;            /* Feedthrough.fmu alone: bare names */
 
-static void fmu_setup(void)
+/* Feedthrough.fmu into fmu, with overrides ov (may be NULL). */
+static void load_feedthrough(const struct scenario_overrides *ov)
 {
         struct scenario_opts o;
         struct diag_list d;
@@ -27,8 +28,13 @@ static void fmu_setup(void)
         diag_list_init(&d, 0);
         scenario_opts_default(&o);
         o.cache_dir = cache;
-        cr_assert(scenario_load(FMUD_TEST_FMU_DIR "/Feedthrough.fmu", &o, NULL, &d, &fmu) == 0);
+        cr_assert(scenario_load(FMUD_TEST_FMU_DIR "/Feedthrough.fmu", &o, ov, &d, &fmu) == 0);
         diag_list_fini(&d);
+}
+
+static void fmu_setup(void)
+{
+        load_feedthrough(NULL);
 }
 
 static void fmu_teardown(void)
@@ -106,17 +112,8 @@ Test(input_csv, refuses_an_array_with_no_elements, .fini = fmu_teardown)
 {
         /* n = 0, which n's min allows (FMI 3.0 section 2.4.7.2): the vectors have no element. */
         struct scenario_assign n0 = { "n", "0" };
-        struct scenario_overrides ov = { .n_starts = 1, .starts = &n0 };
-        struct scenario_opts o;
-        struct diag_list d;
 
-        cache = tmpdir_new("fmud-input");
-        cr_assert(cache != NULL);
-        diag_list_init(&d, 0);
-        scenario_opts_default(&o);
-        o.cache_dir = cache;
-        cr_assert(scenario_load(FMUD_TEST_FMU_DIR "/Feedthrough.fmu", &o, &ov, &d, &fmu) == 0);
-        diag_list_fini(&d);
+        load_feedthrough(&(struct scenario_overrides){ .n_starts = 1, .starts = &n0 });
         refused("time,Float64_vector_input[1]\n0,1\n", "in.csv:1:6: 'Float64_vector_input[1]' "
                 "has no elements (its structural parameters size it 0): no column can drive it");
         refused("time,Float64_vector_input\n0,1\n", "in.csv:1:6: 'Float64_vector_input' "
