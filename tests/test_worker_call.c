@@ -80,8 +80,9 @@ Test(worker_call, ranges_must_lie_inside_and_hold_their_count)
 
         cr_assert(eq(int, call_in_range(&in, &(struct call_range){ 8, 16 }, 8, 2, &p), 0));
         cr_assert(eq(ptr, (void *)p, payload + 8));
+        /* No values: still a pointer an FMU may be handed (memcpy of 0 bytes needs one). */
         cr_assert(eq(int, call_in_range(&in, &(struct call_range){ 0, 0 }, 8, 0, &p), 0));
-        cr_assert(eq(ptr, (void *)p, NULL));
+        cr_assert(p != NULL);
         cr_assert(eq(int, call_in_range(&in, &(struct call_range){ 8, 16 }, 8, 3, &p), -EBADMSG));
         cr_assert(eq(int, call_in_range(&in, &(struct call_range){ 4, 8 }, 8, 1, &p), -EBADMSG));
         cr_assert(eq(int, call_in_range(&in, &(struct call_range){ 56, 16 }, 8, 2, &p), -EBADMSG));

@@ -247,7 +247,8 @@ int call_parse(const void *rec, size_t rec_len, struct call_in *ret, bool *ret_s
 
 /*
  * Resolve a range of in's payload that must hold count elements of size
- * elem (alignment min(elem, 8)). Returns 0 and *ret (NULL when empty), or
+ * elem (alignment min(elem, 8)). Returns 0 and *ret (when empty, a valid
+ * pointer to nothing, never NULL: it may be handed to an FMU), or
  * -EBADMSG for a range outside the payload, of another length, misaligned,
  * or whose size overflows.
  */
