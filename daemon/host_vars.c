@@ -112,8 +112,11 @@ int hvar_resolve(struct hsess *hs, const struct proto_str *name, struct hvar *x,
         x->ct = mv_call_type(x->v->type, md->fmi == MD_FMI2 ? 2 : 3);
         x->array = x->v->n_dims > 0;
         e = scenario_var_elements(hs->sc, x->comp, x->v);
-        /* e == 0: an array its structural parameters size 0, got and set as [] (section 2.4.7.2). */
-        /* Defensive: the sizes of a loaded scenario resolve (scenario_dims.c checks them). */
+        /*
+         * e == 0: an array its structural parameters size 0, got and set as
+         * [] (section 2.4.7.2). SCENARIO_NO_SIZE is defensive: the sizes of a
+         * loaded scenario resolve (scenario_dims.c checks them).
+         */
         if (e == SCENARIO_NO_SIZE) {
                 snprintf(msg, size, "'%s': its dimensions cannot be resolved", x->name);
                 return PROTO_E_INVALID;
