@@ -420,3 +420,31 @@ Test(daemon_snapio, a_snapshot_past_the_sessions_stop_time_is_refused)
         free(at_end);
         free(late);
 }
+
+Test(daemon_snapio, a_snapshot_of_other_array_sizes_is_refused_saying_so)
+{
+        char *path = daemon_path(&d, "n4.fmudsnap");
+        static const struct proto_assign n0 = { { "n", 1 }, { "0", 1 } };
+        struct proto_target t = { 0 }, u = { 0 };
+        uint64_t id, imported = 0;
+        int r;
+
+        /* Every output recorded, Float64_vector_output with n = 4 in one and 0 in the other. */
+        t.session = daemon_load(c, &(struct proto_load){
+                .path = daemon_str(FMUD_TEST_FMU_DIR "/Feedthrough.fmu"), .has_stop = true,
+                .stop = 10, .has_step = true, .step = 0.1 }, NULL);
+        step(t.session, 2);
+        id = snapshot(t.session);
+        cr_assert(eq(int, fmud_snapshot_export(c, &t, id, path), 0), "%s", fmud_errmsg(c));
+        u.session = daemon_load(c, &(struct proto_load){
+                .path = daemon_str(FMUD_TEST_FMU_DIR "/Feedthrough.fmu"), .has_stop = true,
+                .stop = 10, .has_step = true, .step = 0.1, .n_starts = 1, .starts = &n0 }, NULL);
+        step(u.session, 1);
+        r = fmud_snapshot_import(c, &u, path, &imported, NULL);
+        daemon_assert_refused(c, r, PROTO_E_INVALID, "a snapshot of other array sizes");
+        cr_assert(strstr(fmud_errmsg(c), "it was taken with other array sizes (structural "
+                         "parameters)") != NULL, "%s", fmud_errmsg(c));
+        /* The session goes on. */
+        step(u.session, 1);
+        free(path);
+}

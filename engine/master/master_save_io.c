@@ -274,10 +274,15 @@ static int block_get(struct rbuf *r, struct saved_block *d, const struct mblock 
 
         if (r->bad)
                 return -EBADMSG;
-        if (type != (uint64_t)b->type || n != b->n)
+        if (type != (uint64_t)b->type)
                 return fail(r, "master state: component '%s' has an output block of type %llu "
-                            "with %llu values, the session's is of type %d with %zu", name,
-                            (unsigned long long)type, (unsigned long long)n, (int)b->type, b->n);
+                            "where the session's is %s: a snapshot of another scenario", name,
+                            (unsigned long long)type, md_type_name(b->type));
+        if (n != b->n)
+                return fail(r, "master state: component '%s': the snapshot holds %llu %s "
+                            "output values where this session holds %zu: it was taken with "
+                            "other array sizes (structural parameters) or of another scenario",
+                            name, (unsigned long long)n, md_type_name(b->type), b->n);
         if (need && !have)
                 return fail(r, "master state: component '%s' lacks the values of an output "
                             "block", name);
