@@ -350,6 +350,14 @@ out:
         return code;
 }
 
+static int64_t mono_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /*
  * Reap child pid within ms: 0, or -ETIMEDOUT. A pidfd (Linux 5.3) wakes
  * this process as the daemon exits, where polling every 10 ms kept each
@@ -363,22 +371,13 @@ static int wait_exit(pid_t pid, int ms)
 
         if (fd >= 0) {
                 struct pollfd p = { .fd = fd, .events = POLLIN };
-                struct timespec end, now;
+                int64_t end = mono_ms() + ms;
                 int r, left = ms;
 
-                clock_gettime(CLOCK_MONOTONIC, &end);
-                end.tv_sec += ms / 1000;
-                end.tv_nsec += (long)(ms % 1000) * 1000000L;
-                if (end.tv_nsec >= 1000000000L) {
-                        end.tv_sec++;
-                        end.tv_nsec -= 1000000000L;
-                }
                 while ((r = poll(&p, 1, left)) < 0 && errno == EINTR) {
-                        clock_gettime(CLOCK_MONOTONIC, &now);
-                        left = (int)((end.tv_sec - now.tv_sec) * 1000 +
-                                     (end.tv_nsec - now.tv_nsec) / 1000000L);
-                        if (left < 0)
-                                left = 0;
+                        int64_t rest = end - mono_ms();
+
+                        left = rest > 0 ? (int)rest : 0;
                 }
                 close(fd);
                 if (r == 0)

@@ -166,6 +166,16 @@ static int prepare(struct session *s, struct session_inst *si)
         return 0;
 }
 
+/* A worker that did not start (inst_spawn() or inst_ready() failed with r): said, freed. */
+static int start_failed(struct session *s, struct session_inst *si, int r, char *why)
+{
+        si->inst = NULL;
+        session_err(s, r, "component '%s': cannot start its worker: %s",
+                    s->sc->components[si->comp].name, why ? why : strerror(-r));
+        free(why);
+        return r;
+}
+
 static int spawn(struct session *s, struct session_inst *si)
 {
         const struct scenario_component *c = &s->sc->components[si->comp];
@@ -195,13 +205,7 @@ static int spawn(struct session *s, struct session_inst *si)
                 o.iu_ctx = si;
         }
         r = inst_spawn(&o, &si->inst, &why);
-        if (r < 0) {
-                si->inst = NULL;
-                session_err(s, r, "component '%s': cannot start its worker: %s", c->name,
-                            why ? why : strerror(-r));
-                free(why);
-        }
-        return r;
+        return r < 0 ? start_failed(s, si, r, why) : 0;
 }
 
 /* Wait for a spawned worker's HELLO. */
@@ -211,13 +215,8 @@ static int ready(struct session *s, struct session_inst *si)
         char *why = NULL;
         int r = inst_ready(si->inst, &why);
 
-        if (r < 0) {
-                si->inst = NULL;
-                session_err(s, r, "component '%s': cannot start its worker: %s", c->name,
-                            why ? why : strerror(-r));
-                free(why);
-                return r;
-        }
+        if (r < 0)
+                return start_failed(s, si, r, why);
         if (s->opts.worker)
                 s->opts.worker(s->opts.worker_ctx, &(struct session_worker_info){
                         .ev = SESSION_WORKER_STARTED, .comp = si->comp, .name = c->name,
