@@ -568,8 +568,12 @@ int hvar_set_twice(const struct hvar *xs, uint32_t n, char *msg, size_t size);
 const struct scenario_connection *hvar_connection(const struct hsess *hs, size_t comp, size_t var);
 /* Set x's converted values in its instance: the inst_set*() result. */
 int hvar_apply(const struct hvar *x);
-/* x is an input a connection or the input file sets before every step: -1, or the reply code with msg naming it. */
-int hvar_set_connected(const struct hsess *hs, const struct hvar *x, char *msg, size_t size);
+/*
+ * x is an input the master sets before every step (fed by a connection, a
+ * rig port, an input file's column), so a set would not last: -1, or the
+ * reply code with msg naming what sets it.
+ */
+int hvar_set_by_master(const struct hsess *hs, const struct hvar *x, char *msg, size_t size);
 /* host_values.c: */
 /* Get x (resolved) and write its value to w (nothing on failure); -1 or the reply code with msg. */
 int hvalues_get_one(struct hsess *hs, struct hvar *x, struct pw *w, char *msg, size_t size);

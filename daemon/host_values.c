@@ -504,7 +504,7 @@ static int set_prepare(struct hsess *hs, const struct proto_named_value *nv, str
                 code = PROTO_E_TYPE;
         }
         if (code < 0)
-                code = hvar_set_connected(hs, x, msg, size);
+                code = hvar_set_by_master(hs, x, msg, size);
         if (code < 0)
                 code = set_allowed(hs, x, msg, size);
         if (code < 0)

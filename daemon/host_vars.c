@@ -215,7 +215,7 @@ int hvar_apply(const struct hvar *x)
                inst_set(x->inst, x->ct, &x->v->vr, 1, x->vals, x->n);
 }
 
-int hvar_set_connected(const struct hsess *hs, const struct hvar *x, char *msg, size_t size)
+int hvar_set_by_master(const struct hsess *hs, const struct hvar *x, char *msg, size_t size)
 {
         const struct md *md = hs->sc->components[x->comp].fmu->md;
         size_t var = (size_t)(x->v - md->vars);
