@@ -566,7 +566,12 @@ int hvar_resolve(struct hsess *hs, const struct proto_str *name, struct hvar *x,
 int hvar_set_twice(const struct hvar *xs, uint32_t n, char *msg, size_t size);
 /* The connection that feeds input var of component comp, or NULL. */
 const struct scenario_connection *hvar_connection(const struct hsess *hs, size_t comp, size_t var);
-/* Set x's converted values in its instance: the inst_set*() result. */
+/* x is a whole array its structural parameters size 0 (FMI 3.0 section 2.4.7.2): no FMU call. */
+static inline bool hvar_empty(const struct hvar *x)
+{
+        return x->array && x->n == 0 && !x->element;
+}
+/* Set x's converted values in its instance (none when hvar_empty()): the inst_set*() result. */
 int hvar_apply(const struct hvar *x);
 /*
  * x is an input the master sets before every step (fed by a connection, a

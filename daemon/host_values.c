@@ -251,8 +251,7 @@ int hvalues_get_one(struct hsess *hs, struct hvar *x, struct pw *w, char *msg, s
                 return -1;
         if (put_published(hs, x, var, w))
                 return -1;
-        /* No element (a structural parameter sized it 0): nothing to ask the FMU. */
-        if (x->array && x->n == 0 && !x->element) {
+        if (hvar_empty(x)) {
                 pw_array(w, 0);
                 return -1;
         }

@@ -206,8 +206,7 @@ const struct scenario_connection *hvar_connection(const struct hsess *hs, size_t
 
 int hvar_apply(const struct hvar *x)
 {
-        /* No element to set (an array sized 0): the FMU is not called. */
-        if (x->array && x->n == 0 && !x->element)
+        if (hvar_empty(x))
                 return INST_OK;
         return x->ct == MD_BINARY ?
                inst_set_binary(x->inst, &x->v->vr, 1, x->sizes, (const uint8_t *const *)x->vals,
