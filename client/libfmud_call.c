@@ -35,32 +35,6 @@ uint64_t fmud_begin(struct fmud *c)
         return ++c->next_id;
 }
 
-static int64_t now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Drain the rest of a multipart message. */
-static void drain(void *s)
-{
-        int more = 1;
-        size_t len = sizeof(more);
-        zmq_msg_t m;
-
-        while (zmq_getsockopt(s, ZMQ_RCVMORE, &more, &len) == 0 && more) {
-                zmq_msg_init(&m);
-                if (zmq_msg_recv(&m, s, ZMQ_DONTWAIT) < 0) {
-                        zmq_msg_close(&m);
-                        return;
-                }
-                zmq_msg_close(&m);
-                len = sizeof(more);
-        }
-}
-
 /* Receive one reply's body frame into c->reply_msg (skipping empty delimiters). */
 static int recv_body(struct fmud *c)
 {
@@ -71,7 +45,7 @@ static int recv_body(struct fmud *c)
                         return -errno;
                 if (zmq_msg_size(&c->reply_msg) > 0) {
                         if (zmq_msg_more(&c->reply_msg)) {
-                                drain(c->dealer);
+                                fmud_drain(c->dealer);
                                 return -EPROTO;
                         }
                         return 0;
@@ -79,7 +53,7 @@ static int recv_body(struct fmud *c)
                 if (!zmq_msg_more(&c->reply_msg))
                         return -EPROTO;
         }
-        drain(c->dealer);
+        fmud_drain(c->dealer);
         return -EPROTO;
 }
 
@@ -129,7 +103,7 @@ static bool lost(struct fmud *c)
                         gone |= handshake_event(c, ev, value);
                 }
                 if (zmq_msg_more(&m))
-                        drain(c->mon);
+                        fmud_drain(c->mon);
                 zmq_msg_close(&m);
         }
 }
@@ -151,7 +125,7 @@ static int wait_in(struct fmud *c, int64_t deadline)
                 it[n_it++] = (zmq_pollitem_t){ .socket = c->sub, .events = ZMQ_POLLIN };
         }
         for (;;) {
-                left = deadline < 0 ? -1 : (long)(deadline - now_ms());
+                left = deadline < 0 ? -1 : (long)(deadline - fmud_now_ms());
                 if (deadline >= 0 && left < 0)
                         left = 0;
                 n = zmq_poll(it, n_it, left);
@@ -225,7 +199,7 @@ int fmud_call(struct fmud *c, uint64_t id, const char *what, const struct pv **r
 {
         struct proto_limits lim;
         struct proto_reply rep;
-        int64_t deadline = c->timeout_ms < 0 ? -1 : now_ms() + c->timeout_ms;
+        int64_t deadline = c->timeout_ms < 0 ? -1 : fmud_now_ms() + c->timeout_ms;
         char err[160];
         int r;
 

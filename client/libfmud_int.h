@@ -12,6 +12,8 @@
 #define FMUD_CLIENT_LIBFMUD_INT_H
 
 #include <stdarg.h>
+#include <stdint.h>
+#include <time.h>
 #include <zmq.h>
 
 #include "fmud.h"
@@ -55,7 +57,7 @@ struct fmud {
 
         struct fmud_early *early;       /* published before a join's answer (libfmud_join.c) */
         size_t n_early, early_at, cap_early;    /* kept, taken of them, room */
-        uint64_t early_lost;            /* dropped past FMUD_JOIN_KEEP */
+        size_t early_bytes;             /* of the kept messages not taken */
         bool keep_sub;                  /* fmud_call() keeps what the SUB socket gets meanwhile */
 
         struct fmud_sub *subs;
@@ -108,8 +110,17 @@ int fmud_probe_ipc(struct fmud *c);
 int fmud_socket_curve(struct fmud *c, void *s);
 /* Release the PUB slot and forget every subscription; close the SUB socket. */
 void fmud_pub_fini(struct fmud *c);
-/* Drop the rest of a multipart message. */
+/* Drop the rest of a multipart message: the frames after the last one read. */
 void fmud_drain(void *sock);
+
+/* CLOCK_MONOTONIC in milliseconds: the deadlines of every wait here. */
+static inline int64_t fmud_now_ms(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 /*
  * Wait until the daemon answers a join (libfmud_join.c): every
  * subscription made before is then in force. 0, or <0 and said.

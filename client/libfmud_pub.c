@@ -340,28 +340,21 @@ int fmud_telemetry(struct fmud *c, uint64_t session, bool on)
         return r;
 }
 
-static int64_t now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void fmud_drain(void *sock)
 {
-        zmq_msg_t rest;
-        bool more;
+        int more = 1;
+        size_t len = sizeof(more);
+        zmq_msg_t m;
 
-        do {
-                zmq_msg_init(&rest);
-                if (zmq_msg_recv(&rest, sock, ZMQ_DONTWAIT) < 0) {
-                        zmq_msg_close(&rest);
+        while (zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &len) == 0 && more) {
+                zmq_msg_init(&m);
+                if (zmq_msg_recv(&m, sock, ZMQ_DONTWAIT) < 0) {
+                        zmq_msg_close(&m);
                         return;
                 }
-                more = zmq_msg_more(&rest);
-                zmq_msg_close(&rest);
-        } while (more);
+                zmq_msg_close(&m);
+                len = sizeof(more);
+        }
 }
 
 /* The topic frame m into the PUB slot's topic, closing m; -EPROTO when it is no topic. */
@@ -472,7 +465,7 @@ static int decode_pub(struct fmud *c, struct fmud_msg *ret)
 
 int fmud_next(struct fmud *c, int timeout_ms, struct fmud_msg *ret)
 {
-        int64_t deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+        int64_t deadline = timeout_ms < 0 ? -1 : fmud_now_ms() + timeout_ms;
         zmq_pollitem_t it;
         long left;
         int n, r;
@@ -495,7 +488,7 @@ int fmud_next(struct fmud *c, int timeout_ms, struct fmud_msg *ret)
                         return fmud_fail(c, r, "malformed PUB message framing");
                 if (r != -EAGAIN)
                         return fmud_fail(c, r, "receive: %s", zmq_strerror(-r));
-                left = deadline < 0 ? -1 : (long)(deadline - now_ms());
+                left = deadline < 0 ? -1 : (long)(deadline - fmud_now_ms());
                 if (deadline >= 0 && left <= 0)
                         return -EAGAIN;
                 it = (zmq_pollitem_t){ .socket = c->sub, .events = ZMQ_POLLIN };

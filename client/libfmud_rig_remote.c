@@ -37,21 +37,13 @@ struct rig_remote {
         double *buf;                    /* RIGW_MAX_PORTS values */
 };
 
-static int64_t now_ms(void)
-{
-        struct timespec t;
-
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 static int send_w(struct rig_remote *m)
 {
         if (m->w.error)
                 return -ENOMEM;
         if (zmq_send(m->s, pw_data(&m->w), pw_size(&m->w), ZMQ_DONTWAIT) < 0)
                 return zmq_errno() == EAGAIN ? -ENOSPC : -EPIPE;
-        m->sent_ms = now_ms();
+        m->sent_ms = fmud_now_ms();
         return 0;
 }
 
@@ -213,7 +205,7 @@ int rig_remote_wait(struct fmud_rig *g, int timeout_ms, uint64_t *ret_point, dou
                     uint64_t *ret_skipped)
 {
         struct rig_remote *m = g->remote;
-        int64_t end = timeout_ms >= 0 ? now_ms() + timeout_ms : INT64_MAX;
+        int64_t end = timeout_ms >= 0 ? fmud_now_ms() + timeout_ms : INT64_MAX;
         uint64_t skipped = 0, s = 0;
         bool got = false;
         zmq_msg_t z;
@@ -223,7 +215,7 @@ int rig_remote_wait(struct fmud_rig *g, int timeout_ms, uint64_t *ret_point, dou
                 return -EPIPE;
         for (;;) {
                 zmq_pollitem_t it = { .socket = m->s, .events = ZMQ_POLLIN };
-                int64_t now = now_ms(), slice;
+                int64_t now = fmud_now_ms(), slice;
 
                 /* Everything queued: the newest point counts, the ones before it are skipped. */
                 zmq_msg_init(&z);
@@ -253,7 +245,7 @@ int rig_remote_wait(struct fmud_rig *g, int timeout_ms, uint64_t *ret_point, dou
                         rigw_beat(&m->w);
                         (void)send_w(m);
                 }
-                slice = m->sent_ms + BEAT_SLICE_MS - now_ms();
+                slice = m->sent_ms + BEAT_SLICE_MS - fmud_now_ms();
                 if (slice > end - now)
                         slice = end - now;
                 if (slice < 1)
