@@ -14,8 +14,8 @@
  * its reply (fmud_keep_pending()), so that the session's samples, caught
  * by the session's prefix meanwhile, neither fill the socket's queue nor
  * are lost. Past FMUD_JOIN_KEEP kept messages (more than the daemon
- * queues for a subscriber) a message is dropped and counted, as the
- * daemon would have.
+ * queues for a subscriber) or FMUD_JOIN_KEEP_BYTES of them, a message is
+ * dropped, as the daemon would have dropped it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,19 +28,12 @@
 #include "proto/proto.h"
 
 #define FMUD_JOIN_KEEP  65536
+#define FMUD_JOIN_KEEP_BYTES    ((size_t)256 << 20)     /* of topics and bodies kept */
 #define JOIN_RETRY_MS   250
 
 struct fmud_early {
         zmq_msg_t topic, body;
 };
-
-static int64_t now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void fmud_early_clear(struct fmud *c)
 {
@@ -51,6 +44,7 @@ void fmud_early_clear(struct fmud *c)
         free(c->early);
         c->early = NULL;
         c->n_early = c->early_at = c->cap_early = 0;
+        c->early_bytes = 0;
 }
 
 int fmud_early_take(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body)
@@ -60,6 +54,7 @@ int fmud_early_take(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body)
         if (c->early_at == c->n_early)
                 return -EAGAIN;
         e = &c->early[c->early_at++];
+        c->early_bytes -= zmq_msg_size(&e->topic) + zmq_msg_size(&e->body);
         zmq_msg_move(topic, &e->topic);
         zmq_msg_move(body, &e->body);
         zmq_msg_close(&e->topic);
@@ -72,11 +67,18 @@ int fmud_early_take(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body)
 /* Keep a message that came before the join's answer; its frames are moved. */
 static int keep(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body)
 {
+        size_t bytes = zmq_msg_size(topic) + zmq_msg_size(body);
         struct fmud_early *v;
 
-        if (c->n_early - c->early_at >= FMUD_JOIN_KEEP) {
-                c->early_lost++;
+        if (c->n_early - c->early_at >= FMUD_JOIN_KEEP ||
+            bytes > FMUD_JOIN_KEEP_BYTES - c->early_bytes)
                 return 0;
+        /* The ones taken already make room first: the array holds those not taken. */
+        if (c->n_early == c->cap_early && c->early_at) {
+                memmove(c->early, c->early + c->early_at,
+                        (c->n_early - c->early_at) * sizeof(*c->early));
+                c->n_early -= c->early_at;
+                c->early_at = 0;
         }
         if (c->n_early == c->cap_early) {
                 size_t cap = c->cap_early ? 2 * c->cap_early : 64;
@@ -93,6 +95,7 @@ static int keep(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body)
         zmq_msg_move(&v->topic, topic);
         zmq_msg_move(&v->body, body);
         c->n_early++;
+        c->early_bytes += bytes;
         return 0;
 }
 
@@ -160,13 +163,13 @@ static int ask(struct fmud *c, char *join, size_t len)
 
 int fmud_sub_join(struct fmud *c)
 {
-        int64_t deadline = c->timeout_ms < 0 ? -1 : now_ms() + c->timeout_ms, retry = 0;
+        int64_t deadline = c->timeout_ms < 0 ? -1 : fmud_now_ms() + c->timeout_ms, retry = 0;
         char join[PROTO_JOIN_TOPIC_MAX + 1] = "";
         int r = 0;
 
         while (r == 0 || r == -EAGAIN) {
                 zmq_pollitem_t it = { .socket = c->sub, .events = ZMQ_POLLIN };
-                int64_t now = now_ms();
+                int64_t now = fmud_now_ms();
                 long left;
                 int n;
 
