@@ -111,8 +111,9 @@ int control_reload_keys(struct control *c, const char *path, char *err, size_t e
  * ZMQ_SNDHWM fails with EAGAIN instead of vanishing, so the loss is
  * known: counted in the subscription's drops (the session flags its next
  * sample) and logged as it doubles. The subscribe messages an XPUB hands
- * up are read here and in control_run(), and joins answered (ZMQ keeps its
- * own table of the subscriptions).
+ * up are read in control_run(), which polls the XPUBs, and joins answered
+ * there (ZMQ keeps its own table of the subscriptions): not here, once per
+ * publication.
  */
 static void publish(struct control *c, const struct cq_item *it)
 {
@@ -125,7 +126,6 @@ static void publish(struct control *c, const struct cq_item *it)
                         lost = true;
                 else
                         zmq_send(c->pub[i], it->buf, it->len, ZMQ_DONTWAIT);
-                (void)ctl_join_serve(c->pub[i], SERVE_BATCH);
         }
         if (!lost)
                 return;
