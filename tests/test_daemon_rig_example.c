@@ -122,15 +122,19 @@ Test(daemon_rig_example, the_rig_writes_the_force_of_every_point_applied_once_at
                   "%s", buf);
         cr_assert(eq(int, fmud_status(c, s, &st), 0), "%s", fmud_errmsg(c));
         /*
-         * Every point published was read or skipped; every write was applied, late or not,
-         * but one for the stop point, from which there is no step to take it.
+         * Every point published was read or skipped; every write was taken, late or not,
+         * but one for the stop point, from which there is no step to take it. Writes
+         * taken at one point apply once, the newest (docs/scenarios.md "Rig ports"):
+         * that happens only to a rig behind its points, so every write an applied one
+         * superseded was late.
          */
         cr_assert(eq(u64, (uint64_t)last, POINTS), "%s", buf);
         cr_assert(eq(u64, (uint64_t)(read_n + skipped), POINTS + 1), "%s", buf);
         cr_assert(eq(u64, st.rig.bad, 0));
-        cr_assert(eq(u64, st.rig.applied, (uint64_t)(writes - (last_for >= POINTS))),
-                  "%s applied %llu", buf,
-                  (unsigned long long)st.rig.applied);
+        cr_assert(st.rig.applied <= (uint64_t)(writes - (last_for >= POINTS)) &&
+                  st.rig.applied + st.rig.late >= (uint64_t)(writes - (last_for >= POINTS)),
+                  "%s applied %llu late %llu", buf, (unsigned long long)st.rig.applied,
+                  (unsigned long long)st.rig.late);
         cr_assert(st.rig.late <= st.rig.applied);
         /*
          * The results: row t_k holds the force of the step into it, the one from point
