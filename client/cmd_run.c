@@ -255,8 +255,6 @@ static int run_local(struct run_cmd *a)
         struct run_report rep;
         struct diag_list diags;
         char *worker = NULL, *cache = NULL;
-        char err[1024];
-        FILE *tmp = NULL;
         int code, r;
 
         /* Real time is the daemon's to give (docs/fmuctl.md "Real time"): never silently dropped. */
@@ -295,17 +293,6 @@ static int run_local(struct run_cmd *a)
         (void) fmu_interface_parse(a->load.l.iface.ptr, a->load.l.iface.len, &o.iface);
         (void) fmu_integrator_parse(a->load.l.integrator.ptr, a->load.l.integrator.len,
                                     &o.integrator);
-        /* .mat: the rows go to a temporary CSV, converted once the run is over. */
-        if (!a->to_stdout && mat4_wanted(a->load.out)) {
-                tmp = tmpfile();
-                if (!tmp) {
-                        fprintf(stderr, "fmuctl run: cannot make a temporary file: %s\n",
-                                strerror(errno));
-                        code = FMUCTL_EXIT_SYSTEM;
-                        goto out;
-                }
-                o.out_fd = fileno(tmp);
-        }
         /* A results file over RLIMIT_FSIZE is a write error (EFBIG), not the end of fmuctl. */
         signal(SIGXFSZ, SIG_IGN);
         diag_list_init(&diags, 0);
@@ -320,12 +307,6 @@ static int run_local(struct run_cmd *a)
         } else {
                 code = FMUCTL_EXIT_OK;
         }
-        /* A file that cannot be written is the file's fault, as a failed CSV (exit code 3). */
-        if (code == FMUCTL_EXIT_OK && tmp &&
-            results_convert(fileno(tmp), a->load.out, err, sizeof(err)) < 0) {
-                fprintf(stderr, "fmuctl run: %s\n", err);
-                code = FMUCTL_EXIT_SYSTEM;
-        }
         if (a->cli.json && rep.phase >= RUN_PHASE_RUN)
                 run_json_finish(run_json_local(&rep, a->scenario, o.out), code);
         else if (!a->quiet && rep.phase >= RUN_PHASE_RUN)
@@ -333,8 +314,6 @@ static int run_local(struct run_cmd *a)
         run_report_fini(&rep);
         diag_list_fini(&diags);
 out:
-        if (tmp)
-                fclose(tmp);
         free(worker);
         free(cache);
         return code;

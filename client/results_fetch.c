@@ -83,7 +83,8 @@ static int start_mat(struct results_fetch *f, struct fmud *c, const struct proto
                 meta[i] = (struct mat4_var){
                         .name = f->text[2 * i], .unit = f->text[2 * i + 1],
                         .parameter = is(v[i].variability, "constant") ||
-                                     is(v[i].variability, "fixed") };
+                                     is(v[i].variability, "fixed"),
+                        .text = is(v[i].type, "String") || is(v[i].type, "Binary") };
         }
         r = mat4_csv_new(f->fd, meta, n, &f->mat);
         if (r < 0)
@@ -104,11 +105,33 @@ static void count_header(struct results_fetch *f, const char *p, size_t len)
         }
 }
 
+/* Once the header is through: the text columns a .mat file leaves out, said on stderr. */
+static void note_left_out(struct results_fetch *f)
+{
+        char names[1024];
+        size_t n;
+
+        if (f->noted || !f->header_done)
+                return;
+        f->noted = true;
+        n = mat4_csv_left_out(f->mat, names, sizeof(names));
+        f->cols -= n <= f->cols ? n : f->cols;  /* the columns the file has */
+        if (n)
+                fprintf(stderr, "warning: '%s': %zu String or Binary column%s left out (a .mat "
+                        "file holds numbers only; a .csv file has them): %s\n", f->path, n,
+                        n == 1 ? "" : "s", names);
+}
+
 static int put(struct results_fetch *f, const void *p, size_t len, char *err, size_t size)
 {
+        int r;
+
         count_header(f, p, len);
-        if (f->to_mat)
-                return mat4_csv_feed(f->mat, p, len, err, size);
+        if (f->to_mat) {
+                r = mat4_csv_feed(f->mat, p, len, err, size);
+                note_left_out(f);
+                return r;
+        }
         if (len && fwrite(p, 1, len, f->out) != len) {
                 int e = errno ? errno : EIO;
 
@@ -153,24 +176,6 @@ int results_fetch_pump(struct results_fetch *f, struct fmud *c, const struct pro
                 return -errno;
         }
         return f->done ? 1 : 0;
-}
-
-int results_convert(int fd, const char *path, char *err, size_t size)
-{
-        int out, r;
-
-        out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
-        if (out < 0) {
-                r = -errno;
-                snprintf(err, size, "cannot write '%s': %s", path, strerror(-r));
-                return r;
-        }
-        r = mat4_csv_convert_fd(fd, 0, out, NULL, 0, err, size);
-        if (close(out) < 0 && !r) {
-                r = -errno;
-                snprintf(err, size, "cannot write '%s': %s", path, strerror(-r));
-        }
-        return r;
 }
 
 int results_fetch_close(struct results_fetch *f, char *err, size_t size)

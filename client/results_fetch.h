@@ -26,6 +26,7 @@ struct results_fetch {
         bool done;
         bool daemon_err;                /* the last failure was the daemon's (fmud_errmsg()) */
         bool header_done, quoted;
+        bool noted;                     /* .mat: the left-out columns said */
         size_t cols;                    /* the header's columns after time, once header_done */
         void *buf;                      /* one piece (PROTO_RESULTS_CHUNK) */
 };
@@ -45,12 +46,6 @@ int results_fetch_open(struct results_fetch *f, const char *path, char *err, siz
  */
 int results_fetch_pump(struct results_fetch *f, struct fmud *c, const struct proto_target *t,
                        char *err, size_t size);
-
-/*
- * A results CSV in the file open at fd (read from its start) converted to
- * the .mat file at path (created or truncated). 0, or -errno with why in err.
- */
-int results_convert(int fd, const char *path, char *err, size_t size);
 
 /* Finish the file (a .mat's header), close it; 0, or -errno with why in err. */
 int results_fetch_close(struct results_fetch *f, char *err, size_t size);

@@ -19,6 +19,7 @@
 #include "engine/master/input_csv.h"
 #include "engine/record/mat4_csv.h"
 #include "engine/run/row_rec.h"
+#include "engine/run/run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -284,6 +285,19 @@ static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, si
         return r;
 }
 
+/* A .mat file's String and Binary columns are left out: the load's reply says so. */
+static void note_left_out(const struct hsess *hs, struct diag_list *diags)
+{
+        char names[256];
+        size_t n;
+
+        if (hs->mat_fd < 0 || !(n = run_mat4_left_out(hs->sc, names, sizeof(names))))
+                return;
+        (void) diag_add(diags, DIAG_WARNING, NULL, 0, NULL, "'%s': %zu String or Binary column%s "
+                        "left out (a .mat file holds numbers only; a .csv file has them): %s",
+                        hs->rec_path, n, n == 1 ? "" : "s", names);
+}
+
 /* What the master notes (master_note_fn) goes to the daemon's log with the session. */
 static void note(void *ctx, size_t comp, const char *message)
 {
@@ -515,6 +529,7 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         hsess_set_state(hs, PROTO_STATE_LOADED, NULL);
         hlog_line(hs, LOG_NOTICE, "loaded '%s': %zu instances, results %s", path,
                   hs->sc->n_components, hs->rec_path ? hs->rec_path : "none");
+        note_left_out(hs, &diags);
         {
                 struct load_warnings *lw = calloc(1, sizeof(*lw));
                 struct pw w;

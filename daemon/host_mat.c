@@ -9,7 +9,8 @@
  * When recording ends (hrec_close()), the CSV is converted into the named
  * file, opened at load as any results file (host_out.c), in bounded
  * memory (mat4_csv.h), with each column's description, unit and
- * variability from its model description. A conversion that fails fails
+ * variability from its model description (run_mat4_meta()); String and
+ * Binary columns are left out, as the load's warning said. A conversion that fails fails
  * the results file as a failed write does.
  *
  * Threads: the session thread.
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "engine/record/mat4_csv.h"
+#include "engine/run/run.h"
 
 int hmat_csv_open(struct hsess *hs, int *ret_fd, char *msg, size_t size)
 {
@@ -45,29 +47,10 @@ int hmat_csv_open(struct hsess *hs, int *ret_fd, char *msg, size_t size)
         return -1;
 }
 
-/* Each column's description, unit and whether it is a parameter (data_1). */
-static struct mat4_var *column_meta(const struct scenario *sc)
-{
-        struct mat4_var *v = calloc(sc->n_columns ? sc->n_columns : 1, sizeof(*v));
-
-        for (size_t i = 0; v && i < sc->n_columns; i++) {
-                const struct scenario_column *c = &sc->columns[i];
-                const struct md_variable *mv = &sc->components[c->comp].fmu->md->vars[c->var];
-
-                v[i] = (struct mat4_var){
-                        .name = c->name, .description = mv->description,
-                        .unit = mv->attrs.unit,
-                        .parameter = mv->variability == MD_VARIABILITY_CONSTANT ||
-                                     mv->variability == MD_VARIABILITY_FIXED,
-                };
-        }
-        return v;
-}
-
 int hmat_finish(struct hsess *hs, char *msg, size_t size)
 {
         /* Each session's own: sessions end on their own threads, at the same time too. */
-        struct mat4_var *meta = column_meta(hs->sc);
+        struct mat4_var *meta = run_mat4_meta(hs->sc);
         int r;
 
         if (!meta) {

@@ -496,6 +496,107 @@ Test(daemon_fetch, a_load_that_names_a_mat_file_gets_it_from_the_daemon)
         free(mat);
 }
 
+/* csv_path's CSV without the columns named in drop (NULL-terminated), written to out_path. */
+static void csv_without(const char *csv_path, const char *const *drop, const char *out_path)
+{
+        char *csv = daemon_slurp(csv_path, NULL), *line, *save = NULL, *tok, *fsave;
+        bool keep[64];
+        FILE *f = fopen(out_path, "w");
+
+        cr_assert(f != NULL);
+        for (int row = 0; (line = strtok_r(row ? NULL : csv, "\n", &save)); row++) {
+                fsave = NULL;
+                tok = strtok_r(line, ",", &fsave);
+                for (int j = 0; tok; j++, tok = strtok_r(NULL, ",", &fsave)) {
+                        cr_assert(lt(int, j, 64));
+                        if (!row) {
+                                keep[j] = true;
+                                for (size_t k = 0; drop[k]; k++)
+                                        keep[j] = keep[j] && strcmp(tok, drop[k]);
+                        }
+                        if (keep[j])
+                                fprintf(f, "%s%s", j ? "," : "", tok);
+                }
+                fputc('\n', f);
+        }
+        cr_assert(eq(int, fclose(f), 0));
+        free(csv);
+}
+
+/*
+ * A .mat file holds numbers only: String and Binary columns are left out,
+ * with a warning, every way a .mat is written, and the run succeeds. The
+ * columns are told by their variables' types, not by their values: the
+ * Binary here is hex that reads as a number.
+ */
+Test(daemon_fetch, a_mat_file_leaves_string_and_binary_columns_out_every_way)
+{
+        static const char *const text[] = { "String_output", "Binary_output", NULL };
+        static const char *const warning = "String or Binary columns left out (a .mat file "
+                                           "holds numbers only; a .csv file has them): "
+                                           "String_output, Binary_output";
+        const char *fmu = FMUD_TEST_FMU_DIR "/Feedthrough.fmu";
+        struct proto_assign start = { .name = daemon_str("Binary_input"),
+                                      .value = daemon_str("1234") };
+        /* No matrix: its element names hold commas, which the CSV helpers here do not split. */
+        const struct proto_str record[] = { daemon_str("Float64_output"), daemon_str("String_output"),
+                                            daemon_str("Int32_output"), daemon_str("Binary_output"),
+                                            daemon_str("Float64_vector_output") };
+        struct proto_load a = { .path = daemon_str(fmu), .has_stop = true, .stop = 10,
+                                .has_step = true, .step = 1, .n_starts = 1, .starts = &start,
+                                .n_record = 5, .record = record };
+#define RECORD  "--record", "Float64_output", "--record", "String_output", "--record", \
+                "Int32_output", "--record", "Binary_output", "--record", "Float64_vector_output"
+        static const char *const ways[][2] = { { "--local", "local.mat" },
+                                               { "--private", "fetched.mat" } };
+        char *mat = daemon_path(&d, "daemon.mat"), *csv, session[32];
+        struct proto_session_status st;
+        struct proto_target t = { 0 };
+        struct run_result r;
+
+        r = fmuctl((const char *[]){ "run", fmu, "--local", "--quiet", "--stop-time", "10",
+                                     "--step", "1", "--start", "Binary_input=1234", "--out",
+                                     "all.csv", RECORD, NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        run_result_fini(&r);
+        csv = daemon_slurp("all.csv", NULL);
+        cr_assert(strstr(csv, "time,Float64_output,String_output,Int32_output,Binary_output,"
+                             "Float64_vector_output[1],") == csv, "%s", csv);
+        cr_assert(strstr(csv, ",hello,-32,1234,") != NULL, "%s", csv);
+        free(csv);
+        csv_without("all.csv", text, "numbers.csv");
+        for (size_t i = 0; i < 2; i++) {
+                r = fmuctl((const char *[]){ "run", fmu, ways[i][0], "--stop-time", "10", "--step",
+                                             "1", "--start", "Binary_input=1234", "--out",
+                                             ways[i][1], RECORD, NULL });
+                cr_assert(eq(int, r.exit_code, 0), "%s: %s", ways[i][0], r.err);
+                cr_assert(strstr(r.err, warning) != NULL, "%s: %s", ways[i][0], r.err);
+                /* The summary counts the file's columns after time: 2 scalars, 4 elements. */
+                cr_assert(strstr(r.out, ": 11 rows, 6 columns") != NULL, "%s: %s", ways[i][0],
+                          r.out);
+                assert_mat_is_csv(ways[i][1], "numbers.csv");
+                run_result_fini(&r);
+        }
+        /* A load naming a .mat: the daemon writes it, and the load's reply warns. */
+        a.out = daemon_str(mat);
+        t.session = daemon_load(c, &a, NULL);
+        cr_assert(fmud_load_warnings(c) && strstr(fmud_load_warnings(c), warning),
+                  "%s", fmud_load_warnings(c) ? fmud_load_warnings(c) : "(none)");
+        cr_assert(eq(int, fmud_start(c, &t, NULL), 0), "%s", fmud_errmsg(c));
+        daemon_wait_state(c, t.session, PROTO_STATE_FINISHED, &st);
+        cr_assert(daemon_str_eq(st.results, "complete"));
+        assert_mat_is_csv(mat, "numbers.csv");
+        /* fmuctl results of that session into a .mat of its own. */
+        snprintf(session, sizeof(session), "%llu", (unsigned long long)t.session);
+        r = fmuctl((const char *[]){ "results", session, "--out", "results.mat", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.err, warning) != NULL, "%s", r.err);
+        assert_mat_is_csv("results.mat", "numbers.csv");
+        run_result_fini(&r);
+        free(mat);
+#undef RECORD
+}
+
 Test(daemon_fetch, a_loaded_session_serves_its_header_and_first_row_before_it_starts)
 {
         struct proto_load a = { .path = daemon_str(MSD) };

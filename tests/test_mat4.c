@@ -188,3 +188,75 @@ Test(mat4, bad_csv_is_refused_with_its_line)
                 free(s);
         }
 }
+
+/*
+ * Text columns (String, Binary) are left out, by the caller's list and
+ * never by their values: "1234" here is a Binary's hex. An array's element
+ * columns take the array's entry; a column of its own name comes first.
+ */
+Test(mat4, text_columns_are_left_out_and_elements_take_their_arrays_entry)
+{
+        static const struct mat4_var meta[] = {
+                { .name = "s", .text = true },
+                { .name = "b", .text = true },
+                { .name = "x", .unit = "m" },
+                { .name = "x[2]", .unit = "cm" },
+        };
+        static const char csv[] = "time,s,x[1],b,x[2],\"b[1,2]\",y[1]\n0,hello,1,1234,2,ab,3\n"
+                                  "1,\"a,b\",4,cafe,5,,6\n";
+        struct mat4_csv *c;
+        unsigned char *s;
+        const unsigned char *p;
+        int32_t h[3];
+        char names[64];
+        size_t len;
+
+        cr_assert(eq(int, mat4_csv_new(fileno(f), meta, 4, &c), 0));
+        cr_assert(eq(int, mat4_csv_feed(c, csv, strlen(csv), err, sizeof(err)), 0), "%s", err);
+        cr_assert(eq(sz, mat4_csv_left_out(c, names, sizeof(names)), 3));
+        cr_assert(eq(str, names, "s, b, b[1,2]"));
+        cr_assert(eq(int, mat4_csv_finish(c, NULL, err, sizeof(err)), 0), "%s", err);
+        s = file_bytes(&len);
+        p = find(s, len, "description", h);
+        cr_assert(eq(i32, h[2], 4), "time, x[1], x[2], y[1]");
+        cr_assert(eq(int, memcmp(p + (size_t)h[1] * 1, "[m]", 3), 0));
+        cr_assert(eq(int, memcmp(p + (size_t)h[1] * 2, "[cm]", 4), 0));
+        cr_assert(eq(chr, (char)p[(size_t)h[1] * 3], '\0'), "y has no entry");
+        p = find(s, len, "data_2", h);
+        cr_assert(eq(i32, h[1], 4));
+        cr_assert(eq(i32, h[2], 2));
+        cr_assert(eq(dbl, f64(p, 0), 0.0));
+        cr_assert(eq(dbl, f64(p, 1), 1.0));
+        cr_assert(eq(dbl, f64(p, 2), 2.0));
+        cr_assert(eq(dbl, f64(p, 3), 3.0));
+        cr_assert(eq(dbl, f64(p, 7), 6.0));
+        free(s);
+}
+
+/* Names past what is kept of them end in "...", once; the count is every column's. */
+Test(mat4, many_left_out_columns_are_counted_and_their_names_cut_short)
+{
+        static const struct mat4_var meta[] = { { .name = "s", .text = true } };
+        char *csv = malloc(1 << 20), *names = malloc(8192);
+        size_t n = 0, k = 2000;
+        struct mat4_csv *c;
+
+        cr_assert(csv != NULL && names != NULL);
+        n += (size_t)sprintf(csv, "time");
+        for (size_t i = 0; i < k; i++)
+                n += (size_t)sprintf(csv + n, ",s[%zu]", i + 1);
+        n += (size_t)sprintf(csv + n, "\n0");
+        for (size_t i = 0; i < k; i++)
+                n += (size_t)sprintf(csv + n, ",t");
+        csv[n++] = '\n';
+        cr_assert(eq(int, mat4_csv_new(fileno(f), meta, 1, &c), 0));
+        cr_assert(eq(int, mat4_csv_feed(c, csv, n, err, sizeof(err)), 0), "%s", err);
+        cr_assert(eq(sz, mat4_csv_left_out(c, names, 8192), k));
+        cr_assert(eq(int, strncmp(names, "s[1], s[2], ", 12), 0), "%s", names);
+        cr_assert(lt(sz, strlen(names), 4096));
+        cr_assert(eq(str, names + strlen(names) - 5, ", ..."), "%s", names);
+        cr_assert(eq(ptr, strstr(names, "...") + 3, names + strlen(names)), "one \"...\"");
+        cr_assert(eq(int, mat4_csv_finish(c, NULL, err, sizeof(err)), 0), "%s", err);
+        free(csv);
+        free(names);
+}

@@ -37,6 +37,7 @@ struct mat4_var {
         const char *description;        /* NULL or "": none */
         const char *unit;               /* NULL or "": none */
         bool parameter;                 /* a parameter or constant: data_1 */
+        bool text;                      /* String or Binary: not in the file (mat4_csv.h) */
 };
 
 struct mat4;

@@ -8,7 +8,9 @@
  * the header is complete, with each column's unit, description and
  * parameter flag looked up by name in the caller's list (sorted once,
  * searched per column). Values are read in the C locale, as the recorder
- * wrote them ("inf", "nan" included).
+ * wrote them ("inf", "nan" included). A text column (String or Binary,
+ * by the caller's list: a Binary's hex may look like a number, so it is
+ * never guessed from the values) is passed over unread.
  */
 #include <errno.h>
 #include <locale.h>
@@ -24,6 +26,7 @@
 
 #define LINE_MAX_BYTES  (64u << 20)
 #define READ_CHUNK      65536   /* bytes of CSV read at a time by mat4_csv_convert_fd() */
+#define LEFT_OUT_MAX    4096    /* bytes of the left-out columns' names kept */
 
 struct mat4_csv {
         int fd;
@@ -32,6 +35,10 @@ struct mat4_csv {
         size_t n_meta;
         struct mat4 *m;
         size_t ncols;                   /* after time */
+        bool *skip;                     /* per column after time: text, left out */
+        size_t n_left_out;
+        char *left_out;                 /* their names, ", "-joined, at most LEFT_OUT_MAX */
+        bool left_out_cut;              /* "..." ends it: names did not fit */
         double *vals;
         uint64_t line;                  /* lines read */
         char *buf;
@@ -143,18 +150,63 @@ static int split(char *s, size_t len, char ***ret, size_t *ret_n)
         return 0;
 }
 
-static const struct mat4_var *meta_of(const struct mat4_csv *c, const char *name)
+static const struct mat4_var *find(const struct mat4_csv *c, const char *name)
 {
         struct mat4_var key = { .name = name };
 
         return c->n_meta ? bsearch(&key, c->meta, c->n_meta, sizeof(key), by_name) : NULL;
 }
 
+/* The column's own entry, else its array's ("x" for "x[2,1]"). */
+static const struct mat4_var *meta_of(const struct mat4_csv *c, const char *name)
+{
+        const struct mat4_var *m = find(c, name);
+        size_t n = strlen(name);
+        const char *open;
+        char *base;
+
+        if (m || n < 3 || name[n - 1] != ']' || !(open = strrchr(name, '[')) || open == name)
+                return m;
+        base = strndup(name, (size_t)(open - name));
+        if (!base)
+                return NULL;
+        m = find(c, base);
+        free(base);
+        return m;
+}
+
+/* Note a text column left out: its name while there is room, then "..." once. */
+static void leave_out(struct mat4_csv *c, const char *name)
+{
+        size_t have, need = strlen(name) + 2;
+
+        c->n_left_out++;
+        if (c->left_out_cut || (!c->left_out && !(c->left_out = calloc(1, LEFT_OUT_MAX))))
+                return;
+        have = strlen(c->left_out);
+        /* Room for ", ..." after it, whatever comes next. */
+        if (have + need + 6 > LEFT_OUT_MAX) {
+                strcat(c->left_out, have ? ", ..." : "...");
+                c->left_out_cut = true;
+                return;
+        }
+        if (have)
+                strcat(c->left_out, ", ");
+        strcat(c->left_out, name);
+}
+
+size_t mat4_csv_left_out(const struct mat4_csv *c, char *buf, size_t size)
+{
+        if (size)
+                snprintf(buf, size, "%s", c && c->left_out ? c->left_out : "");
+        return c ? c->n_left_out : 0;
+}
+
 static int header_line(struct mat4_csv *c, char *s, size_t len, char *err, size_t errlen)
 {
         struct mat4_var *vars;
         char **f;
-        size_t n;
+        size_t n, kept = 0;
         int r = split(s, len, &f, &n);
 
         if (r == -ENOMEM)
@@ -168,7 +220,8 @@ static int header_line(struct mat4_csv *c, char *s, size_t len, char *err, size_
         c->ncols = n - 1;
         vars = calloc(n, sizeof(*vars));
         c->vals = calloc(n, sizeof(*c->vals));
-        if (!vars || !c->vals) {
+        c->skip = calloc(n, sizeof(*c->skip));
+        if (!vars || !c->vals || !c->skip) {
                 free(vars);
                 free(f);
                 return fail(c, -ENOMEM, err, errlen, "out of memory");
@@ -176,10 +229,15 @@ static int header_line(struct mat4_csv *c, char *s, size_t len, char *err, size_
         for (size_t i = 1; i < n; i++) {
                 const struct mat4_var *m = meta_of(c, f[i]);
 
-                vars[i - 1] = m ? *m : (struct mat4_var){ 0 };
-                vars[i - 1].name = f[i];
+                if (m && m->text) {
+                        c->skip[i - 1] = true;
+                        leave_out(c, f[i]);
+                        continue;
+                }
+                vars[kept] = m ? *m : (struct mat4_var){ 0 };
+                vars[kept++].name = f[i];
         }
-        r = mat4_open(c->fd, vars, c->ncols, &c->m);
+        r = mat4_open(c->fd, vars, kept, &c->m);
         free(vars);
         free(f);
         if (r < 0)
@@ -202,9 +260,12 @@ static int row_line(struct mat4_csv *c, char *s, size_t len, char *err, size_t e
                 return fail(c, -EBADMSG, err, errlen, "line %llu: %s", (unsigned long long)c->line,
                             r < 0 ? "not a CSV row" : "not as many values as the header names");
         }
-        for (size_t i = 0; i < n; i++) {
-                double v = strtod_l(f[i], &end, c->c_locale);
+        for (size_t i = 0, k = 0; i < n; i++) {
+                double v;
 
+                if (i > 0 && c->skip[i - 1])
+                        continue;
+                v = strtod_l(f[i], &end, c->c_locale);
                 if (end == f[i] || *end) {
                         r = fail(c, -EBADMSG, err, errlen, "line %llu, column %zu: '%.40s' is "
                                  "not a number (a .mat file holds numbers only)",
@@ -215,7 +276,7 @@ static int row_line(struct mat4_csv *c, char *s, size_t len, char *err, size_t e
                 if (i == 0)
                         t = v;
                 else
-                        c->vals[i - 1] = v;
+                        c->vals[k++] = v;
         }
         free(f);
         r = mat4_row(c->m, t, c->vals);
@@ -298,6 +359,8 @@ int mat4_csv_finish(struct mat4_csv *c, uint64_t *ret_rows, char *err, size_t er
                 *ret_rows = rows;
         free(c->meta);
         free(c->vals);
+        free(c->skip);
+        free(c->left_out);
         free(c->buf);
         freelocale(c->c_locale);
         free(c);

@@ -19,10 +19,13 @@ bool mat4_wanted(const char *path);
 
 /*
  * Convert to fd (as mat4_open()). meta: n_meta variables whose unit,
- * description and parameter flag the columns of the same name take (NULL:
- * none, every column time-varying without a description). The array is
- * copied, not its strings: they must stay valid until mat4_csv_finish().
- * 0 and *ret, or -errno.
+ * description and parameter flag the columns of the same name take, an
+ * array's element columns ("x[2]", "x[1,3]") those of the array ("x")
+ * where no column of their own name is listed (NULL: none, every column
+ * time-varying without a description). A column whose variable is text
+ * (String or Binary) is left out of the file: a .mat file holds numbers
+ * only. The array is copied, not its strings: they must stay valid until
+ * mat4_csv_finish(). 0 and *ret, or -errno.
  */
 int mat4_csv_new(int fd, const struct mat4_var *meta, size_t n_meta, struct mat4_csv **ret);
 
@@ -33,6 +36,13 @@ int mat4_csv_new(int fd, const struct mat4_var *meta, size_t n_meta, struct mat4
  * write error. After an error, every call returns it.
  */
 int mat4_csv_feed(struct mat4_csv *c, const void *data, size_t len, char *err, size_t errlen);
+
+/*
+ * The columns left out as text, once the header is read: how many, and
+ * their names joined by ", " in buf (cut short with "..." where buf is too
+ * small; buf may be NULL when size is 0).
+ */
+size_t mat4_csv_left_out(const struct mat4_csv *c, char *buf, size_t size);
 
 /*
  * The end of the CSV: the file is finished (mat4_close()) and c freed,

@@ -5,6 +5,7 @@
  */
 #include "engine/run/run.h"
 #include "engine/master/input_csv.h"
+#include "engine/record/mat4_csv.h"
 #include "engine/run/row_rec.h"
 
 #include <errno.h>
@@ -27,6 +28,8 @@ struct run_ctx {
         enum rec_type *types;           /* per column */
         union rec_value *values;        /* per column, reused for every row */
         int error;                      /* first recorder error */
+        int mat_fd;                     /* a .mat out: the file, and the CSV of its rows */
+        int csv_fd;
 };
 
 /* A write failed: the run ends at the next point (run_scenario() says why). */
@@ -79,6 +82,66 @@ static int fail(struct run_report *rep, enum run_phase phase, int r, const char 
         return r < 0 ? r : -EINVAL;
 }
 
+/* A .mat file's columns that are text are left out: said before the run; how many. */
+static size_t note_left_out(const struct run_opts *o, const struct scenario *sc,
+                            struct diag_list *diags)
+{
+        char names[1024];
+        size_t n;
+
+        if (o->out_fd > 0 || !mat4_wanted(o->out) || !(n = run_mat4_left_out(sc, names, sizeof(names))))
+                return 0;
+        (void) diag_add(diags, DIAG_WARNING, NULL, 0, NULL, "'%s': %zu String or Binary column%s "
+                        "left out (a .mat file holds numbers only; a .csv file has them): %s",
+                        o->out, n, n == 1 ? "" : "s", names);
+        return n;
+}
+
+/*
+ * A .mat out: the file opened now (truncated, as a CSV would be), and an
+ * unnamed CSV for the rows. The recorder's descriptor of it; -errno.
+ */
+static int open_mat(struct run_ctx *c, const char *path)
+{
+        FILE *t;
+        int fd;
+
+        c->mat_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+        if (c->mat_fd < 0)
+                return -errno;
+        t = tmpfile();
+        if (!t)
+                return -errno;
+        c->csv_fd = fcntl(fileno(t), F_DUPFD_CLOEXEC, 3);
+        fd = c->csv_fd < 0 ? -1 : fcntl(c->csv_fd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0) {
+                int e = errno;
+
+                fclose(t);
+                return -e;
+        }
+        fclose(t);
+        return fd;
+}
+
+/* The CSV the run wrote, converted into the .mat file. 0, or the failure in rep. */
+static int convert_mat(const struct run_ctx *c, const struct run_opts *o, struct run_report *rep)
+{
+        struct mat4_var *meta = run_mat4_meta(c->sc);
+        char err[512];
+        int r;
+
+        if (!meta)
+                return fail(rep, RUN_PHASE_RECORD, -ENOMEM, "out of memory");
+        r = mat4_csv_convert_fd(c->csv_fd, 0, c->mat_fd, meta, c->sc->n_columns, err, sizeof(err));
+        if (r == 0 && o->fsync && fsync(c->mat_fd) < 0) {
+                r = -errno;
+                snprintf(err, sizeof(err), "%s", strerror(-r));
+        }
+        free(meta);
+        return r < 0 ? fail(rep, RUN_PHASE_RECORD, r, "cannot write '%s': %s", o->out, err) : 0;
+}
+
 static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run_report *rep)
 {
         const struct scenario *sc = c->sc;
@@ -111,6 +174,12 @@ static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run
                         close(fd);
         } else if (o->out_fd > 0) {
                 r = 0;
+        } else if (o->out && sc->n_columns && mat4_wanted(o->out)) {
+                int fd = open_mat(c, o->out);
+
+                r = fd < 0 ? fd : rec_open_fd(fd, cols, sc->n_columns, &ropt, &c->rec);
+                if (r < 0 && fd >= 0)
+                        close(fd);
         } else {
                 r = o->out && sc->n_columns ?
                     rec_open(o->out, cols, sc->n_columns, &ropt, &c->rec) : 0;
@@ -211,7 +280,7 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         struct scenario_opts sopt;
         struct session_opts sess_opt;
         struct master_opts mopt;
-        struct run_ctx c = { 0 };
+        struct run_ctx c = { .mat_fd = -1, .csv_fd = -1 };
         struct scenario *sc = NULL;
         struct session *s = NULL;
         struct master *m = NULL;
@@ -247,6 +316,7 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
                 goto out;
         }
 
+        rep->n_columns -= note_left_out(o, sc, diags);
         if (o->input) {
                 r = input_csv_read(o->input, sc, NULL, &inputs, &why);
                 if (r < 0) {
@@ -308,6 +378,14 @@ out:
                 row_rec_failure(msg, sizeof(msg), o->out, rr, &rep->rec);
                 r = fail(rep, RUN_PHASE_RECORD, rr, "%s", msg);
         }
+        /* The rows are all in the CSV once the recorder is closed. */
+        if (r == 0 && c.csv_fd >= 0)
+                r = convert_mat(&c, o, rep);
+        if (c.mat_fd >= 0 && close(c.mat_fd) < 0 && r == 0)
+                r = fail(rep, RUN_PHASE_RECORD, -errno, "cannot write '%s': %s", o->out,
+                         strerror(errno));
+        if (c.csv_fd >= 0)
+                close(c.csv_fd);
         free(c.types);
         free(c.values);
         free(why);

@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "engine/master/master.h"
+#include "engine/record/mat4.h"
 #include "engine/record/recorder.h"
 #include "engine/scenario/scenario.h"
 #include "engine/master/session.h"
@@ -32,7 +33,10 @@ typedef void run_progress_fn(void *ctx, double time, double start, double stop, 
 
 struct run_opts {
         const char *scenario;                   /* .ssp, .ssd, folder or .fmu */
-        const char *out;                        /* results CSV; NULL: none */
+        const char *out;                        /* results CSV, or .mat (mat4_wanted(): MAT v4,
+                                                   converted from a CSV of the rows at the end,
+                                                   String and Binary columns left out with a
+                                                   warning in diags); NULL: none */
         int out_fd;                             /* > 0: results to a duplicate of this descriptor
                                                    (still the caller's); out names it in messages */
         const char *input;                      /* input CSV (input_csv.h); NULL: none */
@@ -110,5 +114,16 @@ int run_scenario(const struct run_opts *opts, struct diag_list *diags, struct ru
 int run_sandbox_user(uid_t *ret_uid, gid_t *ret_gid);
 
 void run_report_fini(struct run_report *report);
+
+/*
+ * A .mat file's columns (mat4.h): each column's description, unit,
+ * whether it is a parameter, and whether it is text (String or Binary:
+ * left out, a .mat file holds numbers only). calloc'ed, sc->n_columns
+ * entries whose strings are sc's; NULL when out of memory.
+ */
+struct mat4_var *run_mat4_meta(const struct scenario *sc);
+
+/* How many columns a .mat file leaves out as text; their names ", "-joined in buf. */
+size_t run_mat4_left_out(const struct scenario *sc, char *buf, size_t size);
 
 #endif

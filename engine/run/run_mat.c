@@ -1,0 +1,50 @@
+/*
+ * run_mat: what a .mat results file says of each column beside its values
+ * (run.h run_mat4_meta()), from the scenario's model descriptions; the
+ * same for fmuctl's own runs and the daemon's.
+ */
+#include "engine/run/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+struct mat4_var *run_mat4_meta(const struct scenario *sc)
+{
+        struct mat4_var *v = calloc(sc->n_columns ? sc->n_columns : 1, sizeof(*v));
+
+        for (size_t i = 0; v && i < sc->n_columns; i++) {
+                const struct scenario_column *c = &sc->columns[i];
+                const struct md_variable *mv = &sc->components[c->comp].fmu->md->vars[c->var];
+
+                v[i] = (struct mat4_var){
+                        .name = c->name, .description = mv->description,
+                        .unit = mv->attrs.unit,
+                        .parameter = mv->variability == MD_VARIABILITY_CONSTANT ||
+                                     mv->variability == MD_VARIABILITY_FIXED,
+                        .text = mv->type == MD_STRING || mv->type == MD_BINARY,
+                };
+        }
+        return v;
+}
+
+size_t run_mat4_left_out(const struct scenario *sc, char *buf, size_t size)
+{
+        size_t n = 0, at = 0;
+
+        if (size)
+                buf[0] = '\0';
+        for (size_t i = 0; i < sc->n_columns; i++) {
+                const struct scenario_column *c = &sc->columns[i];
+                enum md_type t = sc->components[c->comp].fmu->md->vars[c->var].type;
+                int k;
+
+                if (t != MD_STRING && t != MD_BINARY)
+                        continue;
+                if (at < size) {
+                        k = snprintf(buf + at, size - at, "%s%s", n ? ", " : "", c->name);
+                        at = k < 0 ? size : at + (size_t)k;
+                }
+                n++;
+        }
+        return n;
+}
