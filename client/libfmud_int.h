@@ -58,6 +58,8 @@ struct fmud {
         struct fmud_early *early;       /* published before a join's answer (libfmud_join.c) */
         size_t n_early, early_at, cap_early;    /* kept, taken of them, room */
         size_t early_bytes;             /* of the kept messages not taken */
+        bool early_gap;                 /* one was dropped: the next sample read after them says so */
+        bool pub_after_gap;             /* the message in the PUB slot is that next one */
         bool keep_sub;                  /* fmud_call() keeps what the SUB socket gets meanwhile */
 
         struct fmud_sub *subs;
@@ -128,6 +130,8 @@ static inline int64_t fmud_now_ms(void)
 int fmud_sub_join(struct fmud *c);
 /* Keep every message queued on the SUB socket (without waiting). 0, or <0 and said. */
 int fmud_keep_pending(struct fmud *c);
+/* Messages kept at most (FMUD_JOIN_KEEP); a test may lower it. Not exported (libfmud.map). */
+extern size_t libfmud_keep_max;
 /* Move the oldest kept message's frames into topic and body; -EAGAIN: none. */
 int fmud_early_take(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body);
 void fmud_early_clear(struct fmud *c);

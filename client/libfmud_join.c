@@ -15,7 +15,8 @@
  * by the session's prefix meanwhile, neither fill the socket's queue nor
  * are lost. Past FMUD_JOIN_KEEP kept messages (more than the daemon
  * queues for a subscriber) or FMUD_JOIN_KEEP_BYTES of them, a message is
- * dropped, as the daemon would have dropped it.
+ * dropped, as the daemon would have dropped it, and as the daemon does,
+ * the first sample read after those kept is flagged PROTO_SAMPLE_DROPPED.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +31,9 @@
 #define FMUD_JOIN_KEEP  65536
 #define FMUD_JOIN_KEEP_BYTES    ((size_t)256 << 20)     /* of topics and bodies kept */
 #define JOIN_RETRY_MS   250
+
+/* The count bound; a variable only so that a test can reach it (libfmud_int.h). */
+size_t libfmud_keep_max = FMUD_JOIN_KEEP;
 
 struct fmud_early {
         zmq_msg_t topic, body;
@@ -70,9 +74,11 @@ static int keep(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body)
         size_t bytes = zmq_msg_size(topic) + zmq_msg_size(body);
         struct fmud_early *v;
 
-        if (c->n_early - c->early_at >= FMUD_JOIN_KEEP ||
-            bytes > FMUD_JOIN_KEEP_BYTES - c->early_bytes)
+        if (c->n_early - c->early_at >= libfmud_keep_max ||
+            bytes > FMUD_JOIN_KEEP_BYTES - c->early_bytes) {
+                c->early_gap = true;
                 return 0;
+        }
         /* The ones taken already make room first: the array holds those not taken. */
         if (c->n_early == c->cap_early && c->early_at) {
                 memmove(c->early, c->early + c->early_at,

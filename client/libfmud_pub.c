@@ -382,8 +382,10 @@ static int recv_pub(struct fmud *c)
         bool more;
 
         zmq_msg_init(&m);
+        c->pub_after_gap = false;
         if (fmud_early_take(c, &m, &c->pub_msg) == 0)
                 return take_topic(c, &m);
+        c->pub_after_gap = c->early_gap;
         if (zmq_msg_recv(&m, c->sub, ZMQ_DONTWAIT) < 0) {
                 zmq_msg_close(&m);
                 return -errno;
@@ -460,6 +462,11 @@ static int decode_pub(struct fmud *c, struct fmud_msg *ret)
                         return fmud_fail(c, -ENOMEM, "out of memory");
         }
         ret->sample.names = s->n == ret->sample.n && s->n ? s->names : NULL;
+        if (c->pub_after_gap) {
+                /* Kept messages were dropped before it (libfmud_join.c). */
+                ret->sample.flags |= PROTO_SAMPLE_DROPPED;
+                c->early_gap = false;
+        }
         return 0;
 }
 

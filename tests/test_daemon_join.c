@@ -14,8 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zmq.h>
 
+#include "client/libfmud_int.h"
 #include "daemon_fixture.h"
 
 #define WAIT_MS 20000
@@ -198,6 +200,60 @@ Test(daemon_join, samples_that_arrive_while_a_reader_joins_again_are_kept_in_ord
         }
         cr_assert_eq(n, 300, "%" PRIu64 " samples", n);
         cr_assert(fmud_stop(c, &t, NULL) == 0, "%s", fmud_errmsg(c));
+}
+
+/* The next sample within WAIT_MS (events and the rest passed over). */
+static struct proto_sample next_sample(void)
+{
+        struct fmud_msg m;
+
+        do
+                cr_assert_eq(fmud_next(c, WAIT_MS, &m), 0, "%s", fmud_errmsg(c));
+        while (m.kind != FMUD_MSG_SAMPLE);
+        return m.sample;
+}
+
+/*
+ * Past the bound of what a reader keeps while it waits for a join or a
+ * reply, a message is dropped, and the first sample read after those
+ * kept says so, as one the daemon drops for a slow reader does. The
+ * bound is lowered to 1 here; the keeping is libfmud's own, driven by hand.
+ */
+Test(daemon_join, a_sample_dropped_while_kept_flags_the_next_one_read, .init = setup,
+     .fini = teardown)
+{
+        const char *const x[] = { "mass1.x1" };
+        struct proto_target t = load_msd();
+        struct proto_sample s;
+        uint64_t kept, after;
+        char topic[64];
+
+        cr_assert(fmud_subscribe_every(c, &t, x, 1, 1, true, topic, sizeof(topic)) == 0, "%s",
+                  fmud_errmsg(c));
+        cr_assert_eq(fmud_step(c, &t, 1, NULL), 0, "%s", fmud_errmsg(c));
+        s = next_sample();
+        cr_assert(!(s.flags & PROTO_SAMPLE_DROPPED));
+        libfmud_keep_max = 1;
+        cr_assert_eq(fmud_step(c, &t, 3, NULL), 0, "%s", fmud_errmsg(c));
+        /* Until one is kept and one dropped: they come when the session publishes them. */
+        for (int i = 0; i < WAIT_MS && !c->early_gap; i++) {
+                cr_assert_eq(fmud_keep_pending(c), 0, "%s", fmud_errmsg(c));
+                if (!c->early_gap)
+                        usleep(1000);
+        }
+        libfmud_keep_max = 65536;
+        cr_assert(c->early_gap, "nothing was dropped");
+        s = next_sample();
+        kept = s.point;
+        cr_assert(!(s.flags & PROTO_SAMPLE_DROPPED), "the kept one came before the gap");
+        cr_assert_eq(fmud_step(c, &t, 2, NULL), 0, "%s", fmud_errmsg(c));
+        s = next_sample();
+        after = s.point;
+        cr_assert_gt(after, kept + 1, "the one after it was dropped");
+        cr_assert(s.flags & PROTO_SAMPLE_DROPPED, "point %" PRIu64 " after %" PRIu64, after, kept);
+        s = next_sample();
+        cr_assert_eq(s.point, after + 1);
+        cr_assert(!(s.flags & PROTO_SAMPLE_DROPPED), "once only");
 }
 
 Test(daemon_join, a_subscriber_that_never_reads_keeps_no_one_else_from_joining,

@@ -33,6 +33,7 @@ TOPIC_MAX = 64
 JOIN_PREFIX = "j"
 JOIN_RETRY = 0.25           # seconds: the daemon's answer is lossy, a join asks again
 KEEP_MAX = 65536            # messages kept while joining or subscribing (beyond: dropped)
+KEEP_BYTES = 256 << 20      # bytes of them (topics and bodies) kept, likewise
 
 
 class _Feed:
@@ -59,6 +60,8 @@ class _Feed:
     def _join(self, client):
         """Connect, then wait until the daemon answers a join: its subscriptions are in force."""
         self._early = collections.deque()
+        self._early_bytes = 0
+        self._gap = False           # one was dropped: the next sample read after them is flagged
         deadline = time.monotonic() + client.connect_timeout
         mon = self._sock.get_monitor_socket(
             zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_AUTH |
@@ -94,9 +97,17 @@ class _Feed:
         self._sock.unsubscribe(join)
 
     def keep(self, frames):
-        """Keep a message read before its time (a join, a subscribe request), in order."""
-        if len(self._early) < KEEP_MAX:
+        """Keep a message read before its time (a join, a subscribe request), in order.
+
+        Past KEEP_MAX messages or KEEP_BYTES bytes it is dropped, as the daemon drops for a
+        slow reader, and the first sample read after those kept says so (Sample.DROPPED).
+        """
+        size = sum(len(f) for f in frames)
+        if len(self._early) < KEEP_MAX and self._early_bytes + size <= KEEP_BYTES:
             self._early.append(frames)
+            self._early_bytes += size
+        else:
+            self._gap = True
 
     @staticmethod
     def _no_join(client):
@@ -135,12 +146,15 @@ class _Feed:
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self.ended and self._sock is not None:
             left = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
+            after_gap = False
             if self._early:
                 frames = self._early.popleft()
+                self._early_bytes -= sum(len(f) for f in frames)
             elif not self._sock.poll(left):
                 return None
             else:
                 frames = self._sock.recv_multipart()
+                after_gap = self._gap
             if len(frames) != 2 or len(frames[0]) > TOPIC_MAX or b"\0" in frames[0]:
                 raise ProtocolError("malformed PUB message framing")
             try:
@@ -157,6 +171,9 @@ class _Feed:
                     self.ended = True
             item = self._take(topic, body)
             if item is not None:
+                if after_gap and isinstance(item, Sample):
+                    item.flags |= Sample.DROPPED
+                    self._gap = False
                 return item
         return None
 

@@ -137,3 +137,35 @@ def test_log_messages_are_followed_as_they_are_logged(client):
     warnings = [m for m in got if m["status"] == 1 and m["category"] != "fmud"]
     assert len(warnings) == 10
     assert [m["seq"] for m in got] == [m["seq"] for m in client.logs(s)][:len(got)]
+
+
+def test_a_message_dropped_while_kept_flags_the_next_sample_read(client, monkeypatch):
+    # What comes before a join's or a subscribe's answer is kept up to a bound; past it a
+    # message is dropped, and the first sample read after those kept says so.
+    from fmud import pubsub
+    from fmud.wire import pack
+    s = client.load(MSD, stop=0.05)["session"]
+    with client.subscribe(s, ["mass1.x1"], every_point=True) as sub:
+        monkeypatch.setattr(pubsub, "KEEP_MAX", 1)
+        early = {"session": s, "generation": 1, "time": -1.0, "point": 0, "flags": 0,
+                 "values": [0.0]}
+        sub.keep([sub.topic.encode(), pack(early)])
+        sub.keep([sub.topic.encode(), pack(dict(early, time=-0.5))])    # dropped
+        client.start(s)
+        samples = list(sub)
+    assert samples[0].time == -1.0 and not samples[0].dropped
+    assert samples[1].time >= 0
+    assert samples[1].dropped
+    assert not any(x.dropped for x in samples[2:])
+    assert len(samples) > 2
+
+
+def test_kept_messages_are_bounded_in_bytes_too(client, monkeypatch):
+    from fmud import pubsub
+    s = client.load(MSD, stop=0.05)["session"]
+    with client.subscribe(s, ["mass1.x1"]) as sub:
+        monkeypatch.setattr(pubsub, "KEEP_BYTES", 1000)
+        for _ in range(3):
+            sub.keep([b"x", b"\0" * 400])
+        assert len(sub._early) == 2 and sub._early_bytes == 802
+        assert sub._gap
