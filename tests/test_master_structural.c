@@ -272,6 +272,79 @@ Test(master_structural, a_start_override_sets_the_size_of_a_single_fmu)
         msys_fini(&x);
 }
 
+/* Loads Feedthrough with starts; 0, or <0 with the first diagnostic in why (size 512). */
+static int load_with(struct msys *x, struct scenario_assign *starts, size_t n, char *why)
+{
+        int r = load_fmu(x, FMUD_TEST_FMU_DIR "/Feedthrough.fmu", n, starts);
+
+        why[0] = '\0';
+        if (r < 0 && x->diags.n)
+                diag_format(&x->diags.v[0], why, 512);
+        return r;
+}
+
+/*
+ * --start takes an array's values as fmuctl set does too, in brackets
+ * with commas (a matrix's rows nested), and an array sized 0 takes no
+ * value, "" or "[]" (FMI 3.0 section 2.4.7.2); what is not a list is
+ * refused with the reason.
+ */
+Test(master_structural, a_start_override_takes_brackets_and_no_value_for_no_elements)
+{
+        struct scenario_assign starts[] = { { "n", "3" }, { "Float64_vector_input", "[1, 2, 3]" },
+                                            { "Float64_matrix_input", "[[1, 2], [3, 4], [5, 6]]" } };
+        static const char *const none[] = { "[]", "", " [ ] " };
+        static const struct { const char *n, *v, *why; } bad[] = {
+                { "2", "[]", "0 values, but the variable has 2 elements" },
+                { "2", "", "0 values, but the variable has 2 elements" },
+                { "2", "[1,,2]", "a comma without a value" },
+                { "2", "[1, 2,]", "a comma without a value" },
+                { "2", "[1, 2", "brackets that do not pair" },
+                { "2", "[1] 2", "text after the brackets" },
+                { "2", "[1, 2, 3]", "3 values, but the variable has 2 elements" },
+                { "2", "[1, x]", "not a value of the variable's type" },
+        };
+        struct msys x;
+        char buf[512];
+
+        cr_assert(eq(int, load_with(&x, starts, 3, buf), 0), "%s", buf);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        for (int i = 1; i <= 3; i++) {
+                snprintf(buf, sizeof(buf), "Float64_vector_output[%d]", i);
+                cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], buf), (double)i));
+        }
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "Float64_matrix_output[3,1]"), 5.0));
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "Float64_matrix_output[2,2]"), 4.0));
+        msys_fini(&x);
+
+        starts[0].value = "0";
+        for (size_t i = 0; i < sizeof(none) / sizeof(*none); i++) {
+                starts[1].value = none[i];
+                cr_assert(eq(int, load_with(&x, starts, 2, buf), 0), "\"%s\": %s", none[i], buf);
+                cr_assert(eq(sz, columns(&x, "Float64_vector_"), 0));
+                msys_start(&x);
+                cr_assert(eq(u64, worker_uint(&x, "Feedthrough", "n"), 0));
+                cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+                msys_fini(&x);
+        }
+
+        /* An array of a fixed size takes no empty list either. */
+        starts[2].value = "[]";
+        cr_assert(load_with(&x, starts + 2, 1, buf) < 0);
+        cr_assert(strstr(buf, "no value, but the variable has elements") != NULL, "%s", buf);
+        msys_fini(&x);
+
+        for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+                starts[0].value = bad[i].n;
+                starts[1].value = bad[i].v;
+                cr_assert(load_with(&x, starts, 2, buf) < 0, "\"%s\"", bad[i].v);
+                cr_assert(x.sc == NULL);
+                cr_assert(strstr(buf, bad[i].why) != NULL, "\"%s\": %s", bad[i].v, buf);
+                msys_fini(&x);
+        }
+}
+
 Test(master_structural, a_size_of_0_leaves_arrays_with_no_elements_that_connect_and_run)
 {
         /* FMI 3.0 section 2.4.7.2: a structural parameter of min 0 may size an array 0. */

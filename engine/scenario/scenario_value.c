@@ -7,7 +7,11 @@
  * so a binding is read exactly as a start value in the model description
  * would be (locale-independent, range-checked per integer width). An array
  * takes one value per element in row-major order, or a single value for
- * every element, as FMI 3.0 start values do.
+ * every element, as FMI 3.0 start values do: separated by whitespace, as
+ * in a description's start attribute, or in brackets with commas, as
+ * fmuctl set takes them ("[1, 2, 3]"; a matrix's rows nested or not). An
+ * array sized 0 by a structural parameter (FMI 3.0 section 2.4.7.2) takes
+ * no value: "" or "[]".
  */
 #include "engine/scenario/scenario_int.h"
 
@@ -139,6 +143,69 @@ static const char *float_refusal(enum md_type t, const char *text, const struct 
         return why;
 }
 
+/*
+ * An array's values in brackets ("[1, 2]", "[[1, 2], [3, 4]]") as the
+ * whitespace-separated list they stand for, malloc'ed; NULL (*ret_err 0)
+ * when text is not in brackets, or -ENOMEM / -EINVAL (brackets that do
+ * not pair, text outside them) in *ret_err.
+ */
+static char *unbracket(const char *text, int *ret_err)
+{
+        size_t len = strlen(text), a = 0, b = len;
+        int depth = 0;
+        char *out;
+
+        *ret_err = 0;
+        while (a < len && mv_is_space(text[a]))
+                a++;
+        while (b > a && mv_is_space(text[b - 1]))
+                b--;
+        if (a == b || text[a] != '[')
+                return NULL;
+        out = strndup(text + a, b - a);
+        if (!out) {
+                *ret_err = -ENOMEM;
+                return NULL;
+        }
+        /* after: a comma (or a '[' of a row) with no value after it yet: "[1,,2]", "[1,]". */
+        bool after_comma = false, value = false;
+
+        for (char *p = out; *p && depth >= 0; p++) {
+                if (*p == '[') {
+                        depth++;
+                        value = false;
+                } else if (*p == ']') {
+                        /* Closed before the end: text after the list. */
+                        if (after_comma || (--depth == 0 && p[1]))
+                                depth = -1;
+                        value = true;
+                } else if (*p == ',') {
+                        if (!value)
+                                depth = -1;
+                        after_comma = true;
+                        value = false;
+                } else {
+                        if (!mv_is_space(*p))
+                                value = true, after_comma = false;
+                        continue;
+                }
+                *p = ' ';
+        }
+        if (depth != 0) {
+                free(out);
+                *ret_err = -EINVAL;
+                return NULL;
+        }
+        return out;
+}
+
+static bool blank(const char *s)
+{
+        while (mv_is_space(*s))
+                s++;
+        return !*s;
+}
+
 int sc_parse_value(const struct md *md, const struct md_variable *v, const char *text,
                    struct md_values *ret, const char **ret_why)
 {
@@ -146,6 +213,7 @@ int sc_parse_value(const struct md *md, const struct md_variable *v, const char 
         bool later = sc_var_structural(v);
         uint64_t n = later ? UINT64_MAX : md_var_elements(md, v);
         struct md_values vals = { 0 };
+        char *list = NULL;
         size_t bad = 0;
         int r;
 
@@ -157,6 +225,28 @@ int sc_parse_value(const struct md *md, const struct md_variable *v, const char 
         if (v->type == MD_CLOCK) {
                 *ret_why = "Clock variables take no start value";
                 return -EINVAL;
+        }
+        if (v->n_dims && v->type != MD_STRING && v->type != MD_BINARY) {
+                list = unbracket(text, &r);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        *ret_why = "brackets that do not pair, a comma without a value, or text "
+                                   "after the brackets";
+                        return r;
+                }
+                if (list)
+                        text = list;
+                /* No value at all: an array of no elements, where its size says so. */
+                if (blank(text)) {
+                        free(list);
+                        if (!later && n != 0) {
+                                *ret_why = "no value, but the variable has elements";
+                                return -EINVAL;
+                        }
+                        *ret = (struct md_values){ .n = 0 };
+                        return 0;
+                }
         }
         if (v->type == MD_STRING)
                 r = parse_string(text, &vals);
@@ -174,16 +264,19 @@ int sc_parse_value(const struct md *md, const struct md_variable *v, const char 
                 *ret_why = v->type == MD_ENUMERATION ? "not an item name or value of the enumeration"
                          : v->type == MD_BINARY ? "not hexadecimal bytes"
                          : "not a value of the variable's type";
+        if (r == 0 && md_type_is_float(v->type) && !*ret_why)
+                *ret_why = float_refusal(v->type, text, &vals);
+        free(list);
         if (r < 0)
                 return r;
+        if (*ret_why) {
+                mv_free(v->type, &vals);
+                return -EINVAL;
+        }
         if (vals.n != 1 && vals.n != n && !later) {
                 mv_free(v->type, &vals);
                 *ret_why = "fewer values than the variable has elements "
                            "(give one, or one per element)";
-                return -EINVAL;
-        }
-        if (md_type_is_float(v->type) && (*ret_why = float_refusal(v->type, text, &vals))) {
-                mv_free(v->type, &vals);
                 return -EINVAL;
         }
         *ret = vals;
