@@ -26,7 +26,8 @@ enum { O_LOCAL = 1400, O_PRIVATE, O_FETCH };
 static const struct cli_opt opts[] = {
         { "out", CLI_O_OUT, "FILE.csv", "results file (default: SCENARIO_out.csv here;\n"
                                         "through a shared daemon on this machine, the\n"
-                                        "daemon's choice); .mat: MAT v4 (Dymola's layout);\n"
+                                        "daemon's choice); .mat: MAT v4 (Dymola's layout,\n"
+                                        "numbers only: String and Binary columns left out);\n"
                                         "-: the rows on standard output, the summary on stderr" },
         { "fetch", O_FETCH, NULL, "the daemon records in its own directory and fmuctl\n"
                                   "fetches the rows while it runs, writing --out here\n"

@@ -108,7 +108,7 @@ static void count_header(struct results_fetch *f, const char *p, size_t len)
 /* Once the header is through: the text columns a .mat file leaves out, said on stderr. */
 static void note_left_out(struct results_fetch *f)
 {
-        char names[1024];
+        char names[MAT4_LIST_MAX];
         size_t n;
 
         if (f->noted || !f->header_done)
@@ -122,6 +122,18 @@ static void note_left_out(struct results_fetch *f)
                         n == 1 ? "" : "s", names);
 }
 
+/* The converter's failure in err, with the file it was for in front. */
+static int name_it(const struct results_fetch *f, int r, char *err, size_t size)
+{
+        char *why = strdup(err);
+
+        if (why) {
+                snprintf(err, size, "'%s': %s", f->path, why);
+                free(why);
+        }
+        return r;
+}
+
 static int put(struct results_fetch *f, const void *p, size_t len, char *err, size_t size)
 {
         int r;
@@ -130,7 +142,7 @@ static int put(struct results_fetch *f, const void *p, size_t len, char *err, si
         if (f->to_mat) {
                 r = mat4_csv_feed(f->mat, p, len, err, size);
                 note_left_out(f);
-                return r;
+                return r < 0 ? name_it(f, r, err, size) : 0;
         }
         if (len && fwrite(p, 1, len, f->out) != len) {
                 int e = errno ? errno : EIO;
@@ -185,6 +197,8 @@ int results_fetch_close(struct results_fetch *f, char *err, size_t size)
         if (f->to_mat) {
                 r = mat4_csv_finish(f->mat, NULL, err, size);
                 f->mat = NULL;
+                if (r < 0)
+                        name_it(f, r, err, size);
                 if (f->fd >= 0 && close(f->fd) < 0 && !r) {
                         r = -errno;
                         snprintf(err, size, "cannot write '%s': %s", f->path, strerror(-r));

@@ -250,7 +250,11 @@ static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, si
                 hs->col_types[i] = row_rec_type(sc->components[c->comp].fmu->md->vars[c->var].type);
                 cols[i] = (struct rec_column){ .name = c->name, .type = hs->col_types[i] };
         }
-        if (sc->n_columns) {
+        if (sc->n_columns && mat4_wanted(out) && run_mat4_left_out(sc, NULL, 0) == sc->n_columns) {
+                *code = PROTO_E_INVALID;
+                snprintf(msg, size, "'%s': " MAT4_ALL_TEXT, out);
+                r = -ENODATA;
+        } else if (sc->n_columns) {
                 *code = hout_open(hs, out, force, &fd, &hs->rec_path, msg, size);
                 r = *code >= 0 ? -EACCES : 0;
         }
@@ -288,14 +292,14 @@ static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, si
 /* A .mat file's String and Binary columns are left out: the load's reply says so. */
 static void note_left_out(const struct hsess *hs, struct diag_list *diags)
 {
-        char names[256];
+        char names[MAT4_LIST_MAX];
         size_t n;
 
         if (hs->mat_fd < 0 || !(n = run_mat4_left_out(hs->sc, names, sizeof(names))))
                 return;
-        (void) diag_add(diags, DIAG_WARNING, NULL, 0, NULL, "'%s': %zu String or Binary column%s "
-                        "left out (a .mat file holds numbers only; a .csv file has them): %s",
-                        hs->rec_path, n, n == 1 ? "" : "s", names);
+        (void) diag_add(diags, DIAG_WARNING, NULL, 0, NULL, "%zu String or Binary column%s left "
+                        "out of the .mat file (it holds numbers only; a .csv file has them): %s",
+                        n, n == 1 ? "" : "s", names);
 }
 
 /* What the master notes (master_note_fn) goes to the daemon's log with the session. */

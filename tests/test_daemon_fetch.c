@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "daemon_fixture.h"
+#include "engine/record/mat4_csv.h"
 #include "support/as_other.h"
 #include "support/run.h"
 
@@ -303,7 +304,7 @@ static void assert_mat_is_csv(const char *mat_path, const char *csv_path)
 {
         size_t mlen, off = 0, ncols = 1, nrows = 0;
         unsigned char *ms = (unsigned char *)daemon_slurp(mat_path, &mlen);
-        char *csv = daemon_slurp(csv_path, NULL), *line, *save = NULL, *tok, *s2, name[64];
+        char *csv = daemon_slurp(csv_path, NULL), *line, *save = NULL, *tok, *s2, name[64], *last;
         static const char *const aclass[4] = { "Atrajectory", "1.1", "", "binTrans" };
         struct mat m;
         locale_t cl = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
@@ -367,7 +368,11 @@ static void assert_mat_is_csv(const char *mat_path, const char *csv_path)
         cr_assert(eq(i32, m.rows, 1));
         cr_assert(eq(i32, m.cols, 2));
         cr_assert(eq(dbl, f64_at(&m, 0, 0), 0.0));
-        cr_assert(eq(dbl, f64_at(&m, 0, 1), 10.0));
+        /* The first and the last time: the CSV's last row's. */
+        last = strrchr(csv, '\n');
+        while (last > csv && last[-1] != '\n')
+                last--;
+        cr_assert(eq(dbl, f64_at(&m, 0, 1), strtod_l(last, NULL, cl)));
         m = next_mat(ms, mlen, &off);
         cr_assert(eq(str, m.name, "data_2"));
         cr_assert(eq(i32, m.type, 0));
@@ -532,18 +537,21 @@ static void csv_without(const char *csv_path, const char *const *drop, const cha
 Test(daemon_fetch, a_mat_file_leaves_string_and_binary_columns_out_every_way)
 {
         static const char *const text[] = { "String_output", "Binary_output", NULL };
-        static const char *const warning = "String or Binary columns left out (a .mat file "
-                                           "holds numbers only; a .csv file has them): "
-                                           "String_output, Binary_output";
+        /* fmuctl names the file; the daemon's load reply is about the file it names. */
+        static const char *const warning = "2 String or Binary columns left out";
+        static const char *const names = "a .csv file has them): String_output, Binary_output\n";
         const char *fmu = FMUD_TEST_FMU_DIR "/Feedthrough.fmu";
-        struct proto_assign start = { .name = daemon_str("Binary_input"),
-                                      .value = daemon_str("1234") };
+        /* A String holding a newline and quotes: a quoted field over two lines of the CSV. */
+        struct proto_assign start[] = { { .name = daemon_str("Binary_input"),
+                                          .value = daemon_str("1234") },
+                                        { .name = daemon_str("String_input"),
+                                          .value = daemon_str("one\ntwo \"2\"") } };
         /* No matrix: its element names hold commas, which the CSV helpers here do not split. */
         const struct proto_str record[] = { daemon_str("Float64_output"), daemon_str("String_output"),
                                             daemon_str("Int32_output"), daemon_str("Binary_output"),
                                             daemon_str("Float64_vector_output") };
         struct proto_load a = { .path = daemon_str(fmu), .has_stop = true, .stop = 10,
-                                .has_step = true, .step = 1, .n_starts = 1, .starts = &start,
+                                .has_step = true, .step = 1, .n_starts = 2, .starts = start,
                                 .n_record = 5, .record = record };
 #define RECORD  "--record", "Float64_output", "--record", "String_output", "--record", \
                 "Int32_output", "--record", "Binary_output", "--record", "Float64_vector_output"
@@ -567,10 +575,12 @@ Test(daemon_fetch, a_mat_file_leaves_string_and_binary_columns_out_every_way)
         csv_without("all.csv", text, "numbers.csv");
         for (size_t i = 0; i < 2; i++) {
                 r = fmuctl((const char *[]){ "run", fmu, ways[i][0], "--stop-time", "10", "--step",
-                                             "1", "--start", "Binary_input=1234", "--out",
-                                             ways[i][1], RECORD, NULL });
+                                             "1", "--start", "Binary_input=1234", "--start",
+                                             "String_input=one\ntwo \"2\"", "--out", ways[i][1],
+                                             RECORD, NULL });
                 cr_assert(eq(int, r.exit_code, 0), "%s: %s", ways[i][0], r.err);
                 cr_assert(strstr(r.err, warning) != NULL, "%s: %s", ways[i][0], r.err);
+                cr_assert(strstr(r.err, names) != NULL, "%s: %s", ways[i][0], r.err);
                 /* The summary counts the file's columns after time: 2 scalars, 4 elements. */
                 cr_assert(strstr(r.out, ": 11 rows, 6 columns") != NULL, "%s: %s", ways[i][0],
                           r.out);
@@ -580,7 +590,8 @@ Test(daemon_fetch, a_mat_file_leaves_string_and_binary_columns_out_every_way)
         /* A load naming a .mat: the daemon writes it, and the load's reply warns. */
         a.out = daemon_str(mat);
         t.session = daemon_load(c, &a, NULL);
-        cr_assert(fmud_load_warnings(c) && strstr(fmud_load_warnings(c), warning),
+        cr_assert(fmud_load_warnings(c) && strstr(fmud_load_warnings(c), warning) &&
+                  strstr(fmud_load_warnings(c), "String_output, Binary_output"),
                   "%s", fmud_load_warnings(c) ? fmud_load_warnings(c) : "(none)");
         cr_assert(eq(int, fmud_start(c, &t, NULL), 0), "%s", fmud_errmsg(c));
         daemon_wait_state(c, t.session, PROTO_STATE_FINISHED, &st);
@@ -590,11 +601,57 @@ Test(daemon_fetch, a_mat_file_leaves_string_and_binary_columns_out_every_way)
         snprintf(session, sizeof(session), "%llu", (unsigned long long)t.session);
         r = fmuctl((const char *[]){ "results", session, "--out", "results.mat", NULL });
         cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
-        cr_assert(strstr(r.err, warning) != NULL, "%s", r.err);
+        cr_assert(strstr(r.err, warning) != NULL && strstr(r.err, names) != NULL, "%s", r.err);
         assert_mat_is_csv("results.mat", "numbers.csv");
         run_result_fini(&r);
         free(mat);
 #undef RECORD
+}
+
+/*
+ * A run that fails still gets a .mat of the rows it recorded up to the
+ * failure, as its .csv has them, and the failure's exit code; a .mat of
+ * text columns only is refused, before the run where fmuctl or the
+ * daemon writes it, when the rows come where fmuctl fetches them.
+ */
+Test(daemon_fetch, a_failed_run_keeps_its_rows_in_the_mat_and_all_text_is_refused)
+{
+        const char *mb = FMUD_TEST_FMU_DIR "/Misbehave.fmu", *ft = FMUD_TEST_FMU_DIR "/Feedthrough.fmu";
+        static const char *const ways[][2] = { { "--local", "local.mat" },
+                                               { "--private", "private.mat" } };
+        const struct proto_str text[] = { daemon_str("String_output"), daemon_str("Binary_output") };
+        struct proto_load a = { .path = daemon_str(ft), .n_record = 2, .record = text };
+        char *mat = daemon_path(&d, "text.mat");
+        struct run_result r;
+        char *csv;
+
+        r = fmuctl((const char *[]){ "run", mb, "--local", "-q", "--start", "fault=1", "--start",
+                                     "at=0.5", "--out", "failed.csv", NULL });
+        cr_assert(eq(int, r.exit_code, 4), "%s", r.err);
+        run_result_fini(&r);
+        csv = daemon_slurp("failed.csv", NULL);
+        cr_assert(strstr(csv, "\n0.5,") != NULL, "%s", csv);
+        free(csv);
+        for (size_t i = 0; i < 2; i++) {
+                r = fmuctl((const char *[]){ "run", mb, ways[i][0], "-q", "--start", "fault=1",
+                                             "--start", "at=0.5", "--out", ways[i][1], NULL });
+                cr_assert(eq(int, r.exit_code, 4), "%s: %s", ways[i][0], r.err);
+                assert_mat_is_csv(ways[i][1], "failed.csv");
+                run_result_fini(&r);
+        }
+        for (size_t i = 0; i < 2; i++) {
+                r = fmuctl((const char *[]){ "run", ft, ways[i][0], "-q", "--record", "String_output",
+                                             "--record", "Binary_output", "--out", ways[i][1],
+                                             NULL });
+                cr_assert(eq(int, r.exit_code, i ? 3 : 1), "%s: %s", ways[i][0], r.err);
+                cr_assert(strstr(r.err, MAT4_ALL_TEXT) != NULL, "%s: %s", ways[i][0], r.err);
+                run_result_fini(&r);
+        }
+        a.out = daemon_str(mat);
+        cr_assert(fmud_load(c, &a, NULL, NULL) < 0);
+        cr_assert(strstr(fmud_errmsg(c), MAT4_ALL_TEXT) != NULL, "%s", fmud_errmsg(c));
+        cr_assert(eq(int, access(mat, F_OK), -1), "no file");
+        free(mat);
 }
 
 Test(daemon_fetch, a_loaded_session_serves_its_header_and_first_row_before_it_starts)

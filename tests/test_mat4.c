@@ -233,30 +233,81 @@ Test(mat4, text_columns_are_left_out_and_elements_take_their_arrays_entry)
         free(s);
 }
 
-/* Names past what is kept of them end in "...", once; the count is every column's. */
+/* Names past what a warning's line holds end in "...", once; the count is every column's. */
 Test(mat4, many_left_out_columns_are_counted_and_their_names_cut_short)
 {
         static const struct mat4_var meta[] = { { .name = "s", .text = true } };
-        char *csv = malloc(1 << 20), *names = malloc(8192);
+        char *csv = malloc(1 << 20), names[MAT4_LIST_MAX], small[24];
         size_t n = 0, k = 2000;
         struct mat4_csv *c;
+        bool cut = false;
 
-        cr_assert(csv != NULL && names != NULL);
+        cr_assert(csv != NULL);
         n += (size_t)sprintf(csv, "time");
         for (size_t i = 0; i < k; i++)
                 n += (size_t)sprintf(csv + n, ",s[%zu]", i + 1);
-        n += (size_t)sprintf(csv + n, "\n0");
+        n += (size_t)sprintf(csv + n, ",x\n0");
         for (size_t i = 0; i < k; i++)
                 n += (size_t)sprintf(csv + n, ",t");
-        csv[n++] = '\n';
+        n += (size_t)sprintf(csv + n, ",1\n");
         cr_assert(eq(int, mat4_csv_new(fileno(f), meta, 1, &c), 0));
         cr_assert(eq(int, mat4_csv_feed(c, csv, n, err, sizeof(err)), 0), "%s", err);
-        cr_assert(eq(sz, mat4_csv_left_out(c, names, 8192), k));
+        cr_assert(eq(sz, mat4_csv_left_out(c, names, sizeof(names)), k));
         cr_assert(eq(int, strncmp(names, "s[1], s[2], ", 12), 0), "%s", names);
-        cr_assert(lt(sz, strlen(names), 4096));
         cr_assert(eq(str, names + strlen(names) - 5, ", ..."), "%s", names);
         cr_assert(eq(ptr, strstr(names, "...") + 3, names + strlen(names)), "one \"...\"");
         cr_assert(eq(int, mat4_csv_finish(c, NULL, err, sizeof(err)), 0), "%s", err);
         free(csv);
-        free(names);
+        /* Cut at a name, whatever the size: never half a name. */
+        small[0] = '\0';
+        for (int i = 0; i < 5; i++)
+                cut = mat4_list_add(small, sizeof(small), cut, i % 2 ? "bb" : "aaaa");
+        cr_assert(cut);
+        cr_assert(eq(str, small, "aaaa, bb, aaaa, bb, ..."), "23 bytes and the NUL");
+        small[0] = '\0';
+        cr_assert(mat4_list_add(small, sizeof(small), false, "a_name_longer_than_the_line"));
+        cr_assert(eq(str, small, "..."));
+}
+
+/*
+ * A String may hold newlines and quotes: its quoted field spans lines of
+ * the CSV, also where the pieces are cut inside it. Only text columns
+ * are left out: a header of nothing else is refused, as nothing to write.
+ */
+Test(mat4, a_quoted_field_may_span_lines_and_all_text_is_nothing_to_write)
+{
+        static const struct mat4_var meta[] = { { .name = "s", .text = true },
+                                                { .name = "b", .text = true } };
+        static const char *const pieces[] = { "time,s,x\n0,\"one\n", "two \"\"q\"\"\r\n\",1\n1,",
+                                              "\"\n\",2\n" };
+        struct mat4_csv *c;
+        unsigned char *s;
+        const unsigned char *p;
+        int32_t h[3];
+        uint64_t rows;
+        size_t len;
+
+        cr_assert(eq(int, mat4_csv_new(fileno(f), meta, 2, &c), 0));
+        for (size_t i = 0; i < 3; i++)
+                cr_assert(eq(int, mat4_csv_feed(c, pieces[i], strlen(pieces[i]), err, sizeof(err)),
+                             0), "%s", err);
+        cr_assert(eq(int, mat4_csv_finish(c, &rows, err, sizeof(err)), 0), "%s", err);
+        cr_assert(eq(u64, rows, 2));
+        s = file_bytes(&len);
+        p = find(s, len, "data_2", h);
+        cr_assert(eq(i32, h[1], 2));
+        cr_assert(eq(i32, h[2], 2));
+        cr_assert(eq(dbl, f64(p, 1), 1.0));
+        cr_assert(eq(dbl, f64(p, 2), 1.0));
+        cr_assert(eq(dbl, f64(p, 3), 2.0));
+        free(s);
+
+        cr_assert(eq(int, ftruncate(fileno(f), 0), 0));
+        cr_assert(eq(int, mat4_csv_new(fileno(f), meta, 2, &c), 0));
+        cr_assert(eq(int, mat4_csv_feed(c, "time,s,b[2]\n0,a,00\n", 20, err, sizeof(err)), -ENODATA));
+        cr_assert(eq(str, err, MAT4_ALL_TEXT));
+        cr_assert(eq(int, mat4_csv_finish(c, NULL, NULL, 0), -ENODATA));
+        s = file_bytes(&len);
+        cr_assert(eq(sz, len, 0), "no file at all");
+        free(s);
 }

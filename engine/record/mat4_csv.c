@@ -26,7 +26,6 @@
 
 #define LINE_MAX_BYTES  (64u << 20)
 #define READ_CHUNK      65536   /* bytes of CSV read at a time by mat4_csv_convert_fd() */
-#define LEFT_OUT_MAX    4096    /* bytes of the left-out columns' names kept */
 
 struct mat4_csv {
         int fd;
@@ -37,8 +36,9 @@ struct mat4_csv {
         size_t ncols;                   /* after time */
         bool *skip;                     /* per column after time: text, left out */
         size_t n_left_out;
-        char *left_out;                 /* their names, ", "-joined, at most LEFT_OUT_MAX */
+        char left_out[MAT4_LIST_MAX];   /* their names (mat4_list_add()) */
         bool left_out_cut;              /* "..." ends it: names did not fit */
+        bool quoted;                    /* the bytes so far end inside a quoted field */
         double *vals;
         uint64_t line;                  /* lines read */
         char *buf;
@@ -175,30 +175,36 @@ static const struct mat4_var *meta_of(const struct mat4_csv *c, const char *name
         return m;
 }
 
-/* Note a text column left out: its name while there is room, then "..." once. */
-static void leave_out(struct mat4_csv *c, const char *name)
+bool mat4_list_add(char *buf, size_t size, bool cut, const char *name)
 {
         size_t have, need = strlen(name) + 2;
 
-        c->n_left_out++;
-        if (c->left_out_cut || (!c->left_out && !(c->left_out = calloc(1, LEFT_OUT_MAX))))
-                return;
-        have = strlen(c->left_out);
-        /* Room for ", ..." after it, whatever comes next. */
-        if (have + need + 6 > LEFT_OUT_MAX) {
-                strcat(c->left_out, have ? ", ..." : "...");
-                c->left_out_cut = true;
-                return;
+        if (cut)
+                return true;
+        have = strlen(buf);
+        /* Room for ", ..." and the NUL after it, whatever comes next. */
+        if (have + need + 6 > size) {
+                if (have + 6 <= size)
+                        strcat(buf, have ? ", ..." : "...");
+                return true;
         }
         if (have)
-                strcat(c->left_out, ", ");
-        strcat(c->left_out, name);
+                strcat(buf, ", ");
+        strcat(buf, name);
+        return false;
+}
+
+/* Note a text column left out. */
+static void leave_out(struct mat4_csv *c, const char *name)
+{
+        c->n_left_out++;
+        c->left_out_cut = mat4_list_add(c->left_out, sizeof(c->left_out), c->left_out_cut, name);
 }
 
 size_t mat4_csv_left_out(const struct mat4_csv *c, char *buf, size_t size)
 {
         if (size)
-                snprintf(buf, size, "%s", c && c->left_out ? c->left_out : "");
+                snprintf(buf, size, "%s", c ? c->left_out : "");
         return c ? c->n_left_out : 0;
 }
 
@@ -236,6 +242,11 @@ static int header_line(struct mat4_csv *c, char *s, size_t len, char *err, size_
                 }
                 vars[kept] = m ? *m : (struct mat4_var){ 0 };
                 vars[kept++].name = f[i];
+        }
+        if (c->ncols && !kept) {
+                free(vars);
+                free(f);
+                return fail(c, -ENODATA, err, errlen, MAT4_ALL_TEXT);
         }
         r = mat4_open(c->fd, vars, kept, &c->m);
         free(vars);
@@ -293,6 +304,22 @@ static int line_done(struct mat4_csv *c, char *s, size_t len, char *err, size_t 
         return c->line == 1 ? header_line(c, s, len, err, errlen) : row_line(c, s, len, err, errlen);
 }
 
+/*
+ * The end of the line at p: the first newline outside a quoted field
+ * (a String may hold newlines; the state carries over from piece to
+ * piece in c->quoted), or NULL when it is not in [p, end).
+ */
+static const char *line_end(struct mat4_csv *c, const char *p, const char *end)
+{
+        for (; p < end; p++) {
+                if (*p == '"')
+                        c->quoted = !c->quoted;         /* "" inside a field toggles twice */
+                else if (*p == '\n' && !c->quoted)
+                        return p;
+        }
+        return NULL;
+}
+
 int mat4_csv_feed(struct mat4_csv *c, const void *data, size_t len, char *err, size_t errlen)
 {
         const char *p = data, *end = p + len;
@@ -300,7 +327,7 @@ int mat4_csv_feed(struct mat4_csv *c, const void *data, size_t len, char *err, s
         if (c->err)
                 return fail(c, c->err, err, errlen, "the conversion failed before");
         while (p < end) {
-                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                const char *nl = line_end(c, p, end);
                 size_t k = (size_t)((nl ? nl : end) - p);
                 int r;
 
@@ -360,7 +387,6 @@ int mat4_csv_finish(struct mat4_csv *c, uint64_t *ret_rows, char *err, size_t er
         free(c->meta);
         free(c->vals);
         free(c->skip);
-        free(c->left_out);
         free(c->buf);
         freelocale(c->c_locale);
         free(c);

@@ -29,18 +29,34 @@ bool mat4_wanted(const char *path);
  */
 int mat4_csv_new(int fd, const struct mat4_var *meta, size_t n_meta, struct mat4_csv **ret);
 
+/* What a .mat file of text columns only is told. */
+#define MAT4_ALL_TEXT   "nothing to write: every recorded column is a String or Binary, " \
+                        "which a .mat file cannot hold (a .csv file can); record numbers " \
+                        "with --record NAME"
+
 /*
  * The next len bytes of the CSV. 0, or -errno with why in err: -EBADMSG
  * for text that is not the recorder's CSV or a value that is not a number
- * (a .mat file holds numbers only), -E2BIG for a line over 64 MiB, the
- * write error. After an error, every call returns it.
+ * (a .mat file holds numbers only), -ENODATA for a header whose columns
+ * are all text (MAT4_ALL_TEXT), -E2BIG for a line over 64 MiB, the write
+ * error. After an error, every call returns it.
  */
 int mat4_csv_feed(struct mat4_csv *c, const void *data, size_t len, char *err, size_t errlen);
 
+/* A list of names the size of a line of a warning, and what cuts it short. */
+#define MAT4_LIST_MAX   320
+/*
+ * Append name to the ", "-joined list in buf (size bytes, NUL-terminated)
+ * while it fits with room for ", ..." after it; else end the list with
+ * "..." once. cut: the list was cut before (nothing is added). Returns
+ * whether it is cut now.
+ */
+bool mat4_list_add(char *buf, size_t size, bool cut, const char *name);
+
 /*
  * The columns left out as text, once the header is read: how many, and
- * their names joined by ", " in buf (cut short with "..." where buf is too
- * small; buf may be NULL when size is 0).
+ * their names in buf as mat4_list_add() joins them in MAT4_LIST_MAX bytes
+ * (buf of that size holds them all; buf may be NULL when size is 0).
  */
 size_t mat4_csv_left_out(const struct mat4_csv *c, char *buf, size_t size);
 

@@ -86,7 +86,7 @@ static int fail(struct run_report *rep, enum run_phase phase, int r, const char 
 static size_t note_left_out(const struct run_opts *o, const struct scenario *sc,
                             struct diag_list *diags)
 {
-        char names[1024];
+        char names[MAT4_LIST_MAX];
         size_t n;
 
         if (o->out_fd > 0 || !mat4_wanted(o->out) || !(n = run_mat4_left_out(sc, names, sizeof(names))))
@@ -99,47 +99,81 @@ static size_t note_left_out(const struct run_opts *o, const struct scenario *sc,
 
 /*
  * A .mat out: the file opened now (truncated, as a CSV would be), and an
- * unnamed CSV for the rows. The recorder's descriptor of it; -errno.
+ * unnamed CSV for the rows beside it (O_TMPFILE in its directory, so that
+ * a full disk is the destination's; $TMPDIR or /tmp where that filesystem
+ * has no unnamed files). The recorder's descriptor of that CSV; -errno.
  */
 static int open_mat(struct run_ctx *c, const char *path)
 {
-        FILE *t;
-        int fd;
+        char *dir = strdup(path);
+        const char *slash;
+        int fd, e;
 
+        if (!dir)
+                return -ENOMEM;
         c->mat_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
-        if (c->mat_fd < 0)
-                return -errno;
-        t = tmpfile();
-        if (!t)
-                return -errno;
-        c->csv_fd = fcntl(fileno(t), F_DUPFD_CLOEXEC, 3);
-        fd = c->csv_fd < 0 ? -1 : fcntl(c->csv_fd, F_DUPFD_CLOEXEC, 3);
-        if (fd < 0) {
-                int e = errno;
-
-                fclose(t);
+        if (c->mat_fd < 0) {
+                e = errno;
+                free(dir);
                 return -e;
         }
-        fclose(t);
-        return fd;
+        slash = strrchr(dir, '/');
+        if (!slash)
+                strcpy(dir, ".");
+        else
+                dir[slash == dir ? 1 : slash - dir] = '\0';
+        c->csv_fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        free(dir);
+        if (c->csv_fd < 0) {
+                FILE *t = tmpfile();
+
+                if (!t)
+                        return -errno;
+                c->csv_fd = fcntl(fileno(t), F_DUPFD_CLOEXEC, 3);
+                e = errno;
+                fclose(t);
+                if (c->csv_fd < 0)
+                        return -e;
+        }
+        fd = fcntl(c->csv_fd, F_DUPFD_CLOEXEC, 3);
+        return fd < 0 ? -errno : fd;
 }
 
-/* The CSV the run wrote, converted into the .mat file. 0, or the failure in rep. */
-static int convert_mat(const struct run_ctx *c, const struct run_opts *o, struct run_report *rep)
+/*
+ * The rows the run wrote to its CSV, converted into the .mat file, also
+ * after a failure (the CSV then holds the complete rows up to it, as a
+ * .csv out would). 0, or the conversion's failure in rep: as the run's
+ * when it had none, added to its message otherwise.
+ */
+static int convert_mat(const struct run_ctx *c, const struct run_opts *o, struct run_report *rep,
+                       int r_run)
 {
         struct mat4_var *meta = run_mat4_meta(c->sc);
-        char err[512];
+        char err[512], *msg;
         int r;
 
-        if (!meta)
-                return fail(rep, RUN_PHASE_RECORD, -ENOMEM, "out of memory");
-        r = mat4_csv_convert_fd(c->csv_fd, 0, c->mat_fd, meta, c->sc->n_columns, err, sizeof(err));
+        if (!meta) {
+                r = -ENOMEM;
+                snprintf(err, sizeof(err), "out of memory");
+        } else {
+                r = mat4_csv_convert_fd(c->csv_fd, 0, c->mat_fd, meta, c->sc->n_columns, err,
+                                        sizeof(err));
+        }
+        free(meta);
         if (r == 0 && o->fsync && fsync(c->mat_fd) < 0) {
                 r = -errno;
                 snprintf(err, sizeof(err), "%s", strerror(-r));
         }
-        free(meta);
-        return r < 0 ? fail(rep, RUN_PHASE_RECORD, r, "cannot write '%s': %s", o->out, err) : 0;
+        if (r == 0)
+                return r_run;
+        if (r_run == 0)
+                return fail(rep, RUN_PHASE_RECORD, r, "'%s': %s", o->out, err);
+        if (asprintf(&msg, "%s; '%s' not written either: %s", rep->message ? rep->message : "",
+                     o->out, err) >= 0) {
+                free(rep->message);
+                rep->message = msg;
+        }
+        return r_run;
 }
 
 static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run_report *rep)
@@ -317,6 +351,10 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         }
 
         rep->n_columns -= note_left_out(o, sc, diags);
+        if (o->need_columns && sc->n_columns && !rep->n_columns) {
+                r = fail(rep, RUN_PHASE_LOAD, -ENODATA, "'%s': " MAT4_ALL_TEXT, o->out);
+                goto out;
+        }
         if (o->input) {
                 r = input_csv_read(o->input, sc, NULL, &inputs, &why);
                 if (r < 0) {
@@ -379,8 +417,8 @@ out:
                 r = fail(rep, RUN_PHASE_RECORD, rr, "%s", msg);
         }
         /* The rows are all in the CSV once the recorder is closed. */
-        if (r == 0 && c.csv_fd >= 0)
-                r = convert_mat(&c, o, rep);
+        if (c.rec && c.csv_fd >= 0)
+                r = convert_mat(&c, o, rep, r);
         if (c.mat_fd >= 0 && close(c.mat_fd) < 0 && r == 0)
                 r = fail(rep, RUN_PHASE_RECORD, -errno, "cannot write '%s': %s", o->out,
                          strerror(errno));

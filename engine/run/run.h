@@ -123,7 +123,7 @@ void run_report_fini(struct run_report *report);
  */
 struct mat4_var *run_mat4_meta(const struct scenario *sc);
 
-/* How many columns a .mat file leaves out as text; their names ", "-joined in buf. */
+/* How many columns a .mat file leaves out as text; their names in buf (mat4_list_add()). */
 size_t run_mat4_left_out(const struct scenario *sc, char *buf, size_t size);
 
 #endif

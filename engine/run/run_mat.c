@@ -4,8 +4,8 @@
  * same for fmuctl's own runs and the daemon's.
  */
 #include "engine/run/run.h"
+#include "engine/record/mat4_csv.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 struct mat4_var *run_mat4_meta(const struct scenario *sc)
@@ -29,21 +29,18 @@ struct mat4_var *run_mat4_meta(const struct scenario *sc)
 
 size_t run_mat4_left_out(const struct scenario *sc, char *buf, size_t size)
 {
-        size_t n = 0, at = 0;
+        bool cut = size == 0;
+        size_t n = 0;
 
         if (size)
                 buf[0] = '\0';
         for (size_t i = 0; i < sc->n_columns; i++) {
                 const struct scenario_column *c = &sc->columns[i];
                 enum md_type t = sc->components[c->comp].fmu->md->vars[c->var].type;
-                int k;
 
                 if (t != MD_STRING && t != MD_BINARY)
                         continue;
-                if (at < size) {
-                        k = snprintf(buf + at, size - at, "%s%s", n ? ", " : "", c->name);
-                        at = k < 0 ? size : at + (size_t)k;
-                }
+                cut = mat4_list_add(buf, size, cut, c->name);
                 n++;
         }
         return n;
