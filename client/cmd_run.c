@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <libgen.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,8 +293,6 @@ static int run_local(struct run_cmd *a)
         (void) fmu_interface_parse(a->load.l.iface.ptr, a->load.l.iface.len, &o.iface);
         (void) fmu_integrator_parse(a->load.l.integrator.ptr, a->load.l.integrator.len,
                                     &o.integrator);
-        /* A results file over RLIMIT_FSIZE is a write error (EFBIG), not the end of fmuctl. */
-        signal(SIGXFSZ, SIG_IGN);
         diag_list_init(&diags, 0);
         r = run_scenario(&o, &diags, &rep);
         /* Warnings of an accepted scenario (FMUs loaded with warnings) are shown too. */

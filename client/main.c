@@ -8,6 +8,7 @@
  * them as if given there; what the command does not take it refuses.
  */
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,12 @@ int main(int argc, char **argv)
         bool help = false;
         int i = 1, npre = 0, n = 0, code;
 
+        /*
+         * A file written over RLIMIT_FSIZE is a write error (EFBIG), said
+         * and exited with 3, not the end of fmuctl (and of what it would
+         * have cleaned up) by SIGXFSZ.
+         */
+        signal(SIGXFSZ, SIG_IGN);
         if (argc >= 2 && !strcmp(argv[1], "--version")) {
                 printf("fmuctl %s\n", FMUD_VERSION);
                 return FMUCTL_EXIT_OK;

@@ -654,6 +654,26 @@ Test(daemon_fetch, a_failed_run_keeps_its_rows_in_the_mat_and_all_text_is_refuse
         free(mat);
 }
 
+/* A file over fmuctl's RLIMIT_FSIZE is a write error it says, exit 3, not its death by SIGXFSZ. */
+Test(daemon_fetch, results_over_the_file_size_limit_are_a_write_error)
+{
+        char *path = NULL, session[32];
+        uint64_t s = run_msd(&path, 0);
+        struct run_result r;
+
+        snprintf(session, sizeof(session), "%llu", (unsigned long long)s);
+        {
+                char *argv[] = { "/usr/bin/prlimit", "--fsize=2000", (char *)FMUD_FMUCTL, "results",
+                                 session, "--out", "big.csv", NULL };
+
+                cr_assert(eq(int, run_capture(argv, &r), 0));
+        }
+        cr_assert(eq(int, r.exit_code, 3), "%s", r.err);
+        cr_assert(strstr(r.err, "File too large") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        free(path);
+}
+
 Test(daemon_fetch, a_loaded_session_serves_its_header_and_first_row_before_it_starts)
 {
         struct proto_load a = { .path = daemon_str(MSD) };
