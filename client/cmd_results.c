@@ -75,6 +75,18 @@ int cmd_results(int argc, char **argv)
         code = cli_open_session(&a, argc, argv, &t);
         if (code)
                 return code;
+        /* A session that cannot be read is said before --out is created or truncated. */
+        {
+                struct fmud_results probe;
+                char byte;
+
+                r = fmud_results_read(a.c, &t, 0, &byte, sizeof(byte), &probe);
+                if (r < 0) {
+                        code = cli_fail(&a, r, "fetch the results of session %s", argv[optind]);
+                        cli_close(&a);
+                        return code;
+                }
+        }
         if (results_fetch_open(&f, out, err, sizeof(err)) < 0) {
                 fprintf(stderr, "fmuctl results: %s\n", err);
                 cli_close(&a);

@@ -441,6 +441,17 @@ Test(daemon_fetch, fmuctl_results_and_run_fetch_write_the_rows_here_as_csv_and_m
         cr_assert(eq(str, r.out, ""));
         cr_assert(strstr(r.err, "no session 999") != NULL, "%s", r.err);
         run_result_fini(&r);
+        /* ... and a file --out names is left as it was, not truncated, nor created. */
+        r = fmuctl((const char *[]){ "results", "999", "--out", "got.csv", NULL });
+        cr_assert(eq(int, r.exit_code, 1), "%s", r.err);
+        run_result_fini(&r);
+        data = daemon_slurp("got.csv", NULL);
+        cr_assert(eq(str, data, file));
+        free(data);
+        r = fmuctl((const char *[]){ "results", "999", "--out", "none.mat", NULL });
+        cr_assert(eq(int, r.exit_code, 1), "%s", r.err);
+        cr_assert(eq(int, access("none.mat", F_OK), -1));
+        run_result_fini(&r);
         /* fmuctl run --fetch: the same rows as the daemon's own file, here. */
         r = fmuctl((const char *[]){ "run", MSD, "--fetch", "--out", "fetched.csv", "--quiet",
                                      NULL });
