@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,13 @@ static int exit_code(enum run_phase phase, int r)
         }
 }
 
+static volatile sig_atomic_t local_stop;
+
+static void on_local_signal(int sig)
+{
+        local_stop = sig;
+}
+
 static int run_local(struct run_cmd *a)
 {
         static struct scenario_assign starts[CLI_MAX_ASSIGN], multirate[CLI_MAX_ASSIGN];
@@ -254,6 +262,7 @@ static int run_local(struct run_cmd *a)
         struct run_opts o = { 0 };
         struct run_report rep;
         struct diag_list diags;
+        struct sigaction sa = { .sa_handler = on_local_signal }, old_int, old_term;
         char *worker = NULL, *cache = NULL;
         int code, r;
 
@@ -293,8 +302,15 @@ static int run_local(struct run_cmd *a)
         (void) fmu_interface_parse(a->load.l.iface.ptr, a->load.l.iface.len, &o.iface);
         (void) fmu_integrator_parse(a->load.l.integrator.ptr, a->load.l.integrator.len,
                                     &o.integrator);
+        /* Ctrl-C stops the run at its next point; the rows so far are kept, as through a daemon. */
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        o.stop = &local_stop;
         diag_list_init(&diags, 0);
         r = run_scenario(&o, &diags, &rep);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
         /* Warnings of an accepted scenario (FMUs loaded with warnings) are shown too. */
         if (r >= 0)
                 print_diags(&diags, "");
@@ -302,6 +318,10 @@ static int run_local(struct run_cmd *a)
                 fprintf(stderr, "fmuctl run: %s\n", rep.message ? rep.message : strerror(-r));
                 print_diags(&diags, "  ");
                 code = exit_code(rep.phase, r);
+        } else if (local_stop) {
+                fprintf(stderr, "%sfmuctl run: interrupted at t = %g\n",
+                        o.progress ? "\n" : "", rep.time);
+                code = FMUCTL_EXIT_INTERRUPTED;
         } else {
                 code = FMUCTL_EXIT_OK;
         }

@@ -24,6 +24,7 @@
 
 #define PROBE_TIMEOUT_MS 300
 #define POLL_MS 100
+#define HEADER_WAIT_MS 10000  /* a .mat's header before the start, at most */
 
 static volatile sig_atomic_t interrupted;
 
@@ -220,6 +221,24 @@ static int fetch_rest(struct run_cmd *a, const struct proto_target *t)
                 fprintf(stderr, "fmuctl run: %s\n", a->fetch_err);
         }
         return r < 0 ? FMUCTL_EXIT_SYSTEM : 0;
+}
+
+/*
+ * A .mat fetched here: its header, served once the session is loaded,
+ * read before the start, so that one of text columns only (nothing a
+ * .mat file can hold) is refused before the run, not after it. 0, or the
+ * exit code (the converter's message is said by fetch_rest()).
+ */
+static int check_mat_header(struct run_cmd *a, const struct proto_target *t)
+{
+        /* The recorder writes the header at the load; its flush is waited for. */
+        for (int i = 0; i < HEADER_WAIT_MS / POLL_MS && !interrupted; i++) {
+                fetch_some(a, t);
+                if (a->fetch_r < 0 || a->fetched.header_done)
+                        break;
+                nanosleep(&(struct timespec){ 0, POLL_MS * 1000000L }, NULL);
+        }
+        return a->fetch_r == -ENODATA ? FMUCTL_EXIT_INVALID : 0;
 }
 
 /* Until the session ends; 0, or a libfmud error. */
@@ -481,6 +500,8 @@ static int run_session(struct run_cmd *a)
                 code = FMUCTL_EXIT_SYSTEM;
                 goto unload;
         }
+        if (a->fetch && a->fetched.to_mat && (code = check_mat_header(a, &t)) != 0)
+                goto unload;
         (void)fmud_events(a->cli.c, true);      /* without events, status polls still see the end */
         (void)fmud_logs_follow(a->cli.c, t.session, true);
         print_kept_logs(a, &t, &f);

@@ -11,12 +11,45 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
 #include "results_fetch.h"
+
+/*
+ * A .mat is written to a file of its own beside path (same directory, so
+ * the rename is atomic and the disk is the destination's), renamed over
+ * path once complete: a conversion that fails leaves path as it was.
+ */
+static int open_mat_tmp(struct results_fetch *f)
+{
+        const char *slash = strrchr(f->path, '/');
+        int n, mask;
+
+        n = asprintf(&f->tmp, "%.*s%s.%s.XXXXXX", slash ? (int)(slash - f->path + 1) : 0,
+                     f->path, slash ? "" : "", slash ? slash + 1 : f->path);
+        if (n < 0) {
+                f->tmp = NULL;
+                return -ENOMEM;
+        }
+        f->fd = mkostemp(f->tmp, O_CLOEXEC);
+        if (f->fd < 0) {
+                int e = errno;
+
+                free(f->tmp);
+                f->tmp = NULL;
+                return -e;
+        }
+        /* The mode a new file at path would get (0644 less the umask). */
+        mask = (int)umask(0);
+        umask((mode_t)mask);
+        (void) fchmod(f->fd, 0644 & ~(mode_t)mask);
+        return 0;
+}
 
 int results_fetch_open(struct results_fetch *f, const char *path, char *err, size_t size)
 {
@@ -33,19 +66,28 @@ int results_fetch_open(struct results_fetch *f, const char *path, char *err, siz
                 f->out = stdout;
                 return 0;
         }
-        f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
-        if (f->fd < 0)
+        if (f->to_mat) {
+                e = -open_mat_tmp(f);
+                if (e)
+                        goto failed;
+                return 0;
+        }
+        /* Not truncated before its first bytes come: a refused load leaves it as it was. */
+        f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644);
+        if (f->fd >= 0)
+                f->created = true;
+        else if (errno == EEXIST)
+                f->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        e = errno;
+        if (f->fd < 0 || !(f->out = fdopen(f->fd, "w")))
                 goto failed;
-        if (!f->to_mat && !(f->out = fdopen(f->fd, "w")))
-                goto failed;
-        if (f->out)
-                f->fd = -1;
+        f->fd = -1;
         return 0;
 failed:
-        e = errno;
         snprintf(err, size, "cannot write '%s': %s", path, strerror(e));
         if (f->fd >= 0)
                 close(f->fd);
+        f->fd = -1;
         free(f->buf);
         f->buf = NULL;
         return -e;
@@ -142,8 +184,18 @@ static int put(struct results_fetch *f, const void *p, size_t len, char *err, si
         if (f->to_mat) {
                 r = mat4_csv_feed(f->mat, p, len, err, size);
                 note_left_out(f);
-                return r < 0 ? name_it(f, r, err, size) : 0;
+                if (r < 0 && !f->failed) {
+                        f->failed = true;
+                        name_it(f, r, err, size);
+                }
+                return r;
         }
+        if (len && !f->wrote && f->out != stdout && ftruncate(fileno(f->out), 0) < 0) {
+                r = -errno;
+                snprintf(err, size, "cannot write '%s': %s", f->path, strerror(-r));
+                return r;
+        }
+        f->wrote = f->wrote || len;
         if (len && fwrite(p, 1, len, f->out) != len) {
                 int e = errno ? errno : EIO;
 
@@ -195,19 +247,36 @@ int results_fetch_close(struct results_fetch *f, char *err, size_t size)
         int r = 0;
 
         if (f->to_mat) {
+                /* Nothing fetched (a load refused): path is left as it was. */
+                bool any = f->mat != NULL;
+
                 r = mat4_csv_finish(f->mat, NULL, err, size);
                 f->mat = NULL;
-                if (r < 0)
+                /* A failure said before is in err as it was said. */
+                if (r < 0 && !f->failed)
                         name_it(f, r, err, size);
+                if (r == 0 && any && fsync(f->fd) < 0) {
+                        r = -errno;
+                        snprintf(err, size, "cannot write '%s': %s", f->path, strerror(-r));
+                }
                 if (f->fd >= 0 && close(f->fd) < 0 && !r) {
                         r = -errno;
                         snprintf(err, size, "cannot write '%s': %s", f->path, strerror(-r));
                 }
+                if (r == 0 && any && f->tmp && rename(f->tmp, f->path) < 0) {
+                        r = -errno;
+                        snprintf(err, size, "cannot write '%s': %s", f->path, strerror(-r));
+                }
+                if (f->tmp && (r < 0 || !any))
+                        (void) unlink(f->tmp);
         } else if (f->out && f->out != stdout) {
                 if (fclose(f->out) != 0) {
                         r = -errno;
                         snprintf(err, size, "cannot write '%s': %s", f->path, strerror(-r));
                 }
+                /* Created here and never written: not left behind. */
+                if (f->created && !f->wrote)
+                        (void) unlink(f->path);
         } else if (f->out && fflush(f->out) != 0) {
                 r = -errno;
                 snprintf(err, size, "cannot write standard output: %s", strerror(-r));
@@ -223,5 +292,7 @@ int results_fetch_close(struct results_fetch *f, char *err, size_t size)
         f->n_text = 0;
         free(f->meta);
         f->meta = NULL;
+        free(f->tmp);
+        f->tmp = NULL;
         return r;
 }

@@ -16,7 +16,9 @@
 struct results_fetch {
         const char *path;               /* as given; NULL or "-": standard output */
         FILE *out;                      /* CSV: where the bytes go */
-        int fd;                         /* .mat: the file */
+        bool created, wrote;            /* CSV: path made here; truncated and written to */
+        int fd;                         /* .mat: the file beside path, renamed over it at the end */
+        char *tmp;                      /* .mat: its name */
         struct mat4_csv *mat;           /* .mat: the converter, once started */
         struct mat4_var *meta;          /* .mat: its variables, and their strings (text) */
         char **text;
@@ -27,13 +29,17 @@ struct results_fetch {
         bool daemon_err;                /* the last failure was the daemon's (fmud_errmsg()) */
         bool header_done, quoted;
         bool noted;                     /* .mat: the left-out columns said */
+        bool failed;                    /* .mat: the converter failed, said in err */
         size_t cols;                    /* the header's columns after time, once header_done */
         void *buf;                      /* one piece (PROTO_RESULTS_CHUNK) */
 };
 
 /*
- * Open the destination: path (created or truncated, 0644), or standard
- * output for NULL or "-" (CSV only). 0, or -errno with why in err.
+ * Open the destination: path (0644), or standard output for NULL or "-"
+ * (CSV only). A CSV is truncated when its first bytes come, a .mat is
+ * written beside it and renamed over it once complete, so a refused load
+ * or a failed conversion leaves path as it was. 0, or -errno with why in
+ * err.
  */
 int results_fetch_open(struct results_fetch *f, const char *path, char *err, size_t size);
 
@@ -47,7 +53,10 @@ int results_fetch_open(struct results_fetch *f, const char *path, char *err, siz
 int results_fetch_pump(struct results_fetch *f, struct fmud *c, const struct proto_target *t,
                        char *err, size_t size);
 
-/* Finish the file (a .mat's header), close it; 0, or -errno with why in err. */
+/*
+ * Finish the file (a .mat's header, then renamed over path), close it; 0,
+ * or -errno with why in err. A CSV made here that got no byte is removed.
+ */
 int results_fetch_close(struct results_fetch *f, char *err, size_t size);
 
 #endif

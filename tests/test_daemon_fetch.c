@@ -10,6 +10,10 @@
  * field and every value checked bit for bit against the CSV of the run.
  */
 #include <criterion/criterion.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <dirent.h>
 #include <criterion/new/assert.h>
 #include <locale.h>
 #include <stdint.h>
@@ -512,6 +516,20 @@ Test(daemon_fetch, a_load_that_names_a_mat_file_gets_it_from_the_daemon)
         free(mat);
 }
 
+/* Whether the directory dir holds a file beside a .mat being written (".NAME.mat.XXXXXX"). */
+static bool mat_beside(const char *dir)
+{
+        DIR *dp = opendir(dir);
+        struct dirent *e;
+        bool found = false;
+
+        cr_assert(dp != NULL);
+        while ((e = readdir(dp)))
+                found = found || (e->d_name[0] == '.' && strstr(e->d_name, ".mat."));
+        closedir(dp);
+        return found;
+}
+
 /* csv_path's CSV without the columns named in drop (NULL-terminated), written to out_path. */
 static void csv_without(const char *csv_path, const char *const *drop, const char *out_path)
 {
@@ -596,6 +614,7 @@ Test(daemon_fetch, a_mat_file_leaves_string_and_binary_columns_out_every_way)
                 cr_assert(strstr(r.out, ": 11 rows, 6 columns") != NULL, "%s: %s", ways[i][0],
                           r.out);
                 assert_mat_is_csv(ways[i][1], "numbers.csv");
+                cr_assert(eq(int, mat_beside(d.dir), false), "nothing left beside it");
                 run_result_fini(&r);
         }
         /* A load naming a .mat: the daemon writes it, and the load's reply warns. */
@@ -622,8 +641,7 @@ Test(daemon_fetch, a_mat_file_leaves_string_and_binary_columns_out_every_way)
 /*
  * A run that fails still gets a .mat of the rows it recorded up to the
  * failure, as its .csv has them, and the failure's exit code; a .mat of
- * text columns only is refused, before the run where fmuctl or the
- * daemon writes it, when the rows come where fmuctl fetches them.
+ * text columns only is refused before the run, the file left as it was.
  */
 Test(daemon_fetch, a_failed_run_keeps_its_rows_in_the_mat_and_all_text_is_refused)
 {
@@ -650,13 +668,20 @@ Test(daemon_fetch, a_failed_run_keeps_its_rows_in_the_mat_and_all_text_is_refuse
                 assert_mat_is_csv(ways[i][1], "failed.csv");
                 run_result_fini(&r);
         }
+        /* Refused before the run, and the file there is left as it was. */
         for (size_t i = 0; i < 2; i++) {
+                char *before = daemon_slurp(ways[i][1], NULL), *after;
+
                 r = fmuctl((const char *[]){ "run", ft, ways[i][0], "-q", "--record", "String_output",
                                              "--record", "Binary_output", "--out", ways[i][1],
                                              NULL });
-                cr_assert(eq(int, r.exit_code, i ? 3 : 1), "%s: %s", ways[i][0], r.err);
+                cr_assert(eq(int, r.exit_code, 1), "%s: %s", ways[i][0], r.err);
                 cr_assert(strstr(r.err, MAT4_ALL_TEXT) != NULL, "%s: %s", ways[i][0], r.err);
                 run_result_fini(&r);
+                after = daemon_slurp(ways[i][1], NULL);
+                cr_assert(eq(str, after, before), "%s", ways[i][0]);
+                free(before);
+                free(after);
         }
         a.out = daemon_str(mat);
         cr_assert(fmud_load(c, &a, NULL, NULL) < 0);
@@ -683,6 +708,51 @@ Test(daemon_fetch, results_over_the_file_size_limit_are_a_write_error)
         cr_assert(strstr(r.err, "File too large") != NULL, "%s", r.err);
         run_result_fini(&r);
         free(path);
+}
+
+/*
+ * Ctrl-C stops a --local run at its next point and keeps the rows so far
+ * in the .mat, exit 130, as through a daemon; nothing is left beside it.
+ */
+Test(daemon_fetch, ctrl_c_keeps_the_rows_of_a_local_run_in_its_mat)
+{
+        const char *ft = FMUD_TEST_FMU_DIR "/Feedthrough.fmu";
+        char *mat = daemon_path(&d, "c.mat");
+        int status, i;
+        size_t len, off = 0;
+        unsigned char *ms;
+        struct mat m;
+        pid_t pid = fork();
+
+        cr_assert(pid >= 0);
+        if (pid == 0) {
+                int null = open("/dev/null", O_WRONLY);
+
+                dup2(null, 1);
+                dup2(null, 2);
+                signal(SIGINT, SIG_DFL);
+                execl(FMUD_FMUCTL, FMUD_FMUCTL, "run", ft, "--local", "-q", "--warp", "1",
+                      "--stop-time", "60", "--record", "Float64_output", "--out", mat, (char *)NULL);
+                _exit(127);
+        }
+        /* The file beside it is made as the run starts, after fmuctl took the signal. */
+        for (i = 0; i < 20000 && !mat_beside(d.dir); i++)
+                usleep(1000);
+        cr_assert(eq(int, mat_beside(d.dir), true), "the run did not start");
+        usleep(200000);         /* a few points: the test holds whatever came */
+        cr_assert(eq(int, kill(pid, SIGINT), 0));
+        cr_assert(eq(int, waitpid(pid, &status, 0), pid));
+        cr_assert(eq(int, WIFEXITED(status) ? WEXITSTATUS(status) : -1, 130), "status %#x", status);
+        cr_assert(eq(int, mat_beside(d.dir), false));
+        ms = (unsigned char *)daemon_slurp(mat, &len);
+        do
+                m = next_mat(ms, len, &off);
+        while (strcmp(m.name, "data_2"));
+        cr_assert(eq(i32, m.rows, 2), "time and Float64_output");
+        cr_assert(ge(i32, m.cols, 1), "the rows before the stop");
+        cr_assert(lt(i32, m.cols, 601), "stopped before the end");
+        free(ms);
+        free(mat);
 }
 
 Test(daemon_fetch, a_loaded_session_serves_its_header_and_first_row_before_it_starts)

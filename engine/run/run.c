@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PROGRESS_STEPS 100
@@ -28,8 +29,10 @@ struct run_ctx {
         enum rec_type *types;           /* per column */
         union rec_value *values;        /* per column, reused for every row */
         int error;                      /* first recorder error */
-        int mat_fd;                     /* a .mat out: the file, and the CSV of its rows */
-        int csv_fd;
+        int mat_fd;                     /* a .mat out: the file beside it (mat_tmp), */
+        char *mat_tmp;
+        int csv_fd;                     /* and the CSV of its rows */
+        const char *csv_where;          /* NULL: beside it; else the directory of that CSV */
 };
 
 /* A write failed: the run ends at the next point (run_scenario() says why). */
@@ -40,11 +43,19 @@ static void recorder_failed(struct run_ctx *c, int err)
                 master_request_stop(c->m);
 }
 
+/* A stop asked by the caller's signal: the master stops at the next point. */
+static void check_stop(const struct run_ctx *c)
+{
+        if (c->o->stop && *c->o->stop && c->m)
+                master_request_stop(c->m);
+}
+
 static void sink(void *ctx, const struct master_row *row)
 {
         struct run_ctx *c = ctx;
         int r;
 
+        check_stop(c);
         /* Intermediate updates are not communication points: not in this file. */
         if (!c->rec || c->error || (row->flags & MASTER_ROW_INTERMEDIATE))
                 return;
@@ -59,6 +70,7 @@ static void idle(void *ctx)
         struct run_ctx *c = ctx;
         int r;
 
+        check_stop(c);
         if (!c->rec || c->error)
                 return;
         r = rec_tick(c->rec);
@@ -97,83 +109,118 @@ static size_t note_left_out(const struct run_opts *o, const struct scenario *sc,
         return n;
 }
 
+/* The directory of path ("." for a bare name), malloc'ed; NULL when out of memory. */
+static char *dir_of(const char *path)
+{
+        const char *slash = strrchr(path, '/');
+
+        if (!slash)
+                return strdup(".");
+        return strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
 /*
- * A .mat out: the file opened now (truncated, as a CSV would be), and an
- * unnamed CSV for the rows beside it (O_TMPFILE in its directory, so that
- * a full disk is the destination's; $TMPDIR or /tmp where that filesystem
- * has no unnamed files). The recorder's descriptor of that CSV; -errno.
+ * A .mat out: written to a file of its own beside path (renamed over
+ * path once complete, so that a run refused or a conversion that fails
+ * leaves path as it was), and an unnamed CSV for the rows, also in path's
+ * directory (O_TMPFILE), so a full disk is the destination's; where that
+ * filesystem has no unnamed files, in $TMPDIR or /tmp (c->csv_where says
+ * so). The recorder's descriptor of that CSV; -errno.
  */
 static int open_mat(struct run_ctx *c, const char *path)
 {
-        char *dir = strdup(path);
-        const char *slash;
-        int fd, e;
+        const char *slash = strrchr(path, '/'), *tmpdir = getenv("TMPDIR");
+        char *dir = dir_of(path);
+        int fd, e, mask;
 
-        if (!dir)
+        if (!dir || asprintf(&c->mat_tmp, "%s/.%s.XXXXXX", dir, slash ? slash + 1 : path) < 0) {
+                c->mat_tmp = NULL;
+                free(dir);
                 return -ENOMEM;
-        c->mat_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+        }
+        c->mat_fd = mkostemp(c->mat_tmp, O_CLOEXEC);
         if (c->mat_fd < 0) {
                 e = errno;
+                free(c->mat_tmp);
+                c->mat_tmp = NULL;
                 free(dir);
                 return -e;
         }
-        slash = strrchr(dir, '/');
-        if (!slash)
-                strcpy(dir, ".");
-        else
-                dir[slash == dir ? 1 : slash - dir] = '\0';
+        /* The mode a new file at path would get (0644 less the umask). */
+        mask = (int)umask(0);
+        umask((mode_t)mask);
+        (void) fchmod(c->mat_fd, 0644 & ~(mode_t)mask);
         c->csv_fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
         free(dir);
         if (c->csv_fd < 0) {
-                FILE *t = tmpfile();
+                char *name;
 
-                if (!t)
-                        return -errno;
-                c->csv_fd = fcntl(fileno(t), F_DUPFD_CLOEXEC, 3);
+                if (!tmpdir || !*tmpdir)
+                        tmpdir = "/tmp";
+                if (asprintf(&name, "%s/fmuctl-rows-XXXXXX", tmpdir) < 0)
+                        return -ENOMEM;
+                c->csv_fd = mkostemp(name, O_CLOEXEC);
                 e = errno;
-                fclose(t);
+                if (c->csv_fd >= 0)
+                        (void) unlink(name);
+                free(name);
                 if (c->csv_fd < 0)
                         return -e;
+                c->csv_where = tmpdir;
         }
         fd = fcntl(c->csv_fd, F_DUPFD_CLOEXEC, 3);
         return fd < 0 ? -errno : fd;
 }
 
-/*
- * The rows the run wrote to its CSV, converted into the .mat file, also
- * after a failure (the CSV then holds the complete rows up to it, as a
- * .csv out would). 0, or the conversion's failure in rep: as the run's
- * when it had none, added to its message otherwise.
- */
-static int convert_mat(const struct run_ctx *c, const struct run_opts *o, struct run_report *rep,
-                       int r_run)
+/* Say a failure of the .mat: as the run's when it had none, else after the run's. */
+static int mat_failed(const struct run_opts *o, struct run_report *rep, int r_run, int r,
+                      const char *why)
 {
-        struct mat4_var *meta = run_mat4_meta(c->sc);
-        char err[512], *msg;
-        int r;
+        char *msg;
 
-        if (!meta) {
-                r = -ENOMEM;
-                snprintf(err, sizeof(err), "out of memory");
-        } else {
-                r = mat4_csv_convert_fd(c->csv_fd, 0, c->mat_fd, meta, c->sc->n_columns, err,
-                                        sizeof(err));
-        }
-        free(meta);
-        if (r == 0 && o->fsync && fsync(c->mat_fd) < 0) {
-                r = -errno;
-                snprintf(err, sizeof(err), "%s", strerror(-r));
-        }
-        if (r == 0)
-                return r_run;
         if (r_run == 0)
-                return fail(rep, RUN_PHASE_RECORD, r, "'%s': %s", o->out, err);
+                return fail(rep, RUN_PHASE_RECORD, r, "'%s': %s", o->out, why);
         if (asprintf(&msg, "%s; '%s' not written either: %s", rep->message ? rep->message : "",
-                     o->out, err) >= 0) {
+                     o->out, why) >= 0) {
                 free(rep->message);
                 rep->message = msg;
         }
         return r_run;
+}
+
+/*
+ * The rows the run wrote to its CSV converted into the file beside the
+ * .mat, which is then renamed over it; also after a failure of the run
+ * r_run (the CSV then holds the complete rows up to it, as a .csv out
+ * would). Returns r_run, or the conversion's failure said in rep; a
+ * failed conversion removes the file beside and leaves the .mat as it was.
+ */
+static int finish_mat(struct run_ctx *c, const struct run_opts *o, struct run_report *rep,
+                      int r_run)
+{
+        struct mat4_var *meta = run_mat4_meta(c->sc);
+        char err[512] = "";
+        int r;
+
+        if (!meta)
+                r = -ENOMEM;
+        else
+                r = mat4_csv_convert_fd(c->csv_fd, 0, c->mat_fd, meta, c->sc->n_columns, err,
+                                        sizeof(err));
+        free(meta);
+        if (r == 0 && o->fsync && fsync(c->mat_fd) < 0)
+                r = -errno;
+        if (close(c->mat_fd) < 0 && r == 0)
+                r = -errno;
+        c->mat_fd = -1;
+        if (r == 0 && rename(c->mat_tmp, o->out) < 0)
+                r = -errno;
+        if (r == 0)
+                return r_run;
+        (void) unlink(c->mat_tmp);
+        if (!err[0])
+                snprintf(err, sizeof(err), "%s", strerror(-r));
+        return mat_failed(o, rep, r_run, r, err);
 }
 
 static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run_report *rep)
@@ -286,6 +333,8 @@ static int drive(struct master *m, const struct run_opts *o, const struct scenar
         for (int k = 1; k <= PROGRESS_STEPS; k++) {
                 double t = k == PROGRESS_STEPS ? e->stop : e->start + (e->stop - e->start) * k / PROGRESS_STEPS;
 
+                if (o->stop && *o->stop)
+                        master_request_stop(m);
                 r = master_run_until(m, t);
                 if (o->progress) {
                         master_get_stats(m, &st);
@@ -410,20 +459,25 @@ out:
         session_free(s);
         rr = rec_close(c.rec, &rep->rec);
         if (c.rec && (rr < 0 || c.error < 0) && (r == 0 || rep->phase == RUN_PHASE_RECORD)) {
-                char msg[PATH_MAX + 256];
+                char msg[2 * PATH_MAX + 256], where[PATH_MAX + 64];
 
                 rr = c.error < 0 ? c.error : rr;
-                row_rec_failure(msg, sizeof(msg), o->out, rr, &rep->rec);
+                /* Its rows wait in a CSV elsewhere: that is the file that failed. */
+                if (c.csv_where)
+                        snprintf(where, sizeof(where), "the rows of %s in %s", o->out, c.csv_where);
+                row_rec_failure(msg, sizeof(msg), c.csv_where ? where : o->out, rr, &rep->rec);
                 r = fail(rep, RUN_PHASE_RECORD, rr, "%s", msg);
         }
         /* The rows are all in the CSV once the recorder is closed. */
         if (c.rec && c.csv_fd >= 0)
-                r = convert_mat(&c, o, rep, r);
-        if (c.mat_fd >= 0 && close(c.mat_fd) < 0 && r == 0)
-                r = fail(rep, RUN_PHASE_RECORD, -errno, "cannot write '%s': %s", o->out,
-                         strerror(errno));
+                r = finish_mat(&c, o, rep, r);
+        else if (c.mat_tmp)
+                (void) unlink(c.mat_tmp);
+        if (c.mat_fd >= 0)
+                close(c.mat_fd);
         if (c.csv_fd >= 0)
                 close(c.csv_fd);
+        free(c.mat_tmp);
         free(c.types);
         free(c.values);
         free(why);

@@ -17,6 +17,7 @@
 #ifndef FMUD_ENGINE_RUN_H
 #define FMUD_ENGINE_RUN_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +56,8 @@ struct run_opts {
         bool need_columns;                      /* nothing to record refuses the scenario
                                                    (-ENODATA, RUN_PHASE_LOAD) before it starts */
         bool fsync;                             /* fsync the results file at the end */
+        const volatile sig_atomic_t *stop;      /* non-zero (a signal): the run stops at the next
+                                                   point, its rows kept, as a stop request would */
         unsigned flush_ms;                      /* rec_options' flush_ms; 0: the default */
 };
 
