@@ -176,8 +176,10 @@ static void print_diags(const struct diag_list *d, const char *indent)
 
         for (size_t i = 0; i < d->n; i++) {
                 diag_format(&d->v[i], line, sizeof(line));
-                fprintf(stderr, "%s%s: %s\n", indent, d->v[i].severity == DIAG_ERROR ? "error" : "warning",
-                        line);
+                fprintf(stderr, "%s%s: ", indent, d->v[i].severity == DIAG_ERROR ? "error" : "warning");
+                /* A value echoed from the command line may hold control characters. */
+                cli_put_clean(stderr, line, strlen(line));
+                fputc('\n', stderr);
         }
 }
 

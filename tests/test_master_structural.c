@@ -329,11 +329,31 @@ Test(master_structural, a_start_override_takes_brackets_and_no_value_for_no_elem
                 msys_fini(&x);
         }
 
-        /* An array of a fixed size takes no empty list either. */
-        starts[2].value = "[]";
-        cr_assert(load_with(&x, starts + 2, 1, buf) < 0);
-        cr_assert(strstr(buf, "no value, but the variable has elements") != NULL, "%s", buf);
-        msys_fini(&x);
+        /* An array of a fixed size takes no empty list either, nor rows not its own (3 x 2). */
+        {
+                static const struct { const char *v, *why; } matrix[] = {
+                        { "[]", "no value, but the variable has elements" },
+                        { "[[1, 2, 3], [4, 5, 6]]", "lists of other lengths than the variable's" },
+                        { "[[1, 2], [3, 4], [5, 6], [7, 8]]", "lists of other lengths" },
+                        { "[[1], [2, 3, 4, 5, 6]]", "rows of different lengths" },
+                        { "[[1, 2], 3, [4, 5]]", "a list mixes values and rows" },
+                        { "[[[[7]]]]", "rows nested otherwise than the variable has dimensions" },
+                };
+
+                for (size_t i = 0; i < sizeof(matrix) / sizeof(*matrix); i++) {
+                        starts[2].value = matrix[i].v;
+                        cr_assert(load_with(&x, starts + 2, 1, buf) < 0, "%s", matrix[i].v);
+                        cr_assert(strstr(buf, matrix[i].why) != NULL, "%s: %s", matrix[i].v, buf);
+                        msys_fini(&x);
+                }
+                /* Flat, in row-major order, or one value for all: as a start attribute. */
+                starts[2].value = "[1, 2, 3, 4, 5, 6]";
+                cr_assert(eq(int, load_with(&x, starts + 2, 1, buf), 0), "%s", buf);
+                msys_fini(&x);
+                starts[2].value = "[7]";
+                cr_assert(eq(int, load_with(&x, starts + 2, 1, buf), 0), "%s", buf);
+                msys_fini(&x);
+        }
 
         for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
                 starts[0].value = bad[i].n;

@@ -199,6 +199,66 @@ static char *unbracket(const char *text, int *ret_err)
         return out;
 }
 
+#define SHAPE_DEPTH 8     /* dimensions a nested list is checked to */
+
+/*
+ * A list in brackets with rows nested must nest as deep as the variable
+ * has dimensions, each level's lists as long as each other and as the
+ * dimension where its size is fixed; a flat list ("[1, 2, 3, 4]") is the
+ * elements in row-major order. A static reason, or NULL.
+ */
+static const char *shape_refusal(const char *text, const struct md_variable *v)
+{
+        enum { NONE, ROWS, VALUES } kind[SHAPE_DEPTH + 1] = { NONE };
+        uint64_t count[SHAPE_DEPTH + 1] = { 0 }, want[SHAPE_DEPTH + 1] = { 0 };
+        bool known[SHAPE_DEPTH + 1] = { false };
+        unsigned depth = 0, deepest = 0;
+
+        for (const char *p = text; *p; p++) {
+                if (*p == '[') {
+                        if (depth) {
+                                if (kind[depth] == VALUES)
+                                        return "a list mixes values and rows";
+                                kind[depth] = ROWS;
+                                count[depth]++;
+                        }
+                        if (++depth > SHAPE_DEPTH)
+                                return "rows nested deeper than the variable has dimensions";
+                        count[depth] = 0;
+                        if (depth > deepest)
+                                deepest = depth;
+                } else if (*p == ']') {
+                        if (!depth)
+                                return NULL;    /* unbracket() says what is wrong */
+                        if (known[depth] && want[depth] != count[depth])
+                                return "rows of different lengths";
+                        known[depth] = true;
+                        want[depth] = count[depth];
+                        depth--;
+                } else if (*p != ',' && !mv_is_space(*p) && depth) {
+                        if (kind[depth] == ROWS)
+                                return "a list mixes values and rows";
+                        kind[depth] = VALUES;
+                        count[depth]++;
+                        while (p[1] && p[1] != ',' && p[1] != ']' && p[1] != '[' &&
+                               !mv_is_space(p[1]))
+                                p++;
+                }
+        }
+        if (deepest <= 1)
+                return NULL;
+        if (deepest != v->n_dims)
+                return "rows nested otherwise than the variable has dimensions (or give the "
+                       "elements flat, in row-major order)";
+        for (unsigned l = 1; l <= deepest; l++) {
+                const struct md_dimension *dim = &v->dims[l - 1];
+
+                if (dim->has_start && !dim->has_vr && want[l] != dim->start)
+                        return "lists of other lengths than the variable's dimensions";
+        }
+        return NULL;
+}
+
 static bool blank(const char *s)
 {
         while (mv_is_space(*s))
@@ -226,7 +286,25 @@ int sc_parse_value(const struct md *md, const struct md_variable *v, const char 
                 *ret_why = "Clock variables take no start value";
                 return -EINVAL;
         }
+        /* "[]": no value, for an array of any type (a String's or Binary's text is one value). */
+        if (v->n_dims && (v->type == MD_STRING || v->type == MD_BINARY)) {
+                const char *t = text;
+
+                while (mv_is_space(*t))
+                        t++;
+                if (t[0] == '[' && t[1] == ']' && blank(t + 2)) {
+                        if (!later && n != 0) {
+                                *ret_why = "no value, but the variable has elements";
+                                return -EINVAL;
+                        }
+                        *ret = (struct md_values){ .n = 0 };
+                        return 0;
+                }
+        }
         if (v->n_dims && v->type != MD_STRING && v->type != MD_BINARY) {
+                *ret_why = shape_refusal(text, v);
+                if (*ret_why)
+                        return -EINVAL;
                 list = unbracket(text, &r);
                 if (r == -ENOMEM)
                         return r;
