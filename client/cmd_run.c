@@ -177,9 +177,11 @@ static void print_diags(const struct diag_list *d, const char *indent)
         for (size_t i = 0; i < d->n; i++) {
                 diag_format(&d->v[i], line, sizeof(line));
                 fprintf(stderr, "%s%s: ", indent, d->v[i].severity == DIAG_ERROR ? "error" : "warning");
-                /* A value echoed from the command line may hold control characters. */
-                cli_put_clean(stderr, line, strlen(line));
-                fputc('\n', stderr);
+                /* A value echoed from the command line may hold control characters (UTF-8 stays). */
+                for (char *c = line; *c; c++)
+                        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                                *c = '?';
+                fprintf(stderr, "%s\n", line);
         }
 }
 
@@ -264,7 +266,9 @@ static int run_local(struct run_cmd *a)
         struct run_opts o = { 0 };
         struct run_report rep;
         struct diag_list diags;
-        struct sigaction sa = { .sa_handler = on_local_signal }, old_int, old_term;
+        /* The first signal asks for a stop; a second one, the default again, ends fmuctl. */
+        struct sigaction sa = { .sa_handler = on_local_signal, .sa_flags = SA_RESETHAND },
+                         old_int, old_term;
         char *worker = NULL, *cache = NULL;
         int code, r;
 
@@ -316,11 +320,14 @@ static int run_local(struct run_cmd *a)
         /* Warnings of an accepted scenario (FMUs loaded with warnings) are shown too. */
         if (r >= 0)
                 print_diags(&diags, "");
-        if (r < 0) {
+        if (r == -EINTR && local_stop) {
+                fprintf(stderr, "fmuctl run: interrupted before the run started\n");
+                code = FMUCTL_EXIT_INTERRUPTED;
+        } else if (r < 0) {
                 fprintf(stderr, "fmuctl run: %s\n", rep.message ? rep.message : strerror(-r));
                 print_diags(&diags, "  ");
                 code = exit_code(rep.phase, r);
-        } else if (local_stop) {
+        } else if (local_stop && rep.state != MASTER_FINISHED) {
                 fprintf(stderr, "%sfmuctl run: interrupted at t = %g\n",
                         o.progress ? "\n" : "", rep.time);
                 code = FMUCTL_EXIT_INTERRUPTED;

@@ -238,7 +238,8 @@ static int check_mat_header(struct run_cmd *a, const struct proto_target *t)
                         break;
                 nanosleep(&(struct timespec){ 0, POLL_MS * 1000000L }, NULL);
         }
-        return a->fetch_r == -ENODATA ? FMUCTL_EXIT_INVALID : 0;
+        /* One that cannot be written here is said now, not after the run. */
+        return a->fetch_r == -ENODATA ? FMUCTL_EXIT_INVALID : a->fetch_r < 0 ? FMUCTL_EXIT_SYSTEM : 0;
 }
 
 /* Until the session ends; 0, or a libfmud error. */
@@ -599,7 +600,7 @@ int run_daemon(struct run_cmd *a)
         }
         if (code == 0)
                 code = run_session(a);
-        /* Not fetched (no load, nothing recorded): the file here is left empty. */
+        /* Not fetched (no load, nothing recorded): the file here is left as it was. */
         if (a->fetch)
                 (void) results_fetch_close(&a->fetched, a->fetch_err, sizeof(a->fetch_err));
         if ((code == FMUCTL_EXIT_SYSTEM || code == FMUCTL_EXIT_FAULT) && d.pid > 0)

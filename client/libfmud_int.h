@@ -20,6 +20,8 @@
 
 #define FMUD_MAX_ENDPOINT       1024
 
+#define FMUD_GAP_TOPICS 16              /* topics with a dropped message, remembered */
+
 struct fmud_sub {
         char *topic;
         uint32_t n;                     /* names known (0: none yet) */
@@ -58,8 +60,14 @@ struct fmud {
         struct fmud_early *early;       /* published before a join's answer (libfmud_join.c) */
         size_t n_early, early_at, cap_early;    /* kept, taken of them, room */
         size_t early_bytes;             /* of the kept messages not taken */
-        bool early_gap;                 /* one was dropped: the next sample read after them says so */
-        bool pub_after_gap;             /* the message in the PUB slot is that next one */
+        /*
+         * Topics of which a message was dropped rather than kept: the
+         * next one of the topic, kept or read, is flagged DROPPED
+         * (libfmud_join.c); the oldest is forgotten past FMUD_GAP_TOPICS.
+         */
+        char gap[FMUD_GAP_TOPICS][FMUD_MAX_TOPIC + 1];
+        unsigned n_gap;
+        bool pub_after_gap;             /* the message in the PUB slot is such a next one */
         bool keep_sub;                  /* fmud_call() keeps what the SUB socket gets meanwhile */
 
         struct fmud_sub *subs;
@@ -132,8 +140,13 @@ int fmud_sub_join(struct fmud *c);
 int fmud_keep_pending(struct fmud *c);
 /* Messages kept at most (FMUD_JOIN_KEEP); a test may lower it. Not exported (libfmud.map). */
 extern size_t libfmud_keep_max;
-/* Move the oldest kept message's frames into topic and body; -EAGAIN: none. */
-int fmud_early_take(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body);
+/*
+ * Move the oldest kept message's frames into topic and body, and whether
+ * a message of its topic was dropped before it into *after_gap; -EAGAIN: none.
+ */
+int fmud_early_take(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body, bool *after_gap);
+/* Whether a message of topic (len bytes) was dropped since the last of it; forgets it. */
+bool fmud_gap_take(struct fmud *c, const char *topic, size_t len);
 void fmud_early_clear(struct fmud *c);
 void fmud_pub_release(struct fmud *c);
 

@@ -16,7 +16,8 @@
  * are lost. Past FMUD_JOIN_KEEP kept messages (more than the daemon
  * queues for a subscriber) or FMUD_JOIN_KEEP_BYTES of them, a message is
  * dropped, as the daemon would have dropped it, and as the daemon does,
- * the first sample read after those kept is flagged PROTO_SAMPLE_DROPPED.
+ * the next sample of its topic, kept or read, is flagged
+ * PROTO_SAMPLE_DROPPED.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,7 +38,33 @@ size_t libfmud_keep_max = FMUD_JOIN_KEEP;
 
 struct fmud_early {
         zmq_msg_t topic, body;
+        bool after_gap;                 /* a message of its topic was dropped before it */
 };
+
+/* Remember that a message of topic was dropped (the oldest topic goes past FMUD_GAP_TOPICS). */
+static void gap_add(struct fmud *c, const char *topic, size_t len)
+{
+        if (len > FMUD_MAX_TOPIC)
+                return;
+        (void) fmud_gap_take(c, topic, len);    /* put back as the newest */
+        if (c->n_gap == FMUD_GAP_TOPICS) {
+                memmove(c->gap[0], c->gap[1], (FMUD_GAP_TOPICS - 1) * sizeof(c->gap[0]));
+                c->n_gap--;
+        }
+        memcpy(c->gap[c->n_gap], topic, len);
+        c->gap[c->n_gap++][len] = '\0';
+}
+
+bool fmud_gap_take(struct fmud *c, const char *topic, size_t len)
+{
+        for (unsigned i = 0; i < c->n_gap; i++)
+                if (strlen(c->gap[i]) == len && !memcmp(c->gap[i], topic, len)) {
+                        memmove(c->gap[i], c->gap[i + 1], (c->n_gap - i - 1) * sizeof(c->gap[0]));
+                        c->n_gap--;
+                        return true;
+                }
+        return false;
+}
 
 void fmud_early_clear(struct fmud *c)
 {
@@ -51,13 +78,14 @@ void fmud_early_clear(struct fmud *c)
         c->early_bytes = 0;
 }
 
-int fmud_early_take(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body)
+int fmud_early_take(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body, bool *after_gap)
 {
         struct fmud_early *e;
 
         if (c->early_at == c->n_early)
                 return -EAGAIN;
         e = &c->early[c->early_at++];
+        *after_gap = e->after_gap;
         c->early_bytes -= zmq_msg_size(&e->topic) + zmq_msg_size(&e->body);
         zmq_msg_move(topic, &e->topic);
         zmq_msg_move(body, &e->body);
@@ -76,7 +104,7 @@ static int keep(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body)
 
         if (c->n_early - c->early_at >= libfmud_keep_max ||
             bytes > FMUD_JOIN_KEEP_BYTES - c->early_bytes) {
-                c->early_gap = true;
+                gap_add(c, zmq_msg_data(topic), zmq_msg_size(topic));
                 return 0;
         }
         /* The ones taken already make room first: the array holds those not taken. */
@@ -96,6 +124,7 @@ static int keep(struct fmud *c, zmq_msg_t *topic, zmq_msg_t *body)
                 c->cap_early = cap;
         }
         v = &c->early[c->n_early];
+        v->after_gap = fmud_gap_take(c, zmq_msg_data(topic), zmq_msg_size(topic));
         zmq_msg_init(&v->topic);
         zmq_msg_init(&v->body);
         zmq_msg_move(&v->topic, topic);

@@ -39,6 +39,8 @@ void fmud_pub_fini(struct fmud *c)
 {
         fmud_pub_release(c);
         fmud_early_clear(c);
+        c->n_gap = 0;
+        c->pub_after_gap = false;
         for (size_t i = 0; i < c->n_subs; i++)
                 sub_fini(&c->subs[i]);
         free(c->subs);
@@ -383,14 +385,15 @@ static int recv_pub(struct fmud *c)
 
         zmq_msg_init(&m);
         c->pub_after_gap = false;
-        if (fmud_early_take(c, &m, &c->pub_msg) == 0)
+        if (fmud_early_take(c, &m, &c->pub_msg, &c->pub_after_gap) == 0)
                 return take_topic(c, &m);
-        c->pub_after_gap = c->early_gap;
         if (zmq_msg_recv(&m, c->sub, ZMQ_DONTWAIT) < 0) {
                 zmq_msg_close(&m);
                 return -errno;
         }
         more = zmq_msg_more(&m);
+        if (more && c->n_gap)
+                c->pub_after_gap = fmud_gap_take(c, zmq_msg_data(&m), zmq_msg_size(&m));
         if (!more || take_topic(c, &m) < 0) {
                 if (!more)
                         zmq_msg_close(&m);
@@ -462,11 +465,8 @@ static int decode_pub(struct fmud *c, struct fmud_msg *ret)
                         return fmud_fail(c, -ENOMEM, "out of memory");
         }
         ret->sample.names = s->n == ret->sample.n && s->n ? s->names : NULL;
-        if (c->pub_after_gap) {
-                /* Kept messages were dropped before it (libfmud_join.c). */
-                ret->sample.flags |= PROTO_SAMPLE_DROPPED;
-                c->early_gap = false;
-        }
+        if (c->pub_after_gap)
+                ret->sample.flags |= PROTO_SAMPLE_DROPPED;      /* one before it was dropped */
         return 0;
 }
 

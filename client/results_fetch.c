@@ -20,37 +20,6 @@
 #include "engine/engine.h"
 #include "results_fetch.h"
 
-/*
- * A .mat is written to a file of its own beside path (same directory, so
- * the rename is atomic and the disk is the destination's), renamed over
- * path once complete: a conversion that fails leaves path as it was.
- */
-static int open_mat_tmp(struct results_fetch *f)
-{
-        const char *slash = strrchr(f->path, '/');
-        int n, mask;
-
-        n = asprintf(&f->tmp, "%.*s%s.%s.XXXXXX", slash ? (int)(slash - f->path + 1) : 0,
-                     f->path, slash ? "" : "", slash ? slash + 1 : f->path);
-        if (n < 0) {
-                f->tmp = NULL;
-                return -ENOMEM;
-        }
-        f->fd = mkostemp(f->tmp, O_CLOEXEC);
-        if (f->fd < 0) {
-                int e = errno;
-
-                free(f->tmp);
-                f->tmp = NULL;
-                return -e;
-        }
-        /* The mode a new file at path would get (0644 less the umask). */
-        mask = (int)umask(0);
-        umask((mode_t)mask);
-        (void) fchmod(f->fd, 0644 & ~(mode_t)mask);
-        return 0;
-}
-
 int results_fetch_open(struct results_fetch *f, const char *path, char *err, size_t size)
 {
         int e;
@@ -66,27 +35,35 @@ int results_fetch_open(struct results_fetch *f, const char *path, char *err, siz
                 f->out = stdout;
                 return 0;
         }
-        if (f->to_mat) {
-                e = -open_mat_tmp(f);
-                if (e)
-                        goto failed;
-                return 0;
-        }
-        /* Not truncated before its first bytes come: a refused load leaves it as it was. */
+        /*
+         * Not truncated before its first bytes come (a .mat: before its
+         * header holds something, mat4_csv.h): a refused load leaves it
+         * as it was, and one made here for nothing is removed.
+         */
         f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644);
         if (f->fd >= 0)
                 f->created = true;
         else if (errno == EEXIST)
                 f->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        e = errno;
-        if (f->fd < 0 || !(f->out = fdopen(f->fd, "w")))
+        if (f->fd < 0) {
+                e = errno;
                 goto failed;
+        }
+        if (f->to_mat)
+                return 0;
+        f->out = fdopen(f->fd, "w");
+        if (!f->out) {
+                e = errno;
+                goto failed;
+        }
         f->fd = -1;
         return 0;
 failed:
         snprintf(err, size, "cannot write '%s': %s", path, strerror(e));
         if (f->fd >= 0)
                 close(f->fd);
+        if (f->created)
+                (void) unlink(path);
         f->fd = -1;
         free(f->buf);
         f->buf = NULL;
@@ -190,7 +167,9 @@ static int put(struct results_fetch *f, const void *p, size_t len, char *err, si
                 }
                 return r;
         }
-        if (len && !f->wrote && f->out != stdout && ftruncate(fileno(f->out), 0) < 0) {
+        /* EINVAL: not a regular file (a FIFO, a terminal), nothing to cut. */
+        if (len && !f->wrote && f->out != stdout && ftruncate(fileno(f->out), 0) < 0 &&
+            errno != EINVAL) {
                 r = -errno;
                 snprintf(err, size, "cannot write '%s': %s", f->path, strerror(-r));
                 return r;
@@ -248,14 +227,14 @@ int results_fetch_close(struct results_fetch *f, char *err, size_t size)
 
         if (f->to_mat) {
                 /* Nothing fetched (a load refused): path is left as it was. */
-                bool any = f->mat != NULL;
+                bool any = f->mat != NULL && !f->failed;
 
                 r = mat4_csv_finish(f->mat, NULL, err, size);
                 f->mat = NULL;
                 /* A failure said before is in err as it was said. */
                 if (r < 0 && !f->failed)
                         name_it(f, r, err, size);
-                if (r == 0 && any && fsync(f->fd) < 0) {
+                if (r == 0 && any && fsync(f->fd) < 0 && errno != EINVAL) {
                         r = -errno;
                         snprintf(err, size, "cannot write '%s': %s", f->path, strerror(-r));
                 }
@@ -263,12 +242,8 @@ int results_fetch_close(struct results_fetch *f, char *err, size_t size)
                         r = -errno;
                         snprintf(err, size, "cannot write '%s': %s", f->path, strerror(-r));
                 }
-                if (r == 0 && any && f->tmp && rename(f->tmp, f->path) < 0) {
-                        r = -errno;
-                        snprintf(err, size, "cannot write '%s': %s", f->path, strerror(-r));
-                }
-                if (f->tmp && (r < 0 || !any))
-                        (void) unlink(f->tmp);
+                if (f->created && !any)
+                        (void) unlink(f->path);
         } else if (f->out && f->out != stdout) {
                 if (fclose(f->out) != 0) {
                         r = -errno;
@@ -292,7 +267,5 @@ int results_fetch_close(struct results_fetch *f, char *err, size_t size)
         f->n_text = 0;
         free(f->meta);
         f->meta = NULL;
-        free(f->tmp);
-        f->tmp = NULL;
         return r;
 }

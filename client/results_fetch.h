@@ -16,9 +16,8 @@
 struct results_fetch {
         const char *path;               /* as given; NULL or "-": standard output */
         FILE *out;                      /* CSV: where the bytes go */
-        bool created, wrote;            /* CSV: path made here; truncated and written to */
-        int fd;                         /* .mat: the file beside path, renamed over it at the end */
-        char *tmp;                      /* .mat: its name */
+        bool created, wrote;            /* path made here; CSV: truncated and written to */
+        int fd;                         /* .mat: the file */
         struct mat4_csv *mat;           /* .mat: the converter, once started */
         struct mat4_var *meta;          /* .mat: its variables, and their strings (text) */
         char **text;
@@ -36,10 +35,9 @@ struct results_fetch {
 
 /*
  * Open the destination: path (0644), or standard output for NULL or "-"
- * (CSV only). A CSV is truncated when its first bytes come, a .mat is
- * written beside it and renamed over it once complete, so a refused load
- * or a failed conversion leaves path as it was. 0, or -errno with why in
- * err.
+ * (CSV only). It is truncated only when its first bytes come (a .mat:
+ * once its header holds something), so a refused load, or a .mat of text
+ * columns only, leaves path as it was. 0, or -errno with why in err.
  */
 int results_fetch_open(struct results_fetch *f, const char *path, char *err, size_t size);
 
@@ -54,8 +52,8 @@ int results_fetch_pump(struct results_fetch *f, struct fmud *c, const struct pro
                        char *err, size_t size);
 
 /*
- * Finish the file (a .mat's header, then renamed over path), close it; 0,
- * or -errno with why in err. A CSV made here that got no byte is removed.
+ * Finish the file (a .mat's header), close it; 0, or -errno with why in
+ * err. A file made here that got nothing is removed.
  */
 int results_fetch_close(struct results_fetch *f, char *err, size_t size);
 

@@ -338,6 +338,7 @@ Test(master_structural, a_start_override_takes_brackets_and_no_value_for_no_elem
                         { "[[1], [2, 3, 4, 5, 6]]", "rows of different lengths" },
                         { "[[1, 2], 3, [4, 5]]", "a list mixes values and rows" },
                         { "[[[[7]]]]", "rows nested otherwise than the variable has dimensions" },
+                        { "[[1, 2], [3, 4], [5, 6]", "brackets that do not pair" },
                 };
 
                 for (size_t i = 0; i < sizeof(matrix) / sizeof(*matrix); i++) {

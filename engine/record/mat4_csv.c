@@ -248,6 +248,13 @@ static int header_line(struct mat4_csv *c, char *s, size_t len, char *err, size_
                 free(f);
                 return fail(c, -ENODATA, err, errlen, MAT4_ALL_TEXT);
         }
+        /* The file is touched only now that it will hold something (EINVAL: not a regular file). */
+        if (ftruncate(c->fd, 0) < 0 && errno != EINVAL) {
+                r = -errno;
+                free(vars);
+                free(f);
+                return fail(c, r, err, errlen, "cannot write the .mat file: %s", strerror(-r));
+        }
         r = mat4_open(c->fd, vars, kept, &c->m);
         free(vars);
         free(f);

@@ -18,7 +18,9 @@ struct mat4_csv;
 bool mat4_wanted(const char *path);
 
 /*
- * Convert to fd (as mat4_open()). meta: n_meta variables whose unit,
+ * Convert to fd, a file open for writing, which is truncated and written
+ * (mat4_open()) only once a header is read that gives it something to
+ * hold: a CSV refused at its header leaves fd's file as it was. meta: n_meta variables whose unit,
  * description and parameter flag the columns of the same name take, an
  * array's element columns ("x[2]", "x[1,3]") those of the array ("x")
  * where no column of their own name is listed (NULL: none, every column

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define PROGRESS_STEPS 100
@@ -29,8 +28,7 @@ struct run_ctx {
         enum rec_type *types;           /* per column */
         union rec_value *values;        /* per column, reused for every row */
         int error;                      /* first recorder error */
-        int mat_fd;                     /* a .mat out: the file beside it (mat_tmp), */
-        char *mat_tmp;
+        int mat_fd;                     /* a .mat out: the file, */
         int csv_fd;                     /* and the CSV of its rows */
         const char *csv_where;          /* NULL: beside it; else the directory of that CSV */
 };
@@ -120,41 +118,30 @@ static char *dir_of(const char *path)
 }
 
 /*
- * A .mat out: written to a file of its own beside path (renamed over
- * path once complete, so that a run refused or a conversion that fails
- * leaves path as it was), and an unnamed CSV for the rows, also in path's
- * directory (O_TMPFILE), so a full disk is the destination's; where that
- * filesystem has no unnamed files, in $TMPDIR or /tmp (c->csv_where says
- * so). The recorder's descriptor of that CSV; -errno.
+ * A .mat out: the file opened now, not truncated (the converter does that
+ * once its header holds something, mat4_csv.h), and an unnamed CSV for
+ * the rows in its directory (O_TMPFILE), so a full disk is the
+ * destination's; where that filesystem has no unnamed files, in $TMPDIR
+ * or /tmp (c->csv_where says so). The recorder's descriptor of that CSV;
+ * -errno.
  */
 static int open_mat(struct run_ctx *c, const char *path)
 {
-        const char *slash = strrchr(path, '/'), *tmpdir = getenv("TMPDIR");
-        char *dir = dir_of(path);
-        int fd, e, mask;
+        const char *tmpdir = getenv("TMPDIR");
+        char *dir = dir_of(path), *name;
+        int fd, e;
 
-        if (!dir || asprintf(&c->mat_tmp, "%s/.%s.XXXXXX", dir, slash ? slash + 1 : path) < 0) {
-                c->mat_tmp = NULL;
-                free(dir);
+        if (!dir)
                 return -ENOMEM;
-        }
-        c->mat_fd = mkostemp(c->mat_tmp, O_CLOEXEC);
+        c->mat_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
         if (c->mat_fd < 0) {
                 e = errno;
-                free(c->mat_tmp);
-                c->mat_tmp = NULL;
                 free(dir);
                 return -e;
         }
-        /* The mode a new file at path would get (0644 less the umask). */
-        mask = (int)umask(0);
-        umask((mode_t)mask);
-        (void) fchmod(c->mat_fd, 0644 & ~(mode_t)mask);
         c->csv_fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
         free(dir);
         if (c->csv_fd < 0) {
-                char *name;
-
                 if (!tmpdir || !*tmpdir)
                         tmpdir = "/tmp";
                 if (asprintf(&name, "%s/fmuctl-rows-XXXXXX", tmpdir) < 0)
@@ -189,11 +176,10 @@ static int mat_failed(const struct run_opts *o, struct run_report *rep, int r_ru
 }
 
 /*
- * The rows the run wrote to its CSV converted into the file beside the
- * .mat, which is then renamed over it; also after a failure of the run
- * r_run (the CSV then holds the complete rows up to it, as a .csv out
- * would). Returns r_run, or the conversion's failure said in rep; a
- * failed conversion removes the file beside and leaves the .mat as it was.
+ * The rows the run wrote to its CSV converted into the .mat, also after a
+ * failure of the run r_run (the CSV then holds the complete rows up to
+ * it, as a .csv out would). Returns r_run, or the conversion's failure
+ * said in rep.
  */
 static int finish_mat(struct run_ctx *c, const struct run_opts *o, struct run_report *rep,
                       int r_run)
@@ -208,16 +194,13 @@ static int finish_mat(struct run_ctx *c, const struct run_opts *o, struct run_re
                 r = mat4_csv_convert_fd(c->csv_fd, 0, c->mat_fd, meta, c->sc->n_columns, err,
                                         sizeof(err));
         free(meta);
-        if (r == 0 && o->fsync && fsync(c->mat_fd) < 0)
+        if (r == 0 && o->fsync && fsync(c->mat_fd) < 0 && errno != EINVAL)
                 r = -errno;
         if (close(c->mat_fd) < 0 && r == 0)
                 r = -errno;
         c->mat_fd = -1;
-        if (r == 0 && rename(c->mat_tmp, o->out) < 0)
-                r = -errno;
         if (r == 0)
                 return r_run;
-        (void) unlink(c->mat_tmp);
         if (!err[0])
                 snprintf(err, sizeof(err), "%s", strerror(-r));
         return mat_failed(o, rep, r_run, r, err);
@@ -385,6 +368,10 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
                             r == -EINVAL ? "the scenario is invalid" : strerror(-r));
         c.sc = sc;
         c.o = o;
+        if (o->stop && *o->stop) {
+                r = fail(rep, RUN_PHASE_LOAD, -EINTR, "interrupted");
+                goto out;
+        }
         r = init_report(rep, sc);
         if (r < 0) {
                 r = fail(rep, RUN_PHASE_LOAD, r, "out of memory");
@@ -420,6 +407,10 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         r = session_new(sc, &sess_opt, &s, &why);
         if (r < 0) {
                 r = fail(rep, RUN_PHASE_START, r, "%s", why ? why : strerror(-r));
+                goto out;
+        }
+        if (o->stop && *o->stop) {
+                r = fail(rep, RUN_PHASE_START, -EINTR, "interrupted");
                 goto out;
         }
         r = open_recorder(&c, o, rep);
@@ -471,13 +462,10 @@ out:
         /* The rows are all in the CSV once the recorder is closed. */
         if (c.rec && c.csv_fd >= 0)
                 r = finish_mat(&c, o, rep, r);
-        else if (c.mat_tmp)
-                (void) unlink(c.mat_tmp);
         if (c.mat_fd >= 0)
                 close(c.mat_fd);
         if (c.csv_fd >= 0)
                 close(c.csv_fd);
-        free(c.mat_tmp);
         free(c.types);
         free(c.values);
         free(why);

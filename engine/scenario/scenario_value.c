@@ -174,6 +174,7 @@ static char *unbracket(const char *text, int *ret_err)
                 if (*p == '[') {
                         depth++;
                         value = false;
+                        after_comma = false;    /* a row is the value after the comma */
                 } else if (*p == ']') {
                         /* Closed before the end: text after the list. */
                         if (after_comma || (--depth == 0 && p[1]))
@@ -199,7 +200,7 @@ static char *unbracket(const char *text, int *ret_err)
         return out;
 }
 
-#define SHAPE_DEPTH 8     /* dimensions a nested list is checked to */
+#define SHAPE_DEPTH 32    /* dimensions a nested list is checked to */
 
 /*
  * A list in brackets with rows nested must nest as deep as the variable
@@ -223,7 +224,8 @@ static const char *shape_refusal(const char *text, const struct md_variable *v)
                                 count[depth]++;
                         }
                         if (++depth > SHAPE_DEPTH)
-                                return "rows nested deeper than the variable has dimensions";
+                                return "rows nested deeper than fmud checks (32 levels; give "
+                                       "the elements flat, in row-major order)";
                         count[depth] = 0;
                         if (depth > deepest)
                                 deepest = depth;
@@ -266,6 +268,18 @@ static bool blank(const char *s)
         return !*s;
 }
 
+/* Whether s is "[]", spaces allowed around and between. */
+static bool empty_list(const char *s)
+{
+        while (mv_is_space(*s))
+                s++;
+        if (*s++ != '[')
+                return false;
+        while (mv_is_space(*s))
+                s++;
+        return *s == ']' && blank(s + 1);
+}
+
 int sc_parse_value(const struct md *md, const struct md_variable *v, const char *text,
                    struct md_values *ret, const char **ret_why)
 {
@@ -288,11 +302,7 @@ int sc_parse_value(const struct md *md, const struct md_variable *v, const char 
         }
         /* "[]": no value, for an array of any type (a String's or Binary's text is one value). */
         if (v->n_dims && (v->type == MD_STRING || v->type == MD_BINARY)) {
-                const char *t = text;
-
-                while (mv_is_space(*t))
-                        t++;
-                if (t[0] == '[' && t[1] == ']' && blank(t + 2)) {
+                if (empty_list(text)) {
                         if (!later && n != 0) {
                                 *ret_why = "no value, but the variable has elements";
                                 return -EINVAL;
@@ -302,9 +312,6 @@ int sc_parse_value(const struct md *md, const struct md_variable *v, const char 
                 }
         }
         if (v->n_dims && v->type != MD_STRING && v->type != MD_BINARY) {
-                *ret_why = shape_refusal(text, v);
-                if (*ret_why)
-                        return -EINVAL;
                 list = unbracket(text, &r);
                 if (r == -ENOMEM)
                         return r;
@@ -312,6 +319,11 @@ int sc_parse_value(const struct md *md, const struct md_variable *v, const char 
                         *ret_why = "brackets that do not pair, a comma without a value, or text "
                                    "after the brackets";
                         return r;
+                }
+                *ret_why = list ? shape_refusal(text, v) : NULL;
+                if (*ret_why) {
+                        free(list);
+                        return -EINVAL;
                 }
                 if (list)
                         text = list;

@@ -61,7 +61,7 @@ class _Feed:
         """Connect, then wait until the daemon answers a join: its subscriptions are in force."""
         self._early = collections.deque()
         self._early_bytes = 0
-        self._gap = False           # one was dropped: the next sample read after them is flagged
+        self._gaps = set()          # topics of which one was dropped: their next sample is flagged
         deadline = time.monotonic() + client.connect_timeout
         mon = self._sock.get_monitor_socket(
             zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_HANDSHAKE_FAILED_AUTH |
@@ -100,14 +100,16 @@ class _Feed:
         """Keep a message read before its time (a join, a subscribe request), in order.
 
         Past KEEP_MAX messages or KEEP_BYTES bytes it is dropped, as the daemon drops for a
-        slow reader, and the first sample read after those kept says so (Sample.DROPPED).
+        slow reader, and the next sample of its topic, kept or read, says so (Sample.DROPPED).
         """
         size = sum(len(f) for f in frames)
+        topic = frames[0] if frames else b""
         if len(self._early) < KEEP_MAX and self._early_bytes + size <= KEEP_BYTES:
-            self._early.append(frames)
+            self._early.append((frames, topic in self._gaps))
+            self._gaps.discard(topic)
             self._early_bytes += size
-        else:
-            self._gap = True
+        elif len(self._gaps) < KEEP_MAX:
+            self._gaps.add(topic)
 
     @staticmethod
     def _no_join(client):
@@ -146,15 +148,15 @@ class _Feed:
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self.ended and self._sock is not None:
             left = None if deadline is None else max(0, int((deadline - time.monotonic()) * 1000))
-            after_gap = False
             if self._early:
-                frames = self._early.popleft()
+                frames, after_gap = self._early.popleft()
                 self._early_bytes -= sum(len(f) for f in frames)
             elif not self._sock.poll(left):
                 return None
             else:
                 frames = self._sock.recv_multipart()
-                after_gap = self._gap
+                after_gap = bool(self._gaps) and frames[0] in self._gaps
+                self._gaps.discard(frames[0])
             if len(frames) != 2 or len(frames[0]) > TOPIC_MAX or b"\0" in frames[0]:
                 raise ProtocolError("malformed PUB message framing")
             try:
@@ -173,7 +175,6 @@ class _Feed:
             if item is not None:
                 if after_gap and isinstance(item, Sample):
                     item.flags |= Sample.DROPPED
-                    self._gap = False
                 return item
         return None
 

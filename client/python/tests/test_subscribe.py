@@ -141,7 +141,7 @@ def test_log_messages_are_followed_as_they_are_logged(client):
 
 def test_a_message_dropped_while_kept_flags_the_next_sample_read(client, monkeypatch):
     # What comes before a join's or a subscribe's answer is kept up to a bound; past it a
-    # message is dropped, and the first sample read after those kept says so.
+    # message is dropped, and the next sample of its topic read after those kept says so.
     from fmud import pubsub
     from fmud.wire import pack
     s = client.load(MSD, stop=0.05)["session"]
@@ -168,4 +168,10 @@ def test_kept_messages_are_bounded_in_bytes_too(client, monkeypatch):
         for _ in range(3):
             sub.keep([b"x", b"\0" * 400])
         assert len(sub._early) == 2 and sub._early_bytes == 802
-        assert sub._gap
+        assert sub._gaps == {b"x"}
+        # The next message of that topic kept says so; another topic's does not.
+        monkeypatch.setattr(pubsub, "KEEP_BYTES", 10000)
+        sub.keep([b"y", b""])
+        sub.keep([b"x", b""])
+        assert [g for _, g in sub._early] == [False, False, False, True]
+        assert not sub._gaps
