@@ -127,7 +127,7 @@ static void count_header(struct results_fetch *f, const char *p, size_t len)
 /* Once the header is through: the text columns a .mat file leaves out, said on stderr. */
 static void note_left_out(struct results_fetch *f)
 {
-        char names[MAT4_LIST_MAX];
+        char names[MAT4_LIST_MAX], note[MAT4_LIST_MAX + 4096];
         size_t n;
 
         if (f->noted || !f->header_done)
@@ -135,10 +135,10 @@ static void note_left_out(struct results_fetch *f)
         f->noted = true;
         n = mat4_csv_left_out(f->mat, names, sizeof(names));
         f->cols -= n <= f->cols ? n : f->cols;  /* the columns the file has */
-        if (n)
-                fprintf(stderr, "warning: '%s': %zu String or Binary column%s left out (a .mat "
-                        "file holds numbers only; a .csv file has them): %s\n", f->path, n,
-                        n == 1 ? "" : "s", names);
+        if (!n)
+                return;
+        run_mat4_note(note, sizeof(note), f->path, n, names);
+        fprintf(stderr, "warning: %s\n", note);
 }
 
 /* The converter's failure in err, with the file it was for in front. */

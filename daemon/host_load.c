@@ -292,14 +292,13 @@ static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, si
 /* A .mat file's String and Binary columns are left out: the load's reply says so. */
 static void note_left_out(const struct hsess *hs, struct diag_list *diags)
 {
-        char names[MAT4_LIST_MAX];
+        char names[MAT4_LIST_MAX], note[MAT4_LIST_MAX + 128];
         size_t n;
 
         if (hs->mat_fd < 0 || !(n = run_mat4_left_out(hs->sc, names, sizeof(names))))
                 return;
-        (void) diag_add(diags, DIAG_WARNING, NULL, 0, NULL, "%zu String or Binary column%s left "
-                        "out of the .mat file (it holds numbers only; a .csv file has them): %s",
-                        n, n == 1 ? "" : "s", names);
+        run_mat4_note(note, sizeof(note), NULL, n, names);
+        (void) diag_add(diags, DIAG_WARNING, NULL, 0, NULL, "%s", note);
 }
 
 /* What the master notes (master_note_fn) goes to the daemon's log with the session. */

@@ -96,14 +96,13 @@ static int fail(struct run_report *rep, enum run_phase phase, int r, const char 
 static size_t note_left_out(const struct run_opts *o, const struct scenario *sc,
                             struct diag_list *diags)
 {
-        char names[MAT4_LIST_MAX];
+        char names[MAT4_LIST_MAX], note[MAT4_LIST_MAX + PATH_MAX + 128];
         size_t n;
 
         if (o->out_fd > 0 || !mat4_wanted(o->out) || !(n = run_mat4_left_out(sc, names, sizeof(names))))
                 return 0;
-        (void) diag_add(diags, DIAG_WARNING, NULL, 0, NULL, "'%s': %zu String or Binary column%s "
-                        "left out (a .mat file holds numbers only; a .csv file has them): %s",
-                        o->out, n, n == 1 ? "" : "s", names);
+        run_mat4_note(note, sizeof(note), o->out, n, names);
+        (void) diag_add(diags, DIAG_WARNING, NULL, 0, NULL, "%s", note);
         return n;
 }
 

@@ -128,5 +128,7 @@ struct mat4_var *run_mat4_meta(const struct scenario *sc);
 
 /* How many columns a .mat file leaves out as text; their names in buf (mat4_list_add()). */
 size_t run_mat4_left_out(const struct scenario *sc, char *buf, size_t size);
+/* The warning that n columns (names) are left out of the .mat file (NULL: not named). */
+void run_mat4_note(char *buf, size_t size, const char *file, size_t n, const char *names);
 
 #endif

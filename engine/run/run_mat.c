@@ -6,6 +6,7 @@
 #include "engine/run/run.h"
 #include "engine/record/mat4_csv.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 struct mat4_var *run_mat4_meta(const struct scenario *sc)
@@ -44,4 +45,11 @@ size_t run_mat4_left_out(const struct scenario *sc, char *buf, size_t size)
                 n++;
         }
         return n;
+}
+
+void run_mat4_note(char *buf, size_t size, const char *file, size_t n, const char *names)
+{
+        snprintf(buf, size, "%s%s%s%zu String or Binary column%s left out (a .mat file holds "
+                 "numbers only; a .csv file has them): %s", file ? "'" : "", file ? file : "",
+                 file ? "': " : "", n, n == 1 ? "" : "s", names);
 }
