@@ -240,6 +240,7 @@ static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run
         } else if (o->out && sc->n_columns && mat4_wanted(o->out)) {
                 int fd = open_mat(c, o->out);
 
+                ropt.fsync = false;     /* the rows' CSV is read back, never kept: the .mat is synced */
                 r = fd < 0 ? fd : rec_open_fd(fd, cols, sc->n_columns, &ropt, &c->rec);
                 if (r < 0 && fd >= 0)
                         close(fd);
