@@ -350,14 +350,6 @@ out:
         return code;
 }
 
-static int64_t mono_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Reap child pid within ms: 0, or -ETIMEDOUT. A pidfd (Linux 5.3) wakes
  * this process as the daemon exits, where polling every 10 ms kept each
@@ -371,11 +363,12 @@ static int wait_exit(pid_t pid, int ms)
 
         if (fd >= 0) {
                 struct pollfd p = { .fd = fd, .events = POLLIN };
-                int64_t end = mono_ms() + ms;
+                struct timespec start;
                 int r, left = ms;
 
+                clock_gettime(CLOCK_MONOTONIC, &start);
                 while ((r = poll(&p, 1, left)) < 0 && errno == EINTR) {
-                        int64_t rest = end - mono_ms();
+                        double rest = ms - cli_since(&start) * 1e3;
 
                         left = rest > 0 ? (int)rest : 0;
                 }

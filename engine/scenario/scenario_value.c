@@ -280,6 +280,21 @@ static bool empty_list(const char *s)
         return *s == ']' && blank(s + 1);
 }
 
+/*
+ * No value for an array: none of its elements, which only an array sized
+ * by a structural parameter (later) may have, 0 (FMI 3.0 section 2.4.7.2,
+ * counted by sc_structural); one of a fixed size has at least one.
+ */
+static int no_values(bool later, struct md_values *ret, const char **ret_why)
+{
+        if (!later) {
+                *ret_why = "no value, but the variable has elements";
+                return -EINVAL;
+        }
+        *ret = (struct md_values){ .n = 0 };
+        return 0;
+}
+
 int sc_parse_value(const struct md *md, const struct md_variable *v, const char *text,
                    struct md_values *ret, const char **ret_why)
 {
@@ -301,16 +316,8 @@ int sc_parse_value(const struct md *md, const struct md_variable *v, const char 
                 return -EINVAL;
         }
         /* "[]": no value, for an array of any type (a String's or Binary's text is one value). */
-        if (v->n_dims && (v->type == MD_STRING || v->type == MD_BINARY)) {
-                if (empty_list(text)) {
-                        if (!later && n != 0) {
-                                *ret_why = "no value, but the variable has elements";
-                                return -EINVAL;
-                        }
-                        *ret = (struct md_values){ .n = 0 };
-                        return 0;
-                }
-        }
+        if (v->n_dims && (v->type == MD_STRING || v->type == MD_BINARY) && empty_list(text))
+                return no_values(later, ret, ret_why);
         if (v->n_dims && v->type != MD_STRING && v->type != MD_BINARY) {
                 list = unbracket(text, &r);
                 if (r == -ENOMEM)
@@ -330,12 +337,7 @@ int sc_parse_value(const struct md *md, const struct md_variable *v, const char 
                 /* No value at all: an array of no elements, where its size says so. */
                 if (blank(text)) {
                         free(list);
-                        if (!later && n != 0) {
-                                *ret_why = "no value, but the variable has elements";
-                                return -EINVAL;
-                        }
-                        *ret = (struct md_values){ .n = 0 };
-                        return 0;
+                        return no_values(later, ret, ret_why);
                 }
         }
         if (v->type == MD_STRING)

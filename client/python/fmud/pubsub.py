@@ -108,8 +108,8 @@ class _Feed:
             self._early.append((frames, topic in self._gaps))
             self._gaps.discard(topic)
             self._early_bytes += size
-        elif len(self._gaps) < KEEP_MAX:
-            self._gaps.add(topic)
+        elif len(topic) <= TOPIC_MAX and len(self._gaps) < KEEP_MAX:
+            self._gaps.add(topic)           # a longer topic is no topic: nothing to flag
 
     @staticmethod
     def _no_join(client):

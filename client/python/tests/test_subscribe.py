@@ -175,3 +175,7 @@ def test_kept_messages_are_bounded_in_bytes_too(client, monkeypatch):
         sub.keep([b"x", b""])
         assert [g for _, g in sub._early] == [False, False, False, True]
         assert not sub._gaps
+        # A dropped message whose topic is too long to be one is not remembered.
+        monkeypatch.setattr(pubsub, "KEEP_BYTES", 0)
+        sub.keep([b"t" * (pubsub.TOPIC_MAX + 1), b""])
+        assert not sub._gaps
