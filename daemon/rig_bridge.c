@@ -45,6 +45,8 @@ struct rig_bridge {
         size_t id_len;
         int64_t heard_ms;
         uint64_t bad, writes, refused;
+        zmq_msg_t held;                 /* before the hello: the newest point, for after its ports */
+        bool have_held;
         struct pw w;
         double *in;                     /* n_in + 1 values */
         /* The point thread's. */
@@ -177,6 +179,12 @@ static void on_hello(struct rig_bridge *b, const uint8_t *id, size_t id_len, con
                 log_info("rig bridge of session %llu: the remote rig of key %s is attached",
                          (unsigned long long)b->session, b->key);
                 send_ports(b);
+                /* The newest point published before the hello (point 0 of a loaded session). */
+                if (b->have_held &&
+                    zmq_send(b->router, b->id, b->id_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) ==
+                            (int)b->id_len)
+                        (void)zmq_msg_send(&b->held, b->router, ZMQ_DONTWAIT);
+                b->have_held = false;
         } else {
                 if (log_nth(++b->refused))
                         log_notice("rig bridge of session %llu: a first message without the "
@@ -289,6 +297,7 @@ static void *relay_main(void *arg)
         const char *why = "stopped";
         zmq_msg_t m;
 
+        zmq_msg_init(&b->held);
         while (!atomic_load(&b->stop)) {
                 int64_t now = now_ms();
                 int64_t end = b->hello ? b->heard_ms + b->timeout_ms + RIG_BRIDGE_GONE_MS :
@@ -313,14 +322,20 @@ static void *relay_main(void *arg)
                         }
                 zmq_msg_init(&m);
                 while (zmq_msg_recv(&m, b->pair_r, ZMQ_DONTWAIT) >= 0) {
-                        if (b->hello && zmq_send(b->router, b->id, b->id_len,
-                                                 ZMQ_SNDMORE | ZMQ_DONTWAIT) == (int)b->id_len)
+                        if (!b->hello) {
+                                /* Held, replacing an older one: a rig sees where it joins. */
+                                zmq_msg_move(&b->held, &m);
+                                b->have_held = true;
+                        } else if (zmq_send(b->router, b->id, b->id_len,
+                                            ZMQ_SNDMORE | ZMQ_DONTWAIT) == (int)b->id_len) {
                                 (void)zmq_msg_send(&m, b->router, ZMQ_DONTWAIT);
+                        }
                         zmq_msg_close(&m);
                         zmq_msg_init(&m);
                 }
                 zmq_msg_close(&m);
         }
+        zmq_msg_close(&b->held);
         log_info("rig bridge of session %llu ends: %s (%llu writes, %llu bad messages)",
                  (unsigned long long)b->session, why, (unsigned long long)b->writes,
                  (unsigned long long)b->bad);

@@ -17,7 +17,11 @@
  * Two threads per bridge, each the only user of its sockets: the relay
  * thread polls the ROUTER and an inproc PAIR and does the writes; the
  * point thread waits on the point ring (rig_wait()), reads the newest
- * point and hands it, encoded, to the relay thread over the PAIR.
+ * point and hands it, encoded, to the relay thread over the PAIR. Until
+ * the hello the relay thread holds the newest of those points and sends
+ * it right after the ports: a remote rig always starts from where the
+ * session is (point 0 of one not yet started), as a local rig reads it
+ * from the ring, whichever of the hello and the point thread came first.
  * rig_write() and rig_read() use disjoint parts of struct rig, so the two
  * threads share it safely.
  *

@@ -73,6 +73,8 @@ void rr_stop(struct rr *t)
 {
         fmud_close(t->c);
         t->c = NULL;
+        while (t->n_socks)
+                rr_close(t, t->socks[t->n_socks - 1]);
         if (t->zctx)
                 zmq_ctx_term(t->zctx);
         t->zctx = NULL;
@@ -114,6 +116,8 @@ static void *dealer(struct rr *t, const char *ep, const char *pub, const char *s
         int tmo = RR_RECV_MS, linger = 0;
 
         cr_assert(s);
+        cr_assert(t->n_socks < RR_SOCKS_MAX, "more than %u raw sockets open", RR_SOCKS_MAX);
+        t->socks[t->n_socks++] = s;
         cr_assert(zmq_setsockopt(s, ZMQ_RCVTIMEO, &tmo, sizeof(tmo)) == 0);
         cr_assert(zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger)) == 0);
         cr_assert(zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, t->server_pub, 41) == 0);
@@ -154,7 +158,7 @@ void rr_ask(struct rr *t, uint64_t s, char token[RIGW_TOKEN_LEN + 1], unsigned *
         token[RIGW_TOKEN_LEN] = '\0';
         *port = (unsigned)u;
         pv_doc_fini(&doc);
-        zmq_close(z);
+        rr_close(t, z);
 }
 
 void *rr_bridge(struct rr *t, unsigned port, const char *pub, const char *sec)
@@ -163,6 +167,17 @@ void *rr_bridge(struct rr *t, unsigned port, const char *pub, const char *sec)
 
         snprintf(ep, sizeof(ep), "tcp://127.0.0.1:%u", port);
         return dealer(t, ep, pub, sec);
+}
+
+void rr_close(struct rr *t, void *s)
+{
+        for (unsigned i = 0; i < t->n_socks; i++)
+                if (t->socks[i] == s) {
+                        t->socks[i] = t->socks[--t->n_socks];
+                        zmq_close(s);
+                        return;
+                }
+        cr_assert_fail("a socket rr_bridge() did not give");
 }
 
 void rr_send(void *s, const void *buf, size_t len)

@@ -14,6 +14,7 @@
 #include "proto/rig_wire.h"
 
 #define RR_RECV_MS      30000   /* a message that must come: a hang guard, not a measure */
+#define RR_SOCKS_MAX    8       /* raw sockets open at once in one test */
 
 struct rr {
         struct fmud_daemon d;
@@ -23,6 +24,9 @@ struct rr {
         char ok_pub[41], ok_sec[41], other_pub[41], other_sec[41], str_pub[41], str_sec[41];
         struct fmud *c;                 /* over tcp with the ok key */
         void *zctx;
+        /* The raw sockets still open: rr_stop() closes them, or zmq_ctx_term() waits forever. */
+        void *socks[RR_SOCKS_MAX];
+        unsigned n_socks;
 };
 
 /* Start (skips the test without CURVE); stop checks the daemon as daemon_stop() does. */
@@ -38,6 +42,8 @@ struct proto_load rr_feedthrough(double stop, const char *policy);
 void rr_ask(struct rr *t, uint64_t s, char token[RIGW_TOKEN_LEN + 1], unsigned *port);
 /* A raw DEALER on the bridge at port with the key sec (receive timeout RR_RECV_MS). */
 void *rr_bridge(struct rr *t, unsigned port, const char *pub, const char *sec);
+/* Close a socket rr_bridge() gave (a failed assertion leaves it to rr_stop()). */
+void rr_close(struct rr *t, void *s);
 /* Send one frame. */
 void rr_send(void *s, const void *buf, size_t len);
 /* The next message, decoded (values into vals, max; "code: message" of an error, a bye's message into text); asserts it comes. */

@@ -44,13 +44,15 @@ static void teardown(void)
 TestSuite(daemon_rig_remote, .init = setup, .fini = teardown);
 
 /*
- * hello on a new bridge of session s: asserts the ports come back; the
- * DEALER, and the bridge's port in *ret_port (may be NULL).
+ * hello on a new bridge of session s: asserts the ports come back, then
+ * the newest point (point 0 if the session is not started); the DEALER,
+ * and the bridge's port in *ret_port (may be NULL).
  */
-static void *attach(uint64_t s, unsigned *ret_port)
+static void *attach(uint64_t s, bool started, unsigned *ret_port)
 {
         char token[RIGW_TOKEN_LEN + 1], text[256];
         struct rigw_msg m;
+        double out[2];
         unsigned port;
         void *z;
         struct pw w;
@@ -65,6 +67,21 @@ static void *attach(uint64_t s, unsigned *ret_port)
         cr_assert(eq(int, m.kind, RIGW_PORTS), "%s", text);
         cr_assert(eq(u32, m.n_in, 2));
         cr_assert(eq(u32, m.n_out, 2));
+        /*
+         * Then the newest point published before the hello, always, however
+         * the hello and the bridge's point thread raced: before the start,
+         * point 0 of the load (the outputs of the inputs' start values, 2.5
+         * and -32).
+         */
+        rr_recv(z, &m, out, 2, text, sizeof(text));
+        cr_assert(eq(int, m.kind, RIGW_POINT), "%s", text);
+        cr_assert(eq(u32, m.n, 2));
+        if (!started) {
+                cr_assert(eq(u64, m.point, 0));
+                cr_assert(eq(u64, m.skipped, 0));
+                cr_assert(eq(dbl, out[0], 2.5));
+                cr_assert(eq(dbl, out[1], -32));
+        }
         if (ret_port)
                 *ret_port = port;
         return z;
@@ -76,7 +93,7 @@ Test(daemon_rig_remote, a_write_applies_once_and_whole_at_its_point)
         struct proto_session_status st;
         const struct pv *const *v;
         uint64_t s = daemon_load(t.c, &a, NULL);
-        void *z = attach(s, NULL);
+        void *z = attach(s, false, NULL);
         char text[256];
         struct rigw_msg m;
         double f = 0, i = 0;
@@ -108,7 +125,7 @@ Test(daemon_rig_remote, a_write_applies_once_and_whole_at_its_point)
         cr_assert(eq(dbl, f, 2.5));
         cr_assert(eq(dbl, i, 7));
         pw_fini(&w);
-        zmq_close(z);
+        rr_close(&t, z);
 }
 
 Test(daemon_rig_remote, libfmud_opens_over_tcp_and_every_point_arrives_whole)
@@ -160,16 +177,17 @@ Test(daemon_rig_remote, libfmud_opens_over_tcp_and_every_point_arrives_whole)
                 cr_assert(out[0] == out[1] || (out[0] == 2.5 && out[1] == -32),
                           "point %llu: %g and %g", (unsigned long long)pt.point, out[0], out[1]);
                 cr_assert(pt.point > last || seen == 0);
-                /* From the first point received on (point 0 may come before the hello or not). */
+                /* From point 0, which the bridge gives right after the ports, on. */
                 if (seen == 0)
-                        first = pt.point;
-                seen += seen == 0 ? 1 : 1 + pt.skipped;
+                        first = pt.point - pt.skipped;
+                seen += 1 + pt.skipped;
                 last = pt.point;
                 r = fmud_rig_write(rig, (double[]){ (double)pt.point, (double)pt.point }, 2);
                 cr_assert(r == 0 || r == -ENOSPC, "%s", strerror(-r));
         }
         cr_assert(eq(u64, last, 50));
-        /* Every point published after the first is accounted for: waited for or skipped. */
+        cr_assert(eq(u64, first, 0));
+        /* Every point published is accounted for: waited for or skipped. */
         cr_assert(eq(u64, seen, last - first + 1), "%llu points seen or skipped up to point %llu",
                   (unsigned long long)seen, (unsigned long long)last);
         daemon_wait_state(t.c, s, PROTO_STATE_FINISHED, &st);
@@ -235,9 +253,9 @@ Test(daemon_rig_remote, the_token_serves_the_askers_key_only)
         cr_assert(strstr(text, "refused: the first message is a hello with the token") == text,
                   "%s", text);
         pw_fini(&w);
-        zmq_close(other);
-        zmq_close(stranger);
-        zmq_close(ok);
+        rr_close(&t, other);
+        rr_close(&t, stranger);
+        rr_close(&t, ok);
 }
 
 Test(daemon_rig_remote, unloading_the_session_ends_the_bridge)
@@ -294,7 +312,7 @@ Test(daemon_rig_remote, a_bridge_that_ended_is_freed_without_another_request)
         rigw_bye(&w, NULL);
         rr_send(z, pw_data(&w), pw_size(&w));
         pw_fini(&w);
-        zmq_close(z);
+        rr_close(&t, z);
         for (i = 0; i < RR_RECV_MS && !port_free(port); i++)
                 usleep(1000);
         cr_assert(lt(int, i, RR_RECV_MS), "the ended bridge still holds port %u", port);
@@ -322,7 +340,7 @@ Test(daemon_rig_remote, the_bridge_ends_with_a_transient_session_whose_owner_van
 
         a.transient = true;
         s = daemon_load(owner, &a, NULL);
-        z = attach(s, &port);
+        z = attach(s, false, &port);
         cr_assert(eq(int, port_free(port), false));
         fmud_close(owner);
         cr_assert(pw_init(&w) == 0);
@@ -337,7 +355,7 @@ Test(daemon_rig_remote, the_bridge_ends_with_a_transient_session_whose_owner_van
                   (unsigned long long)s, port);
         cr_assert(eq(int, fmud_status(t.c, s, &st), FMUD_E_REFUSED));
         cr_assert(eq(int, fmud_errcode(t.c), PROTO_E_NO_SESSION), "%s", fmud_errmsg(t.c));
-        zmq_close(z);
+        rr_close(&t, z);
         rr_stop(&t);
 }
 
@@ -351,9 +369,9 @@ Test(daemon_rig_remote, the_daemon_stops_with_a_bridge_running)
 
         cr_assert(eq(int, fmud_start(t.c, &(struct proto_target){ s, 0 }, NULL), 0), "%s",
                   fmud_errmsg(t.c));
-        z = attach(s, &port);
+        z = attach(s, true, &port);
         cr_assert(eq(int, port_free(port), false));
-        zmq_close(z);
+        rr_close(&t, z);
         rr_stop(&t);
 }
 

@@ -39,7 +39,7 @@ static void expect_bad(void *z, uint64_t n, const char *why)
         struct rigw_msg m;
         double vals[8];
 
-        /* Points (point 0 may come any time after the hello) are not the answer. */
+        /* Points (point 0 comes right after the ports) are not the answer. */
         do
                 rr_recv(z, &m, vals, 8, text, sizeof(text));
         while (m.kind == RIGW_POINT);
@@ -113,7 +113,7 @@ Test(daemon_rig_remote_bad, bad_messages_are_counted_and_the_session_runs_on)
         cr_assert(eq(dbl, i, 4));
         pw_fini(&w);
         free(blob);
-        zmq_close(z);
+        rr_close(&t, z);
 }
 
 /*
