@@ -270,6 +270,7 @@ static void free_allowed(char **v, size_t n)
         free(v);
 }
 
+#ifdef FMUD_TEST_HOOKS
 /*
  * FMUD_TEST_SANDBOX_SKIP=LAYER[,LAYER...]: tests of sandbox.require run
  * workers without those layers, as on a kernel that lacks them. Unknown
@@ -297,6 +298,7 @@ static uint32_t skip_layers(const char *v)
         }
         return mask;
 }
+#endif
 
 /* The upload store, "<cache_dir>/upload" (upload.h). 0, or -errno with *ret_message. */
 static int open_upload(struct host *h, const struct host_opts *opts, char **ret_message)
