@@ -19,9 +19,10 @@
  * point thread waits on the point ring (rig_wait()), reads the newest
  * point and hands it, encoded, to the relay thread over the PAIR. Until
  * the hello the relay thread holds the newest of those points and sends
- * it right after the ports: a remote rig always starts from where the
- * session is (point 0 of one not yet started), as a local rig reads it
- * from the ring, whichever of the hello and the point thread came first.
+ * it after the ports, so a point read from the ring before the
+ * hello (point 0 of a session not yet started, unless an earlier rig read
+ * it) reaches the remote rig as it would a local rig reading the ring,
+ * whichever of the hello and the point thread came first.
  * rig_write() and rig_read() use disjoint parts of struct rig, so the two
  * threads share it safely.
  *

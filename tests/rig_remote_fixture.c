@@ -112,11 +112,13 @@ struct proto_load rr_feedthrough(double stop, const char *policy)
 
 static void *dealer(struct rr *t, const char *ep, const char *pub, const char *sec)
 {
-        void *s = zmq_socket(t->zctx, ZMQ_DEALER);
         int tmo = RR_RECV_MS, linger = 0;
+        void *s;
 
-        cr_assert(s);
+        /* Checked before the socket exists: one left unregistered would hang rr_stop(). */
         cr_assert(t->n_socks < RR_SOCKS_MAX, "more than %u raw sockets open", RR_SOCKS_MAX);
+        s = zmq_socket(t->zctx, ZMQ_DEALER);
+        cr_assert(s);
         t->socks[t->n_socks++] = s;
         cr_assert(zmq_setsockopt(s, ZMQ_RCVTIMEO, &tmo, sizeof(tmo)) == 0);
         cr_assert(zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger)) == 0);
@@ -177,7 +179,7 @@ void rr_close(struct rr *t, void *s)
                         zmq_close(s);
                         return;
                 }
-        cr_assert_fail("a socket rr_bridge() did not give");
+        cr_assert_fail("a socket the fixture did not open");
 }
 
 void rr_send(void *s, const void *buf, size_t len)

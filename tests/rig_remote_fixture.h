@@ -42,7 +42,7 @@ struct proto_load rr_feedthrough(double stop, const char *policy);
 void rr_ask(struct rr *t, uint64_t s, char token[RIGW_TOKEN_LEN + 1], unsigned *port);
 /* A raw DEALER on the bridge at port with the key sec (receive timeout RR_RECV_MS). */
 void *rr_bridge(struct rr *t, unsigned port, const char *pub, const char *sec);
-/* Close a socket rr_bridge() gave (a failed assertion leaves it to rr_stop()). */
+/* Close a socket rr_bridge() gave (one a failed assertion left open is rr_stop()'s). */
 void rr_close(struct rr *t, void *s);
 /* Send one frame. */
 void rr_send(void *s, const void *buf, size_t len);

@@ -177,7 +177,7 @@ Test(daemon_rig_remote, libfmud_opens_over_tcp_and_every_point_arrives_whole)
                 cr_assert(out[0] == out[1] || (out[0] == 2.5 && out[1] == -32),
                           "point %llu: %g and %g", (unsigned long long)pt.point, out[0], out[1]);
                 cr_assert(pt.point > last || seen == 0);
-                /* From point 0, which the bridge gives right after the ports, on. */
+                /* From point 0, which the bridge gives after the ports, on. */
                 if (seen == 0)
                         first = pt.point - pt.skipped;
                 seen += 1 + pt.skipped;

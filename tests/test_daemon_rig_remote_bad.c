@@ -39,7 +39,7 @@ static void expect_bad(void *z, uint64_t n, const char *why)
         struct rigw_msg m;
         double vals[8];
 
-        /* Points (point 0 comes right after the ports) are not the answer. */
+        /* Points (point 0 comes after the ports) are not the answer. */
         do
                 rr_recv(z, &m, vals, 8, text, sizeof(text));
         while (m.kind == RIGW_POINT);
