@@ -205,7 +205,12 @@ void hload_diag_text(const struct diag_list *d, char *msg, size_t size)
                 snprintf(msg, size, "the scenario is invalid");
 }
 
-/* The warnings of an accepted scenario, one formatted line each, for the load reply. */
+/*
+ * The warnings of an accepted scenario, one formatted line each, for the
+ * load reply: the session's own (own: what its results file leaves out)
+ * first, then the scenario's, at most HOST_WARNINGS lines in all; the
+ * last line counts those left unlisted, never dropped without a word.
+ */
 #define HOST_WARNINGS 32
 struct load_warnings {
         struct proto_str v[HOST_WARNINGS];
@@ -213,15 +218,36 @@ struct load_warnings {
         uint32_t n;
 };
 
-static void warnings_of(const struct diag_list *d, struct load_warnings *w)
+static void add_warning(struct load_warnings *w, const char *text)
 {
+        snprintf(w->text[w->n], sizeof(w->text[w->n]), "%s", text);
+        w->v[w->n] = (struct proto_str){ w->text[w->n], (uint32_t)strlen(w->text[w->n]) };
+        w->n++;
+}
+
+static void warnings_of(const char *own, const struct diag_list *d, struct load_warnings *w)
+{
+        size_t total = own[0] ? 1 : 0, unlisted;
+        char line[sizeof(w->text[0])];
+
+        for (size_t i = 0; i < d->n; i++)
+                total += d->v[i].severity == DIAG_WARNING;
         w->n = 0;
+        if (own[0])
+                add_warning(w, own);
         for (size_t i = 0; i < d->n && w->n < HOST_WARNINGS; i++) {
                 if (d->v[i].severity != DIAG_WARNING)
                         continue;
-                diag_format(&d->v[i], w->text[w->n], sizeof(w->text[w->n]));
-                w->v[w->n] = (struct proto_str){ w->text[w->n], (uint32_t)strlen(w->text[w->n]) };
-                w->n++;
+                if (w->n == HOST_WARNINGS - 1 && total > HOST_WARNINGS)
+                        break;
+                diag_format(&d->v[i], line, sizeof(line));
+                add_warning(w, line);
+        }
+        unlisted = total - w->n;
+        if (unlisted) {
+                snprintf(line, sizeof(line), "%zu more warnings not listed (fmuctl inspect lists "
+                         "an FMU's)", unlisted);
+                add_warning(w, line);
         }
 }
 
@@ -289,16 +315,16 @@ static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, si
         return r;
 }
 
-/* A .mat file's String and Binary columns are left out: the load's reply says so. */
-static void note_left_out(const struct hsess *hs, struct diag_list *diags)
+/* A .mat file's String and Binary columns are left out: the load's reply says so (note[0]: not). */
+static void note_left_out(const struct hsess *hs, char *note, size_t size)
 {
-        char names[MAT4_LIST_MAX], note[MAT4_LIST_MAX + 128];
+        char names[MAT4_LIST_MAX];
         size_t n;
 
+        note[0] = '\0';
         if (hs->mat_fd < 0 || !(n = run_mat4_left_out(hs->sc, names, sizeof(names))))
                 return;
-        run_mat4_note(note, sizeof(note), NULL, n, names);
-        (void) diag_add(diags, DIAG_WARNING, NULL, 0, NULL, "%s", note);
+        run_mat4_note(note, size, NULL, n, names);
 }
 
 /* What the master notes (master_note_fn) goes to the daemon's log with the session. */
@@ -532,13 +558,14 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         hsess_set_state(hs, PROTO_STATE_LOADED, NULL);
         hlog_line(hs, LOG_NOTICE, "loaded '%s': %zu instances, results %s", path,
                   hs->sc->n_components, hs->rec_path ? hs->rec_path : "none");
-        note_left_out(hs, &diags);
         {
                 struct load_warnings *lw = calloc(1, sizeof(*lw));
+                char own[sizeof(lw->text[0])];
                 struct pw w;
 
+                note_left_out(hs, own, sizeof(own));
                 if (lw)
-                        warnings_of(&diags, lw);
+                        warnings_of(own, &diags, lw);
                 if (pw_init(&w) == 0) {
                         proto_reply_ok_begin(&w, hs->load->id);
                         proto_load_result_encode(&w, &(struct proto_load_result){

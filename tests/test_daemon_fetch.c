@@ -26,6 +26,7 @@
 #include "engine/record/mat4_csv.h"
 #include "support/as_other.h"
 #include "support/run.h"
+#include "support/tmpdir.h"
 
 #define MSD FMUD_EXAMPLES "/msd.ssp"
 
@@ -627,6 +628,76 @@ Test(daemon_fetch, a_mat_file_leaves_string_and_binary_columns_out_every_way)
  * failure, as its .csv has them, and the failure's exit code; a .mat of
  * text columns only is refused before the run, the file left as it was.
  */
+/*
+ * A load with more warnings than its reply lists (32 lines): the session's
+ * own warning, what its .mat leaves out, comes first, and the last line
+ * counts the warnings not listed, never dropping them without a word.
+ * 40 components of an FMU that cannot be rolled back, under
+ * rollbackOnFault, give 40 warnings of the scenario; one Feedthrough gives
+ * the .mat its String and Binary columns.
+ */
+Test(daemon_fetch, a_load_with_more_warnings_than_listed_keeps_its_own_and_counts_the_rest)
+{
+        enum { N = 40 };
+        static const char head[] =
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                "<ssd:SystemStructureDescription version=\"1.0\" name=\"many\"\n"
+                "    xmlns:ssd=\"http://ssp-standard.org/SSP1/SystemStructureDescription\"\n"
+                "    xmlns:ssc=\"http://ssp-standard.org/SSP1/SystemStructureCommon\"\n"
+                "    xmlns:fmud=\"urn:fmud:ssp:settings\">\n"
+                "  <ssd:System name=\"many\"><ssd:Elements>\n"
+                "    <ssd:Component name=\"ft\" source=\"resources/Feedthrough.fmu\"/>\n";
+        static const char tail[] =
+                "  </ssd:Elements></ssd:System>\n"
+                "  <ssd:DefaultExperiment startTime=\"0\" stopTime=\"1\"/>\n"
+                "  <ssd:Annotations><ssc:Annotation type=\"org.fmud.settings\">\n"
+                "    <fmud:Settings version=\"1\" stepSize=\"0.1\" rollbackOnFault=\"true\"/>\n"
+                "  </ssc:Annotation></ssd:Annotations>\n"
+                "</ssd:SystemStructureDescription>\n";
+        static const char *const fmus[] = { "FixedStep.fmu", "Feedthrough.fmu" };
+        char ssd[sizeof(head) + sizeof(tail) + N * 96], name[64], *path, *mat, *data;
+        struct proto_load a = { 0 };
+        const char *w, *line;
+        size_t len, n = strlen(head), lines = 0;
+
+        for (size_t i = 0; i < 2; i++) {
+                snprintf(name, sizeof(name), "%s/%s", FMUD_TEST_FMU_DIR, fmus[i]);
+                data = daemon_slurp(name, &len);
+                snprintf(name, sizeof(name), "many/resources/%s", fmus[i]);
+                cr_assert(eq(int, tmpdir_write(d.dir, name, data, len), 0));
+                free(data);
+        }
+        memcpy(ssd, head, n);
+        for (int i = 0; i < N; i++)
+                n += (size_t)snprintf(ssd + n, sizeof(ssd) - n, "    <ssd:Component name=\"fs%d\" "
+                                      "source=\"resources/FixedStep.fmu\"/>\n", i);
+        memcpy(ssd + n, tail, sizeof(tail));
+        n += sizeof(tail) - 1;
+        cr_assert(eq(int, tmpdir_write(d.dir, "many/SystemStructure.ssd", ssd, n), 0));
+        path = daemon_path(&d, "many/SystemStructure.ssd");
+        mat = daemon_path(&d, "many.mat");
+        a.path = daemon_str(path);
+        a.out = daemon_str(mat);
+        (void) daemon_load(c, &a, NULL);
+        w = fmud_load_warnings(c);
+        cr_assert(w != NULL);
+        /* Its own first, then the scenario's; 32 lines, the last the count of the rest. */
+        cr_assert(strstr(w, "2 String or Binary columns left out") == w, "%s", w);
+        cr_assert(strstr(w, "ft.String_output, ft.Binary_output") != NULL, "%s", w);
+        cr_assert(strstr(w, "cannot be rolled back") != NULL, "%s", w);
+        for (line = w; *line; line++) {
+                lines++;
+                line = strchr(line, '\n');
+                if (!line)
+                        break;
+        }
+        cr_assert(eq(sz, lines, 32), "%s", w);
+        /* 41 warnings, 31 of them listed. */
+        cr_assert(strstr(w, "\n10 more warnings not listed") != NULL, "%s", w);
+        free(path);
+        free(mat);
+}
+
 Test(daemon_fetch, a_failed_run_keeps_its_rows_in_the_mat_and_all_text_is_refused)
 {
         const char *mb = FMUD_TEST_FMU_DIR "/Misbehave.fmu", *ft = FMUD_TEST_FMU_DIR "/Feedthrough.fmu";
