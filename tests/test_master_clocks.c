@@ -101,6 +101,35 @@ Test(master_clocks, clocked_partitions_execute_at_every_tick)
         msys_fini(&x);
 }
 
+/*
+ * A start for a clocked input is set in Initialization Mode, where FMI 3.0
+ * section 2.2.7.2 allows it (never in Instantiated): cu = 2 from the
+ * first tick on, so cy = 2 cu = 4 and hi ticks (cu > 1) with hy = 10 cu.
+ */
+Test(master_clocks, a_start_of_a_clocked_input_is_set_in_initialization_mode)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("c", "ClockedDeriv"),
+                .parameters = MSYS_REAL("c.cu", "2"),
+                .stop = 0.3,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("c.cy") MSYS_RECORD("c.hy"),
+        };
+        const struct mrow **g;
+        struct msys x;
+        size_t n;
+
+        run_to_end(&x, &spec);
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)4));
+        for (size_t k = 1; k < n; k++) {
+                cr_assert(eq(dbl, val(&x, g[k], "c.cy"), 4.0), "t = %g", g[k]->t);
+                cr_assert(eq(dbl, val(&x, g[k], "c.hy"), 20.0), "t = %g", g[k]->t);
+        }
+        free(g);
+        msys_fini(&x);
+}
+
 Test(master_clocks, a_tick_off_the_grid_is_an_extra_point_that_does_not_shift_the_grid)
 {
         struct msys_spec spec = CLOCKED_SPEC("0.03", 0.3);

@@ -80,7 +80,7 @@ static int vdp_rhs(sunrealtype t, N_Vector y, N_Vector dy, void *data)
         return 0;
 }
 
-static void vdp_reference(const double *ts, size_t n, double *ret_x0)
+static void vdp_reference(double x0, const double *ts, size_t n, double *ret_x0)
 {
         SUNContext ctx;
         N_Vector y;
@@ -91,7 +91,7 @@ static void vdp_reference(const double *ts, size_t n, double *ret_x0)
 
         cr_assert(eq(int, SUNContext_Create(NULL, &ctx), 0));
         y = N_VNew_Serial(2, ctx);
-        NV_Ith_S(y, 0) = 2.0;
+        NV_Ith_S(y, 0) = x0;
         NV_Ith_S(y, 1) = 0.0;
         A = SUNDenseMatrix(2, 2, ctx);
         ls = SUNLinSol_Dense(y, A, ctx);
@@ -130,12 +130,45 @@ Test(me, van_der_pol_meets_an_independent_integration)
         cr_assert(eq(sz, n, (size_t)101));
         for (size_t k = 0; k < n; k++)
                 ts[k] = g[k]->t;
-        vdp_reference(ts, n, ref);
+        vdp_reference(2.0, ts, n, ref);
         for (size_t k = 0; k < n; k++)
                 worst = fmax(worst, fabs(val(&x, g[k], "vdp.x0") - ref[k]));
         cr_assert(worst < 1e-6, "largest difference %g", worst);
         /* It oscillates: x0 changes sign on the way (period about 6.66). */
         cr_assert(val(&x, g[30], "vdp.x0") < -1.0);
+        free(g);
+        msys_fini(&x);
+}
+
+/*
+ * A continuous state with initial="exact" takes a start from the scenario
+ * (FMI 3.0 section 2.3.2: the importer may set it in Instantiated): the
+ * oscillator starts from x0 = 0.5 and meets the integration from there.
+ */
+Test(me, a_binding_sets_the_initial_value_of_a_state)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("vdp", "VanDerPol"),
+                .parameters = MSYS_REAL("vdp.x0", "0.5"),
+                .stop = 5.0,
+                .attrs = "stepSize=\"0.1\" tolerance=\"1e-9\"",
+                .settings = MSYS_RECORD("vdp.x0"),
+        };
+        double ts[51], ref[51], worst = 0.0;
+        const struct mrow **g;
+        struct msys x;
+        size_t n;
+
+        run(&x, &spec);
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)51));
+        cr_assert(eq(dbl, val(&x, g[0], "vdp.x0"), 0.5));
+        for (size_t k = 0; k < n; k++)
+                ts[k] = g[k]->t;
+        vdp_reference(0.5, ts, n, ref);
+        for (size_t k = 0; k < n; k++)
+                worst = fmax(worst, fabs(val(&x, g[k], "vdp.x0") - ref[k]));
+        cr_assert(worst < 1e-6, "largest difference %g", worst);
         free(g);
         msys_fini(&x);
 }
@@ -165,7 +198,7 @@ Test(me, derivatives_that_discard_a_long_trial_step_only_shorten_the_steps)
         cr_assert(eq(sz, n, (size_t)101));
         for (size_t k = 0; k < n; k++)
                 ts[k] = g[k]->t;
-        vdp_reference(ts, n, ref);
+        vdp_reference(2.0, ts, n, ref);
         for (size_t k = 0; k < n; k++)
                 worst = fmax(worst, fabs(val(&x, g[k], "vdp.x0") - ref[k]));
         cr_assert(worst < 1e-6, "largest difference %g", worst);

@@ -139,11 +139,11 @@ Test(scenario_refuse, a_binding_to_an_unknown_variable, .fini = teardown)
         refuses("binding_unknown", ":16: 'nope'", "unknown variable");
 }
 
-Test(scenario_refuse, a_binding_to_an_output, .fini = teardown)
+Test(scenario_refuse, a_binding_to_a_calculated_output, .fini = teardown)
 {
         refuses("binding_output", "'x1'",
-                "only parameters, structural parameters and inputs with a start value "
-                "can be bound");
+                "only variables with initial=\"exact\" or \"approx\" (parameters, states), "
+                "inputs and structural parameters can be bound, and it is calculated");
 }
 
 Test(scenario_refuse, a_binding_of_the_wrong_type, .fini = teardown)

@@ -87,7 +87,38 @@ out:
         return r;
 }
 
-/* The scenario's starts of one instance; structural parameters first, in Configuration Mode. */
+/*
+ * Whether a start waits for Initialization Mode: a clocked variable may be
+ * set only there and in Event Mode (FMI 3.0 section 2.2.7.2).
+ */
+static bool start_in_init(const struct session_inst *si, const struct md_variable *v)
+{
+        return si->fmi == 3 && v->n_clocks > 0;
+}
+
+/* The starts set in Initialization Mode (start_in_init()), once the instance is in it. */
+static int set_init_starts(struct session *s, struct session_inst *si)
+{
+        const struct scenario_component *c = &s->sc->components[si->comp];
+        const struct md *md = c->fmu->md;
+        int r;
+
+        for (size_t i = 0; i < c->n_starts; i++) {
+                const struct md_variable *v = &md->vars[c->starts[i].var];
+
+                if (!start_in_init(si, v))
+                        continue;
+                r = init_set_start(s, si, v, &c->starts[i].value, c->starts[i].origin);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/*
+ * The scenario's starts of one instance in Instantiated; structural
+ * parameters first, in Configuration Mode.
+ */
 static int set_starts(struct session *s, struct session_inst *si)
 {
         const struct scenario_component *c = &s->sc->components[si->comp];
@@ -118,7 +149,8 @@ static int set_starts(struct session *s, struct session_inst *si)
         for (size_t i = 0; i < c->n_starts; i++) {
                 const struct md_variable *v = &md->vars[c->starts[i].var];
 
-                if (v->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER && si->fmi == 3)
+                if ((v->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER && si->fmi == 3) ||
+                    start_in_init(si, v))
                         continue;
                 r = init_set_start(s, si, v, &c->starts[i].value, c->starts[i].origin);
                 if (r < 0)
@@ -253,6 +285,8 @@ int init_system(struct session *s)
         }
         for (size_t i = 0; i < s->n; i++) {
                 r = enter(s, &s->insts[i]);
+                if (r == 0)
+                        r = set_init_starts(s, &s->insts[i]);
                 if (r < 0)
                         return r;
         }

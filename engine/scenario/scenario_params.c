@@ -9,9 +9,10 @@
  *
  * DESIGN: SSP lets a binding's unknown names pass silently; fmud refuses
  * them, and refuses values for variables an importer may not set before
- * initialisation: only parameters, structural parameters and inputs
- * that have a start value (and are not constants) can be bound. A silently dropped parameter is a
- * wrong simulation that looks right.
+ * initialisation: only variables with a start value and initial="exact"
+ * or "approx" (parameters, continuous states and the like), inputs and
+ * structural parameters can be bound, never constants. A silently dropped
+ * parameter is a wrong simulation that looks right.
  */
 #include "engine/scenario/scenario_int.h"
 
@@ -64,16 +65,26 @@ static int plist_add(struct plist *p, const struct pending *e)
 }
 
 /*
- * Only what an importer may set before initialisation (FMI 3.0 section
- * 2.4.7.4): parameters and inputs, and structural parameters, which the
- * master sets in Configuration Mode (section 3.2; scenario_dims.c).
+ * Only what an importer may set before initialisation: in Instantiated,
+ * any variable that is not a constant and has initial="exact" or "approx"
+ * (FMI 3.0 section 2.3.2: inputs, parameters and continuous states with
+ * initial="exact" among them; FMI 2.0 section 3.2.3 likewise), and
+ * structural parameters, which the master sets in Configuration Mode
+ * (section 3.2; scenario_dims.c). Clocked inputs are set in
+ * Initialization Mode (section 2.2.7.2; engine/master/init.c).
  */
 static const char *not_bindable(const struct md_variable *v)
 {
-        if (v->causality != MD_CAUSALITY_PARAMETER && v->causality != MD_CAUSALITY_INPUT &&
-            v->causality != MD_CAUSALITY_STRUCTURAL_PARAMETER)
-                return "only parameters, structural parameters and inputs with a start value "
-                       "can be bound";
+        if (v->type == MD_CLOCK)
+                return "it is a Clock, which only ticks in Event Mode";
+        if (v->causality == MD_CAUSALITY_INDEPENDENT)
+                return "it is the independent variable, whose start is the experiment's";
+        if (v->causality != MD_CAUSALITY_INPUT &&
+            v->causality != MD_CAUSALITY_STRUCTURAL_PARAMETER &&
+            v->initial != MD_INITIAL_EXACT && v->initial != MD_INITIAL_APPROX)
+                return "only variables with initial=\"exact\" or \"approx\" (parameters, "
+                       "states), inputs and structural parameters can be bound, and it is "
+                       "calculated";
         if (v->variability == MD_VARIABILITY_CONSTANT)
                 return "it is a constant";
         if (!v->has_start)
