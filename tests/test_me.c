@@ -71,23 +71,27 @@ Test(me, a_bouncing_ball_meets_its_closed_form_across_state_and_time_events)
 /* van der Pol, mu = 1, from (2, 0): CVODE BDF in this process at tolerance 1e-12. */
 static int vdp_rhs(sunrealtype t, N_Vector y, N_Vector dy, void *data)
 {
-        double x0 = NV_Ith_S(y, 0), x1 = NV_Ith_S(y, 1);
+        double x0 = NV_Ith_S(y, 0), x1 = NV_Ith_S(y, 1), mu = *(const double *)data;
 
         (void) t;
-        (void) data;
         NV_Ith_S(dy, 0) = x1;
-        NV_Ith_S(dy, 1) = (1.0 - x0 * x0) * x1 - x0;
+        NV_Ith_S(dy, 1) = mu * (1.0 - x0 * x0) * x1 - x0;
         return 0;
 }
 
-static void vdp_reference(double x0, const double *ts, size_t n, double *ret_x0)
+/*
+ * x0 at the times ts, from x0 with mu = 1, and mu = mu_after from t_switch
+ * on (the integration restarted there, as at an event).
+ */
+static void vdp_reference_switch(double x0, double mu_after, double t_switch, const double *ts,
+                                 size_t n, double *ret_x0)
 {
         SUNContext ctx;
         N_Vector y;
         SUNMatrix A;
         SUNLinearSolver ls;
         void *cv;
-        double t = 0.0;
+        double t = 0.0, mu = 1.0;
 
         cr_assert(eq(int, SUNContext_Create(NULL, &ctx), 0));
         y = N_VNew_Serial(2, ctx);
@@ -97,10 +101,20 @@ static void vdp_reference(double x0, const double *ts, size_t n, double *ret_x0)
         ls = SUNLinSol_Dense(y, A, ctx);
         cv = CVodeCreate(CV_BDF, ctx);
         cr_assert(eq(int, CVodeInit(cv, vdp_rhs, 0.0, y), CV_SUCCESS));
+        cr_assert(eq(int, CVodeSetUserData(cv, &mu), CV_SUCCESS));
         cr_assert(eq(int, CVodeSStolerances(cv, 1e-12, 1e-12), CV_SUCCESS));
         cr_assert(eq(int, CVodeSetLinearSolver(cv, ls, A), CV_SUCCESS));
         cr_assert(eq(int, CVodeSetMaxNumSteps(cv, 1000000), CV_SUCCESS));
+        if (isfinite(t_switch))
+                cr_assert(eq(int, CVodeSetStopTime(cv, t_switch), CV_SUCCESS));
         for (size_t k = 0; k < n; k++) {
+                if (ts[k] > t_switch && mu != mu_after) {
+                        if (t < t_switch)
+                                cr_assert(CVode(cv, t_switch, y, &t, CV_NORMAL) >= 0);
+                        mu = mu_after;
+                        cr_assert(eq(int, CVodeReInit(cv, t_switch, y), CV_SUCCESS));
+                        cr_assert(eq(int, CVodeSetStopTime(cv, ts[n - 1] + 1.0), CV_SUCCESS));
+                }
                 if (ts[k] > t)
                         cr_assert(CVode(cv, ts[k], y, &t, CV_NORMAL) >= 0);
                 ret_x0[k] = NV_Ith_S(y, 0);
@@ -110,6 +124,11 @@ static void vdp_reference(double x0, const double *ts, size_t n, double *ret_x0)
         SUNMatDestroy(A);
         N_VDestroy(y);
         SUNContext_Free(&ctx);
+}
+
+static void vdp_reference(double x0, const double *ts, size_t n, double *ret_x0)
+{
+        vdp_reference_switch(x0, 1.0, INFINITY, ts, n, ret_x0);
 }
 
 Test(me, van_der_pol_meets_an_independent_integration)
@@ -136,6 +155,47 @@ Test(me, van_der_pol_meets_an_independent_integration)
         cr_assert(worst < 1e-6, "largest difference %g", worst);
         /* It oscillates: x0 changes sign on the way (period about 6.66). */
         cr_assert(val(&x, g[30], "vdp.x0") < -1.0);
+        free(g);
+        msys_fini(&x);
+}
+
+/*
+ * A set of a tunable parameter between steps: Continuous-Time Mode takes
+ * only continuous inputs (FMI 3.0 section 3.2.1), and VanDerPol refuses
+ * mu there, so the worker enters Event Mode before the set; the event is
+ * iterated and the integration restarts with mu = 2, which meets the
+ * independent integration with mu switched at t = 2.
+ */
+Test(me, a_tunable_parameter_is_set_in_event_mode_and_takes_effect_at_once)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("vdp", "VanDerPol"),
+                .stop = 4.0,
+                .attrs = "stepSize=\"0.1\" tolerance=\"1e-9\"",
+                .settings = MSYS_RECORD("vdp.x0"),
+        };
+        const uint32_t vr_mu = 5;
+        const double mu = 2.0;
+        double ts[41], ref[41], worst = 0.0;
+        const struct mrow **g;
+        struct msys x;
+        size_t n;
+
+        msys_load(&x, &spec);
+        x.so.sandbox.mode = SANDBOX_STRICT;
+        msys_start(&x);
+        cr_assert(master_run_until(x.m, 2.0) >= 0, "%s", master_message(x.m));
+        cr_assert(eq(int, inst_set(session_inst(x.s, 0), MD_FLOAT64, &vr_mu, 1, &mu, 1),
+                     INST_OK), "%s", inst_message(session_inst(x.s, 0)));
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)41));
+        for (size_t k = 0; k < n; k++)
+                ts[k] = g[k]->t;
+        vdp_reference_switch(2.0, mu, 2.0, ts, n, ref);
+        for (size_t k = 0; k < n; k++)
+                worst = fmax(worst, fabs(val(&x, g[k], "vdp.x0") - ref[k]));
+        cr_assert(worst < 1e-6, "largest difference %g", worst);
         free(g);
         msys_fini(&x);
 }

@@ -78,6 +78,7 @@ struct me {
         double next_time;
         double rtol;
         bool tol_given;
+        bool ct;                /* the FMU is in Continuous-Time Mode */
         int status;             /* the worst FMU status but Discard inside one CVODE call */
         uint64_t discards;      /* the FMU's Discards inside one CVODE call */
         struct me_stats stats;
@@ -142,6 +143,7 @@ void me_reset(struct worker *w)
         m->stats = (struct me_stats){ 0 };
         m->tol_given = false;
         m->next_defined = false;
+        m->ct = false;
 }
 
 void me_experiment(struct worker *w, bool tolerance_defined, double tolerance, double start)
@@ -286,6 +288,7 @@ static int event_iteration(struct worker *w, bool *ret_term, bool *ret_nominals)
                 return fmi3Error;
         }
         s = m->api->enter_continuous(w);
+        m->ct = s <= fmi3Warning;
         return s > worst ? s : worst;
 }
 
@@ -365,16 +368,32 @@ int me_start(struct worker *w, bool *ret_term)
         return s2 > s ? s2 : s;
 }
 
-/* An event at m->time: Event Mode, iteration, restart. */
+/* Into Event Mode from Continuous-Time Mode. */
+static int enter_event(struct worker *w)
+{
+        struct me *m = w->me;
+        int s = m->api->enter_event(w);
+
+        if (s <= fmi3Warning)
+                m->ct = false;
+        return s;
+}
+
+/*
+ * An event at m->time: Event Mode (unless a set entered it already,
+ * me_before_set()), iteration, restart.
+ */
 static int handle_event(struct worker *w, bool *ret_term)
 {
         struct me *m = w->me;
         bool nominals;
-        int s, s2;
+        int s = fmi3OK, s2;
 
-        s = m->api->enter_event(w);
-        if (s > fmi3Warning)
-                return s;
+        if (m->ct) {
+                s = enter_event(w);
+                if (s > fmi3Warning)
+                        return s;
+        }
         m->stats.events++;
         s2 = event_iteration(w, ret_term, &nominals);
         s = s2 > s ? s2 : s;
@@ -445,7 +464,7 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
                          "integration is at t = %.17g", t, m->time);
                 return fmi3Error;
         }
-        if (inputs_set) {
+        if (inputs_set || !m->ct) {
                 cv_counts(m, &m->stats);
                 s = handle_event(w, ret_term);
                 if (s > fmi3Warning || *ret_term)
@@ -509,6 +528,25 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
                 }
         }
         return worst;
+}
+
+/* What Continuous-Time Mode takes from fmi3Set: continuous inputs (FMI 3.0 section 3.2.1). */
+static bool ct_settable(const struct md_variable *v)
+{
+        return v && v->causality == MD_CAUSALITY_INPUT &&
+               v->variability == MD_VARIABILITY_CONTINUOUS;
+}
+
+int me_before_set(struct worker *w, const uint32_t *vrs, uint32_t n)
+{
+        struct me *m = w->me;
+        uint32_t i;
+
+        if (!m->cv || !m->ct)
+                return fmi3OK;
+        for (i = 0; i < n && ct_settable(md_find_vr(w->md, vrs[i])); i++)
+                ;
+        return i == n ? fmi3OK : enter_event(w);
 }
 
 void me_result(const struct worker *w, struct call_step_result *res)

@@ -47,6 +47,14 @@ int me_start(struct worker *w, bool *ret_term);
  * FMU asked to terminate, *ret_end where the integration got.
  */
 int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_term, double *ret_end);
+/*
+ * Before fmi3Set of vrs: from Continuous-Time Mode, which takes only
+ * continuous inputs (FMI 3.0 section 3.2.1; FMI 2.0 likewise),
+ * a tunable parameter or a discrete input makes the FMU enter Event Mode
+ * first, and the next me_step() iterates that event and restarts the
+ * integrator. The FMU's status (fmi3OK when nothing was needed).
+ */
+int me_before_set(struct worker *w, const uint32_t *vrs, uint32_t n);
 struct call_step_result;
 /* What the integrator did since initialization into a DO_STEP result, for the daemon's status. */
 void me_result(const struct worker *w, struct call_step_result *res);

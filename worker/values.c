@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "worker/me.h"
 #include "worker/se.h"
 #include "worker/worker.h"
 
@@ -306,6 +307,11 @@ int values_set(struct worker *w, const struct vblock *b, struct reply *rp)
 {
         int s;
 
+        if (w->me) {
+                s = status_norm(w, me_before_set(w, b->vrs, b->n_vrs));
+                if (s > fmi3Warning)
+                        return s;
+        }
         if (b->type == MD_STRING)
                 s = set_string(w, b);
         else if (b->type == MD_BINARY)

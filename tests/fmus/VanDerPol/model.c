@@ -1,7 +1,9 @@
 /*
  * VanDerPol: the van der Pol oscillator as a Model Exchange FMU,
  * x0' = x1, x1' = mu (1 - x0^2) x1 - x0, from x0 = 2, x1 = 0; mu is a
- * parameter (stiff for large mu). h_max > 0 makes the derivatives
+ * tunable parameter (stiff for large mu), which fmi3SetFloat64 takes in
+ * Event Mode but not in Continuous-Time Mode (FMI 3.0 section 3.2.1), as
+ * a strict FMU does. h_max > 0 makes the derivatives
  * Discard at a point more than h_max after the last accepted time, as an
  * FMU whose equations hold only over short steps does (FMI 3.0 section
  * 3.2.1): the integrator must reduce its step and go on.
@@ -38,6 +40,7 @@ const struct me_model me_model = {
         .token = "{7d0c5f4e-2b1a-4c39-8e6d-5f4a3b2c1d0e}",
         .n_vars = N_VARS, .nx = 2, .nz = 0,
         .state_vr = { X0, X1 }, .der_vr = { DER_X0, DER_X1 },
+        .set = { [MU] = ME_SET_EVENT },
         .start = start, .init = init, .derivatives = derivatives,
         .discard = discard,
 };

@@ -306,6 +306,18 @@ fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
         return fmi3OK;
 }
 
+/* The modes fmi3SetFloat64 may change vr in (me_model.h, enum me_set). */
+static unsigned set_modes(unsigned vr)
+{
+        unsigned m = B(M_INSTANTIATED) | B(M_INIT);
+
+        if (me_model.set[vr] >= ME_SET_EVENT)
+                m |= B(M_EVENT);
+        if (me_model.set[vr] == ME_SET_CONTINUOUS)
+                m |= B(M_CONT);
+        return m;
+}
+
 fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
                           const fmi3Float64 values[], size_t nValues)
 {
@@ -316,8 +328,13 @@ fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
         for (size_t i = 0; i < nvr; i++) {
                 if (vr[i] == 0 || vr[i] >= me_model.n_vars)
                         return fail(in, "fmi3SetFloat64", "unknown or not settable value reference");
-                in->v[vr[i]] = values[i];
+                /* Continuous-Time Mode takes continuous inputs only (section 3.2.1). */
+                if (!(B(in->mode) & set_modes(vr[i])))
+                        return fail(in, "fmi3SetFloat64", "this variable may not be set in the "
+                                    "current mode (sections 3.2.1 and 3.2.2)");
         }
+        for (size_t i = 0; i < nvr; i++)
+                in->v[vr[i]] = values[i];
         return fmi3OK;
 }
 

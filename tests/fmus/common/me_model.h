@@ -21,6 +21,16 @@
 #include <stddef.h>
 
 #define ME_MODEL_MAX_VARS       32
+
+/*
+ * When fmi3SetFloat64 may change a variable (FMI 3.0 sections 2.3.2, 3.2.1
+ * and 3.2.2), as its description's causality and variability say.
+ */
+enum me_set {
+        ME_SET_BEFORE_INIT,     /* fixed parameters, initial states: Instantiated, Initialization Mode */
+        ME_SET_EVENT,           /* tunable parameters, discrete inputs: Event Mode too */
+        ME_SET_CONTINUOUS,      /* continuous inputs: Continuous-Time Mode too */
+};
 #define ME_MODEL_MAX_STATES     8
 #define ME_MODEL_MAX_INDICATORS 4
 
@@ -29,6 +39,8 @@ struct me_model {
         size_t n_vars;                  /* value references 0 .. n_vars - 1; 0 is time */
         size_t nx, nz;                  /* continuous states, event indicators */
         unsigned state_vr[ME_MODEL_MAX_STATES];
+        /* Per value reference; 0 (ME_SET_BEFORE_INIT) unless given. */
+        unsigned char set[ME_MODEL_MAX_VARS];
         unsigned der_vr[ME_MODEL_MAX_STATES];
         double nominal[ME_MODEL_MAX_STATES];    /* 0: 1 */
         /* Start values of every variable. */
