@@ -201,6 +201,36 @@ Test(me, a_tunable_parameter_is_set_in_event_mode_and_takes_effect_at_once)
 }
 
 /*
+ * A time event at 0.55 that asks to terminate (VanDerPol's t_stop), inside
+ * the step from 0.5 to 0.6: the worker stops the integration there and
+ * says so in lastSuccessfulTime, and the lone instance's session ends at
+ * 0.55, its last row the state at 0.55, not that state called t = 0.6.
+ */
+Test(me, a_terminating_time_event_ends_the_session_at_its_time)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("vdp", "VanDerPol"),
+                .parameters = MSYS_REAL("vdp.t_stop", "0.55"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\" tolerance=\"1e-9\"",
+                .settings = MSYS_RECORD("vdp.x0"),
+        };
+        const struct mrow *last;
+        double t = 0.55, ref;
+        struct msys x;
+
+        run(&x, &spec);
+        cr_assert(x.n_rows > 0);
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, last->t, 0.55));
+        vdp_reference(2.0, &t, 1, &ref);
+        cr_assert(fabs(val(&x, last, "vdp.x0") - ref) < 1e-6, "x0 %.17g against %.17g",
+                  val(&x, last, "vdp.x0"), ref);
+        cr_assert(eq(dbl, master_time(x.m), 0.55));
+        msys_fini(&x);
+}
+
+/*
  * A continuous state with initial="exact" takes a start from the scenario
  * (FMI 3.0 section 2.3.2: the importer may set it in Instantiated): the
  * oscillator starts from x0 = 0.5 and meets the integration from there.

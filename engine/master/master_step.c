@@ -181,6 +181,19 @@ static int take(struct master *m, struct mi *mi)
                                   "with earlyReturnAllowed = false (FMI 3.0 section 4.2.1)",
                                   mi->name, mi->from, mi->aim);
         }
+        /*
+         * A lone instance that asks to terminate short of its aim, without
+         * an early return (a Model Exchange FMU whose time event ends the
+         * simulation, in its worker): it stopped at lastSuccessfulTime, "the
+         * internal time of the FMU when fmi3DoStep returns" (section 4.2.1),
+         * so the session ends there. Beside others, which are at the aim,
+         * the point stays the aim.
+         */
+        if (mi->terminate && !mi->res.early_return && m->n == 1 &&
+            lst < mi->aim - tol && lst >= mi->from - tol) {
+                mi->reached = lst < mi->from ? mi->from : lst;
+                return 0;
+        }
         if (mi->fmi == 2 || !mi->res.early_return || fabs(lst - mi->aim) <= tol) {
                 if (mi->fmi == 3 && !(fabs(lst - mi->aim) <= tol))
                         note_deviation(m, mi, lst);

@@ -146,7 +146,7 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
                 me_model.event(in->v, &changed, &defined, &next);
         me_model.derivatives(in->v);
         *discreteStatesNeedUpdate = fmi3False;
-        *terminateSimulation = fmi3False;
+        *terminateSimulation = me_model.terminate && me_model.terminate(in->v);
         *nominalsOfContinuousStatesChanged = fmi3False;
         *valuesOfContinuousStatesChanged = changed;
         *nextEventTimeDefined = defined;

@@ -62,6 +62,8 @@ struct me_model {
          * jumps: *changed), say the next time event. NULL: none.
          */
         void (*event)(double *v, bool *changed, bool *next_defined, double *next);
+        /* Optional: true makes that fmi3UpdateDiscreteStates ask to terminate. */
+        bool (*terminate)(const double *v);
 };
 
 /* Defined by model.c. */
