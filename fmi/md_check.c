@@ -284,6 +284,22 @@ static void check_clock(struct md_ctx *c, const struct md_variable *v)
                        "interval and shift attributes are only for periodic Clocks");
         if (k->has_interval_decimal && !(k->interval_decimal > 0))
                 md_err(c, v->line, v->name, "2.4.4", "intervalDecimal must be greater than 0");
+        if (k->has_shift_decimal && !(k->shift_decimal >= 0))
+                md_err(c, v->line, v->name, "2.4.4", "shiftDecimal must be 0 or greater");
+        if (k->has_resolution && k->resolution == 0)
+                md_err(c, v->line, v->name, "2.4.4", "resolution must be greater than 0");
+        if (k->has_interval_counter && k->interval_counter == 0)
+                md_err(c, v->line, v->name, "2.4.4", "intervalCounter must be greater than 0");
+        if (k->has_shift_counter && !k->has_interval_counter)
+                md_err(c, v->line, v->name, "2.4.4", "shiftCounter requires intervalCounter");
+        /* The counters are for an FMU that supports fractions; the decimals serve otherwise. */
+        if ((k->has_interval_counter || k->has_shift_counter) && !k->supports_fraction)
+                md_warn(c, v->line, v->name, "2.4.4", "intervalCounter and shiftCounter are "
+                        "only for supportsFraction=\"true\": ignored, intervalDecimal and "
+                        "shiftDecimal are used");
+        if (v->causality == MD_CAUSALITY_OUTPUT && k->has_priority)
+                md_warn(c, v->line, v->name, "2.4.4", "an output Clock must not have priority: "
+                        "ignored");
 }
 
 /* Product of the dimensions; false when one cannot be resolved. */

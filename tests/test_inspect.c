@@ -354,6 +354,56 @@ Test(inspect, shows_what_it_parsed_of_an_invalid_description, .init = setup, .fi
         free(md);
 }
 
+/*
+ * Clock attributes FMI 3.0 section 2.4.4 rules on: a negative shiftDecimal
+ * and a resolution of 0 are errors; counters without supportsFraction
+ * (which "must not be used otherwise") and a priority on an output Clock
+ * are warnings, the decimals used and the priority ignored.
+ */
+Test(inspect, judges_clock_timing_attributes, .init = setup, .fini = teardown)
+{
+        static const char clocks[] =
+                "    <Clock name=\"neg\" valueReference=\"101\" causality=\"input\" "
+                "variability=\"discrete\" intervalVariability=\"constant\" "
+                "intervalDecimal=\"0.5\" shiftDecimal=\"-0.1\"/>\n"
+                "    <Clock name=\"res0\" valueReference=\"102\" causality=\"input\" "
+                "variability=\"discrete\" intervalVariability=\"constant\" "
+                "intervalDecimal=\"0.5\" supportsFraction=\"true\" resolution=\"0\" "
+                "intervalCounter=\"1\"/>\n"
+                "    <Clock name=\"nofrac\" valueReference=\"103\" causality=\"input\" "
+                "variability=\"discrete\" intervalVariability=\"constant\" "
+                "intervalDecimal=\"0.25\" resolution=\"3\" intervalCounter=\"1\"/>\n"
+                "    <Clock name=\"outprio\" valueReference=\"104\" causality=\"output\" "
+                "variability=\"discrete\" intervalVariability=\"triggered\" "
+                "priority=\"1\"/>\n";
+        size_t len, at;
+        char *md = bouncing_ball_md(&len), *end, *with, *path;
+        struct json_object *root;
+        int code;
+
+        end = strstr(md, "  </ModelVariables>");
+        cr_assert(end != NULL, "BouncingBall's description changed; update this test");
+        at = (size_t)(end - md);
+        with = malloc(len + sizeof(clocks));
+        cr_assert(with != NULL);
+        memcpy(with, md, at);
+        memcpy(with + at, clocks, sizeof(clocks) - 1);
+        memcpy(with + at + sizeof(clocks) - 1, md + at, len - at);
+        path = variant(with, len + sizeof(clocks) - 1, true, NULL);
+        root = inspect_json(path, &code);
+        cr_assert(eq(int, code, 1));
+        cr_assert(has_problem(root, "shiftDecimal must be 0 or greater"), "%s",
+                  json_object_to_json_string(root));
+        cr_assert(has_problem(root, "resolution must be greater than 0"));
+        cr_assert(has_problem(root, "intervalCounter and shiftCounter are only for "
+                                    "supportsFraction=\"true\": ignored"));
+        cr_assert(has_problem(root, "an output Clock must not have priority: ignored"));
+        json_object_put(root);
+        free(path);
+        free(with);
+        free(md);
+}
+
 /* A valid FMU without this platform's binary is described, and said not to run here. */
 Test(inspect, describes_an_fmu_without_a_binary_for_this_platform, .init = setup, .fini = teardown)
 {

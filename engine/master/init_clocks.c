@@ -64,7 +64,9 @@ static void from_description(const struct md_variable *v, struct session_clock *
 
         c->interval = a->interval_decimal;
         c->shift = a->has_shift_decimal ? a->shift_decimal : 0.0;
-        if (a->has_interval_counter && a->has_resolution && a->resolution > 0) {
+        /* The counters only where supportsFraction allows them (FMI 3.0 section 2.4.4). */
+        if (a->supports_fraction && a->has_interval_counter && a->has_resolution &&
+            a->resolution > 0) {
                 c->fraction = true;
                 c->resolution = a->resolution;
                 c->interval_counter = a->interval_counter;
