@@ -260,6 +260,73 @@ static void vanished(const char *policy, double expect)
         msys_fini(&x);
 }
 
+/*
+ * Writes the rig queued for later points before it went silent are not
+ * applied once it has vanished: under safe, every point after it holds the
+ * safe values, and the queued writes count as late.
+ */
+Test(master_rig, writes_queued_before_a_rig_vanished_are_not_applied)
+{
+        struct master_rig_stats st;
+        double out[2], v[2] = { 5, 5 };
+        struct msys x;
+        struct rig *r = load(&x, "safe");
+
+        (void) read_point(r, out);
+        cr_assert(eq(int, rig_write(r, 0, v), 0));
+        step(&x);
+        for (uint64_t p = 2; p <= 5; p++) {
+                v[0] = v[1] = (double)(100 + p);
+                cr_assert(eq(int, rig_write(r, p, v), 0));
+        }
+        vanish(r);
+        for (int i = 0; i < 6; i++) {
+                step(&x);
+                (void) read_point(r, out);
+                cr_assert(eq(dbl, out[0], -1), "step %d", i);
+                cr_assert(eq(dbl, out[1], -1), "step %d", i);
+        }
+        master_rig_stats(x.m, &st);
+        cr_assert(eq(int, st.state, MASTER_RIG_VANISHED));
+        cr_assert(eq(u64, st.applied, 1));
+        cr_assert(eq(u64, st.late, 4));
+        rig_close(r);
+        msys_fini(&x);
+}
+
+/* Every integer type's full range reaches the FMU, UInt64 too. */
+Test(master_rig, a_uint64_rig_input_is_applied)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ft", "Feedthrough"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\" rigInputs=\"ft.UInt64_input ft.UInt32_input\" "
+                         "rigOutputs=\"ft.UInt64_output ft.UInt32_output\" rigTimeoutMs=\"10000\"",
+        };
+        struct master_rig_stats st;
+        double out[2], v[2] = { 1000, 7 };
+        struct msys x;
+        struct rig *r;
+        int fd;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        fd = dup(master_rig_fd(x.m));
+        cr_assert(fd >= 0);
+        cr_assert(eq(int, rig_attach(fd, &r), 0));
+        (void) read_point(r, out);
+        cr_assert(eq(int, rig_write(r, 0, v), 0));
+        step(&x);
+        (void) read_point(r, out);
+        cr_assert(eq(dbl, out[0], 1000));
+        cr_assert(eq(dbl, out[1], 7));
+        master_rig_stats(x.m, &st);
+        cr_assert(eq(u64, st.applied, 1));
+        cr_assert(eq(u64, st.bad, 0));
+        rig_close(r);
+        msys_fini(&x);
+}
+
 /* The spin hint the master gave the worker with its last request (shm/channel.h). */
 static uint32_t hint(struct msys *x)
 {

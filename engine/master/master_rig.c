@@ -45,11 +45,12 @@ static bool fits(double v, double lo, double hi)
  */
 static void put(enum md_type t, void *vals, size_t off, double v)
 {
-        static const double lo[] = {
+        /* Both as long as the last integer type: the unsigned types' lows are 0. */
+        static const double lo[MD_UINT64 + 1] = {
                 [MD_INT8] = -128.0, [MD_INT16] = -32768.0, [MD_INT32] = -2147483648.0,
                 [MD_INT64] = -9223372036854775808.0,
         };
-        static const double hi[] = {
+        static const double hi[MD_UINT64 + 1] = {
                 [MD_INT8] = 127.0, [MD_INT16] = 32767.0, [MD_INT32] = 2147483647.0,
                 [MD_INT64] = 9223372036854774784.0, [MD_UINT8] = 255.0, [MD_UINT16] = 65535.0,
                 [MD_UINT32] = 4294967295.0, [MD_UINT64] = 18446744073709549568.0,
@@ -303,8 +304,15 @@ void mrig_inputs(struct master *m)
                                 break;  /* the ring was opened again: its next write, next point */
                         continue;
                 }
-                if (point < m->pt)
+                /*
+                 * Written before the rig went silent: its policy holds now
+                 * (the safe values, the last ones), never what it queued
+                 * before it vanished; discarded and counted late.
+                 */
+                if (rg->vanished || point < m->pt)
                         count(&rg->late);
+                if (rg->vanished)
+                        continue;
                 memcpy(rg->vals, rg->take, rg->n_in * sizeof(double));
                 have = true;
         }
