@@ -327,6 +327,41 @@ Test(master_rig, a_uint64_rig_input_is_applied)
         msys_fini(&x);
 }
 
+/* A rig with inputs only is told every point, so that it can write for the next. */
+Test(master_rig, a_rig_with_inputs_only_reads_every_point)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ft", "Feedthrough"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\" rigInputs=\"ft.Float64_input\" "
+                         "rigTimeoutMs=\"10000\"",
+                .settings = MSYS_RECORD("ft.Float64_output"),
+        };
+        struct master_rig_stats st;
+        double v = 0, none[1];
+        struct msys x;
+        struct rig *r;
+        int fd;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        fd = dup(master_rig_fd(x.m));
+        cr_assert(fd >= 0);
+        cr_assert(eq(int, rig_attach(fd, &r), 0));
+        for (uint64_t p = 0; p < 5; p++) {
+                cr_assert(eq(u64, read_point(r, none), p));
+                v = (double)(10 + p);
+                cr_assert(eq(int, rig_write(r, p, &v), 0));
+                step(&x);
+        }
+        master_rig_stats(x.m, &st);
+        cr_assert(eq(u64, st.applied, 5));
+        cr_assert(eq(u64, st.late + st.missing, 0));
+        cr_assert(eq(dbl, x.rows[x.n_rows - 1].v[msys_col(&x, "ft.Float64_output")], 14));
+        rig_close(r);
+        msys_fini(&x);
+}
+
 /* The spin hint the master gave the worker with its last request (shm/channel.h). */
 static uint32_t hint(struct msys *x)
 {
