@@ -49,7 +49,7 @@
 
 #include "shm/wait.h"
 
-#define BEAT_SLICE_NS   10000000ull     /* rig_wait(NULL) beats at least this often */
+#define BEAT_SLICE_NS   10000000ull     /* rig_wait() beats at least this often (rig_beat_slice_ns()) */
 
 struct rig {
         int fd;
@@ -511,6 +511,13 @@ int rig_write(struct rig *r, uint64_t point, const double *vals)
         return ring_commit(&r->in, r->in_rec);
 }
 
+uint64_t rig_beat_slice_ns(const struct rig *r)
+{
+        uint64_t quarter = (uint64_t)rig_timeout_ms(r) * 1000000ull / 4;
+
+        return quarter < BEAT_SLICE_NS ? quarter : BEAT_SLICE_NS;
+}
+
 int rig_wait(struct rig *r, const struct timespec *deadline)
 {
         for (;;) {
@@ -524,7 +531,7 @@ int rig_wait(struct rig *r, const struct timespec *deadline)
                 if (e != -EAGAIN)
                         return e;
                 /* Never sleep past a heartbeat's slice: the master must see the rig alive. */
-                wait_deadline_in(&slice, BEAT_SLICE_NS);
+                wait_deadline_in(&slice, rig_beat_slice_ns(r));
                 if (deadline && (deadline->tv_sec < slice.tv_sec ||
                                  (deadline->tv_sec == slice.tv_sec &&
                                   deadline->tv_nsec < slice.tv_nsec)))

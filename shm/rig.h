@@ -174,6 +174,12 @@ const struct rig_port *rig_ports(const struct rig *r, bool out, uint32_t *ret_n)
  * write: a value out of range reads as RIG_TIMEOUT_MAX_MS).
  */
 uint32_t rig_timeout_ms(const struct rig *r);
+/*
+ * Rig: how long rig_wait() sleeps at most between two heartbeats: 10 ms,
+ * or a quarter of the session's timeout where that is shorter, so that a
+ * rig waiting for its point is never seen as vanished.
+ */
+uint64_t rig_beat_slice_ns(const struct rig *r);
 /* Engine: the rig's last heartbeat (CLOCK_MONOTONIC ns, 0: never). Any thread. */
 uint64_t rig_heartbeat(const struct rig *r);
 /* CLOCK_MONOTONIC now, in ns. */

@@ -29,6 +29,32 @@ static struct rig *engine_side(void)
         return e;
 }
 
+/*
+ * A waiting rig beats at least four times a timeout: with the session's
+ * timeout under 40 ms the slice is a quarter of it (1 ms: 250 us), else
+ * 10 ms, so a rig blocked in rig_wait() is never seen as vanished.
+ */
+Test(rig_chan, a_waiting_rig_beats_well_within_the_timeout)
+{
+        static const struct { uint32_t timeout_ms; uint64_t slice_ns; } cases[] = {
+                { 1, 250000 }, { 9, 2250000 }, { 40, 10000000 }, { 100, 10000000 },
+        };
+        struct rig_port in[1] = { { .name = "u", .type = RIG_FLOAT64 } };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct rig_params p = { .n_in = 1, .in = in, .policy = RIG_HOLD,
+                                        .timeout_ms = cases[i].timeout_ms };
+                struct rig *e, *r;
+
+                cr_assert(eq(int, rig_create(&p, &e), 0));
+                cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &r), 0));
+                cr_assert(eq(u64, rig_beat_slice_ns(r), cases[i].slice_ns), "timeout %u ms",
+                          cases[i].timeout_ms);
+                rig_close(r);
+                rig_close(e);
+        }
+}
+
 Test(rig_chan, a_rig_attaches_with_the_ports_and_exchanges_records)
 {
         struct rig *e = engine_side(), *r;
