@@ -239,6 +239,25 @@ Test(input_csv, reports_a_file_it_cannot_read, .init = fmu_setup, .fini = fmu_te
         free(path);
 }
 
+Test(input_csv, refuses_a_rig_input)
+{
+        struct msys x;
+        struct input_table *t = NULL;
+        char *m = NULL;
+        static const char text[] = "time,A.Int32_input,A.Float64_input\n0,1,2\n";
+
+        msys_load(&x, &(struct msys_spec){
+                .elements = MSYS_COMP("A", "Feedthrough"),
+                .stop = 1,
+                .attrs = "rigInputs=\"A.Float64_input\"",
+        });
+        cr_assert(input_csv_parse("in.csv", text, sizeof(text) - 1, x.sc, NULL, &t, &m) == -EINVAL);
+        cr_assert(m && !strcmp(m, "in.csv:1:20: 'A.Float64_input' is a rig input: a rig writes "
+                               "it, not a file"), "%s", m);
+        free(m);
+        msys_fini(&x);
+}
+
 Test(input_csv, refuses_a_connected_input)
 {
         struct msys x;

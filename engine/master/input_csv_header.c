@@ -90,6 +90,11 @@ static int resolve(struct icsv *c, const struct scenario *sc, const struct icsv_
                 return icsv_err(c, f->line, f->col, "'%s' is connected (%s): only unconnected "
                                 "inputs are driven from a file", f->s,
                                 feed->origin ? feed->origin : "a connection");
+        /* A rig port is the rig's: two writers of one input, one would undo the other. */
+        for (size_t i = 0; i < sc->rig.n_in; i++)
+                if (sc->rig.in[i].comp == comp && sc->rig.in[i].var == var)
+                        return icsv_err(c, f->line, f->col, "'%s' is a rig input: a rig writes "
+                                        "it, not a file", f->s);
         n = scenario_var_elements(sc, comp, v);
         nd = scenario_var_dims(sc, comp, v, dims, MAX_DIMS);
         if (nd < 0 || n == SCENARIO_NO_SIZE)
