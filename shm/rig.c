@@ -39,6 +39,7 @@
 #include "shm/rig.h"
 
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -91,8 +92,16 @@ bool rig_value_ok(enum rig_type t, double v)
                 [RIG_UINT64] = 18446744073709549568.0, [RIG_BOOLEAN] = 1.0,
         };
 
-        if (t == RIG_FLOAT64 || t == RIG_FLOAT32)
-                return true;
+        /*
+         * As any value a user gives (docs/scenarios.md "Numbers"): never
+         * NaN; infinities pass; a Float32 neither beyond its range nor so
+         * small that it would become 0.
+         */
+        if (t == RIG_FLOAT64)
+                return !isnan(v);
+        if (t == RIG_FLOAT32)
+                return !isnan(v) && (isinf(v) || (fabs(v) <= FLT_MAX &&
+                                                  (v == 0 || (float)v != 0.0f)));
         if (t <= 0 || t >= RIG_TYPE_END)
                 return false;
         /* NaN fails every comparison, so it is refused here too. */

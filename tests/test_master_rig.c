@@ -494,9 +494,28 @@ Test(master_rig, unknown_non_numeric_misdirected_and_bad_safe_ports_are_refused)
         refused("rigInputs=\"ft.Float64_output\"", "not an input");
         refused("rigOutputs=\"ft.Float64_input\"", "not an output");
         refused("rigInputs=\"ft.Int32_input=0.5\"", "safe value \"0.5\" is not a Int32 value");
+        refused("rigInputs=\"ft.Float64_input=nan\"", "safe value \"nan\" is not a Float64 value");
+        refused("rigInputs=\"ft.Float32_input=1e300\"",
+                "safe value \"1e300\" is not a Float32 value");
         refused("rigInputs=\"ft.Int32_input ft.Int32_input\"", "named twice");
         refused("rigPolicy=\"later\"", "rigPolicy \"later\": expected hold, safe or pause");
         refused("rigTimeoutMs=\"0\"", "rigTimeoutMs: expected 1 to 60000 ms");
+}
+
+/* A Boolean rig input's safe value is written as set takes it, true or false, or 1 and 0. */
+Test(master_rig, a_boolean_safe_value_may_be_true_or_false)
+{
+        struct msys x;
+
+        msys_load(&x, &(struct msys_spec){
+                .elements = MSYS_COMP("ft", "Feedthrough"),
+                .stop = 1.0,
+                .attrs = "rigInputs=\"ft.Boolean_input=true\" rigPolicy=\"safe\"",
+        });
+        cr_assert(eq(sz, x.sc->rig.n_in, 1));
+        cr_assert(x.sc->rig.in[0].has_safe);
+        cr_assert(eq(dbl, x.sc->rig.in[0].safe, 1.0));
+        msys_fini(&x);
 }
 
 Test(master_rig, more_ports_than_the_bound_are_refused)

@@ -116,7 +116,17 @@ Test(rig_chan, integer_and_boolean_ports_take_only_their_values)
         cr_assert(eq(int, rig_value_ok(RIG_BOOLEAN, 2), 0));
         cr_assert(eq(int, rig_value_ok(RIG_INT8, -128), 1));
         cr_assert(eq(int, rig_value_ok(RIG_BOOLEAN, 1), 1));
-        cr_assert(eq(int, rig_value_ok(RIG_FLOAT64, NAN), 1));
+        /* Floats as a user's values: no NaN, infinities pass, a Float32 in its range. */
+        cr_assert(eq(int, rig_value_ok(RIG_FLOAT64, NAN), 0));
+        cr_assert(eq(int, rig_value_ok(RIG_FLOAT32, NAN), 0));
+        cr_assert(eq(int, rig_value_ok(RIG_FLOAT64, INFINITY), 1));
+        cr_assert(eq(int, rig_value_ok(RIG_FLOAT32, -INFINITY), 1));
+        cr_assert(eq(int, rig_value_ok(RIG_FLOAT32, 1e300), 0));
+        cr_assert(eq(int, rig_value_ok(RIG_FLOAT32, 1e-50), 0));
+        cr_assert(eq(int, rig_value_ok(RIG_FLOAT32, 0.0), 1));
+        cr_assert(eq(int, rig_value_ok(RIG_FLOAT32, 3.5e38), 0));
+        cr_assert(eq(int, rig_value_ok(RIG_FLOAT32, 1.5), 1));
+        cr_assert(eq(int, rig_value_ok(RIG_FLOAT64, 1e300), 1));
         cr_assert(eq(int, rig_value_ok((enum rig_type)0, 0), 0));
 }
 

@@ -83,7 +83,13 @@ static int port(struct sc_load *l, const struct src *at, bool input, char *tok,
                               c->origin ? c->origin : "the scenario");
         *p = (struct scenario_rig_port){ .comp = comp, .var = var, .type = v->type };
         if (eq) {
-                p->safe = strtod(eq, &end);
+                /* A Boolean's safe value as set takes it, or as 1 and 0. */
+                if (v->type == MD_BOOLEAN && (!strcmp(eq, "true") || !strcmp(eq, "false"))) {
+                        p->safe = eq[0] == 't';
+                        end = (char *)eq + strlen(eq);
+                } else {
+                        p->safe = strtod(eq, &end);
+                }
                 if (!*eq || *end || !rig_value_ok(scenario_rig_type(v->type), p->safe))
                         return sc_err(l, at->file, at->line, tok, "rig input: safe value \"%s\" "
                                       "is not a %s value", eq, md_type_name(v->type));
