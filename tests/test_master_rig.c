@@ -362,6 +362,54 @@ Test(master_rig, a_rig_with_inputs_only_reads_every_point)
         msys_fini(&x);
 }
 
+/*
+ * A restore discards the writes pending for the run it left: a write for a
+ * later point would otherwise block the rig's first write after it, and
+ * come back as a value of the old run when its point came round.
+ */
+Test(master_rig, a_restore_discards_the_writes_of_the_run_it_left)
+{
+        struct master_rig_stats st0, st;
+        struct master_saved *sv = NULL;
+        double out[2], v[2];
+        uint64_t state = 0;
+        struct msys x;
+        struct rig *r = load(&x, "hold");
+
+        (void) read_point(r, out);
+        v[0] = v[1] = 1;
+        cr_assert(eq(int, rig_write(r, 0, v), 0));
+        step(&x);
+        cr_assert(eq(u64, read_point(r, out), 1));
+        cr_assert(eq(int, inst_get_fmu_state(session_inst(x.s, 0), &state), INST_OK));
+        cr_assert(eq(int, master_save(x.m, &sv), 0), "%s", master_message(x.m));
+        master_rig_stats(x.m, &st0);
+        v[0] = v[1] = 10;
+        cr_assert(eq(int, rig_write(r, 1, v), 0));
+        step(&x);
+        (void) read_point(r, out);
+        v[0] = v[1] = 30;
+        cr_assert(eq(int, rig_write(r, 3, v), 0));      /* ahead, still pending */
+        cr_assert(eq(int, inst_set_fmu_state(session_inst(x.s, 0), state), INST_OK));
+        cr_assert(eq(int, master_restore(x.m, sv), 0));
+        cr_assert(eq(dbl, master_time(x.m), master_saved_time(sv)));
+        /* The rig's first write for the restored run applies at its point. */
+        v[0] = v[1] = 99;
+        cr_assert(eq(int, rig_write(r, 1, v), 0));
+        step(&x);
+        cr_assert(eq(u64, read_point(r, out), 2));
+        cr_assert(eq(dbl, out[0], 99));
+        step(&x);
+        step(&x);
+        (void) read_point(r, out);
+        cr_assert(eq(dbl, out[0], 99), "a write of the old run came back");
+        master_rig_stats(x.m, &st);
+        cr_assert(eq(u64, st.late - st0.late, 1));
+        master_saved_free(sv);
+        rig_close(r);
+        msys_fini(&x);
+}
+
 /* The spin hint the master gave the worker with its last request (shm/channel.h). */
 static uint32_t hint(struct msys *x)
 {

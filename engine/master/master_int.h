@@ -457,6 +457,8 @@ void mrig_free(struct master *m);
 void mrig_inputs(struct master *m);
 void mrig_outputs(struct master *m);
 void mrig_resume(struct master *m);
+/* After master_restore(): writes pending for the timeline left behind are discarded. */
+void mrig_restored(struct master *m);
 /* After initialization: the rig inputs' values in the master's blocks are the instances'. */
 void mrig_start(struct master *m);
 /* The master stops stepping (a stepping call returns): its rig counts no more as a waiter. */

@@ -273,6 +273,34 @@ void mrig_start(struct master *m)
         }
 }
 
+void mrig_restored(struct master *m)
+{
+        struct mrig *rg = m->rig;
+        uint64_t seq, point;
+
+        if (!rg)
+                return;
+        /*
+         * Every write still in the ring was for a point of the run the
+         * restore left: none applies to the restored one, and one for a
+         * later point would block the rig's new writes until its point came
+         * round again. All taken and counted late.
+         */
+        for (unsigned spins = 0; spins < 4 * RIG_RING_SLOTS; spins++) {
+                int r = rig_take(rg->chan, UINT64_MAX, &seq, &point, rg->take);
+
+                if (r == -EAGAIN)
+                        break;
+                if (r < 0) {
+                        count(&rg->bad);
+                        if (r == -EPROTO)
+                                break;
+                        continue;
+                }
+                count(&rg->late);
+        }
+}
+
 void mrig_resume(struct master *m)
 {
         if (m->rig && m->rig->policy == RIG_PAUSE)

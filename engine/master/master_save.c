@@ -262,6 +262,7 @@ int master_restore(struct master *m, const struct master_saved *s)
         m->pace_valid = false;
         atomic_store_explicit(&m->requests, 0, memory_order_relaxed);
         m->pause_self = m->paused_self = false;
+        mrig_restored(m);
         master_set_state(m, (enum master_state)s->state);
         return 0;
 }
