@@ -36,6 +36,20 @@ static bool has_error(const struct msys *x, const char *text)
  */
 #define TIMEOUT_MS 10000u
 
+/* spec loaded and started, and a rig attached to its channel. */
+static struct rig *attach_spec(struct msys *x, const struct msys_spec *spec)
+{
+        struct rig *r;
+        int fd;
+
+        msys_load(x, spec);
+        msys_start(x);
+        fd = dup(master_rig_fd(x->m));
+        cr_assert(fd >= 0);
+        cr_assert(eq(int, rig_attach(fd, &r), 0));
+        return r;
+}
+
 /* One Feedthrough: a rig writes Float64_input and Int32_input, reads both outputs. */
 static struct rig *load(struct msys *x, const char *policy)
 {
@@ -45,18 +59,11 @@ static struct rig *load(struct msys *x, const char *policy)
                 .stop = 1.0,
                 .attrs = attrs,
         };
-        struct rig *r;
-        int fd;
 
         snprintf(attrs, sizeof(attrs), "stepSize=\"0.01\" rigInputs=\"ft.Float64_input=-1 "
                  "ft.Int32_input=-1\" rigOutputs=\"ft.Float64_output ft.Int32_output\" "
                  "rigPolicy=\"%s\" rigTimeoutMs=\"%u\"", policy, TIMEOUT_MS);
-        msys_load(x, &spec);
-        msys_start(x);
-        fd = dup(master_rig_fd(x->m));
-        cr_assert(fd >= 0);
-        cr_assert(eq(int, rig_attach(fd, &r), 0));
-        return r;
+        return attach_spec(x, &spec);
 }
 
 /* The outputs of the point the master is at, as the rig reads them. */
@@ -306,14 +313,8 @@ Test(master_rig, a_uint64_rig_input_is_applied)
         struct master_rig_stats st;
         double out[2], v[2] = { 1000, 7 };
         struct msys x;
-        struct rig *r;
-        int fd;
+        struct rig *r = attach_spec(&x, &spec);
 
-        msys_load(&x, &spec);
-        msys_start(&x);
-        fd = dup(master_rig_fd(x.m));
-        cr_assert(fd >= 0);
-        cr_assert(eq(int, rig_attach(fd, &r), 0));
         (void) read_point(r, out);
         cr_assert(eq(int, rig_write(r, 0, v), 0));
         step(&x);
@@ -340,14 +341,8 @@ Test(master_rig, a_rig_with_inputs_only_reads_every_point)
         struct master_rig_stats st;
         double v = 0, none[1];
         struct msys x;
-        struct rig *r;
-        int fd;
+        struct rig *r = attach_spec(&x, &spec);
 
-        msys_load(&x, &spec);
-        msys_start(&x);
-        fd = dup(master_rig_fd(x.m));
-        cr_assert(fd >= 0);
-        cr_assert(eq(int, rig_attach(fd, &r), 0));
         for (uint64_t p = 0; p < 5; p++) {
                 cr_assert(eq(u64, read_point(r, none), p));
                 v = (double)(10 + p);

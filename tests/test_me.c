@@ -131,6 +131,29 @@ static void vdp_reference(double x0, const double *ts, size_t n, double *ret_x0)
         vdp_reference_switch(x0, 1.0, INFINITY, ts, n, ret_x0);
 }
 
+/*
+ * x's grid (n_expected rows) against the independent integration from x0,
+ * mu switched to mu_after at t_switch: every x0 within 1e-6.
+ */
+static void assert_vdp_grid(const struct msys *x, size_t n_expected, double x0, double mu_after,
+                            double t_switch)
+{
+        double ts[128], ref[128], worst = 0.0;
+        const struct mrow **g;
+        size_t n;
+
+        g = msys_grid(x, &n);
+        cr_assert(eq(sz, n, n_expected));
+        cr_assert(n <= sizeof(ts) / sizeof(ts[0]));
+        for (size_t k = 0; k < n; k++)
+                ts[k] = g[k]->t;
+        vdp_reference_switch(x0, mu_after, t_switch, ts, n, ref);
+        for (size_t k = 0; k < n; k++)
+                worst = fmax(worst, fabs(val(x, g[k], "vdp.x0") - ref[k]));
+        cr_assert(worst < 1e-6, "largest difference %g", worst);
+        free(g);
+}
+
 Test(me, van_der_pol_meets_an_independent_integration)
 {
         struct msys_spec spec = {
@@ -139,23 +162,12 @@ Test(me, van_der_pol_meets_an_independent_integration)
                 .attrs = "stepSize=\"0.1\" tolerance=\"1e-9\"",
                 .settings = MSYS_RECORD("vdp.x0"),
         };
-        double ts[101], ref[101], worst = 0.0;
-        const struct mrow **g;
         struct msys x;
-        size_t n;
 
         run(&x, &spec);
-        g = msys_grid(&x, &n);
-        cr_assert(eq(sz, n, (size_t)101));
-        for (size_t k = 0; k < n; k++)
-                ts[k] = g[k]->t;
-        vdp_reference(2.0, ts, n, ref);
-        for (size_t k = 0; k < n; k++)
-                worst = fmax(worst, fabs(val(&x, g[k], "vdp.x0") - ref[k]));
-        cr_assert(worst < 1e-6, "largest difference %g", worst);
+        assert_vdp_grid(&x, 101, 2.0, 1.0, INFINITY);
         /* It oscillates: x0 changes sign on the way (period about 6.66). */
-        cr_assert(val(&x, g[30], "vdp.x0") < -1.0);
-        free(g);
+        cr_assert(val(&x, msys_row(&x, 3.0, 0), "vdp.x0") < -1.0);
         msys_fini(&x);
 }
 
@@ -176,10 +188,7 @@ Test(me, a_tunable_parameter_is_set_in_event_mode_and_takes_effect_at_once)
         };
         const uint32_t vr_mu = 5;
         const double mu = 2.0;
-        double ts[41], ref[41], worst = 0.0;
-        const struct mrow **g;
         struct msys x;
-        size_t n;
 
         msys_load(&x, &spec);
         x.so.sandbox.mode = SANDBOX_STRICT;
@@ -188,15 +197,7 @@ Test(me, a_tunable_parameter_is_set_in_event_mode_and_takes_effect_at_once)
         cr_assert(eq(int, inst_set(session_inst(x.s, 0), MD_FLOAT64, &vr_mu, 1, &mu, 1),
                      INST_OK), "%s", inst_message(session_inst(x.s, 0)));
         cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
-        g = msys_grid(&x, &n);
-        cr_assert(eq(sz, n, (size_t)41));
-        for (size_t k = 0; k < n; k++)
-                ts[k] = g[k]->t;
-        vdp_reference_switch(2.0, mu, 2.0, ts, n, ref);
-        for (size_t k = 0; k < n; k++)
-                worst = fmax(worst, fabs(val(&x, g[k], "vdp.x0") - ref[k]));
-        cr_assert(worst < 1e-6, "largest difference %g", worst);
-        free(g);
+        assert_vdp_grid(&x, 41, 2.0, mu, 2.0);
         msys_fini(&x);
 }
 
@@ -244,22 +245,11 @@ Test(me, a_binding_sets_the_initial_value_of_a_state)
                 .attrs = "stepSize=\"0.1\" tolerance=\"1e-9\"",
                 .settings = MSYS_RECORD("vdp.x0"),
         };
-        double ts[51], ref[51], worst = 0.0;
-        const struct mrow **g;
         struct msys x;
-        size_t n;
 
         run(&x, &spec);
-        g = msys_grid(&x, &n);
-        cr_assert(eq(sz, n, (size_t)51));
-        cr_assert(eq(dbl, val(&x, g[0], "vdp.x0"), 0.5));
-        for (size_t k = 0; k < n; k++)
-                ts[k] = g[k]->t;
-        vdp_reference(0.5, ts, n, ref);
-        for (size_t k = 0; k < n; k++)
-                worst = fmax(worst, fabs(val(&x, g[k], "vdp.x0") - ref[k]));
-        cr_assert(worst < 1e-6, "largest difference %g", worst);
-        free(g);
+        cr_assert(eq(dbl, val(&x, &x.rows[0], "vdp.x0"), 0.5));
+        assert_vdp_grid(&x, 51, 0.5, 1.0, INFINITY);
         msys_fini(&x);
 }
 
