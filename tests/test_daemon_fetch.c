@@ -624,11 +624,6 @@ Test(daemon_fetch, a_mat_file_leaves_string_and_binary_columns_out_every_way)
 }
 
 /*
- * A run that fails still gets a .mat of the rows it recorded up to the
- * failure, as its .csv has them, and the failure's exit code; a .mat of
- * text columns only is refused before the run, the file left as it was.
- */
-/*
  * A load with more warnings than its reply lists (32 lines): the session's
  * own warning, what its .mat leaves out, comes first, and the last line
  * counts the warnings not listed, never dropping them without a word.
@@ -698,6 +693,11 @@ Test(daemon_fetch, a_load_with_more_warnings_than_listed_keeps_its_own_and_count
         free(mat);
 }
 
+/*
+ * A run that fails still gets a .mat of the rows it recorded up to the
+ * failure, as its .csv has them, and the failure's exit code; a .mat of
+ * text columns only is refused before the run, the file left as it was.
+ */
 Test(daemon_fetch, a_failed_run_keeps_its_rows_in_the_mat_and_all_text_is_refused)
 {
         const char *mb = FMUD_TEST_FMU_DIR "/Misbehave.fmu", *ft = FMUD_TEST_FMU_DIR "/Feedthrough.fmu";

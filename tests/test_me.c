@@ -232,6 +232,27 @@ Test(me, a_terminating_time_event_ends_the_session_at_its_time)
 }
 
 /*
+ * The same event for a multirate instance alone (its steps two grid points
+ * long): its point stays the step's end, and the run finishes there, as
+ * before the rule above, never stepping an instance that asked to stop.
+ */
+Test(me, a_terminating_time_event_of_a_multirate_instance_finishes_the_run)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("vdp", "VanDerPol"),
+                .parameters = MSYS_REAL("vdp.t_stop", "0.55"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\" tolerance=\"1e-9\"",
+                .settings = MSYS_RECORD("vdp.x0") "<fmud:Component name=\"vdp\" multirate=\"2\"/>",
+        };
+        struct msys x;
+
+        run(&x, &spec);
+        cr_assert(master_time(x.m) <= 0.6 + 1e-12, "finished at %g", master_time(x.m));
+        msys_fini(&x);
+}
+
+/*
  * A continuous state with initial="exact" takes a start from the scenario
  * (FMI 3.0 section 2.3.2: the importer may set it in Instantiated): the
  * oscillator starts from x0 = 0.5 and meets the integration from there.

@@ -187,9 +187,10 @@ static int take(struct master *m, struct mi *mi)
          * simulation, in its worker): it stopped at lastSuccessfulTime, "the
          * internal time of the FMU when fmi3DoStep returns" (section 4.2.1),
          * so the session ends there. Beside others, which are at the aim,
-         * the point stays the aim.
+         * or for a multirate one (whose grid point is not its aim), the
+         * point stays the aim.
          */
-        if (mi->terminate && !mi->res.early_return && m->n == 1 &&
+        if (mi->terminate && !mi->res.early_return && m->n == 1 && mi->rate == 1 &&
             lst < mi->aim - tol && lst >= mi->from - tol) {
                 mi->reached = lst < mi->from ? mi->from : lst;
                 return 0;

@@ -89,6 +89,11 @@ static const char *not_bindable(const struct md_variable *v)
                 return "it is a constant";
         if (!v->has_start)
                 return "it has no start value";
+        /* Set in Initialization Mode, which takes inputs and initial="exact" only (2.3.3). */
+        if (v->n_clocks > 0 && v->causality != MD_CAUSALITY_INPUT &&
+            v->initial != MD_INITIAL_EXACT)
+                return "it is clocked with initial=\"approx\", and a clocked variable is set "
+                       "in Initialization Mode, which takes only inputs and initial=\"exact\"";
         return NULL;
 }
 
