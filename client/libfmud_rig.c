@@ -243,7 +243,8 @@ int fmud_rig_read(struct fmud_rig *rig, double *out, size_t n, struct fmud_rig_p
                 return -EINVAL;
         if (!rig->have)
                 return -EAGAIN;
-        memcpy(out, rig->vals, n * sizeof(double));
+        if (n)
+                memcpy(out, rig->vals, n * sizeof(double));     /* out may be NULL for none */
         if (pt)
                 *pt = rig->last;
         return 0;

@@ -212,8 +212,11 @@ static int format(struct rig *r, const struct rig_params *p, const struct layout
                 .out_off = l->out_off, .out_size = l->out_size,
                 .policy = (uint32_t)p->policy, .timeout_ms = p->timeout_ms,
         };
-        memcpy(r->ports, p->in, p->n_in * sizeof(*p->in));
-        memcpy(r->ports + p->n_in, p->out, p->n_out * sizeof(*p->out));
+        /* A side without ports may come as NULL, which memcpy may not take even for 0 bytes. */
+        if (p->n_in)
+                memcpy(r->ports, p->in, p->n_in * sizeof(*p->in));
+        if (p->n_out)
+                memcpy(r->ports + p->n_in, p->out, p->n_out * sizeof(*p->out));
         memcpy(r->base + l->ports_off, r->ports, (p->n_in + p->n_out) * sizeof(*r->ports));
         if ((e = ring_format(r->base + l->in_off, l->in_size, &in)) < 0 ||
             (e = ring_format(r->base + l->out_off, l->out_size, &out)) < 0)
