@@ -273,34 +273,6 @@ void mrig_start(struct master *m)
         }
 }
 
-void mrig_restored(struct master *m)
-{
-        struct mrig *rg = m->rig;
-        uint64_t seq, point;
-
-        if (!rg)
-                return;
-        /*
-         * Every write still in the ring was for a point of the run the
-         * restore left: none applies to the restored one, and one for a
-         * later point would block the rig's new writes until its point came
-         * round again. All taken and counted late.
-         */
-        for (unsigned spins = 0; spins < 4 * RIG_RING_SLOTS; spins++) {
-                int r = rig_take(rg->chan, UINT64_MAX, &seq, &point, rg->take);
-
-                if (r == -EAGAIN)
-                        break;
-                if (r < 0) {
-                        count(&rg->bad);
-                        if (r == -EPROTO)
-                                break;
-                        continue;
-                }
-                count(&rg->late);
-        }
-}
-
 void mrig_resume(struct master *m)
 {
         if (m->rig && m->rig->policy == RIG_PAUSE)
@@ -312,26 +284,42 @@ bool master_paused_itself(const struct master *m)
         return master_state(m) == MASTER_PAUSED && m->paused_self;
 }
 
+/*
+ * The next write for point pt or earlier into rg->take, with its point in
+ * *ret_point: 1, or 0 when none is left (bad records are counted and
+ * passed over; a ring opened again ends the taking: its next write, next
+ * point). At most a ring's worth of records in one call of the caller's.
+ */
+static int take_next(struct mrig *rg, uint64_t pt, unsigned *spins, uint64_t *ret_point)
+{
+        uint64_t seq;
+
+        while (*spins < 4 * RIG_RING_SLOTS) {
+                int r = rig_take(rg->chan, pt, &seq, ret_point, rg->take);
+
+                (*spins)++;
+                if (r == 0)
+                        return 1;
+                if (r == -EAGAIN)
+                        return 0;
+                count(&rg->bad);
+                if (r == -EPROTO)
+                        return 0;
+        }
+        return 0;
+}
+
 void mrig_inputs(struct master *m)
 {
         struct mrig *rg = m->rig;
-        uint64_t seq, point;
+        unsigned spins = 0;
+        uint64_t point;
         bool have = false;
-        int r;
 
         if (!rg)
                 return;
         liveness(m, rg);
-        for (unsigned spins = 0; spins < 4 * RIG_RING_SLOTS; spins++) {
-                r = rig_take(rg->chan, m->pt, &seq, &point, rg->take);
-                if (r == -EAGAIN)
-                        break;
-                if (r < 0) {
-                        count(&rg->bad);
-                        if (r == -EPROTO)
-                                break;  /* the ring was opened again: its next write, next point */
-                        continue;
-                }
+        while (take_next(rg, m->pt, &spins, &point)) {
                 /*
                  * Written before the rig went silent: its policy holds now
                  * (the safe values, the last ones), never what it queued
@@ -350,6 +338,24 @@ void mrig_inputs(struct master *m)
         } else if (rg->attached) {
                 count(&rg->missing);
         }
+}
+
+void mrig_restored(struct master *m)
+{
+        struct mrig *rg = m->rig;
+        unsigned spins = 0;
+        uint64_t point;
+
+        if (!rg)
+                return;
+        /*
+         * Every write still in the ring was for a point of the run the
+         * restore left: none applies to the restored one, and one for a
+         * later point would block the rig's new writes until its point came
+         * round again. All taken and counted late.
+         */
+        while (take_next(rg, UINT64_MAX, &spins, &point))
+                count(&rg->late);
 }
 
 void mrig_outputs(struct master *m)

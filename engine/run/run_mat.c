@@ -9,6 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* What a .mat file cannot hold: a String's or a Binary's values. */
+static bool is_text(enum md_type t)
+{
+        return t == MD_STRING || t == MD_BINARY;
+}
+
 struct mat4_var *run_mat4_meta(const struct scenario *sc)
 {
         struct mat4_var *v = calloc(sc->n_columns ? sc->n_columns : 1, sizeof(*v));
@@ -22,7 +28,7 @@ struct mat4_var *run_mat4_meta(const struct scenario *sc)
                         .unit = mv->attrs.unit,
                         .parameter = mv->variability == MD_VARIABILITY_CONSTANT ||
                                      mv->variability == MD_VARIABILITY_FIXED,
-                        .text = mv->type == MD_STRING || mv->type == MD_BINARY,
+                        .text = is_text(mv->type),
                 };
         }
         return v;
@@ -39,7 +45,7 @@ size_t run_mat4_left_out(const struct scenario *sc, char *buf, size_t size)
                 const struct scenario_column *c = &sc->columns[i];
                 enum md_type t = sc->components[c->comp].fmu->md->vars[c->var].type;
 
-                if (t != MD_STRING && t != MD_BINARY)
+                if (!is_text(t))
                         continue;
                 cut = mat4_list_add(buf, size, cut, c->name);
                 n++;
