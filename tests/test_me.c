@@ -232,6 +232,38 @@ Test(me, a_terminating_time_event_ends_the_session_at_its_time)
 }
 
 /*
+ * A terminate request in the first Event Mode, right after
+ * fmi3ExitInitializationMode (VanDerPol's t_stop at the start time): FMI
+ * 3.0 section 3.2.3 lets fmi3UpdateDiscreteStates ask it there as at any
+ * event. The session finishes at the start time with its initial row,
+ * never stepped, and says who asked; it does not fault.
+ */
+Test(me, a_terminate_request_in_the_first_event_mode_finishes_at_the_start)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("vdp", "VanDerPol"),
+                .parameters = MSYS_REAL("vdp.t_stop", "0"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\" tolerance=\"1e-9\"",
+                .settings = MSYS_RECORD("vdp.x0"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        x.so.sandbox.mode = SANDBOX_STRICT;
+        msys_start(&x);
+        cr_assert(eq(int, master_state(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(int, master_run(x.m), -EPERM));
+        cr_assert(eq(dbl, master_time(x.m), 0.0));
+        cr_assert(eq(sz, x.n_rows, 1));
+        cr_assert(eq(dbl, x.rows[0].t, 0.0));
+        cr_assert(eq(dbl, val(&x, &x.rows[0], "vdp.x0"), 2.0));
+        cr_assert(strstr(master_message(x.m), "terminateSimulation requested by 'vdp'") != NULL, "%s",
+                  master_message(x.m));
+        msys_fini(&x);
+}
+
+/*
  * The same event for a multirate instance alone (its steps two grid points
  * long): its point stays the step's end, and the run finishes there, as
  * before the rule above, never stepping an instance that asked to stop.
@@ -304,6 +336,103 @@ Test(me, derivatives_that_discard_a_long_trial_step_only_shorten_the_steps)
                 worst = fmax(worst, fabs(val(&x, g[k], "vdp.x0") - ref[k]));
         cr_assert(worst < 1e-6, "largest difference %g", worst);
         free(g);
+        msys_fini(&x);
+}
+
+/*
+ * The same with NaN derivatives and fmi3OK instead of fmi3Discard, as an
+ * export whose equations overflow at a far trial point does: the worker
+ * takes them as a Discard, so CVODE shortens its steps and the result is
+ * the same oscillator, as in an importer that hands CVODE the NaN.
+ */
+Test(me, nan_derivatives_at_a_long_trial_step_only_shorten_the_steps)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("vdp", "VanDerPol"),
+                .stop = 10.0,
+                .attrs = "stepSize=\"0.1\" tolerance=\"1e-9\"",
+                .parameters = MSYS_REAL("vdp.h_nan", "0.001"),
+                .settings = MSYS_RECORD("vdp.x0"),
+        };
+        double ts[101], ref[101], worst = 0.0;
+        const struct mrow **g;
+        struct msys x;
+        size_t n;
+
+        run(&x, &spec);
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)101));
+        for (size_t k = 0; k < n; k++)
+                ts[k] = g[k]->t;
+        vdp_reference(2.0, ts, n, ref);
+        for (size_t k = 0; k < n; k++)
+                worst = fmax(worst, fabs(val(&x, g[k], "vdp.x0") - ref[k]));
+        cr_assert(worst < 1e-6, "largest difference %g", worst);
+        free(g);
+        msys_fini(&x);
+}
+
+/*
+ * BallME broken from t = 0.2 on (t_nan), as an export with a bug is:
+ * a NaN event indicator, a NaN derivative at every point, a NaN
+ * nextEventTime. Each faults the step that meets it with a message that
+ * names what was NaN, not CVODE's guess, and no state event is missed
+ * silently: the session holds its last good point, before 0.2.
+ */
+#define NAN_AT_0_2(what) MSYS_REAL("ball.t_nan", "0.2") MSYS_REAL("ball.nan_what", what)
+
+static void nan_faults(const char *parameters, const char *expect)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ball", "BallME"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.01\"",
+                .parameters = parameters,
+                .settings = MSYS_RECORD("ball.h"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        x.so.sandbox.mode = SANDBOX_STRICT;
+        msys_start(&x);
+        cr_assert(lt(int, master_run(x.m), 0));
+        cr_assert(eq(int, master_state(x.m), MASTER_FAULTED));
+        cr_assert(strstr(master_message(x.m), expect) != NULL, "%s", master_message(x.m));
+        cr_assert(master_time(x.m) < 0.2 + 1e-9, "held at %g", master_time(x.m));
+        cr_assert(master_time(x.m) >= 0.19 - 1e-9, "held at %g", master_time(x.m));
+        msys_fini(&x);
+}
+
+Test(me, a_nan_event_indicator_faults_the_step_naming_it)
+{
+        nan_faults(NAN_AT_0_2("1"), "event indicator 0 is NaN at t = 0.2");
+}
+
+Test(me, a_derivative_nan_at_every_point_faults_the_step_naming_it)
+{
+        nan_faults(NAN_AT_0_2("2"), "the derivative of continuous state 1 was not finite");
+}
+
+/* BallME's first event from 0.2 on is its bounce at sqrt(2 / 9.81) = 0.4515 s. */
+Test(me, a_nan_next_event_time_faults_the_step_naming_it)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ball", "BallME"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.01\"",
+                .parameters = NAN_AT_0_2("3"),
+                .settings = MSYS_RECORD("ball.h"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        x.so.sandbox.mode = SANDBOX_STRICT;
+        msys_start(&x);
+        cr_assert(lt(int, master_run(x.m), 0));
+        cr_assert(eq(int, master_state(x.m), MASTER_FAULTED));
+        cr_assert(strstr(master_message(x.m), "nextEventTime nan is not a time") != NULL, "%s",
+                  master_message(x.m));
+        cr_assert(eq(dbl, master_time(x.m), 0.45), "held at %g", master_time(x.m));
         msys_fini(&x);
 }
 

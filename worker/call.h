@@ -80,7 +80,7 @@ enum call_op {
         CALL_OP_SET_DEBUG_LOGGING,      /* call_debug_logging -> - */
         CALL_OP_SETUP_EXPERIMENT,       /* call_experiment -> -  (FMI 2.0) */
         CALL_OP_ENTER_INIT,             /* call_experiment or empty (FMI 2.0: empty) -> - */
-        CALL_OP_EXIT_INIT,
+        CALL_OP_EXIT_INIT,              /* - -> call_exit_init */
         CALL_OP_ENTER_CONFIG,
         CALL_OP_EXIT_CONFIG,
         CALL_OP_ENTER_EVENT,

@@ -135,6 +135,16 @@ struct call_discrete {
 };
 static_assert(sizeof(struct call_discrete) == 16, "call_discrete is shared ABI");
 
+/*
+ * The result of EXIT_INIT: a Model Exchange FMU hosted as Co-Simulation
+ * asked to terminate in its first Event Mode (worker/me.c); 0 otherwise.
+ */
+struct call_exit_init {
+        uint8_t terminate_simulation;
+        uint8_t reserved[7];
+};
+static_assert(sizeof(struct call_exit_init) == 8, "call_exit_init is shared ABI");
+
 /* One typed get or set: the request of GET and SET, the result of GET. */
 struct call_values {
         uint32_t type;          /* enum md_type of the FMI function */

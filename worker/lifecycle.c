@@ -318,15 +318,17 @@ void h_exit_init(struct worker *w, const struct call_in *in, struct reply *rp)
         /*
          * Model Exchange: the first Event Mode (FMI 3.0 section 3.2.1; FMI 2.0
          * section 3.2.3: after fmi2ExitInitializationMode too), then the
-         * integrator (me.h).
+         * integrator (me.h). A terminate request there is the FMU's right
+         * as at any event: the reply carries it, and the session ends at
+         * the start time.
          */
         s = me_start(w, &term);
-        if (term && s <= fmi3Warning) {
-                snprintf(w->last_error, sizeof(w->last_error), "the FMU asked to terminate the "
-                         "simulation in its first Event Mode");
-                s = fmi3Error;
-        }
         reply_status(rp, s);
+        if (s <= fmi3Warning) {
+                struct call_exit_init x = { .terminate_simulation = term };
+
+                memcpy(rp->result, &x, sizeof(x));
+        }
 }
 
 void h_enter_config(struct worker *w, const struct call_in *in, struct reply *rp)

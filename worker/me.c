@@ -79,8 +79,13 @@ struct me {
         double rtol;
         bool tol_given;
         bool ct;                /* the FMU is in Continuous-Time Mode */
+        bool terminated;        /* the FMU asked to terminate: only fmi3Terminate or Free now */
         int status;             /* the worst FMU status but Discard inside one CVODE call */
         uint64_t discards;      /* the FMU's Discards inside one CVODE call */
+        /* Derivatives not finite inside one CVODE call: how often, the first. */
+        uint64_t nonfinite;
+        size_t nonfinite_i;
+        double nonfinite_v, nonfinite_t;
         struct me_stats stats;
 };
 
@@ -144,6 +149,7 @@ void me_reset(struct worker *w)
         m->tol_given = false;
         m->next_defined = false;
         m->ct = false;
+        m->terminated = false;
 }
 
 void me_experiment(struct worker *w, bool tolerance_defined, double tolerance, double start)
@@ -179,35 +185,78 @@ static int put_point(struct worker *w, double t, N_Vector y)
         return s;
 }
 
+/*
+ * A derivative that is not finite, though the FMU said OK, is taken as a
+ * Discard: the trial point was too far (an overflow), and CVODE retries
+ * with a smaller step, as it does in an importer that hands it the NaN.
+ * Counted, and named in the message should CVODE give up (cv_failed()).
+ */
+static int nonfinite_derivative(struct me *m, sunrealtype t, const double *d)
+{
+        size_t i;
+
+        for (i = 0; i < m->nx && isfinite(d[i]); i++)
+                ;
+        if (i == m->nx)
+                return 0;
+        if (!m->nonfinite++) {
+                m->nonfinite_i = i;
+                m->nonfinite_v = d[i];
+                m->nonfinite_t = t;
+        }
+        return 1;
+}
+
 static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *data)
 {
         struct worker *w = data;
         struct me *m = w->me;
-        int s = put_point(w, t, y);
+        int s = put_point(w, t, y), r;
 
         if (s <= fmi3Warning && m->nx)
                 s = m->api->get_derivatives(w, N_VGetArrayPointer(ydot), m->nx);
         if (!m->nx)
                 NV_Ith_S(ydot, 0) = 0.0;
-        return cv_status(m, s);
+        r = cv_status(m, s);
+        return r ? r : nonfinite_derivative(m, t, N_VGetArrayPointer(ydot));
 }
 
+/*
+ * An event indicator that is NaN has no sign, so no root finding can see
+ * it cross: the step fails, naming it, rather than miss the event.
+ */
 static int indicators(sunrealtype t, N_Vector y, sunrealtype *g, void *data)
 {
         struct worker *w = data;
+        struct me *m = w->me;
         int s = put_point(w, t, y);
+        size_t i;
 
         if (s <= fmi3Warning)
-                s = w->me->api->get_indicators(w, g, w->me->nz);
-        return cv_status(w->me, s) ? -1 : 0;
+                s = m->api->get_indicators(w, g, m->nz);
+        if (cv_status(m, s))
+                return -1;
+        for (i = 0; i < m->nz && !isnan(g[i]); i++)
+                ;
+        if (i == m->nz)
+                return 0;
+        snprintf(w->last_error, sizeof(w->last_error), "event indicator %zu is NaN at t = %.17g: "
+                 "no state event can be found from it", i, t);
+        m->status = fmi3Error;
+        return -1;
 }
 
-/* CVODE's error messages become the worker's (and the step's) message. */
+/*
+ * CVODE's error messages become the worker's (and the step's) message,
+ * unless the FMU or the callbacks above said why already.
+ */
 static void cv_error(int code, const char *module, const char *function, char *msg, void *data)
 {
         struct worker *w = data;
 
         (void) code;
+        if (w->me->status > fmi3Warning && w->last_error[0])
+                return;
         snprintf(w->last_error, sizeof(w->last_error), "%s: %s: %s", module, function, msg);
 }
 
@@ -276,7 +325,14 @@ static int event_iteration(struct worker *w, bool *ret_term, bool *ret_nominals)
                         *ret_term = true;
                         return worst;
                 }
-                m->next_defined = d.next_defined && isfinite(d.next);
+                /* +inf is no time event; NaN or a past time is no time at all. */
+                if (d.next_defined && !(d.next >= m->time)) {
+                        snprintf(w->last_error, sizeof(w->last_error), "nextEventTime %.17g "
+                                 "is not a time at or after the event at t = %.17g", d.next,
+                                 m->time);
+                        return fmi3Error;
+                }
+                m->next_defined = d.next_defined && d.next < INFINITY;
                 m->next_time = d.next;
                 if (!d.need)
                         break;
@@ -361,6 +417,7 @@ int me_start(struct worker *w, bool *ret_term)
 
         /* After fmi3ExitInitializationMode the FMU is in Event Mode (section 3.2). */
         s = event_iteration(w, ret_term, &nominals);
+        w->me->terminated = *ret_term && s <= fmi3Warning;
         if (s > fmi3Warning || *ret_term)
                 return s;
         w->me->stats.events = 0;
@@ -413,6 +470,16 @@ static int cv_failed(struct worker *w, int r)
         if (m->status > fmi3Warning)
                 return m->status;
         name = CVodeGetReturnFlagName(r);
+        if (m->nonfinite) {
+                /* The FMU's fault, not a Discard: the message says which derivative. */
+                snprintf(w->last_error, sizeof(w->last_error), "CVODE failed at t = %.17g: the "
+                         "derivative of continuous state %zu was not finite at %llu trial points, "
+                         "the first %g at t = %.17g: %s", m->time, m->nonfinite_i,
+                         (unsigned long long)m->nonfinite, m->nonfinite_v, m->nonfinite_t,
+                         name ? name : "?");
+                free(name);
+                return fmi3Error;
+        }
         if (m->discards) {
                 /* CVODE gave up after the FMU's Discards: the step is discarded. */
                 if (!w->last_error[0])
@@ -446,7 +513,8 @@ static void cv_counts(const struct me *m, struct me_stats *add)
                 add->jac_evals += (uint64_t)v;
 }
 
-int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_term, double *ret_end)
+static int integrate(struct worker *w, double t, double h, bool inputs_set, bool *ret_term,
+                     double *ret_end)
 {
         struct me *m = w->me;
         double t_end = t + h;
@@ -454,6 +522,16 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
 
         *ret_term = false;
         *ret_end = m->time;
+        if (m->terminated) {
+                /*
+                 * The FMU asked to terminate (in its first Event Mode, or
+                 * at an event of an earlier step) and takes no more calls
+                 * but fmi3Terminate (FMI 3.0 section 3.2.3): the step says
+                 * so again without calling it, at the time it stopped.
+                 */
+                *ret_term = true;
+                return fmi3OK;
+        }
         if (!m->cv) {
                 snprintf(w->last_error, sizeof(w->last_error), "no integrator: the FMU was not "
                          "initialized");
@@ -478,7 +556,7 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
                 if (m->next_defined && m->next_time <= t_end)
                         stop = m->next_time > m->time ? m->next_time : m->time;
                 m->status = fmi3OK;
-                m->discards = 0;
+                m->discards = m->nonfinite = 0;
                 if (stop > m->time && stop - m->time <= ME_TOO_CLOSE(m->time)) {
                         /*
                          * FMI allows any later nextEventTime, but CVODE cannot
@@ -528,6 +606,14 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
                 }
         }
         return worst;
+}
+
+int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_term, double *ret_end)
+{
+        int s = integrate(w, t, h, inputs_set, ret_term, ret_end);
+
+        w->me->terminated |= *ret_term && s <= fmi3Warning;
+        return s;
 }
 
 /* What Continuous-Time Mode takes from fmi3Set: continuous inputs (FMI 3.0 section 3.2.1). */

@@ -130,9 +130,34 @@ int inst_enter_initialization_mode(struct inst *inst, const struct inst_experime
         return experiment(inst, CALL_OP_ENTER_INIT, e);
 }
 
+int inst_exit_initialization(struct inst *inst, bool *ret_terminate)
+{
+        struct call_exit_init x;
+        struct rep rp;
+        int r;
+
+        if (!ret_terminate)
+                return -EINVAL;
+        *ret_terminate = false;
+        r = call_simple(inst, CALL_OP_EXIT_INIT, NULL, 0, &rp);
+        if (r >= 0 && r <= INST_WARNING) {
+                memcpy(&x, rp.result, sizeof(x));
+                if (x.terminate_simulation > 1) {
+                        call_end(inst, &rp);
+                        return inst_fault_set(inst, -EPROTO, "worker %d broke the protocol: "
+                                              "a Boolean that is neither 0 nor 1", (int)inst->pid);
+                }
+                *ret_terminate = x.terminate_simulation;
+        }
+        call_end(inst, &rp);
+        return r;
+}
+
 int inst_exit_initialization_mode(struct inst *inst)
 {
-        return noarg(inst, CALL_OP_EXIT_INIT);
+        bool term;
+
+        return inst_exit_initialization(inst, &term);
 }
 
 int inst_enter_configuration_mode(struct inst *inst)

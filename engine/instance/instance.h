@@ -298,6 +298,12 @@ int inst_setup_experiment(struct inst *inst, const struct inst_experiment *e);  
 /* FMI 3.0: e, or NULL for no tolerance, start 0, no stop time. FMI 2.0: e must be NULL. */
 int inst_enter_initialization_mode(struct inst *inst, const struct inst_experiment *e);
 int inst_exit_initialization_mode(struct inst *inst);
+/*
+ * The same; *ret_terminate: a Model Exchange FMU hosted in the worker
+ * asked to terminate in its first Event Mode, right after (its doStep
+ * then only says so again). Always false for Co-Simulation.
+ */
+int inst_exit_initialization(struct inst *inst, bool *ret_terminate);
 int inst_enter_configuration_mode(struct inst *inst);
 int inst_exit_configuration_mode(struct inst *inst);
 int inst_enter_event_mode(struct inst *inst);

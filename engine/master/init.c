@@ -196,16 +196,16 @@ static int leave(struct session *s, struct session_inst *si)
         r = si->fmi == 3 ? init_clocks_read(s, si) : 0;
         if (r < 0)
                 return r;
-        r = inst_exit_initialization_mode(si->inst);
+        r = inst_exit_initialization(si->inst, &terminate);
         if (!ok(r))
                 return call_failed(s, si, r, "ExitInitializationMode");
         si->initialized = true;
-        if (!si->event_mode)
-                return 0;
-        r = session_event_iteration(s, si->comp, 0, &terminate, &next);
-        if (r < 0)
-                return r;
-        si->next_event_time = next;
+        if (si->event_mode && !terminate) {
+                r = session_event_iteration(s, si->comp, 0, &terminate, &next);
+                if (r < 0)
+                        return r;
+                si->next_event_time = next;
+        }
         if (terminate && !s->terminate_requested) {
                 s->terminate_requested = true;
                 s->terminate_comp = si->comp;

@@ -6,14 +6,17 @@
  * indicator, and nextEventTime from fmi3UpdateDiscreteStates. t_stuck >= 0
  * makes it misbehave from then on: its next time event is always now.
  * t_close >= 0: at the first event from then on, the next time event is
- * one ulp later (FMI allows any later nextEventTime).
+ * one ulp later (FMI allows any later nextEventTime). t_nan >= 0 makes it
+ * give NaN from then on, as a broken export does, where nan_what says:
+ * 1 the event indicator, 2 der(v), 3 nextEventTime at each event.
  */
 #include <float.h>
 #include <math.h>
 
 #include "me_model.h"
 
-enum { TIME, H, DER_H, V, DER_V, G, E, H0, G_AFTER, T_SWITCH, G_NOW, V_MIN, T_STUCK, T_CLOSE, CLOSE_DONE, N_VARS };
+enum { TIME, H, DER_H, V, DER_V, G, E, H0, G_AFTER, T_SWITCH, G_NOW, V_MIN, T_STUCK, T_CLOSE, CLOSE_DONE,
+       T_NAN, NAN_WHAT, N_VARS };
 
 static void start(double *v)
 {
@@ -25,6 +28,14 @@ static void start(double *v)
         v[V_MIN] = 0.1;
         v[T_STUCK] = -1.0;
         v[T_CLOSE] = -1.0;
+        v[T_NAN] = -1.0;
+        v[NAN_WHAT] = 0.0;
+}
+
+/* From t_nan on, NaN where nan_what says. */
+static bool nan_now(const double *v, double what)
+{
+        return v[T_NAN] >= 0.0 && v[TIME] >= v[T_NAN] && v[NAN_WHAT] == what;
 }
 
 static void init(double *v)
@@ -37,12 +48,12 @@ static void init(double *v)
 static void derivatives(double *v)
 {
         v[DER_H] = v[V];
-        v[DER_V] = -v[G_NOW];
+        v[DER_V] = nan_now(v, 2.0) ? NAN : -v[G_NOW];
 }
 
 static void indicators(const double *v, double *z)
 {
-        z[0] = v[H];
+        z[0] = nan_now(v, 1.0) ? NAN : v[H];
 }
 
 static void event(double *v, bool *changed, bool *next_defined, double *next)
@@ -70,6 +81,10 @@ static void event(double *v, bool *changed, bool *next_defined, double *next)
                 v[CLOSE_DONE] = 1.0;
                 *next_defined = true;
                 *next = nextafter(v[TIME], INFINITY);
+        }
+        if (nan_now(v, 3.0)) {
+                *next_defined = true;
+                *next = NAN;
         }
 }
 

@@ -7,11 +7,13 @@
  * the simulation there (terminateSimulation of fmi3UpdateDiscreteStates). h_max > 0 makes the derivatives
  * Discard at a point more than h_max after the last accepted time, as an
  * FMU whose equations hold only over short steps does (FMI 3.0 section
- * 3.2.1): the integrator must reduce its step and go on.
+ * 3.2.1): the integrator must reduce its step and go on. h_nan > 0 does
+ * the same with NaN derivatives and fmi3OK, as an export whose equations
+ * overflow at a far trial point does.
  */
 #include "me_model.h"
 
-enum { TIME, X0, DER_X0, X1, DER_X1, MU, H_MAX, T_STOP, N_VARS };
+enum { TIME, X0, DER_X0, X1, DER_X1, MU, H_MAX, T_STOP, H_NAN, N_VARS };
 
 static void start(double *v)
 {
@@ -20,6 +22,7 @@ static void start(double *v)
         v[MU] = 1.0;
         v[H_MAX] = 0.0;
         v[T_STOP] = -1.0;
+        v[H_NAN] = 0.0;
 }
 
 static void init(double *v)
@@ -36,6 +39,11 @@ static void derivatives(double *v)
 static bool discard(const double *v, double t_accepted)
 {
         return v[H_MAX] > 0.0 && v[TIME] - t_accepted > v[H_MAX];
+}
+
+static bool overflow(const double *v, double t_accepted)
+{
+        return v[H_NAN] > 0.0 && v[TIME] - t_accepted > v[H_NAN];
 }
 
 static void event(double *v, bool *changed, bool *next_defined, double *next)
@@ -56,5 +64,5 @@ const struct me_model me_model = {
         .state_vr = { X0, X1 }, .der_vr = { DER_X0, DER_X1 },
         .set = { [MU] = ME_SET_EVENT },
         .start = start, .init = init, .derivatives = derivatives,
-        .discard = discard, .event = event, .terminate = terminate,
+        .discard = discard, .overflow = overflow, .event = event, .terminate = terminate,
 };

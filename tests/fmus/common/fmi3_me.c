@@ -9,6 +9,7 @@
  * caught by the tests. Types other than Float64 do not exist in these
  * models: their get and set functions refuse.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +225,9 @@ fmi3Status fmi3GetContinuousStateDerivatives(fmi3Instance instance, fmi3Float64 
         me_model.derivatives(in->v);
         for (size_t i = 0; i < nx; i++)
                 dx[i] = in->v[me_model.der_vr[i]];
+        if (me_model.overflow && me_model.overflow(in->v, in->t_accepted))
+                for (size_t i = 0; i < nx; i++)
+                        dx[i] = NAN;
         return fmi3OK;
 }
 

@@ -55,6 +55,11 @@ struct me_model {
          * a smaller step); t_accepted is the last accepted integrator time.
          */
         bool (*discard)(const double *v, double t_accepted);
+        /*
+         * Optional: true makes the derivatives at v NaN with fmi3OK, as an
+         * export whose equations overflow at a far trial point does.
+         */
+        bool (*overflow)(const double *v, double t_accepted);
         /* nz event indicators; NULL when nz is 0. */
         void (*indicators)(const double *v, double *z);
         /*
