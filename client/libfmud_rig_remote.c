@@ -8,8 +8,9 @@
  * control endpoint, sends {t:"hello", token} and takes the ports from the
  * answer. Then one message each way per point: fmud_rig_write() sends a
  * write, fmud_rig_wait() receives points (the newest of those queued;
- * the others count as skipped). Waiting longer than BEAT_SLICE_MS sends
- * a beat each slice, since the bridge beats the session's channel only
+ * the others count as skipped). Waiting longer than the beatMs of the
+ * ports (a quarter of the session's rigTimeoutMs, at most 10 ms) sends a
+ * beat each such slice, since the bridge beats the session's channel only
  * for messages that arrive. Every message is decoded with rig_wire's
  * bounded decoder; an error the bridge sends (a bad write, a full ring)
  * is counted, a bye ends the rig (-EPIPE).
@@ -25,7 +26,6 @@
 #include "proto/rig_wire.h"
 
 #define OPEN_TIMEOUT_MS 5000
-#define BEAT_SLICE_MS   10
 #define LINGER_MS       100
 
 struct rig_remote {
@@ -33,6 +33,7 @@ struct rig_remote {
         struct pw w;
         char *names;                    /* the ports' names and types, NUL-terminated */
         int64_t sent_ms;                /* when the last message went out */
+        int64_t beat_ms;                /* a beat after this long without a message */
         bool gone;
         double *buf;                    /* RIGW_MAX_PORTS values */
 };
@@ -127,6 +128,8 @@ static int hello(struct fmud *c, struct fmud_rig *g, const char *token, const ch
         else if (take_ports(g, (const struct rigw_port *[2]){ in, out },
                             (const uint32_t[2]){ msg.n_in, msg.n_out }) < 0)
                 r = fmud_fail(c, -ENOMEM, "out of memory");
+        else
+                m->beat_ms = msg.beat_ms;
         pv_doc_fini(&doc);
         zmq_msg_close(&z);
         return r;
@@ -241,11 +244,11 @@ int rig_remote_wait(struct fmud_rig *g, int timeout_ms, uint64_t *ret_point, dou
                 if (now >= end)
                         return -ETIMEDOUT;
                 /* Alive while waiting: a beat once a slice has passed without a message. */
-                if (now - m->sent_ms >= BEAT_SLICE_MS) {
+                if (now - m->sent_ms >= m->beat_ms) {
                         rigw_beat(&m->w);
                         (void)send_w(m);
                 }
-                slice = m->sent_ms + BEAT_SLICE_MS - fmud_now_ms();
+                slice = m->sent_ms + m->beat_ms - fmud_now_ms();
                 if (slice > end - now)
                         slice = end - now;
                 if (slice < 1)

@@ -139,9 +139,15 @@ static void bad(struct rig_bridge *b, const char *why)
         answer_error(b, b->id, b->id_len, "bad", msg);
 }
 
+/*
+ * The ports, and how often the rig beats while silent: the channel's own
+ * slice, a quarter of the session's rigTimeoutMs up to 10 ms (rig.h), so
+ * that a waiting remote rig is never taken for one that vanished.
+ */
 static void send_ports(struct rig_bridge *b)
 {
         struct rigw_port p[2][RIGW_MAX_PORTS];
+        uint64_t beat_ms = rig_beat_slice_ns(b->r) / 1000000u;
         uint32_t n[2];
 
         for (int k = 0; k < 2; k++) {
@@ -155,7 +161,7 @@ static void send_ports(struct rig_bridge *b)
                         p[k][i].type = (struct proto_str){ t, (uint32_t)strlen(t) };
                 }
         }
-        rigw_ports(&b->w, p[0], n[0], p[1], n[1]);
+        rigw_ports(&b->w, p[0], n[0], p[1], n[1], beat_ms ? (uint32_t)beat_ms : 1u);
         send_to(b, b->id, b->id_len, &b->w);
 }
 

@@ -70,11 +70,13 @@ static void ports(struct pw *w, const char *key, const struct rigw_port *p, uint
 }
 
 void rigw_ports(struct pw *w, const struct rigw_port *in, uint32_t n_in,
-                const struct rigw_port *out, uint32_t n_out)
+                const struct rigw_port *out, uint32_t n_out, uint32_t beat_ms)
 {
-        kind(w, 2, RIGW_PORTS);
+        kind(w, 3, RIGW_PORTS);
         ports(w, "in", in, n_in);
         ports(w, "out", out, n_out);
+        pw_str(w, "beatMs");
+        pw_u64(w, beat_ms);
 }
 
 void rigw_point(struct pw *w, uint64_t point, double time, uint64_t skipped, const double *vals,
@@ -220,9 +222,17 @@ int rigw_decode(const void *buf, size_t len, struct rigw_msg *m, double *vals, u
                 m->message = (struct proto_str){ "", 0 };
                 return pv_get(root, "message") ? str_at(root, "message", &m->message, err,
                                                         errlen) : 0;
-        case RIGW_PORTS:
+        case RIGW_PORTS: {
+                uint64_t beat = RIGW_BEAT_MS_DEFAULT;
+
+                if (pv_get(root, "beatMs") && (r = u64_at(root, "beatMs", &beat, err, errlen)) < 0)
+                        return r;
+                if (beat < 1 || beat > RIGW_BEAT_MS_MAX)
+                        return bad(err, errlen, "'%s': expected 1 to 60000", "beatMs");
+                m->beat_ms = (uint32_t)beat;
                 r = ports_at(root, "in", in, &m->n_in, err, errlen);
                 return r < 0 ? r : ports_at(root, "out", out, &m->n_out, err, errlen);
+        }
         case RIGW_POINT: {
                 const struct pv *tm = pv_get(root, "time");
 

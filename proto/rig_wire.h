@@ -6,8 +6,8 @@
  * through the shared-memory channel (shm/rig.h), one message each way per
  * point: a write {t:"w", p, v} becomes one rig_write(), a published point
  * one {t:"pt", p, time, skipped, v}. Around them: {t:"hello", token}
- * (the first message, answered {t:"ports", in, out}), {t:"beat"} (alive,
- * while waiting long), {t:"bye"} and {t:"err", code, message, bad}.
+ * (the first message, answered {t:"ports", in, out, beatMs}), {t:"beat"}
+ * (alive, while waiting longer than beatMs), {t:"bye"} and {t:"err", code, message, bad}.
  *
  * Decoding is bounded before use: a message above RIGW_MAX_MSG, a kind
  * not listed, a missing or mistyped field, more than RIGW_MAX_PORTS
@@ -54,14 +54,17 @@ struct rigw_msg {
         struct proto_str code, message; /* error, bye */
         uint64_t bad;                   /* error: the bridge's bad messages so far */
         uint32_t n_in, n_out;           /* ports */
+        uint32_t beat_ms;               /* ports: a silent rig beats this often; absent: 10 */
 };
 
 void rigw_hello(struct pw *w, const char *token);
 void rigw_write(struct pw *w, uint64_t point, const double *vals, uint32_t n);
 void rigw_beat(struct pw *w);
 void rigw_bye(struct pw *w, const char *message);
+#define RIGW_BEAT_MS_DEFAULT    10u
+#define RIGW_BEAT_MS_MAX        60000u  /* a session's rigTimeoutMs is at most this */
 void rigw_ports(struct pw *w, const struct rigw_port *in, uint32_t n_in,
-                const struct rigw_port *out, uint32_t n_out);
+                const struct rigw_port *out, uint32_t n_out, uint32_t beat_ms);
 void rigw_point(struct pw *w, uint64_t point, double time, uint64_t skipped, const double *vals,
                 uint32_t n);
 void rigw_error(struct pw *w, const char *code, const char *message, uint64_t bad);

@@ -67,6 +67,8 @@ static void *attach(uint64_t s, bool started, unsigned *ret_port)
         cr_assert(eq(int, m.kind, RIGW_PORTS), "%s", text);
         cr_assert(eq(u32, m.n_in, 2));
         cr_assert(eq(u32, m.n_out, 2));
+        /* rigTimeoutMs 50: a silent rig beats every 10 ms, as a local rig does. */
+        cr_assert(eq(u32, m.beat_ms, 10));
         /*
          * Then the newest point published before the hello, always, however
          * the hello and the bridge's point thread raced: before the start,
@@ -319,6 +321,45 @@ Test(daemon_rig_remote, a_bridge_that_ended_is_freed_without_another_request)
         /* The session is unharmed and takes a new remote rig. */
         cr_assert(eq(int, fmud_rig_open(t.c, s, &rig), 0), "%s", fmud_errmsg(t.c));
         fmud_rig_close(rig);
+}
+
+/*
+ * A remote rig beats while silent as often as the session's rigTimeoutMs
+ * needs, a quarter of it (1 ms at least), as rig_wait() does for a local
+ * rig: with a fixed 10 ms beat, a waiting remote rig of a session with
+ * rigTimeoutMs under about 15 was taken for one that vanished.
+ */
+Test(daemon_rig_remote, the_ports_tell_the_rig_to_beat_within_the_timeout)
+{
+        static const struct { uint32_t timeout_ms, beat_ms; } cases[] = {
+                { 8, 2 }, { 3, 1 }, { 1, 1 }, { 60000, 10 },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct proto_load a = rr_feedthrough(0.1, "pause");
+                char token[RIGW_TOKEN_LEN + 1], text[256];
+                struct rigw_msg m;
+                unsigned port;
+                struct pw w;
+                uint64_t s;
+                void *z;
+
+                a.rig_timeout_ms = cases[i].timeout_ms;
+                s = daemon_load(t.c, &a, NULL);
+                rr_ask(&t, s, token, &port);
+                z = rr_bridge(&t, port, t.ok_pub, t.ok_sec);
+                cr_assert(pw_init(&w) == 0);
+                rigw_hello(&w, token);
+                rr_send(z, pw_data(&w), pw_size(&w));
+                pw_fini(&w);
+                rr_recv(z, &m, NULL, 0, text, sizeof(text));
+                cr_assert(eq(int, m.kind, RIGW_PORTS), "%s", text);
+                cr_assert(eq(u32, m.beat_ms, cases[i].beat_ms), "rigTimeoutMs %u",
+                          cases[i].timeout_ms);
+                rr_close(&t, z);
+                cr_assert(eq(int, fmud_unload(t.c, &(struct proto_target){ s, 0 }), 0), "%s",
+                          fmud_errmsg(t.c));
+        }
 }
 
 /*
