@@ -407,7 +407,8 @@ struct fmud_rig_point {
  * bridge's port, which answers the ports). 0 and *ret, or FMUD_E_REFUSED
  * (fmud_errmsg(): why; a session without rig ports, a user not allowed to
  * set it, a daemon that serves no remote rigs, a session that already
- * has one), -ETIMEDOUT (no bridge answered) or -errno.
+ * has a rig, local or remote, heard from within its rigTimeoutMs: one rig
+ * at a time), -ETIMEDOUT (no bridge answered) or -errno.
  */
 int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret);
 /* The inputs (out false) or outputs (true), in the order values are written and read. Borrowed. */
@@ -416,7 +417,9 @@ const struct fmud_rig_port *fmud_rig_ports(const struct fmud_rig *rig, bool out,
  * Write the n inputs (n must be the number of inputs) for the point after
  * the last one fmud_rig_wait() gave (point 0 before any): applied whole,
  * once, at the start of the step from that point. 0, -EINVAL (n),
- * -ENOSPC (the master is behind: nothing written) or -EPROTO. Over tcp the
+ * -ENOSPC (the master is behind: nothing written), -EPROTO, or
+ * -EOWNERDEAD: this rig was silent longer than the session's rigTimeoutMs
+ * and another rig has taken the channel (this one is done). Over tcp the
  * write is sent, and a write the master has no room for is answered by
  * the bridge, not reported here; -ENOSPC is a full send queue, -EPIPE a
  * bridge that has ended.
@@ -425,9 +428,10 @@ int fmud_rig_write(struct fmud_rig *rig, const double *in, size_t n);
 /*
  * Wait up to timeout_ms (< 0: for ever) for a point newer than the last
  * one given, into *pt (the newest published; the ones it passed over are
- * counted in pt->skipped). 0, -ETIMEDOUT, or -EPROTO (a broken channel);
- * over tcp -EPIPE when the bridge has ended (the session was unloaded, the
- * rig was silent too long). Over tcp a wait beats every 10 ms. Locally,
+ * counted in pt->skipped). 0, -ETIMEDOUT, -EPROTO (a broken channel) or
+ * -EOWNERDEAD (as fmud_rig_write()); over tcp -EPIPE when the bridge has
+ * ended (the session was unloaded, the rig was silent too long). A wait
+ * beats every quarter of the session's rigTimeoutMs, 10 ms at most. Locally,
  * while it waits it gives the cpu to whatever else is runnable there
  * (sched_yield), then sleeps: it never spins, so a rig may share a cpu with
  * the session's workers.

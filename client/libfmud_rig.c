@@ -126,7 +126,7 @@ int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret)
         char token[RIGW_TOKEN_LEN + 1], path[108];
         struct fmud_rig *g;
         const struct pv *v;
-        uint64_t id;
+        uint64_t id, quiet_ms = 0;
         int r, fd;
 
         if (!c || !ret)
@@ -166,6 +166,16 @@ int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret)
                 free(g);
                 return fmud_fail(c, r, "rig: the channel of session %llu is not one: %s",
                                  (unsigned long long)session, strerror(-r));
+        }
+        /* One rig at a time: its rings have one writer and one reader each. */
+        r = rig_claim(g->r, &quiet_ms);
+        if (r < 0) {
+                fmud_rig_close(g);
+                return fmud_fail(c, FMUD_E_REFUSED, "rig: session %llu already has a rig (heard "
+                                 "from %llu ms ago); a session has one rig at a time, and another "
+                                 "may attach once it has closed or been silent for the session's "
+                                 "rigTimeoutMs", (unsigned long long)session,
+                                 (unsigned long long)quiet_ms);
         }
         if (ports_of(g) < 0) {
                 fmud_rig_close(g);

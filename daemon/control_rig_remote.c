@@ -96,6 +96,11 @@ void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq
                                      .token = token, .token_ms = RIG_TOKEN_MS },
                              slot, ep, sizeof(ep), &port, err, sizeof(err));
         it->has_fd = false;             /* the bridge took it, or closed it */
+        if (r == -EBUSY) {
+                explicit_bzero(token, sizeof(token));
+                refuse(c, p, it->id, PROTO_E_STATE, err);
+                return;
+        }
         if (r < 0) {
                 log_err("%s", err);
                 explicit_bzero(token, sizeof(token));

@@ -314,6 +314,11 @@ static void *relay_main(void *arg)
                                          "no remote rig presented the token in time";
                         break;
                 }
+                /* The bridge keeps the channel for its life, beating or not (rig.h). */
+                if (rig_claim_renew(b->r) < 0) {
+                        why = "another rig took the session's channel";
+                        break;
+                }
                 if (zmq_poll(items, 2, end - now < RELAY_SLICE_MS ? end - now : RELAY_SLICE_MS) < 0)
                         continue;
                 if (items[0].revents & ZMQ_POLLIN)
@@ -456,6 +461,7 @@ int rig_bridge_start(const struct rig_bridge_params *p, struct rig_bridge **ret,
 {
         struct rig_bridge *b = calloc(1, sizeof(*b));
         bool points_started = false;
+        uint64_t quiet_ms = 0;
         int r;
 
         err[0] = '\0';
@@ -476,6 +482,15 @@ int rig_bridge_start(const struct rig_bridge_params *p, struct rig_bridge **ret,
                          (unsigned long long)p->session, strerror(-r));
                 close(p->fd);
                 free_bridge(b);
+                return r;
+        }
+        /* One rig at a time: a local rig attached now refuses the remote one. */
+        r = rig_claim(b->r, &quiet_ms);
+        if (r < 0) {
+                snprintf(err, errlen, "rig: session %llu already has a rig (a local one, heard "
+                         "from %llu ms ago)", (unsigned long long)p->session,
+                         (unsigned long long)quiet_ms);
+                free_bridge(b);         /* closes the fd with the channel */
                 return r;
         }
         rig_beat_by_caller(b->r);

@@ -106,9 +106,18 @@ struct rig_hdr {
          * with the timeout, any value is safe.
          */
         alignas(64) _Atomic uint64_t heartbeat;
+        /*
+         * owner: the rig that claimed the channel (rig_claim()): its
+         * CLOCK_MONOTONIC ms at the claim << 20 | a random nonzero 20-bit
+         * tag, one word so that a claim and its time change together; 0:
+         * none. The rings have one producer and one consumer each, so one
+         * rig at a time. Cooperative: the engine never reads it.
+         */
+        _Atomic uint64_t claim;
 };
 static_assert(sizeof(struct rig_hdr) == 192, "rig_hdr is shared ABI");
 static_assert(offsetof(struct rig_hdr, heartbeat) == 128, "rig_hdr is shared ABI");
+static_assert(offsetof(struct rig_hdr, claim) == 136, "rig_hdr is shared ABI");
 
 /* What a session does when its rig vanishes. */
 enum rig_policy {
@@ -199,6 +208,30 @@ int rig_take(struct rig *r, uint64_t point, uint64_t *ret_seq, uint64_t *ret_poi
 /* Engine: publish a point's outputs (n_out doubles). 0, or -ENOSPC when the rig is behind. */
 int rig_publish(struct rig *r, uint64_t point, double time, const double *vals);
 
+/*
+ * Rig: claim the channel, after rig_attach() and before any write or wait:
+ * a session has one rig at a time. Taken when no rig holds it, or when the
+ * one that does has vanished: its last heartbeat older than the session's
+ * timeout and its claim older than RIG_CLAIM_GRACE_MS (the time a rig
+ * has between its claim and its first beat). 0; -EBUSY when another rig
+ * holds it, *ret_quiet_ms (may be NULL) how long since it last beat or
+ * claimed. A handle that claimed and lost the channel to another rig
+ * (after a silence longer than the timeout) gets -EOWNERDEAD from
+ * rig_write(), rig_wait() and rig_read(), and never touches the rings or
+ * the heartbeat again. rig_close() gives a held claim back. A handle that
+ * never claims (an observer) is not checked.
+ */
+#define RIG_CLAIM_GRACE_MS      1000u
+int rig_claim(struct rig *r, uint64_t *ret_quiet_ms);
+/* Rig: this handle claimed the channel and holds it still. */
+bool rig_claim_held(const struct rig *r);
+/*
+ * Rig: renew a held claim's time, for a holder that does not beat (the
+ * bridge before its remote rig's hello): at least every
+ * RIG_CLAIM_GRACE_MS keeps it. 0, or -EOWNERDEAD (lost).
+ */
+int rig_claim_renew(struct rig *r);
+
 /* Rig: store the heartbeat now (unless rig_beat_by_caller() was called). */
 void rig_beat(struct rig *r);
 /*
@@ -212,19 +245,22 @@ void rig_beat_by_caller(struct rig *r);
 void rig_beat_at(struct rig *r, uint64_t ns);
 /*
  * Rig: write n_in values for grid point 'point', with the next sequence
- * number. 0, -ENOSPC (the master is behind: nothing written), -EPROTO.
+ * number. 0, -ENOSPC (the master is behind: nothing written), -EPROTO,
+ * -EOWNERDEAD (rig_claim()).
  */
 int rig_write(struct rig *r, uint64_t point, const double *vals);
 /*
  * Rig: wait until a point is published or the absolute CLOCK_MONOTONIC
  * deadline passes (NULL: a heartbeat's slice at a time, for ever). 0,
- * -ETIMEDOUT, or the ring's error. Beats before and after.
+ * -ETIMEDOUT, -EOWNERDEAD (rig_claim()), or the ring's error. Beats
+ * before and after.
  */
 int rig_wait(struct rig *r, const struct timespec *deadline);
 /*
  * Rig: the newest point published, older ones skipped: *ret_point,
  * *ret_time, vals (n_out doubles), *ret_skipped (points dropped before
- * it). 0, -EAGAIN (none), or a broken ring's error.
+ * it). 0, -EAGAIN (none), -EOWNERDEAD (rig_claim()), or a broken ring's
+ * error.
  */
 int rig_read(struct rig *r, uint64_t *ret_point, double *ret_time, double *vals,
              uint64_t *ret_skipped);

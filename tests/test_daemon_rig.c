@@ -221,3 +221,30 @@ Test(daemon_rig, a_silent_rig_under_pause_pauses_the_session_and_again_after_a_r
         free(log);
         fmud_rig_close(rig);
 }
+
+/*
+ * One rig at a time: the channel's rings have one writer and one reader,
+ * so a second rig is refused while the first is attached, saying why, and
+ * the first's write stands; once it closed, the next one attaches.
+ */
+Test(daemon_rig, a_second_rig_is_refused_while_the_first_is_attached)
+{
+        struct proto_load a = feedthrough();
+        struct fmud_rig *first = NULL, *second = NULL;
+        struct proto_session_status st;
+        uint64_t s = daemon_load(c, &a, NULL);
+
+        cr_assert(fmud_rig_open(c, s, &first) == 0, "%s", fmud_errmsg(c));
+        cr_assert(eq(int, fmud_rig_open(c, s, &second), FMUD_E_REFUSED));
+        cr_assert(second == NULL);
+        cr_assert(strstr(fmud_errmsg(c), "already has a rig") != NULL, "%s", fmud_errmsg(c));
+        cr_assert(eq(int, fmud_rig_write(first, (double[]){ 2.5, 7 }, 2), 0));
+        fmud_rig_close(first);
+        cr_assert(fmud_rig_open(c, s, &second) == 0, "%s", fmud_errmsg(c));
+        cr_assert(eq(int, fmud_start(c, &(struct proto_target){ s, 0 }, NULL), 0), "%s",
+                  fmud_errmsg(c));
+        daemon_wait_state(c, s, PROTO_STATE_FINISHED, &st);
+        cr_assert(eq(u64, st.rig.applied, 1));
+        cr_assert(eq(u64, st.rig.bad, 0));
+        fmud_rig_close(second);
+}

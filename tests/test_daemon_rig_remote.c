@@ -476,3 +476,31 @@ Test(daemon_rig_remote, the_example_rig_runs_against_a_remote_daemon)
         cr_assert(st.rig.applied > 0);
         cr_assert(eq(u64, st.rig.bad, 0));
 }
+
+/*
+ * A session has one rig at a time, local or remote: the bridge holds the
+ * channel for its life, so a local rig is refused while it lives, and a
+ * remote rig is refused while a local one is attached, each saying why.
+ */
+Test(daemon_rig_remote, a_local_and_a_remote_rig_never_share_the_channel)
+{
+        struct proto_load a = rr_feedthrough(0.1, "hold");
+        struct fmud *local = daemon_connect(&t.d);
+        struct fmud_rig *remote = NULL, *rig = NULL;
+        uint64_t s = daemon_load(t.c, &a, NULL);
+
+        cr_assert(eq(int, fmud_rig_open(t.c, s, &remote), 0), "%s", fmud_errmsg(t.c));
+        cr_assert(eq(int, fmud_rig_open(local, s, &rig), FMUD_E_REFUSED));
+        cr_assert(strstr(fmud_errmsg(local), "already has a rig") != NULL, "%s",
+                  fmud_errmsg(local));
+        fmud_rig_close(remote);
+        /* The bridge ends on the rig's bye and gives the channel back. */
+        for (int i = 0; i < RR_RECV_MS && fmud_rig_open(local, s, &rig) != 0; i++)
+                usleep(1000);
+        cr_assert(rig != NULL, "%s", fmud_errmsg(local));
+        cr_assert(eq(int, fmud_rig_open(t.c, s, &remote), FMUD_E_REFUSED));
+        cr_assert(strstr(fmud_errmsg(t.c), "already has a rig (a local one") != NULL, "%s",
+                  fmud_errmsg(t.c));
+        fmud_rig_close(rig);
+        fmud_close(local);
+}

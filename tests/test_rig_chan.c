@@ -243,3 +243,74 @@ Test(rig_chan, a_point_ring_the_rig_broke_is_opened_again_and_the_next_rig_reads
         rig_close(r);
         rig_close(e);
 }
+
+/*
+ * One rig at a time (the rings have one writer and one reader): a second
+ * claim is refused while the first rig holds the channel, and taken once
+ * it closed; an observer that never claims is not in the way.
+ */
+Test(rig_chan, a_second_rig_is_refused_until_the_first_closes)
+{
+        struct rig *e = engine_side(), *a, *b, *obs;
+        uint64_t quiet = 99;
+
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &obs), 0));
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &a), 0));
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &b), 0));
+        cr_assert(eq(int, rig_claim(a, NULL), 0));
+        cr_assert(rig_claim_held(a));
+        cr_assert(eq(int, rig_claim(b, &quiet), -EBUSY));
+        cr_assert(quiet < RIG_CLAIM_GRACE_MS, "quiet for %llu ms", (unsigned long long)quiet);
+        cr_assert(not(rig_claim_held(b)));
+        cr_assert(eq(int, rig_write(a, 0, (double[]){ 1 }), 0));
+        rig_close(a);
+        cr_assert(eq(int, rig_claim(b, NULL), 0));
+        cr_assert(eq(int, rig_write(b, 0, (double[]){ 2 }), 0));
+        cr_assert(not(rig_claim_held(obs)));
+        rig_close(b);
+        rig_close(obs);
+        rig_close(e);
+}
+
+/*
+ * A rig that vanished (no beat within the timeout, its claim older than
+ * the grace) is replaced by the next rig's claim; the one replaced gets
+ * -EOWNERDEAD from every call and touches neither the rings nor the
+ * heartbeat again. The claim's time is set back in the mapping, as the
+ * passing of RIG_CLAIM_GRACE_MS would.
+ */
+Test(rig_chan, a_vanished_rig_is_replaced_and_stays_off_the_channel)
+{
+        struct rig *e = engine_side(), *a, *b;
+        struct rig_hdr *h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_SHARED, rig_fd(e), 0);
+        uint64_t seq, point, hb, old = (rig_now_ns() / 1000000u - 2 * RIG_CLAIM_GRACE_MS) << 20;
+        double v, t, outs[2];
+        struct timespec now;
+
+        cr_assert(h != MAP_FAILED);
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &a), 0));
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &b), 0));
+        cr_assert(eq(int, rig_claim(a, NULL), 0));
+        /* a claimed long ago and never beat: it vanished. */
+        atomic_store(&h->claim, old | (atomic_load(&h->claim) & 0xfffff));
+        cr_assert(eq(int, rig_claim(b, NULL), 0));
+        cr_assert(not(rig_claim_held(a)));
+        hb = rig_heartbeat(e);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        cr_assert(eq(int, rig_write(a, 0, (double[]){ 5 }), -EOWNERDEAD));
+        cr_assert(eq(int, rig_wait(a, &now), -EOWNERDEAD));
+        cr_assert(eq(int, rig_read(a, &point, &t, outs, &seq), -EOWNERDEAD));
+        cr_assert(eq(u64, rig_heartbeat(e), hb));
+        cr_assert(eq(int, rig_take(e, 0, &seq, &point, &v), -EAGAIN));
+        /* Closing the replaced rig leaves the new claim alone. */
+        rig_close(a);
+        cr_assert(rig_claim_held(b));
+        cr_assert(eq(int, rig_claim_renew(b), 0));
+        cr_assert(rig_claim_held(b));
+        cr_assert(eq(int, rig_write(b, 0, (double[]){ 6 }), 0));
+        cr_assert(eq(int, rig_take(e, 0, &seq, &point, &v), 0));
+        cr_assert(eq(dbl, v, 6));
+        rig_close(b);
+        munmap(h, sizeof(*h));
+        rig_close(e);
+}
