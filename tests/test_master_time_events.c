@@ -454,3 +454,44 @@ Test(master_time_events, terminate_from_event_mode_records_the_values_after_the_
         cr_assert(eq(dbl, st.sim_time, 0.25));
         msys_fini(&x);
 }
+
+/*
+ * A nextEventTime that is NaN, or before the event that gave it, is no
+ * time the master can land on (FMI 3.0 section 3.2.2: the time of the next
+ * time event): it faults the session at that event, naming the component
+ * and the value, instead of being taken for no event or an event now.
+ */
+#define BAD_NEXT(how) MSYS_REAL("te.phase", "0.05") MSYS_REAL("te.period", "0.1") \
+                      MSYS_INT("te.bad_next", how)
+
+static void bad_next_faults(const char *parameters, const char *expect)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent"),
+                .parameters = parameters,
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("te.count"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(lt(int, master_run(x.m), 0));
+        cr_assert(eq(int, master_state(x.m), MASTER_FAULTED));
+        cr_assert(strstr(master_message(x.m), expect) != NULL, "%s", master_message(x.m));
+        cr_assert(eq(dbl, master_time(x.m), 0.05), "held at %.17g", master_time(x.m));
+        msys_fini(&x);
+}
+
+Test(master_time_events, a_nan_next_event_time_faults_naming_it)
+{
+        bad_next_faults(BAD_NEXT("1"), "component 'te': fmi3UpdateDiscreteStates at t = 0.050000000000000003 "
+                        "returned nextEventTime nan");
+}
+
+Test(master_time_events, a_next_event_time_before_the_event_faults_naming_it)
+{
+        bad_next_faults(BAD_NEXT("2"), "component 'te': fmi3UpdateDiscreteStates at t = 0.050000000000000003 "
+                        "returned nextEventTime -0.94999999999999996");
+}

@@ -201,7 +201,8 @@ static int leave(struct session *s, struct session_inst *si)
                 return call_failed(s, si, r, "ExitInitializationMode");
         si->initialized = true;
         if (si->event_mode && !terminate) {
-                r = session_event_iteration(s, si->comp, 0, &terminate, &next);
+                r = session_event_iteration(s, si->comp, s->sc->experiment.start, 0, &terminate,
+                                            &next);
                 if (r < 0)
                         return r;
                 si->next_event_time = next;

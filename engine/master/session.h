@@ -150,18 +150,19 @@ double session_next_event_time(const struct session *s, size_t comp);
 bool session_terminate_requested(const struct session *s, size_t *ret_comp);
 
 /*
- * The event iteration of component comp, which is in Event Mode (FMI 3.0
- * section 2.3.5): fmi3UpdateDiscreteStates until discreteStatesNeedUpdate
- * is false (at most max_iterations times; 0: 1000), then
- * fmi3EnterStepMode. *ret_terminate: an update asked to terminate the
- * simulation (Step Mode is then not entered); *ret_next_event: its
- * nextEventTime, INFINITY when undefined. Returns 0 or -errno, with
- * session_message() saying which call failed and why.
+ * The event iteration of component comp, which is in Event Mode at t
+ * (FMI 3.0 section 2.3.5): fmi3UpdateDiscreteStates until
+ * discreteStatesNeedUpdate is false (at most max_iterations times; 0:
+ * 1000), then fmi3EnterStepMode. *ret_terminate: an update asked to
+ * terminate the simulation (Step Mode is then not entered);
+ * *ret_next_event: its nextEventTime, INFINITY when undefined (or +inf);
+ * one that is NaN or before t is the FMU's fault (-EPROTO). Returns 0 or
+ * -errno, with session_message() saying which call failed and why.
  */
-int session_event_iteration(struct session *s, size_t comp, uint32_t max_iterations,
+int session_event_iteration(struct session *s, size_t comp, double t, uint32_t max_iterations,
                             bool *ret_terminate, double *ret_next_event);
 /* The same in two parts: the updates (Event Mode is kept), then fmi3EnterStepMode. */
-int session_event_update(struct session *s, size_t comp, uint32_t max_iterations,
+int session_event_update(struct session *s, size_t comp, double t, uint32_t max_iterations,
                          bool *ret_terminate, double *ret_next_event);
 int session_enter_step_mode(struct session *s, size_t comp);
 

@@ -17,7 +17,7 @@ const char *session_message(const struct session *s)
         return s->msg;
 }
 
-int session_event_update(struct session *s, size_t comp, uint32_t max_iterations,
+int session_event_update(struct session *s, size_t comp, double t, uint32_t max_iterations,
                          bool *ret_terminate, double *ret_next_event)
 {
         struct session_inst *si = &s->insts[comp];
@@ -47,8 +47,17 @@ int session_event_update(struct session *s, size_t comp, uint32_t max_iterations
         if (i == max)
                 return session_err(s, -ELOOP, "component '%s': the event iteration did not end "
                                    "after %u calls of fmi3UpdateDiscreteStates", name, (unsigned)max);
-        if (d.next_event_time_defined)
-                *ret_next_event = d.next_event_time;
+        if (!d.next_event_time_defined)
+                return 0;
+        /* A time event must be a time at or after this one; +inf is none. */
+        if (!(d.next_event_time >= t)) {
+                session_mark_failed(s, comp);
+                return session_err(s, -EPROTO, "component '%s': fmi3UpdateDiscreteStates at t = "
+                                   "%.17g returned nextEventTime %.17g, which is not a time at or "
+                                   "after the event (FMI 3.0 section 3.2.2)", name, t,
+                                   d.next_event_time);
+        }
+        *ret_next_event = d.next_event_time;
         return 0;
 }
 
@@ -67,10 +76,10 @@ int session_enter_step_mode(struct session *s, size_t comp)
         return 0;
 }
 
-int session_event_iteration(struct session *s, size_t comp, uint32_t max_iterations,
+int session_event_iteration(struct session *s, size_t comp, double t, uint32_t max_iterations,
                             bool *ret_terminate, double *ret_next_event)
 {
-        int r = session_event_update(s, comp, max_iterations, ret_terminate, ret_next_event);
+        int r = session_event_update(s, comp, t, max_iterations, ret_terminate, ret_next_event);
 
         if (r < 0 || *ret_terminate)
                 return r;

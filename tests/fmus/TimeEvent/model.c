@@ -12,6 +12,8 @@
  *   terminateSimulation once count reaches stop_count (> 0), from
  *   fmi3UpdateDiscreteStates in Event Mode, as counters that end a
  *   simulation do (FMI 3.0 section 3.2.2)
+ *   bad_next 1 or 2: from the first event on, nextEventTime is NaN (1)
+ *   or a second before the event (2), as a broken export gives it
  *
  * With eventModeUsed, the counter only moves in Event Mode: after each
  * fmi3UpdateDiscreteStates the FMU reports nextEventTime = t_k (FMI 3.0
@@ -21,7 +23,7 @@
  * Without Event Mode the events are handled inside DoStep.
  *
  * Value references: time 0, period 1, phase 2, count 3, x 4, der_x 5,
- * base 6, gain 7, y 8, u 9, z 10, level 11, stop_count 12.
+ * base 6, gain 7, y 8, u 9, z 10, level 11, stop_count 12, bad_next 13.
  */
 #include <errno.h>
 #include <math.h>
@@ -41,6 +43,7 @@ struct model_data {
         double z;
         double level;
         int32_t stop_count;
+        int32_t bad_next;
         uint64_t next_k;        /* index of the next time event */
 };
 
@@ -59,6 +62,7 @@ static const struct var vars[] = {
         VAR_SCALAR(10, "z", VAR_FLOAT64, VAR_OUTPUT, VAR_CONTINUOUS, VAR_CALCULATED, z),
         VAR_SCALAR(11, "level", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, level),
         VAR_SCALAR(12, "stop_count", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, stop_count),
+        VAR_SCALAR(13, "bad_next", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, bad_next),
 };
 
 static void start(struct inst *inst)
@@ -157,6 +161,10 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
         ret->need_update = false;
         ret->next_event_time_defined = d->period > 0.0;
         ret->next_event_time = event_time(d);
+        if (d->count > 0 && d->bad_next == 1)
+                ret->next_event_time = NAN;
+        else if (d->count > 0 && d->bad_next == 2)
+                ret->next_event_time = inst_time(inst) - 1.0;
         return 0;
 }
 
