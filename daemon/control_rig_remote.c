@@ -96,9 +96,12 @@ void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq
                                      .token = token, .token_ms = RIG_TOKEN_MS },
                              slot, ep, sizeof(ep), &port, err, sizeof(err));
         it->has_fd = false;             /* the bridge took it, or closed it */
-        if (r == -EBUSY) {
+        if (r == -EBUSY || r == -EADDRINUSE) {
+                /* A local rig holds the channel; every port of the range is taken. */
                 explicit_bzero(token, sizeof(token));
-                refuse(c, p, it->id, PROTO_E_STATE, err);
+                if (r == -EADDRINUSE)
+                        log_notice("%s", err);
+                refuse(c, p, it->id, r == -EBUSY ? PROTO_E_STATE : PROTO_E_LIMIT, err);
                 return;
         }
         if (r < 0) {

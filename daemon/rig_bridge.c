@@ -392,7 +392,7 @@ static int bind_ep(void *s, const char *ep, char *err, size_t errlen)
                 if (zmq_errno() != EADDRINUSE)
                         return zfail(err, errlen, "bind", one);
         }
-        snprintf(err, errlen, "rig bridge: every port of '%s' is taken", ep);
+        snprintf(err, errlen, "rig: every port of the remote rigs' range '%s' is taken", ep);
         return -EADDRINUSE;
 }
 

@@ -16,7 +16,7 @@
 #include "rig_remote_fixture.h"
 #include "support/tmpdir.h"
 
-static int free_port(void)
+int rr_free_port(void)
 {
         struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
         socklen_t len = sizeof(sa);
@@ -40,6 +40,11 @@ static void put(struct rr *t, const char *name, const char *text, mode_t mode)
 
 void rr_start(struct rr *t)
 {
+        rr_start_ports(t, NULL);
+}
+
+void rr_start_ports(struct rr *t, const char *ports)
+{
         char conf[2048], keys[256], line[64], path[512];
 
         memset(t, 0, sizeof(*t));
@@ -55,12 +60,12 @@ void rr_start(struct rr *t)
         put(t, "server.key", line, 0600);
         snprintf(keys, sizeof(keys), "%s operator\n%s operator\n", t->ok_pub, t->other_pub);
         put(t, "authorized_keys", keys, 0644);
-        snprintf(t->tcp_ep, sizeof(t->tcp_ep), "tcp://127.0.0.1:%d", free_port());
+        snprintf(t->tcp_ep, sizeof(t->tcp_ep), "tcp://127.0.0.1:%d", rr_free_port());
         snprintf(conf, sizeof(conf),
                  "[control]\ntcp_endpoint = %s\nserver_secret_key = %s/server.key\n"
                  "authorized_keys = %s/authorized_keys\n[rig]\n"
-                 "remote_endpoint = tcp://127.0.0.1:*\n[limits]\ntransient_grace = 1\n",
-                 t->tcp_ep, t->keydir, t->keydir);
+                 "remote_endpoint = tcp://127.0.0.1:%s\n[limits]\ntransient_grace = 1\n",
+                 t->tcp_ep, t->keydir, t->keydir, ports ? ports : "*");
         put(t, "fmud.conf", conf, 0644);
         snprintf(path, sizeof(path), "%s/fmud.conf", t->keydir);
         daemon_start(&t->d, (const char *[]){ "--config", path, NULL });

@@ -31,6 +31,10 @@ struct rr {
 
 /* Start (skips the test without CURVE); stop checks the daemon as daemon_stop() does. */
 void rr_start(struct rr *t);
+/* The same with the bridges' ports ("5560-5569"; NULL: "*", any the kernel picks). */
+void rr_start_ports(struct rr *t, const char *ports);
+/* A tcp port free on 127.0.0.1 now. */
+int rr_free_port(void);
 void rr_stop(struct rr *t);
 /* A libfmud connection over tcp with the key pub/sec (aborts on failure). */
 struct fmud *rr_connect(struct rr *t, const char *sec);

@@ -498,7 +498,7 @@ Test(daemon_rig_remote, a_local_and_a_remote_rig_never_share_the_channel)
         for (int i = 0; i < RR_RECV_MS && fmud_rig_open(local, s, &rig) != 0; i++)
                 usleep(1000);
         cr_assert(rig != NULL, "%s", fmud_errmsg(local));
-        cr_assert(eq(int, fmud_rig_open(t.c, s, &remote), FMUD_E_REFUSED));
+        daemon_assert_refused(t.c, fmud_rig_open(t.c, s, &remote), PROTO_E_STATE, "rig");
         cr_assert(strstr(fmud_errmsg(t.c), "already has a rig (a local one") != NULL, "%s",
                   fmud_errmsg(t.c));
         fmud_rig_close(rig);

@@ -10,6 +10,7 @@
 #include <criterion/new/assert.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -191,4 +192,35 @@ Test(daemon_rig_remote_bad, a_silent_remote_rig_gets_its_safe_values)
 Test(daemon_rig_remote_bad, a_silent_remote_rig_gets_pause)
 {
         silent("pause", PROTO_STATE_COUNT, 0);
+}
+
+/*
+ * The bridges' port range is a limit like the number of bridges: with its
+ * one port taken by a live bridge, another session's remote rig is
+ * refused `limit`, saying so, and the first bridge is unharmed.
+ */
+static void one_port(void)
+{
+        char ports[16];
+        int p = rr_free_port();
+
+        snprintf(ports, sizeof(ports), "%d-%d", p, p);
+        rr_start_ports(&t, ports);
+}
+
+Test(daemon_rig_remote_ports, a_port_range_all_taken_refuses_a_bridge_as_a_limit, .init = one_port,
+     .fini = teardown)
+{
+        struct proto_load a = rr_feedthrough(0.1, "hold");
+        uint64_t s1 = daemon_load(t.c, &a, NULL), s2 = daemon_load(t.c, &a, NULL);
+        struct fmud_rig *first = NULL, *second = NULL;
+        int r;
+
+        cr_assert(eq(int, fmud_rig_open(t.c, s1, &first), 0), "%s", fmud_errmsg(t.c));
+        r = fmud_rig_open(t.c, s2, &second);
+        daemon_assert_refused(t.c, r, PROTO_E_LIMIT, "rig");
+        cr_assert(strstr(fmud_errmsg(t.c), "every port") != NULL, "%s", fmud_errmsg(t.c));
+        cr_assert(second == NULL);
+        cr_assert(eq(int, fmud_rig_write(first, (double[]){ 1, 2 }, 2), 0));
+        fmud_rig_close(first);
 }
