@@ -502,9 +502,15 @@ Test(master_rig, a_vanished_rig_under_pause_pauses_the_session_and_says_why)
         cr_assert(strstr(master_message(x.m), "rig still silent") != NULL, "%s",
                   master_message(x.m));
         cr_assert(eq(u64, master_point(x.m), 3));
-        /* A rig that beats again lets the run go on to its end. */
+        /*
+         * A rig that beats again lets the run go on to its end, and the
+         * message says it came back instead of a pause that is over.
+         */
         cr_assert(eq(int, rig_write(r, 3, v), 0));
         cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(strstr(master_message(x.m), "rig back at t = 0.029999999999999999 after "
+                         "vanishing at t = 0.01 (rig policy pause)") != NULL, "%s",
+                  master_message(x.m));
         rig_close(r);
         msys_fini(&x);
 }

@@ -139,6 +139,7 @@ struct mrig {
         bool counted;                   /* in inst_count_waiter(): attached, and the master steps */
         bool ever;                      /* a rig has attached since the load */
         bool vanished;                  /* it was attached and is no more: the policy holds */
+        double vanished_t;              /* the point where it was found vanished */
         bool recheck;                   /* a run after a pause: a pause policy applies again */
         /* Master writes, any thread reads (master_rig_stats()). */
         _Atomic uint64_t applied, late, missing, dropped, bad;

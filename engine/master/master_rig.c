@@ -235,12 +235,17 @@ static void liveness(struct master *m, struct mrig *rg)
         }
         rg->attached = fresh;
         if (fresh) {
+                /* The pause is over: the message says so, not "paused". */
+                if (rg->vanished && rg->policy == RIG_PAUSE)
+                        master_err(m, 0, "rig back at t = %.17g after vanishing at t = %.17g "
+                                   "(rig policy pause)", m->t_cur, rg->vanished_t);
                 rg->ever = true;
                 rg->vanished = false;
                 atomic_store_explicit(&rg->state, MASTER_RIG_ATTACHED, memory_order_relaxed);
                 return;
         }
         rg->vanished = true;
+        rg->vanished_t = m->t_cur;
         atomic_store_explicit(&rg->state, MASTER_RIG_VANISHED, memory_order_relaxed);
         if (rg->policy == RIG_SAFE)
                 apply(rg, NULL, true);
