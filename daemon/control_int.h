@@ -35,6 +35,9 @@
 #define RIG_PEER_MS     2000    /* a rig connection sends its token within this */
 #define RIG_MAX_TOKENS  64
 #define RIG_MAX_CONNS   16
+/* Of those, one user holds at most: no user can keep the others' rigs out. */
+#define RIG_USER_TOKENS 8
+#define RIG_USER_CONNS  4
 #define RIG_MAX_BRIDGES 64      /* remote rigs (rig_bridge.h) */
 #define RIG_REAP_MS     250     /* while a bridge lives, the loop looks for ended ones this often */
 
@@ -53,6 +56,7 @@ struct ctl_rig_token {
 /* A connection to the rig socket, its token being read. */
 struct ctl_rig_conn {
         int fd;                         /* -1: free */
+        uid_t uid;                      /* the peer's (SO_PEERCRED) */
         size_t got;
         char buf[RIGW_TOKEN_LEN];
         int64_t deadline;

@@ -18,7 +18,9 @@
  * Bounds: RIG_MAX_TOKENS tokens (a request beyond is refused "limit"),
  * RIG_MAX_CONNS connections being read (the listener is not polled while
  * all are taken), each read bounded to the token's length and a peer
- * silent for RIG_PEER_MS dropped. Every socket is non-blocking: the
+ * silent for RIG_PEER_MS dropped. One uid holds at most RIG_USER_TOKENS
+ * tokens and RIG_USER_CONNS connections (one more is refused at once), so
+ * that no user can keep another's rig from its channel. Every socket is non-blocking: the
  * control loop never waits for a rig.
  *
  * Threads: the control thread only (control_rig_fd() only queues).
@@ -176,12 +178,23 @@ void ctl_rig_grant(struct control *c, const struct ctl_peer *p, struct cq_item *
 {
         struct ctl_rig *g = &c->rig;
         struct ctl_rig_token *t = NULL;
+        unsigned mine = 0;
+        char msg[160];
         struct pw w;
 
         expire(g, now_ms());
         if (!p->has_cred || g->lfd < 0) {
                 ctl_rig_refuse(c, p, it->id, PROTO_E_UNSUPPORTED, "rig: the channel is handed to "
                             "local peers the daemon can identify only");
+                return;
+        }
+        for (int i = 0; i < RIG_MAX_TOKENS; i++)
+                mine += g->tok[i].live && g->tok[i].uid == p->uid;
+        if (mine >= RIG_USER_TOKENS) {
+                snprintf(msg, sizeof(msg), "rig: %u channels wait for your rigs already (at "
+                         "most %d per user, each until presented or for %d ms)", mine,
+                         RIG_USER_TOKENS, RIG_TOKEN_MS);
+                ctl_rig_refuse(c, p, it->id, PROTO_E_LIMIT, msg);
                 return;
         }
         for (int i = 0; i < RIG_MAX_TOKENS && !t; i++)
@@ -277,10 +290,22 @@ static void present(struct ctl_rig *g, struct ctl_rig_conn *k)
         drop_conn(k);
 }
 
+/* Connections of uid being read now. */
+static unsigned user_conns(const struct ctl_rig *g, uid_t uid)
+{
+        unsigned n = 0;
+
+        for (int i = 0; i < RIG_MAX_CONNS; i++)
+                n += g->conn[i].fd >= 0 && g->conn[i].uid == uid;
+        return n;
+}
+
 static void on_accept(struct ctl_rig *g, int64_t now)
 {
         for (int i = 0; i < RIG_MAX_CONNS; i++) {
                 struct ctl_rig_conn *k = &g->conn[i];
+                struct ucred cred;
+                socklen_t len = sizeof(cred);
                 int fd;
 
                 if (k->fd >= 0)
@@ -288,7 +313,21 @@ static void on_accept(struct ctl_rig *g, int64_t now)
                 fd = accept4(g->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
                 if (fd < 0)
                         return;
+                if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+                    len != sizeof(cred)) {
+                        close(fd);
+                        continue;
+                }
+                if (user_conns(g, cred.uid) >= RIG_USER_CONNS) {
+                        log_notice("rig socket: uid %lu has %d connections waiting already, "
+                                   "one more refused", (unsigned long)cred.uid, RIG_USER_CONNS);
+                        answer(fd, "refused: too many connections of this user at once\n", -1);
+                        close(fd);
+                        i--;            /* the slot is still free */
+                        continue;
+                }
                 k->fd = fd;
+                k->uid = cred.uid;
                 k->got = 0;
                 k->deadline = now + RIG_PEER_MS;
         }

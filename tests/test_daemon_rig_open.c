@@ -364,3 +364,48 @@ Test(daemon_rig_open, a_silent_peer_holds_nothing_up_and_is_dropped)
         cr_assert(eq(int, (int)read(silent, &b, 1), 0));
         close(silent);
 }
+
+/*
+ * No user keeps another's rig from its channel: one uid holds at most 8
+ * waiting tokens (a 9th request is refused `limit`, saying so) and 4
+ * connections being read on the rig socket (a 5th is refused at once with
+ * a line, not held); a token presented frees its place.
+ */
+Test(daemon_rig_open, one_user_holds_at_most_8_tokens_and_4_connections)
+{
+        struct proto_load a = feedthrough(0.1, "hold");
+        uint64_t s = daemon_load(c, &a, NULL);
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct fmud_rig *rig = NULL;
+        struct grant g[8];
+        int silent[4], fd, r;
+        char msg[128];
+
+        for (int i = 0; i < 8; i++)
+                ask(s, &g[i]);
+        r = fmud_rig_open(c, s, &rig);
+        daemon_assert_refused(c, r, PROTO_E_LIMIT, "rig");
+        cr_assert(strstr(fmud_errmsg(c), "at most 8 per user") != NULL, "%s", fmud_errmsg(c));
+        /* Four silent connections: a fifth is answered at once, and nothing is spent. */
+        strcpy(sa.sun_path, g[0].path);
+        for (int i = 0; i < 4; i++) {
+                silent[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+                cr_assert(silent[i] >= 0);
+                cr_assert(eq(int, connect(silent[i], (struct sockaddr *)&sa, sizeof(sa)), 0));
+        }
+        cr_assert(eq(int, present(&g[0], msg, sizeof(msg)), -1));
+        cr_assert(eq(str, msg, "refused: too many connections of this user at once\n"));
+        close(silent[0]);
+        /* The daemon sees the close at its next poll: the token is good once it does. */
+        for (int i = 0; i < 1000 && (fd = present(&g[0], msg, sizeof(msg))) < 0; i++) {
+                cr_assert(eq(str, msg, "refused: too many connections of this user at once\n"));
+                usleep(1000);
+        }
+        cr_assert(fd >= 0, "%s", msg);
+        close(fd);
+        for (int i = 1; i < 4; i++)
+                close(silent[i]);
+        /* The token presented freed a place: a rig opens again. */
+        cr_assert(eq(int, fmud_rig_open(c, s, &rig), 0), "%s", fmud_errmsg(c));
+        fmud_rig_close(rig);
+}
