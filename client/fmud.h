@@ -407,8 +407,10 @@ struct fmud_rig_point {
  * bridge's port, which answers the ports). 0 and *ret, or FMUD_E_REFUSED
  * (fmud_errmsg(): why; a session without rig ports, a user not allowed to
  * set it, a daemon that serves no remote rigs, a session that already
- * has a rig, local or remote, heard from within its rigTimeoutMs: one rig
- * at a time), -ETIMEDOUT (no bridge answered) or -errno.
+ * has a rig: one rig at a time, local or remote; a local rig holds the
+ * channel while heard from within the session's rigTimeoutMs or for 1 s
+ * after it opened, a remote rig's bridge for its whole life),
+ * -ETIMEDOUT (no bridge answered) or -errno.
  */
 int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret);
 /* The inputs (out false) or outputs (true), in the order values are written and read. Borrowed. */

@@ -77,6 +77,9 @@ static void *points_main(void *arg)
                 r = r < 0 ? r : rig_read(b->r, &point, &time, b->out, &skipped);
                 if (r == -EAGAIN)
                         continue;
+                /* Another rig took the channel: the relay thread ends the bridge. */
+                if (r == -EOWNERDEAD)
+                        break;
                 if (r < 0) {
                         /* A ring the remote rig cannot have broken: said once a second at most. */
                         broken++;
@@ -222,6 +225,9 @@ static void on_message(struct rig_bridge *b, const void *body, size_t len)
                 if (r == -ENOSPC)
                         answer_error(b, b->id, b->id_len, "full", "the master is behind: "
                                      "the write was not taken");
+                else if (r == -EOWNERDEAD)
+                        answer_error(b, b->id, b->id_len, "refused", "another rig took the "
+                                     "session's channel: the write was not taken");
                 else if (r < 0)
                         answer_error(b, b->id, b->id_len, "internal", strerror(-r));
                 else

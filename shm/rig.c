@@ -45,30 +45,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "shm/rig_int.h"
 #include "shm/wait.h"
 
 #define BEAT_SLICE_NS   10000000ull     /* rig_wait() beats at least this often (rig_beat_slice_ns()) */
 
-struct rig {
-        int fd;
-        bool engine;
-        unsigned char *base;
-        size_t size;
-        uint32_t n_in, n_out;
-        struct rig_port *ports;         /* a private copy, either side: never the mapping */
-        struct ring in, out;            /* engine: consumes in, produces out; rig: the reverse */
-        size_t in_rec, out_rec;         /* record bytes */
-        uint64_t seq;                   /* rig: last written; engine: last taken */
-        struct wait_policy wait;
-        unsigned char *buf;             /* in_rec or out_rec bytes of scratch */
-        bool beat_by_caller;            /* rig: only rig_beat_at() stores the heartbeat */
-        /* rig: the claim word this handle stored last (its tag is the handle's); 0: none */
-        _Atomic uint64_t claim;
-};
 
 static const char *const type_names[RIG_TYPE_END] = {
         [RIG_FLOAT64] = "Float64", [RIG_FLOAT32] = "Float32", [RIG_INT8] = "Int8",
@@ -345,6 +329,8 @@ int rig_attach(int fd, struct rig **ret)
         for (uint32_t i = 0; i < n_in + n_out; i++)
                 if (!port_ok(&r->ports[i]))
                         goto out_free;
+        r->in_size = l.in_size;
+        r->out_size = l.out_size;
         if ((e = ring_init(&r->in, r->base + l.in_off, l.in_size, RING_PRODUCER)) < 0 ||
             (e = ring_init(&r->out, r->base + l.out_off, l.out_size, RING_CONSUMER)) < 0)
                 goto out_free;
@@ -364,24 +350,12 @@ out_unmap:
         return e;
 }
 
-#define CLAIM_TAG_BITS  20
-#define CLAIM_TAG(w)    ((w) & ((1u << CLAIM_TAG_BITS) - 1))
-
-static _Atomic uint64_t *claim_word(const struct rig *r)
-{
-        return &((struct rig_hdr *)r->base)->claim;
-}
-
 void rig_close(struct rig *r)
 {
         if (!r)
                 return;
         if (r->base != MAP_FAILED) {
-                uint64_t mine = atomic_load(&r->claim);
-
-                /* Give the claim back, unless another rig has taken it since. */
-                if (mine)
-                        (void) atomic_compare_exchange_strong(claim_word(r), &mine, 0);
+                rig_claim_release(r);
                 (void) munmap(r->base, r->size);
         }
         free(r->ports);
@@ -413,63 +387,6 @@ uint64_t rig_heartbeat(const struct rig *r)
 }
 
 
-static uint64_t claim_at(uint64_t ns, uint64_t tag)
-{
-        return (ns / 1000000u) << CLAIM_TAG_BITS | tag;
-}
-
-int rig_claim(struct rig *r, uint64_t *ret_quiet_ms)
-{
-        uint64_t now = rig_now_ns(), timeout = (uint64_t)rig_timeout_ms(r) * 1000000u;
-        uint64_t grace = (uint64_t)RIG_CLAIM_GRACE_MS * 1000000u;
-        uint64_t cur = atomic_load(claim_word(r)), tag = 0, mine;
-
-        if (getrandom(&tag, sizeof(tag), GRND_NONBLOCK) != (ssize_t)sizeof(tag))
-                tag = now ^ ((uint64_t)getpid() << 24);
-        tag = CLAIM_TAG(tag);
-        mine = claim_at(now, tag ? tag : 1);
-        do {
-                if (cur) {
-                        /* Either time may be ahead of now: the other process read its clock later. */
-                        uint64_t hb = rig_heartbeat(r), at = (cur >> CLAIM_TAG_BITS) * 1000000u;
-
-                        if (hb + timeout >= now || at + grace >= now) {
-                                uint64_t last = hb > at ? hb : at;
-
-                                if (ret_quiet_ms)
-                                        *ret_quiet_ms = last < now ? (now - last) / 1000000u : 0;
-                                return -EBUSY;
-                        }
-                }
-        } while (!atomic_compare_exchange_weak(claim_word(r), &cur, mine));
-        atomic_store(&r->claim, mine);
-        return 0;
-}
-
-int rig_claim_renew(struct rig *r)
-{
-        uint64_t cur = atomic_load(&r->claim), mine = claim_at(rig_now_ns(), CLAIM_TAG(cur));
-
-        if (!cur || !atomic_compare_exchange_strong(claim_word(r), &cur, mine))
-                return -EOWNERDEAD;
-        atomic_store(&r->claim, mine);
-        return 0;
-}
-
-/* Held: the channel's claim has this handle's tag (a renewal changes only its time). */
-bool rig_claim_held(const struct rig *r)
-{
-        uint64_t mine = atomic_load_explicit(&r->claim, memory_order_relaxed);
-        uint64_t cur = atomic_load_explicit(claim_word(r), memory_order_relaxed);
-
-        return mine && cur && CLAIM_TAG(cur) == CLAIM_TAG(mine);
-}
-
-/* A handle that claimed and lost the channel stays off it. */
-static bool claim_lost(const struct rig *r)
-{
-        return atomic_load_explicit(&r->claim, memory_order_relaxed) && !rig_claim_held(r);
-}
 
 /*
  * The ring broke (the rig wrote garbage): everything it published is
@@ -588,7 +505,7 @@ int rig_write(struct rig *r, uint64_t point, const double *vals)
         void *p;
         int e;
 
-        if (claim_lost(r))
+        if (rig_claim_lost(r))
                 return -EOWNERDEAD;
         rig_beat(r);
         e = ring_reserve(&r->in, r->in_rec, &p);
@@ -616,7 +533,7 @@ int rig_wait(struct rig *r, const struct timespec *deadline)
                 struct timespec slice;
                 int e;
 
-                if (claim_lost(r))
+                if (rig_claim_lost(r))
                         return -EOWNERDEAD;
                 rig_beat(r);
                 e = ring_peek(&r->out, &p, &len);
@@ -633,6 +550,8 @@ int rig_wait(struct rig *r, const struct timespec *deadline)
                                         slice.tv_nsec != deadline->tv_nsec))
                         continue;
                 if (e < 0) {
+                        if (rig_claim_lost(r))
+                                return -EOWNERDEAD;
                         rig_beat(r);
                         return e;
                 }
@@ -648,7 +567,7 @@ int rig_read(struct rig *r, uint64_t *ret_point, double *ret_time, double *vals,
         size_t len;
         int e;
 
-        if (claim_lost(r))
+        if (rig_claim_lost(r))
                 return -EOWNERDEAD;
         while ((e = ring_peek(&r->out, &p, &len)) == 0) {
                 if (len != r->out_rec)

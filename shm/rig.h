@@ -32,8 +32,10 @@
  * enforced: a rig that attaches again starts it from 1.
  *
  * Threads: the engine side (rig_take(), rig_publish()) runs on the
- * master's thread; the rig side (rig_write(), rig_wait(), rig_read()) on
- * one thread of the rig; rig_heartbeat() on any.
+ * master's thread; the rig side (rig_claim(), rig_write(), rig_wait(),
+ * rig_read()) on one thread of the rig, or, for a relay, rig_write() and
+ * rig_claim_renew() on one thread and rig_wait() and rig_read() on
+ * another; rig_heartbeat(), rig_beat_at() and rig_claim_held() on any.
  */
 #ifndef FMUD_SHM_RIG_H
 #define FMUD_SHM_RIG_H
@@ -49,7 +51,7 @@
 #include "shm/ring.h"
 
 #define RIG_MAGIC       0x30474952u     /* "RIG0" little-endian */
-#define RIG_VERSION     1u
+#define RIG_VERSION     2u
 #define RIG_PORTS_MAX   256u            /* inputs, and outputs, each at most */
 #define RIG_NAME_MAX    128u            /* a port's name, NUL included */
 #define RIG_RING_SLOTS  64u             /* records each ring holds */

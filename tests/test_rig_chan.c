@@ -247,12 +247,15 @@ Test(rig_chan, a_point_ring_the_rig_broke_is_opened_again_and_the_next_rig_reads
 /*
  * One rig at a time (the rings have one writer and one reader): a second
  * claim is refused while the first rig holds the channel, and taken once
- * it closed; an observer that never claims is not in the way.
+ * it closed; an observer that never claims is not in the way. The second
+ * rig, attached while the first wrote, writes after the first's writes,
+ * not over them.
  */
 Test(rig_chan, a_second_rig_is_refused_until_the_first_closes)
 {
         struct rig *e = engine_side(), *a, *b, *obs;
-        uint64_t quiet = 99;
+        uint64_t quiet = 99, seq, point;
+        double v;
 
         cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &obs), 0));
         cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &a), 0));
@@ -267,6 +270,11 @@ Test(rig_chan, a_second_rig_is_refused_until_the_first_closes)
         cr_assert(eq(int, rig_claim(b, NULL), 0));
         cr_assert(eq(int, rig_write(b, 0, (double[]){ 2 }), 0));
         cr_assert(not(rig_claim_held(obs)));
+        cr_assert(eq(int, rig_take(e, 0, &seq, &point, &v), 0));
+        cr_assert(eq(dbl, v, 1));
+        cr_assert(eq(int, rig_take(e, 0, &seq, &point, &v), 0));
+        cr_assert(eq(dbl, v, 2));
+        cr_assert(eq(int, rig_take(e, 0, &seq, &point, &v), -EAGAIN));
         rig_close(b);
         rig_close(obs);
         rig_close(e);
@@ -310,6 +318,13 @@ Test(rig_chan, a_vanished_rig_is_replaced_and_stays_off_the_channel)
         cr_assert(eq(int, rig_write(b, 0, (double[]){ 6 }), 0));
         cr_assert(eq(int, rig_take(e, 0, &seq, &point, &v), 0));
         cr_assert(eq(dbl, v, 6));
+        rig_close(b);
+        /* A claim and a heartbeat far in the future (a hostile rig's) hold nothing. */
+        atomic_store(&h->claim, UINT64_MAX);
+        atomic_store(&h->heartbeat, UINT64_MAX - 1);
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &b), 0));
+        cr_assert(eq(int, rig_claim(b, NULL), 0));
+        cr_assert(rig_claim_held(b));
         rig_close(b);
         munmap(h, sizeof(*h));
         rig_close(e);
