@@ -50,7 +50,7 @@ static_assert(sizeof(bool) == 1, "Booleans travel as one byte");
 static_assert(sizeof(float) == 4 && sizeof(double) == 8, "IEEE 754 binary32 and binary64");
 
 #define CALL_MAGIC      0x4c4c4143u     /* "CALL" little-endian */
-#define CALL_VERSION    6u
+#define CALL_VERSION    7u
 
 /* Bounds both sides enforce. */
 #define CALL_MSG_MAX            1024u   /* refusal and log message bytes */
