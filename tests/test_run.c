@@ -383,3 +383,41 @@ Test(run, never_asks_a_daemon_at_the_machines_default_endpoint)
         free(sock);
         free(cache);
 }
+
+/*
+ * An FMU that asks to terminate in initialization (VanDerPol's t_stop at
+ * the start, in its first Event Mode) finishes the run there: exit 0 and
+ * the one row, locally as through the daemon (fmuctl run exits alike both
+ * ways), and a Co-Simulation FMU's request from its Event Mode at the
+ * start (TimeEvent's first event at t = 0 reaching stop_count 1) too.
+ */
+Test(run, a_terminate_request_in_initialization_exits_0_locally_and_through_the_daemon,
+     .init = setup, .fini = teardown)
+{
+        static const char *const fmus[][4] = {
+                { FMUD_TEST_FMU_DIR "/VanDerPol.fmu", "t_stop=0", "mu=1", "time,x0,x1\n0,2,0\n" },
+                { FMUD_TEST_FMU_DIR "/TimeEvent.fmu", "stop_count=1", "phase=0", "time," },
+        };
+
+        for (size_t i = 0; i < 2; i++) {
+                for (int local = 0; local < 2; local++) {
+                        char *out = NULL, *csv;
+                        struct run_result r;
+
+                        cr_assert(asprintf(&out, "%s/t%zu%d.csv", dir, i, local) > 0);
+                        r = fmuctl((const char *[]){ "run", fmus[i][0], "--start", fmus[i][1],
+                                                     "--start", fmus[i][2],
+                                                     "--out", out, "--quiet",
+                                                     local ? "--local" : NULL, NULL });
+                        cr_assert(eq(int, r.exit_code, 0), "%s local %d: %s", fmus[i][0], local,
+                                  r.err);
+                        csv = slurp(out);
+                        cr_assert(eq(int, strncmp(csv, fmus[i][3], strlen(fmus[i][3])), 0),
+                                  "%s", csv);
+                        cr_assert(eq(sz, lines(csv), (size_t)2), "%s", csv);
+                        free(csv);
+                        free(out);
+                        run_result_fini(&r);
+                }
+        }
+}

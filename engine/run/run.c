@@ -313,6 +313,9 @@ static int drive(struct master *m, const struct run_opts *o, const struct scenar
         struct master_stats st;
         int r = 0;
 
+        /* Finished at the start already: an FMU asked to terminate in initialization. */
+        if (master_state(m) == MASTER_FINISHED)
+                return MASTER_FINISHED;
         for (int k = 1; k <= PROGRESS_STEPS; k++) {
                 double t = k == PROGRESS_STEPS ? e->stop : e->start + (e->stop - e->start) * k / PROGRESS_STEPS;
 
