@@ -234,7 +234,7 @@ Test(me, a_terminating_time_event_ends_the_session_at_its_time)
 /*
  * A terminate request in the first Event Mode, right after
  * fmi3ExitInitializationMode (VanDerPol's t_stop at the start time): FMI
- * 3.0 section 3.2.3 lets fmi3UpdateDiscreteStates ask it there as at any
+ * 3.0 section 2.3.5 lets fmi3UpdateDiscreteStates ask it there as at any
  * event. The session finishes at the start time with its initial row,
  * never stepped, and says who asked; it does not fault.
  */
@@ -260,6 +260,44 @@ Test(me, a_terminate_request_in_the_first_event_mode_finishes_at_the_start)
         cr_assert(eq(dbl, val(&x, &x.rows[0], "vdp.x0"), 2.0));
         cr_assert(strstr(master_message(x.m), "terminateSimulation requested by 'vdp'") != NULL, "%s",
                   master_message(x.m));
+        msys_fini(&x);
+}
+
+static void count_note(void *ctx, size_t comp, const char *message)
+{
+        (void) comp;
+        (void) message;
+        (*(unsigned *)ctx)++;
+}
+
+/*
+ * The same beside a Co-Simulation instance: the point stays the step's
+ * end (0.6), and the message says where the integration stopped; no note
+ * takes the short step for a deviation of lastSuccessfulTime.
+ */
+Test(me, a_terminating_time_event_beside_another_instance_says_where_it_stopped)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("vdp", "VanDerPol") MSYS_COMP("lin", "LinearOde"),
+                .parameters = MSYS_REAL("vdp.t_stop", "0.55"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\" tolerance=\"1e-9\"",
+                .settings = MSYS_RECORD("vdp.x0"),
+        };
+        unsigned notes = 0;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        x.so.sandbox.mode = SANDBOX_STRICT;
+        x.mo.note = count_note;
+        x.mo.note_ctx = &notes;
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(dbl, master_time(x.m), 6 * 0.1));
+        cr_assert(strstr(master_message(x.m), "terminateSimulation requested by 'vdp' at t = "
+                         "0.60000000000000009 (it stopped at t = 0.55000000000000004)") != NULL,
+                  "%s", master_message(x.m));
+        cr_assert(eq(u32, notes, 0));
         msys_fini(&x);
 }
 
@@ -433,6 +471,84 @@ Test(me, a_nan_next_event_time_faults_the_step_naming_it)
         cr_assert(strstr(master_message(x.m), "nextEventTime nan is not a time") != NULL, "%s",
                   master_message(x.m));
         cr_assert(eq(dbl, master_time(x.m), 0.45), "held at %g", master_time(x.m));
+        msys_fini(&x);
+}
+
+/* A state that is NaN after an event (BallME's h after its bounce at 0.4515 s) is named. */
+Test(me, a_nan_state_after_an_event_faults_naming_it)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ball", "BallME"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.01\"",
+                .parameters = NAN_AT_0_2("4"),
+                .settings = MSYS_RECORD("ball.h"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        x.so.sandbox.mode = SANDBOX_STRICT;
+        msys_start(&x);
+        cr_assert(lt(int, master_run(x.m), 0));
+        cr_assert(strstr(master_message(x.m), "continuous state 0 is nan at t = 0.4515") != NULL,
+                  "%s", master_message(x.m));
+        cr_assert(strstr(master_message(x.m), "fmi3GetContinuousStates") != NULL, "%s",
+                  master_message(x.m));
+        cr_assert(eq(dbl, master_time(x.m), 0.45), "held at %g", master_time(x.m));
+        msys_fini(&x);
+}
+
+/*
+ * A nextEventTime at the event's own time (BallME's t_again, at its bounce)
+ * is a time event at once (FMI 3.0 section 3.3: Event Mode again once time
+ * >= nextEventTime), not a fault: the ball is the same as without it.
+ */
+Test(me, a_next_event_time_at_the_events_own_time_is_an_event_at_once)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("ball", "BallME"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.01\"",
+                .settings = MSYS_RECORD("ball.h") MSYS_RECORD("ball.v"),
+        };
+        struct msys plain, again;
+        double worst = 0.0;
+
+        run(&plain, &spec);
+        spec.parameters = MSYS_REAL("ball.t_again", "0.3");
+        run(&again, &spec);
+        cr_assert(eq(sz, again.n_rows, plain.n_rows));
+        for (size_t i = 0; i < plain.n_rows; i++)
+                for (size_t k = 0; k < 2; k++)
+                        worst = fmax(worst, fabs(again.rows[i].v[k] - plain.rows[i].v[k]));
+        cr_assert(worst < 1e-9, "largest difference %g", worst);
+        msys_fini(&plain);
+        msys_fini(&again);
+}
+
+/*
+ * A step CVODE can only take in tiny pieces (VanDerPol's derivatives NaN
+ * beyond 1e-9 of the last accepted time) ends with an Error that says
+ * so after a bounded number of steps, not at the call's deadline.
+ */
+Test(me, a_step_held_down_to_tiny_pieces_faults_after_a_bounded_number)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("vdp", "VanDerPol"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .parameters = MSYS_REAL("vdp.h_nan", "1e-9"),
+                .settings = MSYS_RECORD("vdp.x0"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        x.so.sandbox.mode = SANDBOX_STRICT;
+        msys_start(&x);
+        cr_assert(lt(int, master_run(x.m), 0));
+        cr_assert(strstr(master_message(x.m), "CVODE took 100000 steps from t = 0 and reached "
+                         "only t = ") != NULL, "%s", master_message(x.m));
+        cr_assert(eq(dbl, master_time(x.m), 0.0));
         msys_fini(&x);
 }
 

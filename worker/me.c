@@ -47,6 +47,9 @@
 
 #define ME_RTOL_DEFAULT         1e-4    /* CVODE's usual relative tolerance */
 #define ME_EVENT_ITER_MAX       1000u   /* Event Mode iterations before giving up */
+#define ME_SAME_TIME_MAX        100u    /* time events in a row at one time before giving up */
+/* CVODE steps in one doStep before giving up (CVodeSetMaxNumSteps counts per CVode call). */
+#define ME_STEPS_MAX            100000u
 /* A stop this close after t is too close for CVODE to integrate to. */
 #define ME_TOO_CLOSE(t)         (4.0 * DBL_EPSILON * fmax(1.0, fabs(t)))
 
@@ -79,7 +82,9 @@ struct me {
         double rtol;
         bool tol_given;
         bool ct;                /* the FMU is in Continuous-Time Mode */
-        bool terminated;        /* the FMU asked to terminate: only fmi3Terminate or Free now */
+        bool terminated;        /* the FMU asked to terminate: the step says so, no more calls */
+        double same_t;          /* the time of the last time event, and how many in a row there */
+        unsigned same_n;
         int status;             /* the worst FMU status but Discard inside one CVODE call */
         uint64_t discards;      /* the FMU's Discards inside one CVODE call */
         /* Derivatives not finite inside one CVODE call: how often, the first. */
@@ -150,6 +155,7 @@ void me_reset(struct worker *w)
         m->next_defined = false;
         m->ct = false;
         m->terminated = false;
+        m->same_n = 0;
 }
 
 void me_experiment(struct worker *w, bool tolerance_defined, double tolerance, double start)
@@ -254,8 +260,8 @@ static void cv_error(int code, const char *module, const char *function, char *m
 {
         struct worker *w = data;
 
-        (void) code;
-        if (w->me->status > fmi3Warning && w->last_error[0])
+        /* A warning is no failure: it must not become a later Error's message. */
+        if (code == CV_WARNING || (w->me->status > fmi3Warning && w->last_error[0]))
                 return;
         snprintf(w->last_error, sizeof(w->last_error), "%s: %s: %s", module, function, msg);
 }
@@ -293,6 +299,14 @@ static int restart(struct worker *w, bool nominals)
         }
         if (s > fmi3Warning)
                 return s;
+        for (size_t i = 0; i < m->nx; i++)
+                if (!isfinite(NV_Ith_S(m->y, i))) {
+                        snprintf(w->last_error, sizeof(w->last_error), "continuous state %zu is "
+                                 "%g at t = %.17g (%s): no integration can start from it", i,
+                                 NV_Ith_S(m->y, i), m->time, w->fmi == MD_FMI3 ?
+                                 "fmi3GetContinuousStates" : "fmi2GetContinuousStates");
+                        return fmi3Error;
+                }
         r = CVodeReInit(m->cv, m->time, m->y);
         if (r == CV_SUCCESS && nominals)
                 r = CVodeSVtolerances(m->cv, m->rtol, m->atol);
@@ -525,9 +539,10 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
         if (m->terminated) {
                 /*
                  * The FMU asked to terminate (in its first Event Mode, or
-                 * at an event of an earlier step) and takes no more calls
-                 * but fmi3Terminate (FMI 3.0 section 3.2.3): the step says
-                 * so again without calling it, at the time it stopped.
+                 * at an event of an earlier step; FMI 3.0 section 2.3.5),
+                 * and the importer then ends the simulation (the section
+                 * 3.3 example goes to fmi3Terminate): the step says so
+                 * again without integrating, at the time it stopped.
                  */
                 *ret_term = true;
                 return fmi3OK;
@@ -549,10 +564,18 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
                         return s;
                 worst = s;
         }
-        while (m->time < t_end) {
+        for (unsigned steps = 0; m->time < t_end; steps++) {
                 double stop = t_end, tret = m->time;
                 bool enter = false, term = false;
 
+                if (steps == ME_STEPS_MAX) {
+                        snprintf(w->last_error, sizeof(w->last_error), "CVODE took %u steps "
+                                 "from t = %.17g and reached only t = %.17g of the step to "
+                                 "%.17g: its step is held down (stiffness, or derivatives the "
+                                 "FMU discards or cannot compute but at tiny steps)", steps, t,
+                                 m->time, t_end);
+                        return fmi3Error;
+                }
                 if (m->next_defined && m->next_time <= t_end)
                         stop = m->next_time > m->time ? m->next_time : m->time;
                 m->status = fmi3OK;
@@ -597,11 +620,22 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
                         worst = s > worst ? s : worst;
                         if (s > fmi3Warning || *ret_term)
                                 return worst;
+                        /*
+                         * A time event at its own time again is allowed (FMI
+                         * 3.0 section 3.3: the importer enters Event Mode once
+                         * time >= nextEventTime), a few times: an FMU that
+                         * always answers now would stop time.
+                         */
                         if (m->next_defined && m->next_time <= m->time) {
-                                snprintf(w->last_error, sizeof(w->last_error), "nextEventTime "
-                                         "%.17g is not after the event at t = %.17g", m->next_time,
-                                         m->time);
-                                return fmi3Error;
+                                m->same_n = m->same_t == m->time ? m->same_n + 1 : 1;
+                                m->same_t = m->time;
+                                if (m->same_n >= ME_SAME_TIME_MAX) {
+                                        snprintf(w->last_error, sizeof(w->last_error),
+                                                 "nextEventTime %.17g is not after the event at "
+                                                 "t = %.17g, %u times in a row: time would not "
+                                                 "advance", m->next_time, m->time, m->same_n);
+                                        return fmi3Error;
+                                }
                         }
                 }
         }

@@ -138,7 +138,6 @@ int inst_exit_initialization(struct inst *inst, bool *ret_terminate)
 
         if (!ret_terminate)
                 return -EINVAL;
-        *ret_terminate = false;
         r = call_simple(inst, CALL_OP_EXIT_INIT, NULL, 0, &rp);
         if (r >= 0 && r <= INST_WARNING) {
                 memcpy(&x, rp.result, sizeof(x));

@@ -92,8 +92,15 @@ static void terminate(struct master *m)
 
                 if (!mi->terminate || mi->t != m->t_cur)
                         continue;
-                master_err(m, 0, "terminateSimulation requested by '%s' at t = %.17g", mi->name,
-                           m->t_cur);
+                /* A step that stopped short to ask it (beside others, the point is the step's end). */
+                if (mi->res.terminate_simulation &&
+                    mi->res.last_successful_time < m->t_cur - master_tol(m, m->t_cur))
+                        master_err(m, 0, "terminateSimulation requested by '%s' at t = %.17g (it "
+                                   "stopped at t = %.17g)", mi->name, m->t_cur,
+                                   mi->res.last_successful_time);
+                else
+                        master_err(m, 0, "terminateSimulation requested by '%s' at t = %.17g",
+                                   mi->name, m->t_cur);
                 master_set_state(m, MASTER_FINISHED);
                 return;
         }

@@ -196,7 +196,8 @@ static int take(struct master *m, struct mi *mi)
                 return 0;
         }
         if (mi->fmi == 2 || !mi->res.early_return || fabs(lst - mi->aim) <= tol) {
-                if (mi->fmi == 3 && !(fabs(lst - mi->aim) <= tol))
+                /* Short of the aim to terminate is the request's, said with it (master_point.c). */
+                if (mi->fmi == 3 && !(fabs(lst - mi->aim) <= tol) && !mi->terminate)
                         note_deviation(m, mi, lst);
                 mi->reached = mi->aim;
                 return 0;

@@ -8,7 +8,10 @@
  * t_close >= 0: at the first event from then on, the next time event is
  * one ulp later (FMI allows any later nextEventTime). t_nan >= 0 makes it
  * give NaN from then on, as a broken export does, where nan_what says:
- * 1 the event indicator, 2 der(v), 3 nextEventTime at each event.
+ * 1 the event indicator, 2 der(v), 3 nextEventTime at each event, 4 the
+ * state h after each event. t_again >= 0: at the first event from then
+ * on, the next time event is that event's own time, once (FMI 3.0
+ * section 3.3: the importer handles it at once).
  */
 #include <float.h>
 #include <math.h>
@@ -16,7 +19,7 @@
 #include "me_model.h"
 
 enum { TIME, H, DER_H, V, DER_V, G, E, H0, G_AFTER, T_SWITCH, G_NOW, V_MIN, T_STUCK, T_CLOSE, CLOSE_DONE,
-       T_NAN, NAN_WHAT, N_VARS };
+       T_NAN, NAN_WHAT, T_AGAIN, AGAIN_DONE, N_VARS };
 
 static void start(double *v)
 {
@@ -30,6 +33,7 @@ static void start(double *v)
         v[T_CLOSE] = -1.0;
         v[T_NAN] = -1.0;
         v[NAN_WHAT] = 0.0;
+        v[T_AGAIN] = -1.0;
 }
 
 /* From t_nan on, NaN where nan_what says. */
@@ -85,6 +89,13 @@ static void event(double *v, bool *changed, bool *next_defined, double *next)
         if (nan_now(v, 3.0)) {
                 *next_defined = true;
                 *next = NAN;
+        }
+        if (nan_now(v, 4.0))
+                v[H] = NAN;
+        if (v[T_AGAIN] >= 0.0 && v[TIME] >= v[T_AGAIN] && v[AGAIN_DONE] == 0.0) {
+                v[AGAIN_DONE] = 1.0;
+                *next_defined = true;
+                *next = v[TIME];
         }
 }
 
