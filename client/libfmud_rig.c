@@ -126,7 +126,8 @@ int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret)
         char token[RIGW_TOKEN_LEN + 1], path[108];
         struct fmud_rig *g;
         const struct pv *v;
-        uint64_t id, quiet_ms = 0;
+        struct rig_holder holder = { 0 };
+        uint64_t id;
         int r, fd;
 
         if (!c || !ret)
@@ -168,14 +169,22 @@ int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret)
                                  (unsigned long long)session, strerror(-r));
         }
         /* One rig at a time: its rings have one writer and one reader each. */
-        r = rig_claim(g->r, &quiet_ms);
+        r = rig_claim(g->r, false, &holder);
         if (r < 0) {
                 fmud_rig_close(g);
-                return fmud_fail(c, FMUD_E_REFUSED, "rig: session %llu already has a rig (heard "
-                                 "from %llu ms ago); a session has one rig at a time, and another "
-                                 "may attach once it has closed or been silent for the session's "
-                                 "rigTimeoutMs", (unsigned long long)session,
-                                 (unsigned long long)quiet_ms);
+                if (holder.relay)
+                        return fmud_fail(c, FMUD_E_REFUSED, "rig: session %llu already has a rig "
+                                         "(a remote one, through the daemon's bridge); a session "
+                                         "has one rig at a time, and another may attach once the "
+                                         "remote rig has left, or been silent for rigTimeoutMs "
+                                         "and 1 s more (a bridge whose token was never presented "
+                                         "ends after 5 s)", (unsigned long long)session);
+                return fmud_fail(c, FMUD_E_REFUSED, "rig: session %llu already has a rig (a local "
+                                 "one, heard from %llu ms ago); a session has one rig at a time, "
+                                 "and another may attach once it has closed, or been silent for "
+                                 "the session's rigTimeoutMs and 1 s after it opened",
+                                 (unsigned long long)session,
+                                 (unsigned long long)holder.quiet_ms);
         }
         if (ports_of(g) < 0) {
                 fmud_rig_close(g);

@@ -27,6 +27,7 @@
 
 #define OPEN_TIMEOUT_MS 5000
 #define LINGER_MS       100
+#define BYE_WAIT_MS     200             /* rig_remote_close() waits this long for the bridge's bye */
 
 struct rig_remote {
         void *ctx, *s;
@@ -257,6 +258,37 @@ int rig_remote_wait(struct fmud_rig *g, int timeout_ms, uint64_t *ret_point, dou
         }
 }
 
+/*
+ * The bridge's bye answering ours (at most BYE_WAIT_MS): once it came, the
+ * bridge is ending and the session takes another rig at once.
+ */
+static void await_bye(struct rig_remote *m)
+{
+        int64_t end = fmud_now_ms() + BYE_WAIT_MS, now;
+        zmq_pollitem_t it = { .socket = m->s, .events = ZMQ_POLLIN };
+
+        while ((now = fmud_now_ms()) < end && zmq_poll(&it, 1, (long)(end - now)) > 0) {
+                struct rigw_msg msg;
+                struct pv_doc doc = { 0 };
+                char err[64];
+                zmq_msg_t z;
+                bool bye;
+
+                zmq_msg_init(&z);
+                if (zmq_msg_recv(&z, m->s, ZMQ_DONTWAIT) < 0) {
+                        zmq_msg_close(&z);
+                        return;
+                }
+                bye = rigw_decode(zmq_msg_data(&z), zmq_msg_size(&z), &msg, m->buf,
+                                  RIGW_MAX_PORTS, NULL, NULL, &doc, err, sizeof(err)) == 0 &&
+                      msg.kind == RIGW_BYE;
+                pv_doc_fini(&doc);
+                zmq_msg_close(&z);
+                if (bye)
+                        return;
+        }
+}
+
 void rig_remote_close(struct fmud_rig *g)
 {
         struct rig_remote *m = g->remote;
@@ -266,7 +298,8 @@ void rig_remote_close(struct fmud_rig *g)
         if (m->s) {
                 if (!m->gone) {
                         rigw_bye(&m->w, NULL);
-                        (void)send_w(m);
+                        if (send_w(m) == 0)
+                                await_bye(m);
                 }
                 zmq_close(m->s);
         }

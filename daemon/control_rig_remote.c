@@ -72,6 +72,15 @@ void ctl_rig_remote_grant(struct control *c, const struct ctl_peer *p, struct cq
                 return;
         }
         for (int i = 0; i < RIG_MAX_BRIDGES; i++) {
+                /*
+                 * The session's bridge whose rig has left is let go now, not
+                 * at the next reap: a rig that said bye and asks again gets in.
+                 */
+                if (c->rig.bridge[i] && rig_bridge_session(c->rig.bridge[i]) == it->session &&
+                    rig_bridge_leaving(c->rig.bridge[i])) {
+                        rig_bridge_stop(c->rig.bridge[i]);
+                        c->rig.bridge[i] = NULL;
+                }
                 if (c->rig.bridge[i] && rig_bridge_session(c->rig.bridge[i]) == it->session) {
                         snprintf(msg, sizeof(msg), "rig: session %llu already has a remote "
                                  "rig", (unsigned long long)it->session);

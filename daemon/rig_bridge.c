@@ -25,6 +25,8 @@
 #define BROKEN_LOG_NS   1000000000ull   /* a broken point ring is logged this often at most */
 #define LINGER_MS       200             /* for the bye on the way out */
 
+static _Atomic uint64_t inproc_next;    /* names the bridges' inproc pairs */
+
 /* The wire's limits are the channel's (proto/ may not include shm/). */
 static_assert(RIGW_MAX_PORTS == RIG_PORTS_MAX, "a remote rig has a channel's ports");
 static_assert(RIGW_NAME_MAX == RIG_NAME_MAX, "a remote rig's port names are a channel's");
@@ -41,6 +43,7 @@ struct rig_bridge {
         uint32_t timeout_ms, n_in, n_out;
         /* The relay thread's. */
         bool hello;                     /* the token was presented: id is the remote rig */
+        bool said_bye;                  /* the remote rig said bye (relay thread) */
         uint8_t id[256];
         size_t id_len;
         int64_t heard_ms;
@@ -235,7 +238,8 @@ static void on_message(struct rig_bridge *b, const void *body, size_t len)
         } else if (m.kind == RIGW_BYE) {
                 log_info("rig bridge of session %llu: the remote rig said bye",
                          (unsigned long long)b->session);
-                b->hello = false;
+                /* Answered with a bye on the way out: the rig knows the session is free. */
+                b->said_bye = true;
                 atomic_store(&b->stop, true);
         } else if (m.kind != RIGW_BEAT) {
                 bad(b, "a remote rig sends w, beat or bye once attached");
@@ -353,6 +357,8 @@ static void *relay_main(void *arg)
                 zmq_msg_close(&m);
         }
         zmq_msg_close(&b->held);
+        if (b->said_bye)
+                why = "the remote rig said bye";
         log_info("rig bridge of session %llu ends: %s (%llu writes, %llu bad messages)",
                  (unsigned long long)b->session, why, (unsigned long long)b->writes,
                  (unsigned long long)b->bad);
@@ -440,7 +446,9 @@ static int sockets(struct rig_bridge *b, const struct rig_bridge_params *p, char
                 snprintf(err, errlen, "rig bridge: no port in '%s'", ep);
                 return -EPROTO;
         }
-        snprintf(inproc, sizeof(inproc), "inproc://fmud-rig-bridge-%p", (void *)b);
+        /* A number never used before: a freed bridge's address may come back before libzmq lets its name go. */
+        snprintf(inproc, sizeof(inproc), "inproc://fmud-rig-bridge-%llu",
+                 (unsigned long long)atomic_fetch_add(&inproc_next, 1));
         if (zmq_bind(b->pair_r, inproc) < 0 || zmq_connect(b->pair_w, inproc) < 0)
                 return zfail(err, errlen, "bind", inproc);
         return 0;
@@ -467,7 +475,7 @@ int rig_bridge_start(const struct rig_bridge_params *p, struct rig_bridge **ret,
 {
         struct rig_bridge *b = calloc(1, sizeof(*b));
         bool points_started = false;
-        uint64_t quiet_ms = 0;
+        struct rig_holder holder = { 0 };
         int r;
 
         err[0] = '\0';
@@ -491,11 +499,12 @@ int rig_bridge_start(const struct rig_bridge_params *p, struct rig_bridge **ret,
                 return r;
         }
         /* One rig at a time: a local rig attached now refuses the remote one. */
-        r = rig_claim(b->r, &quiet_ms);
+        r = rig_claim(b->r, true, &holder);
         if (r < 0) {
-                snprintf(err, errlen, "rig: session %llu already has a rig (a local one, heard "
-                         "from %llu ms ago)", (unsigned long long)p->session,
-                         (unsigned long long)quiet_ms);
+                snprintf(err, errlen, "rig: session %llu already has a rig (%s, heard from %llu "
+                         "ms ago)", (unsigned long long)p->session, holder.relay ? "a remote one "
+                         "whose bridge is ending" : "a local one",
+                         (unsigned long long)holder.quiet_ms);
                 free_bridge(b);         /* closes the fd with the channel */
                 return r;
         }
@@ -531,6 +540,13 @@ int rig_bridge_start(const struct rig_bridge_params *p, struct rig_bridge **ret,
 uint64_t rig_bridge_session(const struct rig_bridge *b)
 {
         return b->session;
+}
+
+bool rig_bridge_leaving(const struct rig_bridge *b)
+{
+        struct rig_bridge *m = (struct rig_bridge *)b;
+
+        return atomic_load(&m->stop) || atomic_load(&m->points_stop) || atomic_load(&m->done);
 }
 
 bool rig_bridge_done(const struct rig_bridge *b)

@@ -78,6 +78,11 @@ int rig_bridge_start(const struct rig_bridge_params *p, struct rig_bridge **ret,
 uint64_t rig_bridge_session(const struct rig_bridge *b);
 /* Whether the bridge has ended by itself (rig_bridge_stop() still frees it). */
 bool rig_bridge_done(const struct rig_bridge *b);
+/*
+ * Whether it is ending (its rig said bye, went silent or let its token
+ * expire): rig_bridge_stop() then returns within a point slice (50 ms).
+ */
+bool rig_bridge_leaving(const struct rig_bridge *b);
 /* End it (a bye to a connected remote rig), join its threads and free it. NULL: no-op. */
 void rig_bridge_stop(struct rig_bridge *b);
 

@@ -215,16 +215,24 @@ int rig_publish(struct rig *r, uint64_t point, double time, const double *vals);
  * a session has one rig at a time. Taken when no rig holds it, or when the
  * one that does has vanished: its last heartbeat older than the session's
  * timeout and its claim older than RIG_CLAIM_GRACE_MS (the time a rig
- * has between its claim and its first beat). 0; -EBUSY when another rig
- * holds it, *ret_quiet_ms (may be NULL) how long since it last beat or
- * claimed. A handle that claimed and lost the channel to another rig
- * (after a silence longer than the timeout) gets -EOWNERDEAD from
- * rig_write(), rig_wait() and rig_read(), and never touches the rings or
- * the heartbeat again. rig_close() gives a held claim back. A handle that
- * never claims (an observer) is not checked.
+ * has between its claim and its first beat). relay: the claimant is a
+ * relay (the daemon's bridge to a remote rig), which the word says. 0;
+ * -EBUSY when another rig holds it, *ret_holder (may be NULL) who and how
+ * long since it last beat or claimed. A handle that claimed and lost the
+ * channel to another rig (after a silence longer than the timeout) gets
+ * -EOWNERDEAD from rig_write(), rig_wait() and rig_read(), and never
+ * touches the rings or the heartbeat again, but for a call it was inside
+ * of (stopped there, by a debugger or SIGSTOP, longer than the timeout):
+ * the claim keeps honest rigs apart, it cannot fence a rig off. rig_close()
+ * gives a held claim back. A handle that never claims (an observer) is not
+ * checked.
  */
 #define RIG_CLAIM_GRACE_MS      1000u
-int rig_claim(struct rig *r, uint64_t *ret_quiet_ms);
+struct rig_holder {
+        bool relay;                     /* the daemon's bridge to a remote rig */
+        uint64_t quiet_ms;              /* since its last beat or claim (a relay renews it) */
+};
+int rig_claim(struct rig *r, bool relay, struct rig_holder *ret_holder);
 /* Rig: this handle claimed the channel and holds it still. */
 bool rig_claim_held(const struct rig *r);
 /*

@@ -25,6 +25,7 @@
 
 #define CLAIM_TAG_BITS  20
 #define CLAIM_TAG(w)    ((w) & ((UINT64_C(1) << CLAIM_TAG_BITS) - 1))
+#define CLAIM_RELAY     (UINT64_C(1) << (CLAIM_TAG_BITS - 1))   /* of the tag: a relay's */
 #define NS_PER_MS       1000000u
 
 static _Atomic uint64_t *claim_word(const struct rig *r)
@@ -32,20 +33,21 @@ static _Atomic uint64_t *claim_word(const struct rig *r)
         return &rig_hdr_of(r)->claim;
 }
 
-/* A random tag, never 0 and never avoid's. */
-static uint64_t new_tag(uint64_t avoid, uint64_t now)
+/* A random tag with the relay bit as asked, never avoid's (nor 0: the bit or the rest is set). */
+static uint64_t new_tag(uint64_t avoid, uint64_t now, bool relay)
 {
         uint64_t tag = 0;
 
         for (int i = 0; i < 8; i++) {
                 if (getrandom(&tag, sizeof(tag), GRND_NONBLOCK) != (ssize_t)sizeof(tag))
                         tag = now ^ (uint64_t)getpid() ^ ((uint64_t)getpid() << 11) ^ (uint64_t)i;
-                tag = CLAIM_TAG(tag);
+                tag = CLAIM_TAG(tag) & ~CLAIM_RELAY;
+                tag |= relay ? CLAIM_RELAY : 0;
                 if (tag && tag != CLAIM_TAG(avoid))
                         return tag;
                 now = now * 6364136223846793005u + 1442695040888963407u;
         }
-        return CLAIM_TAG(avoid) == 1 ? 2 : 1;
+        return (relay ? CLAIM_RELAY : 0) | (CLAIM_TAG(avoid) == 1 ? 2 : 1);
 }
 
 /* t (a time another process wrote) was within window of now, and not after it by more. */
@@ -54,7 +56,7 @@ static bool recent(uint64_t t, uint64_t now, uint64_t window)
         return t <= now ? now - t <= window : t - now <= window;
 }
 
-int rig_claim(struct rig *r, uint64_t *ret_quiet_ms)
+int rig_claim(struct rig *r, bool relay, struct rig_holder *ret_holder)
 {
         uint64_t now = rig_now_ns(), now_ms = now / NS_PER_MS;
         uint64_t timeout = (uint64_t)rig_timeout_ms(r) * NS_PER_MS;
@@ -68,16 +70,17 @@ int rig_claim(struct rig *r, uint64_t *ret_quiet_ms)
                         /* Alive: beat within the timeout, or claimed within the grace. */
                         if ((hb && recent(hb, now, timeout)) ||
                             recent(at_ms, now_ms, RIG_CLAIM_GRACE_MS)) {
-                                if (ret_quiet_ms) {
+                                if (ret_holder) {
                                         uint64_t hb_ms = hb / NS_PER_MS;
                                         uint64_t last = hb_ms > at_ms ? hb_ms : at_ms;
 
-                                        *ret_quiet_ms = last < now_ms ? now_ms - last : 0;
+                                        ret_holder->relay = (cur & CLAIM_RELAY) != 0;
+                                        ret_holder->quiet_ms = last < now_ms ? now_ms - last : 0;
                                 }
                                 return -EBUSY;
                         }
                 }
-                mine = now_ms << CLAIM_TAG_BITS | new_tag(cur, now);
+                mine = now_ms << CLAIM_TAG_BITS | new_tag(cur, now, relay);
                 /* seq_cst: pairs with the previous holder's release in rig_claim_release(). */
         } while (!atomic_compare_exchange_weak(claim_word(r), &cur, mine));
         atomic_store(&r->claim, mine);

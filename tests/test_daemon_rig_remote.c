@@ -504,3 +504,22 @@ Test(daemon_rig_remote, a_local_and_a_remote_rig_never_share_the_channel)
         fmud_rig_close(rig);
         fmud_close(local);
 }
+
+/*
+ * A remote rig that said bye and asks again at once gets in: the ended
+ * bridge is let go then, not at the next reap, and the new one's
+ * internal names never meet the old one's.
+ */
+Test(daemon_rig_remote, a_rig_that_left_is_let_in_again_at_once)
+{
+        struct proto_load a = rr_feedthrough(0.1, "hold");
+        uint64_t s = daemon_load(t.c, &a, NULL);
+
+        for (int i = 0; i < 20; i++) {
+                struct fmud_rig *rig = NULL;
+
+                cr_assert(eq(int, fmud_rig_open(t.c, s, &rig), 0), "round %d: %s", i,
+                          fmud_errmsg(t.c));
+                fmud_rig_close(rig);
+        }
+}

@@ -254,20 +254,23 @@ Test(rig_chan, a_point_ring_the_rig_broke_is_opened_again_and_the_next_rig_reads
 Test(rig_chan, a_second_rig_is_refused_until_the_first_closes)
 {
         struct rig *e = engine_side(), *a, *b, *obs;
-        uint64_t quiet = 99, seq, point;
+        struct rig_holder holder = { .quiet_ms = 99 };
+        uint64_t seq, point;
         double v;
 
         cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &obs), 0));
         cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &a), 0));
         cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &b), 0));
-        cr_assert(eq(int, rig_claim(a, NULL), 0));
+        cr_assert(eq(int, rig_claim(a, false, NULL), 0));
         cr_assert(rig_claim_held(a));
-        cr_assert(eq(int, rig_claim(b, &quiet), -EBUSY));
-        cr_assert(quiet < RIG_CLAIM_GRACE_MS, "quiet for %llu ms", (unsigned long long)quiet);
+        cr_assert(eq(int, rig_claim(b, false, &holder), -EBUSY));
+        cr_assert(not(holder.relay));
+        cr_assert(holder.quiet_ms < RIG_CLAIM_GRACE_MS, "quiet for %llu ms",
+                  (unsigned long long)holder.quiet_ms);
         cr_assert(not(rig_claim_held(b)));
         cr_assert(eq(int, rig_write(a, 0, (double[]){ 1 }), 0));
         rig_close(a);
-        cr_assert(eq(int, rig_claim(b, NULL), 0));
+        cr_assert(eq(int, rig_claim(b, false, NULL), 0));
         cr_assert(eq(int, rig_write(b, 0, (double[]){ 2 }), 0));
         cr_assert(not(rig_claim_held(obs)));
         cr_assert(eq(int, rig_take(e, 0, &seq, &point, &v), 0));
@@ -275,6 +278,14 @@ Test(rig_chan, a_second_rig_is_refused_until_the_first_closes)
         cr_assert(eq(int, rig_take(e, 0, &seq, &point, &v), 0));
         cr_assert(eq(dbl, v, 2));
         cr_assert(eq(int, rig_take(e, 0, &seq, &point, &v), -EAGAIN));
+        rig_close(b);
+        /* A relay's claim says so to whoever is refused. */
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &a), 0));
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &b), 0));
+        cr_assert(eq(int, rig_claim(a, true, NULL), 0));
+        cr_assert(eq(int, rig_claim(b, false, &holder), -EBUSY));
+        cr_assert(holder.relay);
+        rig_close(a);
         rig_close(b);
         rig_close(obs);
         rig_close(e);
@@ -298,10 +309,10 @@ Test(rig_chan, a_vanished_rig_is_replaced_and_stays_off_the_channel)
         cr_assert(h != MAP_FAILED);
         cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &a), 0));
         cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &b), 0));
-        cr_assert(eq(int, rig_claim(a, NULL), 0));
+        cr_assert(eq(int, rig_claim(a, false, NULL), 0));
         /* a claimed long ago and never beat: it vanished. */
         atomic_store(&h->claim, old | (atomic_load(&h->claim) & 0xfffff));
-        cr_assert(eq(int, rig_claim(b, NULL), 0));
+        cr_assert(eq(int, rig_claim(b, false, NULL), 0));
         cr_assert(not(rig_claim_held(a)));
         hb = rig_heartbeat(e);
         clock_gettime(CLOCK_MONOTONIC, &now);
@@ -323,7 +334,7 @@ Test(rig_chan, a_vanished_rig_is_replaced_and_stays_off_the_channel)
         atomic_store(&h->claim, UINT64_MAX);
         atomic_store(&h->heartbeat, UINT64_MAX - 1);
         cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &b), 0));
-        cr_assert(eq(int, rig_claim(b, NULL), 0));
+        cr_assert(eq(int, rig_claim(b, false, NULL), 0));
         cr_assert(rig_claim_held(b));
         rig_close(b);
         munmap(h, sizeof(*h));
