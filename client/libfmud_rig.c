@@ -170,6 +170,12 @@ int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret)
         }
         /* One rig at a time: its rings have one writer and one reader each. */
         r = rig_claim(g->r, false, &holder);
+        if (r < 0 && r != -EBUSY) {
+                fmud_rig_close(g);
+                return fmud_fail(c, r, "rig: the channel of session %llu is broken (a rig "
+                                 "rewrote its rings): %s", (unsigned long long)session,
+                                 strerror(-r));
+        }
         if (r < 0) {
                 fmud_rig_close(g);
                 if (holder.relay)

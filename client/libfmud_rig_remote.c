@@ -27,7 +27,7 @@
 
 #define OPEN_TIMEOUT_MS 5000
 #define LINGER_MS       100
-#define BYE_WAIT_MS     200             /* rig_remote_close() waits this long for the bridge's bye */
+#define BYE_WAIT_MS     1000    /* rig_remote_close() waits this long for the bridge's bye */
 
 struct rig_remote {
         void *ctx, *s;

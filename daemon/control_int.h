@@ -68,6 +68,7 @@ struct ctl_rig {
         char path[108];
         struct ctl_rig_token tok[RIG_MAX_TOKENS];
         struct ctl_rig_conn conn[RIG_MAX_CONNS];
+        uint64_t refused;               /* connections refused for their user's cap */
         struct rig_bridge *bridge[RIG_MAX_BRIDGES];     /* remote rigs; NULL: free */
 };
 

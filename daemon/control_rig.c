@@ -19,9 +19,10 @@
  * RIG_MAX_CONNS connections being read (the listener is not polled while
  * all are taken), each read bounded to the token's length and a peer
  * silent for RIG_PEER_MS dropped. One uid holds at most RIG_USER_TOKENS
- * tokens and RIG_USER_CONNS connections (one more is refused at once), so
- * that no user can keep another's rig from its channel. Every socket is non-blocking: the
- * control loop never waits for a rig.
+ * tokens and RIG_USER_CONNS connections (one more is refused at once, at
+ * most RIG_MAX_CONNS refusals a turn of the loop), so that no user can keep
+ * another's rig from its channel. Every socket is non-blocking: the control
+ * loop never waits for a rig.
  *
  * Threads: the control thread only (control_rig_fd() only queues).
  */
@@ -302,7 +303,10 @@ static unsigned user_conns(const struct ctl_rig *g, uid_t uid)
 
 static void on_accept(struct ctl_rig *g, int64_t now)
 {
-        for (int i = 0; i < RIG_MAX_CONNS; i++) {
+        int refused = 0;
+
+        /* Refusals take no slot: bounded per call, so a flood cannot hold the loop. */
+        for (int i = 0; i < RIG_MAX_CONNS && refused < RIG_MAX_CONNS; i++) {
                 struct ctl_rig_conn *k = &g->conn[i];
                 struct ucred cred;
                 socklen_t len = sizeof(cred);
@@ -319,8 +323,14 @@ static void on_accept(struct ctl_rig *g, int64_t now)
                         continue;
                 }
                 if (user_conns(g, cred.uid) >= RIG_USER_CONNS) {
-                        log_notice("rig socket: uid %lu has %d connections waiting already, "
-                                   "one more refused", (unsigned long)cred.uid, RIG_USER_CONNS);
+                        /* The first and each power of two: a flood costs a few lines. */
+                        g->refused++;
+                        if (g->refused == 1 || (g->refused & (g->refused - 1)) == 0)
+                                log_notice("rig socket: uid %lu has %d connections waiting "
+                                           "already, one more refused (%llu refusals so far)",
+                                           (unsigned long)cred.uid, RIG_USER_CONNS,
+                                           (unsigned long long)g->refused);
+                        refused++;
                         answer(fd, "refused: too many connections of this user at once\n", -1);
                         close(fd);
                         i--;            /* the slot is still free */

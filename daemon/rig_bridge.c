@@ -368,6 +368,8 @@ static void *relay_main(void *arg)
         }
         atomic_store(&b->points_stop, true);
         pthread_join(b->points, NULL);
+        /* Nothing touches the rings now: the channel is free for a local rig at once. */
+        rig_claim_release(b->r);
         atomic_store(&b->done, true);
         return NULL;
 }
@@ -446,7 +448,10 @@ static int sockets(struct rig_bridge *b, const struct rig_bridge_params *p, char
                 snprintf(err, errlen, "rig bridge: no port in '%s'", ep);
                 return -EPROTO;
         }
-        /* A number never used before: a freed bridge's address may come back before libzmq lets its name go. */
+        /*
+         * A number never used before: a freed bridge's address may come
+         * back before libzmq has let its name go.
+         */
         snprintf(inproc, sizeof(inproc), "inproc://fmud-rig-bridge-%llu",
                  (unsigned long long)atomic_fetch_add(&inproc_next, 1));
         if (zmq_bind(b->pair_r, inproc) < 0 || zmq_connect(b->pair_w, inproc) < 0)
@@ -500,11 +505,15 @@ int rig_bridge_start(const struct rig_bridge_params *p, struct rig_bridge **ret,
         }
         /* One rig at a time: a local rig attached now refuses the remote one. */
         r = rig_claim(b->r, true, &holder);
-        if (r < 0) {
+        if (r == -EBUSY)
                 snprintf(err, errlen, "rig: session %llu already has a rig (%s, heard from %llu "
                          "ms ago)", (unsigned long long)p->session, holder.relay ? "a remote one "
                          "whose bridge is ending" : "a local one",
                          (unsigned long long)holder.quiet_ms);
+        else if (r < 0)
+                snprintf(err, errlen, "rig bridge: the channel of session %llu is broken (a rig "
+                         "rewrote its rings): %s", (unsigned long long)p->session, strerror(-r));
+        if (r < 0) {
                 free_bridge(b);         /* closes the fd with the channel */
                 return r;
         }

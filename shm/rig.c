@@ -53,7 +53,6 @@
 
 #define BEAT_SLICE_NS   10000000ull     /* rig_wait() beats at least this often (rig_beat_slice_ns()) */
 
-
 static const char *const type_names[RIG_TYPE_END] = {
         [RIG_FLOAT64] = "Float64", [RIG_FLOAT32] = "Float32", [RIG_INT8] = "Int8",
         [RIG_INT16] = "Int16", [RIG_INT32] = "Int32", [RIG_INT64] = "Int64",
@@ -385,8 +384,6 @@ uint64_t rig_heartbeat(const struct rig *r)
 {
         return atomic_load_explicit(heartbeat(r), memory_order_relaxed);
 }
-
-
 
 /*
  * The ring broke (the rig wrote garbage): everything it published is

@@ -241,6 +241,12 @@ bool rig_claim_held(const struct rig *r);
  * RIG_CLAIM_GRACE_MS keeps it. 0, or -EOWNERDEAD (lost).
  */
 int rig_claim_renew(struct rig *r);
+/*
+ * Rig: give a held claim back (0) unless another rig has taken it, once
+ * nothing of this handle touches the rings any more; rig_close() does it
+ * too. The handle is then neither a holder nor checked.
+ */
+void rig_claim_release(struct rig *r);
 
 /* Rig: store the heartbeat now (unless rig_beat_by_caller() was called). */
 void rig_beat(struct rig *r);

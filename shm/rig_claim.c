@@ -85,8 +85,13 @@ int rig_claim(struct rig *r, bool relay, struct rig_holder *ret_holder)
         } while (!atomic_compare_exchange_weak(claim_word(r), &cur, mine));
         atomic_store(&r->claim, mine);
         /* From where the previous rig left the rings. */
-        if ((e = ring_init(&r->in, r->in.hdr, r->in_size, RING_PRODUCER)) < 0 ||
-            (e = ring_init(&r->out, r->out.hdr, r->out_size, RING_CONSUMER)) < 0) {
+        e = ring_init(&r->in, r->in.hdr, r->in_size, RING_PRODUCER);
+        if (e == 0)
+                e = ring_init(&r->out, r->out.hdr, r->out_size, RING_CONSUMER);
+        /* The geometry as rig_attach() took it: a ring rewritten since is broken. */
+        if (e == 0 && (r->in.max_record < r->in_rec || r->out.max_record < r->out_rec))
+                e = -ERANGE;
+        if (e < 0) {
                 rig_claim_release(r);
                 return e;
         }

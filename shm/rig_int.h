@@ -46,7 +46,5 @@ static inline struct rig_hdr *rig_hdr_of(const struct rig *r)
 /* rig_claim.c */
 /* The handle claimed the channel and another rig has taken it since. */
 bool rig_claim_lost(const struct rig *r);
-/* rig_close(): give a held claim back (0), unless another rig has taken it. */
-void rig_claim_release(struct rig *r);
 
 #endif

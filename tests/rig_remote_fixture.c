@@ -46,6 +46,7 @@ void rr_start(struct rr *t)
 void rr_start_ports(struct rr *t, const char *ports)
 {
         char conf[2048], keys[256], line[64], path[512];
+        int port, tries = 0;
 
         memset(t, 0, sizeof(*t));
         if (!zmq_has("curve"))
@@ -60,7 +61,11 @@ void rr_start_ports(struct rr *t, const char *ports)
         put(t, "server.key", line, 0600);
         snprintf(keys, sizeof(keys), "%s operator\n%s operator\n", t->ok_pub, t->other_pub);
         put(t, "authorized_keys", keys, 0644);
-        snprintf(t->tcp_ep, sizeof(t->tcp_ep), "tcp://127.0.0.1:%d", rr_free_port());
+        /* Never the bridges' own port. */
+        do
+                port = rr_free_port();
+        while (ports && atoi(ports) == port && ++tries < 100);
+        snprintf(t->tcp_ep, sizeof(t->tcp_ep), "tcp://127.0.0.1:%d", port);
         snprintf(conf, sizeof(conf),
                  "[control]\ntcp_endpoint = %s\nserver_secret_key = %s/server.key\n"
                  "authorized_keys = %s/authorized_keys\n[rig]\n"

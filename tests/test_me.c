@@ -258,8 +258,8 @@ Test(me, a_terminate_request_in_the_first_event_mode_finishes_at_the_start)
         cr_assert(eq(sz, x.n_rows, 1));
         cr_assert(eq(dbl, x.rows[0].t, 0.0));
         cr_assert(eq(dbl, val(&x, &x.rows[0], "vdp.x0"), 2.0));
-        cr_assert(strstr(master_message(x.m), "terminateSimulation requested by 'vdp'") != NULL, "%s",
-                  master_message(x.m));
+        cr_assert(strstr(master_message(x.m), "terminateSimulation requested by 'vdp'") != NULL,
+                  "%s", master_message(x.m));
         msys_fini(&x);
 }
 

@@ -301,7 +301,8 @@ Test(rig_chan, a_second_rig_is_refused_until_the_first_closes)
 Test(rig_chan, a_vanished_rig_is_replaced_and_stays_off_the_channel)
 {
         struct rig *e = engine_side(), *a, *b;
-        struct rig_hdr *h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_SHARED, rig_fd(e), 0);
+        struct rig_hdr *h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE, MAP_SHARED, rig_fd(e),
+                                 0);
         uint64_t seq, point, hb, old = (rig_now_ns() / 1000000u - 2 * RIG_CLAIM_GRACE_MS) << 20;
         double v, t, outs[2];
         struct timespec now;

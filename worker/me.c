@@ -629,7 +629,7 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
                         if (m->next_defined && m->next_time <= m->time) {
                                 m->same_n = m->same_t == m->time ? m->same_n + 1 : 1;
                                 m->same_t = m->time;
-                                if (m->same_n >= ME_SAME_TIME_MAX) {
+                                if (m->same_n > ME_SAME_TIME_MAX) {
                                         snprintf(w->last_error, sizeof(w->last_error),
                                                  "nextEventTime %.17g is not after the event at "
                                                  "t = %.17g, %u times in a row: time would not "

@@ -92,7 +92,7 @@ static void terminate(struct master *m)
 
                 if (!mi->terminate || mi->t != m->t_cur)
                         continue;
-                /* A step that stopped short to ask it (beside others, the point is the step's end). */
+                /* A step that stopped short to ask it (beside others, the point is its end). */
                 if (mi->res.terminate_simulation &&
                     mi->res.last_successful_time < m->t_cur - master_tol(m, m->t_cur))
                         master_err(m, 0, "terminateSimulation requested by '%s' at t = %.17g (it "
