@@ -336,6 +336,22 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
         return fmi2OK;
 }
 
+/*
+ * The modes fmi2SetReal may change vr in (FMI 2.0 section 3.2.3, Table of
+ * the ME state machine; section 4.2.4 for Co-Simulation's step mode):
+ * me_model.h's enum me_set, as a strict FMU checks them.
+ */
+static unsigned set_modes(unsigned vr)
+{
+        unsigned m = B(M_INSTANTIATED) | B(M_INIT);
+
+        if (me_model.set[vr] >= ME_SET_EVENT)
+                m |= B(M_EVENT) | B(M_STEP);
+        if (me_model.set[vr] == ME_SET_CONTINUOUS)
+                m |= B(M_CONT);
+        return m;
+}
+
 fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                        const fmi2Real value[])
 {
@@ -346,8 +362,12 @@ fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
         for (size_t i = 0; i < nvr; i++) {
                 if (vr[i] == 0 || vr[i] >= me_model.n_vars)
                         return fail(in, "fmi2SetReal", "unknown or not settable value reference");
-                in->v[vr[i]] = value[i];
+                if (!(B(in->mode) & set_modes(vr[i])))
+                        return fail(in, "fmi2SetReal", "this variable may not be set in the "
+                                    "current state (FMI 2.0 section 3.2.3)");
         }
+        for (size_t i = 0; i < nvr; i++)
+                in->v[vr[i]] = value[i];
         return fmi2OK;
 }
 
