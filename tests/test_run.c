@@ -421,3 +421,24 @@ Test(run, a_terminate_request_in_initialization_exits_0_locally_and_through_the_
                 }
         }
 }
+
+/*
+ * What an FMU prints to stdout (printf in an export) goes to stderr, never
+ * into the results on stdout (--out -), locally as through the daemon.
+ */
+Test(run, an_fmu_printing_to_stdout_leaves_the_results_on_stdout_alone, .init = setup,
+     .fini = teardown)
+{
+        for (int local = 0; local < 2; local++) {
+                struct run_result r = fmuctl((const char *[]){
+                        "run", FMUD_TEST_FMU_DIR "/Misbehave.fmu", "--start", "fault=20",
+                        "--stop-time", "0.03", "--step", "0.01", "--out", "-", "--quiet",
+                        local ? "--local" : NULL, NULL });
+
+                cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
+                cr_assert(strstr(r.out, "misbehave") == NULL, "local %d: %s", local, r.out);
+                cr_assert(eq(int, strncmp(r.out, "time,", 5), 0), "%s", r.out);
+                cr_assert(eq(sz, lines(r.out), (size_t)5), "local %d: %s", local, r.out);
+                run_result_fini(&r);
+        }
+}

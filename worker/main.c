@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "worker/me.h"
 #include "worker/sandbox.h"
@@ -174,6 +175,12 @@ int main(int argc, char *argv[])
                 return 64;
         /* A worker outlives no daemon: the spawner sets this too, before exec. */
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        /*
+         * What an FMU prints (printf is common in exports) goes where
+         * diagnostics go, never into the importer's stdout, which may be
+         * the results (fmuctl run --local --out -).
+         */
+        (void) dup2(STDERR_FILENO, STDOUT_FILENO);
         /* While the daemon's privileges last, before seccomp; reported after the sandbox. */
         if (arg_mlock)
                 (void) worker_lock_memory(&arg_sandbox, arg_mlock_limit);

@@ -34,6 +34,8 @@
  *                          then a normal step
  *                       19 a slow step: sleeps `count` milliseconds, then
  *                          a normal step
+ *                       20 a line printed to stdout, as printf in an
+ *                          export does, then a normal step
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
@@ -52,6 +54,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -300,6 +303,10 @@ static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
                 nanosleep(&ms, NULL);
                 return fmi3OK;
         }
+        case 20:
+                printf("misbehave: printed to stdout at t = %g\n", t);
+                fflush(stdout);
+                return fmi3OK;
         case 18:
                 inst_log(inst, FMU_WARNING, "misbehave: \033[31mred\033[0m\a\nfmud: forged "
                          "line\r\x7f\xc2\x9b" "2J end");
