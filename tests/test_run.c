@@ -442,3 +442,23 @@ Test(run, an_fmu_printing_to_stdout_leaves_the_results_on_stdout_alone, .init = 
                 run_result_fini(&r);
         }
 }
+
+/*
+ * An FMI 2.0 Enumeration (LinearOde2's band: high, middle, low as x
+ * decays), which FMI 2.0 gets as an Integer, is recorded as its value,
+ * locally as through the daemon; it was recorded as 0.
+ */
+Test(run, an_fmi2_enumeration_is_recorded_as_its_value, .init = setup, .fini = teardown)
+{
+        for (int local = 0; local < 2; local++) {
+                struct run_result r = fmuctl((const char *[]){
+                        "run", FMUD_TEST_FMU_DIR "/LinearOde2.fmu", "--record", "band",
+                        "--stop-time", "2", "--step", "0.5", "--out", "-", "--quiet",
+                        local ? "--local" : NULL, NULL });
+
+                cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
+                cr_assert(eq(str, r.out, "time,band\n0,1\n0.5,1\n1,2\n1.5,3\n2,3\n"), "local %d",
+                          local);
+                run_result_fini(&r);
+        }
+}

@@ -82,6 +82,26 @@ int mroute_publish(struct master *m, struct mi *mi)
         return 0;
 }
 
+/*
+ * An integer cell's exact bits, for a column recorded as a 64-bit integer:
+ * an Enumeration is one whatever block carries it (FMI 2.0 gets it as an
+ * Integer, in an Int32 block). 0 for other types.
+ */
+static uint64_t int_bits(const struct mblock *b, size_t off)
+{
+        switch (b->type) {
+        case MD_INT8: return (uint64_t)(int64_t)((const int8_t *)b->vals)[off];
+        case MD_INT16: return (uint64_t)(int64_t)((const int16_t *)b->vals)[off];
+        case MD_INT32: return (uint64_t)(int64_t)((const int32_t *)b->vals)[off];
+        case MD_INT64: case MD_ENUMERATION: return (uint64_t)((const int64_t *)b->vals)[off];
+        case MD_UINT8: return ((const uint8_t *)b->vals)[off];
+        case MD_UINT16: return ((const uint16_t *)b->vals)[off];
+        case MD_UINT32: return ((const uint32_t *)b->vals)[off];
+        case MD_UINT64: return ((const uint64_t *)b->vals)[off];
+        default: return 0;
+        }
+}
+
 void mroute_cell(struct master *m, size_t col, const struct mblock *b, size_t off)
 {
         switch (b->type) {
@@ -100,9 +120,7 @@ void mroute_cell(struct master *m, size_t col, const struct mblock *b, size_t of
         default:
                 m->row_vals[col] = mv_to_double(b->type, b->vals, off);
                 m->row_blobs[col] = (struct master_blob){ NULL, 0 };
-                m->row_bits[col] = b->type == MD_INT64 || b->type == MD_ENUMERATION ?
-                                   (uint64_t)((const int64_t *)b->vals)[off] :
-                                   b->type == MD_UINT64 ? ((const uint64_t *)b->vals)[off] : 0;
+                m->row_bits[col] = int_bits(b, off);
                 break;
         }
 }

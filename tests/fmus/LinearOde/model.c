@@ -19,7 +19,8 @@
  * LinearOde's DefaultExperiment suggests tolerance 1e-5; LinearOde2's none.
  *
  * Value references: time 0, x 1, der_x 2, k 3, x0 4, tolerance_seen 5,
- * tolerance_defined 6, u0..u9 10..19, y0..y9 20..29.
+ * tolerance_defined 6, u0..u9 10..19, y0..y9 20..29; LinearOde2 also
+ * band 30 = 1 + (x < 0.5) + (x < 0.25), an Enumeration (high, middle, low).
  */
 #include <math.h>
 
@@ -41,6 +42,7 @@ struct model_data {
         bool tolerance_defined;
         double u[N_CHANNELS];
         double y[N_CHANNELS];
+        int32_t band;
 };
 
 #define U(i) VAR_SCALAR(10 + (i), "u" #i, VAR_FLOAT64, VAR_INPUT, VAR_CONTINUOUS, VAR_EXACT, u[i])
@@ -58,6 +60,10 @@ static const struct var vars[] = {
                    tolerance_defined),
         U(0), U(1), U(2), U(3), U(4), U(5), U(6), U(7), U(8), U(9),
         Y(0), Y(1), Y(2), Y(3), Y(4), Y(5), Y(6), Y(7), Y(8), Y(9),
+#ifdef LINEAR_ODE_BAND
+        /* LinearOde2: an Enumeration, which FMI 2.0 gets and sets as an Integer. */
+        VAR_SCALAR(30, "band", VAR_INT32, VAR_LOCAL, VAR_DISCRETE, VAR_CALCULATED, band),
+#endif
 };
 
 static void start(struct inst *inst)
@@ -82,6 +88,7 @@ static int calculate(struct inst *inst)
         d->der_x = -d->k * d->x;
         for (int i = 0; i < N_CHANNELS; i++)
                 d->y[i] = d->x + d->u[i];
+        d->band = 1 + (d->x < 0.5) + (d->x < 0.25);
         return 0;
 }
 
