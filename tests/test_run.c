@@ -462,3 +462,28 @@ Test(run, an_fmi2_enumeration_is_recorded_as_its_value, .init = setup, .fini = t
                 run_result_fini(&r);
         }
 }
+
+/*
+ * An FMI 2.0 FMU asks to stop as FMI 2.0 says it (section 4.2.3): fmi2DoStep
+ * returns fmi2Discard, fmi2Terminated is true, and fmi2LastSuccessfulTime is
+ * where it stopped (LinearOde2's t_stop = 0.55, inside the step from 0.5).
+ * The run finishes there, exit 0, its last row the state at 0.55; it
+ * faulted as a discarded step.
+ */
+Test(run, an_fmi2_discard_with_terminated_finishes_at_the_last_successful_time, .init = setup,
+     .fini = teardown)
+{
+        for (int local = 0; local < 2; local++) {
+                struct run_result r = fmuctl((const char *[]){
+                        "run", FMUD_TEST_FMU_DIR "/LinearOde2.fmu", "--record", "x", "--start",
+                        "t_stop=0.55", "--stop-time", "2", "--step", "0.1", "--out", "-",
+                        "--quiet", local ? "--local" : NULL, NULL });
+
+                cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
+                cr_assert(eq(sz, lines(r.out), (size_t)8), "local %d: %s", local, r.out);
+                cr_assert(eq(dbl, last_time(r.out), 0.55), "local %d: %s", local, r.out);
+                cr_assert(strstr(r.out, "\n0.55,0.5769498103804866") != NULL, "local %d: %s",
+                          local, r.out);
+                run_result_fini(&r);
+        }
+}

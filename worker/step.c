@@ -268,6 +268,15 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
                                 t_end = last;
                         if (w->lib->f2.fmi2GetBooleanStatus(w->inst, fmi2Terminated, &stop) == fmi2OK)
                                 term.u = stop != fmi2False;
+                        /*
+                         * Discard with fmi2Terminated is how FMI 2.0 says
+                         * terminateSimulation (a Modelica terminate()): the
+                         * step ended at lastSuccessfulTime, its outputs are
+                         * valid, and the run ends there, as FMI 3.0's does.
+                         */
+                        if (term.u && isfinite(t_end) && t_end >= ds.current_communication_point &&
+                            t_end <= ds.current_communication_point + ds.communication_step_size)
+                                s = fmi3OK;
                 }
         }
         reply_status(rp, s);

@@ -20,7 +20,9 @@
  *
  * Value references: time 0, x 1, der_x 2, k 3, x0 4, tolerance_seen 5,
  * tolerance_defined 6, u0..u9 10..19, y0..y9 20..29; LinearOde2 also
- * band 30 = 1 + (x < 0.5) + (x < 0.25), an Enumeration (high, middle, low).
+ * band 30 = 1 + (x < 0.5) + (x < 0.25), an Enumeration (high, middle, low),
+ * and t_stop 31: a step past it (when not negative) ends there and asks to
+ * stop the simulation.
  */
 #include <math.h>
 
@@ -43,6 +45,7 @@ struct model_data {
         double u[N_CHANNELS];
         double y[N_CHANNELS];
         int32_t band;
+        double t_stop;
 };
 
 #define U(i) VAR_SCALAR(10 + (i), "u" #i, VAR_FLOAT64, VAR_INPUT, VAR_CONTINUOUS, VAR_EXACT, u[i])
@@ -60,9 +63,11 @@ static const struct var vars[] = {
                    tolerance_defined),
         U(0), U(1), U(2), U(3), U(4), U(5), U(6), U(7), U(8), U(9),
         Y(0), Y(1), Y(2), Y(3), Y(4), Y(5), Y(6), Y(7), Y(8), Y(9),
-#ifdef LINEAR_ODE_BAND
+#ifdef LINEAR_ODE_FMI2
         /* LinearOde2: an Enumeration, which FMI 2.0 gets and sets as an Integer. */
         VAR_SCALAR(30, "band", VAR_INT32, VAR_LOCAL, VAR_DISCRETE, VAR_CALCULATED, band),
+        /* LinearOde2: a step past t_stop >= 0 ends there and asks to stop. */
+        VAR_SCALAR(31, "t_stop", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, t_stop),
 #endif
 };
 
@@ -73,6 +78,7 @@ static void start(struct inst *inst)
         d->k = 1.0;
         d->x0 = 1.0;
         d->x = d->x0;
+        d->t_stop = -1.0;
         for (int i = 0; i < N_CHANNELS; i++)
                 d->u[i] = 0.0;
 }
@@ -95,8 +101,14 @@ static int calculate(struct inst *inst)
 static int do_step(struct inst *inst, struct step *step)
 {
         struct model_data *d = inst_data(inst);
+        double h = step->h;
 
-        d->x *= exp(-d->k * step->h);
+        if (d->t_stop >= 0.0 && step->t + h > d->t_stop && d->t_stop >= step->t) {
+                h = d->t_stop - step->t;
+                step->t_end = d->t_stop;
+                step->terminate = true;
+        }
+        d->x *= exp(-d->k * h);
         return 0;
 }
 

@@ -4,6 +4,6 @@
  * FMI 2.0 front end, with its own GUID.
  */
 #define LINEAR_ODE_TOKEN "{8f3c6a41-2d0e-4b7a-9c15-5e1f0a7d3b02}"
-#define LINEAR_ODE_BAND
+#define LINEAR_ODE_FMI2
 
 #include "../LinearOde/model.c"

@@ -51,6 +51,7 @@ struct sim {
         bool dirty;             /* a value was set since the last calculate */
         bool tolerance_defined; /* as the importer gave it (not kept in a serialized state) */
         double tolerance;
+        bool terminated;        /* FMI 2.0: a step ended in Discard to ask to stop */
 };
 
 /* The standard log categories every test FMU declares, in this order. */

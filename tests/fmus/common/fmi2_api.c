@@ -202,6 +202,17 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
         inst->sim.time = s.t_end;
         if (inst_calculate(inst) < 0)
                 return fail(inst);
+        /*
+         * The model asks to stop (a Modelica terminate()): FMI 2.0 says so
+         * with fmi2Discard, fmi2Terminated and fmi2LastSuccessfulTime
+         * (section 4.2.3), as the FMU SDK's template and exports do.
+         */
+        if (s.terminate) {
+                inst->sim.terminated = true;
+                inst_log(inst, FMU_DISCARD, "fmi2DoStep: the model terminates at t = %.17g",
+                         s.t_end);
+                return fmi2Discard;
+        }
         return fmi2OK;
 }
 
@@ -263,7 +274,7 @@ fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boo
                 return fmi2Error;
         if (s != fmi2Terminated || !value)
                 return status_discard(inst, "fmi2GetBooleanStatus", s);
-        *value = fmi2False;     /* the models never ask to stop */
+        *value = inst->sim.terminated ? fmi2True : fmi2False;
         return fmi2OK;
 }
 
