@@ -487,3 +487,25 @@ Test(run, an_fmi2_discard_with_terminated_finishes_at_the_last_successful_time, 
                 run_result_fini(&r);
         }
 }
+
+/*
+ * A component that cannot vary its step is sent rate * h from each point and
+ * adds it itself: from 0.6000000000000001, its last step ends at
+ * 0.7000000000000001, past a stopTime of 0.7, which FixedStepRigid (as
+ * strict exports do, FMI 3.0 section 2.3.2) refuses. Its stopTime is where
+ * that step ends, so the run finishes; it faulted at its last step.
+ */
+Test(run, a_fixed_step_fmus_last_step_is_never_past_its_stop_time, .init = setup,
+     .fini = teardown)
+{
+        for (int local = 0; local < 2; local++) {
+                struct run_result r = fmuctl((const char *[]){
+                        "run", FMUD_TEST_FMU_DIR "/FixedStepRigid.fmu", "--stop-time", "0.7",
+                        "--step", "0.1", "--out", "-", "--quiet", local ? "--local" : NULL,
+                        NULL });
+
+                cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
+                cr_assert(eq(dbl, last_time(r.out), 0.7), "local %d: %s", local, r.out);
+                run_result_fini(&r);
+        }
+}

@@ -169,7 +169,7 @@ static int enter(struct session *s, struct session_inst *si)
                 .tolerance = c->tolerance_defined ? c->tolerance : 0,
                 .start_time = e->start,
                 .stop_time_defined = isfinite(e->stop),
-                .stop_time = e->stop,
+                .stop_time = scenario_stop_for(s->sc, si->comp),
         };
         int r;
 

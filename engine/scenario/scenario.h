@@ -338,6 +338,14 @@ int scenario_ssd_sources(const void *buf, size_t len, const char *file, char ***
 
 /* The component named name, or -ENOENT. */
 int scenario_find_component(const struct scenario *s, const char *name);
+/*
+ * The stopTime component comp is given (FMI 3.0 section 2.3.2, FMI 2.0
+ * fmi2SetupExperiment): the experiment's stop, or, for a component that
+ * cannot vary its step (sent multirate * step from each of its points,
+ * which it adds itself), where its last step ends by that addition when
+ * that is a few ulps later: an FMU may refuse a step past its stopTime.
+ */
+double scenario_stop_for(const struct scenario *s, size_t comp);
 
 /*
  * Resolve "component.variable" (component names may hold dots: the

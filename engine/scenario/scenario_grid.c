@@ -109,6 +109,23 @@ static int check_multiple(struct sc_load *l, const char *file, int line,
                       "it one (FMI 3.0 section 4.4)", own, e->step, (unsigned)c->multirate, dt);
 }
 
+double scenario_stop_for(const struct scenario *s, size_t comp)
+{
+        const struct scenario_experiment *e = &s->experiment;
+        const struct scenario_component *c = &s->components[comp];
+        uint64_t rate = c->multirate ? c->multirate : 1, n;
+        double q = points(e), r = nearbyint(q), end;
+
+        if (!rigid(c) || !isfinite(e->stop) || !(q >= 1.0) || q > 9007199254740992.0)
+                return e->stop;
+        /* The grid's points as the master counts them (master.c); sc_grid() made them whole steps. */
+        n = (uint64_t)(fabs(q - r) <= 1e-9 * fmax(1.0, q) ? r : ceil(q));
+        if (n < rate)
+                return e->stop;
+        end = (e->start + (double)(n - rate) * e->step) + (double)rate * e->step;
+        return end > e->stop ? end : e->stop;
+}
+
 int sc_grid(struct sc_load *l, const char *file, int line)
 {
         struct scenario *s = l->s;

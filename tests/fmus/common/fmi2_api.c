@@ -186,7 +186,7 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
         if (!inst_check_state(inst, "fmi2DoStep", STATE_BIT(ST_STEP)))
                 return fail(inst);
         if (!(h > 0.0) || fabs(t - inst->sim.time) > tol ||
-            (inst->sim.stop_time_defined && t + h > inst->sim.stop_time + tol)) {
+            (inst->sim.stop_time_defined && t + h > inst->sim.stop_time)) {
                 inst_log(inst, FMU_ERROR,
                          "fmi2DoStep(%.17g, %.17g): step must be > 0, start at the FMU's time "
                          "%.17g and not pass the stop time", t, h, inst->sim.time);
