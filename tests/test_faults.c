@@ -84,7 +84,7 @@ static void hygiene(pid_t pid, const char *name)
 
 static void to_step(struct inst *in)
 {
-        struct inst_instantiate a = { 0 };
+        struct inst_instantiate a = { .logging_on = true };
 
         ok(in, inst_instantiate(in, &a));
         ok(in, inst_enter_initialization_mode(in, NULL));
@@ -114,7 +114,7 @@ static struct inst *misbehave(const char *name, int32_t fault, double at, int32_
                               struct logs *lg, uint64_t timeout_ns)
 {
         struct inst *in = start("Misbehave", name, lg, timeout_ns);
-        struct inst_instantiate a = { 0 };
+        struct inst_instantiate a = { .logging_on = true };
 
         ok(in, inst_instantiate(in, &a));
         ok(in, inst_set(in, MD_INT32, (uint32_t[]){ VR_FAULT }, 1, &fault, 1));
@@ -191,7 +191,7 @@ Test(faults, a_crash_while_instantiating_has_last_words_too, .init = setup)
 {
         struct inst *other = bystander();
         struct inst *in = start("Misbehave", "misbehave-crash-at-instantiation", NULL, 0);
-        struct inst_instantiate a = { 0 };
+        struct inst_instantiate a = { .logging_on = true };
         pid_t pid = inst_pid(in);
         int r = inst_instantiate(in, &a);
 
@@ -394,7 +394,7 @@ Test(faults, garbage_in_the_channel_faults_only_that_worker, .init = setup)
 
 Test(faults, out_of_memory_is_reported_with_the_limit, .init = setup)
 {
-        struct inst_instantiate a = { 0 };
+        struct inst_instantiate a = { .logging_on = true };
         struct inst_opts o;
         struct inst *in;
         char *why = NULL;

@@ -35,7 +35,8 @@ static void stop(void)
 
 static void instantiate(bool event_mode)
 {
-        struct inst_instantiate a = { .event_mode_used = event_mode, .early_return_allowed = true };
+        struct inst_instantiate a = { .event_mode_used = event_mode, .early_return_allowed = true,
+                                      .logging_on = true };
 
         ok(inst_instantiate(in, &a));
 }

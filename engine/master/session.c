@@ -23,8 +23,41 @@
 
 void session_opts_default(struct session_opts *o)
 {
-        *o = (struct session_opts){ 0 };
+        *o = (struct session_opts){ .logging_on = true };
         wait_policy_init(&o->wait, WAIT_ADAPTIVE);
+}
+
+/*
+ * With loggingOn true an FMU may log in all its categories (FMI 3.0
+ * section 2.3.1); with false it must not log at all, not even why it
+ * failed. So fmud turns logging on, and where the FMU declares the
+ * standard status categories (section 2.4.5; FMI 2.0 names them alike),
+ * narrows it to those: the reasons of Warning, Discard, Error and Fatal,
+ * not the debug chatter of the others. A refusal costs nothing but the
+ * chatter (logs are rate-limited), so its status is not the session's.
+ */
+static void narrow_logging(struct session *s, struct session_inst *si)
+{
+        static const char *const status[] = {
+                "logStatusWarning", "logStatusDiscard", "logStatusError", "logStatusFatal",
+                "logStatusPending",
+        };
+        const struct md *md = s->sc->components[si->comp].fmu->md;
+        const char *on[sizeof(status) / sizeof(status[0])];
+        size_t n = 0;
+
+        for (size_t i = 0; i < sizeof(status) / sizeof(status[0]); i++)
+                for (size_t k = 0; k < md->n_log_categories; k++)
+                        if (md->log_categories[k].name &&
+                            !strcmp(md->log_categories[k].name, status[i])) {
+                                on[n++] = status[i];
+                                break;
+                        }
+        if (!n)
+                return;
+        if (md->n_log_categories > n)
+                (void) inst_set_debug_logging(si->inst, false, NULL, 0);
+        (void) inst_set_debug_logging(si->inst, true, on, n);
 }
 
 int session_err(struct session *s, int err, const char *fmt, ...)
@@ -244,6 +277,8 @@ static int instantiate(struct session *s, struct session_inst *si)
                                    r >= 0 ? session_status_name(r) : strerror(-r),
                                    inst_message(si->inst)));
         si->instantiated = true;
+        if (a.logging_on)
+                narrow_logging(s, si);
         return 0;
 }
 

@@ -89,7 +89,8 @@ struct session_opts {
         void *log_ctx;
         session_worker_fn *worker;      /* workers started and reaped; NULL: not told */
         void *worker_ctx;
-        bool logging_on;                /* loggingOn at instantiation */
+        /* loggingOn at instantiation (default true, narrowed to the status categories) */
+        bool logging_on;
         bool no_event_mode;             /* never set eventModeUsed */
         bool no_early_return;           /* never set earlyReturnAllowed */
         /* An intermediate update callback for every FMU that provides intermediate update. */

@@ -134,11 +134,11 @@ bool inst_initializing(const struct inst *inst)
 }
 
 /*
- * Messages with a status other than OK are always delivered, whatever
- * fmi3SetDebugLogging enabled: section 2.3.1 requires the FMU to give the
- * reason for every non-OK status through logMessage, and an importer that
- * passes a callback wants that reason. Informational (OK) messages go to
- * logEvents and only when it is enabled.
+ * Each message goes to its status's category (informational ones to
+ * logEvents) and only when that category is enabled: with loggingOn false
+ * and nothing enabled since, "any logging is disabled and the logMessage
+ * callback function must not be called" (FMI 3.0 section 2.3.1), not even
+ * for an Error's reason, as strict exports read it.
  */
 void inst_vlog(struct inst *inst, enum fmu_status status, const char *fmt, va_list ap)
 {
@@ -154,7 +154,7 @@ void inst_vlog(struct inst *inst, enum fmu_status status, const char *fmt, va_li
 
         if (!inst->logger)
                 return;
-        if (status == FMU_OK && !(inst->log_mask & (1u << cat)))
+        if (!(inst->log_mask & (1u << cat)))
                 return;
         (void) vsnprintf(msg, sizeof(msg), fmt, ap);
         inst->logger(inst, status, log_category_names[cat], msg);
