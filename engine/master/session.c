@@ -172,6 +172,31 @@ static int required_vars(struct session *s, struct session_inst *si)
         return 0;
 }
 
+/*
+ * Whether component comp's early returns can be met (FMI 3.0 section 4.2.1:
+ * the importer decides earlyReturnAllowed). Under Jacobi every other
+ * instance steps at the same time, so each must be able to go back to the
+ * point (canGetAndSetFMUState) and take a shorter step (not fixed-step);
+ * where one cannot, the FMU is told to finish its steps instead, as an
+ * importer that cannot handle the early return does. Gauss-Seidel clips
+ * the later stages instead (master_meet.c): allowed as the FMU offers.
+ */
+static bool early_return_met(const struct session *s, size_t comp)
+{
+        const struct scenario *sc = s->sc;
+
+        if (sc->experiment.algorithm != SCENARIO_JACOBI)
+                return true;
+        for (size_t i = 0; i < sc->n_components; i++) {
+                const struct md_cosim *cs = &sc->components[i].fmu->md->cs;
+
+                if (i != comp && (!cs->can_get_and_set_fmu_state ||
+                                  !cs->can_handle_variable_communication_step_size))
+                        return false;
+        }
+        return true;
+}
+
 /* What a component's worker will do, decided and checked before any worker starts. */
 static int prepare(struct session *s, struct session_inst *si)
 {
@@ -184,7 +209,7 @@ static int prepare(struct session *s, struct session_inst *si)
         si->fmi = md->fmi == MD_FMI2 ? 2 : 3;
         si->event_mode = si->fmi == 3 && md->cs.has_event_mode && !s->opts.no_event_mode;
         si->early_return = si->fmi == 3 && md->cs.might_return_early_from_do_step &&
-                           !s->opts.no_early_return;
+                           !s->opts.no_early_return && early_return_met(s, si->comp);
         r = init_clocks_check(s, si);
         if (r < 0)
                 return r;
