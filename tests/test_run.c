@@ -509,3 +509,24 @@ Test(run, a_fixed_step_fmus_last_step_is_never_past_its_stop_time, .init = setup
                 run_result_fini(&r);
         }
 }
+
+/*
+ * Messages an FMU logs from a thread of its own (Misbehave's fault 21,
+ * three a step) cannot go out on the worker's single-producer ring, but
+ * they are counted and said, locally as through the daemon; they were
+ * dropped without a word.
+ */
+Test(run, log_messages_from_an_fmus_own_thread_are_counted, .init = setup, .fini = teardown)
+{
+        for (int local = 0; local < 2; local++) {
+                struct run_result r = fmuctl((const char *[]){
+                        "run", FMUD_TEST_FMU_DIR "/Misbehave.fmu", "--start", "fault=21",
+                        "--start", "at=0", "--stop-time", "0.01", "--step", "0.01", "--out",
+                        "-", "--quiet", local ? "--local" : NULL, NULL });
+
+                cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
+                cr_assert(strstr(r.err, "3 log messages of the FMU were not forwarded") != NULL,
+                          "local %d: %s", local, r.err);
+                run_result_fini(&r);
+        }
+}

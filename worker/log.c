@@ -8,7 +8,8 @@
  * request, and an event that finds the ring full is dropped rather than
  * waited for; both are counted and the count goes out with the reply.
  * Only the worker's own thread sends: a message from a thread the FMU
- * started is counted and dropped, since the ring has one producer.
+ * started is counted and dropped, since the ring has one producer; the
+ * count goes out with the next reply, with the others.
  * The last Error or Fatal message of a call also becomes the reply's
  * message, so a failed call says why. The drop count saturates: a flood
  * of billions of messages is reported as UINT32_MAX, never as a small
@@ -30,6 +31,13 @@ static void dropped(struct worker *w)
 {
         if (w->logs_dropped < UINT32_MAX)
                 w->logs_dropped++;
+}
+
+void log_count_foreign(struct worker *w)
+{
+        uint32_t n = atomic_exchange_explicit(&foreign_drops, 0, memory_order_relaxed);
+
+        w->logs_dropped = n > UINT32_MAX - w->logs_dropped ? UINT32_MAX : w->logs_dropped + n;
 }
 
 static void forward(struct worker *w, int status, const char *category, const char *message)

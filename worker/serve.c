@@ -158,6 +158,8 @@ static int reply_send(struct worker *w, struct reply *rp, uint64_t seq)
         if (rp->msg_len && call_out_put(&rp->out, rp->msg, rp->msg_len, &rp->head.msg) < 0)
                 rp->head.msg = (struct call_range){ 0, 0 };
         rp->head.state = w->state;
+        /* Messages of the FMU's own threads are not sent (log.c), but counted here. */
+        log_count_foreign(w);
         rp->head.logs_dropped = w->logs_dropped;
         h = (struct call_hdr){
                 .magic = CALL_MAGIC,

@@ -280,6 +280,11 @@ void log_fmi3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String categor
               fmi3String message);
 void log_fmi2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
               fmi2String category, fmi2String message, ...);
+/*
+ * Add the messages dropped since the last call because a thread the FMU
+ * started sent them to w->logs_dropped (the reply's count, saturating).
+ */
+void log_count_foreign(struct worker *w);
 /* A message of the worker itself, as a log event. */
 void log_worker(struct worker *w, int status, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));

@@ -255,13 +255,14 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
 
 static void report_dropped(struct inst *inst, uint32_t n)
 {
-        char msg[96];
+        char msg[160];
 
         if (!n)
                 return;
         inst->logs_dropped += n;
         if (inst->log) {
-                snprintf(msg, sizeof(msg), "%" PRIu32 " log messages of the FMU were not forwarded", n);
+                snprintf(msg, sizeof(msg), "%" PRIu32 " log messages of the FMU were not forwarded "
+                         "(past the limit of a call, or from a thread of the FMU's own)", n);
                 inst->log(inst->log_ctx, inst, 1, "fmud", msg);
         }
 }

@@ -36,6 +36,9 @@
  *                          a normal step
  *                       20 a line printed to stdout, as printf in an
  *                          export does, then a normal step
+ *                       21 three Warning messages logged from a thread of
+ *                          the FMU's own (joined within the step), as a
+ *                          solver thread does, then a normal step
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
@@ -254,6 +257,14 @@ static void scribble(struct inst *inst)
 }
 
 /* What a step at t does under fault; returns its status when it returns at all. */
+/* Fault 21: the FMU's own thread logs, as a solver thread of an export does. */
+static void *log_from_thread(void *arg)
+{
+        for (int i = 0; i < 3; i++)
+                inst_log(arg, FMU_WARNING, "misbehave: message %d from a thread of the FMU", i);
+        return NULL;
+}
+
 static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
                             fmi3Float64 *last)
 {
@@ -301,6 +312,13 @@ static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
                 struct timespec ms = { d->count / 1000, (long)(d->count % 1000) * 1000000 };
 
                 nanosleep(&ms, NULL);
+                return fmi3OK;
+        }
+        case 21: {
+                pthread_t th;
+
+                if (pthread_create(&th, NULL, log_from_thread, inst) == 0)
+                        pthread_join(th, NULL);
                 return fmi3OK;
         }
         case 20:
