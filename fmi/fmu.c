@@ -149,8 +149,9 @@ static int check_runnable(struct fmu *fmu, const struct fmu_archive *ar, const s
         fmu->has_binary = fmu_archive_has(ar, fmu->binary_entry);
         if (fmu->has_binary)
                 return 0;
-        r = asprintf(&fmu->cannot_run, "no binary for this platform (FMI %s section 2.5.1.4): "
-                     "%s is not in the archive", md->fmi == MD_FMI3 ? "3.0" : "2.0",
+        /* FMI 2.0 puts the binaries directory in section 2.3, FMU Distribution. */
+        r = asprintf(&fmu->cannot_run, "no binary for this platform (FMI %s): %s is not in the "
+                     "archive", md->fmi == MD_FMI3 ? "3.0 section 2.5.1.4" : "2.0 section 2.3",
                      fmu->binary_entry);
         if (r < 0) {
                 fmu->cannot_run = NULL;
@@ -159,8 +160,8 @@ static int check_runnable(struct fmu *fmu, const struct fmu_archive *ar, const s
         if (opts->describe)
                 return 0;
         diag_add(diags, DIAG_ERROR, fmu->path, 0, fmu->binary_entry,
-                 "no binary for this platform (FMI %s section 2.5.1.4): the FMU cannot run on this machine",
-                 md->fmi == MD_FMI3 ? "3.0" : "2.0");
+                 "no binary for this platform (FMI %s): the FMU cannot run on this machine",
+                 md->fmi == MD_FMI3 ? "3.0 section 2.5.1.4" : "2.0 section 2.3");
         return -EINVAL;
 }
 

@@ -82,8 +82,8 @@ static void *resolve(struct fmu_lib *lib, const struct md *md, const char *name,
         sym = dlsym(lib->handle, name);
         if (!sym && needed(md, need)) {
                 diag_add(diags, DIAG_ERROR, lib->path, 0, name,
-                         "required function not exported by the FMU's binary (FMI %s section 2.2.2)",
-                         md->fmi == MD_FMI3 ? "3.0" : "2.0");
+                         "required function not exported by the FMU's binary (FMI %s)",
+                         md->fmi == MD_FMI3 ? "3.0 section 2.2.2" : "2.0 section 2.1.1");
                 (*missing)++;
         }
         return sym;

@@ -618,7 +618,7 @@ Test(inspect, says_an_fmi2_model_exchange_only_fmu_lacks_only_its_binary, .init 
 
         cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
         cr_assert(strstr(r.out, "fmud runs it           no: no binary for this platform (FMI 2.0 "
-                                "section 2.5.1.4): binaries/") != NULL, "%s", r.out);
+                                "section 2.3): binaries/") != NULL, "%s", r.out);
         cr_assert(strstr(r.out, "/Tiny2.so is not in the archive\n") != NULL, "%s", r.out);
         run_result_fini(&r);
         root = inspect_json(path, &code);
