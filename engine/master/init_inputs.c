@@ -346,10 +346,15 @@ int ig_set(struct graph *g, struct node *nd)
 
         if (src->n != nd->n || (src->type != nd->type && !(md_type_is_float(src->type) &&
                                                            md_type_is_float(nd->type))))
-                return session_err(g->s, -EINVAL, "connection %s: '%s' and '%s' differ in type "
-                                   "or size", c->origin ? c->origin : "?",
+                /* Named as carried: an FMI 2.0 Enumeration is an Int32, an FMI 3.0 one an Int64. */
+                return session_err(g->s, -EINVAL, "connection %s: '%s' (%s[%zu]) and '%s' "
+                                   "(%s[%zu]) differ in type or size, as FMI gets and sets them; "
+                                   "the master converts only between Float32 and Float64",
+                                   c->origin ? c->origin : "?",
                                    ig_vname(g->s, src->comp, src->var),
-                                   ig_vname(g->s, nd->comp, nd->var));
+                                   md_type_name(src->type), src->n,
+                                   ig_vname(g->s, nd->comp, nd->var), md_type_name(nd->type),
+                                   nd->n);
         ig_release(nd, nd->prev);
         memcpy(nd->prev, nd->val, nd->n * mv_size(nd->type));
         memcpy(nd->prev_sizes, nd->sizes, nd->n * sizeof(size_t));
