@@ -400,10 +400,12 @@ void fsm_after(struct worker *w, enum call_op op, int status)
         }
         if (op == CALL_OP_DO_STEP && w->fmi == MD_FMI2) {
                 w->set_since_step = false;
-                if (status == fmi2Discard)
+                /* The FMU is in stepFailed either way: no more steps or sets, gets allowed. */
+                if (status == fmi2Discard || w->discard_terminated)
                         w->state = CALL_ST_STEP_FAILED;
                 else if (status == fmi2Pending)
                         w->state = CALL_ST_STEP_PENDING;
+                w->discard_terminated = false;
                 return;
         }
         if (status == fmi3Discard)

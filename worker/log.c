@@ -25,7 +25,7 @@
 #define TRUNCATED_MARK " [truncated]"
 
 /* Messages from threads other than the worker's: never sent, only counted. */
-static _Atomic uint32_t foreign_drops;
+static _Atomic uint64_t foreign_drops;
 
 static void dropped(struct worker *w)
 {
@@ -35,9 +35,10 @@ static void dropped(struct worker *w)
 
 void log_count_foreign(struct worker *w)
 {
-        uint32_t n = atomic_exchange_explicit(&foreign_drops, 0, memory_order_relaxed);
+        uint64_t n = atomic_exchange_explicit(&foreign_drops, 0, memory_order_relaxed);
 
-        w->logs_dropped = n > UINT32_MAX - w->logs_dropped ? UINT32_MAX : w->logs_dropped + n;
+        w->logs_dropped = n > (uint64_t)(UINT32_MAX - w->logs_dropped) ? UINT32_MAX :
+                          w->logs_dropped + (uint32_t)n;
 }
 
 static void forward(struct worker *w, int status, const char *category, const char *message)

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -181,6 +182,8 @@ int main(int argc, char *argv[])
          * the results (fmuctl run --local --out -).
          */
         (void) dup2(STDERR_FILENO, STDOUT_FILENO);
+        /* Line by line, as on a terminal: a worker killed mid-step loses no whole line. */
+        (void) setvbuf(stdout, NULL, _IOLBF, 0);
         /* While the daemon's privileges last, before seccomp; reported after the sandbox. */
         if (arg_mlock)
                 (void) worker_lock_memory(&arg_sandbox, arg_mlock_limit);

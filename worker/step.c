@@ -275,8 +275,10 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
                          * valid, and the run ends there, as FMI 3.0's does.
                          */
                         if (term.u && isfinite(t_end) && t_end >= ds.current_communication_point &&
-                            t_end <= ds.current_communication_point + ds.communication_step_size)
+                            t_end <= ds.current_communication_point + ds.communication_step_size) {
                                 s = fmi3OK;
+                                w->discard_terminated = true;   /* stepFailed all the same (fsm.c) */
+                        }
                 }
         }
         reply_status(rp, s);

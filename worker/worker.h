@@ -90,6 +90,8 @@ struct worker {
         bool event_mode_used;
         bool early_return_allowed;
         bool set_since_step;    /* Step Mode: a set since the last doStep (4.2.1) */
+        /* FMI 2.0: this doStep's Discard was a request to stop, replied OK (step.c) */
+        bool discard_terminated;
         bool plain;             /* the last request was a DO_STEP that completed plainly */
         uint64_t step_ns;       /* the last DO_STEP's service time, UINT64_MAX: none */
         /*

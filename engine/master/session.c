@@ -28,36 +28,64 @@ void session_opts_default(struct session_opts *o)
 }
 
 /*
- * With loggingOn true an FMU may log in all its categories (FMI 3.0
- * section 2.3.1); with false it must not log at all, not even why it
- * failed. So fmud turns logging on, and where the FMU declares the
- * standard status categories (section 2.4.5; FMI 2.0 names them alike),
- * narrows it to those: the reasons of Warning, Discard, Error and Fatal,
- * not the debug chatter of the others. A refusal costs nothing but the
- * chatter (logs are rate-limited), so its status is not the session's.
+ * With loggingOn false an FMU must not log at all, not even why it failed
+ * (FMI 3.0 section 2.3.1); with true it logs in all its categories, debug
+ * chatter included (FMUSDK-style exports log every FMI call). So: the
+ * categories that carry the reasons of statuses other than OK are turned
+ * on, and only those: the standard logStatus* ones (section 2.4.5; FMI 2.0
+ * names them alike), or, in an FMU without them, those whose names say
+ * error, warning, fatal or discard (FMUSDK's logError). Their names into
+ * on[] (at most LOG_ON_MAX); how many. An FMU that declares no categories
+ * at all cannot be narrowed: it gets loggingOn true.
  */
-static void narrow_logging(struct session *s, struct session_inst *si)
+#define LOG_ON_MAX      8
+
+static bool says_status(const char *name)
 {
-        static const char *const status[] = {
-                "logStatusWarning", "logStatusDiscard", "logStatusError", "logStatusFatal",
-                "logStatusPending",
-        };
-        const struct md *md = s->sc->components[si->comp].fmu->md;
-        const char *on[sizeof(status) / sizeof(status[0])];
+        static const char *const words[] = { "error", "warning", "fatal", "discard" };
+
+        for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+                if (strcasestr(name, words[i]))
+                        return true;
+        return false;
+}
+
+static size_t status_categories(const struct md *md, const char *on[LOG_ON_MAX])
+{
         size_t n = 0;
 
-        for (size_t i = 0; i < sizeof(status) / sizeof(status[0]); i++)
-                for (size_t k = 0; k < md->n_log_categories; k++)
-                        if (md->log_categories[k].name &&
-                            !strcmp(md->log_categories[k].name, status[i])) {
-                                on[n++] = status[i];
-                                break;
-                        }
+        for (size_t k = 0; k < md->n_log_categories && n < LOG_ON_MAX; k++) {
+                const char *name = md->log_categories[k].name;
+
+                if (name && !strncmp(name, "logStatus", 9))
+                        on[n++] = name;
+        }
+        for (size_t k = 0; !n && k < md->n_log_categories; k++) {
+                const char *name = md->log_categories[k].name;
+
+                if (name && says_status(name) && n < LOG_ON_MAX)
+                        on[n++] = name;
+        }
+        return n;
+}
+
+/*
+ * Turn on the status categories of an FMU instantiated with loggingOn
+ * false. A refusal must not cost the session: an FMU whose
+ * fmi3SetDebugLogging fails is reset to Instantiated (section 2.3.1:
+ * fmi3Reset from any state) and runs without logging, as it did before.
+ */
+static void status_logging(struct session *s, struct session_inst *si)
+{
+        const char *on[LOG_ON_MAX];
+        size_t n = status_categories(s->sc->components[si->comp].fmu->md, on);
+        int r;
+
         if (!n)
                 return;
-        if (md->n_log_categories > n)
-                (void) inst_set_debug_logging(si->inst, false, NULL, 0);
-        (void) inst_set_debug_logging(si->inst, true, on, n);
+        r = inst_set_debug_logging(si->inst, true, on, n);
+        if (r >= INST_ERROR && r != INST_PENDING)
+                (void) inst_reset(si->inst);
 }
 
 int session_err(struct session *s, int err, const char *fmt, ...)
@@ -174,19 +202,20 @@ static int required_vars(struct session *s, struct session_inst *si)
 
 /*
  * Whether component comp's early returns can be met (FMI 3.0 section 4.2.1:
- * the importer decides earlyReturnAllowed). Under Jacobi every other
- * instance steps at the same time, so each must be able to go back to the
- * point (canGetAndSetFMUState) and take a shorter step (not fixed-step);
- * where one cannot, the FMU is told to finish its steps instead, as an
- * importer that cannot handle the early return does. Gauss-Seidel clips
- * the later stages instead (master_meet.c): allowed as the FMU offers.
+ * the importer decides earlyReturnAllowed). Every other instance may have
+ * stepped at the same time (Jacobi, and the first stage of Gauss-Seidel,
+ * whose stages the master plans later), so each must be able to go back to
+ * the point (canGetAndSetFMUState) and take a shorter step (not
+ * fixed-step); and the FMU itself must be able to go on from an off-grid
+ * point (not fixed-step). Where one cannot, the FMU is told to finish its
+ * steps, as an importer that cannot handle early returns does.
  */
 static bool early_return_met(const struct session *s, size_t comp)
 {
         const struct scenario *sc = s->sc;
 
-        if (sc->experiment.algorithm != SCENARIO_JACOBI)
-                return true;
+        if (!sc->components[comp].fmu->md->cs.can_handle_variable_communication_step_size)
+                return false;
         for (size_t i = 0; i < sc->n_components; i++) {
                 const struct md_cosim *cs = &sc->components[i].fmu->md->cs;
 
@@ -287,7 +316,8 @@ static int instantiate(struct session *s, struct session_inst *si)
         const struct scenario_component *c = &s->sc->components[si->comp];
         struct inst_instantiate a = {
                 .name = c->name,
-                .logging_on = s->opts.logging_on,
+                /* Narrowed after it where the FMU declares categories (status_logging()). */
+                .logging_on = s->opts.logging_on && !c->fmu->md->n_log_categories,
                 .event_mode_used = si->event_mode,
                 .early_return_allowed = si->early_return,
                 .required = si->n_required ? si->required : NULL,
@@ -302,8 +332,8 @@ static int instantiate(struct session *s, struct session_inst *si)
                                    r >= 0 ? session_status_name(r) : strerror(-r),
                                    inst_message(si->inst)));
         si->instantiated = true;
-        if (a.logging_on)
-                narrow_logging(s, si);
+        if (s->opts.logging_on)
+                status_logging(s, si);
         return 0;
 }
 

@@ -114,7 +114,7 @@ double scenario_stop_for(const struct scenario *s, size_t comp)
         const struct scenario_experiment *e = &s->experiment;
         const struct scenario_component *c = &s->components[comp];
         uint64_t rate = c->multirate ? c->multirate : 1, n;
-        double q = points(e), r = nearbyint(q), end;
+        double q = points(e), r = nearbyint(q), fixed, from, end;
 
         if (!rigid(c) || !isfinite(e->stop) || !(q >= 1.0) || q > 9007199254740992.0)
                 return e->stop;
@@ -122,7 +122,10 @@ double scenario_stop_for(const struct scenario *s, size_t comp)
         n = (uint64_t)(fabs(q - r) <= 1e-9 * fmax(1.0, q) ? r : ceil(q));
         if (n < rate)
                 return e->stop;
-        end = (e->start + (double)(n - rate) * e->step) + (double)rate * e->step;
+        /* As the FMU gets them (step_size() of master_step.c): each rounded, then added. */
+        fixed = (double)rate * e->step;
+        from = e->start + (double)(n - rate) * e->step;
+        end = from + fixed;
         return end > e->stop ? end : e->stop;
 }
 
