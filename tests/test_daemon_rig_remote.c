@@ -48,23 +48,32 @@ TestSuite(daemon_rig_remote, .init = setup, .fini = teardown);
  * the newest point (point 0 if the session is not started); the DEALER,
  * and the bridge's port in *ret_port (may be NULL).
  */
-static void *attach(uint64_t s, bool started, unsigned *ret_port)
+/* A rig request for session s, hello on its new bridge; asserts the ports come back into *m. */
+static void *hello(uint64_t s, struct rigw_msg *m, unsigned *ret_port)
 {
         char token[RIGW_TOKEN_LEN + 1], text[256];
-        struct rigw_msg m;
-        double out[2];
-        unsigned port;
-        void *z;
         struct pw w;
+        void *z;
 
-        rr_ask(&t, s, token, &port);
-        z = rr_bridge(&t, port, t.ok_pub, t.ok_sec);
+        rr_ask(&t, s, token, ret_port);
+        z = rr_bridge(&t, *ret_port, t.ok_pub, t.ok_sec);
         cr_assert(pw_init(&w) == 0);
         rigw_hello(&w, token);
         rr_send(z, pw_data(&w), pw_size(&w));
         pw_fini(&w);
-        rr_recv(z, &m, NULL, 0, text, sizeof(text));
-        cr_assert(eq(int, m.kind, RIGW_PORTS), "%s", text);
+        rr_recv(z, m, NULL, 0, text, sizeof(text));
+        cr_assert(eq(int, m->kind, RIGW_PORTS), "%s", text);
+        return z;
+}
+
+static void *attach(uint64_t s, bool started, unsigned *ret_port)
+{
+        char text[256];
+        struct rigw_msg m;
+        double out[2];
+        unsigned port;
+        void *z = hello(s, &m, &port);
+
         cr_assert(eq(u32, m.n_in, 2));
         cr_assert(eq(u32, m.n_out, 2));
         /* rigTimeoutMs 50: a silent rig beats every 10 ms, as a local rig does. */
@@ -337,23 +346,14 @@ Test(daemon_rig_remote, the_ports_tell_the_rig_to_beat_within_the_timeout)
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 struct proto_load a = rr_feedthrough(0.1, "pause");
-                char token[RIGW_TOKEN_LEN + 1], text[256];
                 struct rigw_msg m;
                 unsigned port;
-                struct pw w;
                 uint64_t s;
                 void *z;
 
                 a.rig_timeout_ms = cases[i].timeout_ms;
                 s = daemon_load(t.c, &a, NULL);
-                rr_ask(&t, s, token, &port);
-                z = rr_bridge(&t, port, t.ok_pub, t.ok_sec);
-                cr_assert(pw_init(&w) == 0);
-                rigw_hello(&w, token);
-                rr_send(z, pw_data(&w), pw_size(&w));
-                pw_fini(&w);
-                rr_recv(z, &m, NULL, 0, text, sizeof(text));
-                cr_assert(eq(int, m.kind, RIGW_PORTS), "%s", text);
+                z = hello(s, &m, &port);
                 cr_assert(eq(u32, m.beat_ms, cases[i].beat_ms), "rigTimeoutMs %u",
                           cases[i].timeout_ms);
                 rr_close(&t, z);

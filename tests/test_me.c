@@ -26,12 +26,27 @@ static double val(const struct msys *x, const struct mrow *row, const char *name
         return row->v[msys_col(x, name)];
 }
 
-static void run(struct msys *x, const struct msys_spec *spec)
+/* Load and start spec with the workers in the strict sandbox. */
+static void start(struct msys *x, const struct msys_spec *spec)
 {
         msys_load(x, spec);
         x->so.sandbox.mode = SANDBOX_STRICT;
         msys_start(x);
+}
+
+static void run(struct msys *x, const struct msys_spec *spec)
+{
+        start(x, spec);
         cr_assert(eq(int, master_run(x->m), MASTER_FINISHED), "%s", master_message(x->m));
+}
+
+/* Start spec and run it into a fault whose message has expect. */
+static void run_to_fault(struct msys *x, const struct msys_spec *spec, const char *expect)
+{
+        start(x, spec);
+        cr_assert(lt(int, master_run(x->m), 0));
+        cr_assert(eq(int, master_state(x->m), MASTER_FAULTED));
+        cr_assert(strstr(master_message(x->m), expect) != NULL, "%s", master_message(x->m));
 }
 
 Test(me, a_bouncing_ball_meets_its_closed_form_across_state_and_time_events)
@@ -190,9 +205,7 @@ Test(me, a_tunable_parameter_is_set_in_event_mode_and_takes_effect_at_once)
         const double mu = 2.0;
         struct msys x;
 
-        msys_load(&x, &spec);
-        x.so.sandbox.mode = SANDBOX_STRICT;
-        msys_start(&x);
+        start(&x, &spec);
         cr_assert(master_run_until(x.m, 2.0) >= 0, "%s", master_message(x.m));
         cr_assert(eq(int, inst_set(session_inst(x.s, 0), MD_FLOAT64, &vr_mu, 1, &mu, 1),
                      INST_OK), "%s", inst_message(session_inst(x.s, 0)));
@@ -249,9 +262,7 @@ Test(me, a_terminate_request_in_the_first_event_mode_finishes_at_the_start)
         };
         struct msys x;
 
-        msys_load(&x, &spec);
-        x.so.sandbox.mode = SANDBOX_STRICT;
-        msys_start(&x);
+        start(&x, &spec);
         cr_assert(eq(int, master_state(x.m), MASTER_FINISHED), "%s", master_message(x.m));
         cr_assert(eq(int, master_run(x.m), -EPERM));
         cr_assert(eq(dbl, master_time(x.m), 0.0));
@@ -399,12 +410,7 @@ static void nan_faults(const char *parameters, const char *expect)
         };
         struct msys x;
 
-        msys_load(&x, &spec);
-        x.so.sandbox.mode = SANDBOX_STRICT;
-        msys_start(&x);
-        cr_assert(lt(int, master_run(x.m), 0));
-        cr_assert(eq(int, master_state(x.m), MASTER_FAULTED));
-        cr_assert(strstr(master_message(x.m), expect) != NULL, "%s", master_message(x.m));
+        run_to_fault(&x, &spec, expect);
         cr_assert(master_time(x.m) < 0.2 + 1e-9, "held at %g", master_time(x.m));
         cr_assert(master_time(x.m) >= 0.19 - 1e-9, "held at %g", master_time(x.m));
         msys_fini(&x);
@@ -432,13 +438,7 @@ Test(me, a_nan_next_event_time_faults_the_step_naming_it)
         };
         struct msys x;
 
-        msys_load(&x, &spec);
-        x.so.sandbox.mode = SANDBOX_STRICT;
-        msys_start(&x);
-        cr_assert(lt(int, master_run(x.m), 0));
-        cr_assert(eq(int, master_state(x.m), MASTER_FAULTED));
-        cr_assert(strstr(master_message(x.m), "nextEventTime nan is not a time") != NULL, "%s",
-                  master_message(x.m));
+        run_to_fault(&x, &spec, "nextEventTime nan is not a time");
         cr_assert(eq(dbl, master_time(x.m), 0.45), "held at %g", master_time(x.m));
         msys_fini(&x);
 }
@@ -455,12 +455,7 @@ Test(me, a_nan_state_after_an_event_faults_naming_it)
         };
         struct msys x;
 
-        msys_load(&x, &spec);
-        x.so.sandbox.mode = SANDBOX_STRICT;
-        msys_start(&x);
-        cr_assert(lt(int, master_run(x.m), 0));
-        cr_assert(strstr(master_message(x.m), "continuous state 0 is nan at t = 0.4515") != NULL,
-                  "%s", master_message(x.m));
+        run_to_fault(&x, &spec, "continuous state 0 is nan at t = 0.4515");
         cr_assert(strstr(master_message(x.m), "fmi3GetContinuousStates") != NULL, "%s",
                   master_message(x.m));
         cr_assert(eq(dbl, master_time(x.m), 0.45), "held at %g", master_time(x.m));
@@ -511,12 +506,7 @@ Test(me, a_step_held_down_to_tiny_pieces_faults_after_a_bounded_number)
         };
         struct msys x;
 
-        msys_load(&x, &spec);
-        x.so.sandbox.mode = SANDBOX_STRICT;
-        msys_start(&x);
-        cr_assert(lt(int, master_run(x.m), 0));
-        cr_assert(strstr(master_message(x.m), "CVODE took 100000 steps from t = 0 and reached "
-                         "only t = ") != NULL, "%s", master_message(x.m));
+        run_to_fault(&x, &spec, "CVODE took 100000 steps from t = 0 and reached only t = ");
         cr_assert(eq(dbl, master_time(x.m), 0.0));
         msys_fini(&x);
 }
@@ -682,9 +672,7 @@ Test(me, a_next_event_time_that_does_not_advance_faults_the_step_clearly)
         struct msys x;
         size_t n;
 
-        msys_load(&x, &spec);
-        x.so.sandbox.mode = SANDBOX_STRICT;
-        msys_start(&x);
+        start(&x, &spec);
         cr_assert(lt(int, master_run(x.m), 0));
         /* From t_stuck = 1 on: the next event, the impact at 1.0837, says it is the next one too. */
         cr_assert(strstr(master_message(x.m), "fmi3DoStep at t = 1.08") != NULL &&

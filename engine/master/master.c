@@ -100,7 +100,6 @@ void master_opts_default(struct master_opts *o)
 static int grid_init(struct master *m)
 {
         const struct scenario_experiment *e = &m->sc->experiment;
-        double q, r;
 
         m->t0 = e->start;
         m->t_stop = e->stop;
@@ -109,13 +108,10 @@ static int grid_init(struct master *m)
             !(m->t_stop > m->t0))
                 return master_err(m, -EINVAL, "experiment: start %g, stop %g and step %g do not "
                                   "make a time grid", m->t0, m->t_stop, m->h);
-        q = (m->t_stop - m->t0) / m->h;
-        r = nearbyint(q);
-        if (q > 9007199254740992.0)
-                return master_err(m, -EINVAL, "experiment: %g points are too many", q);
-        m->n_end = (uint64_t)(fabs(q - r) <= 1e-9 * fmax(1.0, q) ? r : ceil(q));
-        if (m->n_end == 0)
-                m->n_end = 1;
+        m->n_end = scenario_grid_end(e);
+        if (!m->n_end)
+                return master_err(m, -EINVAL, "experiment: %g points are too many",
+                                  (m->t_stop - m->t0) / m->h);
         m->budget_s = e->budget > 0 ? e->budget : INFINITY;
         m->decimation = e->decimation ? e->decimation : 1;
         return 0;

@@ -346,6 +346,12 @@ int scenario_find_component(const struct scenario *s, const char *name);
  * that is a few ulps later: an FMU may refuse a step past its stopTime.
  */
 double scenario_stop_for(const struct scenario *s, size_t comp);
+/*
+ * The grid's last index n_end (t_n = start + n * step, the stop at n_end):
+ * (stop - start) / step rounded to the nearest whole number within 1e-9,
+ * else up; at least 1. 0 when it would exceed 2^53 (too many points).
+ */
+uint64_t scenario_grid_end(const struct scenario_experiment *e);
 
 /*
  * Resolve "component.variable" (component names may hold dots: the

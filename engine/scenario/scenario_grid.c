@@ -109,17 +109,28 @@ static int check_multiple(struct sc_load *l, const char *file, int line,
                       "it one (FMI 3.0 section 4.4)", own, e->step, (unsigned)c->multirate, dt);
 }
 
+uint64_t scenario_grid_end(const struct scenario_experiment *e)
+{
+        double q = points(e), r = nearbyint(q);
+
+        if (q > 9007199254740992.0)
+                return 0;
+        if (!(q >= 1.0))
+                return 1;
+        return (uint64_t)(fabs(q - r) <= 1e-9 * fmax(1.0, q) ? r : ceil(q));
+}
+
 double scenario_stop_for(const struct scenario *s, size_t comp)
 {
         const struct scenario_experiment *e = &s->experiment;
         const struct scenario_component *c = &s->components[comp];
         uint64_t rate = c->multirate ? c->multirate : 1, n;
-        double q = points(e), r = nearbyint(q), fixed, from, end;
+        double fixed, from, end;
 
-        if (!rigid(c) || !isfinite(e->stop) || !(q >= 1.0) || q > 9007199254740992.0)
+        if (!rigid(c) || !isfinite(e->stop))
                 return e->stop;
-        /* The grid's points as the master counts them (master.c); sc_grid() made them whole steps. */
-        n = (uint64_t)(fabs(q - r) <= 1e-9 * fmax(1.0, q) ? r : ceil(q));
+        /* The master's grid; sc_grid() made it whole steps of this component. */
+        n = scenario_grid_end(e);
         if (n < rate)
                 return e->stop;
         /* As the FMU gets them (step_size() of master_step.c): each rounded, then added. */
