@@ -424,15 +424,18 @@ const struct fmud_rig_port *fmud_rig_ports(const struct fmud_rig *rig, bool out,
  * and another rig has taken the channel (this one is done). Over tcp the
  * write is sent, and a write the master has no room for is answered by
  * the bridge, not reported here; -ENOSPC is a full send queue, -EPIPE a
- * bridge that has ended.
+ * bridge that has ended. -EPIPE too, locally, once the session is unloaded
+ * (or its daemon stops).
  */
 int fmud_rig_write(struct fmud_rig *rig, const double *in, size_t n);
 /*
  * Wait up to timeout_ms (< 0: for ever) for a point newer than the last
  * one given, into *pt (the newest published; the ones it passed over are
  * counted in pt->skipped). 0, -ETIMEDOUT, -EPROTO (a broken channel) or
- * -EOWNERDEAD (as fmud_rig_write()); over tcp -EPIPE when the bridge has
- * ended (the session was unloaded, the rig was silent too long). A wait
+ * -EOWNERDEAD (as fmud_rig_write()); -EPIPE once the session is unloaded
+ * or its daemon stops, after the points it published have been given
+ * (locally within a heartbeat's slice, see below), and over tcp when the
+ * bridge has ended for another reason (the rig was silent too long). A wait
  * beats every quarter of the session's rigTimeoutMs, 10 ms at most. Locally,
  * while it waits it gives the cpu to whatever else is runnable there
  * (sched_yield), then sleeps: it never spins, so a rig may share a cpu with

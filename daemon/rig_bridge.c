@@ -80,8 +80,8 @@ static void *points_main(void *arg)
                 r = r < 0 ? r : rig_read(b->r, &point, &time, b->out, &skipped);
                 if (r == -EAGAIN)
                         continue;
-                /* Another rig took the channel: the relay thread ends the bridge. */
-                if (r == -EOWNERDEAD)
+                /* Another rig took the channel, or the session is gone: the bridge ends. */
+                if (r == -EOWNERDEAD || r == -EPIPE)
                         break;
                 if (r < 0) {
                         /* A ring the remote rig cannot have broken: said once a second at most. */
@@ -231,6 +231,9 @@ static void on_message(struct rig_bridge *b, const void *body, size_t len)
                 else if (r == -EOWNERDEAD)
                         answer_error(b, b->id, b->id_len, "refused", "another rig took the "
                                      "session's channel: the write was not taken");
+                else if (r == -EPIPE)
+                        answer_error(b, b->id, b->id_len, "refused", "the session is gone: "
+                                     "the write was not taken");
                 else if (r < 0)
                         answer_error(b, b->id, b->id_len, "internal", strerror(-r));
                 else

@@ -380,6 +380,17 @@ static _Atomic uint64_t *heartbeat(const struct rig *r)
         return &((struct rig_hdr *)r->base)->heartbeat;
 }
 
+static bool ended(const struct rig *r)
+{
+        return atomic_load_explicit(&rig_hdr_of(r)->ended, memory_order_acquire) != 0;
+}
+
+void rig_end(struct rig *r)
+{
+        if (r && r->engine)
+                atomic_store_explicit(&rig_hdr_of(r)->ended, 1, memory_order_release);
+}
+
 uint64_t rig_heartbeat(const struct rig *r)
 {
         return atomic_load_explicit(heartbeat(r), memory_order_relaxed);
@@ -504,6 +515,8 @@ int rig_write(struct rig *r, uint64_t point, const double *vals)
 
         if (rig_claim_lost(r))
                 return -EOWNERDEAD;
+        if (ended(r))
+                return -EPIPE;
         rig_beat(r);
         e = ring_reserve(&r->in, r->in_rec, &p);
         if (e < 0)
@@ -536,6 +549,8 @@ int rig_wait(struct rig *r, const struct timespec *deadline)
                 e = ring_peek(&r->out, &p, &len);
                 if (e != -EAGAIN)
                         return e;
+                if (ended(r))
+                        return -EPIPE;
                 /* Never sleep past a heartbeat's slice: the master must see the rig alive. */
                 wait_deadline_in(&slice, rig_beat_slice_ns(r));
                 if (deadline && (deadline->tv_sec < slice.tv_sec ||
@@ -578,7 +593,7 @@ int rig_read(struct rig *r, uint64_t *ret_point, double *ret_time, double *vals,
         if (e != -EAGAIN)
                 return e;
         if (!have)
-                return -EAGAIN;
+                return ended(r) ? -EPIPE : -EAGAIN;
         *ret_point = ((const struct rig_out_rec *)r->buf)->point;
         *ret_time = ((const struct rig_out_rec *)r->buf)->time;
         memcpy(vals, r->buf + sizeof(struct rig_out_rec), r->n_out * sizeof(double));

@@ -51,7 +51,7 @@
 #include "shm/ring.h"
 
 #define RIG_MAGIC       0x30474952u     /* "RIG0" little-endian */
-#define RIG_VERSION     2u
+#define RIG_VERSION     3u
 #define RIG_PORTS_MAX   256u            /* inputs, and outputs, each at most */
 #define RIG_NAME_MAX    128u            /* a port's name, NUL included */
 #define RIG_RING_SLOTS  64u             /* records each ring holds */
@@ -116,10 +116,17 @@ struct rig_hdr {
          * rig at a time. Cooperative: the engine never reads it.
          */
         _Atomic uint64_t claim;
+        /*
+         * owner: engine. 1 once the session is gone (rig_end()): nothing
+         * more is published or taken. The rig never writes it back in any
+         * way the engine reads.
+         */
+        _Atomic uint32_t ended;
 };
 static_assert(sizeof(struct rig_hdr) == 192, "rig_hdr is shared ABI");
 static_assert(offsetof(struct rig_hdr, heartbeat) == 128, "rig_hdr is shared ABI");
 static_assert(offsetof(struct rig_hdr, claim) == 136, "rig_hdr is shared ABI");
+static_assert(offsetof(struct rig_hdr, ended) == 144, "rig_hdr is shared ABI");
 
 /* What a session does when its rig vanishes. */
 enum rig_policy {
@@ -209,6 +216,13 @@ int rig_take(struct rig *r, uint64_t point, uint64_t *ret_seq, uint64_t *ret_poi
 
 /* Engine: publish a point's outputs (n_out doubles). 0, or -ENOSPC when the rig is behind. */
 int rig_publish(struct rig *r, uint64_t point, double time, const double *vals);
+/*
+ * Engine: the session is gone (unloaded, or the daemon stops): the rig's
+ * writes and waits end with -EPIPE from now on, a wait already asleep
+ * within a heartbeat's slice (rig_beat_slice_ns()); the points published
+ * before stay readable. Call before rig_close().
+ */
+void rig_end(struct rig *r);
 
 /*
  * Rig: claim the channel, after rig_attach() and before any write or wait:
@@ -262,21 +276,22 @@ void rig_beat_at(struct rig *r, uint64_t ns);
 /*
  * Rig: write n_in values for grid point 'point', with the next sequence
  * number. 0, -ENOSPC (the master is behind: nothing written), -EPROTO,
- * -EOWNERDEAD (rig_claim()).
+ * -EOWNERDEAD (rig_claim()), -EPIPE (the session is gone: rig_end()).
  */
 int rig_write(struct rig *r, uint64_t point, const double *vals);
 /*
  * Rig: wait until a point is published or the absolute CLOCK_MONOTONIC
  * deadline passes (NULL: a heartbeat's slice at a time, for ever). 0,
- * -ETIMEDOUT, -EOWNERDEAD (rig_claim()), or the ring's error. Beats
+ * -ETIMEDOUT, -EOWNERDEAD (rig_claim()), -EPIPE (the session is gone and
+ * every point it published has been read), or the ring's error. Beats
  * before and after.
  */
 int rig_wait(struct rig *r, const struct timespec *deadline);
 /*
  * Rig: the newest point published, older ones skipped: *ret_point,
  * *ret_time, vals (n_out doubles), *ret_skipped (points dropped before
- * it). 0, -EAGAIN (none), -EOWNERDEAD (rig_claim()), or a broken ring's
- * error.
+ * it). 0, -EAGAIN (none), -EOWNERDEAD (rig_claim()), -EPIPE (none, and
+ * the session is gone), or a broken ring's error.
  */
 int rig_read(struct rig *r, uint64_t *ret_point, double *ret_time, double *vals,
              uint64_t *ret_skipped);

@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,4 +248,28 @@ Test(daemon_rig, a_second_rig_is_refused_while_the_first_is_attached)
         cr_assert(eq(u64, st.rig.applied, 1));
         cr_assert(eq(u64, st.rig.bad, 0));
         fmud_rig_close(second);
+}
+
+/*
+ * A local rig whose session is unloaded is told so, as a remote one is:
+ * its wait ends with -EPIPE within a heartbeat's slice instead of running
+ * to its timeout, and a write afterwards is refused the same way.
+ */
+Test(daemon_rig, unloading_the_session_ends_the_local_rig)
+{
+        struct proto_load a = feedthrough();
+        struct fmud_rig *rig = NULL;
+        struct fmud_rig_point pt;
+        uint64_t s = daemon_load(c, &a, NULL);
+
+        cr_assert(fmud_rig_open(c, s, &rig) == 0, "%s", fmud_errmsg(c));
+        cr_assert(eq(int, fmud_rig_wait(rig, 30000, &pt), 0));
+        cr_assert(eq(u64, pt.point, 0));
+        cr_assert(eq(int, fmud_unload(c, &(struct proto_target){ s, 0 }), 0), "%s",
+                  fmud_errmsg(c));
+        cr_assert(eq(int, fmud_rig_wait(rig, 30000, &pt), -EPIPE));
+        cr_assert(eq(int, fmud_rig_write(rig, (double[]){ 1, 2 }, 2), -EPIPE));
+        cr_assert(eq(int, fmud_rig_read(rig, (double[1]){ 0 }, 1, &pt), 0),
+                  "the last point read stays readable");
+        fmud_rig_close(rig);
 }

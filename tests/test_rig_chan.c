@@ -341,3 +341,29 @@ Test(rig_chan, a_vanished_rig_is_replaced_and_stays_off_the_channel)
         munmap(h, sizeof(*h));
         rig_close(e);
 }
+
+/*
+ * The engine's end: the points it published before stay readable, then
+ * every call of the rig says the session is gone, and a rig waiting
+ * without a deadline returns instead of waiting for ever.
+ */
+Test(rig_chan, a_rig_reads_what_was_published_before_the_end_then_is_told)
+{
+        struct rig *e = engine_side(), *r;
+        uint64_t point, skipped;
+        double v = 1, outs[2] = { 2.5, 0 }, t;
+
+        cr_assert(eq(int, rig_attach(dup(rig_fd(e)), &r), 0));
+        cr_assert(eq(int, rig_publish(e, 0, 0, outs), 0));
+        rig_end(e);
+        rig_close(e);
+        cr_assert(eq(int, rig_wait(r, NULL), 0));
+        cr_assert(eq(int, rig_read(r, &point, &t, outs, &skipped), 0));
+        cr_assert(eq(u64, point, 0));
+        cr_assert(eq(dbl, outs[0], 2.5));
+        cr_assert(eq(int, rig_read(r, &point, &t, outs, &skipped), -EPIPE));
+        cr_assert(eq(int, rig_wait(r, NULL), -EPIPE));
+        cr_assert(eq(int, rig_write(r, 1, &v), -EPIPE));
+        rig_end(r);     /* the rig's side cannot end the session: a no-op */
+        rig_close(r);
+}

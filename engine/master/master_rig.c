@@ -182,6 +182,7 @@ void mrig_free(struct master *m)
         if (!rg)
                 return;
         count_waiter(rg, false);
+        rig_end(rg->chan);
         rig_close(rg->chan);
         free(rg->in);
         free(rg->out);
