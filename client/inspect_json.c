@@ -146,6 +146,22 @@ static void clock_attrs(struct json_object *o, const struct md_clock_attrs *a)
                 put(o, "canBeDeactivated", json_object_new_boolean(true));
 }
 
+/* The names of the <Alias> elements of vars[var], when it has any. */
+static void aliases(struct json_object *o, const struct md *md, size_t var)
+{
+        struct json_object *a = NULL;
+
+        for (size_t i = 0; i < md->n_aliases; i++) {
+                if (md->aliases[i].var != var)
+                        continue;
+                if (!a)
+                        a = json_object_new_array();
+                json_object_array_add(a, json_object_new_string(md->aliases[i].name));
+        }
+        if (a)
+                put(o, "aliases", a);
+}
+
 static struct json_object *variable(const struct md *md, const struct md_variable *v)
 {
         struct json_object *o = json_object_new_object();
@@ -180,6 +196,7 @@ static struct json_object *variable(const struct md *md, const struct md_variabl
                 clock_attrs(o, &v->attrs.clock);
         if (v->has_derivative)
                 put(o, "derivative", json_object_new_uint64(v->derivative));
+        aliases(o, md, (size_t)(v - md->vars));
         return o;
 }
 

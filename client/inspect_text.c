@@ -201,6 +201,12 @@ static void print_variables(FILE *out, const struct md *md)
                         md_variability_name(v->variability), or_dash(md_initial_name(v->initial)), dims,
                         start, or_dash(v->attrs.unit));
         }
+        if (!md->n_aliases)
+                return;
+        /* FMI 3.0 section 2.4.7.3: other names of a variable, accepted wherever it is named. */
+        fprintf(out, "\nAliases (%zu)\n", md->n_aliases);
+        for (size_t i = 0; i < md->n_aliases; i++)
+                fprintf(out, "  %-24s %s\n", md->aliases[i].name, md->vars[md->aliases[i].var].name);
 }
 
 /* intervalVariability (FMI 3.0 section 2.2.8.2), by enum md_interval_variability. */

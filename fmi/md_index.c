@@ -147,7 +147,7 @@ const struct md_variable *md_find_vr_type(const struct md *md, enum md_type type
         return NULL;
 }
 
-const struct md_variable *md_find_name(const struct md *md, const char *name)
+const struct md_variable *md_find_own_name(const struct md *md, const char *name)
 {
         size_t i;
 
@@ -156,4 +156,17 @@ const struct md_variable *md_find_name(const struct md *md, const char *name)
         i = md_lookup_name(md->by_name, md->n_vars, md->vars, sizeof(*md->vars),
                            offsetof(struct md_variable, name), name);
         return i == SIZE_MAX ? NULL : &md->vars[i];
+}
+
+const struct md_variable *md_find_name(const struct md *md, const char *name)
+{
+        const struct md_variable *v = md_find_own_name(md, name);
+        size_t i;
+
+        if (v || !md || !md->n_aliases)
+                return v;
+        i = md_lookup_name(md->aliases_by_name, md->n_aliases, md->aliases,
+                           sizeof(*md->aliases), offsetof(struct md_alias_name, name), name);
+        return i == SIZE_MAX || md->aliases[i].var >= md->n_vars ? NULL :
+               &md->vars[md->aliases[i].var];
 }

@@ -34,7 +34,7 @@ static void check_type_defs(struct md_ctx *c)
                 if (td->attrs.has_min && td->attrs.has_max && bad_range &&
                     td->type != MD_BOOLEAN && td->type != MD_STRING)
                         md_err(c, td->line, td->name, sec, "min is greater than max");
-                v = md->fmi == MD_FMI3 ? md_find_name(md, td->name) : NULL;
+                v = md->fmi == MD_FMI3 ? md_find_own_name(md, td->name) : NULL;
                 if (v)
                         md_err(c, td->line, td->name, sec,
                                "a type name must differ from every variable name, but variable "

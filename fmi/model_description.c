@@ -82,6 +82,36 @@ static void build_index(struct md_ctx *c)
                 c->nomem = true;
 }
 
+/* The aliases' names into md, for md_find_name(); one without a name is an error of its own. */
+static void keep_aliases(struct md_ctx *c)
+{
+        struct md *md = c->md;
+
+        if (!c->n_aliases)
+                return;
+        md->aliases = calloc(c->n_aliases, sizeof(*md->aliases));
+        if (!md->aliases) {
+                c->nomem = true;
+                return;
+        }
+        for (size_t i = 0; i < c->n_aliases; i++) {
+                const struct md_alias *a = &c->aliases[i];
+
+                if (!a->name || a->var >= md->n_vars)
+                        continue;
+                md->aliases[md->n_aliases] = (struct md_alias_name){ .name = strdup(a->name),
+                                                                     .var = a->var };
+                if (!md->aliases[md->n_aliases++].name) {
+                        c->nomem = true;
+                        return;
+                }
+        }
+        md->aliases_by_name = md_sort_by_name(md->aliases, md->n_aliases, sizeof(*md->aliases),
+                                              offsetof(struct md_alias_name, name));
+        if (!md->aliases_by_name)
+                c->nomem = true;
+}
+
 static void ctx_fini(struct md_ctx *c)
 {
         size_t n_units = c->md ? c->md->n_units : 0, n_types = c->md ? c->md->n_type_defs : 0;
@@ -123,6 +153,8 @@ static int read_md(struct md_ctx *c)
                 md_read_vars(c, c->vars);
         if (!c->nomem)
                 build_index(c);
+        if (!c->nomem)
+                keep_aliases(c);
         if (!c->nomem && c->structure)
                 md_read_structure(c, c->structure);
         if (!c->nomem)
@@ -234,6 +266,10 @@ void md_free(struct md *md)
         free_unknowns(&s->event_indicators);
         free(md->by_vr);
         free(md->by_name);
+        for (size_t i = 0; i < md->n_aliases; i++)
+                free(md->aliases[i].name);
+        free(md->aliases);
+        free(md->aliases_by_name);
         free(md);
 }
 

@@ -358,9 +358,20 @@ struct md {
 
         struct md_model_structure structure;
 
-        /* Private to md_find_*(): variable indices sorted by vr / by name. */
+        /*
+         * FMI 3.0 <Alias> elements (section 2.4.7.3): another name of
+         * vars[var], which md_find_name() finds too. Document order.
+         */
+        size_t n_aliases;
+        struct md_alias_name {
+                char *name;
+                size_t var;
+        } *aliases;
+
+        /* Private to md_find_*(): variable indices sorted by vr / by name, alias indices by name. */
         size_t *by_vr;
         size_t *by_name;
+        size_t *aliases_by_name;
 };
 
 /* Bounds for a hostile document. Zero fields take the defaults. */
@@ -442,7 +453,10 @@ const struct md_variable *md_find_vr(const struct md *md, uint32_t vr);
  * md_find_vr() with a type check.
  */
 const struct md_variable *md_find_vr_type(const struct md *md, enum md_type type, uint32_t vr);
+/* By name, or by the name of one of its FMI 3.0 <Alias> elements. */
 const struct md_variable *md_find_name(const struct md *md, const char *name);
+/* By its own name only. */
+const struct md_variable *md_find_own_name(const struct md *md, const char *name);
 
 /*
  * Number of scalar elements of a variable: 1 for a scalar, the product of
