@@ -344,12 +344,12 @@ int ig_set(struct graph *g, struct node *nd)
         uint32_t vr = g->s->sc->components[nd->comp].fmu->md->vars[nd->var].vr;
         int r;
 
-        if (src->n != nd->n || (src->type != nd->type && !(md_type_is_float(src->type) &&
-                                                           md_type_is_float(nd->type))))
+        if (src->n != nd->n || !mv_convertible(src->type, nd->type))
                 /* Named as carried: an FMI 2.0 Enumeration is an Int32, an FMI 3.0 one an Int64. */
                 return session_err(g->s, -EINVAL, "connection %s: '%s' (%s[%zu]) and '%s' "
                                    "(%s[%zu]) differ in type or size, as FMI gets and sets them; "
-                                   "the master converts only between Float32 and Float64",
+                                   "the master converts only between Float32 and Float64 "
+                                   "(and Enumerations between FMI 2.0 and 3.0)",
                                    c->origin ? c->origin : "?",
                                    ig_vname(g->s, src->comp, src->var),
                                    md_type_name(src->type), src->n,

@@ -7,7 +7,8 @@
  *
  * DESIGN: a route is checked here for everything a point would otherwise
  * have to check: both ends exist, have the same number of elements, and
- * either the same call type or Float32/Float64 on both sides; a
+ * either the same call type, Float32/Float64 on both sides, or an
+ * Enumeration between FMI 2.0 and 3.0 (Int32 and Int64); a
  * transformation (factor, offset) needs float types.
  */
 #include "engine/master/master_int.h"
@@ -39,7 +40,7 @@ static int check(struct master *m, const struct scenario_connection *c, enum md_
 
         if (st == MD_CLOCK || dt == MD_CLOCK)
                 return master_err(m, -EINVAL, "connection %s: Clocks are not routed", origin);
-        if (st != dt && !floats)
+        if (!mv_convertible(st, dt))
                 return master_err(m, -EINVAL, "connection %s: %s -> %s is not a conversion the "
                                   "master makes", origin, md_type_name(st), md_type_name(dt));
         if (!c->identity && !floats)

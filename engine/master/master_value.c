@@ -82,6 +82,12 @@ static double get_float(enum md_type t, const void *v, size_t i)
         return t == MD_FLOAT32 ? (double)((const float *)v)[i] : ((const double *)v)[i];
 }
 
+bool mv_convertible(enum md_type st, enum md_type dt)
+{
+        return st == dt || (md_type_is_float(st) && md_type_is_float(dt)) ||
+               (st == MD_INT32 && dt == MD_INT64) || (st == MD_INT64 && dt == MD_INT32);
+}
+
 void mv_copy(enum md_type dt, void *dst, size_t *dst_sizes, enum md_type st, const void *src,
              const size_t *src_sizes, size_t n, bool identity, double factor, double offset)
 {
@@ -89,6 +95,20 @@ void mv_copy(enum md_type dt, void *dst, size_t *dst_sizes, enum md_type st, con
                 memcpy(dst, src, n * mv_size(dt));
                 if (dt == MD_BINARY && dst_sizes && src_sizes)
                         memcpy(dst_sizes, src_sizes, n * sizeof(*dst_sizes));
+                return;
+        }
+        if (st == MD_INT32 && dt == MD_INT64) {
+                for (size_t i = 0; i < n; i++)
+                        ((int64_t *)dst)[i] = ((const int32_t *)src)[i];
+                return;
+        }
+        if (st == MD_INT64 && dt == MD_INT32) {
+                for (size_t i = 0; i < n; i++) {
+                        int64_t x = ((const int64_t *)src)[i];
+
+                        ((int32_t *)dst)[i] = x > INT32_MAX ? INT32_MAX : x < INT32_MIN ?
+                                              INT32_MIN : (int32_t)x;
+                }
                 return;
         }
         /* Only Float32/Float64 reach here (master_plan.c and init check it). */

@@ -33,11 +33,20 @@ size_t mv_size(enum md_type t);
 double mv_to_double(enum md_type t, const void *values, size_t i);
 
 /*
+ * Whether values of call type st can be copied into call type dt: the
+ * same type, Float32 and Float64 either way, or Int32 and Int64 either
+ * way: an Enumeration connected across FMI versions (FMI 2.0 gets it as
+ * an Integer, FMI 3.0 as an Int64; the scenario checked that both are
+ * Enumerations).
+ */
+bool mv_convertible(enum md_type st, enum md_type dt);
+
+/*
  * Copy n values from src (call type st) to dst (call type dt), through
- * the transformation to = factor * from + offset unless identity. Both
- * types are equal unless both are Float32/Float64; a non-identity
- * transformation needs float types. Binary sizes go along when both size
- * arrays are given.
+ * the transformation to = factor * from + offset unless identity. The
+ * types are mv_convertible(); a non-identity transformation needs float
+ * types. An Int64 beyond Int32's range saturates. Binary sizes go along
+ * when both size arrays are given.
  */
 void mv_copy(enum md_type dt, void *dst, size_t *dst_sizes, enum md_type st, const void *src,
              const size_t *src_sizes, size_t n, bool identity, double factor, double offset);
