@@ -13,8 +13,13 @@
  * CVODE steps one internal step at a time (CV_ONE_STEP) with the stop time
  * at the step's end or the next time event, so that after each step the
  * FMU gets the accepted time and states and fmi3CompletedIntegratorStep
- * (FMI 3.0 section 3.2.1). Events (FMI 3.0 section 3.1.1): state events
- * are CVODE's roots of the event indicators, time events the
+ * (FMI 3.0 section 3.2.1). Events (FMI 3.0 section 3.1.1): a state event
+ * is an event indicator changing domain, between z > 0 and z <= 0, from
+ * one accepted point to the next (the section 3.3 example's test), found
+ * where it happens by CVODE's roots of the indicators, or, where CVODE
+ * sees no sign change (an indicator leaving exactly 0, which CVODE
+ * ignores, as a threshold of time or a state reset to 0 at an event
+ * gives), by bisection over the last step's interpolant; time events the
  * nextEventTime of fmi3UpdateDiscreteStates, step events the
  * enterEventMode of fmi3CompletedIntegratorStep; each is handled by Event
  * Mode iteration (section 3.2, fmi3UpdateDiscreteStates until no
@@ -76,6 +81,10 @@ struct me {
         SUNNonlinearSolver nls;
         size_t nx, nz;          /* the FMU's; the vector has max(nx, 1) */
         double *nominals;       /* nx */
+        N_Vector yi;            /* scratch: an interpolated state (locating a state event) */
+        double *z;              /* nz: the indicators at the last point evaluated */
+        unsigned char *above;   /* nz: each indicator's domain (z > 0) at the last accepted point */
+        double t_prev;          /* the last accepted point: no domain changed up to it */
         double time;
         bool next_defined;
         double next_time;
@@ -108,7 +117,14 @@ static void me_free_cvode(struct me *m)
                 N_VDestroy(m->y);
         if (m->atol)
                 N_VDestroy(m->atol);
+        if (m->yi)
+                N_VDestroy(m->yi);
         free(m->nominals);
+        free(m->z);
+        free(m->above);
+        m->yi = NULL;
+        m->z = NULL;
+        m->above = NULL;
         m->cv = NULL;
         m->nls = NULL;
         m->ls = NULL;
@@ -231,23 +247,31 @@ static int rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *data)
  * An event indicator that is NaN has no sign, so no root finding can see
  * it cross: the step fails, naming it, rather than miss the event.
  */
+static int nan_indicator(struct worker *w, double t, const double *g)
+{
+        size_t i;
+
+        for (i = 0; i < w->me->nz && !isnan(g[i]); i++)
+                ;
+        if (i == w->me->nz)
+                return fmi3OK;
+        snprintf(w->last_error, sizeof(w->last_error), "event indicator %zu is NaN at t = %.17g: "
+                 "no state event can be found from it", i, t);
+        return fmi3Error;
+}
+
 static int indicators(sunrealtype t, N_Vector y, sunrealtype *g, void *data)
 {
         struct worker *w = data;
         struct me *m = w->me;
         int s = put_point(w, t, y);
-        size_t i;
 
         if (s <= fmi3Warning)
                 s = m->api->get_indicators(w, g, m->nz);
         if (cv_status(m, s))
                 return -1;
-        for (i = 0; i < m->nz && !isnan(g[i]); i++)
-                ;
-        if (i == m->nz)
+        if (nan_indicator(w, t, g) == fmi3OK)
                 return 0;
-        snprintf(w->last_error, sizeof(w->last_error), "event indicator %zu is NaN at t = %.17g: "
-                 "no state event can be found from it", i, t);
         m->status = fmi3Error;
         return -1;
 }
@@ -311,6 +335,78 @@ static int restart(struct worker *w, bool nominals)
         if (r == CV_SUCCESS && nominals)
                 r = CVodeSVtolerances(m->cv, m->rtol, m->atol);
         return r == CV_SUCCESS ? s : fmi3Error;
+}
+
+/*
+ * The indicators at (t, y) into m->z: *ret_changed, whether one is in
+ * another domain (z > 0 or z <= 0, FMI 3.0 section 3.1.1) than at the last
+ * accepted point. FMI status.
+ */
+static int domains_at(struct worker *w, double t, N_Vector y, bool *ret_changed)
+{
+        struct me *m = w->me;
+        int s = put_point(w, t, y), s2;
+
+        *ret_changed = false;
+        if (s <= fmi3Warning) {
+                s2 = m->api->get_indicators(w, m->z, m->nz);
+                s = s2 > s ? s2 : s;
+        }
+        if (s > fmi3Warning)
+                return s;
+        if (nan_indicator(w, t, m->z) != fmi3OK)
+                return fmi3Error;
+        for (size_t i = 0; i < m->nz && !*ret_changed; i++)
+                *ret_changed = (m->z[i] > 0.0) != m->above[i];
+        return s;
+}
+
+/* The indicators' domains at the current point, from which changes count. FMI status. */
+static int take_domains(struct worker *w)
+{
+        struct me *m = w->me;
+        bool changed;
+        int s = m->nz ? domains_at(w, m->time, m->y, &changed) : fmi3OK;
+
+        for (size_t i = 0; i < m->nz && s <= fmi3Warning; i++)
+                m->above[i] = m->z[i] > 0.0;
+        m->t_prev = m->time;
+        return s;
+}
+
+/*
+ * A domain changed between the last accepted point and *t, with no sign
+ * change for CVODE (an indicator left 0): bisect the last step's
+ * interpolant for the first time it has, to the precision CVODE finds
+ * roots to, and move *t and m->y there. FMI status.
+ */
+static int locate_change(struct worker *w, double *t)
+{
+        struct me *m = w->me;
+        double a = m->t_prev, b = *t;
+        bool changed;
+        int s = fmi3OK;
+
+        if (CVodeGetDky(m->cv, a, 0, m->yi) != CV_SUCCESS)
+                return fmi3OK;          /* no interpolant there: the event stays at *t */
+        while (b - a > 100.0 * DBL_EPSILON * (fabs(b) + (b - a))) {
+                double mid = a + 0.5 * (b - a);
+
+                if (CVodeGetDky(m->cv, mid, 0, m->yi) != CV_SUCCESS)
+                        break;
+                s = domains_at(w, mid, m->yi, &changed);
+                if (s > fmi3Warning)
+                        return s;
+                if (changed)
+                        b = mid;
+                else
+                        a = mid;
+        }
+        if (b < *t && CVodeGetDky(m->cv, b, 0, m->yi) == CV_SUCCESS) {
+                N_VScale(1.0, m->yi, m->y);
+                *t = b;
+        }
+        return put_point(w, *t, m->y);
 }
 
 /*
@@ -390,9 +486,12 @@ static int create(struct worker *w)
         }
         m->y = N_VNew_Serial((sunindextype)n, m->ctx);
         m->atol = N_VNew_Serial((sunindextype)n, m->ctx);
+        m->yi = N_VNew_Serial((sunindextype)n, m->ctx);
         m->nominals = calloc(n, sizeof(double));
+        m->z = calloc(nz ? nz : 1, sizeof(double));
+        m->above = calloc(nz ? nz : 1, 1);
         m->cv = CVodeCreate(m->integrator == FMU_INTEGRATOR_ADAMS ? CV_ADAMS : CV_BDF, m->ctx);
-        if (!m->y || !m->atol || !m->nominals || !m->cv)
+        if (!m->y || !m->atol || !m->yi || !m->nominals || !m->z || !m->above || !m->cv)
                 goto nomem;
         N_VConst(0.0, m->y);
         r = CVodeSetErrHandlerFn(m->cv, cv_error, w);
@@ -416,7 +515,13 @@ static int create(struct worker *w)
                 goto nomem;
         if (CVodeSetMaxNumSteps(m->cv, 100000) != CV_SUCCESS)
                 goto nomem;
-        return restart(w, true);
+        s = restart(w, true);
+        if (s <= fmi3Warning) {
+                int s2 = take_domains(w);
+
+                s = s2 > s ? s2 : s;
+        }
+        return s;
 
 nomem:
         snprintf(w->last_error, sizeof(w->last_error), "CVODE: cannot set up the integrator "
@@ -472,6 +577,10 @@ static int handle_event(struct worker *w, bool *ret_term)
                 return s;
         /* Restart even when no state jumped: the right-hand side may have. */
         s2 = restart(w, nominals);
+        s = s2 > s ? s2 : s;
+        if (s > fmi3Warning)
+                return s;
+        s2 = take_domains(w);
         return s2 > s ? s2 : s;
 }
 
@@ -566,7 +675,7 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
         }
         for (unsigned steps = 0; m->time < t_end; steps++) {
                 double stop = t_end, tret = m->time;
-                bool enter = false, term = false;
+                bool enter = false, term = false, state_event;
 
                 if (steps == ME_STEPS_MAX) {
                         snprintf(w->last_error, sizeof(w->last_error), "CVODE took %u steps "
@@ -600,11 +709,23 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
                 }
                 /* The accepted point: the FMU's time and states are CVODE's. */
                 m->time = tret >= stop ? stop : tret;
-                s = put_point(w, m->time, m->y);
+                state_event = false;
+                if (m->nz) {
+                        s = domains_at(w, m->time, m->y, &state_event);
+                        /* No sign change for CVODE: find where the domain changed. */
+                        if (s <= fmi3Warning && state_event && r != CV_ROOT_RETURN) {
+                                int s2 = locate_change(w, &m->time);
+
+                                s = s2 > s ? s2 : s;
+                        }
+                } else {
+                        s = put_point(w, m->time, m->y);
+                }
                 worst = s > worst ? s : worst;
                 if (s > fmi3Warning)
                         return worst;
                 *ret_end = m->time;
+                m->t_prev = m->time;
                 s = m->api->completed_step(w, &enter, &term);
                 worst = s > worst ? s : worst;
                 if (s > fmi3Warning)
@@ -613,8 +734,12 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
                         *ret_term = true;
                         return worst;
                 }
-                /* A state, step or time event. */
-                if (r == CV_ROOT_RETURN || enter || (m->next_defined && m->time >= m->next_time)) {
+                /*
+                 * A state, step or time event. A root of CVODE's where no
+                 * domain changed (an indicator reached 0 from below) is none
+                 * yet: it is where the indicator leaves 0 upwards.
+                 */
+                if (state_event || enter || (m->next_defined && m->time >= m->next_time)) {
                         cv_counts(m, &m->stats);
                         s = handle_event(w, ret_term);
                         worst = s > worst ? s : worst;

@@ -11,7 +11,11 @@
  * 1 the event indicator, 2 der(v), 3 nextEventTime at each event, 4 the
  * state h after each event. t_again >= 0: at the first event from then
  * on, the next time event is that event's own time, once (FMI 3.0
- * section 3.3: the importer handles it at once).
+ * section 3.3: the importer handles it at once). zero_bounce = 1 makes it
+ * a hand-written export's ball: a bounce leaves h exactly 0, and gravity is
+ * switched by the relation contact = (h <= 0), frozen between events, so
+ * the ball falls again only once a state event says h left 0 upwards
+ * (FMI 3.0 section 3.1.1).
  */
 #include <float.h>
 #include <math.h>
@@ -19,7 +23,7 @@
 #include "me_model.h"
 
 enum { TIME, H, DER_H, V, DER_V, G, E, H0, G_AFTER, T_SWITCH, G_NOW, V_MIN, T_STUCK, T_CLOSE, CLOSE_DONE,
-       T_NAN, NAN_WHAT, T_AGAIN, AGAIN_DONE, N_VARS };
+       T_NAN, NAN_WHAT, T_AGAIN, AGAIN_DONE, ZERO_BOUNCE, CONTACT, N_VARS };
 
 static void start(double *v)
 {
@@ -47,12 +51,13 @@ static void init(double *v)
         v[H] = v[H0];
         v[V] = 0.0;
         v[G_NOW] = v[TIME] >= v[T_SWITCH] ? v[G_AFTER] : v[G];
+        v[CONTACT] = v[ZERO_BOUNCE] != 0.0 && v[H] <= 0.0;
 }
 
 static void derivatives(double *v)
 {
         v[DER_H] = v[V];
-        v[DER_V] = nan_now(v, 2.0) ? NAN : -v[G_NOW];
+        v[DER_V] = nan_now(v, 2.0) ? NAN : v[CONTACT] != 0.0 ? 0.0 : -v[G_NOW];
 }
 
 static void indicators(const double *v, double *z)
@@ -70,8 +75,11 @@ static void event(double *v, bool *changed, bool *next_defined, double *next)
         }
         if (v[TIME] >= v[T_SWITCH] && v[G_NOW] != 0.0)
                 v[G_NOW] = v[G_AFTER];
+        if (v[ZERO_BOUNCE] != 0.0)
+                v[CONTACT] = v[H] <= 0.0;
         if (v[H] <= 0.0 && v[V] < 0.0) {
-                v[H] = DBL_MIN;         /* just above the ground: no new crossing at once */
+                /* Just above the ground, no new crossing at once; or on it, as many exports do. */
+                v[H] = v[ZERO_BOUNCE] != 0.0 ? 0.0 : DBL_MIN;
                 v[V] = -v[E] * v[V];
                 if (v[V] < v[V_MIN]) {
                         v[V] = 0.0;     /* at rest */
