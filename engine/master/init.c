@@ -177,8 +177,10 @@ static int enter(struct session *s, struct session_inst *si)
                 r = inst_setup_experiment(si->inst, &x);
                 if (!ok(r))
                         return call_failed(s, si, r, "SetupExperiment");
+                session_init_deadline(s, si);
                 r = inst_enter_initialization_mode(si->inst, NULL);
         } else {
+                session_init_deadline(s, si);
                 r = inst_enter_initialization_mode(si->inst, &x);
         }
         if (!ok(r))
@@ -196,6 +198,7 @@ static int leave(struct session *s, struct session_inst *si)
         r = si->fmi == 3 ? init_clocks_read(s, si) : 0;
         if (r < 0)
                 return r;
+        session_init_deadline(s, si);
         r = inst_exit_initialization(si->inst, &terminate);
         if (!ok(r))
                 return call_failed(s, si, r, "ExitInitializationMode");

@@ -94,7 +94,7 @@ static void forget(struct mi *mi)
 void mchain_post(struct master *m, struct mi *mi, uint64_t now)
 {
         unsigned buf = (mi->chain_first + mi->chain_reqs) % MCHAIN_BUFS;
-        uint64_t timeout = 0, from;
+        uint64_t timeout = INST_TIMEOUT_NONE, from;
         struct inst_step *s;
         double *times;
         uint32_t n;

@@ -217,7 +217,7 @@ static int take(struct master *m, struct mi *mi)
 static uint64_t budget_left(const struct master *m, uint64_t now)
 {
         if (!m->step_deadline_ns)
-                return 0;       /* the instance's own deadline */
+                return INST_TIMEOUT_NONE;       /* no budget: a step has no deadline */
         return now < m->step_deadline_ns ? m->step_deadline_ns - now : 1;
 }
 

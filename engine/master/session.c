@@ -311,6 +311,13 @@ static int ready(struct session *s, struct session_inst *si)
         return 0;
 }
 
+void session_init_deadline(const struct session *s, struct session_inst *si)
+{
+        uint64_t t = s->opts.timeout_ns ? s->opts.timeout_ns : INST_TIMEOUT_DEFAULT;
+
+        inst_next_timeout(si->inst, t > INST_INIT_TIMEOUT_MIN ? t : INST_INIT_TIMEOUT_MIN);
+}
+
 static int instantiate(struct session *s, struct session_inst *si)
 {
         const struct scenario_component *c = &s->sc->components[si->comp];
@@ -323,7 +330,10 @@ static int instantiate(struct session *s, struct session_inst *si)
                 .required = si->n_required ? si->required : NULL,
                 .n_required = si->iu ? si->n_required : 0,
         };
-        int r = inst_instantiate(si->inst, &a);
+        int r;
+
+        session_init_deadline(s, si);
+        r = inst_instantiate(si->inst, &a);
 
         if (r != INST_OK && r != INST_WARNING)
                 return session_logs(s, si, session_err(s, session_call_result(si, r),

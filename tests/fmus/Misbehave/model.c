@@ -39,10 +39,14 @@
  *                       21 three Warning messages logged from a thread of
  *                          the FMU's own (joined within the step), as a
  *                          solver thread does, then a normal step
+ *                       22 (whatever at is) slow initial equations, as a
+ *                          large model's: the first computation in
+ *                          Initialization Mode (fmi3ExitInitializationMode)
+ *                          sleeps `count` milliseconds
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
- *   count               messages of fault 14, milliseconds of fault 19
+ *   count               messages of fault 14, milliseconds of faults 19 and 22
  *
  * fmi3DoStep is this file's own (FMUD_OMIT_DO_STEP leaves the shared one
  * out), so a step can return Discard and Fatal.
@@ -81,6 +85,7 @@ struct model_data {
         int32_t fault;
         double at;
         int32_t count;
+        bool slept;             /* fault 22 has slept */
 };
 
 static const struct var vars[] = {
@@ -117,6 +122,12 @@ static int calculate(struct inst *inst)
                         inst_log(inst, FMU_WARNING, "misbehave: the initial state is doubtful");
                         inst_log(inst, FMU_ERROR, "misbehave: the initial equations failed");
                         return -EDOM;
+                }
+                if (d->fault == 22 && !d->slept) {
+                        struct timespec ms = { d->count / 1000, (long)(d->count % 1000) * 1000000 };
+
+                        nanosleep(&ms, NULL);
+                        d->slept = true;
                 }
                 d->x = 0.0;
                 d->steps = 0;

@@ -1,0 +1,44 @@
+/*
+ * master_deadline: how long an FMU may take. FMI sets no time limit on
+ * a call; fmud's per-call deadline (the daemon's call_timeout) guards the
+ * cheap calls against a hung FMU, a step is bounded by the step budget
+ * alone (INF: no deadline, as the budget's documentation says), and the
+ * instantiation and initialization calls, where a large model solves its
+ * initial equations, get at least INST_INIT_TIMEOUT_MIN. Misbehave's
+ * slow step (fault 19) and slow initial equations (fault 22) against a
+ * call deadline of 0.2 s.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+
+#include "test_master_sys.h"
+
+#define CALL_NS (200ull * 1000000u)
+
+/* Misbehave with these bindings and no step budget, to t = 0.3 in steps of 0.1. */
+static void run_slow(const char *parameters)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("m", "Misbehave"),
+                .parameters = parameters,
+                .stop = 0.3,
+                .attrs = "stepSize=\"0.1\" stepBudget=\"INF\"",
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        x.so.timeout_ns = CALL_NS;
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        msys_fini(&x);
+}
+
+Test(master_deadline, without_a_step_budget_a_step_has_no_deadline)
+{
+        run_slow(MSYS_INT("m.fault", "19") MSYS_INT("m.count", "500") MSYS_REAL("m.at", "0.1"));
+}
+
+Test(master_deadline, slow_initial_equations_are_not_held_to_the_call_deadline)
+{
+        run_slow(MSYS_INT("m.fault", "22") MSYS_INT("m.count", "500"));
+}
