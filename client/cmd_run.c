@@ -303,6 +303,8 @@ static int run_local(struct run_cmd *a)
                 .strict = a->load.l.strict,
                 .progress = !a->quiet && isatty(STDERR_FILENO) ? progress : NULL,
                 .fsync = true,
+                /* This user's own environment, as an importer in this process has. */
+                .envp = environ,
         };
         /* Checked by cli_load_option(): anything else is empty (the defaults). */
         (void) fmu_interface_parse(a->load.l.iface.ptr, a->load.l.iface.len, &o.iface);

@@ -273,7 +273,8 @@ int private_daemon_start(struct private_daemon *d, const char *const *allow, siz
         argv[n++] = d->endpoint;
         argv[n++] = "--pub-endpoint";
         argv[n++] = pub;
-        for (size_t i = 0; i < n_allow && n + 16 < MAX_ARGS; i++) {
+        /* Room for the pair and the 19 entries after the loop, NULL included. */
+        for (size_t i = 0; i < n_allow && n + 2 + 19 <= MAX_ARGS; i++) {
                 argv[n++] = "--allow";
                 argv[n++] = allow[i];
         }
@@ -289,6 +290,9 @@ int private_daemon_start(struct private_daemon *d, const char *const *allow, siz
         argv[n++] = state;
         argv[n++] = "--worker";
         argv[n++] = worker;
+        /* Its workers get this user's environment, as an importer in this process would. */
+        argv[n++] = "--pass-env";
+        argv[n++] = "*";
         /*
          * What this user may lock is the budget of all the daemon's locking
          * workers together (rtMlock): what they could lock as this user

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include "daemon/worker_env.h"
 #include "engine/master/realtime.h"
 
 #include <errno.h>
@@ -41,6 +42,7 @@ enum key_type {
         KEY_BOOL,               /* yes/no, true/false, on/off, 1/0 */
         KEY_PRIORITY,           /* SCHED_FIFO 1..99; 0: none */
         KEY_CPUS,               /* a cpu list, "0-1,3" */
+        KEY_ENV_NAMES,          /* names of environment variables, or '*' (worker_env.h) */
 };
 
 struct key {
@@ -85,6 +87,7 @@ static const struct key keys[] = {
         K("sandbox", "mode", KEY_SANDBOX, sandbox),
         K("sandbox", "on_violation", KEY_VIOLATION, on_violation),
         K("sandbox", "user", KEY_STR, sandbox_user),
+        K("sandbox", "pass_env", KEY_ENV_NAMES, pass_env),
         K("sandbox", "require", KEY_REQUIRE, sandbox_require_all),
         K("master", "default_budget", KEY_BUDGET, default_budget),
         K("master", "overrun", KEY_OVERRUN, overrun),
@@ -163,7 +166,8 @@ void config_fini(struct fmud_config *c)
                           &c->tcp_pub_endpoint, &c->server_secret_key, &c->authorized_keys,
                           &c->socket_group, &c->state_dir, &c->cache_dir, &c->scratch_dir,
                           &c->worker, &c->rig_remote_endpoint,
-                          &c->sandbox_user, &c->run_dir, &c->rt_cpus, &c->rt_worker_cpus };
+                          &c->sandbox_user, &c->pass_env, &c->run_dir, &c->rt_cpus,
+                          &c->rt_worker_cpus };
 
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
                 free(*strs[i]);
@@ -347,6 +351,9 @@ static int set_key(struct fmud_config *c, const struct key *k, const char *v, co
         switch (k->type) {
         case KEY_STR:
                 return set_str(field, v);
+        case KEY_ENV_NAMES:
+                *why = worker_env_bad(v);
+                return *why ? -EINVAL : set_str(field, v);
         case KEY_PATH:
         case KEY_ALLOW:
         case KEY_OUTPUT:

@@ -67,6 +67,7 @@ struct fmud_config {
         enum config_sandbox sandbox;
         enum config_violation on_violation;
         char *sandbox_user;             /* NULL: none */
+        char *pass_env;                 /* names the workers get of the daemon's environment (worker_env.h) */
         /* require = all: a worker that lacks a layer its mode wants is refused (none: noted). */
         bool sandbox_require_all;
         /* [master] */
@@ -121,6 +122,7 @@ struct fmud_args {
         size_t n_output;
         const char *state_dir;
         const char *mlock_max;          /* --worker-mlock-max SIZE|infinity */
+        const char *pass_env;           /* --pass-env NAMES: [sandbox] pass_env */
         int ready_fd;                   /* -1: none */
         bool no_config;                 /* --no-config: no file at all, not even the default */
         bool version, help;

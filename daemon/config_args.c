@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon/worker_env.h"
 #include "proto/endpoint.h"
 #include "proto/paths.h"
 
@@ -20,6 +21,7 @@ enum {
         OPT_CONFIG = 0x100, OPT_ENDPOINT, OPT_PUB_ENDPOINT, OPT_ALLOW, OPT_CACHE_DIR,
         OPT_SCRATCH_DIR, OPT_WORKER, OPT_SANDBOX, OPT_READY_FD, OPT_VERSION, OPT_HELP,
         OPT_OUTPUT_DIR, OPT_STATE_DIR, OPT_NO_CONFIG, OPT_CHECK_CONFIG, OPT_MLOCK_MAX,
+        OPT_PASS_ENV,
 };
 
 /* Append s to *v (n of them). 0 or -ENOMEM (*v unchanged). */
@@ -49,6 +51,7 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                 { "worker", required_argument, NULL, OPT_WORKER },
                 { "sandbox", required_argument, NULL, OPT_SANDBOX },
                 { "worker-mlock-max", required_argument, NULL, OPT_MLOCK_MAX },
+                { "pass-env", required_argument, NULL, OPT_PASS_ENV },
                 { "ready-fd", required_argument, NULL, OPT_READY_FD },
                 { "check-config", optional_argument, NULL, OPT_CHECK_CONFIG },
                 { "version", no_argument, NULL, OPT_VERSION },
@@ -74,6 +77,7 @@ int config_parse_args(int argc, char **argv, struct fmud_args *ret, char *err, s
                 case OPT_WORKER: a.worker = optarg; break;
                 case OPT_SANDBOX: a.sandbox = optarg; break;
                 case OPT_MLOCK_MAX: a.mlock_max = optarg; break;
+                case OPT_PASS_ENV: a.pass_env = optarg; break;
                 case OPT_VERSION: a.version = true; break;
                 case OPT_CHECK_CONFIG:
                         a.check_config = true;
@@ -226,6 +230,16 @@ int config_apply_args(struct fmud_config *c, const struct fmud_args *a, char *er
                         return -EINVAL;
                 }
                 c->rt_worker_mlock_max_bytes = u;
+        }
+        if (a->pass_env) {
+                const char *why = worker_env_bad(a->pass_env);
+
+                if (why) {
+                        snprintf(err, errlen, "--pass-env '%s': %s", a->pass_env, why);
+                        return -EINVAL;
+                }
+                if (replace(&c->pass_env, a->pass_env) < 0)
+                        goto oom;
         }
         r = replace_dirs("--allow", a->allow, a->n_allow, &c->allow, &c->n_allow, err, errlen);
         if (r == 0)

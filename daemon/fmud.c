@@ -36,6 +36,7 @@
 #include "engine/instance/instance.h"
 #include "engine/instance/leftovers.h"
 #include "daemon/notify.h"
+#include "daemon/worker_env.h"
 
 #ifndef FMUD_VERSION
 #define FMUD_VERSION "unknown"
@@ -48,6 +49,7 @@ struct daemon {
         bool config_required;
         struct host *host;
         struct dirs dirs;               /* what this run made, removed at exit */
+        char **worker_env;              /* the workers' environment (worker_env.h), from the start */
 };
 
 static void usage(FILE *f)
@@ -58,7 +60,7 @@ static void usage(FILE *f)
                 "            [--allow DIR]... [--output-dir DIR]... [--state-dir DIR]\n"
                 "            [--cache-dir DIR] [--scratch-dir DIR] [--worker PATH]\n"
                 "            [--sandbox strict|basic|off] [--worker-mlock-max SIZE|infinity]\n"
-                "            [--ready-fd N] [--version]\n"
+                "            [--pass-env NAMES] [--ready-fd N] [--version]\n"
                 "       fmud --check-config [FILE] [options]\n"
                 "\n"
                 "Serves co-simulation sessions over ZeroMQ. Settings come from FILE\n"
@@ -233,6 +235,12 @@ static int start_host(struct daemon *d, struct control *c)
         int r;
 
         host_opts_default(&o);
+        d->worker_env = worker_env_new(cfg->pass_env, environ);
+        if (!d->worker_env) {
+                log_err("starting the session host: out of memory");
+                return -ENOMEM;
+        }
+        o.worker_envp = d->worker_env;
         o.worker_path = cfg->worker;
         o.cache_dir = cfg->cache_dir;
         o.scratch_dir = cfg->scratch_dir;
@@ -406,6 +414,8 @@ static int serve(struct daemon *d, int sigfd)
                 r = control_run(c, sigfd, d->args.ready_fd);
         host_free(d->host);
         d->host = NULL;
+        free(d->worker_env);
+        d->worker_env = NULL;
         control_flush(c);
         control_free(c);
 out_dirs:

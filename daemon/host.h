@@ -103,6 +103,7 @@ enum host_sandbox { HOST_SANDBOX_STRICT, HOST_SANDBOX_BASIC, HOST_SANDBOX_OFF };
 
 struct host_opts {
         const char *worker_path;        /* fmud-worker; required */
+        char *const *worker_envp;       /* the workers' environment (daemon/worker_env.h); NULL: empty */
         const char *cache_dir;          /* FMU cache; required */
         const char *scratch_dir;        /* per-instance scratch directories go below; required */
         /* Strict workers do not see it: the run directory (worker/sandbox.h, hide); NULL: none. */

@@ -134,6 +134,7 @@ static int start(struct hsess *hs, const struct proto_instantiate *a, char *msg,
         o.fmu_dir = fmu->unpacked_dir;
         o.name = hs->st.name;
         o.timeout_ns = ho->call_timeout_ns;
+        o.envp = ho->worker_envp;
         o.log = fmu_log;
         o.log_ctx = hs;
         hload_sandbox(hs, &o.sandbox);

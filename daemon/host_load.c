@@ -374,6 +374,7 @@ static int start(struct hsess *hs, const char *out, bool force, bool mlock, char
         so.worker = hlog_worker;
         so.worker_ctx = hs;
         so.timeout_ns = o->call_timeout_ns;
+        so.envp = o->worker_envp;
         so.inputs = hs->inputs;
         hload_sandbox(hs, &so.sandbox);
         so.mlock = mlock;

@@ -105,3 +105,37 @@ Test(daemon_fault, status_shows_the_point_a_hanging_step_started_from, .init = s
         cr_assert(st.time == 1.0, "faulted at t %.17g", st.time);
         assert_fault_names(&st.insts[0], "did not answer");
 }
+
+/* Load Misbehave with its licence check (fault 23): 0, or the load's error with its message. */
+static int load_licensed(struct fmud *cl, char *msg, size_t size)
+{
+        struct proto_assign starts[] = { { daemon_str("fault"), daemon_str("23") } };
+        struct proto_load a = { .path = daemon_str(FMUD_TEST_FMU_DIR "/Misbehave.fmu"),
+                                .n_starts = 1, .starts = starts };
+        uint64_t s;
+        int r = fmud_load(cl, &a, &s, NULL);
+
+        snprintf(msg, size, "%s", r ? fmud_errmsg(cl) : "");
+        return r;
+}
+
+/*
+ * A worker starts from a clean environment: a variable of the daemon's
+ * reaches it only where [sandbox] pass_env (--pass-env) names it, and a
+ * sandboxed worker's HOME is its scratch directory.
+ */
+Test(daemon_fault, a_worker_gets_only_the_environment_the_daemon_passes)
+{
+        char msg[1024];
+
+        cr_assert(setenv("FMUD_MISBEHAVE_ENV", "2.5", 1) == 0);
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        cr_assert(load_licensed(c, msg, sizeof(msg)) != 0);
+        cr_assert(strstr(msg, "FMUD_MISBEHAVE_ENV is not set") != NULL, "%s", msg);
+        teardown();
+        daemon_start(&d, (const char *const[]){ "--pass-env", "HOME FMUD_MISBEHAVE_ENV", NULL });
+        c = daemon_connect(&d);
+        cr_assert(load_licensed(c, msg, sizeof(msg)) == 0, "%s", msg);
+        teardown();
+}

@@ -65,6 +65,7 @@ static const char every_key[] =
         "on_violation = kill\n"
         "user = nobody\n"
         "require = all\n"
+        "pass_env = LM_LICENSE_FILE, DYMOLA_RUNTIME_LICENSE\n"
         "[master]\n"
         "default_budget = 0.25\n"
         "[results]\n"
@@ -108,6 +109,7 @@ Test(fmud_config, every_key_is_parsed, .init = setup, .fini = teardown)
         cr_assert(c.memory == 4ull << 30);
         cr_assert(c.cpu_seconds == 600);
         cr_assert(c.call_timeout == 2.5);
+        cr_assert(strcmp(c.pass_env, "LM_LICENSE_FILE, DYMOLA_RUNTIME_LICENSE") == 0);
         cr_assert(c.transient_grace == 3.5);
         cr_assert(c.sandbox == CONFIG_SANDBOX_BASIC);
         cr_assert(c.on_violation == CONFIG_VIOLATION_KILL);
@@ -177,6 +179,9 @@ Test(fmud_config, bad_values_are_refused_with_file_and_line, .init = setup, .fin
         expect_refused("[sandbox]\nmode = loose\n", "fmud.conf:2:", "strict");
         expect_refused("[sandbox]\non_violation = shrug\n", "fmud.conf:2:", "errno");
         expect_refused("[sandbox]\nrequire = most\n", "fmud.conf:2:", "must be none or all");
+        expect_refused("[sandbox]\npass_env = LM_LICENSE_FILE 1X\n", "fmud.conf:2:",
+                       "names environment variables");
+        expect_refused("[sandbox]\npass_env = A=B\n", "fmud.conf:2:", "names environment variables");
         expect_refused("[control]\nendpoint = tcp://0.0.0.0:1\n", "fmud.conf:2:", "ipc://");
         expect_refused("[control]\ntcp_endpoint = ipc:///x\n", "fmud.conf:2:", "tcp://");
         expect_refused("[control]\nmax_message = 10\n", "fmud.conf:2:", "max_message");

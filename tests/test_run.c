@@ -530,3 +530,35 @@ Test(run, log_messages_from_an_fmus_own_thread_are_counted, .init = setup, .fini
                 run_result_fini(&r);
         }
 }
+
+/*
+ * An FMU that checks a licence in its environment (Misbehave fault 23,
+ * as commercial exports do) runs with the user's environment, locally as
+ * through fmuctl's private daemon, as in an importer's own process; and
+ * without the variable it says why it refused.
+ */
+Test(run, an_fmu_gets_the_users_environment, .init = setup, .fini = teardown)
+{
+        for (int set = 0; set < 2; set++) {
+                if (set)
+                        cr_assert(eq(int, setenv("FMUD_MISBEHAVE_ENV", "2.5", 1), 0));
+                for (int local = 0; local < 2; local++) {
+                        struct run_result r = fmuctl((const char *[]){
+                                "run", FMUD_TEST_FMU_DIR "/Misbehave.fmu", "--start",
+                                "fault=23", "--record", "x", "--stop-time", "0.01", "--step",
+                                "0.01", "--out", "-", "--quiet", local ? "--local" : NULL,
+                                NULL });
+
+                        if (set) {
+                                cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
+                                cr_assert(eq(str, r.out, "time,x\n0,2.5\n0.01,2.5\n"),
+                                          "local %d", local);
+                        } else {
+                                cr_assert(r.exit_code != 0, "local %d", local);
+                                cr_assert(strstr(r.err, "FMUD_MISBEHAVE_ENV is not set") != NULL,
+                                          "local %d: %s", local, r.err);
+                        }
+                        run_result_fini(&r);
+                }
+        }
+}

@@ -113,12 +113,14 @@ static void check_process(struct inst *in)
                 cr_log_warn("not root: the worker's environment and descriptors are not checked");
                 return;
         }
-        /* The environment: TMPDIR=scratch and nothing else we did not set. */
+        /* The environment: TMPDIR=scratch, HOME=scratch and nothing else we did not set. */
         snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
         env = sbx_slurp(path, &len);
         for (off = 0; off < len; off += strlen(env + off) + 1, n_env++) {
                 if (!strncmp(env + off, "TMPDIR=", 7))
                         cr_assert(!strcmp(env + off + 7, scratch), "%s", env + off);
+                else if (!strncmp(env + off, "HOME=", 5))
+                        cr_assert(!strcmp(env + off + 5, scratch), "%s", env + off);
 #ifdef SANITIZED
                 else if (!strcmp(env + off, "LSAN_OPTIONS=detect_leaks=0"))
                         ;
@@ -126,7 +128,7 @@ static void check_process(struct inst *in)
                 else
                         cr_assert_fail("unexpected environment entry '%s'", env + off);
         }
-        cr_assert(n_env >= 1);
+        cr_assert(n_env >= 2);
 
         /*
          * Descriptors: 0-2 on /dev/null, 3 the channel, 4 the FMU directory

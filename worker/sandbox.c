@@ -63,9 +63,16 @@ int sandbox_environment(const struct sandbox_args *a, char *buf, size_t size)
                 snprintf(buf, size, "setpgid: %s", strerror(-r));
                 return r;
         }
+        /*
+         * The environment is what the spawner gave: none of the daemon's
+         * but what its [sandbox] pass_env names (daemon/worker_env.h).
+         * Sandboxed, the scratch directory is the home and the temporary
+         * directory: the one place the FMU may write.
+         */
         if (a->opts.mode != SANDBOX_OFF) {
-                if (clearenv() != 0 || (a->scratch && setenv("TMPDIR", a->scratch, 1) < 0)) {
-                        snprintf(buf, size, "clearenv: out of memory");
+                if (a->scratch && (setenv("TMPDIR", a->scratch, 1) < 0 ||
+                                   setenv("HOME", a->scratch, 1) < 0)) {
+                        snprintf(buf, size, "setenv: out of memory");
                         return -ENOMEM;
                 }
                 if (a->scratch && chdir(a->scratch) < 0) {
@@ -76,7 +83,7 @@ int sandbox_environment(const struct sandbox_args *a, char *buf, size_t size)
         }
         snprintf(buf, size, "%s, descriptors 0-2 and %d only%s, own process group, "
                  "parent-death SIGKILL", a->opts.mode == SANDBOX_OFF ? "environment as given" :
-                 "empty environment but TMPDIR", a->chan_fd,
+                 "environment as given but TMPDIR and HOME", a->chan_fd,
                  a->opts.mode == SANDBOX_OFF ? "" : " (and the FMU directory)");
         return 0;
 }

@@ -43,20 +43,14 @@
 #endif
 #endif
 
-/* Free what sandbox_env() made: the array and its TMPDIR entry. */
+/* Free what sandbox_env() made: the array and its TMPDIR and HOME entries. */
 static void free_env(char **env, const char *scratch)
 {
-        size_t n = 0;
-
         if (!env)
                 return;
-        while (env[n])
-                n++;
-        for (size_t i = 0; i < n && scratch; i++)
-                if (strncmp(env[i], "TMPDIR=", 7) == 0) {
+        for (size_t i = 0; env[i] && scratch; i++)
+                if (!strncmp(env[i], "TMPDIR=", 7) || !strncmp(env[i], "HOME=", 5))
                         free(env[i]);
-                        break;
-                }
         free(env);
 }
 
@@ -100,7 +94,11 @@ out_report:
         _exit(127);
 }
 
-/* The sandboxed worker's environment: the caller's but TMPDIR, then TMPDIR=scratch. */
+/*
+ * The sandboxed worker's environment: the caller's but TMPDIR and HOME,
+ * then both the scratch directory, the one place it may write (a home
+ * elsewhere is out of its sight or read-only).
+ */
 static char **sandbox_env(char *const envp[], const char *scratch)
 {
         size_t n = 0, k = 0;
@@ -108,13 +106,18 @@ static char **sandbox_env(char *const envp[], const char *scratch)
 
         while (envp && envp[n])
                 n++;
-        env = calloc(n + 3, sizeof(*env));
+        env = calloc(n + 4, sizeof(*env));
         if (!env)
                 return NULL;
         for (size_t i = 0; i < n; i++)
-                if (strncmp(envp[i], "TMPDIR=", 7) != 0)
+                if (strncmp(envp[i], "TMPDIR=", 7) != 0 && strncmp(envp[i], "HOME=", 5) != 0)
                         env[k++] = envp[i];
         if (scratch && asprintf(&env[k++], "TMPDIR=%s", scratch) < 0) {
+                free(env);
+                return NULL;
+        }
+        if (scratch && asprintf(&env[k++], "HOME=%s", scratch) < 0) {
+                free(env[k - 2]);
                 free(env);
                 return NULL;
         }

@@ -59,6 +59,7 @@ struct run_opts {
         const volatile sig_atomic_t *stop;      /* non-zero (a signal): the run stops at the next
                                                    point, its rows kept, as a stop request would */
         unsigned flush_ms;                      /* rec_options' flush_ms; 0: the default */
+        char *const *envp;                      /* the workers' environment; NULL: empty */
 };
 
 struct run_inst_report {
