@@ -387,6 +387,45 @@ Test(recorder, writes_from_the_descriptors_offset)
         }
 }
 
+/*
+ * A descriptor whose offset others write through too (a standard output
+ * redirected to a file): the rows go where it stands and it ends past
+ * them, so what is written before and after lands before and after.
+ */
+Test(recorder, a_shared_offset_moves_past_the_rows)
+{
+        static const struct rec_column cols[] = { { "x", REC_BOOLEAN } };
+
+        for (size_t b = 0; b < NBACKENDS; b++) {
+                char *path = path_for("shared", backends[b]);
+                int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), other;
+                struct rec_options o = { .backend = backends[b], .shared_offset = true };
+                union rec_value v = { .b = true };
+                struct rec *r;
+                char *got;
+                int e;
+
+                cr_assert(fd >= 0);
+                other = dup(fd);
+                cr_assert(other >= 0);
+                cr_assert(eq(sz, (size_t)write(other, "before\n", 7), 7));
+                e = rec_open_fd(fd, cols, 1, &o, &r);
+                if (e == -ENOSYS || e == -EPERM || e == -EOPNOTSUPP)
+                        cr_skip_test("io_uring unavailable");
+                cr_assert(eq(int, e, 0));
+                cr_assert(eq(int, rec_sample(r, 1, &v), 0));
+                cr_assert(eq(int, rec_flush(r), 0));
+                cr_assert(eq(int, rec_sample(r, 2, &v), 0));
+                cr_assert(eq(int, rec_close(r, NULL), 0));
+                cr_assert(eq(sz, (size_t)write(other, "after\n", 6), 6));
+                close(other);
+                got = slurp(path);
+                cr_assert(eq(str, got, "before\ntime,x\n1,1\n2,1\nafter\n"), "%s", path);
+                free(got);
+                free(path);
+        }
+}
+
 Test(recorder, open_rejects_bad_arguments)
 {
         struct rec_column good = { "x", REC_FLOAT64 }, noname = { NULL, REC_FLOAT64 },

@@ -444,6 +444,48 @@ Test(run, an_fmu_printing_to_stdout_leaves_the_results_on_stdout_alone, .init = 
 }
 
 /*
+ * --out - into a file that has content already, written between two other
+ * writers to the same file (and its summary too, with stderr there): each
+ * lands in the order written, as from any program printing to stdout.
+ */
+Test(run, results_on_stdout_land_between_what_is_written_before_and_after, .init = setup,
+     .fini = teardown)
+{
+        /* Local, quiet and not; through the daemon (whose summary comes first), quiet. */
+        for (int i = 0; i < 3; i++) {
+                bool local = i < 2, quiet = i != 1;
+                char *cmd, *path, *got, *rows, *footer, *after;
+                struct run_result r;
+
+                cr_assert(asprintf(&path, "%s/stdout-%d.txt", dir, i) > 0);
+                cr_assert(asprintf(&cmd, "{ echo HEADER; '%s' run '%s' %s %s --stop-time 0.3 "
+                                   "--out -; echo FOOTER; } > '%s' 2>&1", FMUD_FMUCTL,
+                                   FMUD_TEST_FMU_DIR "/LinearOde.fmu", local ? "--local" : "",
+                                   quiet ? "--quiet" : "", path) > 0);
+                cr_assert(eq(int, run_capture((char *[]){ "/bin/sh", "-c", cmd, NULL }, &r), 0));
+                cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+                got = slurp(path);
+                cr_assert(eq(int, strncmp(got, "HEADER\ntime,", 12), 0), "%d: %s", i, got);
+                rows = strstr(got, "\n0.3,");
+                footer = strstr(got, "FOOTER\n");
+                cr_assert(rows != NULL && footer != NULL, "%d: %s", i, got);
+                cr_assert(eq(sz, strlen(footer), (size_t)7), "%d: %s", i, got);
+                /* HEADER, the header and 30 rows before the last row; then the summary. */
+                *rows = '\0';
+                cr_assert(eq(sz, lines(got), (size_t)31), "%d: %s", i, got);
+                after = strchr(rows + 1, '\n') + 1;
+                if (quiet)
+                        cr_assert(eq(ptr, after, footer), "%d: %s", i, rows + 1);
+                else
+                        cr_assert(eq(int, strncmp(after, "scenario ", 9), 0), "%d: %s", i, rows + 1);
+                free(got);
+                free(cmd);
+                free(path);
+                run_result_fini(&r);
+        }
+}
+
+/*
  * An FMI 2.0 Enumeration (LinearOde2's band: high, middle, low as x
  * decays), which FMI 2.0 gets as an Integer, is recorded as its value,
  * locally as through the daemon; it was recorded as 0.

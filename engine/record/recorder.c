@@ -8,8 +8,8 @@
  * reason is kept for rec_fallback_reason() so the daemon can report which
  * backend runs and why. The descriptor is made blocking (io_uring and the
  * writer thread then wait in the kernel instead of spinning on EAGAIN), and
- * a file without usable offsets (pipe, FIFO, device, O_APPEND) is written
- * strictly in order.
+ * a file without usable offsets (pipe, FIFO, device, O_APPEND) or whose
+ * offset is shared (rec_options.shared_offset) is written strictly in order.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,8 +39,11 @@ static int check_args(const struct rec_column *cols, size_t ncols, const struct 
         return 0;
 }
 
-/* Regular files are written at offsets from the current one; anything else in order. */
-static int setup_fd(struct rec *r)
+/*
+ * Regular files are written at offsets from the current one; anything else,
+ * and a file whose offset others write through too, in order at the offset.
+ */
+static int setup_fd(struct rec *r, bool shared_offset)
 {
         struct stat st;
         int fl;
@@ -56,7 +59,11 @@ static int setup_fd(struct rec *r)
         if ((fl & O_NONBLOCK) && fcntl(r->fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
                 return -errno;
         r->regular = S_ISREG(st.st_mode);
-        r->stream = !r->regular || (fl & O_APPEND);
+        /*
+         * pwrite(2) leaves a shared offset where it was, so what others
+         * write after the rows would land on them; write(2) moves it.
+         */
+        r->stream = !r->regular || (fl & O_APPEND) || shared_offset;
         if (!r->stream) {
                 pos = lseek(r->fd, 0, SEEK_CUR);
                 if (pos < 0)
@@ -152,7 +159,7 @@ int rec_open_fd(int fd, const struct rec_column *cols, size_t ncols,
         if (o->grid)
                 numfmt_grid_init(&r->time_grid, o->grid_t0, o->grid_h);
 
-        e = setup_fd(r);
+        e = setup_fd(r, o->shared_offset);
         if (e < 0)
                 goto out_free;
         e = setup_columns(r, cols, ncols);

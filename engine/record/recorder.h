@@ -155,6 +155,11 @@ struct rec_options {
         bool grid;                      /* times on the grid grid_t0 + k grid_h printed as the
                                            decimal the user wrote (numfmt_grid()) */
         double grid_t0, grid_h;
+        bool shared_offset;             /* rec_open_fd(): the descriptor's file offset is shared
+                                           with other writers (a standard output redirected to a
+                                           file): written at it, in order, moving it as write(2)
+                                           does, so what they write before and after the rows
+                                           lands before and after them */
 };
 
 struct rec_stats {
@@ -191,7 +196,8 @@ int rec_open(const char *path, const struct rec_column *cols, size_t ncols,
 
 /*
  * The same on a descriptor open for writing: a regular file (written from
- * its current offset), a pipe, a FIFO or a device. Takes ownership of fd
+ * its current offset, which stays there unless rec_options.shared_offset),
+ * a pipe, a FIFO or a device. Takes ownership of fd
  * on success only: rec_close() closes it.
  */
 int rec_open_fd(int fd, const struct rec_column *cols, size_t ncols,

@@ -70,7 +70,8 @@ extern const struct rec_ops rec_sync_ops;
 struct rec {
         int fd;
         bool regular;           /* a regular file (fsync applies) */
-        bool stream;            /* no offsets (pipe, FIFO, device, O_APPEND): write in order */
+        bool stream;            /* no offsets (pipe, FIFO, device, O_APPEND) or a
+                                   shared one: write in order */
         int64_t next_off;       /* file offset of the next submitted buffer */
 
         char *mem;              /* the pool's memory: nbufs * bufsize bytes */

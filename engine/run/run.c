@@ -232,6 +232,8 @@ static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run
         if (o->out_fd > 0 && sc->n_columns) {
                 int fd = fcntl(o->out_fd, F_DUPFD_CLOEXEC, 3);
 
+                /* A duplicate shares the caller's offset (a shell's redirection). */
+                ropt.shared_offset = true;
                 r = fd < 0 ? -errno : rec_open_fd(fd, cols, sc->n_columns, &ropt, &c->rec);
                 if (r < 0 && fd >= 0)
                         close(fd);
