@@ -306,6 +306,13 @@ static int run_local(struct run_cmd *a)
                 /* This user's own environment, as an importer in this process has. */
                 .envp = environ,
         };
+        /*
+         * The workers are processes of their own here too, so they get the
+         * sandbox a daemon's session would give them. Checked by
+         * cli_load_option(): strict, basic, off, or empty (off).
+         */
+        if (a->load.l.sandbox.len)
+                o.sandbox.mode = (enum sandbox_mode)sandbox_mode_parse(a->load.l.sandbox.ptr);
         /* Checked by cli_load_option(): anything else is empty (the defaults). */
         (void) fmu_interface_parse(a->load.l.iface.ptr, a->load.l.iface.len, &o.iface);
         (void) fmu_integrator_parse(a->load.l.integrator.ptr, a->load.l.integrator.len,

@@ -486,6 +486,30 @@ Test(run, results_on_stdout_land_between_what_is_written_before_and_after, .init
 }
 
 /*
+ * --local gives its workers the sandbox --sandbox names, as a daemon's
+ * session does: the Escape FMU's AF_INET socket is refused (result EPERM)
+ * in basic and strict mode, and opens with the sandbox off.
+ */
+Test(run, local_workers_get_the_sandbox_asked_for, .init = setup, .fini = teardown)
+{
+        static const char *const modes[] = { "off", "basic", "strict" };
+
+        for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+                struct run_result r = fmuctl((const char *[]){
+                        "run", FMUD_TEST_FMU_DIR "/Escape.fmu", "--local", "--sandbox", modes[i],
+                        "--start", "attempt=1", "--stop-time", "0.2", "--step", "0.1",
+                        "--out", "-", "--quiet", NULL });
+                char expected[32];
+
+                snprintf(expected, sizeof(expected), "\n0.2,%d,2\n", i ? EPERM : 0);
+                cr_assert(eq(int, r.exit_code, 0), "%s: %s", modes[i], r.err);
+                cr_assert(eq(str, r.out + strlen(r.out) - strlen(expected), expected),
+                          "%s: %s", modes[i], r.out);
+                run_result_fini(&r);
+        }
+}
+
+/*
  * An FMI 2.0 Enumeration (LinearOde2's band: high, middle, low as x
  * decays), which FMI 2.0 gets as an Integer, is recorded as its value,
  * locally as through the daemon; it was recorded as 0.

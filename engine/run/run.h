@@ -60,6 +60,7 @@ struct run_opts {
                                                    point, its rows kept, as a stop request would */
         unsigned flush_ms;                      /* rec_options' flush_ms; 0: the default */
         char *const *envp;                      /* the workers' environment; NULL: empty */
+        struct sandbox_opts sandbox;            /* every worker's sandbox; zero: off */
 };
 
 struct run_inst_report {
