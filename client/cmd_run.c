@@ -232,10 +232,9 @@ static void overrides(struct run_cmd *a, struct scenario_overrides *ov, struct s
 
 /*
  * The exit code of a failed run_scenario(), as the same failure through a
- * daemon gives it (docs/fmuctl.md "Exit codes"): a scenario refused or
- * nothing to record 1, a file that cannot be read 3; workers, instantiation,
- * initialization and steps failing 4 (the daemon's fault), the results
- * file 3.
+ * daemon gives it (docs/fmuctl.md "Exit codes"): a scenario refused 1, a
+ * file that cannot be read 3; workers, instantiation, initialization and
+ * steps failing 4 (the daemon's fault), the results file 3.
  */
 static int exit_code(enum run_phase phase, int r)
 {

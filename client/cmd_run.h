@@ -32,11 +32,6 @@ struct run_cmd {
         char fetch_err[1024];
 };
 
-/* What a scenario with nothing to record is told (after "fmuctl run: "). */
-#define RUN_NOTHING_TO_RECORD "nothing to record: '%s' gives no column (no outputs, or " \
-                              "only arrays its structural parameters size 0); name " \
-                              "variables with elements to record with --record NAME"
-
 struct run_report;
 
 /*

@@ -490,8 +490,9 @@ static int run_session(struct run_cmd *a)
         }
         cli_print_load_warnings(&a->cli);
         if (!fmud_load_out(a->cli.c)) {
-                /* No columns: the daemon opened no results file. */
-                fprintf(stderr, "fmuctl run: " RUN_NOTHING_TO_RECORD "\n", a->scenario);
+                /* A daemon that records no scenario without columns (before the time-only file). */
+                fprintf(stderr, "fmuctl run: the daemon opened no results file for '%s'\n",
+                        a->scenario);
                 code = FMUCTL_EXIT_INVALID;
                 goto unload;
         }

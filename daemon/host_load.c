@@ -280,7 +280,8 @@ static int open_rec(struct hsess *hs, const char *out, bool force, char *msg, si
                 *code = PROTO_E_INVALID;
                 snprintf(msg, size, "'%s': " MAT4_ALL_TEXT, out);
                 r = -ENODATA;
-        } else if (sc->n_columns) {
+        } else {
+                /* No column (no outputs, FMI 3.0 section 2.4.8): the time column alone. */
                 *code = hout_open(hs, out, force, &fd, &hs->rec_path, msg, size);
                 r = *code >= 0 ? -EACCES : 0;
         }

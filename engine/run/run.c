@@ -229,7 +229,8 @@ static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run
                 c->types[i] = row_rec_type(md->vars[col->var].type);
                 cols[i] = (struct rec_column){ .name = col->name, .type = c->types[i] };
         }
-        if (o->out_fd > 0 && sc->n_columns) {
+        /* No column (no outputs, FMI 3.0 section 2.4.8): the time column alone, as other importers write. */
+        if (o->out_fd > 0) {
                 int fd = fcntl(o->out_fd, F_DUPFD_CLOEXEC, 3);
 
                 /* A duplicate shares the caller's offset (a shell's redirection). */
@@ -237,9 +238,7 @@ static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run
                 r = fd < 0 ? -errno : rec_open_fd(fd, cols, sc->n_columns, &ropt, &c->rec);
                 if (r < 0 && fd >= 0)
                         close(fd);
-        } else if (o->out_fd > 0) {
-                r = 0;
-        } else if (o->out && sc->n_columns && mat4_wanted(o->out)) {
+        } else if (o->out && mat4_wanted(o->out)) {
                 int fd = open_mat(c, o->out);
 
                 ropt.fsync = false;     /* the rows' CSV is read back, never kept: the .mat is synced */
@@ -247,8 +246,7 @@ static int open_recorder(struct run_ctx *c, const struct run_opts *o, struct run
                 if (r < 0 && fd >= 0)
                         close(fd);
         } else {
-                r = o->out && sc->n_columns ?
-                    rec_open(o->out, cols, sc->n_columns, &ropt, &c->rec) : 0;
+                r = o->out ? rec_open(o->out, cols, sc->n_columns, &ropt, &c->rec) : 0;
         }
         free(cols);
         if (r < 0)
@@ -382,15 +380,6 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
                 r = fail(rep, RUN_PHASE_LOAD, r, "out of memory");
                 goto out;
         }
-        /* Said as client/cmd_run.h's RUN_NOTHING_TO_RECORD says it through a daemon. */
-        if (o->need_columns && !sc->n_columns) {
-                r = fail(rep, RUN_PHASE_LOAD, -ENODATA, "nothing to record: '%s' gives no "
-                         "column (no outputs, or only arrays its structural parameters size "
-                         "0); name variables with elements to record with --record NAME",
-                         o->scenario);
-                goto out;
-        }
-
         rep->n_columns -= note_left_out(o, sc, diags);
         if (o->need_columns && sc->n_columns && !rep->n_columns) {
                 r = fail(rep, RUN_PHASE_LOAD, -ENODATA, "'%s': " MAT4_ALL_TEXT, o->out);

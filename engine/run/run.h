@@ -53,8 +53,10 @@ struct run_opts {
         bool strict;                            /* FMU warnings refuse the scenario too */
         enum fmu_interface iface;               /* which interface to host (fmi/fmu.h) */
         enum fmu_integrator integrator;         /* how a Model Exchange FMU is integrated */
-        bool need_columns;                      /* nothing to record refuses the scenario
-                                                   (-ENODATA, RUN_PHASE_LOAD) before it starts */
+        bool need_columns;                      /* a .mat out whose every column is text (none
+                                                   left to write) refuses the scenario (-ENODATA,
+                                                   RUN_PHASE_LOAD) before it starts; no column at
+                                                   all gives the time column alone */
         bool fsync;                             /* fsync the results file at the end */
         const volatile sig_atomic_t *stop;      /* non-zero (a signal): the run stops at the next
                                                    point, its rows kept, as a stop request would */
