@@ -6,6 +6,7 @@
 #include "md_ctx.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +219,33 @@ int md_attr_scalar(struct md_ctx *c, const xmlNode *n, const char *subject, cons
                 return 0;
         r = mv_scalar(t, s, ret);
         return r < 0 ? bad(c, n, subject, name, sec, s, r, md_type_name(t)) : 1;
+}
+
+int md_attr_limit(struct md_ctx *c, const xmlNode *n, const char *subject, const char *name,
+                  const char *sec, enum md_type t, union md_scalar *ret)
+{
+        const char *s = md_attr(c, n, name), *p;
+        char buf[MD_SHOW_LEN];
+        int r;
+
+        if (!s)
+                return 0;
+        r = mv_scalar(t, s, ret);
+        if (r != -ERANGE || t != MD_FLOAT32)
+                return r < 0 ? bad(c, n, subject, name, sec, s, r, md_type_name(t)) : 1;
+        /*
+         * XML Schema 1.1's float lexical mapping rounds a magnitude beyond
+         * the range to an infinity, and exporters that write every real's
+         * limits alike give a Float32 the Float64 ones. A limit, unlike a
+         * start value, need not be a value of the type: no bound that side.
+         */
+        for (p = s; mv_is_space(*p); p++)
+                ;
+        ret->f = *p == '-' ? -INFINITY : INFINITY;
+        md_warn(c, mx_line(n), subject, sec, "%s=\"%s\" is beyond the range of Float32 and is "
+                "read as %s, as XML Schema 1.1 rounds it", name, md_show(s, buf),
+                *p == '-' ? "-INF" : "INF");
+        return 1;
 }
 
 int md_attr_enum(struct md_ctx *c, const xmlNode *n, const char *subject, const char *name,

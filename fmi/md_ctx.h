@@ -117,6 +117,12 @@ int md_attr_double(struct md_ctx *c, const xmlNode *n, const char *subject, cons
 /* One value of type t (its range; FMI 2.0 Enumeration: Int32). */
 int md_attr_scalar(struct md_ctx *c, const xmlNode *n, const char *subject, const char *name,
                    const char *sec, enum md_type t, union md_scalar *ret);
+/*
+ * A min or max of type t: as md_attr_scalar(), except that a Float32 one
+ * beyond the range is an infinity of its sign, with a warning.
+ */
+int md_attr_limit(struct md_ctx *c, const xmlNode *n, const char *subject, const char *name,
+                  const char *sec, enum md_type t, union md_scalar *ret);
 /* One of names[0..count) into *ret (its index). */
 int md_attr_enum(struct md_ctx *c, const xmlNode *n, const char *subject, const char *name,
                  const char *sec, const char *const *names, int count, int *ret);

@@ -79,9 +79,9 @@ void md_read_type_attrs(struct md_ctx *c, const xmlNode *n, const char *subject,
 
         if (md_type_is_float(t) || md_type_is_signed(t) || md_type_is_unsigned(t)) {
                 md_attr_dup(c, n, "quantity", &a->quantity);
-                if (md_attr_scalar(c, n, subject, "min", sec, range, &a->min) == 1)
+                if (md_attr_limit(c, n, subject, "min", sec, range, &a->min) == 1)
                         a->has_min = true;
-                if (md_attr_scalar(c, n, subject, "max", sec, range, &a->max) == 1)
+                if (md_attr_limit(c, n, subject, "max", sec, range, &a->max) == 1)
                         a->has_max = true;
         }
         if (md_type_is_float(t)) {

@@ -12,6 +12,8 @@
 #include <criterion/parameterized.h>
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +39,9 @@ static const struct warning_case warning_cases[] = {
         { "fmi3-outputs-list.xml", 8, "<Outputs> is FMI 2.0 and is ignored; FMI 3.0 lists each entry directly in ModelStructure as <Output valueReference=\"...\"/> (FMI 3.0 section 2.4.8)" },
         { "fmi3-simple-type.xml", 5, "<SimpleType> is FMI 2.0 and is ignored; an FMI 3.0 type definition is an element named after its type (<Float64Type>, <EnumerationType>, ...) (FMI 3.0 section 2.4.4)" },
         { "fmi2-float64-element.xml", 6, "<Float64> is not a ScalarVariable; ignored (it is an FMI 3.0 variable element; an FMI 2.0 variable is a <ScalarVariable> with a <Real>, <Integer>, <Boolean>, <String> or <Enumeration> child) (FMI 2.0 section 2.2.7)" },
+        /* XML Schema 1.1 rounds a float beyond the range to an infinity: the Float64 limits as a Float32's. */
+        { "fmi3-float32-max-beyond-range.xml", 6, "max=\"1.7976931348623157E308\" is beyond the range of Float32 and is read as INF, as XML Schema 1.1 rounds it (FMI 3.0 section 2.4.4)" },
+        { "fmi3-float32-type-min-beyond-range.xml", 5, "min=\"-1.7976931348623157E308\" is beyond the range of Float32 and is read as -INF, as XML Schema 1.1 rounds it (FMI 3.0 section 2.4.4)" },
         { "fmi3-fmi2-flag-spelling.xml", 3, "canGetAndSetFMUstate is the FMI 2.0 spelling and is ignored; FMI 3.0 reads canGetAndSetFMUState (FMI 3.0 section 4.4)" },
 };
 
@@ -82,6 +87,24 @@ Test(model_description, every_warning_fixture_is_listed)
                 cr_expect(listed, "md/warning/%s has no expected message", e->d_name);
         }
         closedir(d);
+}
+
+/* A Float32 min or max beyond its range is an infinity: no bound on that side. */
+Test(model_description, float32_limits_beyond_the_range_are_infinities, .init = mdx_setup,
+     .fini = mdx_teardown)
+{
+        const struct md_variable *v;
+
+        cr_assert(eq(int, mdx_parse_file("md/warning/fmi3-float32-max-beyond-range.xml", NULL), 0));
+        v = &mdx_md->vars[1];
+        cr_assert(v->attrs.has_max && isinf(v->attrs.max.f) && v->attrs.max.f > 0);
+        cr_assert(eq(dbl, v->attrs.min.f, 0.0));
+        mdx_teardown();
+        mdx_setup();
+        cr_assert(eq(int, mdx_parse_file("md/warning/fmi3-float32-type-min-beyond-range.xml", NULL), 0));
+        v = &mdx_md->vars[1];
+        cr_assert(v->attrs.has_min && isinf(v->attrs.min.f) && v->attrs.min.f < 0);
+        cr_assert(eq(dbl, v->attrs.max.f, (double)FLT_MAX));
 }
 
 /* An undefined unit is kept as a name without a definition: no conversion is made up. */
