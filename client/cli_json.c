@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "proto/utf8.h"
 
 void cli_json_print(struct json_object *obj)
 {
@@ -262,8 +263,19 @@ struct json_object *cli_json_daemon_status(const struct proto_daemon_status *s)
 
 void cli_put_clean(FILE *f, const char *s, size_t len)
 {
-        for (size_t i = 0; i < len; i++)
+        uint32_t cp;
+        size_t k;
+
+        for (size_t i = 0; i < len; i += k) {
+                k = utf8_decode(s + i, len - i, &cp);
+                if (k && !utf8_is_control(cp)) {
+                        fwrite(s + i, 1, k, f);
+                        continue;
+                }
+                /* A C1 control is one '?' for its two bytes; an invalid byte, one each. */
+                k = k ? k : 1;
                 fputc(s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?', f);
+        }
 }
 
 void cli_print_progress(uint64_t session, const struct proto_progress *p)

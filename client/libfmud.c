@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "libfmud_int.h"
+#include "proto/utf8.h"
 
 int fmud_fail(struct fmud *c, int r, const char *fmt, ...)
 {
@@ -73,16 +74,30 @@ const char *fmud_str(struct proto_str s, char *buf, size_t len)
         return buf;
 }
 
-/* Copy untrusted text for a message: printable ASCII, the rest as '?'. */
+/*
+ * Copy untrusted text for a message: printable ASCII and well-formed UTF-8
+ * (whole sequences only), controls and invalid bytes as '?'.
+ */
 static void clean_copy(char *dst, size_t len, const char *src, size_t n)
 {
-        size_t i;
+        size_t i = 0, j = 0, k;
+        uint32_t cp;
 
         if (!len)
                 return;
-        for (i = 0; i < n && i < len - 1; i++)
-                dst[i] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
-        dst[i] = '\0';
+        for (; i < n && j < len - 1; i += k) {
+                k = utf8_decode(src + i, n - i, &cp);
+                if (k && !utf8_is_control(cp)) {
+                        if (j + k > len - 1)
+                                break;
+                        memcpy(dst + j, src + i, k);
+                        j += k;
+                        continue;
+                }
+                k = k ? k : 1;
+                dst[j++] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
+        }
+        dst[j] = '\0';
 }
 
 int fmud_socket_curve(struct fmud *c, void *s)

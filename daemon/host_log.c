@@ -42,6 +42,8 @@
 #include <syslog.h>
 #include <time.h>
 
+#include "proto/utf8.h"
+
 void hlog_init(struct hsess *hs)
 {
         pthread_mutex_init(&hs->log.lock, NULL);
@@ -62,53 +64,9 @@ static uint64_t now_ns(void)
         return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * The length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
- * forms, no surrogates, nothing above U+10FFFF) and its code point in *cp;
- * 0 when it is not one.
- */
-static size_t utf8_seq(const unsigned char *s, uint32_t *cp)
-{
-        unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-        size_t len;
-
-        if (c >= 0xc2 && c <= 0xdf) {
-                len = 2;
-                *cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-                len = 3;
-                *cp = c & 0x0f;
-                lo = c == 0xe0 ? 0xa0 : 0x80;
-                hi = c == 0xed ? 0x9f : 0xbf;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-                len = 4;
-                *cp = c & 0x07;
-                lo = c == 0xf0 ? 0x90 : 0x80;
-                hi = c == 0xf4 ? 0x8f : 0xbf;
-        } else {
-                return 0;
-        }
-        for (size_t i = 1; i < len; i++) {
-                /* The terminating NUL is no continuation byte: nothing is read past it. */
-                if (s[i] < lo || s[i] > hi)
-                        return 0;
-                *cp = (*cp << 6) | (s[i] & 0x3f);
-                lo = 0x80;
-                hi = 0xbf;
-        }
-        return len;
-}
-
-/* Code points a log line does not carry: C1 controls and bidirectional overrides. */
-static bool dropped(uint32_t cp)
-{
-        return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
-               (cp >= 0x2066 && cp <= 0x2069);
-}
-
 size_t hlog_clean(char *dst, size_t size, const char *src)
 {
-        const unsigned char *s = (const unsigned char *)src;
+        const unsigned char *s = (const unsigned char *)src, *end = s + strlen(src);
         size_t n = 0, len;
         bool cut = false;
         uint32_t cp;
@@ -125,7 +83,7 @@ size_t hlog_clean(char *dst, size_t size, const char *src)
                                 continue;
                         put = " ";
                 } else if (c >= 0x80) {
-                        len = utf8_seq(s, &cp);
+                        len = utf8_decode((const char *)s, (size_t)(end - s), &cp);
                         if (len == 0) {
                                 /* Not UTF-8 (journald would keep the line as a blob). */
                                 s++;
@@ -133,7 +91,7 @@ size_t hlog_clean(char *dst, size_t size, const char *src)
                                 len = 1;
                         } else {
                                 s += len;
-                                if (dropped(cp))
+                                if (utf8_is_control(cp))
                                         continue;
                                 /* The line and paragraph separators read as a space too. */
                                 if (cp == 0x2028 || cp == 0x2029) {

@@ -264,6 +264,24 @@ Test(daemon_logs, control_characters_are_stripped, .init = setup, .fini = teardo
         run_result_fini(&r);
 }
 
+/* Text beyond ASCII, well-formed UTF-8, reaches fmuctl logs as it was logged. */
+Test(daemon_logs, fmuctl_logs_keeps_utf8, .init = setup, .fini = teardown)
+{
+        uint64_t s = load_misbehave("24", "0");
+        struct proto_target t = { s, 0 };
+        struct run_result r;
+        char sid[24];
+
+        cr_assert(fmud_start(c, &t, NULL) == 0, "%s", fmud_errmsg(c));
+        daemon_wait_state(c, s, PROTO_STATE_FINISHED, NULL);
+        snprintf(sid, sizeof(sid), "%llu", (unsigned long long)s);
+        r = fmuctl((const char *[]){ "logs", sid, NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.out, "]: misbehave: Gr\xc3\xbc\xc3\x9f\xc3\xa4 \xe2\x84\x83 "
+                                "\xf0\x9f\x8c\xa1 end\n") != NULL, "%s", r.out);
+        run_result_fini(&r);
+}
+
 /* fmuctl logs prints what the daemon kept, oldest first, one line each. */
 Test(daemon_logs, fmuctl_logs_prints_the_kept_messages, .init = setup, .fini = teardown)
 {

@@ -47,6 +47,9 @@
  *                          exports make: the initial equations fail unless
  *                          the environment has FMUD_MISBEHAVE_ENV, and x
  *                          starts at its value
+ *                       24 a Warning log message in UTF-8 beyond ASCII
+ *                          (two, three and four byte sequences), then a
+ *                          normal step
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
@@ -346,6 +349,10 @@ static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
                         pthread_join(th, NULL);
                 return fmi3OK;
         }
+        case 24:
+                inst_log(inst, FMU_WARNING, "misbehave: Gr\xc3\xbc\xc3\x9f\xc3\xa4 "
+                         "\xe2\x84\x83 \xf0\x9f\x8c\xa1 end");
+                return fmi3OK;
         case 20:
                 printf("misbehave: printed to stdout at t = %g\n", t);
                 fflush(stdout);
