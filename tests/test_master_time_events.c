@@ -490,8 +490,63 @@ Test(master_time_events, a_nan_next_event_time_faults_naming_it)
                         "returned nextEventTime nan");
 }
 
+Test(master_time_events, a_next_event_time_that_never_advances_faults_naming_it)
+{
+        bad_next_faults(BAD_NEXT("4"), "component 'te': nextEventTime 0.050000000000000003 is not "
+                        "after its event at t = 0.050000000000000003, 100 times in a row: time "
+                        "would not advance");
+}
+
 Test(master_time_events, a_next_event_time_before_the_event_faults_naming_it)
 {
         bad_next_faults(BAD_NEXT("2"), "component 'te': fmi3UpdateDiscreteStates at t = 0.050000000000000003 "
                         "returned nextEventTime -0.94999999999999996");
+}
+
+/*
+ * TimeEvent with bad_next 3 puts each time event off once, reporting
+ * nextEventTime = the event's own time: the master enters Event Mode again
+ * at once at that point (FMI 3.0 section 3.2.2), so the count moves there,
+ * not a step later (where TimeEvent's step would pass its event: an error).
+ */
+#define NEXT_NOW(phase) MSYS_REAL("te.phase", phase) MSYS_REAL("te.period", "0.5") \
+                        MSYS_INT("te.bad_next", "3")
+
+/* TimeEvent with these bindings, its events at t_event + k 0.5 up to the stop time 1. */
+static void next_now(const char *parameters, double t_event)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent"),
+                .parameters = parameters,
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("te.count"),
+        };
+        const struct mrow **g;
+        struct msys x;
+        size_t n;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)11));
+        for (size_t k = 0; k < n; k++) {
+                double t = g[k]->t;
+                double want = t < t_event - 1e-12 ? 0 : floor((t - t_event) / 0.5 + 1e-9) + 1;
+
+                cr_assert(eq(dbl, val(&x, g[k], "te.count"), want), "t = %g", t);
+        }
+        free(g);
+        msys_fini(&x);
+}
+
+Test(master_time_events, a_next_event_time_equal_to_the_event_is_an_event_again_at_once)
+{
+        next_now(NEXT_NOW("0.2"), 0.2);
+}
+
+Test(master_time_events, a_next_event_time_at_the_start_is_an_event_at_the_start)
+{
+        next_now(NEXT_NOW("0"), 0.0);
 }

@@ -8,7 +8,8 @@
  * MASTER_ROW_EVENT_LEFT) and after. A Clock's tick is a time event too:
  * master_clock.c sets the ticking Clocks, gets the clocked outputs and
  * polls the output Clocks in the same Event Mode. Clocks that tick at the
- * start time tick in an Event Mode before the first step (mevent_start()).
+ * start time, and a nextEventTime at the start time, are an Event Mode
+ * before the first step (mevent_start()).
  *
  * DESIGN: instances run Event Mode one after the other in index order;
  * each sees the others' outputs as published at the point (before their
@@ -22,12 +23,21 @@
 #include <math.h>
 #include <string.h>
 
+/* Event Modes in a row at one point for nextEventTime at that point, at most. */
+#define SAME_TIME_MAX   100u
+
 static int event(struct master *m, struct mi *mi);
 
 static bool needs(const struct master *m, const struct mi *mi)
 {
         return mi->event_mode && mi->t == m->t_cur && !mi->pending &&
                (mi->event || mi->trig || mi_next_time(mi) <= m->t_cur + master_tol(m, m->t_cur));
+}
+
+/* After its Event Mode at this point: its nextEventTime is this point again, and it runs on. */
+static bool again(const struct master *m, const struct mi *mi)
+{
+        return !mi->terminate && needs(m, mi);
 }
 
 /*
@@ -62,6 +72,36 @@ static int events(struct master *m, bool (*want)(const struct master *, const st
                                           "and over at t = %.17g", m->t_cur);
                 }
         }
+}
+
+/*
+ * Event Mode for what want() picks, then again at once for every instance
+ * whose nextEventTime is still this point: the importer enters Event Mode
+ * once time >= nextEventTime (FMI 3.0 section 3.2.2, as its section 3.3
+ * example does), also where an event names its own time. A bounded number
+ * of times: an FMU that always answers now would stop time.
+ */
+static int settle(struct master *m, bool (*want)(const struct master *, const struct mi *))
+{
+        int r = events(m, want);
+
+        for (unsigned k = 0; r == 0; k++) {
+                const struct mi *mi = NULL;
+
+                for (size_t i = 0; i < m->n && !mi; i++)
+                        mi = again(m, &m->mi[i]) ? &m->mi[i] : NULL;
+                if (!mi)
+                        return 0;
+                if (k == SAME_TIME_MAX) {
+                        m->fault = -ELOOP;
+                        return master_err(m, -ELOOP, "component '%s': nextEventTime %.17g is "
+                                          "not after its event at t = %.17g, %u times in a row: "
+                                          "time would not advance", mi->name, mi_next_time(mi),
+                                          m->t_cur, SAME_TIME_MAX);
+                }
+                r = events(m, again);
+        }
+        return r;
 }
 
 static int session_failed(struct master *m, int r)
@@ -144,16 +184,17 @@ int mevent_point(struct master *m, bool record)
         }
         /* A point with events is always recorded, on both sides of them. */
         mroute_row(m, m->t_cur, flags | MASTER_ROW_EVENT_LEFT);
-        r = events(m, needs);
+        r = settle(m, needs);
         if (r < 0)
                 return r;
         mroute_row(m, m->t_cur, flags);
         return 0;
 }
 
-static bool ticks(const struct master *m, const struct mi *mi)
+/* At the start time: a Clock ticks, or the initialization's nextEventTime is the start. */
+static bool starts(const struct master *m, const struct mi *mi)
 {
-        return mi->event_mode && mclock_due(m, mi, m->t_cur);
+        return mi->event_mode && (mclock_due(m, mi, m->t_cur) || again(m, mi));
 }
 
 int mevent_start(struct master *m)
@@ -162,13 +203,13 @@ int mevent_start(struct master *m)
         int r;
 
         for (size_t i = 0; i < m->n && !any; i++)
-                any = ticks(m, &m->mi[i]);
+                any = starts(m, &m->mi[i]);
         if (!any) {
                 mroute_row(m, m->t_cur, 0);
                 return 0;
         }
         mroute_row(m, m->t_cur, MASTER_ROW_EVENT_LEFT);
-        r = events(m, ticks);
+        r = settle(m, starts);
         if (r < 0)
                 return r;
         mroute_row(m, m->t_cur, 0);

@@ -13,7 +13,12 @@
  *   fmi3UpdateDiscreteStates in Event Mode, as counters that end a
  *   simulation do (FMI 3.0 section 3.2.2)
  *   bad_next 1 or 2: from the first event on, nextEventTime is NaN (1)
- *   or a second before the event (2), as a broken export gives it
+ *   or a second before the event (2), as a broken export gives it; 3:
+ *   each time event is taken in the second Event Mode at its time, the
+ *   first reporting nextEventTime = that time, which FMI 3.0 section 3.2.2
+ *   allows (the importer enters Event Mode again at once); 4: from the
+ *   first event on, nextEventTime is always the event's own time, as a
+ *   broken export that would stop time gives it
  *
  * With eventModeUsed, the counter only moves in Event Mode: after each
  * fmi3UpdateDiscreteStates the FMU reports nextEventTime = t_k (FMI 3.0
@@ -45,6 +50,7 @@ struct model_data {
         int32_t stop_count;
         int32_t bad_next;
         uint64_t next_k;        /* index of the next time event */
+        uint64_t deferred;      /* bad_next 3: next_k + 1 of the event put off once; 0: none */
 };
 
 static const struct var vars[] = {
@@ -101,6 +107,7 @@ static int calculate(struct inst *inst)
                 d->x = 0.0;
                 d->z = 0.0;
                 d->next_k = 0;
+                d->deferred = 0;
                 /* Events before the start time are past: the first is the next one after it. */
                 while (event_time(d) < inst_time(inst) - tol(inst_time(inst)))
                         d->next_k++;
@@ -155,8 +162,17 @@ static int do_step(struct inst *inst, struct step *step)
 static int update_discrete(struct inst *inst, struct discrete *ret)
 {
         struct model_data *d = inst_data(inst);
+        double t = inst_time(inst);
 
-        take_events(inst, d, inst_time(inst));
+        if (d->bad_next == 3 && event_time(d) <= t + tol(t) && d->deferred != d->next_k + 1) {
+                d->deferred = d->next_k + 1;
+                ret->need_update = false;
+                ret->terminate = false;
+                ret->next_event_time_defined = true;
+                ret->next_event_time = t;
+                return 0;
+        }
+        take_events(inst, d, t);
         ret->terminate = d->stop_count > 0 && d->count >= d->stop_count;
         ret->need_update = false;
         ret->next_event_time_defined = d->period > 0.0;
@@ -165,6 +181,8 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
                 ret->next_event_time = NAN;
         else if (d->count > 0 && d->bad_next == 2)
                 ret->next_event_time = inst_time(inst) - 1.0;
+        else if (d->count > 0 && d->bad_next == 4)
+                ret->next_event_time = t;
         return 0;
 }
 
