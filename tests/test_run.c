@@ -578,11 +578,11 @@ Test(run, a_fixed_step_fmus_last_step_is_never_past_its_stop_time, .init = setup
 
 /*
  * Messages an FMU logs from a thread of its own (Misbehave's fault 21,
- * three a step) cannot go out on the worker's single-producer ring, but
- * they are counted and said, locally as through the daemon; they were
- * dropped without a word.
+ * three a step) cannot go out on the worker's single-producer ring from
+ * there: the worker's thread sends them when the call returns, locally as
+ * through the daemon; they were only counted.
  */
-Test(run, log_messages_from_an_fmus_own_thread_are_counted, .init = setup, .fini = teardown)
+Test(run, log_messages_from_an_fmus_own_thread_are_forwarded, .init = setup, .fini = teardown)
 {
         for (int local = 0; local < 2; local++) {
                 struct run_result r = fmuctl((const char *[]){
@@ -591,10 +591,47 @@ Test(run, log_messages_from_an_fmus_own_thread_are_counted, .init = setup, .fini
                         "-", "--quiet", local ? "--local" : NULL, NULL });
 
                 cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
-                cr_assert(strstr(r.err, "3 log messages of the FMU were not forwarded") != NULL,
-                          "local %d: %s", local, r.err);
+                for (int i = 0; i < 3; i++) {
+                        char want[64];
+
+                        snprintf(want, sizeof(want), "misbehave: message %d from a thread", i);
+                        cr_assert(strstr(r.err, want) != NULL, "local %d: %s", local, r.err);
+                }
+                cr_assert(strstr(r.err, "not forwarded") == NULL, "local %d: %s", local, r.err);
                 run_result_fini(&r);
         }
+}
+
+/* Past the 16 a call may queue, they are counted, and said. */
+Test(run, log_messages_from_an_fmus_own_thread_past_the_queue_are_counted, .init = setup,
+     .fini = teardown)
+{
+        struct run_result r = fmuctl((const char *[]){
+                "run", FMUD_TEST_FMU_DIR "/Misbehave.fmu", "--start", "fault=21", "--start",
+                "count=20", "--start", "at=0", "--stop-time", "0.01", "--step", "0.01", "--out",
+                "-", "--quiet", "--local", NULL });
+
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(strstr(r.err, "misbehave: message 15 from a thread") != NULL, "%s", r.err);
+        cr_assert(strstr(r.err, "misbehave: message 16 from a thread") == NULL, "%s", r.err);
+        cr_assert(strstr(r.err, "4 log messages of the FMU were not forwarded") != NULL, "%s",
+                  r.err);
+        run_result_fini(&r);
+}
+
+/* An Error's reason logged by a thread of the FMU, joined within the step, says why it failed. */
+Test(run, an_error_logged_from_an_fmus_own_thread_says_why_the_step_failed, .init = setup,
+     .fini = teardown)
+{
+        struct run_result r = fmuctl((const char *[]){
+                "run", FMUD_TEST_FMU_DIR "/Misbehave.fmu", "--start", "fault=25", "--start",
+                "at=0", "--stop-time", "0.01", "--step", "0.01", "--out", "-", "--quiet",
+                "--local", NULL });
+
+        cr_assert(r.exit_code != 0);
+        cr_assert(strstr(r.err, "returned Error: misbehave: the solver thread diverged") != NULL,
+                  "%s", r.err);
+        run_result_fini(&r);
 }
 
 /*

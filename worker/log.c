@@ -7,14 +7,18 @@
  * CALL_CATEGORY_MAX; at most CALL_LOGS_PER_CALL events go out per
  * request, and an event that finds the ring full is dropped rather than
  * waited for; both are counted and the count goes out with the reply.
- * Only the worker's own thread sends: a message from a thread the FMU
- * started is counted and dropped, since the ring has one producer; the
- * count goes out with the next reply, with the others.
+ * Only the worker's own thread sends, since the ring has one producer: a
+ * message from a thread the FMU started (a solver's, joined within the
+ * call, or a background one) is queued, up to FOREIGN_MAX, and the
+ * worker's thread sends it when the call returns (log_drain_foreign()),
+ * so an Error logged there still says why the call failed; past that it
+ * is counted and dropped, and the count goes out with the next reply.
  * The last Error or Fatal message of a call also becomes the reply's
  * message, so a failed call says why. The drop count saturates: a flood
  * of billions of messages is reported as UINT32_MAX, never as a small
  * number.
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,8 +28,37 @@
 
 #define TRUNCATED_MARK " [truncated]"
 
-/* Messages from threads other than the worker's: never sent, only counted. */
+#define FOREIGN_MAX     16u     /* messages of the FMU's own threads queued at most */
+
+/* Messages from threads other than the worker's: queued for its thread, else counted. */
 static _Atomic uint64_t foreign_drops;
+static pthread_mutex_t foreign_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic unsigned foreign_n;     /* written under the lock; read without to skip it */
+static struct foreign {
+        int status;
+        char category[CALL_CATEGORY_MAX + 1];
+        char message[CALL_MSG_MAX + 2];         /* one byte more: forward() sees it is too long */
+} foreign[FOREIGN_MAX];
+
+static void queue_foreign(int status, const char *category, const char *message)
+{
+        struct foreign *f;
+        unsigned n;
+
+        pthread_mutex_lock(&foreign_lock);
+        n = atomic_load_explicit(&foreign_n, memory_order_relaxed);
+        if (n == FOREIGN_MAX) {
+                pthread_mutex_unlock(&foreign_lock);
+                atomic_fetch_add_explicit(&foreign_drops, 1, memory_order_relaxed);
+                return;
+        }
+        f = &foreign[n];
+        f->status = status;
+        snprintf(f->category, sizeof(f->category), "%s", category ? category : "");
+        snprintf(f->message, sizeof(f->message), "%s", message ? message : "");
+        atomic_store_explicit(&foreign_n, n + 1, memory_order_relaxed);
+        pthread_mutex_unlock(&foreign_lock);
+}
 
 static void dropped(struct worker *w)
 {
@@ -48,7 +81,7 @@ static void forward(struct worker *w, int status, const char *category, const ch
         size_t clen, mlen, moff;
 
         if (!pthread_equal(pthread_self(), w->main_thread)) {
-                atomic_fetch_add_explicit(&foreign_drops, 1, memory_order_relaxed);
+                queue_foreign(status, category, message);
                 return;
         }
         if (!category)
@@ -88,6 +121,23 @@ static void forward(struct worker *w, int status, const char *category, const ch
                 dropped(w);
         else
                 w->logs_sent++;
+}
+
+void log_drain_foreign(struct worker *w)
+{
+        static struct foreign taken[FOREIGN_MAX];
+        unsigned n;
+
+        if (!atomic_load_explicit(&foreign_n, memory_order_relaxed))
+                return;
+        /* Copied out first: forward() must not run under the lock a thread of the FMU takes. */
+        pthread_mutex_lock(&foreign_lock);
+        n = atomic_load_explicit(&foreign_n, memory_order_relaxed);
+        memcpy(taken, foreign, n * sizeof(*taken));
+        atomic_store_explicit(&foreign_n, 0, memory_order_relaxed);
+        pthread_mutex_unlock(&foreign_lock);
+        for (unsigned i = 0; i < n; i++)
+                forward(w, taken[i].status, taken[i].category, taken[i].message);
 }
 
 void log_fmi3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,

@@ -158,7 +158,7 @@ static int reply_send(struct worker *w, struct reply *rp, uint64_t seq)
         if (rp->msg_len && call_out_put(&rp->out, rp->msg, rp->msg_len, &rp->head.msg) < 0)
                 rp->head.msg = (struct call_range){ 0, 0 };
         rp->head.state = w->state;
-        /* Messages of the FMU's own threads are not sent (log.c), but counted here. */
+        /* Those the queue had no room for are counted here (log.c). */
         log_count_foreign(w);
         rp->head.logs_dropped = w->logs_dropped;
         h = (struct call_hdr){
@@ -375,6 +375,8 @@ void dispatch(struct worker *w, const struct call_in *in)
                         clocks_after(w, op, rp.head.status);
                 }
         }
+        /* What the FMU's own threads logged during the call, before its reply. */
+        log_drain_foreign(w);
         if (!rp.head.error && rp.head.status >= fmi3Discard && !rp.msg_len && w->last_error[0]) {
                 rp.msg_len = strlen(w->last_error);
                 memcpy(rp.msg, w->last_error, rp.msg_len + 1);

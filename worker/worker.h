@@ -287,6 +287,12 @@ void log_fmi2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
  * started sent them to w->logs_dropped (the reply's count, saturating).
  */
 void log_count_foreign(struct worker *w);
+/*
+ * Send the messages threads the FMU started logged since the last drain,
+ * as if logged now on the worker's thread (the last Error among them
+ * becomes w->last_error). The worker's thread only.
+ */
+void log_drain_foreign(struct worker *w);
 /* A message of the worker itself, as a log event. */
 void log_worker(struct worker *w, int status, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));

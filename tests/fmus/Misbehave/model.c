@@ -36,9 +36,10 @@
  *                          a normal step
  *                       20 a line printed to stdout, as printf in an
  *                          export does, then a normal step
- *                       21 three Warning messages logged from a thread of
- *                          the FMU's own (joined within the step), as a
- *                          solver thread does, then a normal step
+ *                       21 three (or `count`) Warning messages logged from a
+ *                          thread of the FMU's own (joined within the
+ *                          step), as a solver thread does, then a normal
+ *                          step
  *                       22 (whatever at is) slow initial equations, as a
  *                          large model's: the first computation in
  *                          Initialization Mode (fmi3ExitInitializationMode)
@@ -50,10 +51,13 @@
  *                       24 a Warning log message in UTF-8 beyond ASCII
  *                          (two, three and four byte sequences), then a
  *                          normal step
+ *                       25 fmi3Error, its reason logged from a thread of
+ *                          the FMU's own (joined within the step)
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
- *   count               messages of fault 14, milliseconds of faults 19 and 22
+ *   count               messages of faults 14 and 21, milliseconds of faults
+ *                       19 and 22
  *
  * fmi3DoStep is this file's own (FMUD_OMIT_DO_STEP leaves the shared one
  * out), so a step can return Discard and Fatal.
@@ -286,11 +290,33 @@ static void scribble(struct inst *inst)
 
 /* What a step at t does under fault; returns its status when it returns at all. */
 /* Fault 21: the FMU's own thread logs, as a solver thread of an export does. */
+/* What a thread of the FMU logs: n Warnings, or the reason of an Error. */
+struct thread_log {
+        struct inst *inst;
+        int n;
+        bool error;
+};
+
 static void *log_from_thread(void *arg)
 {
-        for (int i = 0; i < 3; i++)
-                inst_log(arg, FMU_WARNING, "misbehave: message %d from a thread of the FMU", i);
+        const struct thread_log *tl = arg;
+
+        if (tl->error)
+                inst_log(tl->inst, FMU_ERROR, "misbehave: the solver thread diverged");
+        for (int i = 0; !tl->error && i < tl->n; i++)
+                inst_log(tl->inst, FMU_WARNING, "misbehave: message %d from a thread of the FMU",
+                         i);
         return NULL;
+}
+
+/* Run log_from_thread() on a thread of the FMU's own, joined before the step returns. */
+static void thread_logs(struct inst *inst, int n, bool error)
+{
+        struct thread_log tl = { inst, n, error };
+        pthread_t th;
+
+        if (pthread_create(&th, NULL, log_from_thread, &tl) == 0)
+                pthread_join(th, NULL);
 }
 
 static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
@@ -342,13 +368,12 @@ static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
                 nanosleep(&ms, NULL);
                 return fmi3OK;
         }
-        case 21: {
-                pthread_t th;
-
-                if (pthread_create(&th, NULL, log_from_thread, inst) == 0)
-                        pthread_join(th, NULL);
+        case 21:
+                thread_logs(inst, d->count > 0 ? d->count : 3, false);
                 return fmi3OK;
-        }
+        case 25:
+                thread_logs(inst, 0, true);
+                return fmi3Error;
         case 24:
                 inst_log(inst, FMU_WARNING, "misbehave: Gr\xc3\xbc\xc3\x9f\xc3\xa4 "
                          "\xe2\x84\x83 \xf0\x9f\x8c\xa1 end");
