@@ -262,7 +262,7 @@ static void report_dropped(struct inst *inst, uint32_t n)
         inst->logs_dropped += n;
         if (inst->log) {
                 snprintf(msg, sizeof(msg), "%" PRIu32 " log messages of the FMU were not forwarded "
-                         "(past the limit of a call, or from a thread of the FMU's own)", n);
+                         "(past the limit of a call, or of the queue of the FMU's own threads)", n);
                 inst->log(inst->log_ctx, inst, 1, "fmud", msg);
         }
 }
