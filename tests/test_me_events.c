@@ -137,3 +137,15 @@ Test(me_events, a_ball_left_exactly_on_the_ground_falls_again)
         free(g);
         msys_fini(&x);
 }
+
+/* z = time - 0: 0 at the start time 0 itself, then positive (the bisection must end at t = 0). */
+Test(me_events, an_indicator_of_time_zero_at_a_start_time_of_zero_is_a_state_event)
+{
+        const struct mrow **g;
+        struct msys x;
+
+        g = threshold(&x, MSYS_REAL("th.on_time", "1") MSYS_REAL("th.c", "0"));
+        switched_once(&x, g, 0.0, 0.1);
+        free(g);
+        msys_fini(&x);
+}

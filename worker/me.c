@@ -55,6 +55,8 @@
 #define ME_SAME_TIME_MAX        100u    /* time events in a row at one time before giving up */
 /* CVODE steps in one doStep before giving up (CVodeSetMaxNumSteps counts per CVode call). */
 #define ME_STEPS_MAX            100000u
+/* Bisections locating where an indicator changed domain, at most (2^-200: far past a double). */
+#define LOCATE_MAX              200u
 /* A stop this close after t is too close for CVODE to integrate to. */
 #define ME_TOO_CLOSE(t)         (4.0 * DBL_EPSILON * fmax(1.0, fabs(t)))
 
@@ -375,24 +377,26 @@ static int take_domains(struct worker *w)
 }
 
 /*
- * A domain changed between the last accepted point and *t, with no sign
- * change for CVODE (an indicator left 0): bisect the last step's
- * interpolant for the first time it has, to the precision CVODE finds
- * roots to, and move *t and m->y there. FMI status.
+ * A domain changed between the last accepted point and *t (CVODE's root,
+ * or an indicator that left 0, which CVODE does not see): bisect the last
+ * step's interpolant for the first time one has, to the precision CVODE
+ * finds roots to, and move *t and m->y there. FMI status.
  */
 static int locate_change(struct worker *w, double *t)
 {
         struct me *m = w->me;
         double a = m->t_prev, b = *t;
+        /* CVODE's root tolerance, fixed for the search: it must end at a = 0 too. */
+        double tol = 100.0 * DBL_EPSILON * (fabs(b) + (b - a));
         bool changed;
         int s = fmi3OK;
 
         if (CVodeGetDky(m->cv, a, 0, m->yi) != CV_SUCCESS)
                 return fmi3OK;          /* no interpolant there: the event stays at *t */
-        while (b - a > 100.0 * DBL_EPSILON * (fabs(b) + (b - a))) {
+        for (unsigned k = 0; b - a > tol && k < LOCATE_MAX; k++) {
                 double mid = a + 0.5 * (b - a);
 
-                if (CVodeGetDky(m->cv, mid, 0, m->yi) != CV_SUCCESS)
+                if (!(mid > a && mid < b) || CVodeGetDky(m->cv, mid, 0, m->yi) != CV_SUCCESS)
                         break;
                 s = domains_at(w, mid, m->yi, &changed);
                 if (s > fmi3Warning)
@@ -712,8 +716,12 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
                 state_event = false;
                 if (m->nz) {
                         s = domains_at(w, m->time, m->y, &state_event);
-                        /* No sign change for CVODE: find where the domain changed. */
-                        if (s <= fmi3Warning && state_event && r != CV_ROOT_RETURN) {
+                        /*
+                         * Find where the domain changed first: CVODE's root
+                         * (if any) is where one indicator crossed, but another
+                         * may have left 0 before it, which CVODE ignores.
+                         */
+                        if (s <= fmi3Warning && state_event) {
                                 int s2 = locate_change(w, &m->time);
 
                                 s = s2 > s ? s2 : s;
