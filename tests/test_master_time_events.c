@@ -550,3 +550,27 @@ Test(master_time_events, a_next_event_time_at_the_start_is_an_event_at_the_start
 {
         next_now(NEXT_NOW("0"), 0.0);
 }
+
+/*
+ * An event a hair after a point, within the master's rounding window of
+ * it but not of the FMU's (TimeEvent's at 5e-9, a step of 10 makes the
+ * window 1e-8): Event Mode at the point does not take it, and the master
+ * must not repeat that until it gives up; it steps to the event instead.
+ */
+Test(master_time_events, an_event_just_after_a_point_is_not_an_event_again_at_the_point)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent"),
+                .parameters = MSYS_REAL("te.phase", "5e-9") MSYS_REAL("te.period", "0.5"),
+                .stop = 0.3,
+                .attrs = "stepSize=\"10\"",
+                .settings = MSYS_RECORD("te.count"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "te.count"), 1.0));
+        msys_fini(&x);
+}
