@@ -177,10 +177,8 @@ static int enter(struct session *s, struct session_inst *si)
                 r = inst_setup_experiment(si->inst, &x);
                 if (!ok(r))
                         return call_failed(s, si, r, "SetupExperiment");
-                session_init_deadline(s, si);
                 r = inst_enter_initialization_mode(si->inst, NULL);
         } else {
-                session_init_deadline(s, si);
                 r = inst_enter_initialization_mode(si->inst, &x);
         }
         if (!ok(r))
@@ -198,7 +196,6 @@ static int leave(struct session *s, struct session_inst *si)
         r = si->fmi == 3 ? init_clocks_read(s, si) : 0;
         if (r < 0)
                 return r;
-        session_init_deadline(s, si);
         r = inst_exit_initialization(si->inst, &terminate);
         if (!ok(r))
                 return call_failed(s, si, r, "ExitInitializationMode");
@@ -275,7 +272,7 @@ int init_check_inputs(struct session *s)
                            missing == 1 ? "" : "s", list, missing > 8 ? ", ..." : "");
 }
 
-int init_system(struct session *s)
+static int init_all(struct session *s)
 {
         int r;
 
@@ -306,4 +303,17 @@ int init_system(struct session *s)
                         return r;
         }
         return 0;
+}
+
+/* Every call up to the end of Initialization Mode has the initialization's deadline. */
+int init_system(struct session *s)
+{
+        int r;
+
+        for (size_t i = 0; i < s->n; i++)
+                session_init_deadline(s, &s->insts[i], true);
+        r = init_all(s);
+        for (size_t i = 0; i < s->n; i++)
+                session_init_deadline(s, &s->insts[i], false);
+        return r;
 }

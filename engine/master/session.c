@@ -311,11 +311,13 @@ static int ready(struct session *s, struct session_inst *si)
         return 0;
 }
 
-void session_init_deadline(const struct session *s, struct session_inst *si)
+void session_init_deadline(const struct session *s, struct session_inst *si, bool on)
 {
         uint64_t t = s->opts.timeout_ns ? s->opts.timeout_ns : INST_TIMEOUT_DEFAULT;
 
-        inst_next_timeout(si->inst, t > INST_INIT_TIMEOUT_MIN ? t : INST_INIT_TIMEOUT_MIN);
+        if (si->inst)
+                inst_set_timeout(si->inst, on && t < INST_INIT_TIMEOUT_MIN ? INST_INIT_TIMEOUT_MIN :
+                                 t);
 }
 
 static int instantiate(struct session *s, struct session_inst *si)
@@ -332,8 +334,9 @@ static int instantiate(struct session *s, struct session_inst *si)
         };
         int r;
 
-        session_init_deadline(s, si);
+        session_init_deadline(s, si, true);
         r = inst_instantiate(si->inst, &a);
+        session_init_deadline(s, si, false);
 
         if (r != INST_OK && r != INST_WARNING)
                 return session_logs(s, si, session_err(s, session_call_result(si, r),

@@ -85,10 +85,12 @@ int init_clocks_read(struct session *s, struct session_inst *si);
 /* "fmi3", "fmi2": the prefix of FMI function names in messages. */
 const char *session_fmi_prefix(const struct session_inst *si);
 /*
- * The deadline of si's next call, an instantiation or initialization one:
- * the session's call deadline, but at least INST_INIT_TIMEOUT_MIN.
+ * The deadline of si's calls: on, for instantiation and initialization
+ * (every call up to the end of Initialization Mode: many exports solve
+ * their initial equations in the first get), the session's call deadline
+ * but at least INST_INIT_TIMEOUT_MIN; off, the session's call deadline.
  */
-void session_init_deadline(const struct session *s, struct session_inst *si);
+void session_init_deadline(const struct session *s, struct session_inst *si, bool on);
 
 /* A status name: "OK", "Warning", "Discard", "Error", "Fatal", "Pending". */
 const char *session_status_name(int status);
