@@ -549,8 +549,11 @@ int rig_wait(struct rig *r, const struct timespec *deadline)
                 e = ring_peek(&r->out, &p, &len);
                 if (e != -EAGAIN)
                         return e;
-                if (ended(r))
-                        return -EPIPE;
+                /* Ended after a last point (rig_read()): that point is still to be read. */
+                if (ended(r)) {
+                        e = ring_peek(&r->out, &p, &len);
+                        return e == -EAGAIN ? -EPIPE : e;
+                }
                 /* Never sleep past a heartbeat's slice: the master must see the rig alive. */
                 wait_deadline_in(&slice, rig_beat_slice_ns(r));
                 if (deadline && (deadline->tv_sec < slice.tv_sec ||
@@ -581,19 +584,30 @@ int rig_read(struct rig *r, uint64_t *ret_point, double *ret_time, double *vals,
 
         if (rig_claim_lost(r))
                 return -EOWNERDEAD;
-        while ((e = ring_peek(&r->out, &p, &len)) == 0) {
-                if (len != r->out_rec)
-                        return -EBADMSG;
+        /*
+         * Ended is stored after the last point (release): seen ended with
+         * nothing read, the ring is looked at once more, so that a point
+         * published just before the end is read, not lost to the -EPIPE.
+         */
+        for (bool end = false;; end = true) {
+                while ((e = ring_peek(&r->out, &p, &len)) == 0) {
+                        if (len != r->out_rec)
+                                return -EBADMSG;
+                        if (have)
+                                skipped++;
+                        memcpy(r->buf, p, len);
+                        (void) ring_release(&r->out);
+                        have = true;
+                }
+                if (e != -EAGAIN)
+                        return e;
                 if (have)
-                        skipped++;
-                memcpy(r->buf, p, len);
-                (void) ring_release(&r->out);
-                have = true;
+                        break;
+                if (end)
+                        return -EPIPE;
+                if (!ended(r))
+                        return -EAGAIN;
         }
-        if (e != -EAGAIN)
-                return e;
-        if (!have)
-                return ended(r) ? -EPIPE : -EAGAIN;
         *ret_point = ((const struct rig_out_rec *)r->buf)->point;
         *ret_time = ((const struct rig_out_rec *)r->buf)->time;
         memcpy(vals, r->buf + sizeof(struct rig_out_rec), r->n_out * sizeof(double));
