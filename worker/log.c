@@ -74,7 +74,9 @@ void log_count_foreign(struct worker *w)
                           w->logs_dropped + (uint32_t)n;
 }
 
-static void forward(struct worker *w, int status, const char *category, const char *message)
+/* queued: a message of a thread of the FMU's, sent after the call. */
+static void forward(struct worker *w, int status, const char *category, const char *message,
+                    bool queued)
 {
         unsigned char payload[CALL_CATEGORY_MAX + 8 + CALL_MSG_MAX];
         struct call_log ev = { 0 };
@@ -90,7 +92,8 @@ static void forward(struct worker *w, int status, const char *category, const ch
                 message = "";
         if (status < fmi3OK || status > fmi3Fatal)
                 status = fmi3Error;
-        if (status >= fmi3Error) {
+        /* The worker's thread's own Error stays the call's reason: order is known there only. */
+        if (status >= fmi3Error && !(queued && w->last_error[0])) {
                 size_t n = strnlen(message, sizeof(w->last_error) - 1);
 
                 memcpy(w->last_error, message, n);
@@ -137,14 +140,14 @@ void log_drain_foreign(struct worker *w)
         atomic_store_explicit(&foreign_n, 0, memory_order_relaxed);
         pthread_mutex_unlock(&foreign_lock);
         for (unsigned i = 0; i < n; i++)
-                forward(w, taken[i].status, taken[i].category, taken[i].message);
+                forward(w, taken[i].status, taken[i].category, taken[i].message, true);
 }
 
 void log_fmi3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
               fmi3String message)
 {
         if (env)
-                forward(env, (int)status, category, message);
+                forward(env, (int)status, category, message, false);
 }
 
 void log_fmi2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
@@ -160,7 +163,7 @@ void log_fmi2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
         /* One byte more than a message may have: forward() sees it is too long. */
         (void) vsnprintf(buf, sizeof(buf), message, ap);
         va_end(ap);
-        forward(env, (int)status, category, buf);
+        forward(env, (int)status, category, buf, false);
 }
 
 void log_worker(struct worker *w, int status, const char *fmt, ...)
@@ -171,7 +174,7 @@ void log_worker(struct worker *w, int status, const char *fmt, ...)
         va_start(ap, fmt);
         (void) vsnprintf(buf, sizeof(buf), fmt, ap);
         va_end(ap);
-        forward(w, status, "fmud", buf);
+        forward(w, status, "fmud", buf, false);
 }
 
 void log_last_words(struct worker *w, const char *message, size_t len)
