@@ -44,19 +44,40 @@ const char *worker_env_bad(const char *s)
         return NULL;
 }
 
+/*
+ * The service manager's variables, which speak for the daemon itself: a
+ * worker with NOTIFY_SOCKET could tell systemd the daemon is ready or
+ * stopping. '*' passes everything but these; a name passes them.
+ */
+static bool the_daemons(const char *e, size_t len)
+{
+        static const char *const names[] = {
+                "NOTIFY_SOCKET", "LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES",
+                "CREDENTIALS_DIRECTORY", "INVOCATION_ID", "JOURNAL_STREAM", "WATCHDOG_PID",
+                "WATCHDOG_USEC", "MAINPID", "MANAGERPID", "SYSTEMD_EXEC_PID",
+        };
+
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                if (strlen(names[i]) == len && !strncmp(names[i], e, len))
+                        return true;
+        return false;
+}
+
 /* Whether the variable of entry e ("NAME=value") is one of pass's names, or pass has '*'. */
 static bool passed(const char *pass, const char *e)
 {
         size_t elen = strcspn(e, "=");
+        bool all = false;
 
         for (const char *s = pass + strspn(pass, SEPARATORS); *s; s += strspn(s, SEPARATORS)) {
                 size_t len = strcspn(s, SEPARATORS);
 
-                if ((len == 1 && *s == '*') || (len == elen && !strncmp(s, e, len)))
+                if (len == elen && !strncmp(s, e, len))
                         return true;
+                all |= len == 1 && *s == '*';
                 s += len;
         }
-        return false;
+        return all && !the_daemons(e, elen);
 }
 
 char **worker_env_new(const char *pass, char *const *from)

@@ -5,8 +5,9 @@
  * some of it: a licence server (LM_LICENSE_FILE, a vendor's variable), a
  * tool's runtime. [sandbox] pass_env (or --pass-env) names the variables
  * of the daemon's environment that every worker gets; '*' passes all of
- * it (fmuctl's private daemon, which runs as its user, does so, as an
- * in-process importer would). A worker without PATH gets a default one;
+ * it but the service manager's (NOTIFY_SOCKET, LISTEN_*, ...), which speak
+ * for the daemon (fmuctl's private daemon, which runs as its user, passes
+ * '*', as an in-process importer would have it all). A worker without PATH gets a default one;
  * a sandboxed worker's HOME and TMPDIR are its scratch directory
  * (engine/instance/spawn.c).
  */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "daemon/config.h"
+#include "daemon/worker_env.h"
 #include "support/run.h"
 #include "support/tmpdir.h"
 
@@ -540,4 +541,47 @@ Test(fmud_config, config_and_no_config_exclude_each_other)
         cr_assert(a.no_config && !a.config);
         free(a.allow);
         free(a.output);
+}
+
+/* The entries of env, joined by spaces, into buf. */
+static const char *joined(char **env, char *buf, size_t size)
+{
+        size_t len = 0;
+
+        buf[0] = '\0';
+        for (size_t i = 0; env[i]; i++)
+                len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", env[i]);
+        return buf;
+}
+
+/*
+ * A worker's environment: the names pass_env gives, a default PATH when
+ * PATH is not among them; '*' all of the daemon's but the service
+ * manager's own variables (NOTIFY_SOCKET would let an FMU speak to systemd
+ * for the daemon), which only a name passes.
+ */
+Test(fmud_config, pass_env_gives_workers_the_named_variables_only)
+{
+        char *from[] = { "LM_LICENSE_FILE=27000@lic", "HOME=/root", "NOTIFY_SOCKET=/run/notify",
+                         "LISTEN_FDS=1", "PATH=/opt/bin", "X", NULL };
+        char buf[512];
+        char **env;
+
+        env = worker_env_new(NULL, from);
+        cr_assert(strcmp(joined(env, buf, sizeof(buf)), "PATH=/usr/local/bin:/usr/bin:/bin") == 0,
+                  "%s", buf);
+        free(env);
+        env = worker_env_new("LM_LICENSE_FILE, NOTIFY_SOCKET", from);
+        cr_assert(strcmp(joined(env, buf, sizeof(buf)), "LM_LICENSE_FILE=27000@lic "
+                         "NOTIFY_SOCKET=/run/notify PATH=/usr/local/bin:/usr/bin:/bin") == 0,
+                  "%s", buf);
+        free(env);
+        env = worker_env_new("*", from);
+        cr_assert(strcmp(joined(env, buf, sizeof(buf)), "LM_LICENSE_FILE=27000@lic HOME=/root "
+                         "PATH=/opt/bin") == 0, "%s", buf);
+        free(env);
+        cr_assert(worker_env_bad("A_1 b") == NULL);
+        cr_assert(worker_env_bad("*") == NULL);
+        cr_assert(worker_env_bad("1A") != NULL);
+        cr_assert(worker_env_bad("A=B") != NULL);
 }
