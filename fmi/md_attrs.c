@@ -237,7 +237,9 @@ int md_attr_limit(struct md_ctx *c, const xmlNode *n, const char *subject, const
          * XML Schema 1.1's float lexical mapping rounds a magnitude beyond
          * the range to an infinity, and exporters that write every real's
          * limits alike give a Float32 the Float64 ones. A limit, unlike a
-         * start value, need not be a value of the type: no bound that side.
+         * start value, need not be a value of the type: a min of -1e39 or
+         * a max of +1e39 bounds nothing (a max of -1e39 leaves no value,
+         * as it would in any importer that reads it so).
          */
         for (p = s; mv_is_space(*p); p++)
                 ;
