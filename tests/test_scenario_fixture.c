@@ -14,7 +14,7 @@
 
 static const char *const test_fmus[] = {
         "LinearOde", "LinearOde2", "MsdMass1", "MsdMass2", "Feedthrough", "BouncingBall",
-        "IntermediateProbe", "GlobalCounter", "ClockedDeriv",
+        "IntermediateProbe", "GlobalCounter", "ClockedDeriv", "MsdNoBase",
 };
 
 void sx_copy(const char *from, const char *to)

@@ -125,6 +125,35 @@ Test(scenario_ssp, converts_units_by_their_base_units)
         cr_assert(eq(int, scenario_unit_convert(&bare, &mm, &f, &o), -EDOM));
 }
 
+/*
+ * LinearOde's x0 and x have no unit, their connectors declare K: a binding
+ * of 26.85 degC is 300.0 K, as the connection from x (K) to b.u0 (degC)
+ * converts; the binding's unit was ignored and x started at 26.85.
+ */
+Test(scenario_ssp, a_binding_converts_into_its_connectors_declared_unit, .fini = teardown)
+{
+        const struct scenario_connection *c;
+
+        load_fixture("valid/connector_units.ssd", NULL);
+        cr_assert(epsilon_eq(dbl, start_of("a", "x0"), 300.0, 1e-12), "%.17g",
+                  start_of("a", "x0"));
+        c = sx_conn_to(&x, "b", "u0");
+        cr_assert(eq(dbl, c->factor, 1.0));
+        cr_assert(epsilon_eq(dbl, c->offset, -273.15, 1e-12));
+}
+
+/* An FMU's unit without a BaseUnit is the SSD's of the same name, which says how it converts. */
+Test(scenario_ssp, an_fmu_unit_without_a_base_unit_converts_as_the_ssd_defines_it,
+     .fini = teardown)
+{
+        const struct scenario_connection *c;
+
+        load_fixture("valid/unit_without_base.ssd", NULL);
+        c = sx_conn_to(&x, "b", "u0");
+        cr_assert(epsilon_eq(dbl, c->factor, 1000.0, 1e-9), "%.17g", c->factor);
+        cr_assert(eq(dbl, c->offset, 0.0));
+}
+
 Test(scenario_ssp, flattens_nested_systems_through_their_connectors, .fini = teardown)
 {
         static const char *const names[] = { "mass1", "sub.inner.mass2", "sub.probe" };

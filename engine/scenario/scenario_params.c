@@ -123,25 +123,46 @@ static int resolve(const struct sc_load *l, const struct ssd_element *sys, const
 }
 
 /* The value of p for variable v, converted into v's unit when p gives another. */
+/*
+ * The unit a value for v is in: the variable's, else its connector's
+ * declared one (SSP: a connector's unit where the variable has none), as
+ * connections take it (scenario_conn.c). NULL: none.
+ */
+static const struct md_unit *var_unit(struct sc_load *l, size_t comp, const struct md *md,
+                                      const struct md_variable *v, const char **ret_name)
+{
+        const struct ssd_connector *k = l->elems[comp] ? ssd_connector(l->elems[comp], v->name)
+                                                       : NULL;
+
+        *ret_name = v->attrs.unit ? v->attrs.unit : k ? k->unit : NULL;
+        if (!*ret_name)
+                return NULL;
+        return v->attrs.unit ? sc_var_unit(l, md, *ret_name) : sc_unit(l, md, *ret_name);
+}
+
 static int convert_unit(struct sc_load *l, const struct ssv_set *set, const struct ssv_param *p,
-                        const struct md *md, const struct md_variable *v, struct md_values *val)
+                        size_t comp, const struct md *md, const struct md_variable *v,
+                        struct md_values *val)
 {
         const struct md_unit *pu, *vu;
+        const char *vname;
         double f, o;
 
-        if (!p->unit || !v->attrs.unit || !md_type_is_float(v->type))
+        if (!p->unit || !md_type_is_float(v->type))
+                return 0;
+        vu = var_unit(l, comp, md, v, &vname);
+        if (!vname)
                 return 0;
         pu = ssv_unit(set, p->unit);
         if (!pu)
                 pu = sc_unit(l, md, p->unit);
-        vu = sc_var_unit(l, md, v->attrs.unit);
         if (!pu || !vu)
                 return sc_err(l, set->file, p->line, p->name, "unit '%s' is not defined",
-                              pu ? v->attrs.unit : p->unit);
+                              pu ? vname : p->unit);
         if (scenario_unit_convert(pu, vu, &f, &o) < 0)
                 return sc_err(l, set->file, p->line, p->name, "a value in '%s' cannot be converted "
                               "to the variable's unit '%s': the base units differ", p->unit,
-                              v->attrs.unit);
+                              vname);
         if (v->attrs.relative_quantity)
                 o = 0;
         for (size_t i = 0; i < val->n; i++)
@@ -169,7 +190,7 @@ static int bind_one(struct sc_load *l, const struct ssv_set *set, const struct s
                 return r;
         if (r < 0)
                 return sc_err(l, set->file, p->line, name, "value \"%s\": %s", p->value, why);
-        r = convert_unit(l, set, p, md, v, &ret->value);
+        r = convert_unit(l, set, p, comp, md, v, &ret->value);
         if (r == 0 && !(ret->origin = sc_origin(set->file, p->line)))
                 r = -ENOMEM;
         if (r < 0)

@@ -32,8 +32,15 @@ const struct md_unit *sc_unit(const struct sc_load *l, const struct md *md, cons
 
 const struct md_unit *sc_var_unit(const struct sc_load *l, const struct md *md, const char *name)
 {
-        const struct md_unit *u = md_unit(md, name);
+        const struct md_unit *u = md_unit(md, name), *s;
 
+        /*
+         * A definition without a BaseUnit (FMI allows it) says only the
+         * name: the SSD's of the same name, where it has one, says how it
+         * converts (SSP: a connector's unit names an entry of its Units).
+         */
+        if (u && !u->has_base_unit && l->has_doc && (s = ssd_unit(&l->doc, name)))
+                return s;
         return u ? u : l->has_doc ? ssd_unit(&l->doc, name) : NULL;
 }
 
