@@ -100,8 +100,8 @@ Test(scenario_refuse, a_connection_between_two_outputs, .fini = teardown)
 
 Test(scenario_refuse, an_output_into_a_parameter, .fini = teardown)
 {
-        refuses("direction_parameter", "'mass2.x2_0' do not match",
-                "calculated parameters feed parameters");
+        refuses("direction_parameter", "feeds the parameter 'mass2.x2_0'",
+                "a parameter is fed by a calculated parameter, not by an output");
 }
 
 Test(scenario_refuse, units_with_different_base_units, .fini = teardown)

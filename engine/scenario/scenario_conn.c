@@ -8,7 +8,8 @@
  * 2.4.7.4, "must not be used as input to another model"); the system's own input or parameter
  * connector is a source inside it, its output or calculatedParameter a
  * sink. A connection joins one source and one sink of the same class
- * (signal: output -> input; parameter: calculatedParameter -> parameter).
+ * (signal: output or calculatedParameter -> input; parameter:
+ * calculatedParameter -> parameter).
  *
  * Along the path from the producing output to the input it feeds, unit
  * conversions and LinearTransformations fold into one factor and offset:
@@ -135,9 +136,18 @@ static int direction(struct sc_load *l, const struct ssd_connection *c, const st
                               "runs from an output to an input", a->name, b->name,
                               a->role == ROLE_SINK ? "inputs (or parameters), nothing feeds them"
                                                    : "outputs (or calculated parameters)");
-        if (a->parameter != b->parameter)
-                return sc_err(l, l->label, c->line, NULL, "'%s' and '%s' do not match: outputs feed "
-                              "inputs, calculated parameters feed parameters", a->name, b->name);
+        /*
+         * SSP's allowed connections: a calculated parameter (or a system's
+         * parameter connector) feeds a parameter, an input or an output
+         * connector; only an output feeding a parameter does not fit, since
+         * a parameter is set once, before there are outputs.
+         */
+        const struct end *src = a->role == ROLE_SOURCE ? a : b, *dst = src == a ? b : a;
+
+        if (dst->parameter && !src->parameter)
+                return sc_err(l, l->label, c->line, NULL, "'%s' feeds the parameter '%s': a "
+                              "parameter is fed by a calculated parameter, not by an output",
+                              src->name, dst->name);
         return 0;
 }
 
@@ -388,7 +398,9 @@ static int make(struct sc_load *l, const struct sg_graph *g, const size_t *path,
                 .elements = md_var_elements(ma, a),
                 .factor = f.factor, .offset = f.offset,
                 .identity = !f.transformed && f.factor == 1 && f.offset == 0 && a->type == b->type,
-                .parameter = g->edges[path[0]].parameter,
+                /* Set once in Initialization Mode where it feeds a parameter; else moved at every point. */
+                .parameter = b->causality == MD_CAUSALITY_PARAMETER ||
+                             b->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER,
                 .origin = sc_origin(l->label, last->line),
         };
         return ret->origin ? 0 : -ENOMEM;
