@@ -98,6 +98,13 @@ Test(scenario_refuse, a_connection_between_two_outputs, .fini = teardown)
         refuses("direction_outputs", "'mass1.x1' and 'mass2.F' are both outputs", NULL);
 }
 
+Test(scenario_refuse, a_binding_of_a_systems_own_connector_says_it_is_not_supported,
+     .fini = teardown)
+{
+        refuses("binding_system_connector", "a value for the connector 'P' of system 'root' itself",
+                "not supported; bind the component variable it is connected to");
+}
+
 Test(scenario_refuse, an_output_into_a_parameter, .fini = teardown)
 {
         refuses("direction_parameter", "feeds the parameter 'mass2.x2_0'",

@@ -219,7 +219,12 @@ static int bind_set(struct sc_load *l, const struct ssd_element *e, const struct
                         r = resolve(l, e, name, &comp, &v);
                 else
                         r = (v = md_find_name(l->s->components[comp].fmu->md, name)) ? 0 : -ENOENT;
-                if (r < 0)
+                if (r < 0 && e->kind == SSD_SYSTEM && ssd_connector(e, name))
+                        /* SSP allows it; the value would have to flow along its connections. */
+                        r = sc_err(l, set->file, p->line, name, "a value for the connector '%s' of "
+                                   "system '%s' itself: not supported; bind the component "
+                                   "variable it is connected to", name, e->name);
+                else if (r < 0)
                         r = sc_err(l, set->file, p->line, name, "unknown variable: %s '%s' has "
                                    "nothing of that name to bind", e->kind == SSD_SYSTEM ? "system"
                                    : "component", e->kind == SSD_SYSTEM ? e->name
