@@ -154,6 +154,21 @@ Test(scenario_ssp, an_fmu_unit_without_a_base_unit_converts_as_the_ssd_defines_i
         cr_assert(eq(dbl, c->offset, 0.0));
 }
 
+/* A system connector of kind unspecified takes the kind the connection needs (SSP). */
+Test(scenario_ssp, a_connector_of_kind_unspecified_passes_a_signal_through, .fini = teardown)
+{
+        const struct scenario_connection *c;
+        size_t a;
+
+        load_fixture("valid/unspecified_connector.ssd", NULL);
+        a = sx_comp(&x, "sub.a");
+        c = sx_conn_to(&x, "b", "u0");
+        cr_assert(c != NULL);
+        cr_assert(eq(sz, c->from_comp, a));
+        cr_assert(eq(i64, (int64_t)c->from_var, sx_var(&x, a, "x")));
+        cr_assert(not(c->parameter));
+}
+
 Test(scenario_ssp, flattens_nested_systems_through_their_connectors, .fini = teardown)
 {
         static const char *const names[] = { "mass1", "sub.inner.mass2", "sub.probe" };

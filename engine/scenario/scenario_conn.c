@@ -35,6 +35,7 @@ struct end {
         struct sg_node node;
         enum role role;
         bool parameter;
+        bool unspecified;               /* a system connector of kind unspecified: role from the other end */
         char *name;                     /* for messages */
 };
 
@@ -82,7 +83,9 @@ static int end_sys(struct sc_load *l, const struct ssd_element *sys, const char 
         ret->role = sys_role(k, own, &ret->parameter);
         if (asprintf(&ret->name, "%s.%s", sys->name, conn) < 0)
                 return -ENOMEM;
-        if (ret->role == ROLE_NONE)
+        /* SSP: "treated as connectors of whatever kind is needed to make the connection allowed". */
+        ret->unspecified = k->kind == SSD_KIND_UNSPECIFIED;
+        if (ret->role == ROLE_NONE && !ret->unspecified)
                 return sc_err(l, l->label, line, ret->name, "system connectors of kind %s cannot be "
                               "connected (input, output, parameter, calculatedParameter can)",
                               ssd_kind_name(k->kind));
@@ -128,9 +131,20 @@ static int end_of(struct sc_load *l, const struct ssd_element *sys, const char *
         return 0;
 }
 
-static int direction(struct sc_load *l, const struct ssd_connection *c, const struct end *a,
-                     const struct end *b)
+static int direction(struct sc_load *l, const struct ssd_connection *c, struct end *a,
+                     struct end *b)
 {
+        if (a->unspecified && b->role != ROLE_NONE) {
+                a->role = b->role == ROLE_SOURCE ? ROLE_SINK : ROLE_SOURCE;
+                a->parameter = b->parameter;
+        } else if (b->unspecified && a->role != ROLE_NONE) {
+                b->role = a->role == ROLE_SOURCE ? ROLE_SINK : ROLE_SOURCE;
+                b->parameter = a->parameter;
+        }
+        if (a->role == ROLE_NONE || b->role == ROLE_NONE)
+                return sc_err(l, l->label, c->line, a->role == ROLE_NONE ? a->name : b->name,
+                              "two connectors of kind unspecified: nothing says which way the "
+                              "connection runs");
         if (a->role == b->role)
                 return sc_err(l, l->label, c->line, NULL, "'%s' and '%s' are both %s: a connection "
                               "runs from an output to an input", a->name, b->name,
