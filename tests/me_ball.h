@@ -1,12 +1,16 @@
 /*
  * me_ball.h: BallME's closed form (tests/fmus/BallME/model.c), for the
- * Model Exchange tests of both FMI versions (test_me.c, test_me2.c).
+ * Model Exchange tests of both FMI versions (test_me.c, test_me2.c,
+ * test_me_events.c).
  */
 #ifndef FMUD_TEST_ME_BALL_H
 #define FMUD_TEST_ME_BALL_H
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "test_master_sys.h"
 
 /*
  * BallME by hand: from h = 1, v = 0, free flight under g = 9.81 until
@@ -42,5 +46,12 @@ static inline void ball_exact(double t, double *ret_h, double *ret_v)
                 }
         }
 }
+
+/*
+ * Every grid row of x within tol of ball_exact() in columns h_col and
+ * v_col (asserted); returns the number of impacts (v turning up).
+ * me_ball.c.
+ */
+size_t me_ball_check(const struct msys *x, const char *h_col, const char *v_col, double tol);
 
 #endif

@@ -34,26 +34,6 @@ static void run(struct msys *x, const struct msys_spec *spec)
         cr_assert(eq(int, master_run(x->m), MASTER_FINISHED), "%s", master_message(x->m));
 }
 
-/* Every row within tol of the closed form; the number of impacts (v turning up). */
-static size_t check_ball(struct msys *x, const char *h_col, const char *v_col, double tol)
-{
-        size_t n, bounces = 0;
-        const struct mrow **g = msys_grid(x, &n);
-
-        for (size_t k = 0; k < n; k++) {
-                double h, v;
-
-                ball_exact(g[k]->t, &h, &v);
-                cr_assert(fabs(val(x, g[k], h_col) - h) < tol, "h at t = %g: %.9g, by hand %.9g",
-                          g[k]->t, val(x, g[k], h_col), h);
-                cr_assert(fabs(val(x, g[k], v_col) - v) < tol, "v at t = %g: %.9g, by hand %.9g",
-                          g[k]->t, val(x, g[k], v_col), v);
-                bounces += k && val(x, g[k - 1], v_col) < 0.0 && val(x, g[k], v_col) > 0.0;
-        }
-        free(g);
-        return bounces;
-}
-
 Test(me2, an_fmi2_bouncing_ball_meets_its_closed_form_across_state_and_time_events)
 {
         struct msys_spec spec = {
@@ -71,7 +51,7 @@ Test(me2, an_fmi2_bouncing_ball_meets_its_closed_form_across_state_and_time_even
         g = msys_grid(&x, &n);
         cr_assert(eq(sz, n, (size_t)301));
         /* Impacts at 0.4515, 1.0836 (g = 9.81), then 1.5277, 2.289, 2.821 (3.71 from 1.5 on). */
-        cr_assert(eq(sz, check_ball(&x, "ball.h", "ball.v", 1e-5), (size_t)5));
+        cr_assert(eq(sz, me_ball_check(&x, "ball.h", "ball.v", 1e-5), (size_t)5));
         /* The time event at 1.5 (nextEventTime): the velocity falls by 9.81 per second before, 3.71 after. */
         cr_assert(fabs(val(&x, g[140], "ball.v") - val(&x, g[141], "ball.v") - 0.0981) < 1e-9);
         cr_assert(fabs(val(&x, g[160], "ball.v") - val(&x, g[161], "ball.v") - 0.0371) < 1e-9);
@@ -135,7 +115,7 @@ Test(me2, an_fmi2_fmu_with_both_interfaces_is_hosted_as_either)
                 run(&x, &spec);
                 cr_assert(eq(int, x.sc->components[0].fmu->md->hosted_me, me[i]), "%s", ifaces[i]);
                 /* CVODE to its tolerance; the FMU's own steps of 1e-4 find impacts a step late. */
-                cr_assert(eq(sz, check_ball(&x, "ball.h", "ball.v", me[i] ? 1e-5 : 5e-3), (size_t)5),
+                cr_assert(eq(sz, me_ball_check(&x, "ball.h", "ball.v", me[i] ? 1e-5 : 5e-3), (size_t)5),
                           "%s", ifaces[i]);
                 msys_fini(&x);
         }
