@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache_seal.h"
 #include "cache_tree.h"
 
 /* Like mkdir -p: every missing component of path, with mode. */
@@ -202,19 +201,10 @@ int cache_unpack(const struct fmu_archive *ar, const char *cache_dir, struct ar_
                 goto out_close;
         }
         r = final_exists(cache_fd, ar->sha256);
-        /* A copy changed since it was unpacked (cache_seal.h) is unpacked again. */
-        if (r == 1 && cache_seal_check(cache_fd, ar) != 0) {
-                r = cache_set_aside(cache_fd, ar->sha256);
-                if (r == 0)
-                        r = final_exists(cache_fd, ar->sha256);
-        }
         if (r == 0) {
                 r = ar_unchanged(ar, rep);
                 if (r == 0)
                         r = build(ar, cache_dir, cache_fd, rep);
-                /* Best effort: an unsealed copy is sealed as it is found next time. */
-                if (r == 0)
-                        (void) cache_seal_write(cache_fd, ar);
         }
         if (r < 0)
                 goto out_close;

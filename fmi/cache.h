@@ -9,9 +9,7 @@
  * unpack of the same archive either wins the rename or finds the winner's
  * directory and discards its own copy. Anything that fails removes the
  * temporary tree. A crash (SIGKILL, power loss) can leave a ".<sha256>.*"
- * directory behind; it is never used and may be removed at any time. A
- * copy that changed after it was published is unpacked again
- * (cache_seal.h).
+ * directory behind; it is never used and may be removed at any time.
  */
 #ifndef FMUD_FMI_CACHE_H
 #define FMUD_FMI_CACHE_H
@@ -19,8 +17,8 @@
 #include "archive_int.h"
 
 /*
- * Unpack ar, unless "<cache_dir>/<sha256>" exists as it was unpacked (then
- * nothing of the archive is read, and only its seal may be written). Creates cache_dir (0755, with parents) if missing. Returns 0 with
+ * Unpack ar, unless "<cache_dir>/<sha256>" exists (then nothing is read or
+ * written). Creates cache_dir (0755, with parents) if missing. Returns 0 with
  * *ret_dir set (caller frees); -EBADMSG when an entry's data disagrees with
  * its header (reported); -ESTALE when the archive file changed since it was
  * opened (reported); -ENOTDIR when the final name exists and is not a

@@ -7,9 +7,7 @@
  * - Six layers, each reported to the daemon as active, unavailable (with
  *   the reason, e.g. the errno of a refused unshare) or disabled by the
  *   mode, in one CALL_EV_SANDBOX event before HELLO (worker/call.h):
- *     environment  the environment the spawner gave (none of the
- *                  daemon's but what [sandbox] pass_env names) with TMPDIR
- *                  and HOME the scratch directory, descriptors 0-2 on
+ *     environment  empty environment but TMPDIR, descriptors 0-2 on
  *                  /dev/null, the channel and (O_PATH) the FMU directory
  *                  only, own process group, SIGKILL when the daemon dies
  *     limits       RLIMIT_AS, RLIMIT_CPU, RLIMIT_NOFILE, RLIMIT_FSIZE,
@@ -19,9 +17,8 @@
  *     privileges   no_new_privs; a root daemon's worker becomes an
  *                  unprivileged user with no capabilities
  *     namespaces   no network at all; a mount namespace in which every
- *                  mount is read-only but the scratch directory and a
- *                  private /tmp in it, and the other instances' scratch
- *                  directories are not visible
+ *                  mount is read-only but the scratch directory, and the
+ *                  other instances' scratch directories are not visible
  *     landlock     read/execute on the FMU and system directories,
  *                  read/write on the scratch directory only; no TCP
  *                  bind/connect, no signals or abstract sockets outside

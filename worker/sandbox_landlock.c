@@ -19,8 +19,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <linux/landlock.h>
 #include <stdio.h>
@@ -100,17 +98,6 @@ static int allow_fd(int ruleset, int fd, uint64_t access, uint64_t handled)
         return 0;
 }
 
-/* Whether /tmp is "<scratch>/tmp" (sandbox_ns.c made it the worker's own). */
-static bool private_tmp_is(const char *scratch)
-{
-        char t[PATH_MAX + 8];
-        struct stat a, b;
-
-        snprintf(t, sizeof(t), "%s/tmp", scratch);
-        return stat("/tmp", &a) == 0 && stat(t, &b) == 0 && a.st_dev == b.st_dev &&
-               a.st_ino == b.st_ino;
-}
-
 /* The same for a path; -ENOENT when it does not exist. */
 static int allow(int ruleset, const char *path, uint64_t access, uint64_t handled)
 {
@@ -177,12 +164,6 @@ int sandbox_landlock(const struct sandbox_args *a, char *buf, size_t size)
         if (r == 0 && a->scratch) {
                 failed = a->scratch;
                 r = allow(fd, a->scratch, ra.handled_access_fs & ~LANDLOCK_ACCESS_FS_EXECUTE,
-                          ra.handled_access_fs);
-        }
-        /* The namespaces layer's private /tmp: a path Landlock does not see below the scratch. */
-        if (r == 0 && a->scratch && private_tmp_is(a->scratch)) {
-                failed = "/tmp";
-                r = allow(fd, "/tmp", ra.handled_access_fs & ~LANDLOCK_ACCESS_FS_EXECUTE,
                           ra.handled_access_fs);
         }
         if (r < 0) {

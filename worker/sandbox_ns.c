@@ -16,10 +16,6 @@
  * visible (still read-only), since hiding it would hide the FMU. The
  * daemon's run directory (opts.hide), where its control socket lives, is
  * covered the same way, so that an FMU cannot connect to the daemon.
- * /tmp is the worker's own, as systemd's PrivateTmp makes a service's:
- * the directory "tmp" in its scratch directory, bound over /tmp, so that
- * glibc's tmpfile() and an FMU that writes "/tmp/..." work, and nothing
- * else sees what they write (private_tmp()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -209,65 +205,6 @@ out:
         return r;
 }
 
-/* Bind the directory fd at 'path' below /tmp, its path made again in the new /tmp. */
-static int bind_back(int fd, const char *path)
-{
-        char proc[64];
-        int r = make_path(path, strlen("/tmp"));
-
-        if (r < 0)
-                return r;
-        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-        return mount(proc, path, NULL, MS_BIND, NULL) < 0 ? -errno : 0;
-}
-
-/*
- * Bind "<scratch>/tmp" (made world-writable and sticky) over /tmp; the
- * scratch and FMU directories, when they lie below /tmp, are bound back
- * at their paths in the new one. 1: made; 0: not (the scratch directory
- * is /tmp itself, or above it); -errno.
- */
-static int private_tmp(const char *scratch, const char *fmu_dir)
-{
-        char sc[PATH_MAX], fmu[PATH_MAX], t[PATH_MAX + 8], proc[64];
-        int sfd = -1, ffd = -1, tfd = -1, r = 1;
-
-        if (!realpath(scratch, sc) || !realpath(fmu_dir, fmu))
-                return -errno;
-        if (below("/tmp", sc))
-                return 0;
-        snprintf(t, sizeof(t), "%s/tmp", sc);
-        if ((mkdir(t, 01777) < 0 && errno != EEXIST) || chmod(t, 01777) < 0)
-                return -errno;
-        tfd = open(t, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (below(sc, "/tmp"))
-                sfd = open(sc, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (below(fmu, "/tmp"))
-                ffd = open(fmu, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (tfd < 0 || (below(sc, "/tmp") && sfd < 0) || (below(fmu, "/tmp") && ffd < 0)) {
-                r = -errno;
-                goto out;
-        }
-        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", tfd);
-        if (mount(proc, "/tmp", NULL, MS_BIND, NULL) < 0) {
-                r = -errno;
-                goto out;
-        }
-        if (sfd >= 0 && (r = bind_back(sfd, sc)) < 0)
-                goto out;
-        if (ffd >= 0 && (r = bind_back(ffd, fmu)) < 0)
-                goto out;
-        r = 1;
-out:
-        if (tfd >= 0)
-                close(tfd);
-        if (sfd >= 0)
-                close(sfd);
-        if (ffd >= 0)
-                close(ffd);
-        return r;
-}
-
 int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
 {
         bool userns = geteuid() != 0;
@@ -275,7 +212,7 @@ int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
         gid_t gid = getgid();
         const char *step;
         bool bound = false;
-        int r, hidden = 0, covered = 0, tmp = 0;
+        int r, hidden = 0, covered = 0;
 
         step = userns ? "unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS)" :
                "unshare(CLONE_NEWNET | CLONE_NEWNS)";
@@ -306,12 +243,6 @@ int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
                 step = "binding the scratch directory";
                 if (!hidden && mount(a->scratch, a->scratch, NULL, MS_BIND, NULL) < 0)
                         goto out_errno;
-                step = "a private /tmp in the scratch directory";
-                tmp = private_tmp(a->scratch, a->fmu_dir);
-                if (tmp < 0) {
-                        r = tmp;
-                        goto out;
-                }
         }
         step = "mount_setattr(/, AT_RECURSIVE, MOUNT_ATTR_RDONLY)";
         r = set_ro("/", true, AT_RECURSIVE);
@@ -322,9 +253,6 @@ int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
                 r = set_ro(a->scratch, false, 0);
                 if (r < 0)
                         goto out;
-                step = "making /tmp writable";
-                if (tmp && (r = set_ro("/tmp", false, 0)) < 0)
-                        goto out;
                 /*
                  * The working directory the environment layer chose is the
                  * old mount's, read-only now: enter the writable one.
@@ -333,9 +261,8 @@ int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
                 if (chdir(a->scratch) < 0)
                         goto out_errno;
         }
-        snprintf(buf, size, "no network; all mounts read-only%s%s%s%s%s", a->scratch ? " but the "
-                 "scratch directory" : "", tmp ? ", /tmp private (in it)" : "",
-                 hidden ? ", other scratch directories hidden" : "",
+        snprintf(buf, size, "no network; all mounts read-only%s%s%s%s", a->scratch ? " but the "
+                 "scratch directory" : "", hidden ? ", other scratch directories hidden" : "",
                  covered ? ", the daemon's run directory hidden" : "",
                  userns ? " (user namespace)" : "");
         return 0;

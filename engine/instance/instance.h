@@ -4,8 +4,7 @@
  *
  * DESIGN: inst_new() creates the channel (shm/channel.h), starts the
  * worker by fork+exec with the channel as descriptor 3, every other
- * descriptor closed and the environment the caller gives (opts.envp;
- * daemon/worker_env.h), and waits for its HELLO.
+ * descriptor closed and a clean environment, and waits for its HELLO.
  * Each inst_* call then sends one request (worker/call.h) and waits for
  * its reply: one round trip, a DO_STEP included (inputs, step, outputs).
  * The worker enforces the FMI state machine and checks every value

@@ -26,7 +26,6 @@
  *      and join them; result: how many could be started
  *  14  setpriority(PRIO_PROCESS, arg, 19) (arg 0: itself)
  *  15  sched_setaffinity(arg, {cpu 0}) (arg 0: itself)
- *  16  tmpfile() (glibc's: in /tmp, whatever TMPDIR says), written to
  *
  * The constructor, when the FMU's directory holds resources/ctor-socket,
  * opens an AF_INET socket (a refused call before the FMU is loaded).
@@ -393,17 +392,6 @@ static int attempt(struct model_data *d)
                 return setpriority(PRIO_PROCESS, (id_t)d->arg, 19) < 0 ? errno : 0;
         case 15:
                 return pin_cpu0((pid_t)d->arg);
-        case 16: {
-                FILE *f = tmpfile();
-                int e = 0;
-
-                if (!f)
-                        return errno;
-                if (fputs("escaped\n", f) < 0 || fflush(f) != 0)
-                        e = errno ? errno : EIO;
-                fclose(f);
-                return e;
-        }
         default:
                 return EINVAL;
         }
