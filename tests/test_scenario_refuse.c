@@ -105,6 +105,13 @@ Test(scenario_refuse, a_binding_of_a_systems_own_connector_says_it_is_not_suppor
                 "not supported; bind the component variable it is connected to");
 }
 
+Test(scenario_refuse, an_output_into_a_parameter_through_an_unspecified_connector,
+     .fini = teardown)
+{
+        refuses("unspecified_output_to_parameter", "feeds the parameter",
+                "a parameter is fed by a calculated parameter, not by an output");
+}
+
 Test(scenario_refuse, an_output_into_a_parameter, .fini = teardown)
 {
         refuses("direction_parameter", "feeds the parameter 'mass2.x2_0'",

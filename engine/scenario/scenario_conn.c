@@ -344,6 +344,10 @@ static int check_path(struct sc_load *l, int line, const struct sg_node *src,
                 return sc_err(l, l->label, line, nb, "a connected input Clock must be triggered "
                               "(intervalVariability=\"triggered\"): the FMU times its "
                               "time-based Clocks itself (FMI 3.0 section 2.2.8.2)");
+        /* Per path: a connector of kind unspecified on the way says nothing of it (direction()). */
+        if (b->causality == MD_CAUSALITY_PARAMETER && a->causality == MD_CAUSALITY_OUTPUT)
+                return sc_err(l, l->label, line, nb, "'%s' feeds the parameter '%s': a parameter "
+                              "is fed by a calculated parameter, not by an output", na, nb);
         if (a->type != b->type && !(floats && f->transformed))
                 return sc_err(l, l->label, line, nb, "type mismatch: %s '%s' feeds %s '%s' (types "
                               "must match; a LinearTransformation converts between Float32 and "
@@ -413,8 +417,7 @@ static int make(struct sc_load *l, const struct sg_graph *g, const size_t *path,
                 .factor = f.factor, .offset = f.offset,
                 .identity = !f.transformed && f.factor == 1 && f.offset == 0 && a->type == b->type,
                 /* Set once in Initialization Mode where it feeds a parameter; else moved at every point. */
-                .parameter = b->causality == MD_CAUSALITY_PARAMETER ||
-                             b->causality == MD_CAUSALITY_STRUCTURAL_PARAMETER,
+                .parameter = b->causality == MD_CAUSALITY_PARAMETER,
                 .origin = sc_origin(l->label, last->line),
         };
         return ret->origin ? 0 : -ENOMEM;
