@@ -16,10 +16,10 @@
  * (FMI 3.0 section 3.2.1). Events (FMI 3.0 section 3.1.1): a state event
  * is an event indicator changing domain, between z > 0 and z <= 0, from
  * one accepted point to the next (the section 3.3 example's test), found
- * where it happens by CVODE's roots of the indicators, or, where CVODE
- * sees no sign change (an indicator leaving exactly 0, which CVODE
- * ignores, as a threshold of time or a state reset to 0 at an event
- * gives), by bisection over the last step's interpolant; time events the
+ * where it happens by bisection over the last step's interpolant (CVODE's
+ * roots of the indicators stop a step at a crossing, but CVODE ignores an
+ * indicator leaving exactly 0, as a threshold of time or a state reset to
+ * 0 at an event gives); time events the
  * nextEventTime of fmi3UpdateDiscreteStates, step events the
  * enterEventMode of fmi3CompletedIntegratorStep; each is handled by Event
  * Mode iteration (section 3.2, fmi3UpdateDiscreteStates until no
