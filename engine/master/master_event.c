@@ -28,9 +28,15 @@
 
 static int event(struct master *m, struct mi *mi);
 
+/* With Event Mode, at this point, its step taken. */
+static bool here(const struct master *m, const struct mi *mi)
+{
+        return mi->event_mode && mi->t == m->t_cur && !mi->pending;
+}
+
 static bool needs(const struct master *m, const struct mi *mi)
 {
-        return mi->event_mode && mi->t == m->t_cur && !mi->pending &&
+        return here(m, mi) &&
                (mi->event || mi->trig || mi_next_time(mi) <= m->t_cur + master_tol(m, m->t_cur));
 }
 
@@ -42,8 +48,7 @@ static bool needs(const struct master *m, const struct mi *mi)
  */
 static bool again(const struct master *m, const struct mi *mi)
 {
-        return !mi->terminate && mi->event_mode && mi->t == m->t_cur && !mi->pending &&
-               mi_next_time(mi) <= m->t_cur;
+        return !mi->terminate && here(m, mi) && mi_next_time(mi) <= m->t_cur;
 }
 
 /*

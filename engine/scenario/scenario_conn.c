@@ -244,24 +244,18 @@ static const struct md_variable *node_var(const struct sc_load *l, const struct 
 static const struct md_unit *node_unit(const struct sc_load *l, const struct sg_node *n,
                                        struct md_unit *scratch)
 {
-        const struct ssd_connector *k = NULL;
-        const struct md *md = NULL;
-        const char *name = NULL;
+        const struct md *md;
+        const char *name;
         const struct md_unit *u;
-        bool fmu_first = false;
 
         if (n->kind == SG_VAR) {
-                const struct md_variable *v = node_var(l, n, &md);
-
-                k = ssd_connector(l->elems[n->comp], v->name);
-                name = v->attrs.unit ? v->attrs.unit : k ? k->unit : NULL;
-                fmu_first = v->attrs.unit != NULL;
+                u = sc_var_unit_of(l, n->comp, node_var(l, n, &md), &name);
         } else {
                 name = n->conn->unit;
+                u = name ? sc_unit(l, NULL, name) : NULL;
         }
         if (!name)
                 return NULL;
-        u = fmu_first ? sc_var_unit(l, md, name) : sc_unit(l, md, name);
         if (u)
                 return u;
         /* A unit without a definition converts only to itself (by name). */

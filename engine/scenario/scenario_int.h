@@ -173,6 +173,14 @@ int sc_rig(struct sc_load *l, const struct sc_settings *st);
 const struct md_unit *sc_unit(const struct sc_load *l, const struct md *md, const char *name);
 /* The unit of an FMU variable: the FMU's own definition first, then the SSD's. */
 const struct md_unit *sc_var_unit(const struct sc_load *l, const struct md *md, const char *name);
+/*
+ * The unit of variable v of component comp: its own, else its connector's
+ * declared one (SSP: a connector's unit where the variable has none);
+ * *ret_name its name (NULL: none, and NULL returned); NULL also for a
+ * name nothing defines.
+ */
+const struct md_unit *sc_var_unit_of(const struct sc_load *l, size_t comp,
+                                     const struct md_variable *v, const char **ret_name);
 /* Whether two units are the same unit (same name, or same base and factor/offset). */
 bool sc_unit_same(const struct md_unit *a, const struct md_unit *b);
 /* A unit's definition as "m", "kg.m.s-2 * 0.001 + 0" for messages, into buf. */

@@ -123,23 +123,6 @@ static int resolve(const struct sc_load *l, const struct ssd_element *sys, const
 }
 
 /* The value of p for variable v, converted into v's unit when p gives another. */
-/*
- * The unit a value for v is in: the variable's, else its connector's
- * declared one (SSP: a connector's unit where the variable has none), as
- * connections take it (scenario_conn.c). NULL: none.
- */
-static const struct md_unit *var_unit(struct sc_load *l, size_t comp, const struct md *md,
-                                      const struct md_variable *v, const char **ret_name)
-{
-        const struct ssd_connector *k = l->elems[comp] ? ssd_connector(l->elems[comp], v->name)
-                                                       : NULL;
-
-        *ret_name = v->attrs.unit ? v->attrs.unit : k ? k->unit : NULL;
-        if (!*ret_name)
-                return NULL;
-        return v->attrs.unit ? sc_var_unit(l, md, *ret_name) : sc_unit(l, md, *ret_name);
-}
-
 static int convert_unit(struct sc_load *l, const struct ssv_set *set, const struct ssv_param *p,
                         size_t comp, const struct md *md, const struct md_variable *v,
                         struct md_values *val)
@@ -150,7 +133,7 @@ static int convert_unit(struct sc_load *l, const struct ssv_set *set, const stru
 
         if (!p->unit || !md_type_is_float(v->type))
                 return 0;
-        vu = var_unit(l, comp, md, v, &vname);
+        vu = sc_var_unit_of(l, comp, v, &vname);
         if (!vname)
                 return 0;
         pu = ssv_unit(set, p->unit);

@@ -44,6 +44,19 @@ const struct md_unit *sc_var_unit(const struct sc_load *l, const struct md *md, 
         return u ? u : l->has_doc ? ssd_unit(&l->doc, name) : NULL;
 }
 
+const struct md_unit *sc_var_unit_of(const struct sc_load *l, size_t comp,
+                                     const struct md_variable *v, const char **ret_name)
+{
+        const struct md *md = l->s->components[comp].fmu->md;
+        const struct ssd_connector *k = l->elems[comp] ? ssd_connector(l->elems[comp], v->name)
+                                                       : NULL;
+
+        *ret_name = v->attrs.unit ? v->attrs.unit : k ? k->unit : NULL;
+        if (!*ret_name)
+                return NULL;
+        return v->attrs.unit ? sc_var_unit(l, md, *ret_name) : sc_unit(l, md, *ret_name);
+}
+
 static bool same_base(const struct md_unit *a, const struct md_unit *b)
 {
         return a->base.kg == b->base.kg && a->base.m == b->base.m && a->base.s == b->base.s &&
