@@ -250,11 +250,33 @@ static int exit_code(enum run_phase phase, int r)
         }
 }
 
-static volatile sig_atomic_t local_stop;
+/*
+ * Ctrl-C (or SIGTERM) asks for a stop at the next point. An FMU that does
+ * not come back from its call within ABANDON_S, or a second signal, ends
+ * the run at once: the call in flight is not waited for, its worker is
+ * killed (run_opts.abandon), as a daemon's unload does after a stop that
+ * timed out. A third signal ends fmuctl.
+ */
+#define ABANDON_S       5
+
+static volatile sig_atomic_t local_stop, local_abandon;
 
 static void on_local_signal(int sig)
 {
-        local_stop = sig;
+        struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+        if (sig == SIGALRM) {
+                if (local_stop)
+                        local_abandon = 1;
+                return;
+        }
+        if (!local_stop) {
+                local_stop = sig;
+                alarm(ABANDON_S);
+                return;
+        }
+        local_abandon = 1;
+        sigaction(sig, &dfl, NULL);
 }
 
 static int run_local(struct run_cmd *a)
@@ -265,9 +287,7 @@ static int run_local(struct run_cmd *a)
         struct run_opts o = { 0 };
         struct run_report rep;
         struct diag_list diags;
-        /* The first signal asks for a stop; a second one, the default again, ends fmuctl. */
-        struct sigaction sa = { .sa_handler = on_local_signal, .sa_flags = SA_RESETHAND },
-                         old_int, old_term;
+        struct sigaction sa = { .sa_handler = on_local_signal }, old_int, old_term, old_alrm;
         char *worker = NULL, *cache = NULL;
         int code, r;
 
@@ -318,18 +338,29 @@ static int run_local(struct run_cmd *a)
                                     &o.integrator);
         /* Ctrl-C stops the run at its next point; the rows so far are kept, as through a daemon. */
         sigemptyset(&sa.sa_mask);
+        sigaction(SIGALRM, &sa, &old_alrm);
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGTERM, &sa, &old_term);
         o.stop = &local_stop;
+        o.abandon = &local_abandon;
         diag_list_init(&diags, 0);
         r = run_scenario(&o, &diags, &rep);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
+        alarm(0);
+        sigaction(SIGALRM, &old_alrm, NULL);
         /* Warnings of an accepted scenario (FMUs loaded with warnings) are shown too. */
         if (r >= 0)
                 print_diags(&diags, "");
         if (r == -EINTR && local_stop) {
                 fprintf(stderr, "fmuctl run: interrupted before the run started\n");
+                code = FMUCTL_EXIT_INTERRUPTED;
+        } else if (r < 0 && local_abandon) {
+                /* Why: an FMU that did not come back, killed (rep.message names it). */
+                fprintf(stderr, "%sfmuctl run: interrupted%s%s\n", o.progress ? "\n" : "",
+                        rep.message ? ": " : "", rep.message ? rep.message : "");
+                if (rep.phase >= RUN_PHASE_RUN)
+                        fprintf(stderr, "fmuctl run: the results end at t = %g\n", rep.time);
                 code = FMUCTL_EXIT_INTERRUPTED;
         } else if (r < 0) {
                 fprintf(stderr, "fmuctl run: %s\n", rep.message ? rep.message : strerror(-r));

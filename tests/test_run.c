@@ -665,3 +665,43 @@ Test(run, an_fmu_gets_the_users_environment, .init = setup, .fini = teardown)
                 }
         }
 }
+
+/*
+ * Ctrl-C while an FMU never comes back from its step (Misbehave's fault
+ * 26, --budget inf: no deadline of its own): once the run ends anyway,
+ * locally after a few seconds' grace or at a second Ctrl-C, through the
+ * daemon by its unload; the rows before the step are kept, exit 130, and
+ * no worker (nor private daemon) is left.
+ */
+Test(run, ctrl_c_ends_a_run_whose_fmu_never_returns, .init = setup, .fini = teardown,
+     .timeout = 240)
+{
+        char *out = NULL, *csv;
+
+        cr_assert(asprintf(&out, "%s/hang.csv", dir) > 0);
+        for (int local = 0; local < 2; local++) {
+                for (int signals = 1; signals <= 1 + local; signals++) {
+                        char *argv[] = { (char *)FMUD_FMUCTL, (char *)"run",
+                                         (char *)FMUD_TEST_FMU_DIR "/Misbehave.fmu", (char *)"--start",
+                                         (char *)"fault=26", (char *)"--start", (char *)"at=0.3",
+                                         (char *)"--budget", (char *)"inf", (char *)"--out", out,
+                                         (char *)"--quiet", local ? (char *)"--local" : NULL, NULL };
+                        struct run_result r;
+
+                        (void) unlink(out);
+                        cr_assert(eq(int, run_interrupt(argv, "hanging in the step", signals, &r), 0),
+                                  "local %d, %d signals", local, signals);
+                        cr_assert(eq(int, r.exit_code, 130), "local %d, %d signals: %s", local,
+                                  signals, r.err);
+                        cr_assert(strstr(r.err, "interrupted") != NULL, "%s", r.err);
+                        csv = slurp(out);
+                        cr_assert(eq(dbl, last_time(csv), 0.3), "local %d, %d signals: %s", local,
+                                  signals, csv);
+                        free(csv);
+                        cr_assert(eq(int, run_any_process_names(dir), 0), "local %d, %d signals",
+                                  local, signals);
+                        run_result_fini(&r);
+                }
+        }
+        free(out);
+}

@@ -223,6 +223,13 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
                         return inst_fault_set(inst, -ECANCELED, "worker %d killed in its step: "
                                               "the session was abandoned", (int)inst->pid);
                 }
+                /* Its caller was interrupted: nothing but the end of the FMU is waited for. */
+                if (inst->cancel && *inst->cancel && inst->cur_op != CALL_OP_TERMINATE &&
+                    inst->cur_op != CALL_OP_FREE) {
+                        fault_kill(inst);
+                        return inst_fault_set(inst, -ECANCELED, "worker %d killed in its call: "
+                                              "the run was interrupted", (int)inst->pid);
+                }
                 if (now >= end) {
                         if (spawn_poll(inst) && ring_peek(inst->rx, rec, len) != 0)
                                 return fault_died(inst);

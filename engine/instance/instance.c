@@ -186,6 +186,7 @@ int inst_spawn(const struct inst_opts *o, struct inst **ret, char **ret_message)
         inst->max_binary = CALL_BINARY_MAX_DEFAULT;
         inst->sandbox_mode = o->sandbox.mode;
         inst->mlock_asked = o->mlock;
+        inst->cancel = o->cancel;
         sandbox_report_none(inst);
         p.name = inst->name;
         p.req_slots = p.rep_slots = o->ring_slots ? o->ring_slots : RING_SLOTS;

@@ -61,6 +61,7 @@
 #ifndef FMUD_ENGINE_INSTANCE_H
 #define FMUD_ENGINE_INSTANCE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -154,6 +155,14 @@ struct inst_opts {
         /* fmud-worker --interface se: the FMU's partitions activated (md_host_se()). */
         bool scheduled_execution;
         const char *integrator;         /* NULL: the worker's default (bdf) */
+        /*
+         * The caller's signal flag (borrowed; NULL: none). Once non-zero, a
+         * call in flight other than Terminate and FreeInstance is no longer
+         * waited for: the worker is killed within a wait slice (20 ms) and
+         * the call fails with -ECANCELED, as after inst_abandon(). An
+         * interrupted run ends also where an FMU never returns.
+         */
+        const volatile sig_atomic_t *cancel;
 };
 
 /* Defaults: WAIT_ADAPTIVE, no callbacks, zero sizes (= defaults). */

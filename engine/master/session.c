@@ -281,6 +281,7 @@ static int spawn(struct session *s, struct session_inst *si)
         o.sandbox = s->opts.sandbox;
         o.mlock = s->opts.mlock;
         o.mlock_limit = s->opts.mlock_limit;
+        o.cancel = s->opts.cancel;
         o.model_exchange = md->hosted_me;
         o.scheduled_execution = md->hosted_se;
         o.integrator = md->hosted_me ? fmu_integrator_name(c->fmu->integrator) : NULL;

@@ -400,6 +400,7 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         sess_opt.log_ctx = o->log_ctx;
         sess_opt.envp = o->envp;
         sess_opt.sandbox = o->sandbox;
+        sess_opt.cancel = o->abandon;
         r = session_new(sc, &sess_opt, &s, &why);
         if (r < 0) {
                 r = fail(rep, RUN_PHASE_START, r, "%s", why ? why : strerror(-r));

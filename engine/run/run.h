@@ -60,6 +60,9 @@ struct run_opts {
         bool fsync;                             /* fsync the results file at the end */
         const volatile sig_atomic_t *stop;      /* non-zero (a signal): the run stops at the next
                                                    point, its rows kept, as a stop request would */
+        const volatile sig_atomic_t *abandon;   /* non-zero (a signal): besides, a call in flight
+                                                   is not waited for, its worker killed
+                                                   (inst_opts.cancel) */
         unsigned flush_ms;                      /* rec_options' flush_ms; 0: the default */
         char *const *envp;                      /* the workers' environment; NULL: empty */
         struct sandbox_opts sandbox;            /* every worker's sandbox; zero: off */

@@ -53,6 +53,9 @@
  *                          normal step
  *                       25 fmi3Error, its reason logged from a thread of
  *                          the FMU's own (joined within the step)
+ *                       26 a Warning log message that says so, then a
+ *                          deadlock (as 9): a step that hangs where its
+ *                          importer can see it hang
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
@@ -337,6 +340,10 @@ static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
                 forever();
                 break;
         case 9:
+                deadlock();
+                break;
+        case 26:
+                inst_log(inst, FMU_WARNING, "misbehave: hanging in the step at t = %g", t);
                 deadlock();
                 break;
         case 10:
