@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <criterion/criterion.h>
 
 #include "engine/instance/instance.h"
+#include "support/run.h"
 #include "support/tmpdir.h"
 #include "sandbox_fixture.h"
 
@@ -54,6 +56,7 @@ static void attempts_refused(enum sandbox_mode mode)
         const struct inst_layer *l;
         struct esc e;
         pid_t victim;
+        bool ns;
         int r, st;
 
         cr_assert(outside);
@@ -80,10 +83,15 @@ static void attempts_refused(enum sandbox_mode mode)
         (void) kill(victim, SIGKILL);
         (void) waitpid(victim, NULL, 0);
 
-        /* Files outside: Landlock (EACCES) or the read-only mounts (EROFS). */
+        /*
+         * Files outside: Landlock (EACCES) or the read-only mounts (EROFS);
+         * below /tmp, in strict mode, not there at all: its /tmp is its own.
+         */
+        ns = l[SANDBOX_NAMESPACES].state == SANDBOX_ACTIVE;
         r = sbx_esc_try(&e, 3, 0, outside);
-        if (l[SANDBOX_LANDLOCK].state == SANDBOX_ACTIVE || l[SANDBOX_NAMESPACES].state == SANDBOX_ACTIVE) {
-                cr_assert(sbx_refused(r), "write outside: errno %d (%s)", r, strerror(r));
+        if (l[SANDBOX_LANDLOCK].state == SANDBOX_ACTIVE || ns) {
+                cr_assert(sbx_refused(r) || (ns && r == ENOENT), "write outside: errno %d (%s)", r,
+                          strerror(r));
                 snprintf(name, sizeof(name), "escape-%d.txt", (int)inst_pid(e.inst));
                 snprintf(secret, sizeof(secret), "%s/%s", outside, name);
                 cr_assert(access(secret, F_OK) < 0, "the FMU wrote '%s'", secret);
@@ -93,7 +101,8 @@ static void attempts_refused(enum sandbox_mode mode)
         snprintf(secret, sizeof(secret), "%s/secret.txt", outside);
         r = sbx_esc_try(&e, 4, 0, secret);
         if (l[SANDBOX_LANDLOCK].state == SANDBOX_ACTIVE)
-                cr_assert(r == EACCES, "read outside: errno %d (%s)", r, strerror(r));
+                cr_assert(r == EACCES || (ns && r == ENOENT), "read outside: errno %d (%s)", r,
+                          strerror(r));
         else
                 cr_log_warn("no Landlock: reading outside is not confined (errno %d)", r);
 
@@ -201,6 +210,58 @@ static void neighbours(enum sandbox_mode mode)
         free(root);
 }
 
+/*
+ * Strict: each worker writes in a /tmp of its own (glibc's tmpfile()
+ * uses /tmp whatever TMPDIR says), which neither the machine nor another
+ * worker sees, and the scratch and FMU directories below the machine's
+ * /tmp are still where they were (the FMU here is a copy below /tmp).
+ */
+Test(sandbox, strict_gives_each_worker_a_tmp_of_its_own)
+{
+        char *copy = tmpdir_new("fmud-sandbox-fmu"), src[1100], dst[1100], path[1100];
+        struct run_result cp = { 0 };
+        struct inst_opts o;
+        struct esc a, b;
+
+        cr_assert(copy);
+        /* The workers' user must get through to the FMU. */
+        cr_assert(chmod(copy, 0755) == 0);
+        snprintf(src, sizeof(src), "%s/Escape", FMUD_TEST_FMU_DIR);
+        snprintf(dst, sizeof(dst), "%s/Escape", copy);
+        cr_assert(run_capture((char *[]){ (char *)"/bin/cp", (char *)"-a", src, dst, NULL }, &cp) == 0);
+        cr_assert(cp.exit_code == 0, "%s", cp.err);
+        run_result_fini(&cp);
+        for (struct esc *e = &a; e; e = e == &a ? &b : NULL) {
+                memset(e, 0, sizeof(*e));
+                sbx_opts_for(&o, "Escape", SANDBOX_STRICT);
+                o.fmu_dir = dst;
+                o.log = sbx_on_log;
+                o.log_ctx = &e->log;
+                e->inst = sbx_start(&o);
+        }
+        if (inst_sandbox(a.inst)[SANDBOX_NAMESPACES].state != SANDBOX_ACTIVE) {
+                cr_log_warn("no mount namespace: no private /tmp");
+        } else {
+                cr_assert(strstr(inst_sandbox(a.inst)[SANDBOX_NAMESPACES].detail, "private /tmp"),
+                          "%s", inst_sandbox(a.inst)[SANDBOX_NAMESPACES].detail);
+                cr_assert(sbx_esc_try(&a, 16, 0, NULL) == 0, "tmpfile()");
+                cr_assert(sbx_esc_try(&a, 3, 0, "/tmp") == 0, "a file in /tmp");
+                snprintf(path, sizeof(path), "/tmp/escape-%d.txt", (int)inst_pid(a.inst));
+                cr_assert(sbx_esc_try(&a, 4, 0, path) == 0, "reading it back");
+                cr_assert(access(path, F_OK) < 0, "'%s' is on the machine's /tmp", path);
+                cr_assert(sbx_esc_try(&b, 4, 0, path) == ENOENT, "another worker sees '%s'", path);
+                /* What was there before is where it was. */
+                cr_assert(sbx_esc_try(&a, 8, 0, NULL) == 0, "writing in TMPDIR");
+                snprintf(path, sizeof(path), "%s/escape-%d.txt", inst_scratch_dir(a.inst),
+                         (int)inst_pid(a.inst));
+                cr_assert(access(path, F_OK) == 0, "no '%s'", path);
+                cr_assert(sbx_esc_try(&a, 9, 0, NULL) == 0, "reading its own resources");
+        }
+        cr_assert(inst_free(a.inst) == 0);
+        cr_assert(inst_free(b.inst) == 0);
+        tmpdir_free(copy);
+}
+
 Test(sandbox, strict_instances_cannot_see_each_others_scratch)
 {
         neighbours(SANDBOX_STRICT);
@@ -241,9 +302,27 @@ static void start_hiding(struct esc *e, const char *hide, const char *scratch_ro
         e->inst = sbx_start(&o);
 }
 
+/*
+ * A directory outside /tmp where there is one (/dev/shm), since a strict
+ * worker's /tmp is its own and would hide it anyway; else one in /tmp.
+ */
+static char *dir_outside_tmp(const char *prefix)
+{
+        const char *old = getenv("TMPDIR");
+        char *keep = old ? strdup(old) : NULL, *dir;
+        struct stat st;
+
+        if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0)
+                cr_assert(setenv("TMPDIR", "/dev/shm", 1) == 0);
+        dir = tmpdir_new(prefix);
+        cr_assert(keep ? setenv("TMPDIR", keep, 1) == 0 : unsetenv("TMPDIR") == 0);
+        free(keep);
+        return dir;
+}
+
 Test(sandbox, strict_hides_the_daemons_socket_directory)
 {
-        char *run = tmpdir_new("fmud-sandbox-run");
+        char *run = dir_outside_tmp("fmud-sandbox-run");
         char sock[512], scratch[512];
         const struct inst_layer *l;
         struct esc e;

@@ -10,6 +10,7 @@
 #ifndef FMUD_WORKER_SANDBOX_INT_H
 #define FMUD_WORKER_SANDBOX_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "worker/sandbox.h"
@@ -25,6 +26,8 @@ int sandbox_privileges(const struct sandbox_args *a, char *buf, size_t size);
 
 /* sandbox_ns.c */
 int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size);
+/* Whether sandbox_namespaces() made /tmp the worker's own (writable) tmpfs. */
+bool sandbox_private_tmp(void);
 
 /* sandbox_landlock.c */
 int sandbox_landlock(const struct sandbox_args *a, char *buf, size_t size);

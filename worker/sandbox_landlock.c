@@ -2,7 +2,8 @@
  * sandbox_landlock: the worker's Landlock domain (sandbox.h, layer
  * "landlock"): read and execute on the FMU directory and the system
  * directories a loaded library needs, read and write on the scratch
- * directory and /dev/null, nothing anywhere else; no TCP bind or connect
+ * directory, /dev/null and the private /tmp (sandbox_ns.c) where there is
+ * one, nothing anywhere else; no TCP bind or connect
  * (ABI 4), no signals to and no abstract sockets of processes outside the
  * domain (ABI 6).
  *
@@ -166,6 +167,12 @@ int sandbox_landlock(const struct sandbox_args *a, char *buf, size_t size)
                 r = allow(fd, a->scratch, ra.handled_access_fs & ~LANDLOCK_ACCESS_FS_EXECUTE,
                           ra.handled_access_fs);
         }
+        /* The worker's own /tmp (sandbox_ns.c), never the machine's. */
+        if (r == 0 && sandbox_private_tmp()) {
+                failed = "/tmp";
+                r = allow(fd, "/tmp", ra.handled_access_fs & ~LANDLOCK_ACCESS_FS_EXECUTE,
+                          ra.handled_access_fs);
+        }
         if (r < 0) {
                 snprintf(buf, size, "landlock_add_rule('%.100s'): %s", failed, strerror(-r));
                 goto out_close;
@@ -175,7 +182,8 @@ int sandbox_landlock(const struct sandbox_args *a, char *buf, size_t size)
                 snprintf(buf, size, "landlock_restrict_self: %s", strerror(-r));
                 goto out_close;
         }
-        snprintf(buf, size, "ABI %d: read-only FMU and system dirs, read-write scratch%s%s", abi,
+        snprintf(buf, size, "ABI %d: read-only FMU and system dirs, read-write scratch%s%s%s", abi,
+                 sandbox_private_tmp() ? " and private /tmp" : "",
                  abi >= 4 ? ", no TCP" : ", TCP not covered (ABI < 4)",
                  abi >= 6 ? ", signals and abstract sockets scoped" : "");
 out_close:

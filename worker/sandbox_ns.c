@@ -16,6 +16,15 @@
  * visible (still read-only), since hiding it would hide the FMU. The
  * daemon's run directory (opts.hide), where its control socket lives, is
  * covered the same way, so that an FMU cannot connect to the daemon.
+ *
+ * /tmp is the worker's own: a new tmpfs (mode 1777, at most the worker's
+ * memory limit), writable, since FMUs write there whatever TMPDIR says
+ * (glibc's tmpfile() always does). Being new, it holds nothing another
+ * process could have planted; the scratch and FMU directories, when they
+ * lie below /tmp, are bound back at their paths from descriptors opened
+ * before it covered them, so no path is resolved in a place an FMU could
+ * write. A file there is gone with the worker, as it is seen by no one
+ * else.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -205,13 +214,79 @@ out:
         return r;
 }
 
+static bool tmp_private;
+
+bool sandbox_private_tmp(void)
+{
+        return tmp_private;
+}
+
+/*
+ * Cover /tmp with a new tmpfs (see DESIGN), binding back the directories
+ * in keep[] (NULL entries skipped) that lie below it. 1: done; 0: not,
+ * since there is no /tmp or one of them is /tmp itself.
+ */
+static int private_tmp(const char *const keep[], size_t n, uint64_t tmp_size)
+{
+        char t[PATH_MAX], p[2][PATH_MAX], opts[64], proc[64];
+        int fds[2] = { -1, -1 }, r = 1;
+
+        if (n > 2)
+                return -EINVAL;
+        if (!realpath("/tmp", t))
+                return errno == ENOENT ? 0 : -errno;
+        for (size_t i = 0; i < n; i++) {
+                if (!keep[i])
+                        continue;
+                if (!realpath(keep[i], p[i])) {
+                        r = -errno;
+                        goto out;
+                }
+                if (!strcmp(p[i], t)) {
+                        r = 0;
+                        goto out;
+                }
+                if (below(p[i], t)) {
+                        fds[i] = open(p[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+                        if (fds[i] < 0) {
+                                r = -errno;
+                                goto out;
+                        }
+                }
+        }
+        snprintf(opts, sizeof(opts), "mode=1777,size=%llu", (unsigned long long)tmp_size);
+        if (mount("tmpfs", t, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) {
+                r = -errno;
+                goto out;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (fds[i] < 0)
+                        continue;
+                r = make_path(p[i], strlen(t));
+                if (r < 0)
+                        goto out;
+                snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fds[i]);
+                if (mount(proc, p[i], NULL, MS_BIND, NULL) < 0) {
+                        r = -errno;
+                        goto out;
+                }
+        }
+        r = 1;
+out:
+        for (size_t i = 0; i < n; i++)
+                if (fds[i] >= 0)
+                        close(fds[i]);
+        return r;
+}
+
 int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
 {
+        const char *keep[2] = { a->scratch, a->fmu_dir };
         bool userns = geteuid() != 0;
         uid_t uid = getuid();
         gid_t gid = getgid();
         const char *step;
-        bool bound = false;
+        bool bound = false, tmp = false;
         int r, hidden = 0, covered = 0;
 
         step = userns ? "unshare(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWNS)" :
@@ -244,10 +319,21 @@ int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
                 if (!hidden && mount(a->scratch, a->scratch, NULL, MS_BIND, NULL) < 0)
                         goto out_errno;
         }
+        step = "a private /tmp";
+        r = private_tmp(keep, 2, a->opts.mem_limit ? a->opts.mem_limit : SANDBOX_MEM_DEFAULT);
+        if (r < 0)
+                goto out;
+        tmp = r == 1;
         step = "mount_setattr(/, AT_RECURSIVE, MOUNT_ATTR_RDONLY)";
         r = set_ro("/", true, AT_RECURSIVE);
         if (r < 0)
                 goto out;
+        if (tmp) {
+                step = "making /tmp writable";
+                r = set_ro("/tmp", false, 0);
+                if (r < 0)
+                        goto out;
+        }
         if (a->scratch) {
                 step = "making the scratch directory writable";
                 r = set_ro(a->scratch, false, 0);
@@ -261,10 +347,12 @@ int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
                 if (chdir(a->scratch) < 0)
                         goto out_errno;
         }
-        snprintf(buf, size, "no network; all mounts read-only%s%s%s%s", a->scratch ? " but the "
-                 "scratch directory" : "", hidden ? ", other scratch directories hidden" : "",
+        snprintf(buf, size, "no network; all mounts read-only%s%s%s%s%s", a->scratch ? " but the "
+                 "scratch directory" : "", tmp ? ", a private /tmp" : "",
+                 hidden ? ", other scratch directories hidden" : "",
                  covered ? ", the daemon's run directory hidden" : "",
                  userns ? " (user namespace)" : "");
+        tmp_private = tmp;
         return 0;
 
 out_errno:

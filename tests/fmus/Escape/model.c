@@ -26,6 +26,8 @@
  *      and join them; result: how many could be started
  *  14  setpriority(PRIO_PROCESS, arg, 19) (arg 0: itself)
  *  15  sched_setaffinity(arg, {cpu 0}) (arg 0: itself)
+ *  16  tmpfile() (glibc's: always in /tmp, whatever TMPDIR says), write,
+ *      read back (what many libraries in FMUs do)
  *
  * The constructor, when the FMU's directory holds resources/ctor-socket,
  * opens an AF_INET socket (a refused call before the FMU is loaded).
@@ -105,6 +107,25 @@ static int write_in(const char *dir)
         if (write(fd, "escaped\n", 8) != 8)
                 e = errno ? errno : EIO;
         close(fd);
+        return e;
+}
+
+static int temp_file(void)
+{
+        FILE *f = tmpfile();
+        char back[16] = { 0 };
+        int e = 0;
+
+        if (!f)
+                return errno;
+        if (fputs("escaped\n", f) == EOF || fflush(f) == EOF)
+                e = errno ? errno : EIO;
+        else {
+                rewind(f);
+                if (!fgets(back, sizeof(back), f) || strcmp(back, "escaped\n"))
+                        e = EIO;
+        }
+        fclose(f);
         return e;
 }
 
@@ -392,6 +413,8 @@ static int attempt(struct model_data *d)
                 return setpriority(PRIO_PROCESS, (id_t)d->arg, 19) < 0 ? errno : 0;
         case 15:
                 return pin_cpu0((pid_t)d->arg);
+        case 16:
+                return temp_file();
         default:
                 return EINVAL;
         }
