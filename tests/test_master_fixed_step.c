@@ -271,3 +271,99 @@ Test(master_fixed_step, rollback_on_fault_warns_of_what_cannot_be_rolled_back)
         cr_assert(has_error(&x, "expected true or false"));
         msys_fini(&x);
 }
+
+/*
+ * r (FixedStepRigid, h = 0.1) in x's finished run, with u from column
+ * 'from': at its points its x is its Euler step from its last point with
+ * that column's value there held (after an event there); at the extra
+ * points of the others it is held. Returns how many extra points there were.
+ */
+static size_t check_rigid(const struct msys *x, const char *from)
+{
+        double xr = 0, u = 0, held = 0, last_t = -1;
+        size_t extra = 0, grid = 0;
+
+        for (size_t i = 0; i < x->n_rows; i++) {
+                const struct mrow *row = &x->rows[i];
+                double k = nearbyint(row->t / 0.1);
+                bool own = fabs(row->t - k * 0.1) <= 1e-12;
+
+                /* A second row at one time: after an event there; at r's own point, r's u. */
+                if (row->t == last_t) {
+                        cr_assert(eq(dbl, val(x, row, "r.x"), held), "t = %.17g", row->t);
+                        if (own)
+                                u = val(x, row, from);
+                        continue;
+                }
+                last_t = row->t;
+                if (!own) {
+                        extra++;
+                        cr_assert(eq(dbl, val(x, row, "r.x"), held), "t = %.17g", row->t);
+                        continue;
+                }
+                if (grid++)
+                        xr += 0.1 * (u - xr);
+                cr_assert(ieee_ulp_eq(dbl, val(x, row, "r.x"), xr, 4), "t = %.17g: %.17g, not %.17g",
+                          row->t, val(x, row, "r.x"), xr);
+                u = val(x, row, from);
+                held = val(x, row, "r.x");
+        }
+        cr_assert(eq(sz, grid, 11));
+        cr_assert(eq(dbl, val(x, &x->rows[x->n_rows - 1], "r.steps"), 10.0));
+        return extra;
+}
+
+/*
+ * A rigid FMU beside one with time events off its grid (a fixed-step
+ * export beside a Modelica one's sample()): the events get their extra
+ * points, and the rigid one keeps its fixed step across them, its input
+ * held from its step's start and its output held between its points, as
+ * a multirate component's (FMI 3.0 section 4.4: it cannot take a shorter
+ * step). It was sent a shorter step and the session faulted.
+ */
+Test(master_fixed_step, a_rigid_fmu_keeps_its_step_across_another_ones_time_events)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("r", "FixedStepRigid") MSYS_COMP("te", "TimeEvent"),
+                .connections = MSYS_CONN("te", "y", "r", "u") MSYS_CONN("r", "x", "te", "u"),
+                .parameters = MSYS_REAL("te.period", "0.25") MSYS_REAL("te.phase", "0.25"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("r.x") MSYS_RECORD("r.steps") MSYS_RECORD("te.y")
+                            MSYS_RECORD("te.count"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(sz, check_rigid(&x, "te.y"), 2));         /* 0.25 and 0.75 */
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "te.count"), 4.0));
+        msys_fini(&x);
+}
+
+/*
+ * The same across another one's early return (BouncingBall's impacts):
+ * the rigid one, which cannot be sent back to meet it (nor restore its
+ * state), goes on to its own point; the session faulted.
+ */
+Test(master_fixed_step, a_rigid_fmu_keeps_its_step_across_another_ones_early_return)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("r", "FixedStepRigid") MSYS_COMP("b", "BouncingBall"),
+                .connections = MSYS_CONN("b", "h", "r", "u"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("r.x") MSYS_RECORD("r.steps") MSYS_RECORD("b.h")
+                            MSYS_RECORD("b.bounces"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        /* One impact before 1 s: h0 = 1 m hits at 0.4515 s, the bounce flies 0.63 s. */
+        cr_assert(eq(sz, check_rigid(&x, "b.h"), 1));
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "b.bounces"), 1.0));
+        msys_fini(&x);
+}

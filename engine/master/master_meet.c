@@ -10,6 +10,11 @@
  * get and set its FMU state) makes the meeting impossible: a fault that
  * says so.
  *
+ * An instance that cannot take a shorter step (FMI 3.0 section 4.4,
+ * canHandleVariableCommunicationStepSize = false) is never sent back: it
+ * goes on to its own next point, its inputs held and its outputs seen by
+ * no one before then, as a multirate instance between its points.
+ *
  * A multirate instance that stopped short at or after the next grid
  * point (an early return, or a time event of its own) continues alone to
  * its own next point: its inputs are held until then and nobody sees its
@@ -80,7 +85,8 @@ static bool mark(struct master *m, double t_meet)
 
         for (size_t k = 0; k < m->n; k++) {
                 struct mi *mi = &m->mi[m->by_stage[k]];
-                bool r = mi->due && mi->reached > t_meet + tol;
+                /* One whose step is fixed goes on to its own point (master_step.c). */
+                bool r = mi->due && mi->reached > t_meet + tol && !mi->rigid;
 
                 for (size_t j = 0; mi->due && !r && j < mi->n_routes; j++)
                         r = mi->routes[j].sequential && m->mi[mi->routes[j].prod].redo;

@@ -74,7 +74,13 @@ void mstep_plan(struct master *m)
 
                 if (!mi->due)
                         continue;
-                if (t_plan < m->t_next - tol && t_plan < mi->aim)
+                /*
+                 * One that cannot take a shorter step (FMI 3.0 section 4.4)
+                 * keeps its own, past the extra point, as a multirate one
+                 * does past the points between its own: its input held from
+                 * here, its outputs held until it is there.
+                 */
+                if (t_plan < m->t_next - tol && t_plan < mi->aim && !mi->rigid)
                         mi->aim = t_plan;
                 mi->from = m->t_cur;
                 mi->todo = true;
@@ -384,8 +390,12 @@ int mstep_run(struct master *m)
 
                         if (!mi->todo)
                                 continue;
-                        /* An early return found in an earlier stage is where later ones go. */
-                        if (t_early < mi->aim)
+                        /*
+                         * An early return found in an earlier stage is where
+                         * later ones go, but for one whose step is fixed
+                         * (mstep_plan()).
+                         */
+                        if (t_early < mi->aim && !mi->rigid)
                                 mi->aim = t_early;
                         fault = post(m, mi, true, now);
                         if (!fault)

@@ -205,10 +205,11 @@ static int required_vars(struct session *s, struct session_inst *si)
  * the importer decides earlyReturnAllowed). Every other instance may have
  * stepped at the same time (Jacobi, and the first stage of Gauss-Seidel,
  * whose stages the master plans later), so each must be able to go back to
- * the point (canGetAndSetFMUState) and take a shorter step (not
- * fixed-step); and the FMU itself must be able to go on from an off-grid
- * point (not fixed-step). Where one cannot, the FMU is told to finish its
- * steps, as an importer that cannot handle early returns does.
+ * the point (canGetAndSetFMUState), but for one whose step is fixed, which
+ * goes on to its own next point instead (master_meet.c); and the FMU
+ * itself must be able to go on from an off-grid point (not fixed-step).
+ * Where one cannot, the FMU is told to finish its steps, as an importer
+ * that cannot handle early returns does.
  */
 static bool early_return_met(const struct session *s, size_t comp)
 {
@@ -219,8 +220,8 @@ static bool early_return_met(const struct session *s, size_t comp)
         for (size_t i = 0; i < sc->n_components; i++) {
                 const struct md_cosim *cs = &sc->components[i].fmu->md->cs;
 
-                if (i != comp && (!cs->can_get_and_set_fmu_state ||
-                                  !cs->can_handle_variable_communication_step_size))
+                if (i != comp && !cs->can_get_and_set_fmu_state &&
+                    cs->can_handle_variable_communication_step_size)
                         return false;
         }
         return true;
