@@ -705,3 +705,34 @@ Test(run, ctrl_c_ends_a_run_whose_fmu_never_returns, .init = setup, .fini = tear
         }
         free(out);
 }
+
+/*
+ * An FMU that declares needsExecutionTool and fails to instantiate where
+ * its tool is not (NeedsTool): the error says the FMU needs its tool, and
+ * which, beside the FMU's own reason; where the tool is, it runs.
+ */
+Test(run, an_fmu_that_needs_its_tool_says_so_when_it_fails, .init = setup, .fini = teardown)
+{
+        for (int tool = 0; tool < 2; tool++) {
+                if (tool)
+                        cr_assert(eq(int, setenv("FMUD_TEST_TOOL", "1", 1), 0));
+                for (int local = 0; local < 2; local++) {
+                        struct run_result r = fmuctl((const char *[]){
+                                "run", FMUD_TEST_FMU_DIR "/NeedsTool.fmu", "--stop-time", "0.1",
+                                "--out", "-", "--quiet", local ? "--local" : NULL, NULL });
+
+                        if (tool) {
+                                cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
+                        } else {
+                                cr_assert(r.exit_code != 0, "local %d", local);
+                                cr_assert(strstr(r.err, "cannot find the execution tool") != NULL,
+                                          "local %d: %s", local, r.err);
+                                cr_assert(strstr(r.err, "needsExecutionTool") != NULL,
+                                          "local %d: %s", local, r.err);
+                                cr_assert(strstr(r.err, "fmud test FMUs") != NULL, "local %d: %s",
+                                              local, r.err);
+                        }
+                        run_result_fini(&r);
+                }
+        }
+}

@@ -254,12 +254,32 @@ static int prepare(struct session *s, struct session_inst *si)
         return 0;
 }
 
+/*
+ * What an FMU that declares needsExecutionTool (FMI 3.0 section 2.4.1,
+ * FMI 2.0 section 2.2.1) needs, said where it failed to load or to
+ * instantiate, which is where such an FMU fails without its tool; "" for
+ * any other FMU.
+ */
+static const char *tool_hint(const struct md *md, char *buf, size_t size)
+{
+        if (!md->cs.needs_execution_tool)
+                return "";
+        snprintf(buf, size, " (the FMU declares needsExecutionTool = true: it runs only where the "
+                 "tool it was exported from%s%s%s is installed, and licensed, for the worker)",
+                 md->generation_tool ? ", '" : "", md->generation_tool ? md->generation_tool : "",
+                 md->generation_tool ? "'," : "");
+        return buf;
+}
+
 /* A worker that did not start (inst_spawn() or inst_ready() failed with r): said, freed. */
 static int start_failed(struct session *s, struct session_inst *si, int r, char *why)
 {
+        const struct scenario_component *c = &s->sc->components[si->comp];
+        char hint[320];
+
         si->inst = NULL;
-        session_err(s, r, "component '%s': cannot start its worker: %s",
-                    s->sc->components[si->comp].name, why ? why : strerror(-r));
+        session_err(s, r, "component '%s': cannot start its worker: %s%s", c->name,
+                    why ? why : strerror(-r), tool_hint(c->fmu->md, hint, sizeof(hint)));
         free(why);
         return r;
 }
@@ -334,6 +354,8 @@ static int instantiate(struct session *s, struct session_inst *si)
                 .required = si->n_required ? si->required : NULL,
                 .n_required = si->iu ? si->n_required : 0,
         };
+        const struct md *md = c->fmu->md;
+        char hint[320];
         int r;
 
         session_init_deadline(s, si, true);
@@ -342,10 +364,11 @@ static int instantiate(struct session *s, struct session_inst *si)
 
         if (r != INST_OK && r != INST_WARNING)
                 return session_logs(s, si, session_err(s, session_call_result(si, r),
-                                   "component '%s': %sInstantiate%s returned %s: %s", c->name,
-                                   session_fmi_prefix(si), si->fmi == 3 ? "CoSimulation" : "",
-                                   r >= 0 ? session_status_name(r) : strerror(-r),
-                                   inst_message(si->inst)));
+                                   "component '%s': %sInstantiate%s returned %s: %s%s", c->name,
+                                   session_fmi_prefix(si), si->fmi == 2 ? "" : md->hosted_me ?
+                                   "ModelExchange" : md->hosted_se ? "ScheduledExecution" :
+                                   "CoSimulation", r >= 0 ? session_status_name(r) : strerror(-r),
+                                   inst_message(si->inst), tool_hint(md, hint, sizeof(hint))));
         si->instantiated = true;
         if (s->opts.logging_on)
                 status_logging(s, si);

@@ -64,6 +64,11 @@ static const char *instantiation_refusal(fmi3String name, fmi3String token,
                                          const fmi3ValueReference required[],
                                          size_t n_required)
 {
+#ifdef FMUD_TEST_NEEDS_TOOL
+        /* As an export that needs its tool installed where it runs (tests/fmus/CMakeLists.txt). */
+        if (!getenv("FMUD_TEST_TOOL"))
+                return "cannot find the execution tool (FMUD_TEST_TOOL is not set)";
+#endif
         if (!name || inst_name_blank(name))
                 return "fmi3InstantiateCoSimulation: instanceName must not be empty";
         if (!token || strcmp(token, model.token) != 0)
