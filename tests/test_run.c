@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -689,7 +690,7 @@ Test(run, ctrl_c_ends_a_run_whose_fmu_never_returns, .init = setup, .fini = tear
                         struct run_result r;
 
                         (void) unlink(out);
-                        cr_assert(eq(int, run_interrupt(argv, "hanging in the step", signals, &r), 0),
+                        cr_assert(eq(int, run_interrupt(argv, "hanging in the step", SIGINT, signals, &r), 0),
                                   "local %d, %d signals", local, signals);
                         cr_assert(eq(int, r.exit_code, 130), "local %d, %d signals: %s", local,
                                   signals, r.err);
@@ -735,4 +736,40 @@ Test(run, an_fmu_that_needs_its_tool_says_so_when_it_fails, .init = setup, .fini
                         run_result_fini(&r);
                 }
         }
+}
+
+/*
+ * fmuctl killed (SIGKILL: no cleanup of its own) while a sandboxed FMU
+ * hangs in its step: the worker, which dropped to another user and so
+ * lost the death signal it had set before, still dies with its parent.
+ */
+Test(run, a_sandboxed_worker_hung_in_its_step_dies_with_a_killed_fmuctl, .init = setup,
+     .fini = teardown, .timeout = 240)
+{
+        char *out = NULL;
+
+        cr_assert(asprintf(&out, "%s/hang.csv", dir) > 0);
+        for (int strict = 0; strict < 2; strict++) {
+                char *argv[] = { (char *)FMUD_FMUCTL, (char *)"run",
+                                 (char *)FMUD_TEST_FMU_DIR "/Misbehave.fmu", (char *)"--start",
+                                 (char *)"fault=26", (char *)"--start", (char *)"at=0.3",
+                                 (char *)"--budget", (char *)"inf",
+                                 (char *)"--out", out, (char *)"--quiet", (char *)"--local",
+                                 (char *)"--sandbox", strict ? (char *)"strict" : (char *)"basic",
+                                 NULL };
+                struct run_result r;
+                int left = 1;
+
+                cr_assert(eq(int, run_interrupt(argv, "hanging in the step", SIGKILL, 1, &r), 0));
+                cr_assert(eq(int, r.exit_code, -1), "%s", r.err);
+                /* 50 ms polls for a minute: a bound against a hang, not a measurement. */
+                for (int i = 0; i < 1200 && left > 0; i++) {
+                        left = run_any_process_names(dir);
+                        if (left > 0)
+                                usleep(50000);
+                }
+                cr_assert(eq(int, left, 0), "strict %d: a worker outlived fmuctl", strict);
+                run_result_fini(&r);
+        }
+        free(out);
 }

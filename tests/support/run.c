@@ -70,7 +70,8 @@ out_close:
         return r;
 }
 
-int run_interrupt(char *const argv[], const char *when, int signals, struct run_result *ret)
+int run_interrupt(char *const argv[], const char *when, int sig, int signals,
+                  struct run_result *ret)
 {
         posix_spawn_file_actions_t fa;
         FILE *out = tmpfile(), *err = tmpfile();
@@ -102,7 +103,7 @@ int run_interrupt(char *const argv[], const char *when, int signals, struct run_
                         usleep(20000);
         }
         for (int i = 0; seen && i < signals; i++) {
-                kill(pid, SIGINT);
+                kill(pid, sig);
                 usleep(100000);
         }
         if (!seen) {
@@ -119,7 +120,7 @@ int run_interrupt(char *const argv[], const char *when, int signals, struct run_
         ret->err = slurp(fileno(err));
         if (!ret->out || !ret->err) {
                 run_result_fini(ret);
-                r = -ENOMEM;
+                r = r ? r : -ENOMEM;
         }
 out_close:
         if (out)

@@ -13,11 +13,12 @@ int run_capture(char *const argv[], struct run_result *ret);
 void run_result_fini(struct run_result *r);
 /*
  * run_capture(), but once the program has written `when` to stderr, send
- * it SIGINT `signals` times (a tenth of a second apart), as a user's
- * Ctrl-C. -ETIMEDOUT (the program killed) when `when` did not come
- * within two minutes or the program ended first.
+ * it signal sig `signals` times (a tenth of a second apart), as a user's
+ * Ctrl-C (SIGINT). -ETIMEDOUT (the program killed) when `when` did not
+ * come within two minutes or the program ended first.
  */
-int run_interrupt(char *const argv[], const char *when, int signals, struct run_result *ret);
+int run_interrupt(char *const argv[], const char *when, int sig, int signals,
+                  struct run_result *ret);
 /* Whether a process's command line holds s (another than this one). */
 int run_any_process_names(const char *s);
 
