@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 void host_opts_default(struct host_opts *o)
@@ -396,8 +397,31 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
         return 0;
 }
 
+/*
+ * Shutting down: a session whose step has not come back within
+ * HOST_QUIT_GRACE_S has its steps in flight abandoned (their workers
+ * killed, as by unload), so that a step that never returns cannot hold
+ * the daemon past its service manager's stop timeout.
+ */
+#define HOST_QUIT_GRACE_S       5
+
+static void abandon_all(struct host *h)
+{
+        pthread_mutex_lock(&h->lock);
+        for (struct hsess *hs = h->sessions; hs; hs = hs->next) {
+                pthread_mutex_lock(&hs->lock);
+                if (hs->m_pub)
+                        master_request_abandon(hs->m_pub);
+                pthread_mutex_unlock(&hs->lock);
+        }
+        pthread_mutex_unlock(&h->lock);
+}
+
 void host_free(struct host *h)
 {
+        struct timespec grace;
+        bool abandoned = false;
+
         if (!h)
                 return;
         pthread_mutex_lock(&h->lock);
@@ -411,6 +435,8 @@ void host_free(struct host *h)
                 pthread_mutex_unlock(&hs->lock);
         }
         pthread_mutex_unlock(&h->lock);
+        clock_gettime(CLOCK_REALTIME, &grace);
+        grace.tv_sec += HOST_QUIT_GRACE_S;
         /* Each thread retires itself when it has stopped and freed its session. */
         for (;;) {
                 bool live;
@@ -427,7 +453,12 @@ void host_free(struct host *h)
                 pthread_t t = first ? first->thread : pthread_self();
                 pthread_mutex_unlock(&h->lock);
                 if (first) {
-                        pthread_join(t, NULL);
+                        if (abandoned || pthread_timedjoin_np(t, NULL, &grace) != 0) {
+                                if (!abandoned)
+                                        abandon_all(h);
+                                abandoned = true;
+                                pthread_join(t, NULL);
+                        }
                         pthread_mutex_lock(&h->lock);
                         /* Now retired: take it off the zombies without joining again. */
                         for (struct hsess **p = &h->zombies; *p; p = &(*p)->next)

@@ -80,6 +80,103 @@ Test(daemon_unload_hung, a_stopped_worker_is_killed_not_waited_for, .timeout = 1
         daemon_stop(&d);
 }
 
+/*
+ * Scripted asleep in its step at 0.05 for an hour, the budget longer
+ * still, in a session of client c (transient: leased to c). Returns the
+ * session; *ret_pid its worker.
+ */
+static uint64_t asleep(struct fmud *c, bool transient, pid_t *ret_pid)
+{
+        struct proto_assign starts[] = {
+                { daemon_str("sleep_at"), daemon_str("0.05") },
+                { daemon_str("sleep_ms"), daemon_str("3600000") },
+        };
+        struct proto_load a = {
+                .path = daemon_str(FMUD_MASTER_FMU_DIR "/Scripted.fmu"),
+                .has_stop = true, .stop = 2.0, .has_step = true, .step = 0.01,
+                .has_budget = true, .budget = 100000.0, .n_starts = 2, .starts = starts,
+                .transient = transient,
+        };
+        struct proto_session_status st;
+        uint64_t s;
+
+        cr_assert(eq(int, fmud_load(c, &a, &s, NULL), 0), "%s", fmud_errmsg(c));
+        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+        *ret_pid = (pid_t)st.insts[0].pid;
+        cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s", fmud_errmsg(c));
+        /* Until the step at 0.05 is under way (a hang guard, not a measure). */
+        for (int i = 0; i < 20000; i++) {
+                cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+                if (st.time >= 0.05)
+                        break;
+                usleep(1000);
+        }
+        cr_assert(st.state == PROTO_STATE_RUNNING && st.time >= 0.05);
+        return s;
+}
+
+/*
+ * The daemon told to stop (SIGTERM, as systemctl stop does) while a step
+ * never returns: after a grace its worker is killed and the daemon exits
+ * (daemon_stop() asserts the exit and that no worker outlived it); it
+ * waited for the step for ever.
+ */
+Test(daemon_unload_hung, shutdown_ends_a_session_whose_step_never_returns, .timeout = 120,
+     .fini = teardown)
+{
+        struct fmud_daemon d;
+        struct fmud *c;
+        pid_t pid;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        (void) asleep(c, false, &pid);
+        fmud_close(c);
+        daemon_stop(&d);
+        cr_assert(daemon_pid_alive(pid) == false);
+}
+
+/*
+ * A transient session whose client vanished while its step never returns:
+ * when the lease runs out the worker is killed and the session goes; a
+ * stop waited for the step for ever, and the session stayed.
+ */
+Test(daemon_unload_hung, an_expired_lease_ends_a_session_whose_step_never_returns,
+     .timeout = 120, .fini = teardown)
+{
+        static const char conf[] = "[limits]\ntransient_grace = 1\n";
+        struct proto_list_result l;
+        char path[512];
+        struct fmud_daemon d;
+        struct fmud *c, *other;
+        bool listed = true;
+        pid_t pid;
+        uint64_t s;
+
+        conf_dir = tmpdir_new("fmud-unload-hung");
+        cr_assert(conf_dir != NULL);
+        cr_assert(tmpdir_write(conf_dir, "fmud.conf", conf, sizeof(conf) - 1) == 0);
+        snprintf(path, sizeof(path), "%s/fmud.conf", conf_dir);
+        daemon_start(&d, (const char *const[]){ "--config", path, NULL });
+        c = daemon_connect(&d);
+        s = asleep(c, true, &pid);
+        fmud_close(c);
+        other = daemon_connect(&d);
+        /* The grace is 1 s: a minute of 50 ms polls is a hang guard, not a measure. */
+        for (int i = 0; i < 1200 && listed; i++) {
+                cr_assert(eq(int, fmud_list(other, &l), 0), "%s", fmud_errmsg(other));
+                listed = false;
+                for (uint32_t k = 0; k < l.n; k++)
+                        listed |= l.sessions[k].session == s;
+                if (listed)
+                        usleep(50000);
+        }
+        cr_assert(not(listed), "the session outlived its lease");
+        cr_assert(daemon_pid_alive(pid) == false);
+        fmud_close(other);
+        daemon_stop(&d);
+}
+
 Test(daemon_unload_hung, a_worker_asleep_in_a_step_is_killed_not_waited_for, .timeout = 120,
      .fini = teardown)
 {
