@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -121,6 +122,27 @@ static void make_theirs(const struct hsess *hs, int fd, bool mark)
                 (void) fsetxattr(fd, hs->h->mark, hs->peer_ident, strlen(hs->peer_ident), 0);
 }
 
+/*
+ * The session's hold on its results file: an exclusive lock on its open
+ * file description, which goes with the session's last descriptor of it.
+ * Two sessions writing one file would each truncate and write over the
+ * other's rows; the second is refused while the first holds it.
+ */
+static int hold(int fd, const char *out, char *msg, size_t size)
+{
+        int e;
+
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+                return -1;
+        e = errno;
+        if (e == EWOULDBLOCK)
+                snprintf(msg, size, "'%s' is the results file of another session that is still "
+                         "loaded: not replaced (unload it, or name another file)", out);
+        else
+                snprintf(msg, size, "cannot lock '%s': %s", out, strerror(e));
+        return e == EWOULDBLOCK ? PROTO_E_STATE : PROTO_E_INTERNAL;
+}
+
 /* out, named by the client, below an output directory. */
 static int open_named(struct hsess *hs, const char *out, bool force, int *ret_fd, char *msg,
                       size_t size)
@@ -137,6 +159,11 @@ static int open_named(struct hsess *hs, const char *out, bool force, int *ret_fd
                                      msg, size);
                 if (code >= 0)
                         return code;
+                code = hold(fd, out, msg, size);
+                if (code >= 0) {
+                        close(fd);
+                        return code;
+                }
                 make_theirs(hs, fd, true);
                 if (fcntl(fd, F_SETFL, 0) < 0) {
                         snprintf(msg, size, "cannot write '%s': %s", out, strerror(errno));
@@ -164,6 +191,11 @@ static int open_named(struct hsess *hs, const char *out, bool force, int *ret_fd
                          "earlier run: not replaced (--force replaces it)", out);
                 close(fd);
                 return PROTO_E_DENIED;
+        }
+        code = hold(fd, out, msg, size);
+        if (code >= 0) {
+                close(fd);
+                return code;
         }
         if (fcntl(fd, F_SETFL, 0) < 0 || ftruncate(fd, 0) < 0) {
                 snprintf(msg, size, "cannot write '%s': %s", out, strerror(errno));

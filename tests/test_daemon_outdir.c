@@ -178,6 +178,42 @@ Test(daemon_outdir, a_second_run_of_the_same_client_replaces_its_own_results)
         daemon_stop(&d);
 }
 
+/*
+ * Two sessions loaded at once naming one results file, even with force
+ * and by the same client: the second is refused while the first holds
+ * the file (both wrote into it, one header over the other's rows), and
+ * accepted once the first is unloaded.
+ */
+Test(daemon_outdir, a_results_file_another_loaded_session_writes_is_refused)
+{
+        struct fmud_daemon d;
+        struct fmud *c;
+        char *out;
+        uint64_t s1, s2;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        out = daemon_path(&d, "run.csv");
+        cr_assert(eq(int, load(c, out, false, &s1), 0), "%s", fmud_errmsg(c));
+        for (int force = 0; force < 2; force++) {
+                int r = load(c, out, force, &s2);
+
+                daemon_assert_refused(c, r, PROTO_E_STATE, "a file another session writes");
+                cr_assert(strstr(fmud_errmsg(c), "another session") != NULL, "%s",
+                          fmud_errmsg(c));
+        }
+        cr_assert(eq(int, fmud_start(c, &(struct proto_target){ .session = s1 }, NULL), 0), "%s",
+                  fmud_errmsg(c));
+        unload(c, s1);
+        assert_results(out);
+        cr_assert(eq(int, load(c, out, false, &s2), 0), "%s", fmud_errmsg(c));
+        unload(c, s2);
+        assert_results(out);
+        fmud_close(c);
+        free(out);
+        daemon_stop(&d);
+}
+
 Test(daemon_outdir, a_load_that_names_no_file_writes_below_the_state_directory_and_says_where)
 {
         struct proto_session_status st;
@@ -345,7 +381,14 @@ Test(daemon_outdir, a_root_daemon_gives_the_new_results_file_to_the_client_that_
         c = daemon_connect(&d);
         r = load(c, out, false, &s);
         daemon_assert_refused(c, r, PROTO_E_DENIED, "another client's results");
-        /* The same client again: its own, replaced. */
+        /* The same client again, once its session that writes it is gone: its own, replaced. */
+        {
+                struct proto_list_result l;
+
+                cr_assert(eq(int, fmud_list(c, &l), 0), "%s", fmud_errmsg(c));
+                cr_assert(eq(u32, l.n, 1));
+                unload(c, l.sessions[0].session);
+        }
         r = other_loads(&d, out, line, sizeof(line));
         cr_assert(eq(int, r, 0), "the other user's second load: %d %s", r, line);
         /* No file named: a directory of the state directory, theirs too. */
