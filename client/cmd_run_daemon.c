@@ -415,6 +415,7 @@ static void results_line(FILE *f, const char *name, const char *out, size_t cols
  */
 static int copy_out(const struct run_cmd *a, const char *path, uint64_t session)
 {
+        void (*old_pipe)(int);
         char err[1024];
         int r;
 
@@ -423,7 +424,14 @@ static int copy_out(const struct run_cmd *a, const char *path, uint64_t session)
                         "endpoint): use --local, or --out FILE.csv\n");
                 return FMUCTL_EXIT_SYSTEM;
         }
+        /*
+         * A reader that left (| head) is a write error, not the end of
+         * fmuctl by SIGPIPE: the daemon's file is still removed, and a
+         * private daemon's directory after it.
+         */
+        old_pipe = signal(SIGPIPE, SIG_IGN);
         r = run_out_take(path, session, stdout, err, sizeof(err));
+        signal(SIGPIPE, old_pipe);
         if (r == 0)
                 return FMUCTL_EXIT_OK;
         fprintf(stderr, "fmuctl run: ");
@@ -483,7 +491,8 @@ static int run_session(struct run_cmd *a)
                 return code;
         if (r < 0) {
                 code = cli_fail(&a->cli, r, "load '%s'", a->scenario);
-                if (r == FMUD_E_REFUSED && fmud_errcode(a->cli.c) == PROTO_E_DENIED)
+                if (r == FMUD_E_REFUSED && fmud_errcode(a->cli.c) == PROTO_E_DENIED &&
+                    strstr(fmud_errmsg(a->cli.c), "not below"))
                         fprintf(stderr, "  (the daemon does not allow that directory; --private or "
                                 "--local run without it)\n");
                 return code;

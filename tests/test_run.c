@@ -6,19 +6,26 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "support/private_env.h"
 #include "support/run.h"
 #include "support/tmpdir.h"
+
+extern char **environ;
 
 static char *dir;
 
@@ -772,4 +779,47 @@ Test(run, a_sandboxed_worker_hung_in_its_step_dies_with_a_killed_fmuctl, .init =
                 run_result_fini(&r);
         }
         free(out);
+}
+
+/*
+ * `fmuctl run --out - | head -1` through a daemon: the reader leaves
+ * before the rows are copied. fmuctl says so and exits 3, and neither
+ * the daemon's results file nor the private daemon's directory is left;
+ * it died of SIGPIPE with both left behind.
+ */
+Test(run, results_on_stdout_to_a_reader_that_left_leave_nothing_behind, .init = setup,
+     .fini = teardown)
+{
+        char *tmp = NULL, *argv[] = { (char *)FMUD_FMUCTL, (char *)"run",
+                                      (char *)FMUD_TEST_FMU_DIR "/BouncingBall.fmu", (char *)"--out",
+                                      (char *)"-", (char *)"--quiet", NULL };
+        posix_spawn_file_actions_t fa;
+        int fds[2], status;
+        struct dirent *e;
+        size_t left = 0;
+        pid_t pid;
+        DIR *d;
+
+        cr_assert(asprintf(&tmp, "%s/tmp", dir) > 0);
+        cr_assert(eq(int, mkdir(tmp, 0700), 0));
+        cr_assert(eq(int, setenv("TMPDIR", tmp, 1), 0));
+        cr_assert(eq(int, pipe(fds), 0));
+        /* The reader has left before anything comes. */
+        close(fds[0]);
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+        cr_assert(eq(int, posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0));
+        posix_spawn_file_actions_destroy(&fa);
+        close(fds[1]);
+        cr_assert(eq(int, (int)waitpid(pid, &status, 0), (int)pid));
+        cr_assert(eq(int, WIFEXITED(status) ? 0 : WTERMSIG(status), 0), "fmuctl died of a signal");
+        cr_assert(eq(int, WEXITSTATUS(status), 3));
+        d = opendir(tmp);
+        cr_assert(d != NULL);
+        while ((e = readdir(d)))
+                left += e->d_name[0] != '.';
+        closedir(d);
+        cr_assert(eq(sz, left, 0), "the private daemon's directory is left in %s", tmp);
+        free(tmp);
 }
