@@ -143,7 +143,8 @@ int cmd_logs(int argc, char **argv)
                 r = follow(&a, &t, &seq);
         if (r == FMUD_E_REFUSED && follow_on && seq && fmud_errcode(a.c) == PROTO_E_NO_SESSION)
                 r = 0;  /* unloaded while followed: its messages were printed */
-        code = r < 0 && r != -EINTR ? cli_fail(&a, r, "logs of session %s", argv[optind]) :
+        code = r < 0 && r != -EINTR ?
+               cli_fail(&a, r, "get the logs of session %s", argv[optind]) :
                interrupted ? FMUCTL_EXIT_INTERRUPTED : FMUCTL_EXIT_OK;
         cli_close(&a);
         return code;
