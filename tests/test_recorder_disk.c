@@ -264,6 +264,41 @@ Test(recorder_disk, rows_reach_the_file_without_more_rows)
 }
 
 /*
+ * The results file removed while it is written (rm, a cleaning job): the
+ * rows go to a file nobody can read, which rec_close() says (-ENOENT);
+ * it said nothing and the run ended as a success.
+ */
+Test(recorder_disk, a_file_removed_while_written_is_an_error)
+{
+        char *dir = tmpdir_new("recorder-disk"), *path;
+
+        cr_assert(dir != NULL);
+        for (size_t i = 0; i < NBACKENDS; i++) {
+                struct rec_options o = { .backend = backends[i] };
+                struct rec *r;
+                int e;
+
+                cr_assert(asprintf(&path, "%s/gone%zu.csv", dir, i) > 0);
+                e = rec_open(path, counter_col, 1, &o, &r);
+                if (uring_refused(e)) {
+                        free(path);
+                        continue;
+                }
+                cr_assert(eq(int, e, 0));
+                for (uint64_t k = 0; k < 50; k++) {
+                        union rec_value v = { .u64 = k };
+
+                        cr_assert(eq(int, rec_sample(r, (double)k, &v), 0));
+                        if (k == 10)
+                                cr_assert(eq(int, unlink(path), 0));
+                }
+                cr_assert(eq(int, rec_close(r, NULL), -ENOENT), "backend %zu", i);
+                free(path);
+        }
+        tmpdir_free(dir);
+}
+
+/*
  * A recording process killed (SIGKILL) while it records a row every
  * millisecond: every row it had for longer than the flush interval is in
  * the file, which ends on a complete line.

@@ -59,6 +59,7 @@ static int setup_fd(struct rec *r, bool shared_offset)
         if ((fl & O_NONBLOCK) && fcntl(r->fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
                 return -errno;
         r->regular = S_ISREG(st.st_mode);
+        r->named = r->regular && st.st_nlink > 0;
         /*
          * pwrite(2) leaves a shared offset where it was, so what others
          * write after the rows would land on them; write(2) moves it.
@@ -267,6 +268,7 @@ void rec_get_stats(const struct rec *r, struct rec_stats *ret)
 
 int rec_close(struct rec *r, struct rec_stats *ret_stats)
 {
+        struct stat st;
         int e;
 
         if (!r)
@@ -282,6 +284,9 @@ int rec_close(struct rec *r, struct rec_stats *ret_stats)
         /* Pipes and devices have nothing to sync (fsync would say EINVAL). */
         if (r->fsync && r->regular && fsync(r->fd) < 0 && !e)
                 e = -errno;
+        /* Removed while written: the rows went to a file nobody can open. */
+        if (!e && r->named && fstat(r->fd, &st) == 0 && st.st_nlink == 0)
+                e = -ENOENT;
         if (close(r->fd) < 0 && !e && errno != EINTR)
                 e = -errno;
         if (ret_stats) {

@@ -270,7 +270,8 @@ void rec_get_stats(const struct rec *r, struct rec_stats *ret);
  * asked, close the file and free r, whatever happens. Fills *ret_stats
  * when not NULL, on failure too (the counters then say what was written
  * and lost). Returns 0, or the first error as -errno (a write error, the
- * fsync or close error). rec_close(NULL) returns 0.
+ * fsync or close error, -ENOENT when the file had a name when opened and
+ * has none now: removed while written). rec_close(NULL) returns 0.
  */
 int rec_close(struct rec *r, struct rec_stats *ret_stats);
 

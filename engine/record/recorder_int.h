@@ -70,6 +70,7 @@ extern const struct rec_ops rec_sync_ops;
 struct rec {
         int fd;
         bool regular;           /* a regular file (fsync applies) */
+        bool named;             /* it had a name when opened (not O_TMPFILE): losing it is lost rows */
         bool stream;            /* no offsets (pipe, FIFO, device, O_APPEND) or a
                                    shared one: write in order */
         int64_t next_off;       /* file offset of the next submitted buffer */

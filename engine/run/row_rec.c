@@ -5,6 +5,7 @@
 #include "engine/run/row_rec.h"
 #include "engine/record/numfmt.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +76,12 @@ void row_rec_failure(char *buf, size_t size, const char *path, int err, const st
         const char *name = strerrorname_np(-err);
         char t[NUMFMT_F64_MAX + 1];
 
+        /* rec_close(): removed while written, the rows with it. */
+        if (err == -ENOENT) {
+                snprintf(buf, size, "'%s' was removed while it was written: its %llu rows are lost",
+                         path, (unsigned long long)st->rows_written);
+                return;
+        }
         if (st->rows_written && !isnan(st->last_time)) {
                 t[numfmt_f64(t, st->last_time)] = '\0';
                 snprintf(buf, size, "writing '%s' failed: %s (%s); the file holds %llu rows, "
