@@ -30,6 +30,14 @@ void fmu_limits_default(struct fmu_limits *lim)
                 .max_ratio = 200,
                 .ratio_min_size = 1ull << 20,
                 .max_path_len = 1024,
+                /*
+                 * Unpacking costs a directory per component and per implied
+                 * directory, whatever the (possibly empty) data: a name of
+                 * 500 components is 1 KiB. Real FMUs' resources trees are
+                 * rarely more than ~15 deep; as many directories as entries.
+                 */
+                .max_depth = 64,
+                .max_dirs = 10000,
                 .max_md_size = 64u << 20,
         };
 }

@@ -26,6 +26,8 @@ struct fmu_limits {
         uint32_t max_ratio;             /* uncompressed/compressed, per entry and in total; default 200 */
         uint64_t ratio_min_size;        /* entries smaller than this skip the ratio check; default 1 MiB */
         size_t max_path_len;            /* one entry name; default 1024 */
+        size_t max_depth;               /* components of one entry name; default 64 */
+        size_t max_dirs;                /* distinct directories the names imply; default 10,000 */
         size_t max_md_size;             /* modelDescription.xml; default 64 MiB */
         bool container;                 /* not an FMU (an .ssp): no modelDescription.xml required */
 };
@@ -39,7 +41,8 @@ struct fmu_archive;
  * path, no '..' component, nothing that escapes after normalisation, only
  * regular files and directories (no symlinks or devices), no duplicate
  * names (after normalisation) unless the copies hold the same bytes, no
- * encryption, entry count, sizes and compression ratio within lim, and a
+ * encryption, entry count, sizes, compression ratio, name depth and the
+ * number of directories the names imply within lim, and a
  * modelDescription.xml present (unless lim->container).
  * Every broken rule is appended to diags, naming the entry. Duplicates
  * with the same bytes are a warning (DIAG_WARNING) and one copy is kept.

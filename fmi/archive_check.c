@@ -188,6 +188,23 @@ static void check_data(const struct fmu_limits *lim, const struct cdir_entry *ra
                          (unsigned long long)raw->comp_size);
 }
 
+/*
+ * Unpacking creates a directory per component, and the cost of reaching
+ * each one grows with its depth: bounded here, before anything is written.
+ */
+static void check_depth(const struct fmu_limits *lim, const struct cdir_entry *raw,
+                        const char *norm, struct ar_report *rep)
+{
+        size_t depth = 1;
+
+        for (const char *c = norm; *c; c++)
+                depth += *c == '/';
+        if (depth > lim->max_depth)
+                ar_error(rep, raw->name, raw->name_len,
+                         "entry name has %zu components, over the limit of %zu",
+                         depth, lim->max_depth);
+}
+
 /* Returns 1 when the entry went into ar->v, 0 when its name is refused, -ENOMEM. */
 static int check_entry(struct fmu_archive *ar, zip_uint64_t i, const struct cdir_entry *raw,
                        struct ar_report *rep)
@@ -211,6 +228,7 @@ static int check_entry(struct fmu_archive *ar, zip_uint64_t i, const struct cdir
         check_data(&ar->lim, raw, &st, is_dir, rep);
         if (bad)
                 return 0;
+        check_depth(&ar->lim, raw, norm, rep);
         ar->v[ar->n++] = (struct ar_entry){ .name = norm, .index = i, .size = raw->size,
                                             .crc = raw->crc, .kind = is_dir ? AR_DIR : AR_FILE };
         return 1;
@@ -413,6 +431,81 @@ static int check_duplicates(struct fmu_archive *ar, struct ar_report *rep)
         return r;
 }
 
+/* The directory an entry implies: all of a directory's name, a file's up to its last '/'. */
+struct dirpath {
+        const char *s;
+        size_t len;             /* 0: the root */
+};
+
+/*
+ * Byte i of the directory path with a '/' appended, then the end (0). '/'
+ * becomes 1, below every other byte a name may hold, so that a directory
+ * and everything beneath it are neighbours once sorted.
+ */
+static int dir_byte(const struct dirpath *d, size_t i)
+{
+        if (i < d->len)
+                return d->s[i] == '/' ? 1 : (unsigned char)d->s[i];
+        return i == d->len;
+}
+
+static int dirpath_cmp(const void *x, const void *y)
+{
+        const struct dirpath *a = x, *b = y;
+
+        for (size_t i = 0;; i++) {
+                int ca = dir_byte(a, i), cb = dir_byte(b, i);
+
+                if (ca != cb || !ca)
+                        return ca - cb;
+        }
+}
+
+/*
+ * The directories the names imply, each counted once, against
+ * lim->max_dirs: a bound on the depth alone still lets every entry bring
+ * its own chain of directories. Sorted, the directories a path shares with
+ * any earlier one are exactly those it shares with its predecessor, so the
+ * count costs a sort. The entry named is the first one past the limit.
+ */
+static int check_dirs(const struct fmu_archive *ar, struct ar_report *rep)
+{
+        struct dirpath *d = calloc(ar->n ? ar->n : 1, sizeof(*d));
+        const struct dirpath *over = NULL;
+        size_t n = 0, dirs = 0;
+
+        if (!d)
+                return -ENOMEM;
+        for (size_t k = 0; k < ar->n; k++) {
+                const char *name = ar->v[k].name, *slash = strrchr(name, '/');
+                size_t len = ar->v[k].kind == AR_DIR ? strlen(name) :
+                             slash ? (size_t)(slash - name) : 0;
+
+                if (len)
+                        d[n++] = (struct dirpath){ .s = name, .len = len };
+        }
+        qsort(d, n, sizeof(*d), dirpath_cmp);
+        for (size_t k = 0; k < n; k++) {
+                size_t i = 0;
+
+                /* Skip the components shared with the previous path; count the rest. */
+                while (k > 0 && dir_byte(&d[k], i) && dir_byte(&d[k], i) == dir_byte(&d[k - 1], i))
+                        i++;
+                while (i > 0 && dir_byte(&d[k], i - 1) != 1)
+                        i--;
+                for (; i <= d[k].len; i++)
+                        dirs += dir_byte(&d[k], i) == 1;
+                if (dirs > ar->lim.max_dirs && !over)
+                        over = &d[k];
+        }
+        if (over)
+                ar_error(rep, over->s, strlen(over->s),
+                         "entry names imply %zu directories, over the limit of %zu (the first entry past it)",
+                         dirs, ar->lim.max_dirs);
+        free(d);
+        return 0;
+}
+
 int ar_check(struct fmu_archive *ar, const struct cdir *cd, struct ar_report *rep)
 {
         const struct ar_entry *md;
@@ -431,6 +524,9 @@ int ar_check(struct fmu_archive *ar, const struct cdir *cd, struct ar_report *re
         if (r < 0)
                 return r;
         r = check_duplicates(ar, rep);
+        if (r < 0)
+                return r;
+        r = check_dirs(ar, rep);
         if (r < 0)
                 return r;
         md = ar_find(ar, AR_MD_ENTRY);

@@ -296,6 +296,100 @@ Test(archive, refuses_more_entries_than_the_limit)
         expect_refused(-EINVAL, "5 entries", "over the limit of 4");
 }
 
+/*
+ * "resources/<i>/a/a/.../a/x", depth levels of "a": an empty file as deep as
+ * a name under the length limit allows. Unpacking costs a directory per
+ * level, so such names multiply an archive of no bytes into millions of
+ * directories. malloc'ed.
+ */
+static char *deep_name(int i, int depth)
+{
+        char *s = malloc(32 + 2 * (size_t)depth);
+        int n;
+
+        cr_assert(ne(ptr, s, NULL));
+        n = sprintf(s, "resources/%d", i);
+        for (int k = 0; k < depth; k++)
+                n += sprintf(s + n, "/a");
+        strcpy(s + n, "/x");
+        return s;
+}
+
+/* modelDescription.xml and n deep names; returns the names for the caller to free. */
+static char **write_deep(int n, int depth)
+{
+        struct fx_entry *v = calloc((size_t)n + 1, sizeof(*v));
+        char **names = calloc((size_t)n, sizeof(*names));
+
+        cr_assert(ne(ptr, v, NULL));
+        cr_assert(ne(ptr, names, NULL));
+        v[0] = (struct fx_entry){ .name = "modelDescription.xml", .data = FX_MD, .len = strlen(FX_MD) };
+        for (int i = 0; i < n; i++) {
+                names[i] = deep_name(i, depth);
+                v[i + 1] = (struct fx_entry){ .name = names[i], .data = "", .len = 0 };
+        }
+        cr_assert(eq(int, fx_write_raw(fmu, v, (size_t)n + 1, false), 0));
+        free(v);
+        return names;
+}
+
+static void free_names(char **names, int n)
+{
+        for (int i = 0; i < n; i++)
+                free(names[i]);
+        free(names);
+}
+
+Test(archive, refuses_entry_name_deeper_than_the_limit)
+{
+        char **names = write_deep(1, 500);
+
+        cr_assert(lt(sz, strlen(names[0]), lim.max_path_len));
+        expect_refused(-EINVAL, "'resources/0/a/a/a/", "503 components, over the limit of 64");
+        free_names(names, 1);
+}
+
+Test(archive, accepts_entry_name_at_the_depth_limit)
+{
+        /* resources, 0, 61 levels and x: 64 components. */
+        char **names = write_deep(1, 61);
+
+        cr_assert(eq(int, load(), 0));
+        cr_assert(eq(sz, diag_errors(&diags), 0));
+        free_names(names, 1);
+}
+
+Test(archive, refuses_names_implying_more_directories_than_the_limit)
+{
+        /* 200 names of 60 levels each, every one within the depth limit: 12,201 directories. */
+        char **names = write_deep(200, 60);
+
+        expect_refused(-EINVAL, "12201 directories", "over the limit of 10000");
+        free_names(names, 200);
+}
+
+Test(archive, counts_shared_directories_once)
+{
+        struct fx_entry v[] = {
+                { .name = "modelDescription.xml", .data = FX_MD, .len = strlen(FX_MD) },
+                { .name = "resources/a/b/x", .data = "x", .len = 1 },
+                { .name = "resources/a/b/y", .data = "y", .len = 1 },
+                { .name = "resources/a/b/", .data = "", .len = 0 },
+                { .name = "resources/a!/z", .data = "z", .len = 1 },
+                { .name = "resources/a/c/", .data = "", .len = 0 },
+        };
+
+        /* resources, resources/a, resources/a/b, resources/a!, resources/a/c. */
+        lim.max_dirs = 5;
+        cr_assert(eq(int, fx_write_raw(fmu, v, 6, false), 0));
+        cr_assert(eq(int, load(), 0));
+        lim.max_dirs = 4;
+        diag_list_fini(&diags);
+        diag_list_init(&diags, 0);
+        cr_assert(eq(int, fmu_archive_open(fmu, &lim, &diags, &(struct fmu_archive *){ NULL }), -EINVAL));
+        cr_assert(fx_has_diag(&diags, "5 directories", "over the limit of 4"));
+}
+
 Test(archive, refuses_total_size_over_the_limit)
 {
         static char data[1000];
