@@ -320,35 +320,48 @@ static int check_local(const struct fmu_archive *ar, const struct cdir *cd, stru
         return 0;
 }
 
-/* '/' sorts before every other byte and case is folded, so "A" is next to "a" and "a/x". */
-static int fold(unsigned char c)
+/*
+ * '/' sorts before every other byte a name may hold, so that "f" is next to
+ * "f/..." (not "f!x" between them). With fold, case is folded too, so that
+ * "A" is next to "a".
+ */
+static int order(unsigned char c, bool fold)
 {
         if (c == '/')
                 return 1;
-        if (c >= 'A' && c <= 'Z')
+        if (fold && c >= 'A' && c <= 'Z')
                 return c - 'A' + 'a';
         return c;
 }
 
-static int fold_cmp(const char *a, const char *b, size_t *ret_common)
+static int name_cmp(const char *a, const char *b, bool fold, size_t *ret_common)
 {
         size_t i = 0;
 
-        while (a[i] && fold((unsigned char)a[i]) == fold((unsigned char)b[i]))
+        while (a[i] && order((unsigned char)a[i], fold) == order((unsigned char)b[i], fold))
                 i++;
         if (ret_common)
                 *ret_common = i;
-        return fold((unsigned char)a[i]) - fold((unsigned char)b[i]);
+        return order((unsigned char)a[i], fold) - order((unsigned char)b[i], fold);
 }
 
-static int entry_fold_cmp(const void *x, const void *y)
+static int entry_order_cmp(const struct ar_entry *a, const struct ar_entry *b, bool fold)
 {
-        const struct ar_entry *a = x, *b = y;
-        int c = fold_cmp(a->name, b->name, NULL);
+        int c = name_cmp(a->name, b->name, fold, NULL);
 
         if (!c)
                 c = strcmp(a->name, b->name);
         return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+static int entry_slash_cmp(const void *x, const void *y)
+{
+        return entry_order_cmp(x, y, false);
+}
+
+static int entry_fold_cmp(const void *x, const void *y)
+{
+        return entry_order_cmp(x, y, true);
 }
 
 static int entry_cmp(const void *x, const void *y)
@@ -394,28 +407,50 @@ static int check_pair(const struct fmu_archive *ar, const struct ar_entry *a, st
                 else
                         ar_error(rep, b->name, strlen(b->name),
                                  "duplicate entry name: both a file and a directory");
-        } else if (fold_cmp(a->name, b->name, &common) == 0) {
-                error_pair(rep, b->name, strlen(b->name), a->name, strlen(a->name),
-                           "duplicate entry name: differs from '%s' only in letter case");
-        } else if (a->kind == AR_FILE && a->name[common] == '\0' && b->name[common] == '/') {
-                error_pair(rep, a->name, strlen(a->name), b->name, strlen(b->name),
-                           "duplicate entry name: a file, and a directory in '%s'");
+        } else {
+                name_cmp(a->name, b->name, false, &common);
+                if (a->kind == AR_FILE && a->name[common] == '\0' && b->name[common] == '/')
+                        error_pair(rep, a->name, strlen(a->name), b->name, strlen(b->name),
+                                   "duplicate entry name: a file, and a directory in '%s'");
         }
         return 0;
 }
 
 /*
- * Sorted so that equal names, case variants and "f" / "f/..." are
- * neighbours (equal names in central directory order: the sort is by
- * index among them). Twins are dropped afterwards, so every name left is
- * unique for ar_find().
+ * Names that differ only in letter case are distinct to FMI, to zip and to
+ * the cache, which is unpacked on Linux, and other importers keep both too;
+ * only a case-insensitive file system would keep one of them, so the
+ * archive is accepted with a warning. Sorted with case folded, such names
+ * are neighbours.
+ */
+static void check_case(struct fmu_archive *ar, struct ar_report *rep)
+{
+        qsort(ar->v, ar->n, sizeof(*ar->v), entry_fold_cmp);
+        for (size_t k = 1; k < ar->n; k++) {
+                const struct ar_entry *a = &ar->v[k - 1], *b = &ar->v[k];
+                char *o;
+
+                if (!strcmp(a->name, b->name) || name_cmp(a->name, b->name, true, NULL))
+                        continue;
+                o = arpath_escape(a->name, strlen(a->name));
+                ar_warn(rep, b->name, strlen(b->name),
+                        "entry name differs from '%s' only in letter case: both are unpacked, "
+                        "but a case-insensitive file system would keep one", o ? o : "?");
+                free(o);
+        }
+}
+
+/*
+ * Sorted so that equal names and "f" / "f/..." are neighbours (equal names
+ * in central directory order: the sort is by index among them). Twins are
+ * dropped afterwards, so every name left is unique for ar_find().
  */
 static int check_duplicates(struct fmu_archive *ar, struct ar_report *rep)
 {
         size_t n = 0;
         int r = 0;
 
-        qsort(ar->v, ar->n, sizeof(*ar->v), entry_fold_cmp);
+        qsort(ar->v, ar->n, sizeof(*ar->v), entry_slash_cmp);
         for (size_t k = 1; k < ar->n && r >= 0; k++)
                 r = check_pair(ar, &ar->v[k - 1], &ar->v[k], rep);
         for (size_t k = 0; k < ar->n; k++) {
@@ -427,6 +462,7 @@ static int check_duplicates(struct fmu_archive *ar, struct ar_report *rep)
                 ar->twins++;
         }
         ar->n = n;
+        check_case(ar, rep);
         qsort(ar->v, ar->n, sizeof(*ar->v), entry_cmp);
         return r;
 }

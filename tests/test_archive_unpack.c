@@ -186,6 +186,33 @@ Test(unpack, unpacks_into_the_hash_directory_with_read_only_modes)
         fmu_archive_close(ar);
 }
 
+/* Neither FMI nor zip forbids it, and the cache is case-sensitive: both are kept. */
+Test(unpack, unpacks_names_differing_only_in_letter_case)
+{
+        struct fx_entry v[] = {
+                { .name = "modelDescription.xml", .data = FX_MD, .len = strlen(FX_MD) },
+                { .name = "resources/Data.txt", .data = "upper", .len = 5 },
+                { .name = "resources/Dz", .data = "z", .len = 1 },
+                { .name = "resources/data.txt", .data = "lower", .len = 5 },
+                { .name = "resources/Sub/x", .data = "x", .len = 1 },
+                { .name = "resources/sub/x", .data = "y", .len = 1 },
+        };
+        struct fmu_archive *ar;
+        char *out = NULL;
+
+        cr_assert(eq(int, fx_write_raw(fmu, v, sizeof(v) / sizeof(v[0]), false), 0));
+        ar = open_good();
+        cr_assert(eq(sz, diag_errors(&diags), 0));
+        cr_assert(fx_has_diag(&diags, "'resources/data.txt'", "only in letter case"));
+        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, NULL, &out), 0));
+        expect_file(out, "resources/Data.txt", "upper", 0444);
+        expect_file(out, "resources/data.txt", "lower", 0444);
+        expect_file(out, "resources/Sub/x", "x", 0444);
+        expect_file(out, "resources/sub/x", "y", 0444);
+        free(out);
+        fmu_archive_close(ar);
+}
+
 Test(unpack, second_unpack_reuses_the_directory)
 {
         struct fmu_archive *ar;
