@@ -195,6 +195,117 @@ static bool utf8_xml_start(const unsigned char *p, size_t len)
         return i < len && p[i] == '<';
 }
 
+/*
+ * Length of the UTF-8 sequence at p (left bytes), or 0 when it is not one
+ * (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF).
+ */
+static size_t utf8_seq(const unsigned char *p, size_t left)
+{
+        unsigned char lo = 0x80, hi = 0xBF;
+        size_t n;
+
+        if (p[0] < 0x80)
+                return 1;
+        if (p[0] >= 0xC2 && p[0] <= 0xDF)
+                n = 2;
+        else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+                n = 3;
+        else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+                n = 4;
+        else
+                return 0;
+        /* The second byte's range rules out overlong forms, surrogates and > U+10FFFF. */
+        if (p[0] == 0xE0)
+                lo = 0xA0;
+        else if (p[0] == 0xED)
+                hi = 0x9F;
+        else if (p[0] == 0xF0)
+                lo = 0x90;
+        else if (p[0] == 0xF4)
+                hi = 0x8F;
+        if (left < n || p[1] < lo || p[1] > hi)
+                return 0;
+        for (size_t i = 2; i < n; i++)
+                if (p[i] < 0x80 || p[i] > 0xBF)
+                        return 0;
+        return n;
+}
+
+/* The offset of the first byte that begins no UTF-8 sequence, or len. */
+static size_t utf8_invalid_at(const unsigned char *p, size_t len)
+{
+        size_t i = 0, n;
+
+        while (i < len) {
+                n = utf8_seq(p + i, len - i);
+                if (!n)
+                        return i;
+                i += n;
+        }
+        return len;
+}
+
+/*
+ * The encoding named by the XML declaration at the start of p, copied into
+ * out (size outsz) when it is a plain name; "" when there is none.
+ */
+static void declared_encoding(const unsigned char *p, size_t len, char *out, size_t outsz)
+{
+        const unsigned char *end, *e;
+        size_t n = 0;
+        unsigned char q;
+
+        out[0] = '\0';
+        if (len >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) {
+                p += 3;
+                len -= 3;
+        }
+        if (len < 6 || memcmp(p, "<?xml", 5) != 0)
+                return;
+        end = memmem(p, len < 1024 ? len : 1024, "?>", 2);
+        e = end ? memmem(p, (size_t)(end - p), "encoding", 8) : NULL;
+        if (!e)
+                return;
+        for (e += 8; e < end && (*e == ' ' || *e == '\t' || *e == '\r' || *e == '\n' || *e == '='); e++)
+                ;
+        if (e >= end || (*e != '"' && *e != '\''))
+                return;
+        q = *e++;
+        /* EncName (XML 1.0 [81]): ASCII letters, digits, '.', '_', '-', whatever the locale. */
+        while (e + n < end && n + 1 < outsz && e[n] != q &&
+               ((e[n] >= 'A' && e[n] <= 'Z') || (e[n] >= 'a' && e[n] <= 'z') ||
+                (e[n] >= '0' && e[n] <= '9') || e[n] == '.' || e[n] == '_' || e[n] == '-'))
+                n++;
+        if (e + n < end && e[n] == q) {
+                memcpy(out, e, n);
+                out[n] = '\0';
+        }
+}
+
+/*
+ * libxml2 would refuse the document too, but its message ("indicate
+ * encoding") asks for an encoding declaration, which FMI does not allow
+ * and the parser ignores (IGNORE_ENC): say what is wrong, where, and what
+ * the document claims to be.
+ */
+static int refuse_not_utf8(struct mx *x, const unsigned char *p, size_t len, size_t bad)
+{
+        char enc[64], said[128] = "";
+        int line = 1;
+
+        for (size_t i = 0; i < bad; i++)
+                line += p[i] == '\n';
+        declared_encoding(p, len, enc, sizeof(enc));
+        if (enc[0])
+                snprintf(said, sizeof(said), " (the XML declaration says encoding=\"%s\")", enc);
+        if (diag_add(x->diags, DIAG_ERROR, x->file, line, NULL,
+                     "not UTF-8: byte 0x%02X does not begin a valid UTF-8 sequence%s; %s must be UTF-8 (%s)",
+                     p[bad], said, what(x),
+                     x->encoding_rule ? x->encoding_rule : "FMI 3.0 section 2.4") < 0)
+                return -ENOMEM;
+        return -EINVAL;
+}
+
 int mx_read(struct mx *x, const void *buf, size_t len)
 {
         /*
@@ -210,6 +321,7 @@ int mx_read(struct mx *x, const void *buf, size_t len)
         void *saved_serror_ctx, *saved_error_ctx;
         xmlParserCtxtPtr ctxt;
         xmlDocPtr doc;
+        size_t bad;
         int r = 0;
 
         if (len > INT_MAX)
@@ -221,6 +333,9 @@ int mx_read(struct mx *x, const void *buf, size_t len)
                         return -ENOMEM;
                 return -EINVAL;
         }
+        bad = utf8_invalid_at(buf, len);
+        if (bad < len)
+                return refuse_not_utf8(x, buf, len, bad);
         r = mx_prescan(x, buf, len);
         if (r < 0)
                 return r;
