@@ -105,7 +105,8 @@ static int read_fmu(struct hsess *hs, const struct proto_instantiate *a, char **
         } else if (r < 0 && diag_errors(&diags)) {
                 hload_diag_text(&diags, msg, size);
                 code = r == -EPERM || r == -ELOOP || r == -EXDEV || r == -ENOENT || r == -EACCES ?
-                       PROTO_E_DENIED : PROTO_E_INVALID;
+                       PROTO_E_DENIED : r == -ENOSPC || r == -EDQUOT || r == -EROFS ||
+                       r == -EIO ? PROTO_E_INTERNAL : PROTO_E_INVALID;
         } else if (r < 0) {
                 code = PROTO_E_INVALID;
                 snprintf(msg, size, "cannot load '%s': %s", *ret_path, strerror(-r));

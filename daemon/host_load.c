@@ -509,6 +509,9 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
                 hload_diag_text(&diags, msg, sizeof(msg));
                 if (r == -EPERM || r == -ELOOP || r == -EXDEV || r == -ENOENT || r == -EACCES)
                         code = PROTO_E_DENIED;
+                /* The daemon's cache could not take a valid FMU: the daemon's, not the load's. */
+                else if (r == -ENOSPC || r == -EDQUOT || r == -EROFS || r == -EIO)
+                        code = PROTO_E_INTERNAL;
         } else if (r < 0) {
                 snprintf(msg, sizeof(msg), "cannot load '%s': %s", path, strerror(-r));
         }

@@ -206,7 +206,7 @@ static int import(int fd, const char *path, const struct fmu_opts *opts,
         struct fmu_archive *ar = NULL;
         size_t from = diags->n;
         struct fmu *fmu;
-        int r, bad = 0;
+        int r, bad = 0, sys = 0;
 
         *ret_fmu = NULL;
         if (fmi_cancelled(&opts->md_limits.cancel))
@@ -248,11 +248,14 @@ static int import(int fd, const char *path, const struct fmu_opts *opts,
                         diag_add(diags, DIAG_ERROR, path, 0, NULL, "cannot unpack into '%s': %s",
                                  opts->cache_dir, strerror(-r));
                         bad = 1;
+                        /* The cache's file system (full, read-only), not the FMU: said so. */
+                        if (r != -EINVAL && r != -EBADMSG)
+                                sys = r;
                 }
         }
         fmu_archive_close(ar);
         *ret_fmu = fmu;
-        return bad ? -EINVAL : 0;
+        return sys ? sys : bad ? -EINVAL : 0;
 
 out_free:
         fmu_archive_close(ar);

@@ -94,8 +94,10 @@ struct fmu {
  * problem was found (see diags; warnings alone do not refuse it unless
  * opts->strict); -ECANCELED when opts->md_limits.cancel answered true
  * (nothing set, nothing left in the cache); -ENOENT/-EACCES/... when the file
- * cannot be read; -ENOMEM. *ret_fmu is set whenever anything could be read
- * (also on -EINVAL, so callers can show the parsed part) and NULL otherwise;
+ * cannot be read; the cache's own error (-ENOSPC, -EROFS, -EDQUOT, -EIO ...,
+ * with a diagnostic) when a valid FMU cannot be unpacked into it; -ENOMEM.
+ * *ret_fmu is set whenever anything could be read (also on -EINVAL and a
+ * cache error, so callers can show the parsed part) and NULL otherwise;
  * free it with fmu_free().
  */
 int fmu_open(const char *path, const struct fmu_opts *opts, struct diag_list *diags,

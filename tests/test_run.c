@@ -8,6 +8,7 @@
 #include <criterion/new/assert.h>
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -822,4 +824,41 @@ Test(run, results_on_stdout_to_a_reader_that_left_leave_nothing_behind, .init = 
         closedir(d);
         cr_assert(eq(sz, left, 0), "the private daemon's directory is left in %s", tmp);
         free(tmp);
+}
+
+/*
+ * A cache that cannot take the FMU (full, or read-only): the error says
+ * so and exits 3, a system error, in this process and through the
+ * daemon; it said the scenario was invalid (exit 1), which a script that
+ * retries system errors takes for a broken model.
+ */
+Test(run, a_full_or_read_only_cache_is_a_system_error, .init = setup, .fini = teardown)
+{
+        char *cache = NULL;
+
+        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                cr_skip_test("no private mount namespace here: %s", strerror(errno));
+        cr_assert(asprintf(&cache, "%s/small", dir) > 0);
+        cr_assert(eq(int, mkdir(cache, 0755), 0));
+        cr_assert(eq(int, setenv("FMUD_CACHE_DIR", cache, 1), 0));
+        cr_assert(eq(int, setenv("XDG_CACHE_HOME", cache, 1), 0));
+        for (int ro = 0; ro < 2; ro++) {
+                cr_assert(eq(int, mount("tmpfs", cache, "tmpfs", ro ? MS_RDONLY : 0,
+                                        "size=16k,mode=0755"), 0), "%s", strerror(errno));
+                for (int local = 0; local < 2; local++) {
+                        struct run_result r = fmuctl((const char *[]){
+                                "run", FMUD_TEST_FMU_DIR "/BouncingBall.fmu", "--out", "-",
+                                "--quiet", local ? "--local" : NULL, NULL });
+
+                        cr_assert(eq(int, r.exit_code, 3), "ro %d, local %d: %s", ro, local, r.err);
+                        cr_assert(strstr(r.err, ro ? "Read-only file system" :
+                                         "No space left on device") != NULL, "ro %d, local %d: %s",
+                                  ro, local, r.err);
+                        cr_assert(strstr(r.err, "invalid") == NULL, "ro %d, local %d: %s", ro,
+                                  local, r.err);
+                        run_result_fini(&r);
+                }
+                cr_assert(eq(int, umount(cache), 0));
+        }
+        free(cache);
 }

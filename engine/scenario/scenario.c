@@ -493,6 +493,9 @@ int scenario_load(const char *path, const struct scenario_opts *opts,
         r = load_source(&l);
         if (r == 0)
                 r = passes(&l);
+        /* Not the scenario's fault: the cache's, whatever else was found. */
+        if (r == -EINVAL && l.sys_error)
+                r = l.sys_error;
         /* Once cancelled, whatever failed after it failed for that reason. */
         if (fmi_cancelled(&opts->cancel))
                 r = -ECANCELED;

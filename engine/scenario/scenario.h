@@ -313,7 +313,9 @@ void scenario_opts_default(struct scenario_opts *opts);
  *
  * Returns 0 with *ret set (free with scenario_free()); -EINVAL when the
  * scenario is refused (see diags); -ENOENT/-EACCES/... when path cannot be
- * read; -ECANCELED when opts->cancel answered true; -ENOMEM. Nothing is
+ * read; the cache's error (-ENOSPC, -EROFS ..., see diags) when an FMU
+ * could not be unpacked into it; -ECANCELED when opts->cancel answered
+ * true; -ENOMEM. Nothing is
  * written outside opts->cache_dir, and nothing
  * is left in it but unpacked FMUs (and FMUs taken out of a .ssp).
  */

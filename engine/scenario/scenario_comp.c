@@ -57,6 +57,9 @@ int sc_import(struct sc_load *l, struct scenario_component *c, int fd, const cha
         /* -EBADMSG (not a zip) and -ESTALE come with fmu_open()'s own diagnostic. */
         if (r == -EINVAL || r == -EBADMSG || r == -ESTALE)
                 sc_err(l, label, 0, c->name, "the FMU is refused (see above)");
+        else if (r < 0 && c->fmu)
+                /* Read, but the cache could not take it (fmu_open()'s diagnostic says why). */
+                l->sys_error = l->sys_error ? l->sys_error : r;
         else if (r < 0)
                 sc_err(l, label, 0, c->name, "the FMU cannot be read: %s", strerror(-r));
         if (r < 0) {

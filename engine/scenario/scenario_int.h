@@ -40,6 +40,8 @@ struct sc_load {
         struct ssd_doc doc;
         bool has_doc;
         bool flattened;                 /* sc_components() named every component */
+        int sys_error;                  /* the first FMU a full or read-only cache could not
+                                           take (-ENOSPC, -EROFS ...): what the load returns */
         bool private;                   /* confined, a file others may not read: no details */
 
         const struct ssd_element **elems;       /* per component: its SSD element */
