@@ -367,3 +367,35 @@ Test(master_fixed_step, a_rigid_fmu_keeps_its_step_across_another_ones_early_ret
         cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "b.bounces"), 1.0));
         msys_fini(&x);
 }
+
+/*
+ * Gauss-Seidel, a rigid consumer of a producer that steps again to meet
+ * another's early return (BouncingBall b and LinearOde p at once, then r
+ * taking p.x in sequence): r goes on to its own point with the input it took;
+ * it was sent back too and the session faulted.
+ */
+Test(master_fixed_step, a_rigid_gauss_seidel_consumer_keeps_its_step_across_an_early_return)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("b", "BouncingBall") MSYS_COMP("p", "LinearOde")
+                            MSYS_COMP("r", "FixedStepRigid"),
+                .connections = MSYS_CONN("b", "h", "p", "u0") MSYS_CONN("p", "x", "r", "u"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\" algorithm=\"gauss-seidel\" order=\"b p r\"",
+                /* Only r waits for p: b and p step at once, p past b's early return. */
+                .settings = "<fmud:GaussSeidel input=\"r.u\"/>" MSYS_RECORD("r.x")
+                            MSYS_RECORD("r.steps") MSYS_RECORD("b.bounces"),
+        };
+        size_t extra = 0;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        for (size_t i = 0; i < x.n_rows; i++)
+                extra += fabs(x.rows[i].t - nearbyint(x.rows[i].t / 0.1) * 0.1) > 1e-12;
+        cr_assert(extra >= 1, "no early return met");
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "r.steps"), 10.0));
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "b.bounces"), 1.0));
+        msys_fini(&x);
+}

@@ -132,8 +132,10 @@ static void plan_states(struct master *m)
 
                 for (size_t j = 0; j < mi->n_routes; j++)
                         gs |= mi->routes[j].sequential;
+                /* One whose step is fixed is never sent back to meet an early return. */
                 mi->save_state = mi->can_state &&
-                                 (m->opts.rollback_on_fault || others || (gs && m->any_early));
+                                 (m->opts.rollback_on_fault ||
+                                  (!mi->rigid && (others || (gs && m->any_early))));
         }
 }
 

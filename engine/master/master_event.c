@@ -66,6 +66,19 @@ static int events(struct master *m, bool (*want)(const struct master *, const st
 
                         if (!(pass == 0 ? want(m, &m->mi[i]) : m->mi[i].trig))
                                 continue;
+                        /*
+                         * A Clock ticks where its consumer is: one whose
+                         * step is fixed may be past an extra point
+                         * (master_step.c), and cannot meet a tick there.
+                         */
+                        if (pass > 0 && !here(m, &m->mi[i])) {
+                                m->fault = -ENOTSUP;
+                                return master_err(m, -ENOTSUP, "component '%s': its triggered "
+                                                  "input Clock ticks at t = %.17g, between its own "
+                                                  "points, which it cannot meet (its step is "
+                                                  "fixed: canHandleVariableCommunicationStepSize "
+                                                  "is false)", m->mi[i].name, m->t_cur);
+                        }
                         r = event(m, &m->mi[i]);
                         if (r < 0)
                                 return r;

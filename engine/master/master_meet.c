@@ -85,10 +85,14 @@ static bool mark(struct master *m, double t_meet)
 
         for (size_t k = 0; k < m->n; k++) {
                 struct mi *mi = &m->mi[m->by_stage[k]];
-                /* One whose step is fixed goes on to its own point (master_step.c). */
+                /*
+                 * One whose step is fixed goes on to its own point
+                 * (master_step.c), with the inputs it took, also from a
+                 * Gauss-Seidel producer that steps again.
+                 */
                 bool r = mi->due && mi->reached > t_meet + tol && !mi->rigid;
 
-                for (size_t j = 0; mi->due && !r && j < mi->n_routes; j++)
+                for (size_t j = 0; mi->due && !mi->rigid && !r && j < mi->n_routes; j++)
                         r = mi->routes[j].sequential && m->mi[mi->routes[j].prod].redo;
                 mi->redo = r;
                 any |= r;

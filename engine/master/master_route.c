@@ -24,12 +24,25 @@ static unsigned char *at(const struct mblock *b, size_t off)
         return b->vals + off * mv_size(b->type);
 }
 
+/*
+ * Whether a Gauss-Seidel consumer takes its producer's outputs after the
+ * step: once it stepped, but not from one whose step is fixed and ends
+ * past the consumer's (an extra point it steps over, master_step.c), whose
+ * outputs are held until it is there.
+ */
+static bool take_next(const struct master *m, const struct mi *mi, const struct mroute *r)
+{
+        const struct mi *p = &m->mi[r->prod];
+
+        return r->sequential && p->stepped &&
+               !(p->rigid && p->aim > mi->aim + master_tol(m, mi->aim));
+}
+
 void mroute_inputs(struct master *m, struct mi *mi)
 {
         for (size_t i = 0; i < mi->n_routes; i++) {
                 const struct mroute *r = &mi->routes[i];
-                const struct mblock *src = r->sequential && m->mi[r->prod].stepped ? r->src_next
-                                                                                   : r->src_pub;
+                const struct mblock *src = take_next(m, mi, r) ? r->src_next : r->src_pub;
 
                 mv_copy(r->dst->type, at(r->dst, r->dst_off), r->dst->sizes + r->dst_off,
                         src->type, at(src, r->src_off), src->sizes + r->src_off, r->n,
