@@ -81,12 +81,16 @@ def test_a_key_file_that_holds_no_key_is_refused(env, tmp_path):
     assert "needs both" in e.value.message
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+def free_ports(n):
+    """n distinct free ports: all held at once, so the kernel cannot give one twice."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def write_key(path, key, mode=0o600):
@@ -107,7 +111,7 @@ def test_tcp_with_curve_serves_a_listed_key_and_refuses_another(env, tmp_path):
     write_key(keys / "me.key", ok_sec)
     write_key(keys / "other.key", bad_sec)
     (keys / "authorized_keys").write_text("%s  # this test\n" % ok_pub.decode())
-    ep, pub = "tcp://127.0.0.1:%d" % free_port(), "tcp://127.0.0.1:%d" % free_port()
+    ep, pub = ("tcp://127.0.0.1:%d" % p for p in free_ports(2))
     d = Daemon(conf="[control]\ntcp_endpoint = %s\ntcp_pub_endpoint = %s\n"
                "server_secret_key = %s\nauthorized_keys = %s\n"
                % (ep, pub, keys / "server.key", keys / "authorized_keys"))
