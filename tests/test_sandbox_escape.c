@@ -26,6 +26,24 @@
 #include "support/tmpdir.h"
 #include "sandbox_fixture.h"
 
+/*
+ * A directory outside /tmp where there is one (/dev/shm), since a strict
+ * worker's /tmp is its own and would hide it anyway; else one in /tmp.
+ */
+static char *dir_outside_tmp(const char *prefix)
+{
+        const char *old = getenv("TMPDIR");
+        char *keep = old ? strdup(old) : NULL, *dir;
+        struct stat st;
+
+        if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0)
+                cr_assert(setenv("TMPDIR", "/dev/shm", 1) == 0);
+        dir = tmpdir_new(prefix);
+        cr_assert(keep ? setenv("TMPDIR", keep, 1) == 0 : unsetenv("TMPDIR") == 0);
+        free(keep);
+        return dir;
+}
+
 /* A process to aim kill() at. */
 static pid_t bystander(void)
 {
@@ -51,7 +69,8 @@ static void expect_refused_call(struct esc *e, int attempt, int arg, const char 
 
 static void attempts_refused(enum sandbox_mode mode)
 {
-        char *outside = tmpdir_new("fmud-sandbox-outside");
+        /* Outside /tmp, which a strict worker's own /tmp would hide anyway. */
+        char *outside = dir_outside_tmp("fmud-sandbox-outside");
         char secret[1100], name[64];
         const struct inst_layer *l;
         struct esc e;
@@ -262,6 +281,40 @@ Test(sandbox, strict_gives_each_worker_a_tmp_of_its_own)
         tmpdir_free(copy);
 }
 
+/*
+ * TMPDIR through a symbolic link below /tmp (/tmp/x -> /tmp/y): a strict
+ * worker's scratch directory is bound back under its private /tmp by its
+ * canonical path, so the worker starts and writes there; it failed to
+ * start, the link's path not being there.
+ */
+Test(sandbox, strict_starts_with_tmpdir_through_a_link)
+{
+        char *real = tmpdir_new("fmud-sandbox-real"), link[512], path[1100];
+        const char *old = getenv("TMPDIR");
+        char *keep = old ? strdup(old) : NULL;
+        struct inst_opts o;
+        struct esc e = { 0 };
+
+        cr_assert(real);
+        cr_assert(chmod(real, 0755) == 0);
+        snprintf(link, sizeof(link), "%s-link", real);
+        cr_assert(symlink(real, link) == 0, "%s", strerror(errno));
+        cr_assert(setenv("TMPDIR", link, 1) == 0);
+        sbx_opts_for(&o, "Escape", SANDBOX_STRICT);
+        o.log = sbx_on_log;
+        o.log_ctx = &e.log;
+        e.inst = sbx_start(&o);
+        cr_assert(keep ? setenv("TMPDIR", keep, 1) == 0 : unsetenv("TMPDIR") == 0);
+        cr_assert(sbx_esc_try(&e, 8, 0, NULL) == 0, "writing in TMPDIR");
+        snprintf(path, sizeof(path), "%s/escape-%d.txt", inst_scratch_dir(e.inst),
+                 (int)inst_pid(e.inst));
+        cr_assert(access(path, F_OK) == 0, "no '%s'", path);
+        cr_assert(inst_free(e.inst) == 0);
+        cr_assert(unlink(link) == 0);
+        free(keep);
+        tmpdir_free(real);
+}
+
 Test(sandbox, strict_instances_cannot_see_each_others_scratch)
 {
         neighbours(SANDBOX_STRICT);
@@ -300,24 +353,6 @@ static void start_hiding(struct esc *e, const char *hide, const char *scratch_ro
         o.log = sbx_on_log;
         o.log_ctx = &e->log;
         e->inst = sbx_start(&o);
-}
-
-/*
- * A directory outside /tmp where there is one (/dev/shm), since a strict
- * worker's /tmp is its own and would hide it anyway; else one in /tmp.
- */
-static char *dir_outside_tmp(const char *prefix)
-{
-        const char *old = getenv("TMPDIR");
-        char *keep = old ? strdup(old) : NULL, *dir;
-        struct stat st;
-
-        if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0)
-                cr_assert(setenv("TMPDIR", "/dev/shm", 1) == 0);
-        dir = tmpdir_new(prefix);
-        cr_assert(keep ? setenv("TMPDIR", keep, 1) == 0 : unsetenv("TMPDIR") == 0);
-        free(keep);
-        return dir;
 }
 
 Test(sandbox, strict_hides_the_daemons_socket_directory)

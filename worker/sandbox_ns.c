@@ -20,11 +20,12 @@
  * /tmp is the worker's own: a new tmpfs (mode 1777, at most the worker's
  * memory limit), writable, since FMUs write there whatever TMPDIR says
  * (glibc's tmpfile() always does). Being new, it holds nothing another
- * process could have planted; the scratch and FMU directories, when they
- * lie below /tmp, are bound back at their paths from descriptors opened
- * before it covered them, so no path is resolved in a place an FMU could
- * write. A file there is gone with the worker, as it is seen by no one
- * else.
+ * process could have planted; the scratch directory, when it lies below
+ * /tmp, is bound back at its path (scratch_make() made it canonical) from
+ * a descriptor opened before /tmp was covered, so no path is resolved in a
+ * place an FMU could write. An FMU directory below /tmp is reached through
+ * the descriptor sandbox_apply() holds, never by its path. A file there
+ * is gone with the worker, as it is seen by no one else.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -281,7 +282,13 @@ out:
 
 int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
 {
-        const char *keep[2] = { a->scratch, a->fmu_dir };
+        /*
+         * Only the scratch directory comes back under a private /tmp: the
+         * worker reaches the FMU through the descriptor sandbox_apply()
+         * holds, and a bind there would come under /tmp's Landlock rule,
+         * writable.
+         */
+        const char *keep[1] = { a->scratch };
         bool userns = geteuid() != 0;
         uid_t uid = getuid();
         gid_t gid = getgid();
@@ -320,7 +327,7 @@ int sandbox_namespaces(const struct sandbox_args *a, char *buf, size_t size)
                         goto out_errno;
         }
         step = "a private /tmp";
-        r = private_tmp(keep, 2, a->opts.mem_limit ? a->opts.mem_limit : SANDBOX_MEM_DEFAULT);
+        r = private_tmp(keep, 1, a->opts.mem_limit ? a->opts.mem_limit : SANDBOX_MEM_DEFAULT);
         if (r < 0)
                 goto out;
         tmp = r == 1;

@@ -100,6 +100,22 @@ int scratch_make(struct inst *inst, const struct sandbox_opts *o, uid_t uid, gid
                 (void) rmdir(dir);
                 goto out_base;
         }
+        /*
+         * By its canonical path: the worker's mount namespace binds it back
+         * at that path under a private /tmp (worker/sandbox_ns.c), where a
+         * symbolic link on the way (TMPDIR=/tmp/link) would not be.
+         */
+        {
+                char *real = realpath(dir, NULL);
+
+                if (!real) {
+                        r = -errno;
+                        (void) rmdir(dir);
+                        goto out_base;
+                }
+                free(dir);
+                dir = real;
+        }
         inst->scratch_dir = dir;
         inst->scratch_base = base;
         return 0;
