@@ -435,7 +435,7 @@ void host_free(struct host *h)
                 pthread_mutex_unlock(&hs->lock);
         }
         pthread_mutex_unlock(&h->lock);
-        clock_gettime(CLOCK_REALTIME, &grace);
+        clock_gettime(CLOCK_MONOTONIC, &grace);
         grace.tv_sec += HOST_QUIT_GRACE_S;
         /* Each thread retires itself when it has stopped and freed its session. */
         for (;;) {
@@ -453,9 +453,10 @@ void host_free(struct host *h)
                 pthread_t t = first ? first->thread : pthread_self();
                 pthread_mutex_unlock(&h->lock);
                 if (first) {
-                        if (abandoned || pthread_timedjoin_np(t, NULL, &grace) != 0) {
-                                if (!abandoned)
-                                        abandon_all(h);
+                        /* Past the grace, also a session whose master started since. */
+                        if (abandoned ||
+                            pthread_clockjoin_np(t, NULL, CLOCK_MONOTONIC, &grace) != 0) {
+                                abandon_all(h);
                                 abandoned = true;
                                 pthread_join(t, NULL);
                         }

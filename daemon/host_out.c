@@ -135,9 +135,12 @@ static int hold(int fd, const char *out, char *msg, size_t size)
         if (flock(fd, LOCK_EX | LOCK_NB) == 0)
                 return -1;
         e = errno;
+        /* A file system without locks (NFS without lockd): written as before, unheld. */
+        if (e == ENOLCK || e == EOPNOTSUPP)
+                return -1;
         if (e == EWOULDBLOCK)
-                snprintf(msg, size, "'%s' is the results file of another session that is still "
-                         "loaded: not replaced (unload it, or name another file)", out);
+                snprintf(msg, size, "'%s' is locked by another session still loaded (or another "
+                         "process): not replaced (unload it, or name another file)", out);
         else
                 snprintf(msg, size, "cannot lock '%s': %s", out, strerror(e));
         return e == EWOULDBLOCK ? PROTO_E_STATE : PROTO_E_INTERNAL;

@@ -199,7 +199,7 @@ Test(daemon_outdir, a_results_file_another_loaded_session_writes_is_refused)
                 int r = load(c, out, force, &s2);
 
                 daemon_assert_refused(c, r, PROTO_E_STATE, "a file another session writes");
-                cr_assert(strstr(fmud_errmsg(c), "another session") != NULL, "%s",
+                cr_assert(strstr(fmud_errmsg(c), "another session still loaded") != NULL, "%s",
                           fmud_errmsg(c));
         }
         cr_assert(eq(int, fmud_start(c, &(struct proto_target){ .session = s1 }, NULL), 0), "%s",

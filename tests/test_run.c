@@ -708,6 +708,9 @@ Test(run, ctrl_c_ends_a_run_whose_fmu_never_returns, .init = setup, .fini = tear
                         cr_assert(eq(dbl, last_time(csv), 0.3), "local %d, %d signals: %s", local,
                                   signals, csv);
                         free(csv);
+                        /* 50 ms polls for a minute: a bound against a hang, not a measurement. */
+                        for (int i = 0; i < 1200 && run_any_process_names(dir) > 0; i++)
+                                usleep(50000);
                         cr_assert(eq(int, run_any_process_names(dir), 0), "local %d, %d signals",
                                   local, signals);
                         run_result_fini(&r);
