@@ -180,16 +180,6 @@ Test(daemon_unload_hung, an_expired_lease_ends_a_session_whose_step_never_return
 Test(daemon_unload_hung, a_worker_asleep_in_a_step_is_killed_not_waited_for, .timeout = 120,
      .fini = teardown)
 {
-        struct proto_assign starts[] = {
-                { daemon_str("sleep_at"), daemon_str("0.05") },
-                { daemon_str("sleep_ms"), daemon_str("3600000") },
-        };
-        struct proto_load a = {
-                .path = daemon_str(FMUD_MASTER_FMU_DIR "/Scripted.fmu"),
-                .has_stop = true, .stop = 2.0, .has_step = true, .step = 0.01,
-                .has_budget = true, .budget = 100000.0, .n_starts = 2, .starts = starts,
-        };
-        struct proto_session_status st;
         struct fmud_daemon d;
         struct fmud *c;
         uint64_t s;
@@ -197,18 +187,7 @@ Test(daemon_unload_hung, a_worker_asleep_in_a_step_is_killed_not_waited_for, .ti
 
         daemon_start(&d, NULL);
         c = daemon_connect(&d);
-        cr_assert(eq(int, fmud_load(c, &a, &s, NULL), 0), "%s", fmud_errmsg(c));
-        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
-        pid = (pid_t)st.insts[0].pid;
-        cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s", fmud_errmsg(c));
-        /* Until the step at 0.05 is under way (a hang guard, not a measure). */
-        for (int i = 0; i < 20000; i++) {
-                cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
-                if (st.time >= 0.05)
-                        break;
-                usleep(1000);
-        }
-        cr_assert(st.state == PROTO_STATE_RUNNING && st.time >= 0.05);
+        s = asleep(c, false, &pid);
         cr_assert(eq(int, fmud_unload(c, &(struct proto_target){ s, 0 }), 0), "%s",
                   fmud_errmsg(c));
         cr_assert(daemon_pid_alive(pid) == false);

@@ -31,51 +31,12 @@ static char *slurp(int fd)
         return buf;
 }
 
-int run_capture(char *const argv[], struct run_result *ret)
-{
-        posix_spawn_file_actions_t fa;
-        FILE *out = tmpfile(), *err = tmpfile();
-        int status, r = 0;
-        pid_t pid;
-
-        if (!out || !err) {
-                r = -errno;
-                goto out_close;
-        }
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_adddup2(&fa, fileno(out), 1);
-        posix_spawn_file_actions_adddup2(&fa, fileno(err), 2);
-        r = -posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        if (r < 0)
-                goto out_close;
-        while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR) {
-                        r = -errno;
-                        goto out_close;
-                }
-        ret->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        ret->out = slurp(fileno(out));
-        ret->err = slurp(fileno(err));
-        if (!ret->out || !ret->err) {
-                run_result_fini(ret);
-                r = -ENOMEM;
-        }
-out_close:
-        if (out)
-                fclose(out);
-        if (err)
-                fclose(err);
-        return r;
-}
-
 int run_interrupt(char *const argv[], const char *when, int sig, int signals,
                   struct run_result *ret)
 {
         posix_spawn_file_actions_t fa;
         FILE *out = tmpfile(), *err = tmpfile();
-        bool seen = false;
+        bool seen = !when;
         int status, r = 0;
         pid_t pid;
 
@@ -128,6 +89,11 @@ out_close:
         if (err)
                 fclose(err);
         return r;
+}
+
+int run_capture(char *const argv[], struct run_result *ret)
+{
+        return run_interrupt(argv, NULL, 0, 0, ret);
 }
 
 int run_any_process_names(const char *s)

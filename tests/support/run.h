@@ -15,7 +15,8 @@ void run_result_fini(struct run_result *r);
  * run_capture(), but once the program has written `when` to stderr, send
  * it signal sig `signals` times (a tenth of a second apart), as a user's
  * Ctrl-C (SIGINT). -ETIMEDOUT (the program killed) when `when` did not
- * come within two minutes or the program ended first.
+ * come within two minutes or the program ended first. `when` NULL: no
+ * signal, as run_capture().
  */
 int run_interrupt(char *const argv[], const char *when, int sig, int signals,
                   struct run_result *ret);
