@@ -41,11 +41,22 @@ static void teardown(void)
         tmpdir_free(conf_dir);
 }
 
+/* The daemon started with a config file of its own holding conf (freed by teardown()). */
+static void start_with(struct fmud_daemon *d, const char *conf, size_t len)
+{
+        char path[512];
+
+        conf_dir = tmpdir_new("fmud-unload-hung");
+        cr_assert(conf_dir != NULL);
+        cr_assert(tmpdir_write(conf_dir, "fmud.conf", conf, len) == 0);
+        snprintf(path, sizeof(path), "%s/fmud.conf", conf_dir);
+        daemon_start(d, (const char *const[]){ "--config", path, NULL });
+}
+
 Test(daemon_unload_hung, a_stopped_worker_is_killed_not_waited_for, .timeout = 120,
      .fini = teardown)
 {
         static const char conf[] = "[limits]\ncall_timeout = 100000\n";
-        char path[512];
         struct proto_load a = { .path = daemon_str(FMUD_TEST_FMU_DIR "/Feedthrough.fmu") };
         struct proto_session_status st;
         struct fmud_daemon d;
@@ -54,11 +65,7 @@ Test(daemon_unload_hung, a_stopped_worker_is_killed_not_waited_for, .timeout = 1
         uint64_t s;
         pid_t pid;
 
-        conf_dir = tmpdir_new("fmud-unload-hung");
-        cr_assert(conf_dir != NULL);
-        cr_assert(tmpdir_write(conf_dir, "fmud.conf", conf, sizeof(conf) - 1) == 0);
-        snprintf(path, sizeof(path), "%s/fmud.conf", conf_dir);
-        daemon_start(&d, (const char *const[]){ "--config", path, NULL });
+        start_with(&d, conf, sizeof(conf) - 1);
         c = daemon_connect(&d);
         cr_assert(eq(int, fmud_load(c, &a, &s, NULL), 0), "%s", fmud_errmsg(c));
         cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
@@ -146,18 +153,13 @@ Test(daemon_unload_hung, an_expired_lease_ends_a_session_whose_step_never_return
 {
         static const char conf[] = "[limits]\ntransient_grace = 1\n";
         struct proto_list_result l;
-        char path[512];
         struct fmud_daemon d;
         struct fmud *c, *other;
         bool listed = true;
         pid_t pid;
         uint64_t s;
 
-        conf_dir = tmpdir_new("fmud-unload-hung");
-        cr_assert(conf_dir != NULL);
-        cr_assert(tmpdir_write(conf_dir, "fmud.conf", conf, sizeof(conf) - 1) == 0);
-        snprintf(path, sizeof(path), "%s/fmud.conf", conf_dir);
-        daemon_start(&d, (const char *const[]){ "--config", path, NULL });
+        start_with(&d, conf, sizeof(conf) - 1);
         c = daemon_connect(&d);
         s = asleep(c, true, &pid);
         fmud_close(c);
