@@ -12,8 +12,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
@@ -39,10 +41,16 @@ int results_fetch_open(struct results_fetch *f, const char *path, char *err, siz
          * header holds something, mat4_csv.h): a refused load leaves it
          * as it was, and one made here for nothing is removed.
          */
-        f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644);
+        /*
+         * Read too: after a failed write its last complete line is looked
+         * for (cut_to_last_line()); a file one may only write is written.
+         */
+        f->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0644);
         if (f->fd >= 0)
                 f->created = true;
         else if (errno == EEXIST)
+                f->fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+        if (f->fd < 0 && errno == EACCES && !f->created)
                 f->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
         if (f->fd < 0) {
                 e = errno;
@@ -152,6 +160,38 @@ static int name_it(const struct results_fetch *f, int r, char *err, size_t size)
         return r;
 }
 
+/*
+ * After a failed write (a full disk, the file size limit): the file cut
+ * back to its last complete line, as the recorder leaves a run's own, so
+ * that no reader takes half a row for a row. What is buffered is dropped
+ * first, or closing would write it after the cut.
+ */
+static void cut_to_last_line(struct results_fetch *f)
+{
+        char buf[4096];
+        struct stat st;
+        int fd = fileno(f->out);
+        off_t end;
+
+        __fpurge(f->out);
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+                return;
+        for (end = st.st_size; end > 0;) {
+                off_t from = end > (off_t)sizeof(buf) ? end - (off_t)sizeof(buf) : 0;
+                ssize_t n = pread(fd, buf, (size_t)(end - from), from);
+
+                if (n <= 0)
+                        return;
+                for (ssize_t i = n; i > 0; i--)
+                        if (buf[i - 1] == '\n') {
+                                (void) ftruncate(fd, from + i);
+                                return;
+                        }
+                end = from;
+        }
+        (void) ftruncate(fd, 0);
+}
+
 static int put(struct results_fetch *f, const void *p, size_t len, char *err, size_t size)
 {
         int r;
@@ -177,6 +217,8 @@ static int put(struct results_fetch *f, const void *p, size_t len, char *err, si
         if (len && fwrite(p, 1, len, f->out) != len) {
                 int e = errno ? errno : EIO;
 
+                if (f->out != stdout)
+                        cut_to_last_line(f);
                 snprintf(err, size, "cannot write '%s': %s", f->out == stdout ? "standard output" :
                          f->path, strerror(e));
                 return -e;
@@ -213,9 +255,13 @@ int results_fetch_pump(struct results_fetch *f, struct fmud *c, const struct pro
                         break;
         }
         if (!f->to_mat && fflush(f->out) != 0) {
+                int e = errno;
+
                 snprintf(err, size, "cannot write '%s': %s", f->out == stdout ? "standard output" :
-                         f->path, strerror(errno));
-                return -errno;
+                         f->path, strerror(e));
+                if (f->out != stdout)
+                        cut_to_last_line(f);
+                return -e;
         }
         return f->done ? 1 : 0;
 }
