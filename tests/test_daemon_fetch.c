@@ -782,7 +782,7 @@ Test(daemon_fetch, results_over_the_file_size_limit_are_a_write_error)
 Test(daemon_fetch, ctrl_c_keeps_the_rows_of_a_local_run_in_its_mat)
 {
         const char *ft = FMUD_TEST_FMU_DIR "/Feedthrough.fmu";
-        char *mat = daemon_path(&d, "c.mat");
+        char *mat = daemon_path(&d, "c.mat"), *tmp = NULL;
         int status, i;
         size_t len, off = 0;
         unsigned char *ms;
@@ -800,16 +800,23 @@ Test(daemon_fetch, ctrl_c_keeps_the_rows_of_a_local_run_in_its_mat)
                       "--stop-time", "60", "--record", "Float64_output", "--out", mat, (char *)NULL);
                 _exit(127);
         }
-        /* The .mat is made as the recording starts, after fmuctl took the signal. */
-        for (i = 0; i < 20000 && access(mat, F_OK) < 0; i++)
+        /*
+         * The .mat is written as the recording starts, after fmuctl took
+         * the signal, to a file of its own beside it (c.mat.PID-0), renamed
+         * over it at the end.
+         */
+        cr_assert(asprintf(&tmp, "%s.%d-0", mat, (int)pid) > 0);
+        for (i = 0; i < 20000 && access(tmp, F_OK) < 0; i++)
                 usleep(1000);
-        if (access(mat, F_OK) < 0)
+        if (access(tmp, F_OK) < 0)
                 kill(pid, SIGKILL);
-        cr_assert(eq(int, access(mat, F_OK), 0), "the run did not start");
+        cr_assert(eq(int, access(tmp, F_OK), 0), "the run did not start");
         usleep(200000);         /* a few points: the test holds whatever came */
         cr_assert(eq(int, kill(pid, SIGINT), 0));
         cr_assert(eq(int, waitpid(pid, &status, 0), pid));
         cr_assert(eq(int, WIFEXITED(status) ? WEXITSTATUS(status) : -1, 130), "status %#x", status);
+        cr_assert(access(tmp, F_OK) < 0, "'%s' was left", tmp);
+        free(tmp);
         ms = (unsigned char *)daemon_slurp(mat, &len);
         do
                 m = next_mat(ms, len, &off);

@@ -865,3 +865,68 @@ Test(run, a_full_or_read_only_cache_is_a_system_error, .init = setup, .fini = te
         }
         free(cache);
 }
+
+/* A binary file whole (caller frees), its length in *ret_len. */
+static char *read_all(const char *path, size_t *ret_len)
+{
+        FILE *f = fopen(path, "rb");
+        char *buf = malloc(1 << 20);
+
+        cr_assert(f != NULL && buf != NULL, "%s", path);
+        *ret_len = fread(buf, 1, 1 << 20, f);
+        fclose(f);
+        return buf;
+}
+
+/*
+ * A .mat out whose disk fills during the run: the error says so (exit 3)
+ * and a .mat of that name from an earlier run is as it was; the rows were
+ * converted into it in place, and it was left empty.
+ */
+Test(run, a_mat_out_on_a_full_disk_leaves_the_earlier_file_as_it_was, .init = setup,
+     .fini = teardown)
+{
+        char *small = NULL, *mat = NULL, *before, *after;
+        size_t len_before = 0, len_after = 0;
+        struct run_result r;
+
+        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                cr_skip_test("no private mount namespace here: %s", strerror(errno));
+        cr_assert(asprintf(&small, "%s/small", dir) > 0);
+        cr_assert(eq(int, mkdir(small, 0755), 0));
+        cr_assert(eq(int, mount("tmpfs", small, "tmpfs", 0, "size=64k,mode=0755"), 0), "%s",
+                  strerror(errno));
+        cr_assert(asprintf(&mat, "%s/r.mat", small) > 0);
+        r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/BouncingBall.fmu", "--out", mat,
+                                     "--stop-time", "0.5", "--quiet", "--local", NULL });
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        run_result_fini(&r);
+        before = read_all(mat, &len_before);
+        cr_assert(len_before > 0);
+        /* Far more rows than 64 KiB hold. */
+        r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/BouncingBall.fmu", "--out", mat,
+                                     "--stop-time", "100", "--step", "0.001", "--quiet",
+                                     "--local", NULL });
+        cr_assert(eq(int, r.exit_code, 3), "%s", r.err);
+        cr_assert(strstr(r.err, "No space left on device") != NULL, "%s", r.err);
+        after = read_all(mat, &len_after);
+        cr_assert(eq(sz, len_after, len_before));
+        cr_assert(eq(int, memcmp(before, after, len_before), 0));
+        free(before);
+        free(after);
+        /* And the new file it was written to is gone. */
+        {
+                DIR *d = opendir(small);
+                struct dirent *e;
+                size_t n = 0;
+
+                cr_assert(d != NULL);
+                while ((e = readdir(d)))
+                        n += e->d_name[0] != '.';
+                closedir(d);
+                cr_assert(eq(sz, n, 1));
+        }
+        cr_assert(eq(int, umount2(small, MNT_DETACH), 0));
+        free(mat);
+        free(small);
+}

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PROGRESS_STEPS 100
@@ -28,7 +29,8 @@ struct run_ctx {
         enum rec_type *types;           /* per column */
         union rec_value *values;        /* per column, reused for every row */
         int error;                      /* first recorder error */
-        int mat_fd;                     /* a .mat out: the file, */
+        int mat_fd;                     /* a .mat out: the file being written, */
+        char *mat_tmp;                  /* its name beside the out, renamed over it at the end */
         int csv_fd;                     /* and the CSV of its rows */
         const char *csv_where;          /* NULL: beside it; else the directory of that CSV */
 };
@@ -117,9 +119,10 @@ static char *dir_of(const char *path)
 }
 
 /*
- * A .mat out: the file opened now, not truncated (the converter does that
- * once its header holds something, mat4_csv.h), and an unnamed CSV for
- * the rows in its directory (O_TMPFILE), so a full disk is the
+ * A .mat out: a new file beside it (PATH.XXXXXX), renamed over it once the
+ * rows are converted, so that a run whose .mat cannot be written (a full
+ * disk) leaves a file of that name from before as it was; and an unnamed
+ * CSV for the rows in its directory (O_TMPFILE), so a full disk is the
  * destination's; where that filesystem has no unnamed files, in $TMPDIR
  * or /tmp (c->csv_where says so). The recorder's descriptor of that CSV;
  * -errno.
@@ -130,11 +133,32 @@ static int open_mat(struct run_ctx *c, const char *path)
         char *dir = dir_of(path), *name;
         int fd, e;
 
+        struct stat st;
+
         if (!dir)
                 return -ENOMEM;
-        c->mat_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+        /* What cannot be replaced by a file is refused now, not after the run. */
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+                free(dir);
+                return -EISDIR;
+        }
+        /* A name of its own, made as open(path, O_CREAT, 0644) would have made the file. */
+        for (unsigned k = 0; k < 100 && c->mat_fd < 0; k++) {
+                free(c->mat_tmp);
+                if (asprintf(&c->mat_tmp, "%s.%u-%u", path, (unsigned)getpid(), k) < 0) {
+                        c->mat_tmp = NULL;
+                        free(dir);
+                        return -ENOMEM;
+                }
+                c->mat_fd = open(c->mat_tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY,
+                                 0644);
+                if (c->mat_fd < 0 && errno != EEXIST)
+                        break;
+        }
         if (c->mat_fd < 0) {
                 e = errno;
+                free(c->mat_tmp);
+                c->mat_tmp = NULL;
                 free(dir);
                 return -e;
         }
@@ -198,8 +222,13 @@ static int finish_mat(struct run_ctx *c, const struct run_opts *o, struct run_re
         if (close(c->mat_fd) < 0 && r == 0)
                 r = -errno;
         c->mat_fd = -1;
-        if (r == 0)
+        if (r == 0 && rename(c->mat_tmp, o->out) < 0)
+                r = -errno;
+        if (r == 0) {
+                free(c->mat_tmp);
+                c->mat_tmp = NULL;
                 return r_run;
+        }
         if (!err[0])
                 snprintf(err, sizeof(err), "%s", strerror(-r));
         return mat_failed(o, rep, r_run, r, err);
@@ -461,6 +490,11 @@ out:
                 r = finish_mat(&c, o, rep, r);
         if (c.mat_fd >= 0)
                 close(c.mat_fd);
+        /* Not converted, or not renamed: the file of that name stays as it was. */
+        if (c.mat_tmp) {
+                (void) unlink(c.mat_tmp);
+                free(c.mat_tmp);
+        }
         if (c.csv_fd >= 0)
                 close(c.csv_fd);
         free(c.types);
