@@ -119,7 +119,7 @@ static char *dir_of(const char *path)
 }
 
 /*
- * A .mat out: a new file beside it (PATH.XXXXXX), renamed over it once the
+ * A .mat out: a new file beside it (PATH.PID-N), renamed over it once the
  * rows are converted, so that a run whose .mat cannot be written (a full
  * disk) leaves a file of that name from before as it was; and an unnamed
  * CSV for the rows in its directory (O_TMPFILE), so a full disk is the
@@ -131,9 +131,8 @@ static int open_mat(struct run_ctx *c, const char *path)
 {
         const char *tmpdir = getenv("TMPDIR");
         char *dir = dir_of(path), *name;
-        int fd, e;
-
         struct stat st;
+        int fd, e;
 
         if (!dir)
                 return -ENOMEM;
