@@ -909,6 +909,7 @@ Test(run, a_mat_out_on_a_full_disk_leaves_the_earlier_file_as_it_was, .init = se
                                      "--local", NULL });
         cr_assert(eq(int, r.exit_code, 3), "%s", r.err);
         cr_assert(strstr(r.err, "No space left on device") != NULL, "%s", r.err);
+        run_result_fini(&r);
         after = read_all(mat, &len_after);
         cr_assert(eq(sz, len_after, len_before));
         cr_assert(eq(int, memcmp(before, after, len_before), 0));
