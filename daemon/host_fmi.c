@@ -104,9 +104,7 @@ static int read_fmu(struct hsess *hs, const struct proto_instantiate *a, char **
                 hload_diag_text(&diags, msg, size);
         } else if (r < 0 && diag_errors(&diags)) {
                 hload_diag_text(&diags, msg, size);
-                code = r == -EPERM || r == -ELOOP || r == -EXDEV || r == -ENOENT || r == -EACCES ?
-                       PROTO_E_DENIED : r == -ENOSPC || r == -EDQUOT || r == -EROFS ||
-                       r == -EIO ? PROTO_E_INTERNAL : PROTO_E_INVALID;
+                code = hload_refusal_code(r);
         } else if (r < 0) {
                 code = PROTO_E_INVALID;
                 snprintf(msg, size, "cannot load '%s': %s", *ret_path, strerror(-r));

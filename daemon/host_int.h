@@ -404,6 +404,8 @@ int hload_check(struct host *h, const struct proto_load *a, const struct open_as
 int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size);
 /* Session thread: free everything the session holds (master, recorder, session, scenario). */
 void hload_free(struct hsess *hs);
+/* The reply code for a load scenario_load() refused with -errno r and diagnostics. */
+int hload_refusal_code(int r);
 /* The first few error diagnostics of a refused load into msg, one a line. */
 void hload_diag_text(const struct diag_list *d, char *msg, size_t size);
 /* The daemon's sandbox options for hs's workers (its mode). */

@@ -187,6 +187,17 @@ static void load_strs_fini(struct load_strs *ls)
 }
 
 /* The first few diagnostics, one a line. */
+int hload_refusal_code(int r)
+{
+        /* Not below an allowed directory, a link on the way, not there: as hpath_open(). */
+        if (r == -EPERM || r == -ELOOP || r == -EXDEV || r == -ENOENT || r == -EACCES)
+                return PROTO_E_DENIED;
+        /* The daemon's cache could not take a valid FMU: the daemon's, not the load's. */
+        if (r == -ENOSPC || r == -EDQUOT || r == -EROFS || r == -EIO)
+                return PROTO_E_INTERNAL;
+        return PROTO_E_INVALID;
+}
+
 void hload_diag_text(const struct diag_list *d, char *msg, size_t size)
 {
         size_t len = 0, lines = 0;
@@ -505,13 +516,8 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         } else if (r == -EINVAL) {
                 hload_diag_text(&diags, msg, sizeof(msg));
         } else if (r < 0 && diag_errors(&diags)) {
-                /* Not below an allowed directory, a link on the way, not there: as hpath_open(). */
                 hload_diag_text(&diags, msg, sizeof(msg));
-                if (r == -EPERM || r == -ELOOP || r == -EXDEV || r == -ENOENT || r == -EACCES)
-                        code = PROTO_E_DENIED;
-                /* The daemon's cache could not take a valid FMU: the daemon's, not the load's. */
-                else if (r == -ENOSPC || r == -EDQUOT || r == -EROFS || r == -EIO)
-                        code = PROTO_E_INTERNAL;
+                code = hload_refusal_code(r);
         } else if (r < 0) {
                 snprintf(msg, sizeof(msg), "cannot load '%s': %s", path, strerror(-r));
         }

@@ -185,6 +185,20 @@ int call_send(struct inst *inst, struct req *rq, const struct timespec *deadline
         return 0;
 }
 
+/* Why the call in flight is no longer waited for (its worker is killed), or NULL. */
+static const char *unwanted(const struct inst *inst)
+{
+        /* Its session is going away: the step's result is wanted by no one. */
+        if (inst->cur_op == CALL_OP_DO_STEP &&
+            atomic_load_explicit(&inst->abandoned, memory_order_relaxed))
+                return "step: the session was abandoned";
+        /* Its caller was interrupted: nothing but the end of the FMU is waited for. */
+        if (inst->cancel && *inst->cancel && inst->cur_op != CALL_OP_TERMINATE &&
+            inst->cur_op != CALL_OP_FREE)
+                return "call: the run was interrupted";
+        return NULL;
+}
+
 int call_next(struct inst *inst, const struct timespec *deadline, const void **rec,
                        size_t *len)
 {
@@ -216,19 +230,11 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
                         return inst_protocol(inst, "the reply ring is broken");
                 if (!first || !reuse)
                         now = now_ns();
-                /* Its session is going away: the step's result is wanted by no one. */
-                if (inst->cur_op == CALL_OP_DO_STEP &&
-                    atomic_load_explicit(&inst->abandoned, memory_order_relaxed)) {
+                const char *why = unwanted(inst);
+                if (why) {
                         fault_kill(inst);
-                        return inst_fault_set(inst, -ECANCELED, "worker %d killed in its step: "
-                                              "the session was abandoned", (int)inst->pid);
-                }
-                /* Its caller was interrupted: nothing but the end of the FMU is waited for. */
-                if (inst->cancel && *inst->cancel && inst->cur_op != CALL_OP_TERMINATE &&
-                    inst->cur_op != CALL_OP_FREE) {
-                        fault_kill(inst);
-                        return inst_fault_set(inst, -ECANCELED, "worker %d killed in its call: "
-                                              "the run was interrupted", (int)inst->pid);
+                        return inst_fault_set(inst, -ECANCELED, "worker %d killed in its %s",
+                                              (int)inst->pid, why);
                 }
                 if (now >= end) {
                         if (spawn_poll(inst) && ring_peek(inst->rx, rec, len) != 0)
