@@ -399,3 +399,39 @@ Test(master_fixed_step, a_rigid_gauss_seidel_consumer_keeps_its_step_across_an_e
         cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "b.bounces"), 1.0));
         msys_fini(&x);
 }
+
+/*
+ * A rigid FMU's triggered input Clock connected to an output Clock that
+ * ticks between its points (p's out at 0.66 s; r steps 0.05 s and all its
+ * own Clocks tick on that grid): r cannot meet the tick (FMI 3.0 section
+ * 4.4: no shorter step), so the session faults there and names r, before
+ * any Event Mode of r at 0.66 s. The ticks on its grid (p's out at 0)
+ * reached it.
+ */
+Test(master_fixed_step, a_rigid_fmus_triggered_clock_ticking_between_its_points_faults_naming_it)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("p", "ClockKinds33") MSYS_COMP("r", "ClockKindsRigid"),
+                .connections = MSYS_CONN("p", "out", "r", "trg"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.05\"",
+                .settings = MSYS_RECORD("r.n_trg") MSYS_RECORD("r.n_cst") MSYS_RECORD("p.n_cst"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), -ENOTSUP));
+        cr_assert(eq(int, master_state(x.m), MASTER_FAULTED));
+        cr_assert(not(eq(ptr, strstr(master_message(x.m), "component 'r': its triggered input "
+                                     "Clock ticks at t = 0.66"), NULL)), "%s", master_message(x.m));
+        cr_assert(not(eq(ptr, strstr(master_message(x.m), "canHandleVariableCommunicationStepSize"),
+                         NULL)));
+        /* Rows up to the extra point, r's own Clocks and the tick at 0 counted. */
+        const struct mrow *last = &x.rows[x.n_rows - 1];
+        cr_assert(ieee_ulp_eq(dbl, last->t, 0.66, 4), "%.17g", last->t);
+        cr_assert(eq(dbl, val(&x, last, "r.n_trg"), 1.0));
+        cr_assert(eq(dbl, val(&x, last, "r.n_cst"), 3.0));
+        cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "r"), 7), 1));
+        msys_fini(&x);
+}
