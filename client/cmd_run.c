@@ -9,6 +9,7 @@
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,7 +260,10 @@ static int exit_code(enum run_phase phase, int r)
  */
 #define ABANDON_S       5
 
-static volatile sig_atomic_t local_stop, local_abandon;
+static volatile sig_atomic_t local_stop;
+/* The session's cancel flag (inst_opts.cancel): lock-free, so a handler may set it. */
+static atomic_bool local_abandon;
+_Static_assert(ATOMIC_BOOL_LOCK_FREE == 2, "a signal handler stores local_abandon");
 
 static void on_local_signal(int sig)
 {
@@ -267,7 +271,7 @@ static void on_local_signal(int sig)
 
         if (sig == SIGALRM) {
                 if (local_stop)
-                        local_abandon = 1;
+                        atomic_store(&local_abandon, true);
                 return;
         }
         if (!local_stop) {
@@ -275,7 +279,7 @@ static void on_local_signal(int sig)
                 alarm(ABANDON_S);
                 return;
         }
-        local_abandon = 1;
+        atomic_store(&local_abandon, true);
         sigaction(sig, &dfl, NULL);
 }
 
@@ -355,7 +359,7 @@ static int run_local(struct run_cmd *a)
         if (r == -EINTR && local_stop) {
                 fprintf(stderr, "fmuctl run: interrupted before the run started\n");
                 code = FMUCTL_EXIT_INTERRUPTED;
-        } else if (r < 0 && local_abandon) {
+        } else if (r < 0 && atomic_load(&local_abandon)) {
                 /* Why: an FMU that did not come back, killed (rep.message names it). */
                 fprintf(stderr, "%sfmuctl run: interrupted%s%s\n", o.progress ? "\n" : "",
                         rep.message ? ": " : "", rep.message ? rep.message : "");

@@ -400,8 +400,10 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
 /*
  * Shutting down: a session whose step has not come back within
  * HOST_QUIT_GRACE_S has its steps in flight abandoned (their workers
- * killed, as by unload), so that a step that never returns cannot hold
- * the daemon past its service manager's stop timeout.
+ * killed, as by unload), and one still loading its calls in flight
+ * (an instantiation or initialization), so that an FMU that never
+ * returns cannot hold the daemon past its service manager's stop
+ * timeout.
  */
 #define HOST_QUIT_GRACE_S       5
 
@@ -410,6 +412,7 @@ static void abandon_all(struct host *h)
         pthread_mutex_lock(&h->lock);
         for (struct hsess *hs = h->sessions; hs; hs = hs->next) {
                 pthread_mutex_lock(&hs->lock);
+                atomic_store(&hs->calls_cancel, true);
                 if (hs->m_pub)
                         master_request_abandon(hs->m_pub);
                 pthread_mutex_unlock(&hs->lock);

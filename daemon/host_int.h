@@ -219,6 +219,12 @@ struct hsess {
         bool quit;                      /* under lock: host_free() */
         /* Set by host_free() too: a load in progress stops at its next poll. */
         atomic_bool cancel;
+        /*
+         * Set by host_free() past its grace: no call of the session's
+         * workers is waited for any longer but Terminate and FreeInstance
+         * (session_opts.cancel), a load's as well as a step's.
+         */
+        atomic_bool calls_cancel;
         struct hstatus st;              /* under lock */
         struct master *m_pub;           /* under lock */
         int res_fd;                     /* under lock: the results file, readable; -1: none */

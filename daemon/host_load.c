@@ -388,6 +388,7 @@ static int start(struct hsess *hs, const char *out, bool force, bool mlock, char
         so.timeout_ns = o->call_timeout_ns;
         so.envp = o->worker_envp;
         so.inputs = hs->inputs;
+        so.cancel = &hs->calls_cancel;
         hload_sandbox(hs, &so.sandbox);
         so.mlock = mlock;
         so.mlock_limit = o->mlock_bytes;

@@ -77,6 +77,7 @@ void host_sess_create(struct host *h, uint64_t token, const struct proto_req *re
                 snprintf(hs->user, sizeof(hs->user), "%s", peer->user);
         hs->id = h->next_id++;
         atomic_init(&hs->cancel, false);
+        atomic_init(&hs->calls_cancel, false);
         hs->state = PROTO_STATE_LOADING;
         hs->st.state = PROTO_STATE_LOADING;
         /* A load that succeeds answers generation 1: requests may name it already. */

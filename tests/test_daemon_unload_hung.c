@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -195,4 +196,66 @@ Test(daemon_unload_hung, a_worker_asleep_in_a_step_is_killed_not_waited_for, .ti
         cr_assert(daemon_pid_alive(pid) == false);
         fmud_close(c);
         daemon_stop(&d);
+}
+
+struct loader {
+        struct fmud *c;
+        int r;
+};
+
+/* Load Misbehave asleep for an hour in its initial equations (fault 22). */
+static void *load_asleep(void *arg)
+{
+        struct loader *l = arg;
+        struct proto_assign starts[] = {
+                { daemon_str("fault"), daemon_str("22") },
+                { daemon_str("count"), daemon_str("3600000") },
+        };
+        struct proto_load a = {
+                .path = daemon_str(FMUD_TEST_FMU_DIR "/Misbehave.fmu"),
+                .n_starts = 2, .starts = starts,
+        };
+        uint64_t s;
+
+        l->r = fmud_load(l->c, &a, &s, NULL);
+        return NULL;
+}
+
+/*
+ * The daemon told to stop while a load's FMU never finishes its
+ * initialization (a licence server that does not answer, a model whose
+ * initial equations do not converge): after the grace its worker is
+ * killed, the load is refused and the daemon exits (daemon_stop()
+ * asserts the exit within its own hang guard, a minute, and that no
+ * worker outlived it). It waited for the call's deadline, ten minutes
+ * at least for initialization, past any service manager's stop timeout.
+ */
+Test(daemon_unload_hung, shutdown_ends_a_load_whose_fmu_never_initializes, .timeout = 150,
+     .fini = teardown)
+{
+        struct fmud_daemon d;
+        struct loader l = { .r = 1 };
+        pid_t workers[4], pid;
+        pthread_t t;
+        size_t n = 0;
+
+        daemon_start(&d, NULL);
+        l.c = daemon_connect(&d);
+        fmud_set_timeout(l.c, 100000);
+        cr_assert(eq(int, pthread_create(&t, NULL, load_asleep, &l), 0));
+        /* Until its worker is there (a hang guard, not a measure). */
+        for (int i = 0; i < 20000 && n == 0; i++) {
+                n = daemon_children(d.pid, workers, 4);
+                if (n == 0)
+                        usleep(1000);
+        }
+        cr_assert(eq(sz, n, 1));
+        pid = workers[0];
+        daemon_stop(&d);
+        cr_assert(daemon_pid_alive(pid) == false);
+        cr_assert(eq(int, pthread_join(t, NULL), 0));
+        cr_assert(l.r < 0, "the load succeeded");
+        cr_assert(not(eq(ptr, strstr(fmud_errmsg(l.c), "killed in its call"), NULL)), "%s",
+                  fmud_errmsg(l.c));
+        fmud_close(l.c);
 }

@@ -193,9 +193,9 @@ static const char *unwanted(const struct inst *inst)
             atomic_load_explicit(&inst->abandoned, memory_order_relaxed))
                 return "step: the session was abandoned";
         /* Its caller was interrupted: nothing but the end of the FMU is waited for. */
-        if (inst->cancel && *inst->cancel && inst->cur_op != CALL_OP_TERMINATE &&
-            inst->cur_op != CALL_OP_FREE)
-                return "call: the run was interrupted";
+        if (inst->cancel && atomic_load_explicit(inst->cancel, memory_order_relaxed) &&
+            inst->cur_op != CALL_OP_TERMINATE && inst->cur_op != CALL_OP_FREE)
+                return "call: it was cancelled (the run interrupted or the daemon shutting down)";
         return NULL;
 }
 

@@ -128,7 +128,7 @@ struct inst {
         _Atomic int fault_pub;          /* 'fault', for any thread (inst_health()) */
         enum call_op cur_op;            /* the call in flight; CALL_OP_NONE: between calls */
         atomic_bool abandoned;          /* inst_abandon(): a step in flight is not waited for */
-        const volatile sig_atomic_t *cancel;    /* inst_opts.cancel */
+        const atomic_bool *cancel;              /* inst_opts.cancel */
         enum md_type cur_type;          /* of a GET or SET in flight */
         uint64_t cur_timeout_ns;        /* its deadline, from its start */
         uint64_t last_timeout_ns;       /* what call_deadline() computed last */

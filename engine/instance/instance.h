@@ -62,6 +62,7 @@
 #define FMUD_ENGINE_INSTANCE_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -156,13 +157,14 @@ struct inst_opts {
         bool scheduled_execution;
         const char *integrator;         /* NULL: the worker's default (bdf) */
         /*
-         * The caller's signal flag (borrowed; NULL: none). Once non-zero, a
-         * call in flight other than Terminate and FreeInstance is no longer
-         * waited for: the worker is killed within a wait slice (20 ms) and
-         * the call fails with -ECANCELED, as after inst_abandon(). An
-         * interrupted run ends also where an FMU never returns.
+         * The caller's cancel flag (borrowed; NULL: none; set from a
+         * signal handler or another thread). Once true, a call in flight
+         * other than Terminate and FreeInstance is no longer waited for:
+         * the worker is killed within a wait slice (20 ms) and the call
+         * fails with -ECANCELED, as after inst_abandon(). An interrupted
+         * run, or a daemon's shutdown, ends also where an FMU never returns.
          */
-        const volatile sig_atomic_t *cancel;
+        const atomic_bool *cancel;
 };
 
 /* Defaults: WAIT_ADAPTIVE, no callbacks, zero sizes (= defaults). */

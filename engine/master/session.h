@@ -108,7 +108,7 @@ struct session_opts {
          * at the start time. Borrowed; must outlive the session.
          */
         const struct input_table *inputs;
-        const volatile sig_atomic_t *cancel;    /* every instance's inst_opts.cancel */
+        const atomic_bool *cancel;              /* every instance's inst_opts.cancel */
 };
 
 /* Defaults: zero timeouts (= INST_TIMEOUT_DEFAULT), WAIT_ADAPTIVE, no log. */

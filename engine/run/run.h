@@ -18,6 +18,7 @@
 #define FMUD_ENGINE_RUN_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,7 +61,7 @@ struct run_opts {
         bool fsync;                             /* fsync the results file at the end */
         const volatile sig_atomic_t *stop;      /* non-zero (a signal): the run stops at the next
                                                    point, its rows kept, as a stop request would */
-        const volatile sig_atomic_t *abandon;   /* non-zero (a signal): besides, a call in flight
+        const atomic_bool *abandon;             /* true (a signal): besides, a call in flight
                                                    is not waited for, its worker killed
                                                    (inst_opts.cancel) */
         unsigned flush_ms;                      /* rec_options' flush_ms; 0: the default */
