@@ -15,8 +15,10 @@
  * architectures) are skipped. What a loaded FMU legitimately reads:
  * /usr and /lib* (libraries, locale, zoneinfo), /etc (ld.so.cache, nss,
  * localtime), /proc/self (glibc and sanitizers read maps and status),
- * /sys/devices/system/cpu (sysconf's processor count), the random and
- * zero devices.
+ * /sys/devices/system/cpu (sysconf's processor count), /proc/cpuinfo,
+ * /proc/meminfo and /proc/stat (what OpenMP and BLAS runtimes, a JVM or
+ * an embedded Python read to size themselves: facts of the machine, not
+ * of another process), the random and zero devices.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -116,7 +118,8 @@ int sandbox_landlock(const struct sandbox_args *a, char *buf, size_t size)
 {
         static const char *const system_ro[] = {
                 "/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/proc/self",
-                "/sys/devices/system/cpu", "/dev/urandom", "/dev/random", "/dev/zero",
+                "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/sys/devices/system/cpu",
+                "/dev/urandom", "/dev/random", "/dev/zero",
         };
         struct ruleset_attr ra = { 0 };
         size_t ra_size;
