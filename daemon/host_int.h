@@ -225,6 +225,8 @@ struct hsess {
          * (session_opts.cancel), a load's as well as a step's.
          */
         atomic_bool calls_cancel;
+        /* Set by an unload while loading: the load stops (as cancel), its calls as calls_cancel. */
+        atomic_bool unload_asked;
         struct hstatus st;              /* under lock */
         struct master *m_pub;           /* under lock */
         int res_fd;                     /* under lock: the results file, readable; -1: none */

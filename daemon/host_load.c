@@ -448,7 +448,8 @@ static bool load_cancelled(void *ctx)
                 hs->held = true;
                 hold(hs);
         }
-        return atomic_load_explicit(&hs->cancel, memory_order_relaxed);
+        return atomic_load_explicit(&hs->cancel, memory_order_relaxed) ||
+               atomic_load_explicit(&hs->unload_asked, memory_order_relaxed);
 }
 
 int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
@@ -595,6 +596,12 @@ int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
 out_reply:
         if (r == 0)
                 r = -EINVAL;
+        /* Whatever failed on the way (a call killed, a cancelled poll): the unload's doing. */
+        if (atomic_load(&hs->unload_asked)) {
+                code = PROTO_E_STATE;
+                snprintf(msg, sizeof(msg), "load of '%s' cancelled: the session was unloaded",
+                         path ? path : "?");
+        }
         *ret_code = code;
         snprintf(ret_msg, ret_size, "%s", msg[0] ? msg : "load failed");
         hlog_line(hs, code == PROTO_E_FAULT || code == PROTO_E_INTERNAL ? LOG_ERR : LOG_WARNING,

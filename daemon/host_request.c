@@ -78,6 +78,7 @@ void host_sess_create(struct host *h, uint64_t token, const struct proto_req *re
         hs->id = h->next_id++;
         atomic_init(&hs->cancel, false);
         atomic_init(&hs->calls_cancel, false);
+        atomic_init(&hs->unload_asked, false);
         hs->state = PROTO_STATE_LOADING;
         hs->st.state = PROTO_STATE_LOADING;
         /* A load that succeeds answers generation 1: requests may name it already. */
@@ -346,6 +347,16 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
                 pthread_mutex_unlock(&hs->lock);
                 host_reply_error(h, token, req->id, PROTO_E_INTERNAL, "out of memory");
                 return;
+        }
+        /*
+         * An unload of a session still loading: the load stops at its next
+         * poll, and an FMU call in flight (an instantiation or initialization
+         * that never ends) is not waited for; the unload is answered when
+         * the load has failed (hsess_main()).
+         */
+        if (req->op == PROTO_OP_UNLOAD && hs->st.state == PROTO_STATE_LOADING) {
+                atomic_store(&hs->unload_asked, true);
+                atomic_store(&hs->calls_cancel, true);
         }
         /* Reach into a running master now; the session thread answers when it is done. */
         if (hs->m_pub && hs->st.state == PROTO_STATE_RUNNING) {

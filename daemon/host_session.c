@@ -111,6 +111,42 @@ static void drain(struct hsess *hs, enum proto_err code, const char *why)
         }
 }
 
+/*
+ * After a load an unload cancelled: the unloads succeed, once the session
+ * is off the registry; every other command queued gets NO_SESSION.
+ */
+static void drain_unloaded(struct hsess *hs)
+{
+        struct hcmd *c, *unloads = NULL;
+        bool quit;
+
+        while ((c = pop(hs, false, false, &quit))) {
+                if (c->op == PROTO_OP_UNLOAD) {
+                        c->next = unloads;
+                        unloads = c;
+                        continue;
+                }
+                hfmi_abandon(hs->h, c, PROTO_E_NO_SESSION, "the session was unloaded");
+                hcmd_free(c);
+        }
+        host_retire(hs->h, hs);
+        while ((c = unloads)) {
+                struct pw w;
+
+                unloads = c->next;
+                if (pw_init(&w) == 0) {
+                        proto_reply_ok_begin(&w, c->id);
+                        pw_nil(&w);
+                        host_reply_take(hs->h, c->token, c->id, &w);
+                        pw_fini(&w);
+                } else {
+                        host_reply_error(hs->h, c->token, c->id, PROTO_E_INTERNAL,
+                                         "out of memory");
+                }
+                hcmd_free(c);
+        }
+}
+
 /* Follow the master into a final state after a stepping call. */
 static void follow(struct hsess *hs)
 {
@@ -273,9 +309,14 @@ void *hsess_main(void *arg)
 
                 hs->load = NULL;
                 hload_free(hs);
-                drain(hs, PROTO_E_NO_SESSION, "the session failed to load");
                 /* Off the registry first: a client told of the failure never sees the id. */
-                host_retire(hs->h, hs);
+                if (atomic_load(&hs->unload_asked)) {
+                        hlog_line(hs, LOG_NOTICE, "unloaded while loading");
+                        drain_unloaded(hs);
+                } else {
+                        drain(hs, PROTO_E_NO_SESSION, "the session failed to load");
+                        host_retire(hs->h, hs);
+                }
                 host_reply_error(hs->h, load->token, load->id, (enum proto_err)code, "%s", msg);
                 hcmd_free(load);
                 return NULL;

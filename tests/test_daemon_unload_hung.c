@@ -259,3 +259,51 @@ Test(daemon_unload_hung, shutdown_ends_a_load_whose_fmu_never_initializes, .time
                   fmud_errmsg(l.c));
         fmud_close(l.c);
 }
+
+/*
+ * An operator unloads a session whose load never ends (its FMU asleep in
+ * its initialization): the worker is killed, the unload answers success,
+ * the load is refused saying it was unloaded, and the daemon serves on.
+ * The unload waited behind the load for the initialization's deadline
+ * (ten minutes at least), past the client's reply timeout.
+ */
+Test(daemon_unload_hung, unloading_a_session_whose_fmu_never_initializes_ends_its_load,
+     .timeout = 150, .fini = teardown)
+{
+        struct proto_list_result ls;
+        struct fmud_daemon d;
+        struct loader l = { .r = 1 };
+        struct fmud *c;
+        pid_t workers[4];
+        pthread_t t;
+        size_t n = 0;
+        uint64_t s = 0;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        l.c = daemon_connect(&d);
+        fmud_set_timeout(l.c, 100000);
+        cr_assert(eq(int, pthread_create(&t, NULL, load_asleep, &l), 0));
+        /* Until its worker is there and the session listed (hang guards, not measures). */
+        for (int i = 0; i < 20000 && n == 0; i++) {
+                n = daemon_children(d.pid, workers, 4);
+                if (n == 0)
+                        usleep(1000);
+        }
+        cr_assert(eq(sz, n, 1));
+        cr_assert(eq(int, fmud_list(c, &ls), 0), "%s", fmud_errmsg(c));
+        cr_assert(eq(u32, ls.n, 1));
+        s = ls.sessions[0].session;
+        cr_assert(eq(int, fmud_unload(c, &(struct proto_target){ s, 0 }), 0), "%s",
+                  fmud_errmsg(c));
+        cr_assert(eq(int, pthread_join(t, NULL), 0));
+        cr_assert(l.r < 0, "the load succeeded");
+        cr_assert(not(eq(ptr, strstr(fmud_errmsg(l.c), "cancelled: the session was unloaded"),
+                         NULL)), "%s", fmud_errmsg(l.c));
+        cr_assert(daemon_pid_alive(workers[0]) == false);
+        cr_assert(eq(int, fmud_list(c, &ls), 0), "%s", fmud_errmsg(c));
+        cr_assert(eq(u32, ls.n, 0));
+        fmud_close(l.c);
+        fmud_close(c);
+        daemon_stop(&d);
+}
