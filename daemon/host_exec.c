@@ -233,7 +233,10 @@ int hsess_exec(struct hsess *hs, struct hcmd *c)
                         break;
                 }
                 master_request_stop(hs->m);
-                hrec_end(hs, PROTO_STATE_STOPPED, "stopped");
+                if (master_terminate(hs->m) < 0)
+                        hrec_end(hs, PROTO_STATE_FAULTED, master_message(hs->m));
+                else
+                        hrec_end(hs, PROTO_STATE_STOPPED, "stopped");
                 hsess_progress(hs, c);
                 break;
         case PROTO_OP_WARP:

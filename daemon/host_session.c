@@ -152,13 +152,20 @@ static void follow(struct hsess *hs)
 {
         switch (master_state(hs->m)) {
         case MASTER_FINISHED:
-                hrec_end(hs, PROTO_STATE_FINISHED, master_message(hs->m));
+                /* The FMUs' terminal computations first: a failed one faults the session. */
+                if (master_terminate(hs->m) < 0)
+                        hrec_end(hs, PROTO_STATE_FAULTED, master_message(hs->m));
+                else
+                        hrec_end(hs, PROTO_STATE_FINISHED, master_message(hs->m));
                 break;
         case MASTER_FAULTED:
                 hrec_end(hs, PROTO_STATE_FAULTED, master_message(hs->m));
                 break;
         case MASTER_STOPPED:
-                hrec_end(hs, PROTO_STATE_STOPPED, "stopped");
+                if (master_terminate(hs->m) < 0)
+                        hrec_end(hs, PROTO_STATE_FAULTED, master_message(hs->m));
+                else
+                        hrec_end(hs, PROTO_STATE_STOPPED, "stopped");
                 break;
         default:
                 break;

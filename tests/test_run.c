@@ -931,3 +931,37 @@ Test(run, a_mat_out_on_a_full_disk_leaves_the_earlier_file_as_it_was, .init = se
         free(mat);
         free(small);
 }
+
+/*
+ * An FMU whose fmi3Terminate fails (Misbehave fault 27: a terminal
+ * assertion, as a Modelica model's) ends the run as a fault naming the call
+ * and the FMU's message, its results complete, locally as through the
+ * daemon. The run exited 0, and through the daemon the message reached
+ * nobody: Terminate came only at the unload, after fmuctl had stopped
+ * listening.
+ */
+Test(run, an_fmu_whose_terminate_fails_faults_the_run_with_its_message, .init = setup,
+     .fini = teardown)
+{
+        for (int local = 0; local < 2; local++) {
+                char *out = NULL, *csv;
+                struct run_result r;
+
+                cr_assert(asprintf(&out, "%s/term%d.csv", dir, local) > 0);
+                r = fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/Misbehave.fmu", "--start",
+                                             "fault=27", "--stop-time", "0.1", "--step", "0.01",
+                                             "--out", out, "--quiet",
+                                             local ? "--local" : NULL, NULL });
+                cr_assert(eq(int, r.exit_code, 4), "local %d: %s", local, r.err);
+                cr_assert(not(eq(ptr, strstr(r.err, "fmi3Terminate"), NULL)), "local %d: %s",
+                          local, r.err);
+                cr_assert(not(eq(ptr, strstr(r.err, "terminal assertion failed: x = "), NULL)),
+                          "local %d: %s", local, r.err);
+                csv = slurp(out);
+                cr_assert(eq(sz, lines(csv), (size_t)12), "%s", csv);
+                cr_assert(fabs(last_time(csv) - 0.1) < 1e-12, "%s", csv);
+                free(csv);
+                free(out);
+                run_result_fini(&r);
+        }
+}

@@ -364,6 +364,29 @@ static int advance(struct master *m, uint64_t target)
         return r < 0 ? r : (int)master_state(m);
 }
 
+int master_terminate(struct master *m)
+{
+        size_t comp = 0;
+        int r;
+
+        if (m->terminated)
+                return m->terminate_r;
+        m->terminated = true;
+        r = session_terminate(m->s, &comp);
+        if (r == 0)
+                return 0;
+        for (size_t i = 0; i < m->n; i++)
+                if (m->mi[i].idx == comp) {
+                        r = mstep_fault(m, &m->mi[i], r, "Terminate");
+                        break;
+                }
+        if (r >= 0)
+                r = -EIO;
+        master_set_state(m, MASTER_FAULTED);
+        m->terminate_r = r;
+        return r;
+}
+
 int master_step(struct master *m, uint64_t n)
 {
         uint64_t target = n > m->n_end ? m->n_end + 1 : m->pt + n;

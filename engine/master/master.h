@@ -272,6 +272,16 @@ void master_free(struct master *m);
  * (-EPERM: finished, faulted or stopped). Master thread.
  */
 int master_step(struct master *m, uint64_t n);
+/*
+ * The end of a run that finished or was stopped: fmi3Terminate on every
+ * healthy instance (session_terminate(); FMI 3.0 section 2.3.8), so that
+ * its terminal computations and their messages come while the run's
+ * owner still listens. An instance whose Terminate fails (a terminal
+ * assertion) faults the session there (MASTER_FAULTED, master_message()
+ * naming it); its rows so far are complete. Returns 0 or that -errno;
+ * once only, later calls return the first one's result. Master thread.
+ */
+int master_terminate(struct master *m);
 /* Advance to the last grid point at or before t (the stop time at most). As master_step(). */
 int master_run_until(struct master *m, double t);
 /* Advance to the stop time. As master_step(). */

@@ -384,6 +384,8 @@ struct master {
         char msg[MASTER_MSG_MAX];
         char iu_msg[256];               /* a failure inside an intermediate update */
         int fault;
+        bool terminated;                /* master_terminate() ran; its result: */
+        int terminate_r;
 };
 
 /*

@@ -472,7 +472,7 @@ void session_free(struct session *s)
                 /* A stopped worker could not answer: killed, not waited for. */
                 (void) inst_kill_stopped(si->inst);
                 /* fmi3Terminate only from a healthy, initialized instance (section 2.2.4). */
-                if (si->initialized && !si->failed && !inst_fault(si->inst))
+                if (si->initialized && !si->failed && !si->terminated && !inst_fault(si->inst))
                         (void) inst_terminate(si->inst);
                 ended(s, si);
         }
@@ -542,6 +542,30 @@ void session_set_iu(struct session *s, session_iu_fn *fn, void *ctx)
 {
         s->iu = fn;
         s->iu_ctx = ctx;
+}
+
+int session_terminate(struct session *s, size_t *ret_comp)
+{
+        int bad = 0;
+
+        for (size_t i = 0; i < s->n; i++) {
+                struct session_inst *si = &s->insts[i];
+                int r;
+
+                if (!si->inst || !si->initialized || si->failed || si->terminated ||
+                    inst_fault(si->inst))
+                        continue;
+                si->terminated = true;
+                r = inst_terminate(si->inst);
+                if (r == INST_OK || r == INST_WARNING)
+                        continue;
+                si->failed = true;
+                if (bad == 0) {
+                        bad = r;
+                        *ret_comp = i;
+                }
+        }
+        return bad;
 }
 
 void session_mark_failed(struct session *s, size_t comp)

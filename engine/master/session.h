@@ -175,6 +175,16 @@ const char *session_message(const struct session *s);
 void session_set_iu(struct session *s, session_iu_fn *fn, void *ctx);
 
 /*
+ * fmi3Terminate (fmi2Terminate) on every healthy, initialized instance
+ * not terminated yet, in index order, each once (FMI 3.0 section 2.3.8:
+ * its terminal computations; session_free() then only frees it). Returns
+ * 0 (OK or Warning everywhere), or the first failure: its status
+ * (INST_DISCARD or worse) or -errno, *ret_comp that instance, which is
+ * marked failed. The others are terminated all the same.
+ */
+int session_terminate(struct session *s, size_t *ret_comp);
+
+/*
  * Mark comp as not to be terminated by session_free() (after an FMI
  * Error or Fatal status, FMI 3.0 section 2.2.4). The master calls it.
  */

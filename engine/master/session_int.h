@@ -25,6 +25,7 @@ struct session_inst {
         bool instantiated;
         bool initialized;               /* left Initialization Mode */
         bool failed;                    /* Error/Fatal or a fault: no fmi3Terminate */
+        bool terminated;                /* fmi3Terminate called (session_terminate()) */
         double next_event_time;         /* INFINITY: none */
         size_t n_clocks;
         struct session_clock *clocks;   /* time-based input Clocks (init_clocks.c) */

@@ -458,6 +458,12 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         }
         c.m = m;
         r = c.error ? c.error : drive(m, o, sc);
+        /* Ended well: the FMUs' terminal computations, while their messages are still wanted. */
+        if (!c.error && (r == MASTER_FINISHED || r == MASTER_STOPPED)) {
+                rr = master_terminate(m);
+                if (rr < 0)
+                        r = rr;
+        }
         report_stats(rep, s, m);
         if (c.error) {
                 rep->phase = RUN_PHASE_RECORD;  /* the message once the file is closed */

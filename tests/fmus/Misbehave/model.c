@@ -56,6 +56,9 @@
  *                       26 a Warning log message that says so, then a
  *                          deadlock (as 9): a step that hangs where its
  *                          importer can see it hang
+ *                      27 (whatever at is) a terminal assertion, as a
+ *                          Modelica model's: fmi3Terminate logs an Error
+ *                          naming x and returns fmi3Error
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
@@ -441,6 +444,16 @@ fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoi
         return fmi3OK;
 }
 
+static int terminate(struct inst *inst)
+{
+        struct model_data *d = inst->data;
+
+        if (d->fault != 27)
+                return 0;
+        inst_log(inst, FMU_ERROR, "terminal assertion failed: x = %g at the end", d->x);
+        return -1;
+}
+
 const struct model model = {
         .token = "{0b7e3f9a-6c21-4d58-a3e4-91f2c7d05b6e}",
         .data_size = sizeof(struct model_data),
@@ -450,4 +463,5 @@ const struct model model = {
         .start = start,
         .calculate = calculate,
         .do_step = do_step,
+        .terminate = terminate,
 };

@@ -158,6 +158,8 @@ fmi2Status fmi2Terminate(fmi2Component c)
         if (!inst_check_state(inst, "fmi2Terminate", STATE_BIT(ST_STEP)))
                 return fail(inst);
         inst->sim.state = ST_TERMINATED;
+        if (inst->model->terminate && inst->model->terminate(inst) < 0)
+                return fmi2Error;
         return fmi2OK;
 }
 

@@ -428,6 +428,8 @@ fmi3Status fmi3Terminate(fmi3Instance instance)
         if (!inst_check_state(inst, "fmi3Terminate", STATE_BIT(ST_STEP) | STATE_BIT(ST_EVENT)))
                 return fail(inst);
         inst->sim.state = ST_TERMINATED;
+        if (inst->model->terminate && inst->model->terminate(inst) < 0)
+                return fmi3Error;       /* Terminated all the same (section 2.3.1) */
         return fmi3OK;
 }
 

@@ -258,6 +258,8 @@ struct model {
         int (*update_discrete)(struct inst *inst, struct discrete *ret);
         /* Optional: structural parameters changed; resize. */
         int (*configure)(struct inst *inst);
+        /* Optional: the terminal computations of fmi3Terminate/fmi2Terminate; < 0 fails it. */
+        int (*terminate)(struct inst *inst);
         /* Optional: the order-th time derivative of an output's values. */
         int (*output_derivative)(struct inst *inst, const struct var *v,
                                  int order, double *values);
