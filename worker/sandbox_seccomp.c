@@ -30,7 +30,9 @@
  * - Anything else is refused with EPERM through SECCOMP_RET_TRAP: the
  *   SIGSYS handler records the call number and first argument in a small
  *   lock-free array and sets the return register to -EPERM. It takes no
- *   lock and calls nothing. The worker's thread sends the records as LOG
+ *   lock and calls nothing (a clone sharing the worker's memory, as
+ *   posix_spawn()'s with every signal blocked, gets a plain EPERM: the
+ *   trap would kill there). The worker's thread sends the records as LOG
  *   events (category "sandbox", status Warning) after the FMU call
  *   returns, before its reply (sandbox_flush()), resolving names there.
  *   Records that find the array full, or are still being written when a
@@ -316,7 +318,7 @@ static int own_only(scmp_filter_ctx ctx, scmp_datum_t pid)
         return r;
 }
 
-static int rules(scmp_filter_ctx ctx)
+static int rules(scmp_filter_ctx ctx, uint32_t deny)
 {
         static const int prctl_ok[] = {
                 PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_GET_PDEATHSIG, PR_GET_NO_NEW_PRIVS,
@@ -342,6 +344,17 @@ static int rules(scmp_filter_ctx ctx)
         if (r == 0)
                 r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
                                      SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+        /*
+         * A process sharing our memory (posix_spawn(), so system() and
+         * popen(), vfork-style): glibc blocks every signal with a raw
+         * rt_sigprocmask first, so the trap's SIGSYS would kill the worker.
+         * A plain EPERM (not logged) instead: the FMU sees the call fail.
+         * (Killing or plain EPERM already: the default.)
+         */
+        if (r == 0 && deny == SCMP_ACT_TRAP)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                                     SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_VM | CLONE_THREAD,
+                                             CLONE_VM));
         if (r == 0)
                 r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
         /* No socket(): a socket with a name could reach the host's (see DESIGN). */
@@ -412,7 +425,7 @@ int sandbox_seccomp(const struct sandbox_args *a, char *buf, size_t size)
         }
         r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
         if (r == 0)
-                r = rules(ctx);
+                r = rules(ctx, deny);
         if (r < 0) {
                 snprintf(buf, size, "building the filter: %s", strerror(-r));
                 goto out_release;

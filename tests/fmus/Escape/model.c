@@ -28,6 +28,9 @@
  *  15  sched_setaffinity(arg, {cpu 0}) (arg 0: itself)
  *  16  tmpfile() (glibc's: always in /tmp, whatever TMPDIR says), write,
  *      read back (what many libraries in FMUs do)
+ *  17  posix_spawn /bin/sh -c 'exit 0' and wait for it, as system() and
+ *      popen() do (glibc blocks every signal before its clone); arg 1:
+ *      system() itself, result its exit status
  *
  * The constructor, when the FMU's directory holds resources/ctor-socket,
  * opens an AF_INET socket (a refused call before the FMU is loaded).
@@ -46,6 +49,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +198,25 @@ static int run_shell(bool in_child)
                 execve("/bin/sh", argv, envp);
                 _exit(errno);
         }
+        if (waitpid(pid, &st, 0) < 0)
+                return errno;
+        return WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
+}
+
+static int spawn_shell(bool via_system)
+{
+        char *const argv[] = { (char *)"sh", (char *)"-c", (char *)"exit 0", NULL };
+        char *const envp[] = { NULL };
+        pid_t pid;
+        int r, st;
+
+        if (via_system) {
+                st = system("exit 0");
+                return st < 0 ? errno : WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
+        }
+        r = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, envp);
+        if (r != 0)
+                return r;
         if (waitpid(pid, &st, 0) < 0)
                 return errno;
         return WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
@@ -415,6 +438,8 @@ static int attempt(struct model_data *d)
                 return pin_cpu0((pid_t)d->arg);
         case 16:
                 return temp_file();
+        case 17:
+                return spawn_shell(d->arg == 1);
         default:
                 return EINVAL;
         }
