@@ -19,7 +19,7 @@
 
 #define ok(expr) cr_assert(eq(int, (expr), INST_OK), "%s: %s", #expr, inst_message(in))
 
-enum { U = 1, Y = 2, N_UPDATES = 3, LAST_U = 4, SUM_U = 5, LAST_T = 6 };
+enum { U = 1, Y = 2, N_UPDATES = 3, LAST_U = 4, SUM_U = 5, LAST_T = 6, THREADED = 8 };
 
 static struct inst *in;
 
@@ -72,9 +72,10 @@ static void on_iu(void *ctx, struct inst *i, const struct inst_iu *iu, bool *ear
         }
 }
 
-static void start(struct probe *p, bool early_return)
+static void start_as(struct probe *p, bool early_return, bool threaded)
 {
-        static const uint32_t required[] = { U, Y };
+        static const uint32_t required[] = { U, Y }, vt = THREADED;
+        int32_t on = threaded;
         struct inst_instantiate a = { .early_return_allowed = early_return, .required = required,
                                       .n_required = 2 };
         struct inst_opts o;
@@ -84,8 +85,14 @@ static void start(struct probe *p, bool early_return)
         o.iu_ctx = p;
         cr_assert(eq(int, inst_new(&o, &in, NULL), 0));
         ok(inst_instantiate(in, &a));
+        ok(inst_set(in, MD_INT32, &vt, 1, &on, 1));
         ok(inst_enter_initialization_mode(in, NULL));
         ok(inst_exit_initialization_mode(in));
+}
+
+static void start(struct probe *p, bool early_return)
+{
+        start_as(p, early_return, false);
 }
 
 static void stop(void)
@@ -141,6 +148,31 @@ Test(instance_iu, callback_values_reach_the_fmu_exactly, .timeout = 120)
         cr_assert(eq(dbl, p.y_seen[1], p.u_set[0] * (p.times[1] - p.times[0])));
         cr_assert(eq(int, res.early_return, false));
         cr_assert(eq(dbl, res.last_successful_time, 0.2));
+        stop();
+}
+
+/*
+ * The FMU's callbacks from a solver thread of its own (joined within its
+ * fmi3DoStep) are served as its main thread's: they were dropped, unlogged.
+ */
+Test(instance_iu, callbacks_from_a_thread_of_the_fmus_are_served, .timeout = 120)
+{
+        struct probe p = { 0 };
+        struct inst_step_result res;
+        struct report out;
+
+        start_as(&p, true, true);
+        ok(step(0.0, 0.1, &out, &res));
+        cr_assert(eq(int, p.calls, 4));
+        cr_assert(eq(i32, out.n_updates, 4));
+        cr_assert(eq(dbl, out.last_u, p.u_set[3]), "last_u");
+        cr_assert(eq(dbl, p.y_seen[1], p.u_set[0] * (p.times[1] - p.times[0])));
+        /* An early return asked from there ends the step there. */
+        p.early_at = 6;
+        ok(step(0.1, 0.1, &out, &res));
+        cr_assert(eq(int, p.calls, 6));
+        cr_assert(eq(int, res.early_return, true));
+        cr_assert(eq(dbl, res.last_successful_time, p.times[5]));
         stop();
 }
 

@@ -187,6 +187,7 @@ void h_instantiate3(struct worker *w, const struct call_in *in, struct reply *rp
         }
         res = resource_path(w);
         iu = ci.intermediate_update && w->md->cs.provides_intermediate_update;
+        w->iu_on = iu;
         w->event_mode_used = ci.event_mode_used;
         w->early_return_allowed = ci.early_return_allowed;
         w->iu_enabled = iu;

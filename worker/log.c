@@ -74,18 +74,16 @@ void log_count_foreign(struct worker *w)
                           w->logs_dropped + (uint32_t)n;
 }
 
-/* queued: a message of a thread of the FMU's, sent after the call. */
-static void forward(struct worker *w, int status, const char *category, const char *message,
-                    bool queued)
+_Thread_local bool worker_speaking;
+
+/* As forward(), on the thread that may use the channel now. */
+static void send_log(struct worker *w, int status, const char *category, const char *message,
+                     bool queued)
 {
         unsigned char payload[CALL_CATEGORY_MAX + 8 + CALL_MSG_MAX];
         struct call_log ev = { 0 };
         size_t clen, mlen, moff;
 
-        if (!pthread_equal(pthread_self(), w->main_thread)) {
-                queue_foreign(status, category, message);
-                return;
-        }
         if (!category)
                 category = "";
         if (!message)
@@ -124,6 +122,31 @@ static void forward(struct worker *w, int status, const char *category, const ch
                 dropped(w);
         else
                 w->logs_sent++;
+}
+
+/*
+ * queued: a message of a thread of the FMU's, sent after the call. Only
+ * one thread uses the channel: the one in an intermediate update
+ * (worker_speaking, holding w->iu_lock), else the worker's own; a
+ * message of any other thread, or of ours while another is in an
+ * update, is queued.
+ */
+static void forward(struct worker *w, int status, const char *category, const char *message,
+                    bool queued)
+{
+        bool locked = false;
+
+        if (!worker_speaking) {
+                if (!pthread_equal(pthread_self(), w->main_thread) ||
+                    (w->iu_on && pthread_mutex_trylock(&w->iu_lock) != 0)) {
+                        queue_foreign(status, category, message);
+                        return;
+                }
+                locked = w->iu_on;
+        }
+        send_log(w, status, category, message, queued);
+        if (locked)
+                pthread_mutex_unlock(&w->iu_lock);
 }
 
 void log_drain_foreign(struct worker *w)

@@ -201,6 +201,18 @@ static void get_outputs(struct worker *w, const struct step_blocks *bl, struct c
         res->phase = CALL_PHASE_DONE;
 }
 
+/* Enter or leave our fmi3DoStep, under iu_lock where updates may come from any thread. */
+static void set_in_call(struct worker *w, bool on)
+{
+        if (!w->iu_on) {
+                w->in_call = on;
+                return;
+        }
+        pthread_mutex_lock(&w->iu_lock);
+        w->in_call = on;
+        pthread_mutex_unlock(&w->iu_lock);
+}
+
 void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
 {
         const char *fn = w->fmi == MD_FMI3 ? "fmi3DoStep" : "fmi2DoStep";
@@ -243,13 +255,13 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
                 w->step_t = ds.current_communication_point;
                 w->step_h = ds.communication_step_size;
                 w->iu_failed = false;
-                w->in_call = true;
+                set_in_call(w, true);
                 t0 = mono_ns();
                 s = w->lib->f3.fmi3DoStep(w->inst, ds.current_communication_point,
                                           ds.communication_step_size, ds.no_set_prior,
                                           &event.b, &term.b, &early.b, &t_end);
                 res.service_ns = mono_ns() - t0;
-                w->in_call = false;
+                set_in_call(w, false);
                 s = status_norm(w, s);
                 if (w->iu_failed && s < fmi3Error)
                         s = fmi3Error;  /* a call in the intermediate update failed */
@@ -349,10 +361,19 @@ void iu_callback(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_req
                 *early_return_requested = fmi3False;
         if (early_return_time)
                 *early_return_time = t;
-        /* Only from inside our own fmi3DoStep, on our thread. */
-        if (!w || !pthread_equal(pthread_self(), w->main_thread) || !w->in_call ||
-            w->state != CALL_ST_STEP || w->depth != 0)
+        /*
+         * Only from inside our own fmi3DoStep, on any thread of the FMU's
+         * (FMI 3.0 section 4.2.2 does not say which): one at a time, and
+         * the updating thread alone uses the channel (forward() in log.c).
+         */
+        if (!w)
                 return;
+        pthread_mutex_lock(&w->iu_lock);
+        if (!w->in_call || w->state != CALL_ST_STEP || w->depth != 0) {
+                pthread_mutex_unlock(&w->iu_lock);
+                return;
+        }
+        worker_speaking = true;
         seq = w->seq;
         sent = w->logs_sent;
         dropped = w->logs_dropped;
@@ -391,6 +412,8 @@ out:
         w->in_call = true;
         if (w->state != CALL_ST_FATAL)
                 w->state = CALL_ST_STEP;
+        worker_speaking = false;
+        pthread_mutex_unlock(&w->iu_lock);
         if (early && early_return_requested && early_return_time) {
                 *early_return_requested = fmi3True;
                 *early_return_time = when;

@@ -215,6 +215,7 @@ int worker_open(int fd, const char *dir, struct worker **ret)
         if (!w)
                 return -ENOMEM;
         w->main_thread = pthread_self();
+        pthread_mutex_init(&w->iu_lock, NULL);
         w->ppid = getppid();
         wait_policy_init(&w->wait, WAIT_ADAPTIVE);
         r = chan_attach(fd, &w->chan);

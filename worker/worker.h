@@ -128,6 +128,13 @@ struct worker {
         unsigned depth;
         uint64_t seq;           /* of the request being served */
         bool in_call;           /* inside our fmi3DoStep: an intermediate update may come */
+        /*
+         * The FMU has our intermediate update callback, which any of its
+         * threads may call: in_call is changed, and an update served, under
+         * iu_lock (step.c), and the channel is the updating thread's then.
+         */
+        bool iu_on;
+        pthread_mutex_t iu_lock;
 
         /* Logging, per request. */
         uint32_t logs_sent, logs_dropped;
@@ -293,6 +300,8 @@ void log_count_foreign(struct worker *w);
  * becomes w->last_error). The worker's thread only.
  */
 void log_drain_foreign(struct worker *w);
+/* This thread is in an intermediate update and holds iu_lock: it may use the channel. */
+extern _Thread_local bool worker_speaking;
 /* A message of the worker itself, as a log event. */
 void log_worker(struct worker *w, int status, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));

@@ -23,10 +23,15 @@
  * before the last internal step, fmi3DoStep returns at that t_j with
  * earlyReturn = true and lastSuccessfulTime = t_j.
  *
+ * With threaded = 1 the internal steps, and so the callbacks, run on a
+ * thread of the FMU's own, joined within fmi3DoStep, as a solver thread
+ * of an export's does (section 4.2.2 does not say which thread calls).
+ *
  * Value references: time 0, u 1, y 2, n_updates 3, last_u 4, sum_u 5,
- * last_t 6, substeps 7.
+ * last_t 6, substeps 7, threaded 8.
  */
 #include <errno.h>
+#include <pthread.h>
 
 #include "model.h"
 
@@ -38,6 +43,7 @@ struct model_data {
         double sum_u;
         double last_t;
         int32_t substeps;
+        int32_t threaded;
 };
 
 static const struct var vars[] = {
@@ -49,6 +55,7 @@ static const struct var vars[] = {
         VAR_SCALAR(5, "sum_u", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, sum_u),
         VAR_SCALAR(6, "last_t", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, last_t),
         VAR_SCALAR(7, "substeps", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, substeps),
+        VAR_SCALAR(8, "threaded", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, threaded),
 };
 
 static void start(struct inst *inst)
@@ -57,6 +64,7 @@ static void start(struct inst *inst)
 
         d->u = 0.0;
         d->substeps = 4;
+        d->threaded = 0;
 }
 
 static int calculate(struct inst *inst)
@@ -73,15 +81,11 @@ static int calculate(struct inst *inst)
         return 0;
 }
 
-static int do_step(struct inst *inst, struct step *step)
+static int substeps(struct inst *inst, struct step *step)
 {
         struct model_data *d = inst_data(inst);
         double t_prev = step->t;
 
-        if (d->substeps < 1) {
-                inst_log(inst, FMU_ERROR, "substeps (%d) must be >= 1", (int)d->substeps);
-                return -EINVAL;
-        }
         d->n_updates = 0;
         d->sum_u = 0.0;
         for (int32_t j = 1; j <= d->substeps; j++) {
@@ -115,6 +119,40 @@ static int do_step(struct inst *inst, struct step *step)
                 }
         }
         return 0;
+}
+
+struct solver {
+        struct inst *inst;
+        struct step *step;
+        int r;
+};
+
+static void *solve(void *arg)
+{
+        struct solver *s = arg;
+
+        s->r = substeps(s->inst, s->step);
+        return NULL;
+}
+
+static int do_step(struct inst *inst, struct step *step)
+{
+        struct model_data *d = inst_data(inst);
+        struct solver s = { inst, step, 0 };
+        pthread_t t;
+
+        if (d->substeps < 1) {
+                inst_log(inst, FMU_ERROR, "substeps (%d) must be >= 1", (int)d->substeps);
+                return -EINVAL;
+        }
+        if (!d->threaded)
+                return substeps(inst, step);
+        if (pthread_create(&t, NULL, solve, &s) != 0) {
+                inst_log(inst, FMU_ERROR, "cannot start the solver thread");
+                return -EAGAIN;
+        }
+        pthread_join(t, NULL);
+        return s.r;
 }
 
 const struct model model = {
