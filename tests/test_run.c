@@ -965,3 +965,22 @@ Test(run, an_fmu_whose_terminate_fails_faults_the_run_with_its_message, .init = 
                 run_result_fini(&r);
         }
 }
+
+/*
+ * An FMU whose log categories name no status (only logAll and logVerbose)
+ * says why its step failed: every category is turned on and its messages
+ * of a status other than OK are kept. It was instantiated with loggingOn
+ * false, so the fault said only "returned Error".
+ */
+Test(run, an_fmu_whose_log_categories_name_no_status_says_why_it_failed, .init = setup,
+     .fini = teardown)
+{
+        struct run_result r = fmuctl((const char *[]){
+                "run", FMUD_TEST_FMU_DIR "/MisbehaveLogAll.fmu", "--start", "fault=11", "--start",
+                "at=0.05", "--stop-time", "0.1", "--step", "0.01", "--out", "-", "--local", NULL });
+
+        cr_assert(eq(int, r.exit_code, 4), "%s", r.err);
+        cr_assert(not(eq(ptr, strstr(r.err, "misbehave: the second of two messages"), NULL)), "%s",
+                  r.err);
+        run_result_fini(&r);
+}

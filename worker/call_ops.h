@@ -95,7 +95,8 @@ struct call_instantiate {
         uint8_t early_return_allowed;
         uint8_t intermediate_update;    /* the daemon answers CALL_EV_IU */
         uint8_t has_token;              /* else: the description's token */
-        uint8_t reserved[2];
+        uint8_t quiet_ok;               /* messages of status OK are not forwarded */
+        uint8_t reserved[1];
         uint32_t n_required;            /* requiredIntermediateVariables */
         uint32_t reserved2;
         uint64_t max_string;            /* bytes of one String value; 0: default */

@@ -94,11 +94,12 @@ bool instantiate_args(struct worker *w, const struct call_in *in, const struct c
 
         if (!flag_ok(ci->visible) || !flag_ok(ci->logging_on) || !flag_ok(ci->event_mode_used) ||
             !flag_ok(ci->early_return_allowed) || !flag_ok(ci->intermediate_update) ||
-            !flag_ok(ci->has_token) ||
+            !flag_ok(ci->has_token) || !flag_ok(ci->quiet_ok) ||
             call_in_range(in, &ci->required, sizeof(uint32_t), ci->n_required, (const void **)&req) < 0) {
                 reply_refuse(rp, CALL_E_BADMSG, "%s: malformed arguments", fn);
                 return false;
         }
+        w->quiet_ok = ci->quiet_ok;
         name = copy_text(in, &ci->name, NAME_MAX_BYTES);
         if (!name || blank(name)) {
                 reply_refuse(rp, CALL_E_INVAL, "%s: instanceName must be a non-empty string", fn);

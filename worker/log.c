@@ -136,6 +136,9 @@ static void forward(struct worker *w, int status, const char *category, const ch
 {
         bool locked = false;
 
+        /* Every category on for want of a status one: only the reasons are wanted. */
+        if (w->quiet_ok && status == fmi3OK)
+                return;
         if (!worker_speaking) {
                 if (!pthread_equal(pthread_self(), w->main_thread) ||
                     (w->iu_on && pthread_mutex_trylock(&w->iu_lock) != 0)) {

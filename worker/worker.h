@@ -138,6 +138,7 @@ struct worker {
 
         /* Logging, per request. */
         uint32_t logs_sent, logs_dropped;
+        bool quiet_ok;          /* call_instantiate.quiet_ok: OK messages are dropped */
         char last_error[CALL_MSG_MAX + 1];      /* last Error/Fatal message of this call */
 
         /* FMU states. */

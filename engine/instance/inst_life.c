@@ -40,6 +40,7 @@ int inst_instantiate(struct inst *inst, const struct inst_instantiate *a)
         req_init(inst, &rq, CALL_OP_INSTANTIATE, sizeof(ci));
         ci.visible = a->visible;
         ci.logging_on = a->logging_on;
+        ci.quiet_ok = a->quiet_ok;
         ci.event_mode_used = a->event_mode_used;
         ci.early_return_allowed = a->early_return_allowed;
         ci.intermediate_update = inst->fmi == 3 && inst->iu;

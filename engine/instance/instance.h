@@ -294,6 +294,7 @@ struct inst_instantiate {
         const char *token;              /* checked against the description's; NULL: use it */
         bool visible;
         bool logging_on;
+        bool quiet_ok;                  /* the worker drops the FMU's messages of status OK */
         bool event_mode_used;           /* FMI 3.0 */
         bool early_return_allowed;      /* FMI 3.0 */
         const uint32_t *required;       /* requiredIntermediateVariables (FMI 3.0) */

@@ -36,7 +36,10 @@ void session_opts_default(struct session_opts *o)
  * names them alike), or, in an FMU without them, those whose names say
  * error, warning, fatal or discard (FMUSDK's logError). Their names into
  * on[] (at most LOG_ON_MAX); how many. An FMU that declares no categories
- * at all cannot be narrowed: it gets loggingOn true.
+ * at all cannot be narrowed: it gets loggingOn true. Nor can one whose
+ * categories name no status (logAll, logVerbose): it gets loggingOn true
+ * too, and its worker keeps only its messages of a status other than OK
+ * (inst_instantiate.quiet_ok), the reasons, so that its failures say why.
  */
 #define LOG_ON_MAX      8
 
@@ -345,10 +348,13 @@ void session_init_deadline(const struct session *s, struct session_inst *si, boo
 static int instantiate(struct session *s, struct session_inst *si)
 {
         const struct scenario_component *c = &s->sc->components[si->comp];
+        const char *on[LOG_ON_MAX];
+        bool narrow = c->fmu->md->n_log_categories && status_categories(c->fmu->md, on);
         struct inst_instantiate a = {
                 .name = c->name,
-                /* Narrowed after it where the FMU declares categories (status_logging()). */
-                .logging_on = s->opts.logging_on && !c->fmu->md->n_log_categories,
+                /* Narrowed after it where the FMU declares status categories (status_logging()). */
+                .logging_on = s->opts.logging_on && !narrow,
+                .quiet_ok = s->opts.logging_on && c->fmu->md->n_log_categories && !narrow,
                 .event_mode_used = si->event_mode,
                 .early_return_allowed = si->early_return,
                 .required = si->n_required ? si->required : NULL,
