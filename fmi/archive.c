@@ -24,11 +24,18 @@
 void fmu_limits_default(struct fmu_limits *lim)
 {
         *lim = (struct fmu_limits){
-                .max_entries = 10000,
+                /* An embedded Python or Java runtime is tens of thousands of files. */
+                .max_entries = 100000,
                 .max_total_size = 4ull << 30,
                 .max_entry_size = 2ull << 30,
+                /*
+                 * Past 256 MiB only: below, real data compresses as well as
+                 * deflate can (an erased flash image, constant tables, about
+                 * 1000:1), and the sizes are bounded anyway; a bomb needs far
+                 * more than that to hurt.
+                 */
                 .max_ratio = 200,
-                .ratio_min_size = 1ull << 20,
+                .ratio_min_size = 256ull << 20,
                 .max_path_len = 1024,
                 /*
                  * Unpacking costs a directory per component and per implied
@@ -37,8 +44,9 @@ void fmu_limits_default(struct fmu_limits *lim)
                  * rarely more than ~15 deep; as many directories as entries.
                  */
                 .max_depth = 64,
-                .max_dirs = 10000,
-                .max_md_size = 64u << 20,
+                .max_dirs = 100000,
+                /* A Dymola model of 300,000 variables with descriptions is 80 MB. */
+                .max_md_size = 128u << 20,
         };
 }
 

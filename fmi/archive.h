@@ -20,15 +20,15 @@
 
 /* Limits on one archive. fmu_limits_default() gives sane defaults. */
 struct fmu_limits {
-        size_t max_entries;             /* default 10,000 */
+        size_t max_entries;             /* default 100,000 */
         uint64_t max_total_size;        /* sum of uncompressed sizes; default 4 GiB */
         uint64_t max_entry_size;        /* one entry; default 2 GiB */
         uint32_t max_ratio;             /* uncompressed/compressed, per entry and in total; default 200 */
-        uint64_t ratio_min_size;        /* entries smaller than this skip the ratio check; default 1 MiB */
+        uint64_t ratio_min_size;        /* entries (and archives) smaller skip the ratio check; default 256 MiB */
         size_t max_path_len;            /* one entry name; default 1024 */
         size_t max_depth;               /* components of one entry name; default 64 */
-        size_t max_dirs;                /* distinct directories the names imply; default 10,000 */
-        size_t max_md_size;             /* modelDescription.xml; default 64 MiB */
+        size_t max_dirs;                /* distinct directories the names imply; default 100,000 */
+        size_t max_md_size;             /* modelDescription.xml; default 128 MiB */
         bool container;                 /* not an FMU (an .ssp): no modelDescription.xml required */
 };
 

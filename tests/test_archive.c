@@ -366,6 +366,7 @@ Test(archive, refuses_names_implying_more_directories_than_the_limit)
         /* 200 names of 60 levels each, every one within the depth limit: 12,201 directories. */
         char **names = write_deep(200, 60);
 
+        lim.max_dirs = 10000;
         expect_refused(-EINVAL, "12201 directories", "over the limit of 10000");
         free_names(names, 200);
 }
@@ -415,6 +416,35 @@ Test(archive, refuses_entry_over_the_size_limit)
         expect_refused(-EINVAL, "'resources/big'", "over the limit of 999 bytes");
 }
 
+/*
+ * Real FMUs ship data that compresses far better than 200:1 (an erased
+ * flash image of a virtual ECU, a table of constant rows): an 8 MiB
+ * entry of zeros is taken, and a resources tree of 20,000 files (an
+ * embedded Python or Java runtime) too. Both were refused.
+ */
+Test(archive, takes_highly_compressible_data_and_many_files_by_default)
+{
+        size_t n = 8u << 20, m = 20000;
+        char *zeros = calloc(1, n);
+        struct fx_lzentry *v = calloc(m + 2, sizeof(*v));
+        char (*names)[32] = calloc(m, sizeof(*names));
+
+        cr_assert(zeros && v && names);
+        v[0] = (struct fx_lzentry){ .name = "modelDescription.xml", .data = FX_MD,
+                                    .len = strlen(FX_MD) };
+        v[1] = (struct fx_lzentry){ .name = "resources/rom.bin", .data = zeros, .len = n,
+                                    .method = ZIP_CM_DEFLATE };
+        for (size_t i = 0; i < m; i++) {
+                snprintf(names[i], sizeof(names[i]), "resources/lib/%02zu/m%zu.py", i % 100, i);
+                v[i + 2] = (struct fx_lzentry){ .name = names[i], .data = "x = 1\n", .len = 6 };
+        }
+        cr_assert(eq(int, fx_write_libzip(fmu, v, m + 2), 0));
+        free(zeros);
+        free(names);
+        free(v);
+        cr_assert(eq(int, load(), 0), "refused");
+}
+
 Test(archive, refuses_zip_bomb_by_compression_ratio)
 {
         size_t n = 100u << 20;
@@ -424,6 +454,8 @@ Test(archive, refuses_zip_bomb_by_compression_ratio)
                 { .name = "resources/zeros", .data = zeros, .len = n, .method = ZIP_CM_DEFLATE },
         };
 
+        /* The ratio counts past a size (the default is far above this test's 100 MiB). */
+        lim.ratio_min_size = 1u << 20;
         cr_assert(ne(ptr, zeros, NULL));
         cr_assert(eq(int, fx_write_libzip(fmu, v, 2), 0));
         free(zeros);
