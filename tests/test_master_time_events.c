@@ -574,3 +574,37 @@ Test(master_time_events, an_event_just_after_a_point_is_not_an_event_again_at_th
         cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "te.count"), 1.0));
         msys_fini(&x);
 }
+
+/*
+ * A discrete input that changes (a.count into b.k at a's events, 0.15 and
+ * 0.65, off b's own at 0.35 and 0.85) reaches an instance with Event Mode
+ * in an Event Mode of its own before its step, never in Step Mode: FMI 3.0
+ * section 2.4.7.4 ("discrete": with Event Mode used it may only change in
+ * Event Mode) and 4.3.1 (the importer must call fmi3EnterEventMode when it
+ * plans discrete changes to inputs). It was set in Step Mode.
+ */
+Test(master_time_events, a_discrete_input_changes_in_event_mode)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("a", "TimeEvent") MSYS_COMP("b", "TimeEvent"),
+                .connections = MSYS_CONN("a", "count", "b", "k"),
+                .parameters = MSYS_REAL("a.phase", "0.15") MSYS_REAL("b.phase", "0.35"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("b.k_events") MSYS_RECORD("b.k_in_step")
+                            MSYS_RECORD("a.count") MSYS_RECORD("b.count"),
+        };
+        const struct mrow *last;
+        struct master_stats st;
+        struct msys x;
+
+        run_to_end(&x, &spec, &st);
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, val(&x, last, "a.count"), 2.0));
+        cr_assert(eq(dbl, val(&x, last, "b.count"), 2.0));
+        cr_assert(eq(dbl, val(&x, last, "b.k_in_step"), 0.0));
+        cr_assert(eq(dbl, val(&x, last, "b.k_events"), 2.0));
+        /* Each instance's own two events, and b's two input events. */
+        cr_assert(eq(u64, st.events, 6));
+        msys_fini(&x);
+}

@@ -222,6 +222,8 @@ int master_new(struct session *s, const struct master_opts *opts, struct master 
                 m->at_grid = true;
                 m->t_next = master_grid(m, 1);
                 r = first_outputs(m);
+                if (r == 0)
+                        r = minput_start(m);
         }
         if (r == 0)
                 mrig_start(m);

@@ -145,6 +145,7 @@ int mevent_iterate(struct master *m, struct mi *mi, double t, bool *ret_term)
         r = mroute_set_inputs(m, mi);
         if (r != INST_OK && r != INST_WARNING)
                 return mstep_fault(m, mi, r, "Set (inputs in Event Mode)");
+        minput_remember(mi);
         r = mclock_enter(m, mi, t);
         if (r < 0)
                 return r;

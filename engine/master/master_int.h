@@ -177,6 +177,15 @@ struct mclink {
         size_t cons, clock;
 };
 
+/* A discrete input the master sets with each step (master_input_event.c). */
+struct mdisc {
+        size_t block;                   /* its step block */
+        size_t off, len;                /* its bytes in the block's values */
+        size_t at;                      /* where disc_last keeps them */
+        uint32_t vr;
+        size_t n;                       /* elements */
+};
+
 /* The master's view of one instance. */
 struct mi {
         struct inst *inst;
@@ -203,6 +212,11 @@ struct mi {
         struct mslot *in_slots;
         size_t n_feeds;                 /* inputs driven from a file, set after the routes */
         struct mfeed *feeds;
+        /* With Event Mode: its discrete inputs and the values the FMU last took. */
+        size_t n_disc;
+        struct mdisc *disc;
+        unsigned char *disc_last;
+        bool disc_valid;                /* else read them back from the FMU first */
 
         /* Values got with each step (next) and published at a point (pub). */
         size_t n_out;
@@ -434,6 +448,25 @@ void mplan_free_routes(struct mi *mi);
 /* master_nan.c */
 /* A NaN in mi's output block 'block' (next) that a consumer takes: a note, once per instance. */
 void mnan_check(struct master *m, struct mi *mi, size_t block);
+
+/* master_input_event.c */
+/* mstep_run(): an instance ended the run from the Event Mode of its input change. */
+#define MINPUT_TERMINATE        1
+/* After plan_inputs(): mi's discrete inputs, where it uses Event Mode. 0 or -ENOMEM. */
+int minput_plan(struct master *m, struct mi *mi);
+void minput_free(struct mi *mi);
+/* After initialization: the values the FMUs hold. 0 or the fault. */
+int minput_start(struct master *m);
+/* mi's inputs (mroute_inputs()) were set: they are what the FMU holds now. */
+void minput_remember(struct mi *mi);
+/* mi's FMU state was restored: read its inputs back before the next comparison. */
+void minput_forget(struct mi *mi);
+/*
+ * Before mi's step, its inputs routed: an Event Mode for them where a
+ * discrete one changes. 0, MINPUT_TERMINATE (master_message() says who
+ * asked), or the fault.
+ */
+int minput_event(struct master *m, struct mi *mi);
 
 /* master_route.c */
 void mroute_inputs(struct master *m, struct mi *mi);

@@ -115,6 +115,7 @@ static int restore(struct master *m, struct mi *mi, double t_meet)
         if (r != INST_OK && r != INST_WARNING)
                 return mstep_fault(m, mi, r, "SetFMUState");
         m->restores++;
+        minput_forget(mi);
         mi->reached = m->t_cur;
         mi->stepped = mi->pending = mi->event = mi->terminate = false;
         mi->from = m->t_cur;

@@ -249,7 +249,8 @@ static int plan_inputs(struct master *m, struct mi *mi)
         for (size_t i = 0; i < mi->n_in; i++)
                 mi->inst_in[i] = (struct inst_in){ mi->in[i].type, mi->in[i].vrs, mi->in[i].n_vars,
                                                    mi->in[i].vals, mi->in[i].sizes, mi->in[i].n };
-        return mfeed_plan(m, mi);
+        r = mfeed_plan(m, mi);
+        return r < 0 ? r : minput_plan(m, mi);
 }
 
 
@@ -371,6 +372,7 @@ void mplan_free(struct master *m)
                 free(mi->slots);
                 free(mi->in_slots);
                 free(mi->feeds);
+                minput_free(mi);
         }
         free(m->clinks);
         free(m->by_stage);

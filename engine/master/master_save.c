@@ -241,6 +241,7 @@ int master_restore(struct master *m, const struct master_saved *s)
 
                 if (r < 0)
                         return r;
+                minput_forget(&m->mi[i]);
         }
         m->pt = s->pt;
         m->t_cur = s->t_cur;

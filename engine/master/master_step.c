@@ -295,6 +295,8 @@ static int post(struct master *m, struct mi *mi, bool route, uint64_t now)
         if (r < 0)
                 return mstep_fault(m, mi, r, "DoStep");
         mi->posted = true;
+        if (mi->n_disc)
+                minput_remember(mi);
         return 0;
 }
 
@@ -380,6 +382,20 @@ int mstep_run(struct master *m)
                 uint64_t now = st ? pace_now_ns() : m->point_ns;
                 size_t due = 0;
 
+                /*
+                 * A discrete input that changes: an Event Mode before the
+                 * step (master_input_event.c). Never a chained step's.
+                 */
+                for (size_t k = a; k < b && !fault; k++) {
+                        struct mi *mi = &m->mi[m->by_stage[k]];
+
+                        if (mi->todo && mi->n_disc) {
+                                mroute_inputs(m, mi);
+                                fault = minput_event(m, mi);
+                        }
+                }
+                if (fault)
+                        break;
                 /* A chained step in flight is counted already (inst_post_step()). */
                 for (size_t k = a; k < b; k++)
                         due += m->mi[m->by_stage[k]].todo && !m->mi[m->by_stage[k]].chained;
@@ -441,5 +457,6 @@ void mstep_roll_back(struct master *m)
                 r = inst_set_fmu_state(mi->inst, mi->state);
                 if (r == INST_OK || r == INST_WARNING)
                         m->restores++;
+                minput_forget(mi);
         }
 }

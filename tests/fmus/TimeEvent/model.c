@@ -27,8 +27,14 @@
  * eventHandlingNeeded for a time event the importer was told about).
  * Without Event Mode the events are handled inside DoStep.
  *
+ * k is a discrete input (FMI 3.0 section 2.4.7.4: with Event Mode used it
+ * may change only in Event Mode): k_events counts its changes seen in
+ * fmi3UpdateDiscreteStates, k_in_step those first seen in fmi3DoStep,
+ * i.e. set in Step Mode, which the importer must not do.
+ *
  * Value references: time 0, period 1, phase 2, count 3, x 4, der_x 5,
- * base 6, gain 7, y 8, u 9, z 10, level 11, stop_count 12, bad_next 13.
+ * base 6, gain 7, y 8, u 9, z 10, level 11, stop_count 12, bad_next 13,
+ * k 14, k_events 15, k_in_step 16.
  */
 #include <errno.h>
 #include <math.h>
@@ -49,6 +55,10 @@ struct model_data {
         double level;
         int32_t stop_count;
         int32_t bad_next;
+        int32_t k;
+        int32_t k_events;
+        int32_t k_in_step;
+        int32_t k_seen;         /* k as the FMU last took it */
         uint64_t next_k;        /* index of the next time event */
         uint64_t deferred;      /* bad_next 3: next_k + 1 of the event put off once; 0: none */
 };
@@ -69,6 +79,10 @@ static const struct var vars[] = {
         VAR_SCALAR(11, "level", VAR_FLOAT64, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, level),
         VAR_SCALAR(12, "stop_count", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, stop_count),
         VAR_SCALAR(13, "bad_next", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, bad_next),
+        VAR_SCALAR(14, "k", VAR_INT32, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, k),
+        VAR_SCALAR(15, "k_events", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, k_events),
+        VAR_SCALAR(16, "k_in_step", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED,
+                   k_in_step),
 };
 
 static void start(struct inst *inst)
@@ -80,6 +94,7 @@ static void start(struct inst *inst)
         d->base = 1.5;
         d->u = 0.0;
         d->stop_count = 0;
+        d->k = 0;
 }
 
 /* How close to t_k counts as at t_k: rounding of t0 + n h against phase + k period. */
@@ -108,6 +123,9 @@ static int calculate(struct inst *inst)
                 d->z = 0.0;
                 d->next_k = 0;
                 d->deferred = 0;
+                d->k_seen = d->k;
+                d->k_events = 0;
+                d->k_in_step = 0;
                 /* Events before the start time are past: the first is the next one after it. */
                 while (event_time(d) < inst_time(inst) - tol(inst_time(inst)))
                         d->next_k++;
@@ -134,6 +152,12 @@ static int do_step(struct inst *inst, struct step *step)
         struct model_data *d = inst_data(inst);
         double t = step->t, t_end = step->t + step->h;
 
+        if (d->k != d->k_seen && step->event_mode_used) {
+                d->k_in_step++;
+                inst_log(inst, FMU_WARNING, "discrete input k changed from %d to %d in Step Mode "
+                         "(t = %.17g)", (int)d->k_seen, (int)d->k, t);
+        }
+        d->k_seen = d->k;
         d->z += d->u * step->h;
         if (step->event_mode_used) {
                 double te = event_time(d);
@@ -164,6 +188,10 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
         struct model_data *d = inst_data(inst);
         double t = inst_time(inst);
 
+        if (d->k != d->k_seen) {
+                d->k_events++;
+                d->k_seen = d->k;
+        }
         if (d->bad_next == 3 && event_time(d) <= t + tol(t) && d->deferred != d->next_k + 1) {
                 d->deferred = d->next_k + 1;
                 ret->need_update = false;

@@ -1,0 +1,170 @@
+/*
+ * master_input_event: discrete input changes of an instance with Event
+ * Mode. FMI 3.0 section 2.4.7.4 ("discrete": with Event Mode used, the
+ * value may only change in Event Mode) and section 4.3.1 (the importer
+ * must call fmi3EnterEventMode when it plans discrete changes to
+ * inputs): before such an instance's step, where a discrete input it is
+ * set with the step would change, it gets an Event Mode of its own at the
+ * step's start (enter, set the inputs, iterate fmi3UpdateDiscreteStates,
+ * enter Step Mode), and the step then sets the same values again, which
+ * is no change.
+ *
+ * DESIGN: the values the FMU last took are kept per discrete input (the
+ * unclocked step blocks' discrete variables; String and Binary are not
+ * compared), read from the FMU after initialization and after a restored
+ * FMU state, updated whenever the master sets them. Like any Event Mode
+ * of an instance (master_event.c), its outputs after the event reach
+ * others with its next step; its nextEventTime is taken. An instance that
+ * asks to terminate there ends the run at that point (mstep_point()).
+ */
+#include "engine/master/master_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/master/master_value.h"
+
+static bool comparable(enum md_type t)
+{
+        return t != MD_STRING && t != MD_BINARY;
+}
+
+int minput_plan(struct master *m, struct mi *mi)
+{
+        const struct md *md = m->sc->components[mi->idx].fmu->md;
+        size_t n = 0, bytes = 0;
+
+        if (!mi->event_mode)
+                return 0;
+        for (size_t i = 0; i < mi->n_in_slots; i++) {
+                const struct mslot *sl = &mi->in_slots[i];
+
+                n += sl->block < mi->n_in_step && comparable(mi->in[sl->block].type) &&
+                     md->vars[sl->var].variability == MD_VARIABILITY_DISCRETE;
+        }
+        if (!n)
+                return 0;
+        mi->disc = calloc(n, sizeof(*mi->disc));
+        if (!mi->disc)
+                return -ENOMEM;
+        for (size_t i = 0; i < mi->n_in_slots; i++) {
+                const struct mslot *sl = &mi->in_slots[i];
+                const struct mblock *b = &mi->in[sl->block < mi->n_in ? sl->block : 0];
+                size_t sz;
+
+                if (sl->block >= mi->n_in_step || !comparable(b->type) ||
+                    md->vars[sl->var].variability != MD_VARIABILITY_DISCRETE)
+                        continue;
+                sz = mv_size(b->type);
+                mi->disc[mi->n_disc++] = (struct mdisc){
+                        .block = sl->block, .off = sl->off * sz, .len = sl->n * sz,
+                        .at = bytes, .vr = md->vars[sl->var].vr, .n = sl->n,
+                };
+                bytes += sl->n * sz;
+        }
+        mi->disc_last = malloc(bytes ? bytes : 1);
+        return mi->disc_last ? 0 : -ENOMEM;
+}
+
+void minput_free(struct mi *mi)
+{
+        free(mi->disc);
+        free(mi->disc_last);
+        mi->disc = NULL;
+        mi->disc_last = NULL;
+        mi->n_disc = 0;
+        mi->disc_valid = false;
+}
+
+/* The values the FMU holds now (after initialization, or a restored state). */
+static int read_back(struct master *m, struct mi *mi)
+{
+        for (size_t i = 0; i < mi->n_disc; i++) {
+                const struct mdisc *d = &mi->disc[i];
+                int r = inst_get(mi->inst, mi->in[d->block].type, &d->vr, 1,
+                                 mi->disc_last + d->at, d->n);
+
+                if (r != INST_OK && r != INST_WARNING)
+                        return mstep_fault(m, mi, r, "Get (its discrete inputs)");
+        }
+        mi->disc_valid = true;
+        return 0;
+}
+
+int minput_start(struct master *m)
+{
+        for (size_t i = 0; i < m->n; i++) {
+                int r = m->mi[i].n_disc ? read_back(m, &m->mi[i]) : 0;
+
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+void minput_forget(struct mi *mi)
+{
+        mi->disc_valid = false;
+}
+
+void minput_remember(struct mi *mi)
+{
+        for (size_t i = 0; i < mi->n_disc; i++) {
+                const struct mdisc *d = &mi->disc[i];
+
+                memcpy(mi->disc_last + d->at, mi->in[d->block].vals + d->off, d->len);
+        }
+        mi->disc_valid = mi->n_disc > 0;
+}
+
+static bool changed(const struct mi *mi)
+{
+        for (size_t i = 0; i < mi->n_disc; i++) {
+                const struct mdisc *d = &mi->disc[i];
+
+                if (memcmp(mi->disc_last + d->at, mi->in[d->block].vals + d->off, d->len))
+                        return true;
+        }
+        return false;
+}
+
+int minput_event(struct master *m, struct mi *mi)
+{
+        bool term = false;
+        double next;
+        int r;
+
+        if (!mi->n_disc)
+                return 0;
+        if (!mi->disc_valid && (r = read_back(m, mi)) < 0)
+                return r;
+        if (!changed(mi))
+                return 0;
+        r = inst_enter_event_mode(mi->inst);
+        if (r != INST_OK && r != INST_WARNING)
+                return mstep_fault(m, mi, r, "EnterEventMode (a discrete input changes)");
+        r = mroute_set_inputs(m, mi);
+        if (r != INST_OK && r != INST_WARNING)
+                return mstep_fault(m, mi, r, "Set (inputs in Event Mode)");
+        minput_remember(mi);
+        r = session_event_update(m->s, mi->idx, mi->from, m->opts.max_event_iterations, &term,
+                                 &next);
+        if (r < 0) {
+                m->fault = r;
+                return master_err(m, r, "%s", session_message(m->s));
+        }
+        m->events++;
+        if (term) {
+                master_err(m, 0, "terminateSimulation requested by '%s' at t = %.17g (in the "
+                           "Event Mode of a discrete input's change)", mi->name, mi->from);
+                return MINPUT_TERMINATE;
+        }
+        r = session_enter_step_mode(m->s, mi->idx);
+        if (r < 0) {
+                m->fault = r;
+                return master_err(m, r, "%s", session_message(m->s));
+        }
+        mi->next_event = next;
+        return 0;
+}
