@@ -410,6 +410,8 @@ int hload_check(struct host *h, const struct proto_load *a, const struct open_as
  * hs->load kept: the caller frees what is left, retires, then replies.
  */
 int hload_run(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size);
+/* Follow the master into a final state (after a stepping call, a set). */
+void hsess_follow(struct hsess *hs);
 /* Session thread: free everything the session holds (master, recorder, session, scenario). */
 void hload_free(struct hsess *hs);
 /* The reply code for a load scenario_load() refused with -errno r and diagnostics. */

@@ -147,8 +147,7 @@ static void drain_unloaded(struct hsess *hs)
         }
 }
 
-/* Follow the master into a final state after a stepping call. */
-static void follow(struct hsess *hs)
+void hsess_follow(struct hsess *hs)
 {
         switch (master_state(hs->m)) {
         case MASTER_FINISHED:
@@ -295,7 +294,7 @@ static void run_chunk(struct hsess *hs)
                 return;
         }
         if (r == -EPERM || master_state(hs->m) != MASTER_PAUSED)
-                follow(hs);
+                hsess_follow(hs);
         htelem_tick(hs);
         if (hs->state == PROTO_STATE_RUNNING && hs->goal && hsess_goal_reached(hs))
                 hsess_set_state(hs, PROTO_STATE_PAUSED, "");

@@ -37,7 +37,10 @@
  * What set may change is the same as while paused: FMI's rules on
  * causality and variability (FMI 3.0 section 2.2.7.2), checked here for
  * every value of the request before the first goes out, and again by the
- * worker.
+ * worker. An instance with Event Mode takes its discrete inputs and
+ * tunable parameters of the request in an Event Mode of its own, which
+ * ends before the reply (FMI 3.0 sections 2.4.7.4 and 4.3.1;
+ * master_set_event_begin()).
  * Tunable structural parameters are set first, in Reconfiguration Mode
  * (host_reconf.c), so that the arrays they resize are checked and set at
  * their new size.
@@ -538,11 +541,70 @@ static void setv_drop_resized(struct hsess *hs, const struct hreconf *rc)
         }
 }
 
+/* What may change only in Event Mode where the FMU uses it (FMI 3.0 section 2.4.7.4). */
+static bool event_only(const struct hvar *x)
+{
+        return (x->v->causality == MD_CAUSALITY_INPUT &&
+                x->v->variability == MD_VARIABILITY_DISCRETE) ||
+               (x->v->causality == MD_CAUSALITY_PARAMETER &&
+                x->v->variability == MD_VARIABILITY_TUNABLE);
+}
+
+/*
+ * An Event Mode for each instance whose values of the set may change only
+ * there (master_set_event_begin()); *ret_opened: which (NULL: none). -1,
+ * or the reply code with msg: the session faulted.
+ */
+static int open_events(struct hsess *hs, const struct hvar *xs, size_t n, bool **ret_opened,
+                       char *msg, size_t size)
+{
+        bool *opened = NULL;
+
+        *ret_opened = NULL;
+        for (size_t i = 0; hs->m && i < n; i++) {
+                const struct hvar *x = &xs[i];
+                int r;
+
+                if (!event_only(x) || (opened && opened[x->comp]))
+                        continue;
+                if (!opened && !(opened = calloc(hs->sc->n_components, sizeof(*opened)))) {
+                        snprintf(msg, size, "out of memory");
+                        return PROTO_E_INTERNAL;
+                }
+                *ret_opened = opened;
+                r = master_set_event_begin(hs->m, x->comp);
+                if (r < 0) {
+                        snprintf(msg, size, "%s", master_message(hs->m));
+                        return PROTO_E_FAULT;
+                }
+                opened[x->comp] = r > 0;
+        }
+        return -1;
+}
+
+/* Back to Step Mode where open_events() entered Event Mode; frees opened. */
+static void close_events(struct hsess *hs, bool *opened, int *code, char *msg, size_t size)
+{
+        for (size_t i = 0; opened && i < hs->sc->n_components; i++) {
+                int r;
+
+                if (!opened[i] || master_state(hs->m) == MASTER_FAULTED)
+                        continue;
+                r = master_set_event_end(hs->m, i);
+                if (r < 0 && *code < 0) {
+                        *code = PROTO_E_FAULT;
+                        snprintf(msg, size, "%s", master_message(hs->m));
+                }
+        }
+        free(opened);
+}
+
 void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
 {
         char msg[HOST_MSG_MAX], err[256];
         struct hreconf rc = { 0 };
         struct hvar *xs = NULL;
+        bool *opened = NULL;
         struct proto_set a;
         void *mem = NULL;
         uint32_t k = 0;
@@ -585,6 +647,8 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
                             (code < 0 || hreconf_done(&rc, &xs[i])))
                                 setv_keep(hs, &xs[i]);
         }
+        if (xs && code < 0)
+                code = open_events(hs, xs, a.n, &opened, msg, sizeof(msg));
         for (uint32_t i = 0; xs && i < a.n && code < 0; i++) {
                 struct hvar *x = &xs[i];
                 int r;
@@ -597,6 +661,7 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
                 else
                         setv_keep(hs, x);
         }
+        close_events(hs, opened, &code, msg, sizeof(msg));
         hreconf_fini(&rc);
         for (uint32_t i = 0; xs && i < a.n; i++)
                 hvar_fini(&xs[i]);
@@ -604,8 +669,10 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
         free(mem);
         if (code >= 0) {
                 host_reply_error(hs->h, c->token, c->id, (enum proto_err)code, "%s", msg);
+                hsess_follow(hs);       /* an Event Mode of the set that faulted */
                 return;
         }
+        hsess_follow(hs);               /* an FMU that asked to terminate there */
         if (pw_init(&w) < 0)
                 return;
         proto_reply_ok_begin(&w, c->id);

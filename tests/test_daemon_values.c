@@ -340,3 +340,27 @@ Test(daemon_values, samples_carry_names_first_and_the_recorded_values, .init = s
         csv_fini(&x);
         free(out);
 }
+
+/*
+ * A set of a discrete input of an FMU with Event Mode, between two steps,
+ * reaches it in an Event Mode (FMI 3.0 sections 2.4.7.4 and 4.3.1): TimeEvent
+ * counts k's changes taken in fmi3UpdateDiscreteStates and those it first
+ * sees in a step. It was set in Step Mode.
+ */
+Test(daemon_values, a_discrete_input_set_between_steps_goes_in_in_event_mode, .init = setup,
+     .fini = teardown)
+{
+        struct proto_load a = { .path = daemon_str(FMUD_TEST_FMU_DIR "/TimeEvent.fmu") };
+        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
+        static const char *const names[] = { "k_events", "k_in_step" };
+        struct pv seven = PV_I(7);
+        struct proto_named_value v = { daemon_str("k"), &seven };
+        const struct pv *const *got;
+
+        cr_assert(fmud_step(c, &t, 1, NULL) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_set(c, &t, &v, 1) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_step(c, &t, 1, NULL) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_get(c, &t, names, 2, &got) == 0, "%s", fmud_errmsg(c));
+        cr_assert(eq(i64, got[0]->i, 1), "k_events");
+        cr_assert(eq(i64, got[1]->i, 0), "k_in_step");
+}

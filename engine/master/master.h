@@ -282,6 +282,18 @@ int master_step(struct master *m, uint64_t n);
  * once only, later calls return the first one's result. Master thread.
  */
 int master_terminate(struct master *m);
+/*
+ * Between points (master thread), around a set of discrete inputs or
+ * tunable parameters of instance comp: where it uses Event Mode, they may
+ * change only there (FMI 3.0 sections 2.4.7.4 and 4.3.1). begin enters
+ * it: 1, or 0 where the instance has no Event Mode (set in Step Mode, no
+ * end). end, after the sets, iterates its discrete states and returns it
+ * to Step Mode: 0, or 1 where it asked to terminate (MASTER_FINISHED).
+ * A failure of either faults the session (MASTER_FAULTED, -errno,
+ * master_message() naming the call).
+ */
+int master_set_event_begin(struct master *m, size_t comp);
+int master_set_event_end(struct master *m, size_t comp);
 /* Advance to the last grid point at or before t (the stop time at most). As master_step(). */
 int master_run_until(struct master *m, double t);
 /* Advance to the stop time. As master_step(). */

@@ -11,6 +11,9 @@
  * start time, and a nextEventTime at the start time, are an Event Mode
  * before the first step (mevent_start()).
  *
+ * An instance's discrete inputs that change before its step get an Event
+ * Mode of their own (master_input_event.c).
+ *
  * DESIGN: instances run Event Mode one after the other in index order;
  * each sees the others' outputs as published at the point (before their
  * own events). The master does not iterate events across instances (a

@@ -168,3 +168,51 @@ int minput_event(struct master *m, struct mi *mi)
         mi->next_event = next;
         return 0;
 }
+
+/* A failure of the set's Event Mode: the session faults there. */
+static int set_fault(struct master *m, int r)
+{
+        master_set_state(m, MASTER_FAULTED);
+        return r < 0 ? r : -EIO;
+}
+
+int master_set_event_begin(struct master *m, size_t comp)
+{
+        struct mi *mi = comp < m->n ? &m->mi[comp] : NULL;
+        int r;
+
+        if (!mi || !mi->event_mode)
+                return 0;
+        r = inst_enter_event_mode(mi->inst);
+        if (r != INST_OK && r != INST_WARNING)
+                return set_fault(m, mstep_fault(m, mi, r, "EnterEventMode (a value set)"));
+        return 1;
+}
+
+int master_set_event_end(struct master *m, size_t comp)
+{
+        struct mi *mi = &m->mi[comp];
+        bool term = false;
+        double next;
+        int r;
+
+        r = session_event_update(m->s, comp, m->t_cur, m->opts.max_event_iterations, &term, &next);
+        if (r < 0) {
+                m->fault = r;
+                return set_fault(m, master_err(m, r, "%s", session_message(m->s)));
+        }
+        m->events++;
+        if (term) {
+                master_err(m, 0, "terminateSimulation requested by '%s' at t = %.17g (in the "
+                           "Event Mode of a value set)", mi->name, m->t_cur);
+                master_set_state(m, MASTER_FINISHED);
+                return 1;
+        }
+        r = session_enter_step_mode(m->s, comp);
+        if (r < 0) {
+                m->fault = r;
+                return set_fault(m, master_err(m, r, "%s", session_message(m->s)));
+        }
+        mi->next_event = next;
+        return 0;
+}
