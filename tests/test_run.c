@@ -984,3 +984,21 @@ Test(run, an_fmu_whose_log_categories_name_no_status_says_why_it_failed, .init =
                   r.err);
         run_result_fini(&r);
 }
+
+/*
+ * --record of the FMU's independent variable (time, as users ask for it)
+ * gives one time column, with a warning saying it is always there; it gave
+ * two columns named time.
+ */
+Test(run, recording_the_independent_variable_gives_one_time_column, .init = setup,
+     .fini = teardown)
+{
+        struct run_result r = fmuctl((const char *[]){
+                "run", FMUD_TEST_FMU_DIR "/TimeEvent.fmu", "--stop-time", "0.2", "--step", "0.1",
+                "--record", "time", "--record", "count", "--out", "-", "--quiet", "--local", NULL });
+
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(eq(int, strncmp(r.out, "time,count\n", 11), 0), "%s", r.out);
+        cr_assert(not(eq(ptr, strstr(r.err, "the time column"), NULL)), "%s", r.err);
+        run_result_fini(&r);
+}

@@ -206,7 +206,12 @@ static int listed(struct sc_load *l, struct cols *c, size_t n, const char *const
                                         r = sc_err(l, origins[i], 0, names[i], "recorded twice");
                         seen[2 * i] = comp;
                         seen[2 * i + 1] = var;
-                        if (r == 0)
+                        /* Its values are the time column's, always written first. */
+                        if (r == 0 && l->s->components[comp].fmu->md->vars[var].causality ==
+                                      MD_CAUSALITY_INDEPENDENT)
+                                sc_warn(l, origins[i], 0, names[i], "is the independent "
+                                        "variable: the time column holds it, not recorded again");
+                        else if (r == 0)
                                 r = add_var(l, c, comp, var, origins[i], names[i]);
                 }
                 bad |= r < 0;
