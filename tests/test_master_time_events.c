@@ -608,3 +608,32 @@ Test(master_time_events, a_discrete_input_changes_in_event_mode)
         cr_assert(eq(u64, st.events, 6));
         msys_fini(&x);
 }
+
+/*
+ * An instance that asks to terminate in the Event Mode of its input's
+ * change (b.stop_k = 1: when a.count reaches it, at 0.15) ends the run
+ * there: finished, saying who asked and where, the last row at 0.15.
+ */
+Test(master_time_events, terminate_in_the_event_mode_of_an_input_change_finishes_there)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("a", "TimeEvent") MSYS_COMP("b", "TimeEvent"),
+                .connections = MSYS_CONN("a", "count", "b", "k"),
+                .parameters = MSYS_REAL("a.phase", "0.15") MSYS_REAL("b.phase", "0.35")
+                              MSYS_INT("b.stop_k", "1"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("b.k_events") MSYS_RECORD("a.count"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(not(eq(ptr, strstr(master_message(x.m), "terminateSimulation requested by 'b' "
+                                     "at t = 0.1"), NULL)), "%s", master_message(x.m));
+        cr_assert(not(eq(ptr, strstr(master_message(x.m), "discrete input"), NULL)), "%s", master_message(x.m));
+        cr_assert(fabs(x.rows[x.n_rows - 1].t - 0.15) < 1e-12, "%.17g", x.rows[x.n_rows - 1].t);
+        cr_assert(eq(int, master_terminate(x.m), 0), "%s", master_message(x.m));
+        msys_fini(&x);
+}

@@ -11,8 +11,9 @@
  *
  * DESIGN: the values the FMU last took are kept per discrete input (the
  * unclocked step blocks' discrete variables; String and Binary are not
- * compared), read from the FMU after initialization and after a restored
- * FMU state, updated whenever the master sets them. Like any Event Mode
+ * compared), read from the FMU after initialization, updated whenever the
+ * master sets them; after a restored FMU state they are not known, and the
+ * next step has the Event Mode. Like any Event Mode
  * of an instance (master_event.c), its outputs after the event reach
  * others with its next step; its nextEventTime is taken. An instance that
  * asks to terminate there ends the run at that point (mstep_point()).
@@ -77,7 +78,7 @@ void minput_free(struct mi *mi)
         mi->disc_valid = false;
 }
 
-/* The values the FMU holds now (after initialization, or a restored state). */
+/* The values the FMU holds now (after initialization, before any set). */
 static int read_back(struct master *m, struct mi *mi)
 {
         for (size_t i = 0; i < mi->n_disc; i++) {
@@ -135,11 +136,12 @@ int minput_event(struct master *m, struct mi *mi)
         double next;
         int r;
 
-        if (!mi->n_disc)
-                return 0;
-        if (!mi->disc_valid && (r = read_back(m, mi)) < 0)
-                return r;
-        if (!changed(mi))
+        /*
+         * After a restored state, what the FMU holds is not known (a Get
+         * could come after a Set in Step Mode, which FMI 3.0 section
+         * 4.2.1 forbids): an Event Mode then, which is allowed anyway.
+         */
+        if (!mi->n_disc || (mi->disc_valid && !changed(mi)))
                 return 0;
         r = inst_enter_event_mode(mi->inst);
         if (r != INST_OK && r != INST_WARNING)

@@ -459,7 +459,7 @@ void minput_free(struct mi *mi);
 int minput_start(struct master *m);
 /* mi's inputs (mroute_inputs()) were set: they are what the FMU holds now. */
 void minput_remember(struct mi *mi);
-/* mi's FMU state was restored: read its inputs back before the next comparison. */
+/* mi's FMU state was restored: its next step has the Event Mode whatever changed. */
 void minput_forget(struct mi *mi);
 /*
  * Before mi's step, its inputs routed: an Event Mode for them where a

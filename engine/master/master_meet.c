@@ -170,7 +170,8 @@ int mmeet_resolve(struct master *m)
                 }
                 /* The restores took time: the stages start now. */
                 m->point_ns = pace_now_ns();
-                if (todo && (r = mstep_run(m)) < 0)
+                /* Or MINPUT_TERMINATE, for mstep_point(). */
+                if (todo && (r = mstep_run(m)) != 0)
                         return r;
         }
         m->fault = -ELOOP;

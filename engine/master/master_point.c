@@ -123,14 +123,14 @@ int mstep_point(struct master *m)
         m->step_deadline_ns = isfinite(m->budget_s) ? m->point_ns + (uint64_t)(m->budget_s * 1e9) : 0;
         if (r == 0)
                 r = mstep_run(m);
+        if (r == 0)
+                r = mmeet_resolve(m);
         /* Asked in the Event Mode of an input's change, before its step: the run ends here. */
         if (r == MINPUT_TERMINATE) {
                 mstep_roll_back(m);
                 master_set_state(m, MASTER_FINISHED);
                 return 0;
         }
-        if (r == 0)
-                r = mmeet_resolve(m);
         if (r < 0) {
                 mstep_roll_back(m);
                 return r;

@@ -30,11 +30,12 @@
  * k is a discrete input (FMI 3.0 section 2.4.7.4: with Event Mode used it
  * may change only in Event Mode): k_events counts its changes seen in
  * fmi3UpdateDiscreteStates, k_in_step those first seen in fmi3DoStep,
- * i.e. set in Step Mode, which the importer must not do.
+ * i.e. set in Step Mode, which the importer must not do. stop_k > 0:
+ * terminateSimulation from the Event Mode in which k reaches it.
  *
  * Value references: time 0, period 1, phase 2, count 3, x 4, der_x 5,
  * base 6, gain 7, y 8, u 9, z 10, level 11, stop_count 12, bad_next 13,
- * k 14, k_events 15, k_in_step 16.
+ * k 14, k_events 15, k_in_step 16, stop_k 17.
  */
 #include <errno.h>
 #include <math.h>
@@ -59,6 +60,7 @@ struct model_data {
         int32_t k_events;
         int32_t k_in_step;
         int32_t k_seen;         /* k as the FMU last took it */
+        int32_t stop_k;
         uint64_t next_k;        /* index of the next time event */
         uint64_t deferred;      /* bad_next 3: next_k + 1 of the event put off once; 0: none */
 };
@@ -83,6 +85,7 @@ static const struct var vars[] = {
         VAR_SCALAR(15, "k_events", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, k_events),
         VAR_SCALAR(16, "k_in_step", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED,
                    k_in_step),
+        VAR_SCALAR(17, "stop_k", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, stop_k),
 };
 
 static void start(struct inst *inst)
@@ -95,6 +98,7 @@ static void start(struct inst *inst)
         d->u = 0.0;
         d->stop_count = 0;
         d->k = 0;
+        d->stop_k = 0;
 }
 
 /* How close to t_k counts as at t_k: rounding of t0 + n h against phase + k period. */
@@ -201,7 +205,8 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
                 return 0;
         }
         take_events(inst, d, t);
-        ret->terminate = d->stop_count > 0 && d->count >= d->stop_count;
+        ret->terminate = (d->stop_count > 0 && d->count >= d->stop_count) ||
+                         (d->stop_k > 0 && d->k >= d->stop_k);
         ret->need_update = false;
         ret->next_event_time_defined = d->period > 0.0;
         ret->next_event_time = event_time(d);
