@@ -7,7 +7,12 @@
  * set with the step would change, it gets an Event Mode of its own at the
  * step's start (enter, set the inputs, iterate fmi3UpdateDiscreteStates,
  * enter Step Mode), and the step then sets the same values again, which
- * is no change.
+ * is no change. For an instance whose inputs are the published values
+ * (Jacobi, the first Gauss-Seidel stage) that is before the point's
+ * steps are planned (minput_point()), so that a nextEventTime the event
+ * gives is a point the master lands on; a later stage's inputs are
+ * known only when its producers stepped, and its Event Mode comes just
+ * before its step (its nextEventTime then counts from the next point).
  *
  * DESIGN: the values the FMU last took are kept per discrete input (the
  * unclocked step blocks' discrete variables; String and Binary are not
@@ -130,10 +135,9 @@ static bool changed(const struct mi *mi)
         return false;
 }
 
-int minput_event(struct master *m, struct mi *mi)
+int minput_event(struct master *m, struct mi *mi, double t)
 {
         bool term = false;
-        double next;
         int r;
 
         /*
@@ -143,31 +147,46 @@ int minput_event(struct master *m, struct mi *mi)
          */
         if (!mi->n_disc || (mi->disc_valid && !changed(mi)))
                 return 0;
-        r = inst_enter_event_mode(mi->inst);
-        if (r != INST_OK && r != INST_WARNING)
-                return mstep_fault(m, mi, r, "EnterEventMode (a discrete input changes)");
-        r = mroute_set_inputs(m, mi);
-        if (r != INST_OK && r != INST_WARNING)
-                return mstep_fault(m, mi, r, "Set (inputs in Event Mode)");
-        minput_remember(mi);
-        r = session_event_update(m->s, mi->idx, mi->from, m->opts.max_event_iterations, &term,
-                                 &next);
-        if (r < 0) {
-                m->fault = r;
-                return master_err(m, r, "%s", session_message(m->s));
-        }
-        m->events++;
-        if (term) {
-                master_err(m, 0, "terminateSimulation requested by '%s' at t = %.17g (in the "
-                           "Event Mode of a discrete input's change)", mi->name, mi->from);
+        /* As any Event Mode of it: the inputs, its Clocks, the iteration, nextEventTime. */
+        r = mevent_iterate(m, mi, t, &term);
+        if (r < 0)
+                return r;
+        if (!term)
+                return 0;
+        master_err(m, 0, "terminateSimulation requested by '%s' at t = %.17g (in the Event Mode "
+                   "of a discrete input's change)", mi->name, t);
+        /* Not taken back with the others' steps: its terminal state is after the event. */
+        mi->saved = false;
+        return MINPUT_TERMINATE;
+}
+
+int minput_point(struct master *m)
+{
+        for (size_t i = 0; i < m->n; i++) {
+                struct mi *mi = &m->mi[i];
+                int r;
+
+                if (!mi->n_disc || mi->stage != 0 || mi->t != m->t_cur)
+                        continue;
+                mroute_inputs(m, mi);
+                r = minput_event(m, mi, m->t_cur);
+                if (r != MINPUT_TERMINATE) {
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                /* Its outputs after the event are the last row, as after a time event's request. */
+                r = mroute_get_outputs(m, mi);
+                if (r != INST_OK && r != INST_WARNING)
+                        return mstep_fault(m, mi, r, "Get (outputs after Event Mode)");
+                if (mroute_publish(m, mi) < 0) {
+                        m->fault = -ENOMEM;
+                        return master_err(m, -ENOMEM, "out of memory");
+                }
+                mroute_row(m, m->t_cur, 0);
+                master_set_state(m, MASTER_FINISHED);
                 return MINPUT_TERMINATE;
         }
-        r = session_enter_step_mode(m->s, mi->idx);
-        if (r < 0) {
-                m->fault = r;
-                return master_err(m, r, "%s", session_message(m->s));
-        }
-        mi->next_event = next;
         return 0;
 }
 

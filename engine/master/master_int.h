@@ -462,11 +462,17 @@ void minput_remember(struct mi *mi);
 /* mi's FMU state was restored: its next step has the Event Mode whatever changed. */
 void minput_forget(struct mi *mi);
 /*
- * Before mi's step, its inputs routed: an Event Mode for them where a
+ * Before mi's step from t, its inputs routed: an Event Mode for them where a
  * discrete one changes. 0, MINPUT_TERMINATE (master_message() says who
  * asked), or the fault.
  */
-int minput_event(struct master *m, struct mi *mi);
+int minput_event(struct master *m, struct mi *mi, double t);
+/*
+ * At the start of a point, before its steps are planned: minput_event()
+ * for every first-stage instance at the point. MINPUT_TERMINATE: one asked
+ * to terminate there, its row written, MASTER_FINISHED.
+ */
+int minput_point(struct master *m);
 
 /* master_route.c */
 void mroute_inputs(struct master *m, struct mi *mi);

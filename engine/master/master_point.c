@@ -116,6 +116,11 @@ int mstep_point(struct master *m)
         if (m->flagged)
                 mclock_unflag(m);
         mrig_inputs(m);
+        r = minput_point(m);
+        if (r == MINPUT_TERMINATE)
+                return 0;
+        if (r < 0)
+                return r;
         mstep_plan(m);
         r = mstep_save(m);
         m->point_ns = pace_now_ns();

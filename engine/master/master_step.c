@@ -391,7 +391,7 @@ int mstep_run(struct master *m)
 
                         if (mi->todo && mi->n_disc) {
                                 mroute_inputs(m, mi);
-                                fault = minput_event(m, mi);
+                                fault = minput_event(m, mi, mi->from);
                         }
                 }
                 if (fault)
