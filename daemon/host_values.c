@@ -605,6 +605,7 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
         struct hreconf rc = { 0 };
         struct hvar *xs = NULL;
         bool *opened = NULL;
+        enum master_state before = hs->m ? master_state(hs->m) : MASTER_LOADED;
         struct proto_set a;
         void *mem = NULL;
         uint32_t k = 0;
@@ -667,12 +668,13 @@ void hvalues_set(struct hsess *hs, const struct hcmd *c, const struct pv *args)
                 hvar_fini(&xs[i]);
         free(xs);
         free(mem);
+        /* The set's Event Mode faulted, or an FMU asked to terminate there (not a stop). */
+        if (hs->m && master_state(hs->m) != before)
+                hsess_follow(hs);
         if (code >= 0) {
                 host_reply_error(hs->h, c->token, c->id, (enum proto_err)code, "%s", msg);
-                hsess_follow(hs);       /* an Event Mode of the set that faulted */
                 return;
         }
-        hsess_follow(hs);               /* an FMU that asked to terminate there */
         if (pw_init(&w) < 0)
                 return;
         proto_reply_ok_begin(&w, c->id);
