@@ -140,8 +140,18 @@ static void forward(struct worker *w, int status, const char *category, const ch
         if (w->quiet_ok && status == fmi3OK)
                 return;
         if (!worker_speaking) {
-                if (!pthread_equal(pthread_self(), w->main_thread) ||
-                    (w->iu_on && pthread_mutex_trylock(&w->iu_lock) != 0)) {
+                if (!pthread_equal(pthread_self(), w->main_thread)) {
+                        queue_foreign(status, category, message);
+                        return;
+                }
+                /*
+                 * Outside our fmi3DoStep no update runs: another thread
+                 * holds the lock only to see that, so wait for it; inside,
+                 * one may be under way on another thread: queue then.
+                 */
+                if (w->iu_on && !w->stepping) {
+                        pthread_mutex_lock(&w->iu_lock);
+                } else if (w->iu_on && pthread_mutex_trylock(&w->iu_lock) != 0) {
                         queue_foreign(status, category, message);
                         return;
                 }

@@ -204,6 +204,7 @@ static void get_outputs(struct worker *w, const struct step_blocks *bl, struct c
 /* Enter or leave our fmi3DoStep, under iu_lock where updates may come from any thread. */
 static void set_in_call(struct worker *w, bool on)
 {
+        w->stepping = on;
         if (!w->iu_on) {
                 w->in_call = on;
                 return;
@@ -366,7 +367,8 @@ void iu_callback(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_req
          * (FMI 3.0 section 4.2.2 does not say which): one at a time, and
          * the updating thread alone uses the channel (forward() in log.c).
          */
-        if (!w)
+        /* Not from inside an update (a call it serves): that thread holds the lock. */
+        if (!w || worker_speaking)
                 return;
         pthread_mutex_lock(&w->iu_lock);
         if (!w->in_call || w->state != CALL_ST_STEP || w->depth != 0) {

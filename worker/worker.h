@@ -135,6 +135,7 @@ struct worker {
          */
         bool iu_on;
         pthread_mutex_t iu_lock;
+        bool stepping;          /* inside our fmi3DoStep; the worker's thread alone writes it */
 
         /* Logging, per request. */
         uint32_t logs_sent, logs_dropped;
