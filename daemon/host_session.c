@@ -327,6 +327,13 @@ void *hsess_main(void *arg)
                 hcmd_free(load);
                 return NULL;
         }
+        /*
+         * Loaded although an unload came meanwhile (after the load's last
+         * poll): the unload queued runs next as for any session, whose
+         * calls are waited for again (not during a shutdown).
+         */
+        if (atomic_load(&hs->unload_asked) && !atomic_load(&hs->cancel))
+                atomic_store(&hs->calls_cancel, false);
         for (;;) {
                 /* The next deferred step once the one before it is done. */
                 if (!hs->goal && hs->deferred) {
