@@ -435,3 +435,38 @@ Test(master_fixed_step, a_rigid_fmus_triggered_clock_ticking_between_its_points_
         cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "r"), 7), 1));
         msys_fini(&x);
 }
+
+/*
+ * Gauss-Seidel from a multirate producer (p every 2 steps, x decaying):
+ * the consumer takes p's outputs held at p's last point until p is past
+ * its own step's end, so what it takes never goes back in time (and never
+ * comes from p's future). It took p's step-end outputs at p's step start,
+ * then the older held ones at the point between.
+ */
+Test(master_fixed_step, a_gauss_seidel_consumer_of_a_slower_producer_never_goes_back_in_time)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("p", "LinearOde") MSYS_COMP("c", "Feedthrough"),
+                .connections = MSYS_CONN("p", "x", "c", "Float64_input"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\" algorithm=\"gauss-seidel\" order=\"p c\"",
+                .settings = "<fmud:GaussSeidel input=\"c.Float64_input\"/>"
+                            "<fmud:Component name=\"p\" multirate=\"2\"/>"
+                            MSYS_RECORD("p.x") MSYS_RECORD("c.Float64_output"),
+        };
+        double last = INFINITY;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        for (size_t i = 1; i < x.n_rows; i++) {
+                double y = val(&x, &x.rows[i], "c.Float64_output");
+
+                cr_assert(y <= last, "t = %.17g: %.17g after %.17g", x.rows[i].t, y, last);
+                cr_assert(y >= exp(-x.rows[i].t) - 1e-12, "t = %.17g: %.17g is p's future",
+                          x.rows[i].t, y);
+                last = y;
+        }
+        msys_fini(&x);
+}

@@ -26,16 +26,17 @@ static unsigned char *at(const struct mblock *b, size_t off)
 
 /*
  * Whether a Gauss-Seidel consumer takes its producer's outputs after the
- * step: once it stepped, but not from one whose step is fixed and ends
- * past the consumer's (an extra point it steps over, master_step.c), whose
- * outputs are held until it is there.
+ * step: once it stepped, but not from one whose step ends past the
+ * consumer's (a multirate producer's longer step, or a fixed step over an
+ * extra point, master_step.c), whose outputs are held until it is there:
+ * taken at its step's start and held at the points between, they would
+ * go back in time.
  */
 static bool take_next(const struct master *m, const struct mi *mi, const struct mroute *r)
 {
         const struct mi *p = &m->mi[r->prod];
 
-        return r->sequential && p->stepped &&
-               !(p->rigid && p->aim > mi->aim + master_tol(m, mi->aim));
+        return r->sequential && p->stepped && !(p->aim > mi->aim + master_tol(m, mi->aim));
 }
 
 void mroute_inputs(struct master *m, struct mi *mi)
