@@ -366,6 +366,11 @@ static int run_local(struct run_cmd *a)
                 if (rep.phase >= RUN_PHASE_RUN)
                         fprintf(stderr, "fmuctl run: the results end at t = %g\n", rep.time);
                 code = FMUCTL_EXIT_INTERRUPTED;
+        } else if (r < 0 && local_stop && rep.phase >= RUN_PHASE_RUN) {
+                /* Stopped, then its end failed (a Terminate): said, as through a daemon. */
+                fprintf(stderr, "%sfmuctl run: interrupted at t = %g\nfmuctl run: then: %s\n",
+                        o.progress ? "\n" : "", rep.time, rep.message ? rep.message : strerror(-r));
+                code = FMUCTL_EXIT_INTERRUPTED;
         } else if (r < 0) {
                 fprintf(stderr, "fmuctl run: %s\n", rep.message ? rep.message : strerror(-r));
                 print_diags(&diags, "  ");

@@ -521,9 +521,17 @@ static int run_session(struct run_cmd *a)
         if (r == 0)
                 r = follow(a, &t, &f);
         if (r == -EINTR || interrupted) {
+                struct proto_progress sp;
+
                 fmud_set_timeout(a->cli.c, 5000);
-                (void)fmud_stop(a->cli.c, &t, NULL);
                 fprintf(stderr, "\nfmuctl run: interrupted\n");
+                /* The stop terminates the FMUs: one whose Terminate failed says so. */
+                if (fmud_stop(a->cli.c, &t, &sp) == 0 && sp.state == PROTO_STATE_FAULTED &&
+                    sp.message.len) {
+                        fprintf(stderr, "fmuctl run: then: ");
+                        cli_put_clean(stderr, sp.message.ptr, sp.message.len);
+                        fputc('\n', stderr);
+                }
                 code = FMUCTL_EXIT_INTERRUPTED;
         } else if (r < 0) {
                 if (f.bar)

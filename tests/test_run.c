@@ -1002,3 +1002,35 @@ Test(run, recording_the_independent_variable_gives_one_time_column, .init = setu
         cr_assert(not(eq(ptr, strstr(r.err, "the time column"), NULL)), "%s", r.err);
         run_result_fini(&r);
 }
+
+/*
+ * Interrupted, and then the FMU's Terminate fails: exit 130 for the
+ * interrupt, and the Terminate's message said, locally as through the
+ * daemon. Locally it was exit 4; through the daemon the message was lost.
+ */
+Test(run, an_interrupted_run_whose_terminate_fails_says_so_and_exits_130, .init = setup,
+     .fini = teardown, .timeout = 120)
+{
+        char *out = NULL;
+
+        cr_assert(asprintf(&out, "%s/int27.csv", dir) > 0);
+        for (int local = 0; local < 2; local++) {
+                char *argv[] = { (char *)FMUD_FMUCTL, (char *)"run",
+                                 (char *)FMUD_TEST_FMU_DIR "/Misbehave.fmu", (char *)"--start",
+                                 (char *)"fault=27", (char *)"--start", (char *)"at=0.2",
+                                 (char *)"--warp", (char *)"1", (char *)"--stop-time",
+                                 (char *)"60", (char *)"--out", out, (char *)"--quiet",
+                                 local ? (char *)"--local" : NULL, NULL };
+                struct run_result r;
+
+                (void) unlink(out);
+                cr_assert(eq(int, run_interrupt(argv, "terminal assertion is armed", SIGINT, 1,
+                                                &r), 0), "local %d", local);
+                cr_assert(eq(int, r.exit_code, 130), "local %d: %s", local, r.err);
+                cr_assert(not(eq(ptr, strstr(r.err, "interrupted"), NULL)), "%s", r.err);
+                cr_assert(not(eq(ptr, strstr(r.err, "terminal assertion failed"), NULL)),
+                          "local %d: %s", local, r.err);
+                run_result_fini(&r);
+        }
+        free(out);
+}

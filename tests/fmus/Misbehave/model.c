@@ -56,9 +56,10 @@
  *                       26 a Warning log message that says so, then a
  *                          deadlock (as 9): a step that hangs where its
  *                          importer can see it hang
- *                      27 (whatever at is) a terminal assertion, as a
- *                          Modelica model's: fmi3Terminate logs an Error
- *                          naming x and returns fmi3Error
+ *                      27 a terminal assertion, as a Modelica model's:
+ *                          the step at 'at' logs a Warning that it is
+ *                          armed; fmi3Terminate logs an Error naming x
+ *                          and returns fmi3Error
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
@@ -384,6 +385,11 @@ static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
         case 25:
                 thread_logs(inst, 0, true);
                 return fmi3Error;
+        case 27:
+                /* Once, at 'at': the run can be seen under way. */
+                if (t - d->at < 1e-9)
+                        inst_log(inst, FMU_WARNING, "misbehave: the terminal assertion is armed");
+                return fmi3OK;
         case 24:
                 inst_log(inst, FMU_WARNING, "misbehave: Gr\xc3\xbc\xc3\x9f\xc3\xa4 "
                          "\xe2\x84\x83 \xf0\x9f\x8c\xa1 end");
