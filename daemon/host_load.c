@@ -601,6 +601,11 @@ out_reply:
                 code = PROTO_E_STATE;
                 snprintf(msg, sizeof(msg), "load of '%s' cancelled: the session was unloaded",
                          path ? path : "?");
+        } else if (atomic_load(&hs->calls_cancel)) {
+                /* An FMU call killed past the shutdown's grace: the daemon's doing, not the FMU's. */
+                code = PROTO_E_STATE;
+                snprintf(msg, sizeof(msg), "load of '%s' cancelled: the daemon is shutting down",
+                         path ? path : "?");
         }
         *ret_code = code;
         snprintf(ret_msg, ret_size, "%s", msg[0] ? msg : "load failed");
