@@ -221,6 +221,21 @@ static void *load_asleep(void *arg)
         return NULL;
 }
 
+/* The daemon's one worker, once it is there (a hang guard, not a measure). */
+static pid_t the_worker(const struct fmud_daemon *d)
+{
+        pid_t workers[4];
+        size_t n = 0;
+
+        for (int i = 0; i < 20000 && n == 0; i++) {
+                n = daemon_children(d->pid, workers, 4);
+                if (n == 0)
+                        usleep(1000);
+        }
+        cr_assert(eq(sz, n, 1));
+        return workers[0];
+}
+
 /*
  * The daemon told to stop while a load's FMU never finishes its
  * initialization (a licence server that does not answer, a model whose
@@ -235,22 +250,14 @@ Test(daemon_unload_hung, shutdown_ends_a_load_whose_fmu_never_initializes, .time
 {
         struct fmud_daemon d;
         struct loader l = { .r = 1 };
-        pid_t workers[4], pid;
         pthread_t t;
-        size_t n = 0;
+        pid_t pid;
 
         daemon_start(&d, NULL);
         l.c = daemon_connect(&d);
         fmud_set_timeout(l.c, 100000);
         cr_assert(eq(int, pthread_create(&t, NULL, load_asleep, &l), 0));
-        /* Until its worker is there (a hang guard, not a measure). */
-        for (int i = 0; i < 20000 && n == 0; i++) {
-                n = daemon_children(d.pid, workers, 4);
-                if (n == 0)
-                        usleep(1000);
-        }
-        cr_assert(eq(sz, n, 1));
-        pid = workers[0];
+        pid = the_worker(&d);
         daemon_stop(&d);
         cr_assert(daemon_pid_alive(pid) == false);
         cr_assert(eq(int, pthread_join(t, NULL), 0));
@@ -275,23 +282,16 @@ Test(daemon_unload_hung, unloading_a_session_whose_fmu_never_initializes_ends_it
         struct fmud_daemon d;
         struct loader l = { .r = 1 };
         struct fmud *c;
-        pid_t workers[4];
         pthread_t t;
-        size_t n = 0;
         uint64_t s = 0;
+        pid_t pid;
 
         daemon_start(&d, NULL);
         c = daemon_connect(&d);
         l.c = daemon_connect(&d);
         fmud_set_timeout(l.c, 100000);
         cr_assert(eq(int, pthread_create(&t, NULL, load_asleep, &l), 0));
-        /* Until its worker is there and the session listed (hang guards, not measures). */
-        for (int i = 0; i < 20000 && n == 0; i++) {
-                n = daemon_children(d.pid, workers, 4);
-                if (n == 0)
-                        usleep(1000);
-        }
-        cr_assert(eq(sz, n, 1));
+        pid = the_worker(&d);
         cr_assert(eq(int, fmud_list(c, &ls), 0), "%s", fmud_errmsg(c));
         cr_assert(eq(u32, ls.n, 1));
         s = ls.sessions[0].session;
@@ -301,7 +301,7 @@ Test(daemon_unload_hung, unloading_a_session_whose_fmu_never_initializes_ends_it
         cr_assert(l.r < 0, "the load succeeded");
         cr_assert(not(eq(ptr, strstr(fmud_errmsg(l.c), "cancelled: the session was unloaded"),
                          NULL)), "%s", fmud_errmsg(l.c));
-        cr_assert(daemon_pid_alive(workers[0]) == false);
+        cr_assert(daemon_pid_alive(pid) == false);
         cr_assert(eq(int, fmud_list(c, &ls), 0), "%s", fmud_errmsg(c));
         cr_assert(eq(u32, ls.n, 0));
         fmud_close(l.c);

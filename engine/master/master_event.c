@@ -169,6 +169,19 @@ int mevent_iterate(struct master *m, struct mi *mi, double t, bool *ret_term)
         return 0;
 }
 
+int mevent_publish(struct master *m, struct mi *mi)
+{
+        int r = mroute_get_outputs(m, mi);
+
+        if (r != INST_OK && r != INST_WARNING)
+                return mstep_fault(m, mi, r, "Get (outputs after Event Mode)");
+        if (mroute_publish(m, mi) < 0) {
+                m->fault = -ENOMEM;
+                return master_err(m, -ENOMEM, "out of memory");
+        }
+        return 0;
+}
+
 static int event(struct master *m, struct mi *mi)
 {
         bool term;
@@ -185,14 +198,7 @@ static int event(struct master *m, struct mi *mi)
          * fmusim and FMPy record it.
          */
         mi->terminate |= term;  /* a request of the step stands */
-        r = mroute_get_outputs(m, mi);
-        if (r != INST_OK && r != INST_WARNING)
-                return mstep_fault(m, mi, r, "Get (outputs after Event Mode)");
-        if (mroute_publish(m, mi) < 0) {
-                m->fault = -ENOMEM;
-                return master_err(m, -ENOMEM, "out of memory");
-        }
-        return 0;
+        return mevent_publish(m, mi);
 }
 
 int mevent_point(struct master *m, bool record)

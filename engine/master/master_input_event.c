@@ -176,13 +176,9 @@ int minput_point(struct master *m)
                         continue;
                 }
                 /* Its outputs after the event are the last row, as after a time event's request. */
-                r = mroute_get_outputs(m, mi);
-                if (r != INST_OK && r != INST_WARNING)
-                        return mstep_fault(m, mi, r, "Get (outputs after Event Mode)");
-                if (mroute_publish(m, mi) < 0) {
-                        m->fault = -ENOMEM;
-                        return master_err(m, -ENOMEM, "out of memory");
-                }
+                r = mevent_publish(m, mi);
+                if (r < 0)
+                        return r;
                 mroute_row(m, m->t_cur, 0);
                 master_set_state(m, MASTER_FINISHED);
                 return MINPUT_TERMINATE;

@@ -580,6 +580,8 @@ int mmeet_resolve(struct master *m);
  * Returns 0, or the fault.
  */
 int mevent_iterate(struct master *m, struct mi *mi, double t, bool *ret_term);
+/* After mi's Event Mode: read its outputs and publish them. 0 or the fault. */
+int mevent_publish(struct master *m, struct mi *mi);
 /* At the start time: Event Mode for the instances whose Clocks tick there; the first row. */
 int mevent_start(struct master *m);
 int mevent_point(struct master *m, bool record);
