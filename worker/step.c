@@ -366,8 +366,9 @@ void iu_callback(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_req
          * Only from inside our own fmi3DoStep, on any thread of the FMU's
          * (FMI 3.0 section 4.2.2 does not say which): one at a time, and
          * the updating thread alone uses the channel (forward() in log.c).
+         * Not from inside an update (a call it serves): that thread holds
+         * the lock already.
          */
-        /* Not from inside an update (a call it serves): that thread holds the lock. */
         if (!w || worker_speaking)
                 return;
         pthread_mutex_lock(&w->iu_lock);
