@@ -31,9 +31,16 @@
 
 #include "engine/master/master_value.h"
 
-static bool comparable(enum md_type t)
+/* Whether the slot is a discrete input set with each step whose values can be compared. */
+static bool tracked(const struct mi *mi, const struct md *md, const struct mslot *sl)
 {
-        return t != MD_STRING && t != MD_BINARY;
+        enum md_type t;
+
+        if (sl->block >= mi->n_in_step)
+                return false;
+        t = mi->in[sl->block].type;
+        return t != MD_STRING && t != MD_BINARY &&
+               md->vars[sl->var].variability == MD_VARIABILITY_DISCRETE;
 }
 
 int minput_plan(struct master *m, struct mi *mi)
@@ -43,12 +50,8 @@ int minput_plan(struct master *m, struct mi *mi)
 
         if (!mi->event_mode)
                 return 0;
-        for (size_t i = 0; i < mi->n_in_slots; i++) {
-                const struct mslot *sl = &mi->in_slots[i];
-
-                n += sl->block < mi->n_in_step && comparable(mi->in[sl->block].type) &&
-                     md->vars[sl->var].variability == MD_VARIABILITY_DISCRETE;
-        }
+        for (size_t i = 0; i < mi->n_in_slots; i++)
+                n += tracked(mi, md, &mi->in_slots[i]);
         if (!n)
                 return 0;
         mi->disc = calloc(n, sizeof(*mi->disc));
@@ -56,13 +59,11 @@ int minput_plan(struct master *m, struct mi *mi)
                 return -ENOMEM;
         for (size_t i = 0; i < mi->n_in_slots; i++) {
                 const struct mslot *sl = &mi->in_slots[i];
-                const struct mblock *b = &mi->in[sl->block < mi->n_in ? sl->block : 0];
                 size_t sz;
 
-                if (sl->block >= mi->n_in_step || !comparable(b->type) ||
-                    md->vars[sl->var].variability != MD_VARIABILITY_DISCRETE)
+                if (!tracked(mi, md, sl))
                         continue;
-                sz = mv_size(b->type);
+                sz = mv_size(mi->in[sl->block].type);
                 mi->disc[mi->n_disc++] = (struct mdisc){
                         .block = sl->block, .off = sl->off * sz, .len = sl->n * sz,
                         .at = bytes, .vr = md->vars[sl->var].vr, .n = sl->n,

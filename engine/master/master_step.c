@@ -384,12 +384,14 @@ int mstep_run(struct master *m)
 
                 /*
                  * A discrete input that changes: an Event Mode before the
-                 * step (master_input_event.c). Never a chained step's.
+                 * step (master_input_event.c). Never a chained step's. The
+                 * first stage had it at the point's start (minput_point()),
+                 * unless its state was restored since (an early return met).
                  */
                 for (size_t k = a; k < b && !fault; k++) {
                         struct mi *mi = &m->mi[m->by_stage[k]];
 
-                        if (mi->todo && mi->n_disc) {
+                        if (mi->todo && mi->n_disc && (mi->stage > 0 || !mi->disc_valid)) {
                                 mroute_inputs(m, mi);
                                 fault = minput_event(m, mi, mi->from);
                         }
