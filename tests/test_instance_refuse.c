@@ -458,3 +458,29 @@ Test(instance_refuse, a_request_larger_than_the_channel_is_not_sent, .timeout = 
         free(big);
         stop();
 }
+
+/*
+ * The environment pointer an FMU passes back to its callbacks is the FMU's
+ * to get wrong: NULL (LogEnvNull2, FMI 2.0) or its own instance
+ * (LogEnvSelf, FMI 3.0). A worker hosts one instance, so its message
+ * still arrives, and the worker neither drops it nor reads the FMU's
+ * memory as its own.
+ */
+Test(instance_refuse, messages_of_an_fmu_passing_a_wrong_environment_arrive, .timeout = 120)
+{
+        static const char *const fmus[] = { "LogEnvSelf", "LogEnvNull2" };
+
+        for (size_t i = 0; i < sizeof(fmus) / sizeof(fmus[0]); i++) {
+                start(fmus[i]);
+                instantiate(false);
+                if (inst_fmi_version(in) == 2)
+                        ok(inst_setup_experiment(in, &(struct inst_experiment){ .start_time = 0.0 }));
+                ok(inst_enter_initialization_mode(in, NULL));
+                ok(inst_exit_initialization_mode(in));
+                /* The FMU's own refusal: a step that does not start at its time. */
+                cr_assert(eq(int, step(5.0), INST_ERROR), "%s", fmus[i]);
+                cr_assert(strstr(inst_message(in), "the FMU's time") != NULL, "%s: '%s'",
+                          fmus[i], inst_message(in));
+                stop();
+        }
+}

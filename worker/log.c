@@ -182,24 +182,27 @@ void log_drain_foreign(struct worker *w)
 void log_fmi3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
               fmi3String message)
 {
-        if (env)
-                forward(env, (int)status, category, message, false);
+        struct worker *w = worker_of(env);
+
+        if (w)
+                forward(w, (int)status, category, message, false);
 }
 
 void log_fmi2(fmi2ComponentEnvironment env, fmi2String name, fmi2Status status,
               fmi2String category, fmi2String message, ...)
 {
+        struct worker *w = worker_of(env);
         char buf[CALL_MSG_MAX + 2];
         va_list ap;
 
         (void) name;
-        if (!env || !message)
+        if (!w || !message)
                 return;
         va_start(ap, message);
         /* One byte more than a message may have: forward() sees it is too long. */
         (void) vsnprintf(buf, sizeof(buf), message, ap);
         va_end(ap);
-        forward(env, (int)status, category, buf, false);
+        forward(w, (int)status, category, buf, false);
 }
 
 void log_worker(struct worker *w, int status, const char *fmt, ...)

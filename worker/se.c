@@ -105,7 +105,7 @@ static void unlock_preemption(void)
 /* Clock Update Mode (section 5.2.2): which output Clocks tick now. */
 static void clock_update(fmi3InstanceEnvironment env)
 {
-        struct worker *w = env;
+        struct worker *w = worker_of(env);
         struct se *s = w ? w->se : NULL;
 
         if (!s || !w->inst)

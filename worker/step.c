@@ -345,7 +345,7 @@ void iu_callback(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_req
                  fmi3Boolean get_allowed, fmi3Boolean step_finished, fmi3Boolean can_return_early,
                  fmi3Boolean *early_return_requested, fmi3Float64 *early_return_time)
 {
-        struct worker *w = env;
+        struct worker *w = worker_of(env);
         struct call_iu ev = {
                 .time = t,
                 .set_requested = set_requested != 0,
@@ -362,6 +362,8 @@ void iu_callback(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_req
                 *early_return_requested = fmi3False;
         if (early_return_time)
                 *early_return_time = t;
+        if (!w)
+                return;
         /*
          * Only from inside our own fmi3DoStep, on any thread of the FMU's
          * (FMI 3.0 section 4.2.2 does not say which): one at a time, and

@@ -205,6 +205,14 @@ static int index_structural(struct worker *w)
         return vars_table_init(w);
 }
 
+/* Set while a worker is open; only its callbacks read it. */
+static struct worker *self;
+
+struct worker *worker_of(void *env)
+{
+        return self ? self : env;
+}
+
 int worker_open(int fd, const char *dir, struct worker **ret)
 {
         char why[CALL_MSG_MAX];
@@ -223,6 +231,7 @@ int worker_open(int fd, const char *dir, struct worker **ret)
                 free(w);
                 return r;
         }
+        self = w;
         w->tx = chan_tx(w->chan);
         w->rx = chan_rx(w->chan);
         w->side = chan_side(w->chan, &w->side_size);
@@ -314,5 +323,7 @@ void worker_close(struct worker *w)
         vars_table_fini(w);
         clocks_fini(w);
         free(w->dir);
+        if (self == w)
+                self = NULL;
         free(w);
 }

@@ -286,6 +286,14 @@ bool instantiate_args(struct worker *w, const struct call_in *in, const struct c
                       const char *fn, char **ret_name, struct reply *rp);
 bool experiment_ok(const struct call_experiment *e, const char *fn, struct reply *rp);
 
+/*
+ * The worker of this process, for the FMU's callbacks: the environment
+ * pointer the FMU passes back is its own to get wrong (exports pass NULL or
+ * their instance), and a worker hosts one instance. env where none is set
+ * (a test driving the handlers directly).
+ */
+struct worker *worker_of(void *env);
+
 /* log.c */
 void log_fmi3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
               fmi3String message);
