@@ -13,7 +13,8 @@
  * (the FMU is already at its next point); after a fault, the value of
  * the point the session holds at, even where the instance completed the
  * failed step. Outputs depending on a value set change at the next
- * point. Any other variable is the instance's current value (inst_get()
+ * point, or at once where the set went in in an Event Mode (below), whose
+ * outputs after the event are published at the point. Any other variable is the instance's current value (inst_get()
  * in its worker). Between a set and the instance's next step FMI 3.0
  * forbids gets in Step Mode (section 4.2.1, which the worker enforces):
  * a variable set since then is answered from the value set (as get

@@ -364,3 +364,27 @@ Test(daemon_values, a_discrete_input_set_between_steps_goes_in_in_event_mode, .i
         cr_assert(eq(i64, got[0]->i, 1), "k_events");
         cr_assert(eq(i64, got[1]->i, 0), "k_in_step");
 }
+
+/*
+ * The outputs an Event Mode computed are the instance's outputs at that
+ * time (FMI 3.0 section 3.2.2: fmi3Get* gives the values after the event):
+ * a get right after the set that caused it answers them, not those of the
+ * step before, and so does what its consumers take next.
+ */
+Test(daemon_values, a_get_after_a_discrete_set_answers_the_outputs_after_its_event,
+     .init = setup, .fini = teardown)
+{
+        struct proto_load a = { .path = daemon_str(FMUD_TEST_FMU_DIR "/TimeEvent.fmu") };
+        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
+        static const char *const names[] = { "k_events" };
+        struct pv seven = PV_I(7);
+        struct proto_named_value v = { daemon_str("k"), &seven };
+        const struct pv *const *got;
+
+        cr_assert(fmud_step(c, &t, 1, NULL) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_get(c, &t, names, 1, &got) == 0, "%s", fmud_errmsg(c));
+        cr_assert(eq(i64, got[0]->i, 0), "k_events before the set");
+        cr_assert(fmud_set(c, &t, &v, 1) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_get(c, &t, names, 1, &got) == 0, "%s", fmud_errmsg(c));
+        cr_assert(eq(i64, got[0]->i, 1), "k_events right after the set");
+}

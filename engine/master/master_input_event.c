@@ -232,5 +232,14 @@ int master_set_event_end(struct master *m, size_t comp)
                 return set_fault(m, master_err(m, r, "%s", session_message(m->s)));
         }
         mi->next_event = next;
-        return 0;
+        /*
+         * Its outputs after the event are its outputs at this point (FMI
+         * 3.0 section 3.2.2): what a get answers and its consumers take
+         * next. Not for an instance ahead of the point (multirate): its
+         * published values are the ones held until it is there.
+         */
+        if (mi->t != m->t_cur)
+                return 0;
+        r = mevent_publish(m, mi);
+        return r < 0 ? set_fault(m, r) : 0;
 }
