@@ -610,6 +610,42 @@ Test(master_time_events, a_discrete_input_changes_in_event_mode)
 }
 
 /*
+ * An output Clock that ticks in the Event Mode of an input's change (b.kc,
+ * when a.count reaches b.k at 0.15) ticks its consumer's triggered input
+ * Clock (c.trg) at that point, in an Event Mode of c's before its step from
+ * there (FMI 3.0 section 2.2.8.3: the consumer's Clock ticks with the
+ * producer's). It ticked a point late, at 0.2, where the rows showed it
+ * unticked before an Event Mode of its own.
+ */
+Test(master_time_events, an_output_clock_of_an_input_change_ticks_its_consumer_at_that_point)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("a", "TimeEvent") MSYS_COMP("b", "TimeEventKc")
+                            MSYS_COMP("c", "ClockKinds"),
+                .connections = MSYS_CONN("a", "count", "b", "k") MSYS_CONN("b", "kc", "c", "trg"),
+                .parameters = MSYS_REAL("a.phase", "0.15") MSYS_REAL("b.phase", "0.35"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("b.k_events") MSYS_RECORD("c.n_trg"),
+        };
+        const struct mrow *untriggered = NULL, *last;
+        struct master_stats st;
+        struct msys x;
+
+        run_to_end(&x, &spec, &st);
+        for (size_t i = 0; i < x.n_rows; i++)
+                if (val(&x, &x.rows[i], "c.n_trg") == 0.0)
+                        untriggered = &x.rows[i];
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, val(&x, last, "b.k_events"), 2.0));
+        cr_assert(eq(dbl, val(&x, last, "c.n_trg"), 2.0));
+        cr_assert(untriggered != NULL);
+        cr_assert(eq(dbl, untriggered->t, 0.15), "c.trg ticked only after t = %.17g",
+                  untriggered->t);
+        msys_fini(&x);
+}
+
+/*
  * An instance that asks to terminate in the Event Mode of its input's
  * change (b.stop_k = 1: when a.count reaches it, at 0.15) ends the run
  * there: finished, saying who asked and where, the last row at 0.15.

@@ -74,7 +74,7 @@ static int events(struct master *m, bool (*want)(const struct master *, const st
                          * step is fixed may be past an extra point
                          * (master_step.c), and cannot meet a tick there.
                          */
-                        if (pass > 0 && !here(m, &m->mi[i])) {
+                        if (m->mi[i].trig && !here(m, &m->mi[i])) {
                                 m->fault = -ENOTSUP;
                                 return master_err(m, -ENOTSUP, "component '%s': its triggered "
                                                   "input Clock ticks at t = %.17g, between its own "
@@ -199,6 +199,20 @@ static int event(struct master *m, struct mi *mi)
          */
         mi->terminate |= term;  /* a request of the step stands */
         return mevent_publish(m, mi);
+}
+
+static bool triggered(const struct master *m, const struct mi *mi)
+{
+        (void) m;
+        return mi->trig;
+}
+
+int mevent_triggered(struct master *m)
+{
+        for (size_t i = 0; i < m->n; i++)
+                if (m->mi[i].trig)
+                        return settle(m, triggered);
+        return 0;
 }
 
 int mevent_point(struct master *m, bool record)

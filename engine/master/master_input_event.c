@@ -20,7 +20,11 @@
  * master sets them; after a restored FMU state they are not known, and the
  * next step has the Event Mode. Like any Event Mode
  * of an instance (master_event.c), its outputs after the event reach
- * others with its next step; its nextEventTime is taken. An instance that
+ * others with its next step; its nextEventTime is taken. Output Clocks
+ * it ticks there tick their consumers' triggered input Clocks at the same
+ * point, in an Event Mode of theirs before their steps (mevent_triggered());
+ * in a later Gauss-Seidel stage only consumers that have not stepped yet
+ * can meet them, so there they tick at the next point. An instance that
  * asks to terminate there ends the run at that point (mstep_point()).
  */
 #include "engine/master/master_int.h"
@@ -184,7 +188,8 @@ int minput_point(struct master *m)
                 master_set_state(m, MASTER_FINISHED);
                 return MINPUT_TERMINATE;
         }
-        return 0;
+        /* Output Clocks those Event Modes ticked tick their consumers here, before their steps. */
+        return mevent_triggered(m);
 }
 
 /* A failure of the set's Event Mode: the session faults there. */
@@ -241,5 +246,7 @@ int master_set_event_end(struct master *m, size_t comp)
         if (mi->t != m->t_cur)
                 return 0;
         r = mevent_publish(m, mi);
+        if (r == 0)
+                r = mevent_triggered(m);
         return r < 0 ? set_fault(m, r) : 0;
 }

@@ -582,6 +582,12 @@ int mmeet_resolve(struct master *m);
 int mevent_iterate(struct master *m, struct mi *mi, double t, bool *ret_term);
 /* After mi's Event Mode: read its outputs and publish them. 0 or the fault. */
 int mevent_publish(struct master *m, struct mi *mi);
+/*
+ * Event Mode at the point for the instances whose triggered input Clocks
+ * an Event Mode before the step ticked (an input's change, a set):
+ * their Clocks tick where the producer's did.
+ */
+int mevent_triggered(struct master *m);
 /* At the start time: Event Mode for the instances whose Clocks tick there; the first row. */
 int mevent_start(struct master *m);
 int mevent_point(struct master *m, bool record);

@@ -32,10 +32,13 @@
  * fmi3UpdateDiscreteStates, k_in_step those first seen in fmi3DoStep,
  * i.e. set in Step Mode, which the importer must not do. stop_k > 0:
  * terminateSimulation from the Event Mode in which k reaches it.
+ * TimeEventKc (TIME_EVENT_KC) adds kc, an output Clock that ticks in the
+ * Event Mode in which k changed (got before fmi3UpdateDiscreteStates takes
+ * the change, FMI 3.0 section 2.2.8.3); with a Clock it needs Event Mode.
  *
  * Value references: time 0, period 1, phase 2, count 3, x 4, der_x 5,
  * base 6, gain 7, y 8, u 9, z 10, level 11, stop_count 12, bad_next 13,
- * k 14, k_events 15, k_in_step 16, stop_k 17.
+ * k 14, k_events 15, k_in_step 16, stop_k 17, kc 18.
  */
 #include <errno.h>
 #include <math.h>
@@ -61,6 +64,7 @@ struct model_data {
         int32_t k_in_step;
         int32_t k_seen;         /* k as the FMU last took it */
         int32_t stop_k;
+        bool kc;
         uint64_t next_k;        /* index of the next time event */
         uint64_t deferred;      /* bad_next 3: next_k + 1 of the event put off once; 0: none */
 };
@@ -86,6 +90,9 @@ static const struct var vars[] = {
         VAR_SCALAR(16, "k_in_step", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED,
                    k_in_step),
         VAR_SCALAR(17, "stop_k", VAR_INT32, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, stop_k),
+#ifdef TIME_EVENT_KC
+        VAR_SCALAR(18, "kc", VAR_CLOCK, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, kc),
+#endif
 };
 
 static void start(struct inst *inst)
@@ -135,6 +142,7 @@ static int calculate(struct inst *inst)
                         d->next_k++;
         }
         d->gain = 2.0 * d->base;
+        d->kc = inst_event_mode(inst) && d->k != d->k_seen;
         d->der_x = d->count;
         d->level = d->count;
         d->y = d->gain * (1.0 + d->count);
@@ -196,6 +204,7 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
                 d->k_events++;
                 d->k_seen = d->k;
         }
+        d->kc = false;
         if (d->bad_next == 3 && event_time(d) <= t + tol(t) && d->deferred != d->next_k + 1) {
                 d->deferred = d->next_k + 1;
                 ret->need_update = false;

@@ -133,6 +133,11 @@ bool inst_initializing(const struct inst *inst)
                inst->sim.state == ST_INITIALIZATION;
 }
 
+bool inst_event_mode(const struct inst *inst)
+{
+        return inst->sim.state == ST_EVENT;
+}
+
 /*
  * Each message goes to its status's category (informational ones to
  * logEvents) and only when that category is enabled: with loggingOn false

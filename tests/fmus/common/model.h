@@ -296,6 +296,8 @@ double inst_time(const struct inst *inst);
 const char *inst_name(const struct inst *inst);
 /* True in Instantiated and Initialization Mode: initial equations apply. */
 bool inst_initializing(const struct inst *inst);
+/* True in Event Mode. */
+bool inst_event_mode(const struct inst *inst);
 /*
  * Whether the importer gave a relative tolerance (fmi3EnterInitializationMode,
  * fmi2SetupExperiment) and, if so, *ret: what it gave. false until then.
