@@ -540,6 +540,30 @@ Test(run, an_fmi2_enumeration_is_recorded_as_its_value, .init = setup, .fini = t
 }
 
 /*
+ * An FMI 2.0 FMU that runs asynchronously (canRunAsynchronuously, section
+ * 4.3.1) returns fmi2Pending from fmi2DoStep; the importer asks
+ * fmi2GetStatus(fmi2DoStepStatus) until the step is done (section 4.2.3,
+ * with no stepFinished callback given). Async2's results are LinearOde2's.
+ * A pending step was a fault.
+ */
+Test(run, an_fmi2_step_that_is_pending_is_waited_for, .init = setup, .fini = teardown)
+{
+        for (int local = 0; local < 2; local++) {
+                struct run_result r = fmuctl((const char *[]){
+                        "run", FMUD_TEST_FMU_DIR "/Async2.fmu", "--record", "x", "--stop-time",
+                        "1", "--step", "0.1", "--out", "-", "--quiet", local ? "--local" : NULL,
+                        NULL });
+
+                cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
+                cr_assert(eq(sz, lines(r.out), (size_t)12), "local %d: %s", local, r.out);
+                cr_assert(eq(dbl, last_time(r.out), 1.0), "local %d: %s", local, r.out);
+                cr_assert(strstr(r.out, "\n1,0.36787944117144") != NULL, "local %d: %s", local,
+                          r.out);
+                run_result_fini(&r);
+        }
+}
+
+/*
  * An FMI 2.0 FMU asks to stop as FMI 2.0 says it (section 4.2.3): fmi2DoStep
  * returns fmi2Discard, fmi2Terminated is true, and fmi2LastSuccessfulTime is
  * where it stopped (LinearOde2's t_stop = 0.55, inside the step from 0.5).

@@ -8,8 +8,9 @@
  *
  * DESIGN: the callback struct is allocated once and outlives the
  * instance, as FMI 2.0 allows the FMU to keep the pointer. The memory
- * functions are calloc/free; stepFinished is NULL: we never ask for an
- * asynchronous step.
+ * functions are calloc/free; stepFinished is NULL (section 4.2.1 allows
+ * it): a step an FMU that can run asynchronously leaves pending is waited
+ * for with fmi2GetStatus (step.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -214,6 +215,43 @@ static void set_in_call(struct worker *w, bool on)
         pthread_mutex_unlock(&w->iu_lock);
 }
 
+/*
+ * An asynchronous fmi2DoStep (canRunAsynchronuously, FMI 2.0 section
+ * 4.3.1) returned fmi2Pending: ask fmi2GetStatus(fmi2DoStepStatus) until
+ * the step is done (section 4.2.3; no stepFinished was given, which
+ * section 4.2.1 allows), yielding at first, then sleeping up to 1 ms
+ * between asks. The step's status is the one the inquiry gives; the
+ * master's step budget bounds the wait, as any step's.
+ */
+static int await_pending(struct worker *w)
+{
+        long nap = 0;
+
+        for (unsigned i = 0;; i++) {
+                fmi2Status st = fmi2Pending;
+                int s = status_norm(w, w->lib->f2.fmi2GetStatus(w->inst, fmi2DoStepStatus, &st));
+
+                /* Section 4.2.3 lets fmi2GetStatus itself return fmi2Pending: still under way. */
+                if (s == fmi2Pending)
+                        st = fmi2Pending;
+                else if (s > fmi2Warning || (int)st < fmi2OK || st > fmi2Pending) {
+                        if (!w->last_error[0])
+                                snprintf(w->last_error, sizeof(w->last_error), "fmi2GetStatus("
+                                         "fmi2DoStepStatus) of a pending fmi2DoStep returned %d, "
+                                         "the step's status %d", s, (int)st);
+                        return s > fmi2Warning ? s : fmi2Error;
+                }
+                if (st != fmi2Pending)
+                        return st;
+                if (i < 64) {
+                        sched_yield();
+                        continue;
+                }
+                nap = nap ? (nap < 500000 ? nap * 2 : 1000000) : 10000;
+                nanosleep(&(struct timespec){ .tv_nsec = nap }, NULL);
+        }
+}
+
 void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
 {
         const char *fn = w->fmi == MD_FMI3 ? "fmi3DoStep" : "fmi2DoStep";
@@ -274,6 +312,8 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
                 s = status_norm(w, w->lib->f2.fmi2DoStep(w->inst, ds.current_communication_point,
                                                          ds.communication_step_size,
                                                          ds.no_set_prior));
+                if (s == fmi2Pending)
+                        s = await_pending(w);
                 res.service_ns = mono_ns() - t0;
                 if (s == fmi2Discard) {
                         /* Where it got and whether it wants to stop (FMI 2.0 section 4.2.3). */

@@ -12,13 +12,39 @@
  * model's memory comes from malloc, so modelDescription.xml declares
  * canNotUseMemoryManagementFunctions="true".
  */
+#ifdef FMUD_TEST_ASYNC
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef FMUD_TEST_ASYNC
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#endif
 
 #include "fmi2Functions.h"
 
 #include "common.h"
+
+#ifdef FMUD_TEST_ASYNC
+/*
+ * canRunAsynchronuously (FMI 2.0 section 4.3.1): fmi2DoStep starts the
+ * step on a thread and returns fmi2Pending; fmi2GetStatus(fmi2DoStepStatus)
+ * says fmi2Pending until it is done, then its status (section 4.2.3). The
+ * importer gave no stepFinished, which it may (section 4.2.1). One step at
+ * a time in the process: a worker hosts one instance.
+ */
+static struct {
+        pthread_t thread;
+        bool running;
+        atomic_bool done;
+        struct inst *inst;
+        double t, h;
+        fmi2Status status;
+} async;
+#endif
 
 static fmi2Status fail(struct inst *inst)
 {
@@ -95,6 +121,12 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
 
 void fmi2FreeInstance(fmi2Component c)
 {
+#ifdef FMUD_TEST_ASYNC
+        if (async.running && async.inst == c) {
+                pthread_join(async.thread, NULL);
+                async.running = false;
+        }
+#endif
         inst_free(c);
 }
 
@@ -178,28 +210,11 @@ fmi2Status fmi2Reset(fmi2Component c)
         return fmi2OK;
 }
 
-fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
-                      fmi2Real communicationStepSize,
-                      fmi2Boolean noSetFMUStatePriorToCurrentCommunicationPoint)
+/* The step itself, its arguments checked; also on a thread of its own (FMUD_TEST_ASYNC). */
+static fmi2Status step_now(struct inst *inst, double t, double h)
 {
-        struct inst *inst = c;
-        double t = currentCommunicationPoint, h = communicationStepSize;
-        double tol = 1e-9 * fmax(1.0, fabs(t));
-        struct step s;
+        struct step s = { .t = t, .h = h, .t_end = t + h };
 
-        (void) noSetFMUStatePriorToCurrentCommunicationPoint;
-        if (!inst)
-                return fmi2Error;
-        if (!inst_check_state(inst, "fmi2DoStep", STATE_BIT(ST_STEP)))
-                return fail(inst);
-        if (!(h > 0.0) || fabs(t - inst->sim.time) > tol ||
-            (inst->sim.stop_time_defined && t + h > inst->sim.stop_time)) {
-                inst_log(inst, FMU_ERROR,
-                         "fmi2DoStep(%.17g, %.17g): step must be > 0, start at the FMU's time "
-                         "%.17g and not pass the stop time", t, h, inst->sim.time);
-                return fail(inst);
-        }
-        s = (struct step){ .t = t, .h = h, .t_end = t + h };
         if (model.do_step(inst, &s) < 0)
                 return fail(inst);
         if (s.early_return || s.event_needed) {
@@ -221,6 +236,71 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
                 return fmi2Discard;
         }
         return fmi2OK;
+}
+
+#ifdef FMUD_TEST_ASYNC
+static void *async_step(void *arg)
+{
+        (void) arg;
+        /* Long enough that the importer sees it pending. */
+        nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
+        async.status = step_now(async.inst, async.t, async.h);
+        atomic_store(&async.done, true);
+        return NULL;
+}
+
+static fmi2Status async_start(struct inst *inst, double t, double h)
+{
+        if (async.running) {
+                inst_log(inst, FMU_ERROR, "fmi2DoStep: the last step is still pending");
+                return fail(inst);
+        }
+        async.inst = inst;
+        async.t = t;
+        async.h = h;
+        atomic_store(&async.done, false);
+        if (pthread_create(&async.thread, NULL, async_step, NULL) != 0)
+                return step_now(inst, t, h);
+        async.running = true;
+        return fmi2Pending;
+}
+
+/* The pending step's status, joined once it is done; fmi2Pending until then. */
+static fmi2Status async_status(void)
+{
+        if (!atomic_load(&async.done))
+                return fmi2Pending;
+        pthread_join(async.thread, NULL);
+        async.running = false;
+        return async.status;
+}
+#endif
+
+fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
+                      fmi2Real communicationStepSize,
+                      fmi2Boolean noSetFMUStatePriorToCurrentCommunicationPoint)
+{
+        struct inst *inst = c;
+        double t = currentCommunicationPoint, h = communicationStepSize;
+        double tol = 1e-9 * fmax(1.0, fabs(t));
+
+        (void) noSetFMUStatePriorToCurrentCommunicationPoint;
+        if (!inst)
+                return fmi2Error;
+        if (!inst_check_state(inst, "fmi2DoStep", STATE_BIT(ST_STEP)))
+                return fail(inst);
+        if (!(h > 0.0) || fabs(t - inst->sim.time) > tol ||
+            (inst->sim.stop_time_defined && t + h > inst->sim.stop_time)) {
+                inst_log(inst, FMU_ERROR,
+                         "fmi2DoStep(%.17g, %.17g): step must be > 0, start at the FMU's time "
+                         "%.17g and not pass the stop time", t, h, inst->sim.time);
+                return fail(inst);
+        }
+#ifdef FMUD_TEST_ASYNC
+        return async_start(inst, t, h);
+#else
+        return step_now(inst, t, h);
+#endif
 }
 
 fmi2Status fmi2CancelStep(fmi2Component c)
@@ -248,6 +328,12 @@ fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *va
         (void) value;
         if (!inst)
                 return fmi2Error;
+#ifdef FMUD_TEST_ASYNC
+        if (s == fmi2DoStepStatus && value && async.running) {
+                *value = async_status();
+                return fmi2OK;
+        }
+#endif
         return status_discard(inst, "fmi2GetStatus", s);
 }
 
