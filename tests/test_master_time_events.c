@@ -646,6 +646,45 @@ Test(master_time_events, an_output_clock_of_an_input_change_ticks_its_consumer_a
 }
 
 /*
+ * A later Gauss-Seidel stage's discrete input changes only once its
+ * producer stepped (a.count into b.k, a's events at 0.15 and 0.65), and
+ * the Event Mode b then gets before its own step schedules a time event
+ * inside that step (k_delay 0.02: at 0.17 and 0.67). The point is cut
+ * there: b steps to it, a goes back to the point it left and steps to it
+ * too, and b's time event comes at 0.17 (FMI 3.0 section 4.3.3: the
+ * importer must not step past nextEventTime). b was sent on to 0.2 and
+ * refused the step that passed its event.
+ */
+Test(master_time_events, a_time_event_from_a_later_stages_input_event_cuts_the_point)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("a", "TimeEvent") MSYS_COMP("b", "TimeEvent"),
+                .connections = MSYS_CONN("a", "count", "b", "k"),
+                .parameters = MSYS_REAL("a.phase", "0.15") MSYS_REAL("b.period", "0")
+                              MSYS_REAL("b.k_delay", "0.02"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.05\" algorithm=\"gauss-seidel\" order=\"a b\"",
+                .settings = "<fmud:GaussSeidel input=\"b.k\"/>" MSYS_RECORD("b.k_events")
+                            MSYS_RECORD("b.k_fired") MSYS_RECORD("a.count"),
+        };
+        const struct mrow *fired = NULL, *last;
+        struct master_stats st;
+        struct msys x;
+
+        run_to_end(&x, &spec, &st);
+        for (size_t i = 0; i < x.n_rows && !fired; i++)
+                if (val(&x, &x.rows[i], "b.k_fired") == 1.0)
+                        fired = &x.rows[i];
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, val(&x, last, "b.k_events"), 2.0));
+        cr_assert(eq(dbl, val(&x, last, "b.k_fired"), 2.0));
+        cr_assert(fired != NULL);
+        cr_assert(fabs(fired->t - 0.17) < 1e-12, "b's timer fired at t = %.17g", fired->t);
+        cr_assert(st.restores > 0, "a went back to meet b");
+        msys_fini(&x);
+}
+
+/*
  * An instance that asks to terminate in the Event Mode of its input's
  * change (b.stop_k = 1: when a.count reaches it, at 0.15) ends the run
  * there: finished, saying who asked and where, the last row at 0.15.

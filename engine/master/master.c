@@ -117,17 +117,28 @@ static int grid_init(struct master *m)
         return 0;
 }
 
+/*
+ * Whether an instance may end a coupled step before the others: an early
+ * return, or, in a later Gauss-Seidel stage, a time event from the Event
+ * Mode of a discrete input's change just before its step (master_step.c).
+ */
+static bool may_stop_short(const struct master *m, const struct mi *mi)
+{
+        return session_early_return_allowed(m->s, mi->idx) ||
+               (mi->event_mode && mi->n_disc && mi->stage > 0 && !mi->rigid);
+}
+
 /* Who saves FMU states before each step (see master.h, early return). */
 static void plan_states(struct master *m)
 {
         size_t early = 0;
 
         for (size_t i = 0; i < m->n; i++)
-                early += session_early_return_allowed(m->s, i);
+                early += may_stop_short(m, &m->mi[i]);
         m->any_early = early > 0;
         for (size_t i = 0; i < m->n; i++) {
                 struct mi *mi = &m->mi[i];
-                bool others = early > (session_early_return_allowed(m->s, i) ? 1u : 0u);
+                bool others = early > (may_stop_short(m, mi) ? 1u : 0u);
                 bool gs = false;
 
                 for (size_t j = 0; j < mi->n_routes; j++)

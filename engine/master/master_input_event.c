@@ -12,7 +12,8 @@
  * steps are planned (minput_point()), so that a nextEventTime the event
  * gives is a point the master lands on; a later stage's inputs are
  * known only when its producers stepped, and its Event Mode comes just
- * before its step (its nextEventTime then counts from the next point).
+ * before its step: a nextEventTime inside that step ends the step there,
+ * and the others meet it as an early return (mstep_run()).
  *
  * DESIGN: the values the FMU last took are kept per discrete input (the
  * unclocked step blocks' discrete variables; String and Binary are not

@@ -251,6 +251,8 @@ struct mi {
         uint64_t k;                     /* grid index of its next own point */
         double goal;                    /* where this coupled step takes it */
         double aim;                     /* where the last post asked it to go */
+        double cut;                     /* > from: its step ends here, before aim: a time
+                                         * event an Event Mode before it gave (0: none) */
         double reached;                 /* lastSuccessfulTime of the last step */
         double next_event;              /* nextEventTime; INFINITY: none */
         double from;                    /* where the last post started */

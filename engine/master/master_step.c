@@ -169,11 +169,18 @@ static void note_deviation(struct master *m, struct mi *mi, double lst)
                     mi->fixed_step > 0 ? " larger than the communication step" : "");
 }
 
+/* Where its step goes: the aim, or a time event before it (mi->cut). */
+static double step_end(const struct mi *mi)
+{
+        return mi->cut > mi->from && mi->cut < mi->aim ? mi->cut : mi->aim;
+}
+
 /* Check a step's reply; the instance is then at mi->reached. */
 static int take(struct master *m, struct mi *mi)
 {
-        double lst = mi->res.last_successful_time, tol = master_tol(m, mi->aim);
+        double end = step_end(mi), lst = mi->res.last_successful_time, tol = master_tol(m, end);
 
+        mi->cut = 0;
         mi->stepped = true;
         mi->pending = true;
         mi->event = mi->res.event_handling_needed;
@@ -197,24 +204,25 @@ static int take(struct master *m, struct mi *mi)
          * point stays the aim.
          */
         if (mi->terminate && !mi->res.early_return && m->n == 1 && mi->rate == 1 &&
-            lst < mi->aim - tol && lst >= mi->from - tol) {
+            lst < end - tol && lst >= mi->from - tol) {
                 mi->reached = lst < mi->from ? mi->from : lst;
                 return 0;
         }
-        if (mi->fmi == 2 || !mi->res.early_return || fabs(lst - mi->aim) <= tol) {
+        if (mi->fmi == 2 || !mi->res.early_return || fabs(lst - end) <= tol) {
                 /* Short of the aim to terminate is the request's, said with it (master_point.c). */
-                if (mi->fmi == 3 && !(fabs(lst - mi->aim) <= tol) && !mi->terminate)
+                if (mi->fmi == 3 && !(fabs(lst - end) <= tol) && !mi->terminate)
                         note_deviation(m, mi, lst);
-                mi->reached = mi->aim;
+                /* Sent short of its aim (mi->cut), it is short of it as after an early return. */
+                mi->reached = end;
                 return 0;
         }
-        if (!(lst >= mi->from - tol) || lst > mi->aim + tol) {
+        if (!(lst >= mi->from - tol) || lst > end + tol) {
                 mi->stepped = false;
                 session_mark_failed(m->s, mi->idx);
                 m->fault = -EPROTO;
                 return master_err(m, -EPROTO, "component '%s': fmi3DoStep at t = %.17g (step to "
                                   "%.17g) returned lastSuccessfulTime %.17g, outside the step",
-                                  mi->name, mi->from, mi->aim, lst);
+                                  mi->name, mi->from, end, lst);
         }
         mi->reached = lst < mi->from ? mi->from : lst;
         return 0;
@@ -239,7 +247,7 @@ static uint64_t budget_left(const struct master *m, uint64_t now)
  */
 static int step_size(struct master *m, struct mi *mi, double *ret_h)
 {
-        double h = mi->aim - mi->from, fixed = (double)mi->rate * m->h;
+        double h = step_end(mi) - mi->from, fixed = (double)mi->rate * m->h;
 
         if (!mi->rigid) {
                 *ret_h = h;
@@ -368,6 +376,24 @@ static int collect_stage(struct master *m, size_t a, size_t b, int fault, double
         return fault;
 }
 
+/*
+ * After an Event Mode just before its step: a nextEventTime inside the
+ * step is where the step ends (the importer must not step past it, FMI 3.0
+ * section 4.3.3). The point was planned before the event was known, so
+ * the instance is short of it as after an early return, and the others
+ * meet it there (master_meet.c). Not one whose step is fixed: it cannot
+ * take a shorter step.
+ */
+static void cut_at_event(struct master *m, struct mi *mi)
+{
+        double te = mi_next_time(mi);
+
+        if (!mi->event_mode || mi->rigid)
+                return;
+        if (te > mi->from + master_tol(m, mi->from) && te < mi->aim - master_tol(m, mi->aim))
+                mi->cut = te;
+}
+
 int mstep_run(struct master *m)
 {
         double t_early = INFINITY;
@@ -394,6 +420,8 @@ int mstep_run(struct master *m)
                         if (mi->todo && mi->n_disc && (mi->stage > 0 || !mi->disc_valid)) {
                                 mroute_inputs(m, mi);
                                 fault = minput_event(m, mi, mi->from);
+                                if (!fault)
+                                        cut_at_event(m, mi);
                         }
                 }
                 if (fault)
@@ -453,6 +481,7 @@ void mstep_roll_back(struct master *m)
                 if (!mi->due)
                         continue;
                 mi->stepped = mi->pending = mi->event = mi->terminate = false;
+                mi->cut = 0;
                 if (!mi->saved || inst_fault(mi->inst))
                         continue;
                 /* Refused after an Error: the instance stays where it is, as reported. */

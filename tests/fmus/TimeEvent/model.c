@@ -31,14 +31,18 @@
  * may change only in Event Mode): k_events counts its changes seen in
  * fmi3UpdateDiscreteStates, k_in_step those first seen in fmi3DoStep,
  * i.e. set in Step Mode, which the importer must not do. stop_k > 0:
- * terminateSimulation from the Event Mode in which k reaches it.
+ * terminateSimulation from the Event Mode in which k reaches it. k_delay
+ * > 0: a change of k taken in Event Mode at t also schedules a time event
+ * at t + k_delay (a timer, as a debounce or a monostable does), counted in
+ * k_fired when it comes; a step past it is an error, as for any time event.
  * TimeEventKc (TIME_EVENT_KC) adds kc, an output Clock that ticks in the
  * Event Mode in which k changed (got before fmi3UpdateDiscreteStates takes
  * the change, FMI 3.0 section 2.2.8.3); with a Clock it needs Event Mode.
  *
  * Value references: time 0, period 1, phase 2, count 3, x 4, der_x 5,
  * base 6, gain 7, y 8, u 9, z 10, level 11, stop_count 12, bad_next 13,
- * k 14, k_events 15, k_in_step 16, stop_k 17, kc 18.
+ * k 14, k_events 15, k_in_step 16, stop_k 17, kc 18 (TimeEventKc),
+ * k_delay 19, k_fired 20.
  */
 #include <errno.h>
 #include <math.h>
@@ -65,6 +69,9 @@ struct model_data {
         int32_t k_seen;         /* k as the FMU last took it */
         int32_t stop_k;
         bool kc;
+        double k_delay;
+        int32_t k_fired;
+        double timer;           /* the time event k_delay after k's change; INFINITY: none */
         uint64_t next_k;        /* index of the next time event */
         uint64_t deferred;      /* bad_next 3: next_k + 1 of the event put off once; 0: none */
 };
@@ -93,6 +100,8 @@ static const struct var vars[] = {
 #ifdef TIME_EVENT_KC
         VAR_SCALAR(18, "kc", VAR_CLOCK, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, kc),
 #endif
+        VAR_SCALAR(19, "k_delay", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, k_delay),
+        VAR_SCALAR(20, "k_fired", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, k_fired),
 };
 
 static void start(struct inst *inst)
@@ -119,6 +128,12 @@ static double event_time(const struct model_data *d)
         return d->period > 0.0 ? d->phase + (double)d->next_k * d->period : INFINITY;
 }
 
+/* The next time event of either kind: the counter's or the timer's. */
+static double next_time(const struct model_data *d)
+{
+        return fmin(event_time(d), d->timer);
+}
+
 static int calculate(struct inst *inst)
 {
         struct model_data *d = inst_data(inst);
@@ -137,6 +152,8 @@ static int calculate(struct inst *inst)
                 d->k_seen = d->k;
                 d->k_events = 0;
                 d->k_in_step = 0;
+                d->k_fired = 0;
+                d->timer = INFINITY;
                 /* Events before the start time are past: the first is the next one after it. */
                 while (event_time(d) < inst_time(inst) - tol(inst_time(inst)))
                         d->next_k++;
@@ -172,7 +189,7 @@ static int do_step(struct inst *inst, struct step *step)
         d->k_seen = d->k;
         d->z += d->u * step->h;
         if (step->event_mode_used) {
-                double te = event_time(d);
+                double te = next_time(d);
 
                 if (t_end > te + tol(te)) {
                         inst_log(inst, FMU_ERROR, "fmi3DoStep from t = %.17g to %.17g goes past "
@@ -200,9 +217,15 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
         struct model_data *d = inst_data(inst);
         double t = inst_time(inst);
 
+        if (d->timer <= t + tol(t)) {
+                d->k_fired++;
+                d->timer = INFINITY;
+        }
         if (d->k != d->k_seen) {
                 d->k_events++;
                 d->k_seen = d->k;
+                if (d->k_delay > 0.0)
+                        d->timer = t + d->k_delay;
         }
         d->kc = false;
         if (d->bad_next == 3 && event_time(d) <= t + tol(t) && d->deferred != d->next_k + 1) {
@@ -217,8 +240,8 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
         ret->terminate = (d->stop_count > 0 && d->count >= d->stop_count) ||
                          (d->stop_k > 0 && d->k >= d->stop_k);
         ret->need_update = false;
-        ret->next_event_time_defined = d->period > 0.0;
-        ret->next_event_time = event_time(d);
+        ret->next_event_time_defined = d->period > 0.0 || isfinite(d->timer);
+        ret->next_event_time = next_time(d);
         if (d->count > 0 && d->bad_next == 1)
                 ret->next_event_time = NAN;
         else if (d->count > 0 && d->bad_next == 2)
