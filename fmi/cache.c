@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cache_check.h"
 #include "cache_tree.h"
 
 /* Like mkdir -p: every missing component of path, with mode. */
@@ -174,6 +177,9 @@ static int build(const struct fmu_archive *ar, const char *cache_dir, int cache_
                         r = 0;
         } else if (fsync(cache_fd) < 0) {
                 r = -errno;
+        } else {
+                /* Later than every node of the tree: what a reuse checks it against. */
+                r = cache_seal(cache_fd, ar->sha256);
         }
         tree_fini(&t);
         close(root_fd);
@@ -181,6 +187,70 @@ static int build(const struct fmu_archive *ar, const char *cache_dir, int cache_
 out_free:
         free(tmpl);
         return r;
+}
+
+/*
+ * One process at a time builds or replaces the tree of one archive: an
+ * exclusive lock on "<cache_dir>/<sha256>.lock" (0600: only this user's
+ * processes can take it; the directory's own fd any user could lock). Waits while the other unpacks, until cancelled.
+ * The fd to close, or -errno.
+ */
+static int lock_archive(int cache_fd, const char *sha, const struct fmi_cancel *cancel)
+{
+        char name[SHA256_HEX_LEN + 8];
+        int fd;
+
+        snprintf(name, sizeof(name), "%s.lock", sha);
+        fd = openat(cache_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return -errno;
+        while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                int err = errno;
+
+                if (err != EWOULDBLOCK && err != EINTR) {
+                        close(fd);
+                        return -err;
+                }
+                if (fmi_cancelled(cancel)) {
+                        close(fd);
+                        return -ECANCELED;
+                }
+                (void) nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+        }
+        return fd;
+}
+
+/*
+ * The tree, unpacked now, or as unpacked before and unchanged since
+ * (cache_check.h): one that changed is taken away and unpacked again.
+ */
+static int fresh_tree(const struct fmu_archive *ar, const char *cache_dir, int cache_fd,
+                      struct ar_report *rep)
+{
+        int lock, r;
+
+        r = final_exists(cache_fd, ar->sha256);
+        if (r == 1)
+                r = cache_intact(cache_fd, ar);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        lock = lock_archive(cache_fd, ar->sha256, rep->cancel);
+        if (lock < 0)
+                return lock;
+        /* Again under the lock: another process may have unpacked it meanwhile. */
+        r = final_exists(cache_fd, ar->sha256);
+        if (r == 1) {
+                r = cache_intact(cache_fd, ar);
+                if (r == 0)
+                        r = cache_discard(cache_fd, ar->sha256);
+        }
+        if (r == 0) {
+                r = ar_unchanged(ar, rep);
+                if (r == 0)
+                        r = build(ar, cache_dir, cache_fd, rep);
+        }
+        close(lock);
+        return r < 0 ? r : 0;
 }
 
 int cache_unpack(const struct fmu_archive *ar, const char *cache_dir, struct ar_report *rep,
@@ -200,12 +270,7 @@ int cache_unpack(const struct fmu_archive *ar, const char *cache_dir, struct ar_
                 r = -ENOMEM;
                 goto out_close;
         }
-        r = final_exists(cache_fd, ar->sha256);
-        if (r == 0) {
-                r = ar_unchanged(ar, rep);
-                if (r == 0)
-                        r = build(ar, cache_dir, cache_fd, rep);
-        }
+        r = fresh_tree(ar, cache_dir, cache_fd, rep);
         if (r < 0)
                 goto out_close;
         *ret_dir = final;

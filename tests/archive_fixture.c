@@ -350,8 +350,15 @@ int fx_count_dir(const char *dir)
 
         if (!d)
                 return errno == ENOENT ? 0 : -1;
-        while ((de = readdir(d)))
-                n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+        while ((de = readdir(d))) {
+                size_t len = strlen(de->d_name);
+                /* A cache's per-archive lock and seal files are no trees (fmi/cache_check.h). */
+                bool meta = len > 5 &&
+                            (!strcmp(de->d_name + len - 5, ".lock") ||
+                             !strcmp(de->d_name + len - 5, ".seal"));
+
+                n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 && !meta;
+        }
         closedir(d);
         return n;
 }

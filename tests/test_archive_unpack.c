@@ -243,6 +243,67 @@ Test(unpack, second_unpack_reuses_the_directory)
         free(out2);
 }
 
+/*
+ * An FMU that runs unsandboxed may write into its own unpacked tree (a
+ * counter, a log, a cache in resources/; root ignores the read-only
+ * modes). The next unpack of the same archive notices any change, and
+ * every run starts from the archive's contents again, as a fresh
+ * extraction (FMPy's) does.
+ */
+Test(unpack, a_cached_tree_changed_after_its_unpack_is_unpacked_again)
+{
+        static const char *const how[] = { "rewritten", "added", "removed", "mode" };
+        char *out = NULL, *table, *extra;
+        struct fmu_archive *ar;
+        FILE *f;
+
+        write_good();
+        for (size_t i = 0; i < sizeof(how) / sizeof(how[0]); i++) {
+                ar = open_good();
+                cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, NULL, &out), 0));
+                fmu_archive_close(ar);
+                table = fx_path(out, "resources/table.csv");
+                extra = fx_path(out, "resources/sub/state.bin");
+                /* What the FMU's owner may do to its own files. */
+                cr_assert(eq(int, chmod(table, 0644), 0));
+                if (i == 0) {
+                        f = fopen(table, "w");
+                        cr_assert(ne(ptr, f, NULL));
+                        fputs("changed\n", f);
+                        fclose(f);
+                        cr_assert(eq(int, chmod(table, 0444), 0));
+                } else if (i == 1) {
+                        char *sub = fx_path(out, "resources/sub");
+
+                        cr_assert(eq(int, chmod(sub, 0755), 0));
+                        f = fopen(extra, "w");
+                        cr_assert(ne(ptr, f, NULL));
+                        fclose(f);
+                        cr_assert(eq(int, chmod(sub, 0555), 0));
+                        free(sub);
+                } else if (i == 2) {
+                        char *res = fx_path(out, "resources");
+
+                        cr_assert(eq(int, chmod(res, 0755), 0));
+                        cr_assert(eq(int, unlink(table), 0));
+                        cr_assert(eq(int, chmod(res, 0555), 0));
+                        free(res);
+                }
+                free(out);
+                out = NULL;
+                ar = open_good();
+                cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, NULL, &out), 0), "%s",
+                          how[i]);
+                fmu_archive_close(ar);
+                expect_file(out, "resources/table.csv", DATA_BYTES, 0444);
+                cr_assert(eq(int, access(extra, F_OK), -1), "%s", how[i]);
+                free(table);
+                free(extra);
+                free(out);
+                out = NULL;
+        }
+}
+
 Test(unpack, opens_from_memory_like_from_a_file)
 {
         struct fmu_archive *af, *am;
