@@ -241,7 +241,8 @@ Test(faults_master, an_exit_holds_the_session)
 Test(faults_master, a_hang_misses_the_step_budget)
 {
         row(&(struct row){ 8, -ETIMEDOUT, "stepSize=\"0.1\" stepBudget=\"0.3\"", {
-                "missed the step budget of 0.3 s", "did not answer fmi3DoStep within" } });
+                "missed the step budget of 0.3 s (a longer one: the scenario's budget or "
+                "fmuctl's --budget S; none: inf)", "did not answer fmi3DoStep within" } });
 }
 
 Test(faults_master, an_error_comes_with_the_last_messages)

@@ -175,7 +175,7 @@ int mchain_collected(struct master *m, struct mi *mi, int r, uint64_t now)
         session_mark_failed(m->s, mi->idx);
         m->fault = -ETIMEDOUT;
         return master_err(m, -ETIMEDOUT, "component '%s': fmi3DoStep at t = %.17g (step to %.17g): "
-                          "missed the step budget of %g s", mi->name, mi->from, mi->aim,
+                          "missed the step budget of %g s " MASTER_BUDGET_HINT, mi->name, mi->from, mi->aim,
                           m->budget_s);
 }
 

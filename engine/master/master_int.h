@@ -574,6 +574,9 @@ void mspread_check(struct master *m);
  */
 int mmeet_resolve(struct master *m);
 
+/* What sets the step budget, said where a step missed it. */
+#define MASTER_BUDGET_HINT "(a longer one: the scenario's budget or fmuctl's --budget S; none: inf)"
+
 /* master_event.c */
 /* Event Mode for the instances that need it at the current point; rows around it. */
 /*

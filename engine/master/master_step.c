@@ -129,8 +129,8 @@ int mstep_fault(struct master *m, struct mi *mi, int r, const char *fn)
                                text[0] ? ": " : "", text, r == INST_DISCARD ?
                                " (the master does not retry a discarded step)" : "");
         else if (r == -ETIMEDOUT && isfinite(m->budget_s) && !strcmp(fn, "DoStep"))
-                len = snprintf(why, sizeof(why), "missed the step budget of %g s: %s",
-                               m->budget_s, text);
+                len = snprintf(why, sizeof(why), "missed the step budget of %g s "
+                               MASTER_BUDGET_HINT ": %s", m->budget_s, text);
         else
                 len = snprintf(why, sizeof(why), "%s", text[0] ? text : strerror(-r));
         if (m->iu_msg[0] && len >= 0 && (size_t)len < sizeof(why))
