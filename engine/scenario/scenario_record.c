@@ -103,11 +103,11 @@ struct cols {
         struct scenario_column *v;
 };
 
-static int push(struct sc_load *l, struct cols *c, size_t comp, size_t var, uint64_t k,
-                const char *sfx)
+/* A column of element k of var, named after vname (the variable's name, or an alias of it). */
+static int push(struct sc_load *l, struct cols *c, size_t comp, size_t var, const char *vname,
+                uint64_t k, const char *sfx)
 {
         const struct scenario *s = l->s;
-        const char *vname = s->components[comp].fmu->md->vars[var].name;
         struct scenario_column *col;
 
         if (c->n >= l->opts->max_columns)
@@ -131,8 +131,9 @@ static int push(struct sc_load *l, struct cols *c, size_t comp, size_t var, uint
         return 0;
 }
 
-static int add_var(struct sc_load *l, struct cols *c, size_t comp, size_t var, const char *file,
-                   const char *name)
+/* var's columns, named after vname (NULL: its own name); name as given, for messages. */
+static int add_var(struct sc_load *l, struct cols *c, size_t comp, size_t var, const char *vname,
+                   const char *file, const char *name)
 {
         const struct md *md = l->s->components[comp].fmu->md;
         const struct md_variable *v = &md->vars[var];
@@ -164,7 +165,7 @@ static int add_var(struct sc_load *l, struct cols *c, size_t comp, size_t var, c
         for (uint64_t k = 0; k < n && r == 0; k++) {
                 if (nd > 0)
                         suffix(dims, nd, k, sfx, sizeof(sfx));
-                r = push(l, c, comp, var, k, sfx);
+                r = push(l, c, comp, var, vname ? vname : v->name, k, sfx);
         }
         return r;
 }
@@ -179,41 +180,63 @@ static int all_outputs(struct sc_load *l, struct cols *c)
                 for (size_t j = 0; j < md->n_vars && r == 0; j++)
                         if (md->vars[j].causality == MD_CAUSALITY_OUTPUT &&
                             md->vars[j].type != MD_CLOCK && !md->vars[j].n_clocks)
-                                r = add_var(l, c, i, j, l->label, md->vars[j].name);
+                                r = add_var(l, c, i, j, NULL, l->label, md->vars[j].name);
         }
         return r;
+}
+
+/*
+ * The variable part of a name scenario_find_variable() resolved to var of
+ * comp: the name itself for one FMU, else what follows "<component>.". An
+ * alias (FMI 3.0 <Alias>, FMI 2.0 variables sharing a value reference)
+ * names its own column.
+ */
+static const char *given_part(const struct scenario *s, const char *name, size_t comp)
+{
+        const struct md *md = s->components[comp].fmu->md;
+        size_t n = strlen(s->components[comp].name);
+
+        if (s->single_fmu && md_find_name(md, name))
+                return name;
+        return strncmp(name, s->components[comp].name, n) == 0 && name[n] == '.' ? name + n + 1
+                                                                                 : name;
 }
 
 static int listed(struct sc_load *l, struct cols *c, size_t n, const char *const *names,
                   const char *const *origins)
 {
-        size_t *seen = calloc(2 * n + 1, sizeof(*seen));
+        struct seen {
+                size_t comp, var;
+                const char *as;
+        } *seen = calloc(n + 1, sizeof(*seen));
         int bad = 0, r = 0;
 
         if (!seen)
                 return -ENOMEM;
         for (size_t i = 0; i < n && r != -ENOMEM; i++) {
+                const struct md_variable *v;
                 size_t comp, var;
 
                 r = 0;
-                seen[2 * i] = seen[2 * i + 1] = SIZE_MAX;
+                seen[i] = (struct seen){ SIZE_MAX, SIZE_MAX, NULL };
                 if (scenario_find_variable(l->s, names[i], &comp, &var) < 0) {
                         r = sc_err(l, origins[i], 0, names[i], "unknown variable: nothing to record");
-                } else {
-                        /* O(n^2) over the listed names; fine for hand-written lists. */
-                        for (size_t j = 0; j < i && r == 0; j++)
-                                if (seen[2 * j] == comp && seen[2 * j + 1] == var)
-                                        r = sc_err(l, origins[i], 0, names[i], "recorded twice");
-                        seen[2 * i] = comp;
-                        seen[2 * i + 1] = var;
-                        /* Its values are the time column's, always written first. */
-                        if (r == 0 && l->s->components[comp].fmu->md->vars[var].causality ==
-                                      MD_CAUSALITY_INDEPENDENT)
-                                sc_warn(l, origins[i], 0, names[i], "is the independent "
-                                        "variable: the time column holds it, not recorded again");
-                        else if (r == 0)
-                                r = add_var(l, c, comp, var, origins[i], names[i]);
+                        bad = 1;
+                        continue;
                 }
+                v = &l->s->components[comp].fmu->md->vars[var];
+                seen[i] = (struct seen){ comp, var, given_part(l->s, names[i], comp) };
+                /* Twice under one name; an alias beside its variable is a column of its own. */
+                for (size_t j = 0; j < i && r == 0; j++)
+                        if (seen[j].comp == comp && seen[j].var == var &&
+                            strcmp(seen[j].as, seen[i].as) == 0)
+                                r = sc_err(l, origins[i], 0, names[i], "recorded twice");
+                /* Its values are the time column's, always written first. */
+                if (r == 0 && v->causality == MD_CAUSALITY_INDEPENDENT)
+                        sc_warn(l, origins[i], 0, names[i], "is the independent "
+                                "variable: the time column holds it, not recorded again");
+                else if (r == 0)
+                        r = add_var(l, c, comp, var, seen[i].as, origins[i], names[i]);
                 bad |= r < 0;
         }
         free(seen);
