@@ -22,7 +22,7 @@
 #include "model_description.h"
 
 /* Longest modelIdentifier: it becomes "<id>.so", one path component. */
-#define MD_MAX_MODEL_IDENTIFIER 200
+#define MD_MAX_MODEL_IDENTIFIER 252    /* a file name of 255 bytes with ".so" */
 
 /* An <Alias> of an FMI 3.0 variable: only checked, not kept in struct md. */
 struct md_alias {

@@ -51,7 +51,7 @@ static bool is_c_identifier(const char *s)
 {
         size_t n = strlen(s);
 
-        if (n == 0 || n > MD_MAX_MODEL_IDENTIFIER)
+        if (n == 0)
                 return false;
         for (size_t i = 0; i < n; i++) {
                 char ch = s[i];
@@ -77,9 +77,16 @@ static void read_model_identifier(struct md_ctx *c, const xmlNode *n, char **ret
         }
         if (!is_c_identifier(id)) {
                 md_err(c, mx_line(n), mx_name(n), sec,
-                       "modelIdentifier=\"%s\" is not a C identifier ([A-Za-z_][A-Za-z0-9_]*, "
-                       "at most %d characters); it names the FMU's shared library",
-                       md_show(id, buf), MD_MAX_MODEL_IDENTIFIER);
+                       "modelIdentifier=\"%s\" is not a C identifier ([A-Za-z_][A-Za-z0-9_]*); "
+                       "it names the FMU's shared library", md_show(id, buf));
+                return;
+        }
+        /* FMI sets no length; a file name does (NAME_MAX, 255 bytes). */
+        if (strlen(id) > MD_MAX_MODEL_IDENTIFIER) {
+                md_err(c, mx_line(n), mx_name(n), sec,
+                       "modelIdentifier=\"%s\" has %zu characters: its shared library's file "
+                       "name (with \".so\") would be longer than 255 bytes, which Linux refuses",
+                       md_show(id, buf), strlen(id));
                 return;
         }
         if (ret && !(*ret = strdup(id)))

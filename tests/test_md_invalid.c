@@ -37,6 +37,7 @@ static const struct invalid_case invalid_cases[] = {
         { "unknown-display-unit.xml", 9, "displayUnit=\"ft\" is not defined in unit \"m\" (FMI 3.0 section 2.4.7.5)" },
         { "type-unknown-unit.xml", 5, "unit=\"K\" is not defined in UnitDefinitions (FMI 3.0 section 2.4.4)" },
         { "bad-model-identifier.xml", 3, "modelIdentifier=\"../../lib/evil\" is not a C identifier" },
+        { "model-identifier-too-long.xml", 3, "has 253 characters: its shared library's file name (with \".so\") would be longer than 255 bytes" },
         { "int8-start-out-of-range.xml", 6, "start=\"200\" is outside the range of Int8 (FMI 3.0 section 2.4.7.5)" },
         { "uint64-start-out-of-range.xml", 6, "start=\"18446744073709551616\" is outside the range of UInt64 (FMI 3.0 section 2.4.7.5)" },
         { "float32-start-out-of-range.xml", 6, "start=\"1e39\" is outside the range of Float32 (FMI 3.0 section 2.4.7.5)" },
