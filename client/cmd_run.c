@@ -171,11 +171,20 @@ static void summary(FILE *f, const struct run_report *rep, const char *scenario,
                        (unsigned long long)rep->rec.dropped);
 }
 
-static void print_diags(const struct diag_list *d, const char *indent)
+/*
+ * Errors, and the first RUN_WARNINGS_SHOWN warnings: a model with a
+ * warning on each of 100,000 variables says how many, not each.
+ */
+#define RUN_WARNINGS_SHOWN 20
+
+static void print_diags(const struct diag_list *d, const char *indent, const char *scenario)
 {
+        size_t warnings = 0, total = diag_warnings(d);
         char line[2048];
 
         for (size_t i = 0; i < d->n; i++) {
+                if (d->v[i].severity == DIAG_WARNING && warnings++ >= RUN_WARNINGS_SHOWN)
+                        continue;
                 diag_format(&d->v[i], line, sizeof(line));
                 fprintf(stderr, "%s%s: ", indent, d->v[i].severity == DIAG_ERROR ? "error" : "warning");
                 /* A value echoed from the command line may hold control characters (UTF-8 stays). */
@@ -184,6 +193,11 @@ static void print_diags(const struct diag_list *d, const char *indent)
                                 *c = '?';
                 fprintf(stderr, "%s\n", line);
         }
+        if (total > RUN_WARNINGS_SHOWN)
+                fprintf(stderr, "%swarning: %zu more warnings not shown (fmuctl inspect %s lists "
+                        "an FMU's)\n", indent, total - RUN_WARNINGS_SHOWN, scenario);
+        if (d->dropped)
+                fprintf(stderr, "%serror: %zu more not shown\n", indent, d->dropped);
 }
 
 /*
@@ -355,7 +369,7 @@ static int run_local(struct run_cmd *a)
         sigaction(SIGALRM, &old_alrm, NULL);
         /* Warnings of an accepted scenario (FMUs loaded with warnings) are shown too. */
         if (r >= 0)
-                print_diags(&diags, "");
+                print_diags(&diags, "", a->scenario);
         if (r == -EINTR && local_stop) {
                 fprintf(stderr, "fmuctl run: interrupted before the run started\n");
                 code = FMUCTL_EXIT_INTERRUPTED;
@@ -373,7 +387,7 @@ static int run_local(struct run_cmd *a)
                 code = FMUCTL_EXIT_INTERRUPTED;
         } else if (r < 0) {
                 fprintf(stderr, "fmuctl run: %s\n", rep.message ? rep.message : strerror(-r));
-                print_diags(&diags, "  ");
+                print_diags(&diags, "  ", a->scenario);
                 code = exit_code(rep.phase, r);
         } else if (local_stop && rep.state != MASTER_FINISHED) {
                 fprintf(stderr, "%sfmuctl run: interrupted at t = %g\n",

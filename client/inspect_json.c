@@ -289,6 +289,9 @@ int inspect_put_problems(struct json_object *root, const struct diag_list *diags
         put(root, "problems", all);
         put(root, "errors", e);
         put(root, "warnings", w);
+        /* Counted beyond the ones the lists keep (fmi/diag.h). */
+        put(root, "unlistedErrors", json_object_new_int64((int64_t)diags->dropped));
+        put(root, "unlistedWarnings", json_object_new_int64((int64_t)diags->dropped_warnings));
         return all && e && w ? 0 : -ENOMEM;
 }
 

@@ -41,6 +41,8 @@ static void print_groups(FILE *err, const struct diag_list *diags)
                 }
                 if (groups[g].sev == DIAG_ERROR && diags->dropped)
                         fprintf(err, "  error: %zu more not shown\n", diags->dropped);
+                if (groups[g].sev == DIAG_WARNING && diags->dropped_warnings)
+                        fprintf(err, "  warning: %zu more not shown\n", diags->dropped_warnings);
         }
 }
 

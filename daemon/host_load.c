@@ -238,11 +238,9 @@ static void add_warning(struct load_warnings *w, const char *text)
 
 static void warnings_of(const char *own, const struct diag_list *d, struct load_warnings *w)
 {
-        size_t total = own[0] ? 1 : 0, unlisted;
+        size_t total = (own[0] ? 1 : 0) + diag_warnings(d), unlisted;
         char line[sizeof(w->text[0])];
 
-        for (size_t i = 0; i < d->n; i++)
-                total += d->v[i].severity == DIAG_WARNING;
         w->n = 0;
         if (own[0])
                 add_warning(w, own);

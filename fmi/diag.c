@@ -66,9 +66,11 @@ int diag_addv(struct diag_list *l, enum diag_severity sev, const char *file, int
         return 0;
 
 out_drop:
-        /* Errors must never be lost from the count, even when not stored. */
+        /* Never lost from the counts, even when not stored. */
         if (sev == DIAG_ERROR)
                 l->dropped++;
+        else if (sev == DIAG_WARNING)
+                l->dropped_warnings++;
         return l->n >= l->max ? 0 : -ENOMEM;
 }
 
@@ -95,7 +97,7 @@ size_t diag_errors(const struct diag_list *l)
 
 size_t diag_warnings(const struct diag_list *l)
 {
-        size_t n = 0;
+        size_t n = l->dropped_warnings;
 
         for (size_t i = 0; i < l->n; i++)
                 n += l->v[i].severity == DIAG_WARNING;
@@ -120,7 +122,17 @@ size_t diag_promote(struct diag_list *l, size_t from, const char *note)
                         d->message = msg;
                 }
         }
+        /* Those only counted are errors too (also any counted before 'from'). */
+        n += l->dropped_warnings;
+        l->dropped += l->dropped_warnings;
+        l->dropped_warnings = 0;
         return n;
+}
+
+void diag_count_unstored(struct diag_list *l, const struct diag_list *from)
+{
+        l->dropped += from->dropped;
+        l->dropped_warnings += from->dropped_warnings;
 }
 
 int diag_format(const struct diag *d, char *buf, size_t size)

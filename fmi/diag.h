@@ -28,8 +28,9 @@ struct diag {
 struct diag_list {
         struct diag *v;
         size_t n, cap;
-        size_t max;     /* further diagnostics are counted in 'dropped', not stored */
-        size_t dropped;
+        size_t max;     /* further diagnostics are counted, not stored: */
+        size_t dropped; /* errors */
+        size_t dropped_warnings;
 };
 
 /* Start an empty list that keeps at most 'max' entries (0: a default of 1000). */
@@ -51,7 +52,7 @@ int diag_addv(struct diag_list *l, enum diag_severity sev, const char *file, int
 /* Number of DIAG_ERROR entries, dropped ones included. */
 size_t diag_errors(const struct diag_list *l);
 
-/* Number of DIAG_WARNING entries stored. */
+/* Number of warnings found: those stored and those only counted. */
 size_t diag_warnings(const struct diag_list *l);
 
 /*
@@ -60,6 +61,8 @@ size_t diag_warnings(const struct diag_list *l);
  * given. Returns how many were made errors.
  */
 size_t diag_promote(struct diag_list *l, size_t from, const char *note);
+/* Add the errors and warnings 'from' counted without storing them to l's counts. */
+void diag_count_unstored(struct diag_list *l, const struct diag_list *from);
 
 /*
  * Format one diagnostic as "file:line: subject: message" into buf (always

@@ -559,6 +559,89 @@ static char *warned_fmu(const char *dir)
         return dst;
 }
 
+/* LinearOde2 with n more variables, each with a unit UnitDefinitions lacks: n warnings. */
+static char *many_warned_fmu(const char *dir, unsigned n)
+{
+        char *src, *dst, *md, *at, *vars, cmd[2048];
+        size_t len = 0, cap = (size_t)n * 160 + 1;
+        zip_source_t *zs;
+        zip_stat_t st;
+        zip_file_t *f;
+        zip_t *za;
+
+        cr_assert(asprintf(&src, "%s/LinearOde2.fmu", FMUD_TEST_FMU_DIR) > 0);
+        cr_assert(asprintf(&dst, "%s/many.fmu", dir) > 0);
+        snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, dst);
+        cr_assert(system(cmd) == 0);
+        vars = malloc(cap);
+        cr_assert(vars != NULL);
+        for (unsigned i = 0; i < n; i++)
+                len += (size_t)snprintf(vars + len, cap - len, "<ScalarVariable name=\"w%u\" "
+                                        "valueReference=\"%u\" causality=\"local\"><Real "
+                                        "unit=\"furlong\"/></ScalarVariable>\n", i, 100000 + i);
+        za = zip_open(dst, 0, NULL);
+        cr_assert(za != NULL);
+        cr_assert(zip_stat(za, "modelDescription.xml", 0, &st) == 0);
+        md = calloc(1, st.size + len + 1);
+        f = zip_fopen(za, "modelDescription.xml", 0);
+        cr_assert(md != NULL && f != NULL);
+        cr_assert(zip_fread(f, md, st.size) == (zip_int64_t)st.size);
+        zip_fclose(f);
+        at = strstr(md, "</ModelVariables>");
+        cr_assert(at != NULL, "LinearOde2's description changed; update this test");
+        memmove(at + len, at, strlen(at) + 1);
+        memcpy(at, vars, len);
+        zs = zip_source_buffer(za, md, strlen(md), 1);
+        cr_assert(zs != NULL);
+        cr_assert(zip_file_replace(za, (zip_uint64_t)zip_name_locate(za, "modelDescription.xml", 0),
+                                   zs, 0) == 0);
+        cr_assert(zip_close(za) == 0);
+        free(vars);
+        free(src);
+        return dst;
+}
+
+/*
+ * An FMU with more warnings than are kept (1200 against 1000): every count
+ * is the true one, and fmuctl run shows the first few with how many more.
+ */
+Test(fmuctl_daemon, many_warnings_are_counted_and_not_all_shown, .init = setup, .fini = teardown)
+{
+        char *fmu = many_warned_fmu(d.dir, 1200), *out, *want;
+        struct json_object *o, *w;
+        struct run_result r;
+        size_t n;
+
+        r = fmuctl((const char *[]){ "inspect", fmu, NULL });
+        cr_assert(strstr(r.err, "valid, with 1200 warnings") != NULL, "%s", r.err);
+        cr_assert(strstr(r.err, "warning: 200 more not shown") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        o = fmuctl_json((const char *[]){ "inspect", fmu, "--json", NULL });
+        cr_assert(json_object_get_int64(key(o, "unlistedWarnings")) == 200, "%s",
+                  json_object_to_json_string(o));
+        json_object_put(o);
+
+        o = fmuctl_json((const char *[]){ "load", fmu, "--json", NULL });
+        w = key(o, "warnings");
+        n = json_object_array_length(w);
+        cr_assert(asprintf(&want, "%zu more warnings not listed", 1200 - (n - 1)) > 0);
+        cr_assert(strstr(json_object_get_string(json_object_array_get_idx(w, n - 1)), want) != NULL,
+                  "%zu: %s", n, json_object_get_string(json_object_array_get_idx(w, n - 1)));
+        json_object_put(o);
+        free(want);
+
+        cr_assert(asprintf(&out, "%s/many.csv", d.dir) > 0);
+        r = fmuctl((const char *[]){ "run", fmu, "--local", "--quiet", "--stop", "0.1", "--out",
+                                     out, NULL });
+        cr_assert(r.exit_code == 0, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.err, "1180 more warnings not shown") != NULL, "%s", r.err);
+        /* Twenty lines before it, not 1200. */
+        cr_assert(strstr(r.err, "w19") != NULL && strstr(r.err, "w20\"") == NULL, "%s", r.err);
+        run_result_fini(&r);
+        free(out);
+        free(fmu);
+}
+
 /* Warnings reach the user through the load reply; --strict makes them a refusal. */
 Test(fmuctl_daemon, load_reports_fmu_warnings_and_strict_refuses_them, .init = setup,
      .fini = teardown)

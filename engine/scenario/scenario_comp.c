@@ -51,6 +51,7 @@ int sc_import(struct sc_load *l, struct scenario_component *c, int fd, const cha
         r = fmu_open_fd(fd, path, &fo, &tmp, &c->fmu);
         for (size_t i = 0; i < tmp.n; i++)
                 pass_diag(l, &tmp.v[i], path, label);
+        diag_count_unstored(l->diags, &tmp);
         diag_list_fini(&tmp);
         if (r == -ENOMEM || r == -ECANCELED)
                 goto out_free;
