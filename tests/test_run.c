@@ -540,6 +540,29 @@ Test(run, an_fmi2_enumeration_is_recorded_as_its_value, .init = setup, .fini = t
 }
 
 /*
+ * Infinity as people write it on a command line (inf, -Infinity, any
+ * case) is a start value's INF (XML Schema's double, which start values
+ * use). LinearOde2 stops at neither t_stop = +INF nor -INF (< 0: no stop).
+ * -Infinity and inf were refused as not a value of the variable's type.
+ */
+Test(run, a_start_value_takes_infinity_in_any_spelling, .init = setup, .fini = teardown)
+{
+        static const char *const spellings[] = { "t_stop=inf", "t_stop=Infinity", "t_stop=+INF",
+                                                 "t_stop=-infinity" };
+
+        for (size_t i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
+                struct run_result r = fmuctl((const char *[]){
+                        "run", FMUD_TEST_FMU_DIR "/LinearOde2.fmu", "--record", "x", "--start",
+                        spellings[i], "--stop-time", "0.3", "--step", "0.1", "--out", "-",
+                        "--quiet", "--local", NULL });
+
+                cr_assert(eq(int, r.exit_code, 0), "%s: %s", spellings[i], r.err);
+                cr_assert(eq(dbl, last_time(r.out), 0.3), "%s: %s", spellings[i], r.out);
+                run_result_fini(&r);
+        }
+}
+
+/*
  * An FMI 2.0 FMU that runs asynchronously (canRunAsynchronuously, section
  * 4.3.1) returns fmi2Pending from fmi2DoStep; the importer asks
  * fmi2GetStatus(fmi2DoStepStatus) until the step is done (section 4.2.3,
