@@ -223,6 +223,17 @@ static int check_entry(struct fmu_archive *ar, zip_uint64_t i, const struct cdir
         bad = arpath_check(raw->name, raw->name_len, ar->lim.max_path_len, &is_dir, &norm);
         if (bad < 0)
                 return bad;
+        /*
+         * A backslash alone: a name a Windows tool wrote ('documentation\x'),
+         * taken as it is by extracting tools. Not a separator here either,
+         * so the name cannot reach anywhere; left out, with a warning.
+         */
+        if (bad == ARPATH_BACKSLASH) {
+                ar_warn(rep, raw->name, raw->name_len, "%s; the entry is left out (a file "
+                        "the FMU needs there is then missing)", arpath_rule(ARPATH_BACKSLASH));
+                free(norm);
+                return 0;
+        }
         check_name(raw, bad, ar->lim.max_path_len, rep);
         check_type(ar->zip, i, raw, is_dir, rep);
         check_data(&ar->lim, raw, &st, is_dir, rep);
