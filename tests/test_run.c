@@ -769,7 +769,8 @@ Test(run, ctrl_c_ends_a_run_whose_fmu_never_returns, .init = setup, .fini = tear
 /*
  * An FMU that declares needsExecutionTool and fails to instantiate where
  * its tool is not (NeedsTool): the error says the FMU needs its tool, and
- * which, beside the FMU's own reason; where the tool is, it runs.
+ * which, beside the FMU's own reason, and that a sandboxed worker cannot
+ * start it; where the tool is, it runs.
  */
 Test(run, an_fmu_that_needs_its_tool_says_so_when_it_fails, .init = setup, .fini = teardown)
 {
@@ -791,6 +792,9 @@ Test(run, an_fmu_that_needs_its_tool_says_so_when_it_fails, .init = setup, .fini
                                           "local %d: %s", local, r.err);
                                 cr_assert(strstr(r.err, "fmud test FMUs") != NULL, "local %d: %s",
                                               local, r.err);
+                                /* A daemon's worker is sandboxed (strict); --local's is not. */
+                                cr_assert(eq(int, strstr(r.err, "needs --sandbox off") != NULL,
+                                             !local), "local %d: %s", local, r.err);
                         }
                         run_result_fini(&r);
                 }

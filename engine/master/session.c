@@ -263,14 +263,17 @@ static int prepare(struct session *s, struct session_inst *si)
  * instantiate, which is where such an FMU fails without its tool; "" for
  * any other FMU.
  */
-static const char *tool_hint(const struct md *md, char *buf, size_t size)
+static const char *tool_hint(const struct session *s, const struct md *md, char *buf,
+                             size_t size)
 {
         if (!md->cs.needs_execution_tool)
                 return "";
         snprintf(buf, size, " (the FMU declares needsExecutionTool = true: it runs only where the "
-                 "tool it was exported from%s%s%s is installed, and licensed, for the worker)",
+                 "tool it was exported from%s%s%s is installed, and licensed, for the worker%s)",
                  md->generation_tool ? ", '" : "", md->generation_tool ? md->generation_tool : "",
-                 md->generation_tool ? "'," : "");
+                 md->generation_tool ? "'," : "", s->opts.sandbox.mode != SANDBOX_OFF ?
+                 "; a sandboxed worker starts no other program and reaches no other process: "
+                 "such an FMU needs --sandbox off" : "");
         return buf;
 }
 
@@ -278,11 +281,11 @@ static const char *tool_hint(const struct md *md, char *buf, size_t size)
 static int start_failed(struct session *s, struct session_inst *si, int r, char *why)
 {
         const struct scenario_component *c = &s->sc->components[si->comp];
-        char hint[320];
+        char hint[480];
 
         si->inst = NULL;
         session_err(s, r, "component '%s': cannot start its worker: %s%s", c->name,
-                    why ? why : strerror(-r), tool_hint(c->fmu->md, hint, sizeof(hint)));
+                    why ? why : strerror(-r), tool_hint(s, c->fmu->md, hint, sizeof(hint)));
         free(why);
         return r;
 }
@@ -361,7 +364,7 @@ static int instantiate(struct session *s, struct session_inst *si)
                 .n_required = si->iu ? si->n_required : 0,
         };
         const struct md *md = c->fmu->md;
-        char hint[320];
+        char hint[480];
         int r;
 
         session_init_deadline(s, si, true);
@@ -374,7 +377,7 @@ static int instantiate(struct session *s, struct session_inst *si)
                                    session_fmi_prefix(si), si->fmi == 2 ? "" : md->hosted_me ?
                                    "ModelExchange" : md->hosted_se ? "ScheduledExecution" :
                                    "CoSimulation", r >= 0 ? session_status_name(r) : strerror(-r),
-                                   inst_message(si->inst), tool_hint(md, hint, sizeof(hint))));
+                                   inst_message(si->inst), tool_hint(s, md, hint, sizeof(hint))));
         si->instantiated = true;
         if (s->opts.logging_on)
                 status_logging(s, si);
