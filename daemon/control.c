@@ -274,8 +274,12 @@ int control_run(struct control *c, int sigfd, int ready_fd)
                         long lease = host_lease_check(c->host,
                                                       (uint64_t)(c->cfg->transient_grace * 1e9));
 
+                        long stop = host_stop_check(c->host);
+
                         if (lease >= 0 && (timeout < 0 || lease < timeout))
                                 timeout = lease;
+                        if (stop >= 0 && (timeout < 0 || stop < timeout))
+                                timeout = stop;
                 }
                 /* The rig socket's connections come and go: after the fixed items. */
                 n_rig = ctl_rig_poll_items(c, items + n, RIG_MAX_CONNS + 1, &timeout);

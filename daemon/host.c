@@ -388,6 +388,7 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
                             "layers");
 #endif
         atomic_init(&h->n_transient, 0);
+        atomic_init(&h->n_stopping, 0);
         r = open_upload(h, opts, ret_message);
         if (r < 0) {
                 host_free(h);
@@ -414,7 +415,7 @@ static void abandon_all(struct host *h)
                 pthread_mutex_lock(&hs->lock);
                 atomic_store(&hs->calls_cancel, true);
                 if (hs->m_pub)
-                        master_request_abandon(hs->m_pub);
+                        master_request_abandon(hs->m_pub, "the daemon is shutting down");
                 pthread_mutex_unlock(&hs->lock);
         }
         pthread_mutex_unlock(&h->lock);

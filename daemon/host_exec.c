@@ -228,6 +228,16 @@ int hsess_exec(struct hsess *hs, struct hcmd *c)
                 hsess_progress(hs, c);
                 break;
         case PROTO_OP_STOP:
+                /*
+                 * Asked while it ran, it ended before the stop was seen (it
+                 * finished, faulted, or its step was abandoned after the
+                 * stop's grace, host_stop.c): the answer is how it ended.
+                 */
+                if (c->while_running && (s == PROTO_STATE_FINISHED || s == PROTO_STATE_FAULTED ||
+                                         s == PROTO_STATE_STOPPED)) {
+                        hsess_progress(hs, c);
+                        break;
+                }
                 if (s != PROTO_STATE_LOADED && s != PROTO_STATE_RUNNING && s != PROTO_STATE_PAUSED) {
                         refuse(hs, c);
                         break;

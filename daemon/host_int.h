@@ -75,6 +75,8 @@ struct hcmd {
         /* Who asked (host_peer.user, "" unknown) and whether as an admin: subscriptions' owner. */
         char user[HOST_PEER_LABEL_MAX];
         bool admin;
+        /* A stop asked of the session running: answered with how its run ended, whatever that was. */
+        bool while_running;
         /* fmi: the next call to make and the results so far (host_fmi_call.c); NULL: none yet. */
         uint32_t fmi_next;
         struct pw *fmi_out;
@@ -300,6 +302,11 @@ struct hsess {
         char user[HOST_PEER_LABEL_MAX];
         uint64_t renewed_ns;            /* ...but this: under h->lock */
         bool expired;                   /* written under h->lock and lock, with quit */
+        /*
+         * When a stop of it running was asked, until it is no longer
+         * running (host_stop.c); control thread, under h->lock. 0: none.
+         */
+        uint64_t stop_asked_ns;
 
         /* An FMI-level instance (host_fmi.c): set before it is registered, then read-only. */
         bool fmi;
@@ -331,8 +338,13 @@ struct host {
         /* FMUD_TEST_SANDBOX_SKIP: layers every worker skips (sandbox_opts.skip_layers). */
         uint32_t skip_layers;
         _Atomic uint32_t n_transient;   /* transient sessions in sessions */
+        _Atomic uint32_t n_stopping;    /* sessions with stop_asked_ns, at most */
         struct upload *upload;          /* the upload store (upload.h; its own lock) */
 };
+
+/* ---- host_stop.c ---- */
+/* A stop of hs running was asked (control thread): from when, for host_stop_check(). */
+void host_stop_asked(struct host *h, struct hsess *hs);
 
 /* ---- host.c: replies and the registry ---- */
 void host_reply_error(struct host *h, uint64_t token, uint64_t id, enum proto_err code,

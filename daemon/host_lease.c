@@ -70,7 +70,7 @@ static void expire(struct host *h, struct hsess *hs, uint64_t idle_ns)
         hs->quit = true;
         /* Nobody wants a step in flight: one that never returns must not keep it (as unload). */
         if (hs->m_pub)
-                master_request_abandon(hs->m_pub);
+                master_request_abandon(hs->m_pub, "the session's lease ran out");
         pthread_cond_signal(&hs->cond);
         pthread_mutex_unlock(&hs->lock);
         if (h->opts.log) {

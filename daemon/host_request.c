@@ -276,6 +276,7 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
                           const struct host_peer *peer)
 {
         struct proto_target t = { 0 };
+        bool stopping = false;
         double warp = 0;
         struct hsess *hs;
         struct hcmd *c;
@@ -365,13 +366,17 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
                 else if (req->op == PROTO_OP_STOP)
                         master_request_stop(hs->m_pub);
                 else if (req->op == PROTO_OP_UNLOAD)
-                        master_request_abandon(hs->m_pub);
+                        master_request_abandon(hs->m_pub, "the session was unloaded");
+                stopping = req->op == PROTO_OP_STOP;
         }
         if (req->op == PROTO_OP_WARP && hs->m_pub && (hs->st.state == PROTO_STATE_LOADED ||
                                                      hs->st.state == PROTO_STATE_RUNNING ||
                                                      hs->st.state == PROTO_STATE_PAUSED))
                 (void) master_set_warp(hs->m_pub, warp);
         pthread_mutex_unlock(&hs->lock);
+        /* Its step gets a grace (host_stop.c); h->lock is taken before a session's, never after. */
+        if (stopping)
+                host_stop_asked(h, hs);
         c = host_cmd_new(token, req);
         if (!c) {
                 host_reply_error(h, token, req->id, PROTO_E_INTERNAL, "out of memory");
@@ -381,6 +386,7 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
         if (peer && peer->user)
                 snprintf(c->user, sizeof(c->user), "%s", peer->user);
         c->admin = !peer || !peer->user || peer->admin;
+        c->while_running = stopping;
         host_enqueue(hs, c);
 }
 

@@ -180,6 +180,43 @@ Test(daemon_unload_hung, an_expired_lease_ends_a_session_whose_step_never_return
         daemon_stop(&d);
 }
 
+/*
+ * A stop of a session whose step never returns (no budget to end it) is
+ * answered after a grace: the worker is killed, the session faulted and
+ * kept, saying so, and the daemon log says why. The stop waited for the
+ * step for ever and its client got no answer.
+ */
+Test(daemon_unload_hung, a_stop_ends_a_step_that_never_returns_after_a_grace, .timeout = 120,
+     .fini = teardown)
+{
+        struct proto_session_status st;
+        struct proto_progress sp;
+        struct fmud_daemon d;
+        struct fmud *c;
+        char *log, *msg;
+        uint64_t s;
+        pid_t pid;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        s = asleep(c, false, &pid);
+        cr_assert(eq(int, fmud_stop(c, &(struct proto_target){ s, 0 }, &sp), 0), "%s",
+                  fmud_errmsg(c));
+        cr_assert(eq(int, sp.state, PROTO_STATE_FAULTED));
+        msg = strndup(sp.message.ptr, sp.message.len);
+        cr_assert(msg && strstr(msg, "killed in its step: it did not come back within 5 s of the "
+                                     "stop"), "%s", msg);
+        free(msg);
+        cr_assert(daemon_pid_alive(pid) == false);
+        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+        cr_assert(eq(int, st.state, PROTO_STATE_FAULTED));
+        log = daemon_log(&d);
+        cr_assert(strstr(log, "did not come back within 5 s of the stop") != NULL, "%s", log);
+        free(log);
+        fmud_close(c);
+        daemon_stop(&d);
+}
+
 Test(daemon_unload_hung, a_worker_asleep_in_a_step_is_killed_not_waited_for, .timeout = 120,
      .fini = teardown)
 {

@@ -186,12 +186,17 @@ int call_send(struct inst *inst, struct req *rq, const struct timespec *deadline
 }
 
 /* Why the call in flight is no longer waited for (its worker is killed), or NULL. */
-static const char *unwanted(const struct inst *inst)
+static const char *unwanted(struct inst *inst)
 {
         /* Its session is going away: the step's result is wanted by no one. */
         if (inst->cur_op == CALL_OP_DO_STEP &&
-            atomic_load_explicit(&inst->abandoned, memory_order_relaxed))
-                return "step: the session was abandoned";
+            atomic_load_explicit(&inst->abandoned, memory_order_acquire)) {
+                const char *why = atomic_load_explicit(&inst->abandoned_why, memory_order_relaxed);
+
+                snprintf(inst->unwanted, sizeof(inst->unwanted), "step: %s",
+                         why ? why : "the session was abandoned");
+                return inst->unwanted;
+        }
         /* Its caller was interrupted: nothing but the end of the FMU is waited for. */
         if (inst->cancel && atomic_load_explicit(inst->cancel, memory_order_relaxed) &&
             inst->cur_op != CALL_OP_TERMINATE && inst->cur_op != CALL_OP_FREE)

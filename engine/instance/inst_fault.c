@@ -321,9 +321,10 @@ static bool stopped(pid_t pid)
         return p && p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
 }
 
-void inst_abandon(struct inst *inst)
+void inst_abandon(struct inst *inst, const char *why)
 {
-        atomic_store_explicit(&inst->abandoned, true, memory_order_relaxed);
+        atomic_store_explicit(&inst->abandoned_why, why, memory_order_relaxed);
+        atomic_store_explicit(&inst->abandoned, true, memory_order_release);
 }
 
 int inst_kill_stopped(struct inst *inst)

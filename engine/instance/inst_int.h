@@ -128,6 +128,8 @@ struct inst {
         _Atomic int fault_pub;          /* 'fault', for any thread (inst_health()) */
         enum call_op cur_op;            /* the call in flight; CALL_OP_NONE: between calls */
         atomic_bool abandoned;          /* inst_abandon(): a step in flight is not waited for */
+        _Atomic(const char *) abandoned_why;    /* inst_abandon()'s why, set before abandoned */
+        char unwanted[160];             /* the waiting thread's text of why (inst_call.c) */
         const atomic_bool *cancel;              /* inst_opts.cancel */
         enum md_type cur_type;          /* of a GET or SET in flight */
         uint64_t cur_timeout_ns;        /* its deadline, from its start */

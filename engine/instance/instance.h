@@ -356,9 +356,10 @@ int inst_kill_stopped(struct inst *inst);
  * flight, or posted later, is no longer waited for until its deadline:
  * the waiting thread kills the worker within a wait slice (20 ms) and the
  * step fails with -ECANCELED. Other calls (Terminate, FreeInstance) are
- * still made and waited for as usual.
+ * still made and waited for as usual. why (a string that outlives the
+ * instance; NULL: "the session was abandoned") ends the step's message.
  */
-void inst_abandon(struct inst *inst);
+void inst_abandon(struct inst *inst, const char *why);
 int inst_reset(struct inst *inst);
 
 /* ---- Values --------------------------------------------------------------- */

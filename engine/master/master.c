@@ -446,12 +446,12 @@ void master_request_stop(struct master *m)
         atomic_fetch_or_explicit(&m->requests, MASTER_REQ_STOP, memory_order_relaxed);
 }
 
-void master_request_abandon(struct master *m)
+void master_request_abandon(struct master *m, const char *why)
 {
         master_request_stop(m);
         for (size_t i = 0; i < session_count(m->s); i++)
                 if (session_inst(m->s, i))
-                        inst_abandon(session_inst(m->s, i));
+                        inst_abandon(session_inst(m->s, i), why);
 }
 
 int master_set_warp(struct master *m, double w)

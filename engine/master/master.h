@@ -310,10 +310,12 @@ bool master_paused_itself(const struct master *m);
 /* Any thread: stop at the next point for good (MASTER_STOPPED). */
 void master_request_stop(struct master *m);
 /*
- * Any thread: stop, and the session is going away: a step in flight is
- * not waited for (inst_abandon()), its worker killed within a wait slice.
+ * Any thread: stop, and a step in flight is not waited for
+ * (inst_abandon()), its worker killed within a wait slice; why (a string
+ * that outlives the master; NULL: the session was abandoned) ends its
+ * message.
  */
-void master_request_abandon(struct master *m);
+void master_request_abandon(struct master *m, const char *why);
 /*
  * Any thread: the owner has a request to serve between points (a get, a
  * set): the stepping call in progress returns at the next point, or at
