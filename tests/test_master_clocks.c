@@ -249,6 +249,51 @@ Test(master_clocks, every_kind_of_input_clock_ticks_at_its_times)
         msys_fini(&x);
 }
 
+/*
+ * A countdown Clock whose first interval the FMU knows only in the Event
+ * Mode after initialization (cd_at_start: fmi3IntervalNotYetKnown in
+ * Initialization Mode, fmi3IntervalChanged after the first
+ * fmi3UpdateDiscreteStates; FMI 3.0 section 2.2.8: intervals are known
+ * after fmi3UpdateDiscreteStates at the latest) ticks 0.05 after the
+ * start, then 0.05 after each tick of chg (0.1, 0.3). With no Clock
+ * ticking at the start (ClockKindsLate) it was not read there: it was
+ * read at the first tick of another Clock (0.01), and ticked at 0.06.
+ */
+Test(master_clocks, a_countdown_known_only_after_initialization_ticks)
+{
+        struct msys_spec spec = KINDS_SPEC;
+        struct msys x;
+
+        spec.elements = MSYS_COMP("k", "ClockKindsLate");
+        spec.parameters = MSYS_REAL("k.cd_at_start", "1");
+        run_to_end(&x, &spec);
+        cr_assert(eq(dbl, at(&x, 0.05, "k.n_cd"), 1.0));
+        cr_assert(eq(dbl, at(&x, 0.15, "k.n_cd"), 2.0));
+        cr_assert(eq(dbl, at(&x, 0.35, "k.n_cd"), 3.0));
+        msys_fini(&x);
+}
+
+/*
+ * An output Clock that ticks in a later super-dense instant of an Event
+ * Mode (out_late: the update at cst's tick asks for another and out ticks
+ * in it, FMI 3.0 sections 2.3.5 and 2.2.8) is seen there, with its clocked
+ * output, as in the instant of cst's tick: out at 0, 0.5 and 1 with oy
+ * 0, 2, 4. It was polled once per Event Mode and never seen.
+ */
+Test(master_clocks, an_output_clock_ticking_in_a_later_event_iteration_is_seen)
+{
+        struct msys_spec spec = KINDS_SPEC;
+        struct msys x;
+
+        spec.parameters = MSYS_REAL("k.out_late", "1");
+        run_to_end(&x, &spec);
+        cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "k"), 10), 3));
+        cr_assert(eq(dbl, at(&x, 0.4, "k.oy"), 0.0));
+        cr_assert(eq(dbl, at(&x, 0.5, "k.oy"), 2.0));
+        cr_assert(eq(dbl, at(&x, 1.0, "k.oy"), 4.0));
+        msys_fini(&x);
+}
+
 Test(master_clocks, an_output_clock_ticks_a_connected_triggered_clock_with_its_values)
 {
         /*

@@ -201,8 +201,12 @@ static int leave(struct session *s, struct session_inst *si)
                 return call_failed(s, si, r, "ExitInitializationMode");
         si->initialized = true;
         if (si->event_mode && !terminate) {
-                r = session_event_iteration(s, si->comp, s->sc->experiment.start, 0, &terminate,
-                                            &next);
+                r = session_event_update(s, si->comp, s->sc->experiment.start, 0, NULL, NULL,
+                                         &terminate, &next);
+                if (r == 0 && !terminate && si->fmi == 3)
+                        r = init_clocks_after_event(s, si);
+                if (r == 0 && !terminate)
+                        r = session_enter_step_mode(s, si->comp);
                 if (r < 0)
                         return r;
                 si->next_event_time = next;

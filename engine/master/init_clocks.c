@@ -78,8 +78,9 @@ static int failed(struct session *s, struct session_inst *si, int r, const char 
                   const struct md_variable *v)
 {
         return session_logs(s, si, session_err(s, session_call_result(si, r),
-                            "component '%s': %s of Clock '%s' in Initialization Mode returned "
-                            "%s: %s", cname(s, si), fn, v->name,
+                            "component '%s': %s of Clock '%s' in %s returned %s: %s",
+                            cname(s, si), fn, v->name, si->initialized ? "the Event Mode after "
+                            "initialization" : "Initialization Mode",
                             r >= 0 ? session_status_name(r) : strerror(-r),
                             inst_message(si->inst)));
 }
@@ -140,6 +141,23 @@ static int from_fmu(struct session *s, struct session_inst *si, const struct md_
         /* A countdown Clock whose first interval is not known yet does not tick until it is. */
         if (c->iv == MD_INTERVAL_COUNTDOWN && q == QUAL_NOT_YET_KNOWN)
                 c->interval = NAN;
+        return 0;
+}
+
+int init_clocks_after_event(struct session *s, struct session_inst *si)
+{
+        const struct md *md = s->sc->components[si->comp].fmu->md;
+
+        for (size_t i = 0; i < si->n_clocks; i++) {
+                struct session_clock *c = &si->clocks[i];
+                int r;
+
+                if (c->iv != MD_INTERVAL_COUNTDOWN || !isnan(c->interval))
+                        continue;
+                r = from_fmu(s, si, &md->vars[c->var], c);
+                if (r < 0)
+                        return r;
+        }
         return 0;
 }
 

@@ -135,8 +135,21 @@ static bool active(const struct mi *mi, const struct md_variable *v)
         return false;
 }
 
-/* Set (in) or get the clocked variables of blocks [first, n) whose Clocks tick. */
-static int clocked(struct master *m, struct mi *mi, bool in)
+/* Whether one of v's Clocks is an output Clock ticking in now[] (mi->oclock_vrs' order). */
+static bool ticks_now(const struct mi *mi, const struct md_variable *v, const bool *now)
+{
+        for (size_t j = 0; j < v->n_clocks; j++)
+                for (size_t i = 0; i < mi->n_oclocks; i++)
+                        if (now[i] && mi->oclock_vrs[i] == v->clocks[j])
+                                return true;
+        return false;
+}
+
+/*
+ * Set (in) or get the clocked variables of blocks [first, n) whose Clocks
+ * tick; now: only those of the output Clocks ticking in now[].
+ */
+static int clocked(struct master *m, struct mi *mi, bool in, const bool *now)
 {
         const struct mslot *slots = in ? mi->in_slots : mi->slots;
         size_t n = in ? mi->n_in_slots : mi->n_slots, first = in ? mi->n_in_step : mi->n_out_step;
@@ -148,7 +161,7 @@ static int clocked(struct master *m, struct mi *mi, bool in)
                 unsigned char *p = b->vals + slots[i].off * mv_size(b->type);
                 int r;
 
-                if (slots[i].block < first || !active(mi, v))
+                if (slots[i].block < first || !(now ? ticks_now(mi, v, now) : active(mi, v)))
                         continue;
                 r = in ? inst_set(mi->inst, b->type, &v->vr, 1, p, slots[i].n)
                        : inst_get(mi->inst, b->type, &v->vr, 1, p, slots[i].n);
@@ -188,7 +201,7 @@ int mclock_enter(struct master *m, struct mi *mi, double t)
                 mi->oclock_on[i] = false;
         if (n == 0 && mi->n_oclocks == 0)
                 return 0;
-        r = clocked(m, mi, true);
+        r = clocked(m, mi, true, NULL);
         if (r < 0)
                 return r;
         r = mroute_get_outputs(m, mi);
@@ -206,7 +219,60 @@ int mclock_enter(struct master *m, struct mi *mi, double t)
                 }
                 trigger(m, mi);
         }
-        return clocked(m, mi, false);
+        return clocked(m, mi, false, NULL);
+}
+
+int mclock_instant(struct master *m, struct mi *mi)
+{
+        bool *now = mi->clock_buf, any = false;        /* free after mclock_enter() */
+        int r;
+
+        if (mi->n_oclocks == 0)
+                return 0;
+        r = inst_get(mi->inst, MD_CLOCK, mi->oclock_vrs, mi->n_oclocks, now, mi->n_oclocks);
+        if (r != INST_OK && r != INST_WARNING)
+                return mstep_fault(m, mi, r, "GetClock (output Clocks)");
+        for (size_t i = 0; i < mi->n_oclocks; i++) {
+                if (!now[i])
+                        continue;
+                any = true;
+                mi->oclock_on[i] = true;
+                mi->oclock_ticks[i]++;
+                flag(m, mi, mi->oclock_vrs[i]);
+        }
+        if (!any)
+                return 0;
+        trigger(m, mi);
+        return clocked(m, mi, false, now);
+}
+
+struct instant_ctx {
+        struct master *m;
+        struct mi *mi;
+        bool failed;            /* the master's message says why, not the session's */
+};
+
+static int between(void *ctx)
+{
+        struct instant_ctx *x = ctx;
+        int r = mclock_instant(x->m, x->mi);
+
+        x->failed = r < 0;
+        return r;
+}
+
+int mclock_update(struct master *m, struct mi *mi, double t, bool *ret_term, double *ret_next)
+{
+        struct instant_ctx x = { m, mi, false };
+        int r;
+
+        r = session_event_update(m->s, mi->idx, t, m->opts.max_event_iterations,
+                                 mi->n_oclocks ? between : NULL, &x, ret_term, ret_next);
+        if (r < 0 && !x.failed) {
+                m->fault = r;
+                return master_err(m, r, "%s", session_message(m->s));
+        }
+        return r;
 }
 
 /* fmi3GetInterval* of c in Event Mode: *ret_t its interval, *ret_q its qualifier. */

@@ -152,9 +152,9 @@ int mevent_iterate(struct master *m, struct mi *mi, double t, bool *ret_term)
         r = mclock_enter(m, mi, t);
         if (r < 0)
                 return r;
-        r = session_event_update(m->s, mi->idx, t, m->opts.max_event_iterations, ret_term, &next);
+        r = mclock_update(m, mi, t, ret_term, &next);
         if (r < 0)
-                return session_failed(m, r);
+                return r;
         r = mclock_leave(m, mi, t);
         if (r < 0)
                 return r;

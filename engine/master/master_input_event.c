@@ -220,11 +220,14 @@ int master_set_event_end(struct master *m, size_t comp)
         double next;
         int r;
 
-        r = session_event_update(m->s, comp, m->t_cur, m->opts.max_event_iterations, &term, &next);
-        if (r < 0) {
-                m->fault = r;
-                return set_fault(m, master_err(m, r, "%s", session_message(m->s)));
-        }
+        /* Output Clocks may tick in it too; no input Clock does (mclock_instant()). */
+        for (size_t i = 0; i < mi->n_oclocks; i++)
+                mi->oclock_on[i] = false;
+        r = mclock_instant(m, mi);
+        if (r == 0)
+                r = mclock_update(m, mi, m->t_cur, &term, &next);
+        if (r < 0)
+                return set_fault(m, r);
         m->events++;
         if (term) {
                 master_err(m, 0, "terminateSimulation requested by '%s' at t = %.17g (in the "

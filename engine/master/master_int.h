@@ -630,6 +630,16 @@ bool mclock_due(const struct master *m, const struct mi *mi, double t);
 int mclock_enter(struct master *m, struct mi *mi, double t);
 /* In Event Mode at t, after the updates: the next ticks. 0 or the fault. */
 int mclock_leave(struct master *m, struct mi *mi, double t);
+/*
+ * In Event Mode, a super-dense time instant after the first (an update
+ * asked for another, FMI 3.0 section 2.3.5), or the first instant of an
+ * Event Mode for a set (no input Clock ticks there): the output Clocks
+ * polled again, those ticking now counted and passed on to their
+ * consumers, their clocked outputs got. 0 or the fault.
+ */
+int mclock_instant(struct master *m, struct mi *mi);
+/* The event iteration of mi with mclock_instant() between its instants: as session_event_update(). */
+int mclock_update(struct master *m, struct mi *mi, double t, bool *ret_term, double *ret_next);
 /* The instance's next time event: nextEventTime or a Clock's tick. */
 static inline double mi_next_time(const struct mi *mi)
 {

@@ -155,17 +155,19 @@ bool session_terminate_requested(const struct session *s, size_t *ret_comp);
  * The event iteration of component comp, which is in Event Mode at t
  * (FMI 3.0 section 2.3.5): fmi3UpdateDiscreteStates until
  * discreteStatesNeedUpdate is false (at most max_iterations times; 0:
- * 1000), then fmi3EnterStepMode. *ret_terminate: an update asked to
- * terminate the simulation (Step Mode is then not entered);
- * *ret_next_event: its nextEventTime, INFINITY when undefined (or +inf);
- * one that is NaN or before t is the FMU's fault (-EPROTO). Returns 0 or
- * -errno, with session_message() saying which call failed and why.
+ * 1000); Event Mode is kept. Where an update asks for another, a new
+ * super-dense time instant starts: between(ctx), when given, runs before
+ * that next update (what ticks in it is read there), and its result < 0
+ * ends the iteration with it. *ret_terminate: an update asked to
+ * terminate the simulation; *ret_next_event: its nextEventTime, INFINITY
+ * when undefined (or +inf); one that is NaN or before t is the FMU's
+ * fault (-EPROTO). Returns 0 or -errno, with session_message() saying
+ * which call failed and why.
  */
-int session_event_iteration(struct session *s, size_t comp, double t, uint32_t max_iterations,
-                            bool *ret_terminate, double *ret_next_event);
-/* The same in two parts: the updates (Event Mode is kept), then fmi3EnterStepMode. */
 int session_event_update(struct session *s, size_t comp, double t, uint32_t max_iterations,
-                         bool *ret_terminate, double *ret_next_event);
+                         int (*between)(void *ctx), void *ctx, bool *ret_terminate,
+                         double *ret_next_event);
+/* fmi3EnterStepMode, after the iteration. */
 int session_enter_step_mode(struct session *s, size_t comp);
 
 /* Why the last session call failed. Borrowed, valid until the next call. */

@@ -18,7 +18,8 @@ const char *session_message(const struct session *s)
 }
 
 int session_event_update(struct session *s, size_t comp, double t, uint32_t max_iterations,
-                         bool *ret_terminate, double *ret_next_event)
+                         int (*between)(void *ctx), void *ctx, bool *ret_terminate,
+                         double *ret_next_event)
 {
         struct session_inst *si = &s->insts[comp];
         const char *name = s->sc->components[comp].name;
@@ -43,6 +44,8 @@ int session_event_update(struct session *s, size_t comp, double t, uint32_t max_
                 }
                 if (!d.discrete_states_need_update)
                         break;
+                if (between && i + 1 < max && (r = between(ctx)) < 0)
+                        return r;
         }
         if (i == max)
                 return session_err(s, -ELOOP, "component '%s': the event iteration did not end "
@@ -76,12 +79,3 @@ int session_enter_step_mode(struct session *s, size_t comp)
         return 0;
 }
 
-int session_event_iteration(struct session *s, size_t comp, double t, uint32_t max_iterations,
-                            bool *ret_terminate, double *ret_next_event)
-{
-        int r = session_event_update(s, comp, t, max_iterations, ret_terminate, ret_next_event);
-
-        if (r < 0 || *ret_terminate)
-                return r;
-        return session_enter_step_mode(s, comp);
-}

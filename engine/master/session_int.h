@@ -82,6 +82,13 @@ int session_call_result(struct session_inst *si, int r);
 int init_clocks_check(struct session *s, struct session_inst *si);
 /* In Initialization Mode: the timing of every time-based input Clock, into si->clocks. */
 int init_clocks_read(struct session *s, struct session_inst *si);
+/*
+ * In the Event Mode after initialization, its iteration done: the first
+ * interval of each countdown Clock that Initialization Mode said was not
+ * known yet (FMI 3.0 section 2.2.8: known after fmi3UpdateDiscreteStates
+ * at the latest). 0, or the failure.
+ */
+int init_clocks_after_event(struct session *s, struct session_inst *si);
 
 /* "fmi3", "fmi2": the prefix of FMI function names in messages. */
 const char *session_fmi_prefix(const struct session_inst *si);

@@ -30,7 +30,20 @@
  * Value references: time 0, cst 1, fix 2, fix_interval 3, fix_shift 4,
  * chg 5, cd 6, trg 7, tu 8, ty 9, out 10, oy 11, n_cst 12, n_fix 13,
  * n_chg 14, n_cd 15, n_trg 16, tun 17, tun_interval 18, n_tun 19,
- * chg_step 20, chg_nan 21, frc 22, frc_zero 23.
+ * chg_step 20, chg_nan 21, frc 22, frc_zero 23, cd_at_start 24, out_late 25.
+ *
+ * out_late 1: out ticks not in the instant of cst's tick but in the next
+ * super-dense instant of the same Event Mode: the update at cst's tick
+ * asks for another (discreteStatesNeedUpdate, FMI 3.0 section 2.3.5) and
+ * activates out for it, as a Clock that ticks because a variable changed
+ * does (section 2.2.8).
+ *
+ * cd_at_start 1: cd's first countdown (0.05) is known only in the Event
+ * Mode after initialization (fmi3IntervalNotYetKnown in Initialization
+ * Mode, fmi3IntervalChanged after the first fmi3UpdateDiscreteStates),
+ * which FMI 3.0 section 2.2.8 allows: intervals are computed in
+ * fmi3UpdateDiscreteStates at the latest. ClockKindsLate (CLOCK_KINDS_LATE):
+ * tun shifted by 0.01 and cst by 1/4, so that no Clock ticks at the start.
  *
  * chg_nan != 0 makes chg report the interval NaN (fmi3IntervalChanged)
  * after its first tick, chg_nan 2 from the start, as a broken export does.
@@ -45,7 +58,7 @@
 enum {
         VR_CST = 1, VR_FIX, VR_FIX_INTERVAL, VR_FIX_SHIFT, VR_CHG, VR_CD, VR_TRG, VR_TU, VR_TY,
         VR_OUT, VR_OY, VR_N_CST, VR_N_FIX, VR_N_CHG, VR_N_CD, VR_N_TRG, VR_TUN, VR_TUN_INTERVAL,
-        VR_N_TUN, VR_CHG_STEP, VR_CHG_NAN, VR_FRC, VR_FRC_ZERO,
+        VR_N_TUN, VR_CHG_STEP, VR_CHG_NAN, VR_FRC, VR_FRC_ZERO, VR_CD_AT_START, VR_OUT_LATE,
 };
 
 #define QUAL_NOT_YET_KNOWN 0
@@ -61,6 +74,10 @@ struct model_data {
         double n_cst, n_fix, n_chg, n_cd, n_trg;
         double chg_interval, chg_step, chg_nan;
         double frc_zero;
+        double cd_at_start;
+        double out_late;
+        bool late_pending;      /* out_late: out ticks in the next instant */
+        bool updated;           /* fmi3UpdateDiscreteStates called since initialization */
         bool chg_changed;
         bool cd_known, cd_changed;
 };
@@ -96,6 +113,10 @@ static const struct var vars[] = {
         VAR_SCALAR(VR_FRC, "frc", VAR_CLOCK, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, frc),
         VAR_SCALAR(VR_FRC_ZERO, "frc_zero", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT,
                    frc_zero),
+        VAR_SCALAR(VR_CD_AT_START, "cd_at_start", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT,
+                   cd_at_start),
+        VAR_SCALAR(VR_OUT_LATE, "out_late", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT,
+                   out_late),
 };
 
 static void start(struct inst *inst)
@@ -117,6 +138,8 @@ static int calculate(struct inst *inst)
 
         if (d->trg)
                 d->ty = d->ty_sum + d->tu;
+        if (d->out_late != 0.0)
+                return 0;       /* out is the updates' (update_discrete()) */
         d->out = d->cst && (long long)d->n_cst % 2 == 0;
         if (d->out)
                 d->oy = d->n_cst;
@@ -136,6 +159,18 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
 
         (void) inst;
         ret->need_update = false;
+        double cst_before = d->n_cst;
+        bool late_now = false;
+
+        if (!d->updated && d->cd_at_start != 0.0)
+                d->cd_known = d->cd_changed = true;
+        d->updated = true;
+        if (d->out_late != 0.0 && d->late_pending) {
+                d->late_pending = false;        /* the instant out ticked in ends */
+        } else if (d->out_late != 0.0 && d->cst && (long long)d->n_cst % 2 == 0) {
+                d->late_pending = late_now = true;
+                ret->need_update = true;
+        }
         if (d->trg) {
                 d->ty_sum += d->tu;
                 d->n_trg++;
@@ -154,6 +189,10 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
                 d->cd_known = d->cd_changed = false;
         }
         d->cst = d->fix = d->chg = d->cd = d->trg = d->out = d->tun = d->frc = false;
+        if (late_now) {
+                d->out = true;
+                d->oy = cst_before;
+        }
         return 0;
 }
 
@@ -177,7 +216,11 @@ static int clock_timing(struct inst *inst, const struct var *clock, enum clock_q
         t->resolution = 1;
         t->qualifier = QUAL_UNCHANGED;
         if (clock->vr == VR_TUN) {
+#ifdef CLOCK_KINDS_LATE
+                t->decimal = what == CLOCK_SHIFT ? 0.01 : d->tun_interval;
+#else
                 t->decimal = what == CLOCK_SHIFT ? 0.0 : d->tun_interval;
+#endif
                 if (what == CLOCK_INTERVAL) {
                         t->qualifier = d->tun_interval != d->tun_reported ? QUAL_CHANGED
                                                                           : QUAL_UNCHANGED;
