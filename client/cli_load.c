@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -84,25 +83,10 @@ const struct cli_opt cli_load_opts[] = {
         { 0 },
 };
 
-/*
- * A value spelled as infinity is usually written (inf, -Infinity, any
- * case), in the form a start value takes ([+-]?INF, XML Schema's double);
- * NULL for any other value, passed on as written.
- */
-static const char *infinity(const char *v)
-{
-        const char *m = v + (*v == '+' || *v == '-');
-
-        if (strcasecmp(m, "inf") && strcasecmp(m, "infinity"))
-                return NULL;
-        return *v == '-' ? "-INF" : "INF";
-}
-
 static int assign(const struct cli *a, const char *opt, char *arg, struct proto_assign *v,
                   uint32_t *n)
 {
         char *eq = strchr(arg, '=');
-        const char *inf = eq ? infinity(eq + 1) : NULL;
 
         if (*n == CLI_MAX_ASSIGN)
                 return cli_usage_error(a, "at most %d %s options", CLI_MAX_ASSIGN, opt);
@@ -110,7 +94,7 @@ static int assign(const struct cli *a, const char *opt, char *arg, struct proto_
                 return cli_usage_error(a, "%s needs NAME=VALUE, not '%s'", opt, arg);
         v[*n] = (struct proto_assign){
                 .name = { arg, (uint32_t)(eq - arg) },
-                .value = { inf ? inf : eq + 1, (uint32_t)strlen(inf ? inf : eq + 1) },
+                .value = { eq + 1, (uint32_t)strlen(eq + 1) },
         };
         (*n)++;
         return 1;

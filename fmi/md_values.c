@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
 static locale_t c_locale;       /* written once under c_locale_once, then read-only */
@@ -52,7 +53,11 @@ static size_t digits(const char *s, size_t i, size_t n)
         return k;
 }
 
-/* XML Schema double: [+-]?(d+(.d*)?|.d+)([eE][+-]?d+)? | [+-]?INF | NaN */
+/*
+ * XML Schema double: [+-]?(d+(.d*)?|.d+)([eE][+-]?d+)? | [+-]?INF | NaN;
+ * infinity also as people write it (inf, Infinity, any case), which a
+ * start value from the command line is (strtod() reads them all).
+ */
 static bool lex_float(const char *s, size_t n)
 {
         size_t i = 0, d1, d2 = 0;
@@ -61,7 +66,8 @@ static bool lex_float(const char *s, size_t n)
                 return true;
         if (i < n && (s[i] == '+' || s[i] == '-'))
                 i++;
-        if (n - i == 3 && memcmp(s + i, "INF", 3) == 0)
+        if ((n - i == 3 && strncasecmp(s + i, "inf", 3) == 0) ||
+            (n - i == 8 && strncasecmp(s + i, "infinity", 8) == 0))
                 return true;
         d1 = digits(s, i, n);
         i += d1;
