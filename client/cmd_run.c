@@ -193,9 +193,12 @@ static void print_diags(const struct diag_list *d, const char *indent, const cha
                                 *c = '?';
                 fprintf(stderr, "%s\n", line);
         }
-        if (total > RUN_WARNINGS_SHOWN)
+        /* Those not stored (the list full of errors, say) are not shown either. */
+        if (warnings > RUN_WARNINGS_SHOWN)
+                warnings = RUN_WARNINGS_SHOWN;
+        if (total > warnings)
                 fprintf(stderr, "%swarning: %zu more warnings not shown (fmuctl inspect %s lists "
-                        "an FMU's)\n", indent, total - RUN_WARNINGS_SHOWN, scenario);
+                        "an FMU's)\n", indent, total - warnings, scenario);
         if (d->dropped)
                 fprintf(stderr, "%serror: %zu more not shown\n", indent, d->dropped);
 }
