@@ -449,7 +449,14 @@ int fmu_archive_copy(const struct fmu_archive *ar, const char *name, int fd)
 int fmu_archive_unpack(const struct fmu_archive *ar, const char *cache_dir, struct diag_list *diags,
                        const struct fmi_cancel *cancel, char **ret_dir)
 {
+        return fmu_archive_unpack_held(ar, cache_dir, diags, cancel, ret_dir, NULL);
+}
+
+int fmu_archive_unpack_held(const struct fmu_archive *ar, const char *cache_dir,
+                            struct diag_list *diags, const struct fmi_cancel *cancel,
+                            char **ret_dir, int *ret_hold)
+{
         struct ar_report rep = { .diags = diags, .file = ar->label, .cancel = cancel };
 
-        return cache_unpack(ar, cache_dir, &rep, ret_dir);
+        return cache_unpack(ar, cache_dir, &rep, ret_dir, ret_hold);
 }

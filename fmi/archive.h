@@ -111,5 +111,13 @@ int fmu_archive_copy(const struct fmu_archive *ar, const char *name, int fd);
  */
 int fmu_archive_unpack(const struct fmu_archive *ar, const char *cache_dir, struct diag_list *diags,
                        const struct fmi_cancel *cancel, char **ret_dir);
+/*
+ * The same, and *ret_hold an fd that holds the directory in use until it
+ * is closed: a changed copy is then not removed under its user (an FMU
+ * that writes into it, fmi/cache_check.h).
+ */
+int fmu_archive_unpack_held(const struct fmu_archive *ar, const char *cache_dir,
+                            struct diag_list *diags, const struct fmi_cancel *cancel,
+                            char **ret_dir, int *ret_hold);
 
 #endif

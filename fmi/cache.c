@@ -179,7 +179,7 @@ static int build(const struct fmu_archive *ar, const char *cache_dir, int cache_
                 r = -errno;
         } else {
                 /* Later than every node of the tree: what a reuse checks it against. */
-                r = cache_seal(cache_fd, ar->sha256);
+                r = cache_seal(cache_fd, ar->sha256, root_fd);
         }
         tree_fini(&t);
         close(root_fd);
@@ -220,41 +220,55 @@ static int lock_archive(int cache_fd, const char *sha, const struct fmi_cancel *
         return fd;
 }
 
+/* The tree held (cache_hold()) if it is there and as unpacked: its fd, -ENOENT, or -errno. */
+static int held_intact(int cache_fd, const struct fmu_archive *ar)
+{
+        int fd = cache_hold(cache_fd, ar->sha256), r;
+
+        if (fd < 0)
+                return fd;
+        r = cache_intact(cache_fd, ar, fd);
+        if (r == 1)
+                return fd;
+        close(fd);
+        return r < 0 ? r : -ENOENT;
+}
+
 /*
  * The tree, unpacked now, or as unpacked before and unchanged since
  * (cache_check.h): one that changed is taken away and unpacked again.
+ * Returns the tree's fd, held for as long as it is used, or -errno.
  */
 static int fresh_tree(const struct fmu_archive *ar, const char *cache_dir, int cache_fd,
                       struct ar_report *rep)
 {
         int lock, r;
 
-        r = final_exists(cache_fd, ar->sha256);
-        if (r == 1)
-                r = cache_intact(cache_fd, ar);
-        if (r != 0)
-                return r < 0 ? r : 0;
+        r = held_intact(cache_fd, ar);
+        if (r != -ENOENT)
+                return r;
         lock = lock_archive(cache_fd, ar->sha256, rep->cancel);
         if (lock < 0)
                 return lock;
         /* Again under the lock: another process may have unpacked it meanwhile. */
-        r = final_exists(cache_fd, ar->sha256);
-        if (r == 1) {
-                r = cache_intact(cache_fd, ar);
-                if (r == 0)
+        r = held_intact(cache_fd, ar);
+        if (r == -ENOENT) {
+                r = final_exists(cache_fd, ar->sha256);
+                if (r == 1)
                         r = cache_discard(cache_fd, ar->sha256);
-        }
-        if (r == 0) {
-                r = ar_unchanged(ar, rep);
+                if (r == 0)
+                        r = ar_unchanged(ar, rep);
                 if (r == 0)
                         r = build(ar, cache_dir, cache_fd, rep);
+                if (r == 0)
+                        r = cache_hold(cache_fd, ar->sha256);
         }
         close(lock);
-        return r < 0 ? r : 0;
+        return r;
 }
 
 int cache_unpack(const struct fmu_archive *ar, const char *cache_dir, struct ar_report *rep,
-                 char **ret_dir)
+                 char **ret_dir, int *ret_hold)
 {
         char *final = NULL;
         int cache_fd, r;
@@ -273,6 +287,10 @@ int cache_unpack(const struct fmu_archive *ar, const char *cache_dir, struct ar_
         r = fresh_tree(ar, cache_dir, cache_fd, rep);
         if (r < 0)
                 goto out_close;
+        if (ret_hold)
+                *ret_hold = r;
+        else
+                close(r);
         *ret_dir = final;
         final = NULL;
         r = 0;

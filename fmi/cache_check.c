@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,46 +23,56 @@ static void seal_name(char *buf, size_t size, const char *sha)
         snprintf(buf, size, "%s.seal", sha);
 }
 
-static bool after(const struct timespec *a, const struct timespec *b)
+/* a is at or after b: a change since a seal made at b (cache_check.h). */
+static bool not_before(const struct timespec *a, const struct timespec *b)
 {
-        return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+        return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
 }
 
-/*
- * Until the clock file times come from is past t: a change time is the
- * coarse clock's tick (or later), so a node changed from now on is past
- * the seal, also within the tick the seal was made in. A tick at most
- * (1 to 10 ms), once per unpack; bounded, for a clock set back.
- */
-static void tick_past(const struct timespec *t)
-{
-        struct timespec now;
-
-        for (int i = 0; i < 100; i++) {
-                if (clock_gettime(CLOCK_REALTIME_COARSE, &now) < 0 || after(&now, t))
-                        return;
-                (void) nanosleep(&(struct timespec){ .tv_nsec = 1000 * 1000 }, NULL);
-        }
-}
-
-int cache_seal(int cache_fd, const char *sha)
+int cache_seal(int cache_fd, const char *sha, int root_fd)
 {
         char name[NAME_MAX_CACHE];
-        struct stat st;
-        int fd, r = 0;
+        struct stat seal, root;
 
         seal_name(name, sizeof(name), sha);
-        fd = openat(cache_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+        if (unlinkat(cache_fd, name, 0) < 0 && errno != ENOENT)
+                return -errno;
+        if (fstat(root_fd, &root) < 0)
+                return -errno;
+        /* Bounded: a clock set back would otherwise hold the load. */
+        for (int i = 0; i < 3000; i++) {
+                int fd = openat(cache_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+                                O_CLOEXEC, 0444), r = 0;
+
+                if (fd < 0)
+                        return -errno;
+                if (fstat(fd, &seal) < 0 || fsync(fd) < 0)
+                        r = -errno;
+                close(fd);
+                if (r == 0 && !not_before(&root.st_ctim, &seal.st_ctim))
+                        return fsync(cache_fd) < 0 ? -errno : 0;
+                if (unlinkat(cache_fd, name, 0) < 0 && r == 0)
+                        r = -errno;
+                if (r < 0)
+                        return r;
+                (void) nanosleep(&(struct timespec){ .tv_nsec = 1000 * 1000 }, NULL);
+        }
+        return -ETIME;
+}
+
+int cache_hold(int cache_fd, const char *sha)
+{
+        int fd = openat(cache_fd, sha, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
         if (fd < 0)
-                return errno == EEXIST ? 0 : -errno;
-        if (fsync(fd) < 0 || fstat(fd, &st) < 0)
-                r = -errno;
-        close(fd);
-        if (r == 0 && fsync(cache_fd) < 0)
-                r = -errno;
-        if (r == 0)
-                tick_past(&st.st_ctim);
-        return r;
+                return errno == ENOTDIR || errno == ELOOP ? -ENOENT : -errno;
+        if (flock(fd, LOCK_SH) < 0) {
+                int err = errno;
+
+                close(fd);
+                return -err;
+        }
+        return fd;
 }
 
 /* 1: path is a node of this kind (and size, >= 0), unchanged since the seal; 0: not; -errno. */
@@ -72,7 +83,7 @@ static int node_ok(int root, const char *path, mode_t kind, int64_t size,
 
         if (fstatat(root, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 0 : -errno;
-        if ((st.st_mode & S_IFMT) != kind || after(&st.st_ctim, seal))
+        if ((st.st_mode & S_IFMT) != kind || not_before(&st.st_ctim, seal))
                 return 0;
         return size < 0 || (uint64_t)st.st_size == (uint64_t)size;
 }
@@ -120,28 +131,21 @@ static int entries_ok(int root, const struct fmu_archive *ar, const struct times
         return r;
 }
 
-int cache_intact(int cache_fd, const struct fmu_archive *ar)
+int cache_intact(int cache_fd, const struct fmu_archive *ar, int root)
 {
         char name[NAME_MAX_CACHE];
         struct stat seal, st;
-        int root, r;
 
         seal_name(name, sizeof(name), ar->sha256);
         if (fstatat(cache_fd, name, &seal, AT_SYMLINK_NOFOLLOW) < 0)
                 return errno == ENOENT ? 0 : -errno;
         if (!S_ISREG(seal.st_mode))
                 return 0;
-        root = openat(cache_fd, ar->sha256, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (root < 0)
-                return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 0 : -errno;
         if (fstat(root, &st) < 0)
-                r = -errno;
-        else if (after(&st.st_ctim, &seal.st_ctim))
-                r = 0;
-        else
-                r = entries_ok(root, ar, &seal.st_ctim);
-        close(root);
-        return r;
+                return -errno;
+        if (not_before(&st.st_ctim, &seal.st_ctim))
+                return 0;
+        return entries_ok(root, ar, &seal.st_ctim);
 }
 
 /* Remove name under parent, whatever it has become; directories at most so deep. */
@@ -184,6 +188,42 @@ static int remove_node(int parent, const char *name, unsigned depth)
         return r;
 }
 
+/* Remove the hidden tree name, unless a process still holds it (cache_hold()). */
+static void remove_if_free(int cache_fd, const char *name)
+{
+        int fd = openat(cache_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+        if (fd < 0)
+                return;
+        /* What cannot be removed stays behind, hidden: the load goes on. */
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+                (void) remove_node(cache_fd, name, 0);
+        close(fd);
+}
+
+/* Leftovers of earlier discards of sha that are free now. */
+static void sweep(int cache_fd, const char *sha)
+{
+        char prefix[NAME_MAX_CACHE];
+        int fd = dup(cache_fd);
+        struct dirent *e;
+        size_t n;
+        DIR *d;
+
+        snprintf(prefix, sizeof(prefix), ".%s.stale.", sha);
+        n = strlen(prefix);
+        d = fd >= 0 ? fdopendir(fd) : NULL;
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return;
+        }
+        while ((e = readdir(d)))
+                if (strncmp(e->d_name, prefix, n) == 0)
+                        remove_if_free(cache_fd, e->d_name);
+        closedir(d);
+}
+
 int cache_discard(int cache_fd, const char *sha)
 {
         char name[NAME_MAX_CACHE];
@@ -191,6 +231,7 @@ int cache_discard(int cache_fd, const char *sha)
         seal_name(name, sizeof(name), sha);
         if (unlinkat(cache_fd, name, 0) < 0 && errno != ENOENT)
                 return -errno;
+        sweep(cache_fd, sha);
         /* Out of the way at once, so that a new tree can take the name. */
         for (unsigned i = 0;; i++) {
                 int err;
@@ -213,5 +254,6 @@ int cache_discard(int cache_fd, const char *sha)
                 if (err != EEXIST || i >= 100)
                         return -err;
         }
-        return remove_node(cache_fd, name, 0);
+        remove_if_free(cache_fd, name);
+        return 0;
 }

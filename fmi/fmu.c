@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MD_ENTRY "modelDescription.xml"
 
@@ -29,6 +30,8 @@ void fmu_free(struct fmu *fmu)
         free(fmu->path);
         free(fmu->binary_entry);
         free(fmu->unpacked_dir);
+        if (fmu->unpacked_hold >= 0)
+                close(fmu->unpacked_hold);
         free(fmu->cannot_run);
         free(fmu);
 }
@@ -220,6 +223,8 @@ static int import(int fd, const char *path, const struct fmu_opts *opts,
         }
 
         fmu = calloc(1, sizeof(*fmu));
+        if (fmu)
+                fmu->unpacked_hold = -1;
         if (!fmu || !(fmu->path = strdup(path))) {
                 r = -ENOMEM;
                 goto out_free;
@@ -240,8 +245,8 @@ static int import(int fd, const char *path, const struct fmu_opts *opts,
         if (opts->strict && diag_promote(diags, from, FMU_STRICT_NOTE))
                 bad = 1;
         if (!bad && opts->cache_dir) {
-                r = fmu_archive_unpack(ar, opts->cache_dir, diags, &opts->md_limits.cancel,
-                                       &fmu->unpacked_dir);
+                r = fmu_archive_unpack_held(ar, opts->cache_dir, diags, &opts->md_limits.cancel,
+                                            &fmu->unpacked_dir, &fmu->unpacked_hold);
                 if (r == -ECANCELED)
                         goto out_free;
                 if (r < 0) {

@@ -82,6 +82,7 @@ struct fmu {
         char *binary_entry;             /* "binaries/<platform>/<id>.so", NULL when unknown */
         bool has_binary;                /* binary_entry is in the archive */
         char *unpacked_dir;             /* set when opts->cache_dir was given and it unpacked */
+        int unpacked_hold;              /* holds unpacked_dir in use (fmi/cache_check.h); -1 */
         char *cannot_run;               /* why fmud cannot run it here; NULL when it can */
         enum fmu_integrator integrator; /* md->hosted_me: how its worker integrates it */
 };

@@ -263,24 +263,27 @@ Test(unpack, a_cached_tree_changed_after_its_unpack_is_unpacked_again)
                 cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, NULL, &out), 0));
                 fmu_archive_close(ar);
                 table = fx_path(out, "resources/table.csv");
-                extra = fx_path(out, "resources/sub/state.bin");
-                /* What the FMU's owner may do to its own files. */
-                cr_assert(eq(int, chmod(table, 0644), 0));
+                extra = fx_path(out, "resources/state.bin");
+                /* What the FMU's owner may do to its own files, each alone. */
                 if (i == 0) {
+                        cr_assert(eq(int, chmod(table, 0644), 0));
                         f = fopen(table, "w");
                         cr_assert(ne(ptr, f, NULL));
                         fputs("changed\n", f);
                         fclose(f);
                         cr_assert(eq(int, chmod(table, 0444), 0));
+                } else if (i == 3) {
+                        cr_assert(eq(int, chmod(table, 0644), 0));
                 } else if (i == 1) {
-                        char *sub = fx_path(out, "resources/sub");
+                        /* resources/ is no entry: only the way to one (dirs_ok()). */
+                        char *res = fx_path(out, "resources");
 
-                        cr_assert(eq(int, chmod(sub, 0755), 0));
+                        cr_assert(eq(int, chmod(res, 0755), 0));
                         f = fopen(extra, "w");
                         cr_assert(ne(ptr, f, NULL));
                         fclose(f);
-                        cr_assert(eq(int, chmod(sub, 0555), 0));
-                        free(sub);
+                        cr_assert(eq(int, chmod(res, 0555), 0));
+                        free(res);
                 } else if (i == 2) {
                         char *res = fx_path(out, "resources");
 
@@ -302,6 +305,70 @@ Test(unpack, a_cached_tree_changed_after_its_unpack_is_unpacked_again)
                 free(out);
                 out = NULL;
         }
+}
+
+/* Whether the cache holds a hidden tree a discard left behind. */
+static bool stale_left(void)
+{
+        struct dirent *e;
+        bool found = false;
+        DIR *d = opendir(cache);
+
+        cr_assert(ne(ptr, d, NULL));
+        while ((e = readdir(d)))
+                found |= strstr(e->d_name, ".stale.") != NULL;
+        closedir(d);
+        return found;
+}
+
+/*
+ * A changed tree that another user still holds (its FMU running) is not
+ * removed under it: the name takes a fresh tree, the old one stays whole
+ * for its user, and is removed by a later discard once let go.
+ */
+Test(unpack, a_changed_tree_in_use_stays_for_its_user)
+{
+        struct fmu_archive *ar;
+        char *out = NULL, *res, *log;
+        int hold = -1;
+        FILE *f;
+
+        write_good();
+        ar = open_good();
+        cr_assert(eq(int, fmu_archive_unpack_held(ar, cache, &diags, NULL, &out, &hold), 0));
+        fmu_archive_close(ar);
+        cr_assert(ge(int, hold, 0));
+        /* The user's FMU writes into its resources. */
+        res = fx_path(out, "resources");
+        cr_assert(eq(int, chmod(res, 0755), 0));
+        log = fx_path(out, "resources/log.txt");
+        f = fopen(log, "w");
+        cr_assert(ne(ptr, f, NULL));
+        fclose(f);
+        free(out);
+        out = NULL;
+        /* Another load: a fresh tree; the held one is whole. */
+        ar = open_good();
+        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, NULL, &out), 0));
+        fmu_archive_close(ar);
+        cr_assert(eq(int, access(log, F_OK), -1));
+        cr_assert(eq(int, faccessat(hold, "resources/table.csv", F_OK, 0), 0));
+        cr_assert(eq(int, faccessat(hold, "resources/log.txt", F_OK, 0), 0));
+        cr_assert(stale_left());
+        /* Let go: the next discard of the same archive removes it. */
+        close(hold);
+        cr_assert(eq(int, chmod(res, 0755), 0));
+        cr_assert(eq(int, chmod(res, 0555), 0));
+        free(out);
+        out = NULL;
+        ar = open_good();
+        cr_assert(eq(int, fmu_archive_unpack(ar, cache, &diags, NULL, &out), 0));
+        fmu_archive_close(ar);
+        cr_assert(not(stale_left()));
+        expect_file(out, "resources/table.csv", DATA_BYTES, 0444);
+        free(log);
+        free(res);
+        free(out);
 }
 
 Test(unpack, opens_from_memory_like_from_a_file)
