@@ -646,6 +646,36 @@ Test(master_time_events, an_output_clock_of_an_input_change_ticks_its_consumer_a
 }
 
 /*
+ * The consumer of that Clock asks to terminate in the Event Mode of its
+ * tick (c.stop_trg = 1): the run finishes there, at 0.15, with the row
+ * after the event (FMI 3.0 section 3.2.2). It was sent a step in Event
+ * Mode, and faulted.
+ */
+Test(master_time_events, terminate_in_the_event_mode_of_a_clock_an_input_change_ticked_finishes)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("a", "TimeEvent") MSYS_COMP("b", "TimeEventKc")
+                            MSYS_COMP("c", "ClockKinds"),
+                .connections = MSYS_CONN("a", "count", "b", "k") MSYS_CONN("b", "kc", "c", "trg"),
+                .parameters = MSYS_REAL("a.phase", "0.15") MSYS_REAL("b.phase", "0.35")
+                              MSYS_REAL("c.stop_trg", "1"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("c.n_trg"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(strstr(master_message(x.m), "terminateSimulation requested by 'c'") != NULL,
+                  "%s", master_message(x.m));
+        cr_assert(eq(dbl, x.rows[x.n_rows - 1].t, 0.15));
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "c.n_trg"), 1.0));
+        msys_fini(&x);
+}
+
+/*
  * A later Gauss-Seidel stage's discrete input changes only once its
  * producer stepped (a.count into b.k, a's events at 0.15 and 0.65), and
  * the Event Mode b then gets before its own step schedules a time event

@@ -209,9 +209,23 @@ static bool triggered(const struct master *m, const struct mi *mi)
 
 int mevent_triggered(struct master *m)
 {
+        int r = 0;
+
         for (size_t i = 0; i < m->n; i++)
-                if (m->mi[i].trig)
-                        return settle(m, triggered);
+                if (m->mi[i].trig) {
+                        r = settle(m, triggered);
+                        break;
+                }
+        if (r < 0)
+                return r;
+        /* One asked to terminate there (event() kept it in Event Mode): the run ends. */
+        for (size_t i = 0; i < m->n; i++)
+                if (m->mi[i].terminate && here(m, &m->mi[i])) {
+                        master_err(m, 0, "terminateSimulation requested by '%s' at t = %.17g (in "
+                                   "the Event Mode of a Clock another instance ticked)",
+                                   m->mi[i].name, m->t_cur);
+                        return 1;
+                }
         return 0;
 }
 

@@ -190,7 +190,13 @@ int minput_point(struct master *m)
                 return MINPUT_TERMINATE;
         }
         /* Output Clocks those Event Modes ticked tick their consumers here, before their steps. */
-        return mevent_triggered(m);
+        int r = mevent_triggered(m);
+
+        if (r != 1)
+                return r;
+        mroute_row(m, m->t_cur, 0);
+        master_set_state(m, MASTER_FINISHED);
+        return MINPUT_TERMINATE;
 }
 
 /* A failure of the set's Event Mode: the session faults there. */
@@ -252,5 +258,7 @@ int master_set_event_end(struct master *m, size_t comp)
         r = mevent_publish(m, mi);
         if (r == 0)
                 r = mevent_triggered(m);
-        return r < 0 ? set_fault(m, r) : 0;
+        if (r == 1)
+                master_set_state(m, MASTER_FINISHED);
+        return r < 0 ? set_fault(m, r) : r;
 }

@@ -590,7 +590,9 @@ int mevent_publish(struct master *m, struct mi *mi);
 /*
  * Event Mode at the point for the instances whose triggered input Clocks
  * an Event Mode before the step ticked (an input's change, a set):
- * their Clocks tick where the producer's did.
+ * their Clocks tick where the producer's did. 1 when one of them asked
+ * to terminate the simulation there (said; the caller ends the run), 0,
+ * or the fault.
  */
 int mevent_triggered(struct master *m);
 /* At the start time: Event Mode for the instances whose Clocks tick there; the first row. */

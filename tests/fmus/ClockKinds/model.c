@@ -30,7 +30,8 @@
  * Value references: time 0, cst 1, fix 2, fix_interval 3, fix_shift 4,
  * chg 5, cd 6, trg 7, tu 8, ty 9, out 10, oy 11, n_cst 12, n_fix 13,
  * n_chg 14, n_cd 15, n_trg 16, tun 17, tun_interval 18, n_tun 19,
- * chg_step 20, chg_nan 21, frc 22, frc_zero 23, cd_at_start 24, out_late 25.
+ * chg_step 20, chg_nan 21, frc 22, frc_zero 23, cd_at_start 24, out_late 25,
+ * stop_trg 26 (> 0: terminateSimulation once trg ticked that often).
  *
  * out_late 1: out ticks not in the instant of cst's tick but in the next
  * super-dense instant of the same Event Mode: the update at cst's tick
@@ -58,7 +59,7 @@
 enum {
         VR_CST = 1, VR_FIX, VR_FIX_INTERVAL, VR_FIX_SHIFT, VR_CHG, VR_CD, VR_TRG, VR_TU, VR_TY,
         VR_OUT, VR_OY, VR_N_CST, VR_N_FIX, VR_N_CHG, VR_N_CD, VR_N_TRG, VR_TUN, VR_TUN_INTERVAL,
-        VR_N_TUN, VR_CHG_STEP, VR_CHG_NAN, VR_FRC, VR_FRC_ZERO, VR_CD_AT_START, VR_OUT_LATE,
+        VR_N_TUN, VR_CHG_STEP, VR_CHG_NAN, VR_FRC, VR_FRC_ZERO, VR_CD_AT_START, VR_OUT_LATE, VR_STOP_TRG,
 };
 
 #define QUAL_NOT_YET_KNOWN 0
@@ -76,6 +77,7 @@ struct model_data {
         double frc_zero;
         double cd_at_start;
         double out_late;
+        double stop_trg;
         bool late_pending;      /* out_late: out ticks in the next instant */
         bool updated;           /* fmi3UpdateDiscreteStates called since initialization */
         bool chg_changed;
@@ -117,6 +119,8 @@ static const struct var vars[] = {
                    cd_at_start),
         VAR_SCALAR(VR_OUT_LATE, "out_late", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT,
                    out_late),
+        VAR_SCALAR(VR_STOP_TRG, "stop_trg", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT,
+                   stop_trg),
 };
 
 static void start(struct inst *inst)
@@ -193,6 +197,7 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
                 d->out = true;
                 d->oy = cst_before;
         }
+        ret->terminate = d->stop_trg > 0 && d->n_trg >= d->stop_trg;
         return 0;
 }
 
