@@ -234,14 +234,13 @@ void host_renew(struct host *h, const struct host_peer *peer);
 long host_lease_check(struct host *h, uint64_t grace_ns);
 /*
  * A stop of a running session is answered at its next point; one whose
- * step does not come back within HOST_STOP_GRACE_S of the stop has its
- * steps in flight abandoned (their workers killed, the session faulted,
+ * step does not come back within HOST_STOP_GRACE_S of the stop (or its
+ * step budget, when that is longer) has its steps in flight abandoned (their workers killed, the session faulted,
  * with a log line), as Ctrl-C does to fmuctl run --local. Returns the
  * milliseconds until the next such grace runs out (>= 1), or -1 when no
  * stop is waited for. Control thread.
  */
 #define HOST_STOP_GRACE_S 5
-#define HOST_STOP_GRACE_TEXT "5 s"     /* the same, in messages */
 long host_stop_check(struct host *h);
 
 /* For the daemon's status: sessions and live workers now. */

@@ -307,6 +307,7 @@ struct hsess {
          * running (host_stop.c); control thread, under h->lock. 0: none.
          */
         uint64_t stop_asked_ns;
+        char stop_why[96];              /* the abandoned step's why; lives as long as hs */
 
         /* An FMI-level instance (host_fmi.c): set before it is registered, then read-only. */
         bool fmi;

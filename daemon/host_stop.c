@@ -2,7 +2,8 @@
  * host_stop: the grace a stop gives a running session's step (host.h,
  * HOST_STOP_GRACE_S). A stop is answered at the session's next point; a
  * step that never returns (an FMU hung, with no step budget) would hold
- * it for ever, and the client would see no answer. After the grace the
+ * it for ever, and the client would see no answer. After the grace (the
+ * step budget where that is longer: a step may take that long) the
  * steps in flight are abandoned, as unload and a daemon shutdown do: the
  * workers are killed, the session faults and the stop is answered.
  *
@@ -12,6 +13,7 @@
  */
 #include "daemon/host_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <syslog.h>
 #include <time.h>
@@ -34,25 +36,33 @@ void host_stop_asked(struct host *h, struct hsess *hs)
         pthread_mutex_unlock(&h->lock);
 }
 
+/* The grace of hs's steps: HOST_STOP_GRACE_S, or its step budget when longer. */
+static double grace_s(const struct hsess *hs)
+{
+        double b = hs->sc ? hs->sc->experiment.budget : INFINITY;
+
+        return isfinite(b) && b > HOST_STOP_GRACE_S ? b : HOST_STOP_GRACE_S;
+}
+
 /* Past the grace: its steps in flight are no longer waited for. */
-static void abandon(struct host *h, struct hsess *hs)
+static void abandon(struct host *h, struct hsess *hs, double grace)
 {
         char line[HOST_MSG_MAX];
 
+        snprintf(hs->stop_why, sizeof(hs->stop_why), "it did not come back within %g s of the "
+                 "stop", grace);
         if (hs->m_pub)
-                master_request_abandon(hs->m_pub, "it did not come back within "
-                                       HOST_STOP_GRACE_TEXT " of the stop");
+                master_request_abandon(hs->m_pub, hs->stop_why);
         if (h->opts.log) {
-                snprintf(line, sizeof(line), "session %llu: a step did not come back within %d s "
+                snprintf(line, sizeof(line), "session %llu: a step did not come back within %g s "
                          "of the stop: its workers are killed and the session faults",
-                         (unsigned long long)hs->id, HOST_STOP_GRACE_S);
+                         (unsigned long long)hs->id, grace);
                 h->opts.log(h->opts.log_ctx, LOG_WARNING, line);
         }
 }
 
 long host_stop_check(struct host *h)
 {
-        const uint64_t grace = (uint64_t)HOST_STOP_GRACE_S * 1000000000u;
         uint64_t now, next = UINT64_MAX;
         uint32_t waiting = 0;
 
@@ -61,14 +71,18 @@ long host_stop_check(struct host *h)
         now = mono_ns();
         pthread_mutex_lock(&h->lock);
         for (struct hsess *hs = h->sessions; hs; hs = hs->next) {
+                double grace;
+                uint64_t end;
                 bool running;
 
                 if (!hs->stop_asked_ns)
                         continue;
+                grace = grace_s(hs);
+                end = hs->stop_asked_ns + (uint64_t)(grace * 1e9);
                 pthread_mutex_lock(&hs->lock);
                 running = hs->st.state == PROTO_STATE_RUNNING;
-                if (running && now - hs->stop_asked_ns >= grace) {
-                        abandon(h, hs);
+                if (running && now >= end) {
+                        abandon(h, hs, grace);
                         running = false;
                 }
                 pthread_mutex_unlock(&hs->lock);
@@ -77,8 +91,8 @@ long host_stop_check(struct host *h)
                         continue;
                 }
                 waiting++;
-                if (hs->stop_asked_ns + grace < next)
-                        next = hs->stop_asked_ns + grace;
+                if (end < next)
+                        next = end;
         }
         /* Recounted: a session unloaded meanwhile took its stop with it. */
         atomic_store(&h->n_stopping, waiting);

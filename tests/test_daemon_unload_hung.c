@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -89,11 +90,11 @@ Test(daemon_unload_hung, a_stopped_worker_is_killed_not_waited_for, .timeout = 1
 }
 
 /*
- * Scripted asleep in its step at 0.05 for an hour, the budget longer
- * still, in a session of client c (transient: leased to c). Returns the
- * session; *ret_pid its worker.
+ * Scripted asleep in its step at 0.05 for an hour, with a step budget
+ * (INFINITY: none), in a session of client c (transient: leased to c).
+ * Returns the session; *ret_pid its worker.
  */
-static uint64_t asleep(struct fmud *c, bool transient, pid_t *ret_pid)
+static uint64_t asleep_budget(struct fmud *c, bool transient, double budget, pid_t *ret_pid)
 {
         struct proto_assign starts[] = {
                 { daemon_str("sleep_at"), daemon_str("0.05") },
@@ -102,7 +103,7 @@ static uint64_t asleep(struct fmud *c, bool transient, pid_t *ret_pid)
         struct proto_load a = {
                 .path = daemon_str(FMUD_MASTER_FMU_DIR "/Scripted.fmu"),
                 .has_stop = true, .stop = 2.0, .has_step = true, .step = 0.01,
-                .has_budget = true, .budget = 100000.0, .n_starts = 2, .starts = starts,
+                .has_budget = true, .budget = budget, .n_starts = 2, .starts = starts,
                 .transient = transient,
         };
         struct proto_session_status st;
@@ -121,6 +122,12 @@ static uint64_t asleep(struct fmud *c, bool transient, pid_t *ret_pid)
         }
         cr_assert(st.state == PROTO_STATE_RUNNING && st.time >= 0.05);
         return s;
+}
+
+/* The same with a budget longer than an hour. */
+static uint64_t asleep(struct fmud *c, bool transient, pid_t *ret_pid)
+{
+        return asleep_budget(c, transient, 100000.0, ret_pid);
 }
 
 /*
@@ -184,7 +191,8 @@ Test(daemon_unload_hung, an_expired_lease_ends_a_session_whose_step_never_return
  * A stop of a session whose step never returns (no budget to end it) is
  * answered after a grace: the worker is killed, the session faulted and
  * kept, saying so, and the daemon log says why. The stop waited for the
- * step for ever and its client got no answer.
+ * step for ever and its client got no answer. (With a budget longer than
+ * the grace the stop waits that long: a step may take it.)
  */
 Test(daemon_unload_hung, a_stop_ends_a_step_that_never_returns_after_a_grace, .timeout = 120,
      .fini = teardown)
@@ -199,7 +207,7 @@ Test(daemon_unload_hung, a_stop_ends_a_step_that_never_returns_after_a_grace, .t
 
         daemon_start(&d, NULL);
         c = daemon_connect(&d);
-        s = asleep(c, false, &pid);
+        s = asleep_budget(c, false, INFINITY, &pid);
         cr_assert(eq(int, fmud_stop(c, &(struct proto_target){ s, 0 }, &sp), 0), "%s",
                   fmud_errmsg(c));
         cr_assert(eq(int, sp.state, PROTO_STATE_FAULTED));
