@@ -522,34 +522,35 @@ Test(fmuctl_daemon, run_without_out_lets_a_shared_daemon_choose_the_file, .init 
 /* ---- Warnings of the FMU at load ----------------------------------------------- */
 
 /*
- * LinearOde2 with a unit that UnitDefinitions lacks: an FMI 2.0 warning.
- * Written into the daemon's folder (which it may load from); caller frees.
+ * A copy of LinearOde2 named name in dir, its modelDescription.xml with
+ * text inserted at anchor (the first place it occurs). Caller frees.
  */
-static char *warned_fmu(const char *dir)
+static char *edited_fmu(const char *dir, const char *name, const char *anchor,
+                        const char *text)
 {
-        char *src, *dst, *md, *at;
-        zip_t *za;
+        char *src, *dst, *md, *at, cmd[2048];
+        size_t len = strlen(text);
         zip_source_t *zs;
         zip_stat_t st;
         zip_file_t *f;
-        char cmd[2048];
+        zip_t *za;
 
         cr_assert(asprintf(&src, "%s/LinearOde2.fmu", FMUD_TEST_FMU_DIR) > 0);
-        cr_assert(asprintf(&dst, "%s/warned.fmu", dir) > 0);
+        cr_assert(asprintf(&dst, "%s/%s", dir, name) > 0);
         snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, dst);
         cr_assert(system(cmd) == 0);
         za = zip_open(dst, 0, NULL);
         cr_assert(za != NULL);
         cr_assert(zip_stat(za, "modelDescription.xml", 0, &st) == 0);
-        md = calloc(1, st.size + 64);
+        md = calloc(1, st.size + len + 1);
         f = zip_fopen(za, "modelDescription.xml", 0);
         cr_assert(md != NULL && f != NULL);
         cr_assert(zip_fread(f, md, st.size) == (zip_int64_t)st.size);
         zip_fclose(f);
-        at = strstr(md, "<Real start=\"1\"/>");
+        at = strstr(md, anchor);
         cr_assert(at != NULL, "LinearOde2's description changed; update this test");
-        memmove(at + 30, at + 15, strlen(at + 15) + 1);
-        memcpy(at + 15, " unit=\"furlong\"", 15);
+        memmove(at + len, at, strlen(at) + 1);
+        memcpy(at, text, len);
         zs = zip_source_buffer(za, md, strlen(md), 1);
         cr_assert(zs != NULL);
         cr_assert(zip_file_replace(za, (zip_uint64_t)zip_name_locate(za, "modelDescription.xml", 0),
@@ -559,45 +560,25 @@ static char *warned_fmu(const char *dir)
         return dst;
 }
 
+/* LinearOde2 with a unit that UnitDefinitions lacks: an FMI 2.0 warning. */
+static char *warned_fmu(const char *dir)
+{
+        return edited_fmu(dir, "warned.fmu", "start=\"1\"/>", "unit=\"furlong\" ");
+}
+
 /* LinearOde2 with n more variables, each with a unit UnitDefinitions lacks: n warnings. */
 static char *many_warned_fmu(const char *dir, unsigned n)
 {
-        char *src, *dst, *md, *at, *vars, cmd[2048];
         size_t len = 0, cap = (size_t)n * 160 + 1;
-        zip_source_t *zs;
-        zip_stat_t st;
-        zip_file_t *f;
-        zip_t *za;
+        char *vars = malloc(cap), *dst;
 
-        cr_assert(asprintf(&src, "%s/LinearOde2.fmu", FMUD_TEST_FMU_DIR) > 0);
-        cr_assert(asprintf(&dst, "%s/many.fmu", dir) > 0);
-        snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, dst);
-        cr_assert(system(cmd) == 0);
-        vars = malloc(cap);
         cr_assert(vars != NULL);
         for (unsigned i = 0; i < n; i++)
                 len += (size_t)snprintf(vars + len, cap - len, "<ScalarVariable name=\"w%u\" "
                                         "valueReference=\"%u\" causality=\"local\"><Real "
                                         "unit=\"furlong\"/></ScalarVariable>\n", i, 100000 + i);
-        za = zip_open(dst, 0, NULL);
-        cr_assert(za != NULL);
-        cr_assert(zip_stat(za, "modelDescription.xml", 0, &st) == 0);
-        md = calloc(1, st.size + len + 1);
-        f = zip_fopen(za, "modelDescription.xml", 0);
-        cr_assert(md != NULL && f != NULL);
-        cr_assert(zip_fread(f, md, st.size) == (zip_int64_t)st.size);
-        zip_fclose(f);
-        at = strstr(md, "</ModelVariables>");
-        cr_assert(at != NULL, "LinearOde2's description changed; update this test");
-        memmove(at + len, at, strlen(at) + 1);
-        memcpy(at, vars, len);
-        zs = zip_source_buffer(za, md, strlen(md), 1);
-        cr_assert(zs != NULL);
-        cr_assert(zip_file_replace(za, (zip_uint64_t)zip_name_locate(za, "modelDescription.xml", 0),
-                                   zs, 0) == 0);
-        cr_assert(zip_close(za) == 0);
+        dst = edited_fmu(dir, "many.fmu", "</ModelVariables>", vars);
         free(vars);
-        free(src);
         return dst;
 }
 
