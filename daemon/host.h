@@ -235,8 +235,9 @@ long host_lease_check(struct host *h, uint64_t grace_ns);
 /*
  * A stop of a running session is answered at its next point; one whose
  * step does not come back within HOST_STOP_GRACE_S of the stop (or its
- * step budget, when that is longer) has its steps in flight abandoned (their workers killed, the session faulted,
- * with a log line), as Ctrl-C does to fmuctl run --local. Returns the
+ * step budget, when that is longer) has its steps in flight abandoned
+ * (their workers killed, the session faulted, with a log line), as Ctrl-C
+ * does to fmuctl run --local. Returns the
  * milliseconds until the next such grace runs out (>= 1), or -1 when no
  * stop is waited for. Control thread.
  */

@@ -16,21 +16,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <syslog.h>
-#include <time.h>
 
-static uint64_t mono_ns(void)
-{
-        struct timespec t;
-
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
+#include "engine/master/master_pace.h"
 
 void host_stop_asked(struct host *h, struct hsess *hs)
 {
         pthread_mutex_lock(&h->lock);
         if (!hs->stop_asked_ns) {
-                hs->stop_asked_ns = mono_ns();
+                hs->stop_asked_ns = pace_now_ns();
                 atomic_fetch_add(&h->n_stopping, 1);
         }
         pthread_mutex_unlock(&h->lock);
@@ -68,7 +61,7 @@ long host_stop_check(struct host *h)
 
         if (atomic_load(&h->n_stopping) == 0)
                 return -1;
-        now = mono_ns();
+        now = pace_now_ns();
         pthread_mutex_lock(&h->lock);
         for (struct hsess *hs = h->sessions; hs; hs = hs->next) {
                 double grace;

@@ -14,9 +14,9 @@
  * the point the session holds at, even where the instance completed the
  * failed step. Outputs depending on a value set change at the next
  * point, or at once where the set went in in an Event Mode (below), whose
- * outputs after the event are published at the point. Any other variable is the instance's current value (inst_get()
- * in its worker). Between a set and the instance's next step FMI 3.0
- * forbids gets in Step Mode (section 4.2.1, which the worker enforces):
+ * outputs after the event are published at the point. Any other variable
+ * is the instance's current value (inst_get() in its worker). Between a
+ * set and the instance's next step FMI 3.0 forbids gets in Step Mode (section 4.2.1, which the worker enforces):
  * a variable set since then is answered from the value set (as get
  * would return it), any other get from that instance is refused
  * (PROTO_E_STATE, the worker's reason) until it steps.

@@ -192,8 +192,9 @@ out_free:
 /*
  * One process at a time builds or replaces the tree of one archive: an
  * exclusive lock on "<cache_dir>/<sha256>.lock" (0600: only this user's
- * processes can take it; the directory's own fd any user could lock). Waits while the other unpacks, until cancelled.
- * The fd to close, or -errno.
+ * processes can take it; the directory's own fd any user could lock).
+ * Waits while the other unpacks, until cancelled. The fd to close, or
+ * -errno.
  */
 static int lock_archive(int cache_fd, const char *sha, const struct fmi_cancel *cancel)
 {

@@ -175,8 +175,8 @@ int mchain_collected(struct master *m, struct mi *mi, int r, uint64_t now)
         session_mark_failed(m->s, mi->idx);
         m->fault = -ETIMEDOUT;
         return master_err(m, -ETIMEDOUT, "component '%s': fmi3DoStep at t = %.17g (step to %.17g): "
-                          "missed the step budget of %g s " MASTER_BUDGET_HINT, mi->name, mi->from, mi->aim,
-                          m->budget_s);
+                          "missed the step budget of %g s " MASTER_BUDGET_HINT, mi->name,
+                          mi->from, mi->aim, m->budget_s);
 }
 
 /* Collect the chained steps the worker must have skipped, all of them. 0, or the fault. */
