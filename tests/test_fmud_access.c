@@ -14,6 +14,9 @@
 #include "daemon/access_cache.h"
 #include "daemon/peer_cred.h"
 
+/* A hang fails its test by name, well inside ctest's limit for the file. */
+TestSuite(fmud_access, .timeout = 120);
+
 Test(fmud_access, every_request_kind_has_a_role)
 {
         for (int op = 0; op < PROTO_OP_COUNT; op++)

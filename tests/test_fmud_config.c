@@ -84,6 +84,9 @@ static const char every_key[] =
         "worker_mlock_bytes = 128M\n"
         "worker_mlock_max_bytes = 1G\n";
 
+/* A hang fails its test by name, well inside ctest's limit for the file. */
+TestSuite(fmud_config, .timeout = 120);
+
 Test(fmud_config, every_key_is_parsed, .init = setup, .fini = teardown)
 {
         struct fmud_config c;

@@ -14,6 +14,9 @@
 #include "proto/endpoint.h"
 #include "support/tmpdir.h"
 
+/* A hang fails its test by name, well inside ctest's limit for the file. */
+TestSuite(fmud_endpoint, .timeout = 120);
+
 Test(fmud_endpoint, runtime_directory_comes_first)
 {
         char buf[256];

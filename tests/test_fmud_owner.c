@@ -222,6 +222,9 @@ static void claim_lease(void *zctx, int fd)
         put(fd, &a);
 }
 
+/* A hang fails its test by name, well inside ctest's limit for the file. */
+TestSuite(fmud_owner, .timeout = 120);
+
 Test(fmud_owner, another_user_on_the_owners_routing_id_does_not_keep_a_transient_session,
      .fini = cleanup)
 {

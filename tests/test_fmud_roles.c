@@ -178,6 +178,9 @@ static bool log_has(const char *needle)
         cr_assert(!(a).ok && (a).code == PROTO_E_DENIED && !strcmp((a).msg, (want)), \
                   "ok %d code %d '%s', want denied '%s'", (a).ok, (a).code, (a).msg, (want))
 
+/* A hang fails its test by name, well inside ctest's limit for the file. */
+TestSuite(fmud_roles, .timeout = 120);
+
 Test(fmud_roles, a_configured_observer_reads_and_is_denied_load_and_shutdown, .fini = cleanup)
 {
         struct pw w[4];

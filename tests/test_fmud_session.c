@@ -59,6 +59,9 @@ static uint64_t load_msd(void *s, bool paced)
         return res.session;
 }
 
+/* A hang fails its test by name, well inside ctest's limit for the file. */
+TestSuite(fmud_session, .timeout = 120);
+
 Test(fmud_session, a_load_outside_the_allowed_directories_is_denied, .init = start, .fini = stop)
 {
         static const char *const paths[] = { "/etc/passwd", FMUD_EXAMPLES "/../../CMakeCache.txt" };
