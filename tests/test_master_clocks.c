@@ -488,3 +488,60 @@ Test(master_clocks, a_tunable_clock_takes_its_new_interval_from_the_tick_after_a
         cr_assert(eq(dbl, at(&x, 1.0, "k.tun"), 0.0));
         msys_fini(&x);
 }
+
+/*
+ * An output Clock ticking in the Event Mode after initialization (with
+ * eventModeUsed, fmi3ExitInitializationMode leaves the FMU in Event Mode,
+ * FMI 3.0 section 2.3.3) is polled there like in any Event Mode: its tick
+ * is counted, its clocked output oy = -1 is got at the start time, and the
+ * triggered input Clock connected to it ticks at the start time. No Clock
+ * of ClockKindsLate ticks at the start; out ticks later at cst's first
+ * and third ticks (0.25, 0.75). The tick at the start was never polled:
+ * oy stayed 0 until 0.25 and the consumer's trg never ticked.
+ */
+Test(master_clocks, an_output_clock_ticking_in_the_event_mode_after_initialization_is_seen)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("k", "ClockKindsLate") MSYS_COMP("c", "ClockKindsLate"),
+                .connections = MSYS_CONN("k", "out", "c", "trg") MSYS_CONN("k", "oy", "c", "tu"),
+                .parameters = MSYS_REAL("k.out_at_start", "1"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("k.oy") MSYS_RECORD("c.n_trg") MSYS_RECORD("c.ty"),
+        };
+        struct msys x;
+
+        run_to_end(&x, &spec);
+        cr_assert(eq(dbl, at(&x, 0.0, "k.oy"), -1.0));
+        cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "k"), 10), 3));
+        cr_assert(eq(dbl, at(&x, 0.2, "k.oy"), -1.0));
+        cr_assert(eq(dbl, at(&x, 0.0, "c.n_trg"), 1.0));
+        cr_assert(eq(dbl, at(&x, 0.0, "c.ty"), -1.0));
+        cr_assert(eq(dbl, at(&x, 0.5, "c.n_trg"), 2.0));
+        cr_assert(eq(dbl, at(&x, 1.0, "c.n_trg"), 3.0));
+        msys_fini(&x);
+}
+
+/*
+ * The triggered Clock's Event Mode at the start time asks to terminate
+ * (stop_trg 1): the run ends there, naming it, with the row after it.
+ */
+Test(master_clocks, a_terminate_in_the_event_mode_an_output_clock_triggers_at_the_start_ends_there)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("k", "ClockKindsLate") MSYS_COMP("c", "ClockKindsLate"),
+                .connections = MSYS_CONN("k", "out", "c", "trg") MSYS_CONN("k", "oy", "c", "tu"),
+                .parameters = MSYS_REAL("k.out_at_start", "1") MSYS_REAL("c.stop_trg", "1"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("k.oy") MSYS_RECORD("c.n_trg"),
+        };
+        struct msys x;
+
+        run_to_end(&x, &spec);
+        cr_assert(eq(dbl, x.rows[x.n_rows - 1].t, 0.0));
+        cr_assert(eq(dbl, at(&x, 0.0, "c.n_trg"), 1.0));
+        cr_assert(ne(ptr, strstr(master_message(x.m), "requested by 'c' at t = 0"), NULL), "%s",
+                  master_message(x.m));
+        msys_fini(&x);
+}

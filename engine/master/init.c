@@ -186,7 +186,21 @@ static int enter(struct session *s, struct session_inst *si)
         return 0;
 }
 
-/* Leave Initialization Mode; with Event Mode used, iterate the events and enter Step Mode. */
+static bool has_output_clocks(const struct session *s, const struct session_inst *si)
+{
+        const struct md *md = s->sc->components[si->comp].fmu->md;
+
+        for (size_t i = 0; i < md->n_vars; i++)
+                if (md->vars[i].type == MD_CLOCK && md->vars[i].causality == MD_CAUSALITY_OUTPUT)
+                        return true;
+        return false;
+}
+
+/*
+ * Leave Initialization Mode; with Event Mode used, iterate the events and
+ * enter Step Mode, except where output Clocks may tick in that Event Mode:
+ * the master polls them there (session_in_init_event()).
+ */
 static int leave(struct session *s, struct session_inst *si)
 {
         bool terminate;
@@ -200,6 +214,10 @@ static int leave(struct session *s, struct session_inst *si)
         if (!ok(r))
                 return call_failed(s, si, r, "ExitInitializationMode");
         si->initialized = true;
+        if (si->event_mode && !terminate && si->fmi == 3 && has_output_clocks(s, si)) {
+                si->init_event = true;
+                return 0;
+        }
         if (si->event_mode && !terminate) {
                 r = session_event_update(s, si->comp, s->sc->experiment.start, 0, NULL, NULL,
                                          &terminate, &next);

@@ -168,6 +168,7 @@ static int init_insts(struct master *m)
                         mi->fixed_step = c->fmu->md->cs.fixed_internal_step_size;
                 mi->iu = session_iu_enabled(m->s, i);
                 mi->next_event = session_next_event_time(m->s, i);
+                mi->init_event = session_in_init_event(m->s, i);
                 mi->t = m->t0;
                 mi->t_pub = m->t0;
                 mi->t_der = NAN;

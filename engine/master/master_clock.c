@@ -183,7 +183,8 @@ int mclock_enter(struct master *m, struct mi *mi, double t)
         for (size_t i = 0; i < mi->n_clocks; i++) {
                 struct mclock *c = &mi->clocks[i];
 
-                c->due = c->next <= t + tol || c->pending;
+                /* Initialization's Event Mode: only what an output Clock triggered there. */
+                c->due = (!mi->init_event && c->next <= t + tol) || c->pending;
                 c->pending = false;
                 if (c->due) {
                         flag(m, mi, c->vr);

@@ -9,7 +9,10 @@
  * master_clock.c sets the ticking Clocks, gets the clocked outputs and
  * polls the output Clocks in the same Event Mode. Clocks that tick at the
  * start time, and a nextEventTime at the start time, are an Event Mode
- * before the first step (mevent_start()).
+ * before the first step (mevent_start()). An instance with output Clocks
+ * is still in the Event Mode after initialization when the master starts
+ * (session_in_init_event()): its event iteration is the master's there,
+ * so that what ticks in it reaches the Clocks it triggers.
  *
  * An instance's discrete inputs that change before its step get an Event
  * Mode of their own (master_input_event.c).
@@ -142,7 +145,9 @@ int mevent_iterate(struct master *m, struct mi *mi, double t, bool *ret_term)
         double next;
         int r;
 
-        r = inst_enter_event_mode(mi->inst);
+        bool init = mi->init_event;
+
+        r = init ? INST_OK : inst_enter_event_mode(mi->inst);
         if (r != INST_OK && r != INST_WARNING)
                 return mstep_fault(m, mi, r, "EnterEventMode");
         r = mroute_set_inputs(m, mi);
@@ -150,6 +155,8 @@ int mevent_iterate(struct master *m, struct mi *mi, double t, bool *ret_term)
                 return mstep_fault(m, mi, r, "Set (inputs in Event Mode)");
         minput_remember(mi);
         r = mclock_enter(m, mi, t);
+        mi->init_event = false;
+        session_init_event_done(m->s, mi->idx);
         if (r < 0)
                 return r;
         r = mclock_update(m, mi, t, ret_term, &next);
@@ -163,7 +170,7 @@ int mevent_iterate(struct master *m, struct mi *mi, double t, bool *ret_term)
                 if (r < 0)
                         return session_failed(m, r);
         }
-        m->events++;
+        m->events += !init;     /* initialization's own iteration is not an event */
         mi->event = false;
         mi->next_event = next;
         return 0;
@@ -259,10 +266,27 @@ static bool starts(const struct master *m, const struct mi *mi)
         return mi->event_mode && (mclock_due(m, mi, m->t_cur) || again(m, mi));
 }
 
+static bool in_init_event(const struct master *m, const struct mi *mi)
+{
+        (void) m;
+        return mi->init_event;
+}
+
 int mevent_start(struct master *m)
 {
         bool any = false;
         int r;
+
+        /*
+         * Initialization's event iteration, and what its output Clocks
+         * trigger, with no row of its own; Clocks due at the start and a
+         * nextEventTime there are the Event Mode after it, as for others.
+         */
+        for (size_t i = 0; i < m->n && !any; i++)
+                any = m->mi[i].init_event;
+        if (any && (r = events(m, in_init_event)) < 0)
+                return r;
+        any = false;
 
         for (size_t i = 0; i < m->n && !any; i++)
                 any = starts(m, &m->mi[i]);

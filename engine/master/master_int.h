@@ -298,6 +298,7 @@ struct mi {
         bool *clock_buf;                /* scratch: Clock values */
         double clock_next;              /* the earliest tick; INFINITY: none */
         bool trig;                      /* a triggered input Clock is pending */
+        bool init_event;                /* still in the Event Mode after initialization */
         struct mblock ticked;           /* recorded Clocks: ticked at this point (MD_CLOCK) */
 };
 

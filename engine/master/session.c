@@ -540,6 +540,17 @@ double session_next_event_time(const struct session *s, size_t comp)
         return comp < s->n ? s->insts[comp].next_event_time : INFINITY;
 }
 
+bool session_in_init_event(const struct session *s, size_t comp)
+{
+        return comp < s->n && s->insts[comp].init_event;
+}
+
+void session_init_event_done(struct session *s, size_t comp)
+{
+        if (comp < s->n)
+                s->insts[comp].init_event = false;
+}
+
 bool session_terminate_requested(const struct session *s, size_t *ret_comp)
 {
         if (s->terminate_requested && ret_comp)

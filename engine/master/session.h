@@ -146,6 +146,15 @@ size_t session_required(const struct session *s, size_t comp, const uint32_t **r
 /* fmi3UpdateDiscreteStates' nextEventTime after initialization; INFINITY when undefined. */
 double session_next_event_time(const struct session *s, size_t comp);
 /*
+ * Whether comp is still in the Event Mode fmi3ExitInitializationMode left
+ * it in, its event iteration left to the master: an FMU with output
+ * Clocks, which may tick there (FMI 3.0 section 2.3.3), whose ticks and
+ * clocked outputs only the master can route. session_init_event_done()
+ * once the master has iterated it and entered Step Mode.
+ */
+bool session_in_init_event(const struct session *s, size_t comp);
+void session_init_event_done(struct session *s, size_t comp);
+/*
  * Whether an instance asked to terminate the simulation during
  * initialization (its event iteration); *ret_comp is the first one.
  */

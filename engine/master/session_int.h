@@ -27,6 +27,7 @@ struct session_inst {
         bool failed;                    /* Error/Fatal or a fault: no fmi3Terminate */
         bool terminated;                /* fmi3Terminate called (session_terminate()) */
         double next_event_time;         /* INFINITY: none */
+        bool init_event;                /* in the Event Mode after initialization, left to the master */
         size_t n_clocks;
         struct session_clock *clocks;   /* time-based input Clocks (init_clocks.c) */
 };

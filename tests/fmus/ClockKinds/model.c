@@ -31,7 +31,8 @@
  * chg 5, cd 6, trg 7, tu 8, ty 9, out 10, oy 11, n_cst 12, n_fix 13,
  * n_chg 14, n_cd 15, n_trg 16, tun 17, tun_interval 18, n_tun 19,
  * chg_step 20, chg_nan 21, frc 22, frc_zero 23, cd_at_start 24, out_late 25,
- * stop_trg 26 (> 0: terminateSimulation once trg ticked that often).
+ * stop_trg 26 (> 0: terminateSimulation once trg ticked that often),
+ * out_at_start 27.
  *
  * out_late 1: out ticks not in the instant of cst's tick but in the next
  * super-dense instant of the same Event Mode: the update at cst's tick
@@ -45,6 +46,12 @@
  * which FMI 3.0 section 2.2.8 allows: intervals are computed in
  * fmi3UpdateDiscreteStates at the latest. ClockKindsLate (CLOCK_KINDS_LATE):
  * tun shifted by 0.01 and cst by 1/4, so that no Clock ticks at the start.
+ *
+ * out_at_start 1: out ticks in the Event Mode after initialization, with
+ * oy = -1, as an FMU whose output Clock ticks on a condition its initial
+ * values already meet does (with eventModeUsed, fmi3ExitInitializationMode
+ * leaves the FMU in Event Mode, FMI 3.0 section 2.3.3, where output Clocks
+ * may tick as in any Event Mode).
  *
  * chg_nan != 0 makes chg report the interval NaN (fmi3IntervalChanged)
  * after its first tick, chg_nan 2 from the start, as a broken export does.
@@ -60,6 +67,7 @@ enum {
         VR_CST = 1, VR_FIX, VR_FIX_INTERVAL, VR_FIX_SHIFT, VR_CHG, VR_CD, VR_TRG, VR_TU, VR_TY,
         VR_OUT, VR_OY, VR_N_CST, VR_N_FIX, VR_N_CHG, VR_N_CD, VR_N_TRG, VR_TUN, VR_TUN_INTERVAL,
         VR_N_TUN, VR_CHG_STEP, VR_CHG_NAN, VR_FRC, VR_FRC_ZERO, VR_CD_AT_START, VR_OUT_LATE, VR_STOP_TRG,
+        VR_OUT_AT_START,
 };
 
 #define QUAL_NOT_YET_KNOWN 0
@@ -78,6 +86,7 @@ struct model_data {
         double cd_at_start;
         double out_late;
         double stop_trg;
+        double out_at_start;
         bool late_pending;      /* out_late: out ticks in the next instant */
         bool updated;           /* fmi3UpdateDiscreteStates called since initialization */
         bool chg_changed;
@@ -121,6 +130,8 @@ static const struct var vars[] = {
                    out_late),
         VAR_SCALAR(VR_STOP_TRG, "stop_trg", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT,
                    stop_trg),
+        VAR_SCALAR(VR_OUT_AT_START, "out_at_start", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED,
+                   VAR_EXACT, out_at_start),
 };
 
 static void start(struct inst *inst)
@@ -142,6 +153,12 @@ static int calculate(struct inst *inst)
 
         if (d->trg)
                 d->ty = d->ty_sum + d->tu;
+        /* Computed with f_init: the Event Mode after it has nothing to compute. */
+        if (d->out_at_start != 0.0 && !d->updated) {
+                d->out = true;
+                d->oy = -1.0;
+                return 0;
+        }
         if (d->out_late != 0.0)
                 return 0;       /* out is the updates' (update_discrete()) */
         d->out = d->cst && (long long)d->n_cst % 2 == 0;
