@@ -470,3 +470,43 @@ Test(master_fixed_step, a_gauss_seidel_consumer_of_a_slower_producer_never_goes_
         }
         msys_fini(&x);
 }
+
+/*
+ * A start time below 0 (FMI 3.0 section 2.4.6 allows any startTime; a
+ * warm-up before 0 is common): the grid is -1, -0.9, ..., 1 and the step
+ * from -0.05 to 0.05 of a varying grid is not cut at 0. The master took a
+ * cut at t = 0 for "no cut" and split the step there: an extra point for
+ * an FMU that can vary its step, a fault for one that cannot.
+ */
+Test(master_fixed_step, a_start_time_below_0_keeps_the_grid_with_no_point_at_0)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("r", "FixedStepRigid"),
+                .start = -1.0,
+                .stop = 1.0,
+                .settings = MSYS_RECORD("r.steps"),
+        };
+        struct msys_spec vary = {
+                .elements = MSYS_COMP("lin", "LinearOde"),
+                .start = -1.05,
+                .stop = 0.95,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("lin.x"),
+        };
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(sz, x.n_rows, 21));
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "r.steps"), 20.0));
+        msys_fini(&x);
+
+        msys_load(&x, &vary);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(sz, x.n_rows, 21));
+        for (size_t i = 0; i < x.n_rows; i++)
+                cr_assert(x.rows[i].t != 0.0, "a point at 0 (row %zu)", i);
+        msys_fini(&x);
+}

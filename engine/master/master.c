@@ -169,6 +169,7 @@ static int init_insts(struct master *m)
                 mi->iu = session_iu_enabled(m->s, i);
                 mi->next_event = session_next_event_time(m->s, i);
                 mi->init_event = session_in_init_event(m->s, i);
+                mi->cut = NAN;
                 mi->t = m->t0;
                 mi->t_pub = m->t0;
                 mi->t_der = NAN;

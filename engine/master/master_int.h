@@ -252,7 +252,8 @@ struct mi {
         double goal;                    /* where this coupled step takes it */
         double aim;                     /* where the last post asked it to go */
         double cut;                     /* > from: its step ends here, before aim: a time
-                                         * event an Event Mode before it gave (0: none) */
+                                         * event an Event Mode before it gave (NAN: none;
+                                         * 0 is a time like any other) */
         double reached;                 /* lastSuccessfulTime of the last step */
         double next_event;              /* nextEventTime; INFINITY: none */
         double from;                    /* where the last post started */

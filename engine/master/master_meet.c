@@ -120,7 +120,7 @@ static int restore(struct master *m, struct mi *mi, double t_meet)
         mi->stepped = mi->pending = mi->event = mi->terminate = false;
         mi->from = m->t_cur;
         mi->aim = t_meet;
-        mi->cut = 0;
+        mi->cut = NAN;
         mi->todo = t_meet > m->t_cur;
         return 0;
 }

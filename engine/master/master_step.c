@@ -180,7 +180,7 @@ static int take(struct master *m, struct mi *mi)
 {
         double end = step_end(mi), lst = mi->res.last_successful_time, tol = master_tol(m, end);
 
-        mi->cut = 0;
+        mi->cut = NAN;
         mi->stepped = true;
         mi->pending = true;
         mi->event = mi->res.event_handling_needed;
@@ -481,7 +481,7 @@ void mstep_roll_back(struct master *m)
                 if (!mi->due)
                         continue;
                 mi->stepped = mi->pending = mi->event = mi->terminate = false;
-                mi->cut = 0;
+                mi->cut = NAN;
                 if (!mi->saved || inst_fault(mi->inst))
                         continue;
                 /* Refused after an Error: the instance stays where it is, as reported. */
