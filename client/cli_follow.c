@@ -6,12 +6,19 @@
  * DESIGN: PUB is lossy, so the end is learned from the session's event
  * or, whichever comes first, from asking its status about once a second;
  * the message is the command's before the end is looked at, so that it
- * can finish what it was showing.
+ * can finish what it was showing. Where the status says it ended, what is
+ * still queued for the command (a consumer slower than the session) is
+ * read first: until the session's end event, which the daemon publishes
+ * after everything else of the session, or until nothing came for a while
+ * (the event was lost).
  */
 #include <errno.h>
 #include <time.h>
 
 #include "cli.h"
+
+/* Draining after the end: nothing for this long and the event was lost. */
+#define DRAIN_QUIET_MS  500
 
 bool cli_ended(enum proto_state s)
 {
@@ -24,6 +31,31 @@ double cli_since(const struct timespec *t)
 
         clock_gettime(CLOCK_MONOTONIC, &now);
         return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) * 1e-9;
+}
+
+static bool is_end(const struct proto_target *t, int r, const struct fmud_msg *m)
+{
+        return r == 0 && m->kind == FMUD_MSG_EVENT && m->event.session == t->session &&
+               cli_ended(m->event.state);
+}
+
+/* The messages still queued after the status said the session ended; 1, or the command's. */
+static int drain(struct cli *a, const struct proto_target *t, struct cli_follow *f)
+{
+        struct fmud_msg m;
+        int r, own;
+
+        while (!*f->stop) {
+                r = fmud_next(a->c, DRAIN_QUIET_MS, &m);
+                if (r == -EINTR || r == -EAGAIN || *f->stop)
+                        break;
+                own = f->on_msg(f->ctx, r, &m);
+                if (own)
+                        return own;
+                if (is_end(t, r, &m) || (r < 0 && r != -EPROTO))
+                        break;
+        }
+        return 1;
 }
 
 int cli_follow(struct cli *a, const struct proto_target *t, struct cli_follow *f)
@@ -41,8 +73,7 @@ int cli_follow(struct cli *a, const struct proto_target *t, struct cli_follow *f
                 own = f->on_msg(f->ctx, r, &m);
                 if (own)
                         return own;
-                if (r == 0 && m.kind == FMUD_MSG_EVENT && m.event.session == t->session &&
-                    cli_ended(m.event.state)) {
+                if (is_end(t, r, &m)) {
                         f->state = m.event.state;
                         f->time = m.event.time;
                         return 1;
@@ -59,7 +90,7 @@ int cli_follow(struct cli *a, const struct proto_target *t, struct cli_follow *f
                 if (cli_ended(st.state)) {
                         f->state = st.state;
                         f->time = st.time;
-                        return 1;
+                        return drain(a, t, f);
                 }
                 clock_gettime(CLOCK_MONOTONIC, &polled);
         }

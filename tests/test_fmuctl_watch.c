@@ -86,11 +86,14 @@ static bool has_flag(struct json_object *o, const char *name)
 /*
  * fmuctl watch SESSION mass1.x1 [EXTRA] --json against session t (loaded, a
  * long run), joined for sure: the session is stepped a point at a time until
- * watch prints its first line, then 50 points more and stopped; watch's
+ * watch prints its first line, then n points more and stopped; watch's
  * output when it ends with the session, and the session's progress in *p.
+ * slow: its output is not read from then until the session has stopped and
+ * more than a second has passed, as a slow consumer (a pipe into a logger)
+ * does.
  */
-static char *watch_joined(const struct proto_target *t, const char *extra,
-                          struct proto_progress *p)
+static char *watch_joined_n(const struct proto_target *t, const char *extra, unsigned n,
+                            bool slow, struct proto_progress *p)
 {
         struct out o = { 0 };
         char sid[32];
@@ -120,11 +123,13 @@ static char *watch_joined(const struct proto_target *t, const char *extra,
                 read_some(fds[0], &o, 50);
         }
         cr_assert(o.len > 0, "fmuctl watch printed nothing");
-        cr_assert(fmud_step(c, t, 50, p) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_step(c, t, n, p) == 0, "%s", fmud_errmsg(c));
         /* Let the samples reach watch before the session ends; it leaves at the end. */
-        for (int i = 0; i < 20; i++)
+        for (int i = 0; i < 20 && !slow; i++)
                 read_some(fds[0], &o, 50);
         cr_assert(fmud_stop(c, t, NULL) == 0, "%s", fmud_errmsg(c));
+        if (slow)
+                usleep(1500 * 1000);
         while (read_some(fds[0], &o, 10000) && waitpid(pid, &status, WNOHANG) == 0)
                 ;
         while (read_some(fds[0], &o, 100))
@@ -136,6 +141,12 @@ static char *watch_joined(const struct proto_target *t, const char *extra,
         }
         cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
         return o.buf;
+}
+
+static char *watch_joined(const struct proto_target *t, const char *extra,
+                          struct proto_progress *p)
+{
+        return watch_joined_n(t, extra, 50, false, p);
 }
 
 Test(fmuctl_watch, every_point_json_prints_each_point_with_stamps_and_flags, .init = setup,
@@ -210,5 +221,41 @@ Test(fmuctl_watch, json_prints_one_object_per_recorded_sample, .init = setup, .f
         }
         /* The 50 points stepped after watch joined hold 5 recorded ones. */
         cr_assert(lines >= 5, "%zu lines", lines);
+        free(buf);
+}
+
+/*
+ * A consumer slower than the session (watch piped into a logger): the
+ * samples that reached watch before the session ended are all printed.
+ * watch left at its next status poll and dropped the rest unread: a
+ * consumer that read nothing until the end got a pipe's worth (64 KiB).
+ */
+Test(fmuctl_watch, a_slow_consumer_gets_every_sample_that_arrived_before_the_end, .init = setup,
+     .fini = teardown)
+{
+        struct proto_load a = {
+                .path = daemon_str(FMUD_EXAMPLES "/msd.ssp"), .has_stop = true, .stop = 1e6,
+        };
+        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
+        struct proto_progress p;
+        char *buf = watch_joined_n(&t, "--every-point", 2000, true, &p);
+        int64_t prev = -1;
+        size_t lines = 0;
+
+        for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+                struct json_object *j = json_tokener_parse(line);
+                int64_t pt;
+
+                cr_assert(j, "not JSON: %s", line);
+                pt = get_i64(j, "point");
+                cr_assert(prev < 0 || pt == prev + 1, "point %" PRId64 " after %" PRId64, pt, prev);
+                cr_assert(!has_flag(j, "dropped"), "%s", line);
+                prev = pt;
+                lines++;
+                json_object_put(j);
+        }
+        cr_assert(lines >= 2000, "%zu lines", lines);
+        cr_assert_eq(prev, (int64_t)p.points, "last point %" PRId64 ", session at %" PRIu64, prev,
+                     p.points);
         free(buf);
 }
