@@ -227,6 +227,22 @@ static void announce_ready(const struct control *c, int ready_fd)
                 log_warn("sd_notify READY=1: %s, ignoring", strerror(-r));
 }
 
+struct sub_ctx {
+        struct control *c;
+        int sock;
+};
+
+/* A subscription message other than a join: its topic's last subscriber gone ends it. */
+static void on_sub_msg(void *ctx, const unsigned char *m, size_t len)
+{
+        struct sub_ctx *x = ctx;
+        char topic[CTL_TOPIC_MAX];
+        uint64_t session;
+
+        if (ctl_subs_note(&x->c->subs, x->sock, m, len, &session, topic) == 1 && x->c->host)
+                host_sub_gone(x->c->host, session, topic);
+}
+
 int control_run(struct control *c, int sigfd, int ready_fd)
 {
         uint64_t wd_us = notify_watchdog_period_us();
@@ -289,9 +305,13 @@ int control_run(struct control *c, int sigfd, int ready_fd)
                         log_err("zmq_poll: %s", zmq_strerror(zmq_errno()));
                         return -zmq_errno();
                 }
-                for (int i = n_routers; i < n - 2; i++)
+                for (int i = n_routers; i < n - 2; i++) {
+                        struct sub_ctx x = { c, sock_of[i] };
+
                         if (items[i].revents & ZMQ_POLLIN)
-                                (void)ctl_join_serve(c->pub[sock_of[i]], SERVE_BATCH);
+                                (void)ctl_join_serve(c->pub[sock_of[i]], SERVE_BATCH, on_sub_msg,
+                                                     &x);
+                }
                 for (int i = 0; i < n_routers; i++) {
                         for (int k = 0; k < SERVE_BATCH && !c->stop; k++) {
                                 int ev = 0;
@@ -337,5 +357,6 @@ void control_free(struct control *c)
         ctl_remove_files(c);
         cq_fini(&c->q);
         peers_fini(&c->peers);
+        ctl_subs_fini(&c->subs);
         free(c);
 }

@@ -17,6 +17,7 @@
 #include "daemon/control.h"
 #include "daemon/control_peers.h"
 #include "daemon/control_queue.h"
+#include "daemon/control_subs.h"
 #include "daemon/zap.h"
 #include "proto/proto.h"
 #include "proto/rig_wire.h"
@@ -88,6 +89,7 @@ struct control {
         bool has_socket_gid;            /* socket_group, as bound: its members are operators */
         gid_t socket_gid;
         struct ctl_rig rig;             /* rig channels being handed out */
+        struct ctl_subs subs;           /* sample topics with a subscriber */
         struct access_cache roles;      /* local users' roles, cleared by a reload */
         bool stop;
         uint64_t dropped_logged;

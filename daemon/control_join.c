@@ -33,7 +33,8 @@ static void answer(void *xpub, const unsigned char *topic, size_t len)
         (void)zmq_setsockopt(xpub, ZMQ_XPUB_NODROP, &on, sizeof(on));
 }
 
-unsigned ctl_join_serve(void *xpub, unsigned max)
+unsigned ctl_join_serve(void *xpub, unsigned max,
+                        void (*other)(void *ctx, const unsigned char *m, size_t len), void *ctx)
 {
         unsigned char m[PROTO_JOIN_TOPIC_MAX + 2];
         unsigned n_read = 0;
@@ -42,8 +43,12 @@ unsigned ctl_join_serve(void *xpub, unsigned max)
         /* zmq_recv() truncates a longer message and returns its full size. */
         while (n_read < max && (n = zmq_recv(xpub, m, sizeof(m), ZMQ_DONTWAIT)) >= 0) {
                 n_read++;
-                if ((size_t)n <= sizeof(m) && is_join(m, (size_t)n))
+                if ((size_t)n > sizeof(m))
+                        continue;
+                if (is_join(m, (size_t)n))
                         answer(xpub, m + 1, (size_t)n - 1);
+                else if (other)
+                        other(ctx, m, (size_t)n);
         }
         return n_read;
 }

@@ -18,11 +18,16 @@
 #ifndef FMUD_DAEMON_CONTROL_JOIN_H
 #define FMUD_DAEMON_CONTROL_JOIN_H
 
+#include <stddef.h>
+
 /*
  * Read at most max subscription messages queued on an XPUB socket
- * (without waiting) and answer each join; the others ZMQ keeps in its own
- * table. Returns how many were read: max when more may be queued.
+ * (without waiting) and answer each join; the others (ZMQ keeps its own
+ * table) go to other(ctx, m, len) when given, a message of at most
+ * PROTO_JOIN_TOPIC_MAX + 1 bytes. Returns how many were read: max when
+ * more may be queued.
  */
-unsigned ctl_join_serve(void *xpub, unsigned max);
+unsigned ctl_join_serve(void *xpub, unsigned max,
+                        void (*other)(void *ctx, const unsigned char *m, size_t len), void *ctx);
 
 #endif

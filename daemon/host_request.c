@@ -451,3 +451,29 @@ void host_request_from(struct host *h, uint64_t token, const struct proto_req *r
                 break;
         }
 }
+
+void host_sub_gone(struct host *h, uint64_t session, const char *topic)
+{
+        /* Control thread: only it frees sessions, so hs stays valid here (do_session_op()). */
+        struct hsess *hs = host_find(h, session);
+        struct hcmd *c;
+        struct pw w;
+
+        if (!hs || hs->fmi || pw_init(&w) < 0)
+                return;
+        pw_map(&w, 1);
+        pw_str(&w, "topic");
+        pw_str(&w, topic);
+        c = calloc(1, sizeof(*c));
+        if (c)
+                c->args = pw_take(&w, &c->len);
+        pw_fini(&w);
+        if (!c || !c->args) {
+                free(c);
+                return;
+        }
+        /* Token 0: nobody asked, nobody is answered (hsub_unsubscribe()). */
+        c->op = PROTO_OP_UNSUBSCRIBE;
+        c->admin = true;
+        host_enqueue(hs, c);
+}

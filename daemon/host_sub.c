@@ -27,7 +27,9 @@
  *
  * A subscription records who made it (hcmd.user): topics are predictable,
  * so only that user, the session's user or an admin removes it, and one
- * user holds at most HOST_MAX_SUBS_USER of a session's HOST_MAX_SUBS.
+ * user holds at most HOST_MAX_SUBS_USER of a session's HOST_MAX_SUBS. One
+ * whose subscribers have all gone is removed too (host_sub_gone(): an
+ * unsubscribe with token 0, which nobody asked and nobody is answered).
  *
  * Threads: session thread only.
  */
@@ -40,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 static void record(struct hsess *hs, const struct master_row *row)
 {
@@ -377,7 +380,8 @@ void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *a
         struct pw w;
 
         if (proto_unsubscribe_decode(args, &a, err, sizeof(err)) < 0) {
-                host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
+                if (c->token)
+                        host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
                 return;
         }
         for (size_t i = 0; i < HOST_MAX_SUBS; i++) {
@@ -396,11 +400,15 @@ void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *a
                                          hs->user[0] ? hs->user : "?", c->user);
                         return;
                 }
+                if (!c->token)
+                        hlog_line(hs, LOG_NOTICE, "subscription %s of %s removed: its "
+                                  "subscribers have all gone", sub->topic,
+                                  sub->user[0] ? sub->user : "?");
                 hs->samples_dropped += pub_drops_get(sub->drops);
                 sub_free(sub);
                 hs->subs[i] = NULL;
                 rows(hs);
-                if (pw_init(&w) < 0)
+                if (!c->token || pw_init(&w) < 0)
                         return;
                 proto_reply_ok_begin(&w, c->id);
                 pw_nil(&w);
@@ -408,6 +416,8 @@ void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *a
                 pw_fini(&w);
                 return;
         }
+        if (!c->token)
+                return;         /* unsubscribed before its subscribers went */
         host_reply_error(hs->h, c->token, c->id, PROTO_E_INVALID,
                          "no subscription '%.*s' in session %llu",
                          (int)(a.topic.len > 64 ? 64 : a.topic.len), a.topic.ptr,

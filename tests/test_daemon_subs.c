@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "daemon_fixture.h"
@@ -386,4 +387,41 @@ Test(daemon_subs, a_paced_session_publishes_telemetry_shaped_as_status, .init = 
                 free(mem[i]);
                 msg_fini(&ms[i]);
         }
+}
+
+/*
+ * A subscriber that goes away without unsubscribing (a watch killed, a
+ * dashboard whose network dropped): its subscriptions are removed when
+ * its connection ends, and the daemon logs it. They were held for the
+ * session's life, so 16 such ones shut their user out of the session
+ * (and 64 everyone), and an every-point one kept the master building a
+ * sample at every point for nobody.
+ */
+Test(daemon_subs, the_subscriptions_of_a_subscriber_that_went_away_are_removed, .init = setup,
+     .fini = teardown)
+{
+        struct proto_load a = {
+                .path = daemon_str(FMUD_EXAMPLES "/msd.ssp"), .has_stop = true, .stop = 1e6,
+        };
+        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
+        const char *names[] = { "mass1.x1" };
+        struct fmud *gone = daemon_connect(&d);
+        char topic[64], *log;
+        int r = -1;
+
+        for (int i = 0; i < 16; i++)
+                cr_assert(fmud_subscribe_every(gone, &t, names, 1, 1, true, topic,
+                                               sizeof(topic)) == 0, "%s", fmud_errmsg(gone));
+        r = fmud_subscribe(c, &t, names, 1, 1, topic, sizeof(topic));
+        daemon_assert_refused(c, r, PROTO_E_LIMIT, "the limit for one subscriber");
+        fmud_close(gone);
+        /* Removed once the daemon sees the connection end: within seconds, not a session's life. */
+        for (int i = 0; i < 300 && r != 0; i++) {
+                usleep(100 * 1000);
+                r = fmud_subscribe(c, &t, names, 1, 1, topic, sizeof(topic));
+        }
+        cr_assert(r == 0, "%s", fmud_errmsg(c));
+        log = daemon_log(&d);
+        cr_assert(strstr(log, "removed: its subscribers have all gone"), "%s", log);
+        free(log);
 }

@@ -1,0 +1,88 @@
+/* control_subs: subscribers of sample topics (control_subs.h). */
+#include "control_subs.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ctl_subs_fini(struct ctl_subs *s)
+{
+        free(s->v);
+        *s = (struct ctl_subs){ 0 };
+}
+
+/* "s<digits>.<digits>", without leading zeros: *ret_session. */
+static bool sample_topic(const unsigned char *t, size_t len, uint64_t *ret_session)
+{
+        uint64_t id = 0;
+        size_t i = 1;
+
+        if (len < 4 || len >= CTL_TOPIC_MAX || t[0] != 's')
+                return false;
+        for (; i < len && t[i] >= '0' && t[i] <= '9'; i++) {
+                if (id > (UINT64_MAX - 9) / 10)
+                        return false;
+                id = id * 10 + (uint64_t)(t[i] - '0');
+        }
+        if (i == 1 || i >= len || t[i] != '.' || (t[1] == '0' && i > 2))
+                return false;
+        i++;
+        if (i == len || (t[i] == '0' && len - i > 1))
+                return false;
+        for (; i < len; i++)
+                if (t[i] < '0' || t[i] > '9')
+                        return false;
+        *ret_session = id;
+        return true;
+}
+
+static size_t find(const struct ctl_subs *s, const unsigned char *t, size_t len)
+{
+        for (size_t i = 0; i < s->n; i++)
+                if (strlen(s->v[i].topic) == len && !memcmp(s->v[i].topic, t, len))
+                        return i;
+        return SIZE_MAX;
+}
+
+int ctl_subs_note(struct ctl_subs *s, int sock, const unsigned char *m, size_t len,
+                  uint64_t *ret_session, char ret_topic[CTL_TOPIC_MAX])
+{
+        unsigned bit = 1u << sock;
+        uint64_t session;
+        size_t i;
+
+        if (len < 1 || m[0] > 1 || sock < 0 || sock >= 8 ||
+            !sample_topic(m + 1, len - 1, &session))
+                return 0;
+        i = find(s, m + 1, len - 1);
+        if (m[0] == 1) {
+                if (i == SIZE_MAX) {
+                        if (s->n == CTL_SUBS_MAX)
+                                return 0;
+                        if (s->n == s->cap) {
+                                size_t cap = s->cap ? 2 * s->cap : 16;
+                                struct ctl_sub_topic *v = realloc(s->v, cap * sizeof(*v));
+
+                                if (!v)
+                                        return 0;
+                                s->v = v;
+                                s->cap = cap;
+                        }
+                        i = s->n++;
+                        memcpy(s->v[i].topic, m + 1, len - 1);
+                        s->v[i].topic[len - 1] = '\0';
+                        s->v[i].socks = 0;
+                }
+                s->v[i].socks |= bit;
+                return 0;
+        }
+        if (i == SIZE_MAX)
+                return 0;
+        s->v[i].socks &= ~bit;
+        if (s->v[i].socks)
+                return 0;
+        memcpy(ret_topic, s->v[i].topic, sizeof(s->v[i].topic));
+        *ret_session = session;
+        s->v[i] = s->v[--s->n];
+        return 1;
+}
