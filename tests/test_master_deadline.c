@@ -4,10 +4,11 @@
  * cheap calls against a hung FMU, a step is bounded by the step budget
  * alone (INF: no deadline, as the budget's documentation says), and the
  * instantiation and initialization calls, where a large model solves its
- * initial equations, get at least INST_INIT_TIMEOUT_MIN. Misbehave's
- * slow step (fault 19) and slow initial equations (fault 22, also where
- * the first get in Initialization Mode computes them) against a call
- * deadline of 1 s: they take 1.5 s.
+ * initial equations, get at least INST_INIT_TIMEOUT_MIN, as does
+ * fmi3Terminate, where an FMU flushes what it kept. Misbehave's slow step
+ * (fault 19), slow initial equations (fault 22, also where the first get
+ * in Initialization Mode computes them) and slow Terminate (fault 28)
+ * against a call deadline of 1 s: they take 1.5 s.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -34,6 +35,7 @@ static void run_slow(const char *parameters, bool feed)
         x.so.timeout_ns = CALL_NS;
         msys_start(&x);
         cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(int, master_terminate(x.m), 0), "%s", master_message(x.m));
         msys_fini(&x);
 }
 
@@ -52,4 +54,9 @@ Test(master_deadline, slow_initial_equations_are_not_held_to_the_call_deadline)
 Test(master_deadline, initial_equations_solved_in_the_first_get_are_not_held_to_it)
 {
         run_slow(MSYS_INT("m.fault", "22") MSYS_INT("m.count", "1500"), true);
+}
+
+Test(master_deadline, a_slow_terminate_is_not_held_to_the_call_deadline)
+{
+        run_slow(MSYS_INT("m.fault", "28") MSYS_INT("m.count", "1500"), false);
 }

@@ -75,9 +75,10 @@
 #define INST_SIDE_DEFAULT       (16ull << 20)           /* side buffer bytes */
 #define INST_TIMEOUT_DEFAULT    (10ull * 1000000000u)   /* per call */
 /*
- * Every call from instantiation to the end of Initialization Mode at
- * least: where a large model loads and solves its initial equations,
- * which may take minutes (FMI sets no limit on any call).
+ * Every call from instantiation to the end of Initialization Mode, and
+ * Terminate, at least: where a large model loads and solves its initial
+ * equations, or flushes what it kept, which may take minutes (FMI sets no
+ * limit on any call).
  */
 #define INST_INIT_TIMEOUT_MIN   (600ull * 1000000000u)
 /* A deadline that never comes (146 years): a step without a step budget. */

@@ -576,7 +576,10 @@ int session_terminate(struct session *s, size_t *ret_comp)
                     inst_fault(si->inst))
                         continue;
                 si->terminated = true;
+                /* Where an FMU flushes what it kept (FMI 3.0 section 2.3.8): as long as initialization. */
+                session_init_deadline(s, si, true);
                 r = inst_terminate(si->inst);
+                session_init_deadline(s, si, false);
                 if (r == INST_OK || r == INST_WARNING)
                         continue;
                 si->failed = true;

@@ -60,11 +60,14 @@
  *                          the step at 'at' logs a Warning that it is
  *                          armed; fmi3Terminate logs an Error naming x
  *                          and returns fmi3Error
+ *                      28 (whatever at is) a slow fmi3Terminate: sleeps
+ *                          `count` milliseconds, as an FMU flushing its
+ *                          logs or returning a licence does
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
  *   count               messages of faults 14 and 21, milliseconds of faults
- *                       19 and 22
+ *                       19, 22 and 28
  *
  * fmi3DoStep is this file's own (FMUD_OMIT_DO_STEP leaves the shared one
  * out), so a step can return Discard and Fatal.
@@ -454,6 +457,11 @@ static int terminate(struct inst *inst)
 {
         struct model_data *d = inst->data;
 
+        if (d->fault == 28) {
+                struct timespec ms = { d->count / 1000, (long)(d->count % 1000) * 1000000 };
+
+                nanosleep(&ms, NULL);
+        }
         if (d->fault != 27)
                 return 0;
         inst_log(inst, FMU_ERROR, "terminal assertion failed: x = %g at the end", d->x);
