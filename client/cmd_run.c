@@ -137,8 +137,26 @@ static void log_message(void *ctx, size_t comp, const char *name, int status, co
 
         (void)ctx;
         (void)comp;
-        if (status > 0 && status < 5)
-                fprintf(stderr, "%s: %s [%s]: %s\n", name, level[status], category ? category : "", message);
+        if (status <= 0 || status >= 5)
+                return;
+        /* An FMU's text, as a daemon's client prints it: no control reaches the terminal. */
+        cli_put_clean(stderr, name, strlen(name));
+        fprintf(stderr, ": %s [", level[status]);
+        cli_put_clean(stderr, category ? category : "", category ? strlen(category) : 0);
+        fputs("]: ", stderr);
+        cli_put_clean(stderr, message, strlen(message));
+        fputc('\n', stderr);
+}
+
+/* "fmuctl run: " PREFIX MESSAGE (an FMU's words may be in it, cleaned) or strerror(-r). */
+static void say(const char *prefix, const char *message, int r)
+{
+        fprintf(stderr, "fmuctl run: %s", prefix);
+        if (message)
+                cli_put_clean(stderr, message, strlen(message));
+        else
+                fputs(strerror(-r), stderr);
+        fputc('\n', stderr);
 }
 
 static void summary(FILE *f, const struct run_report *rep, const char *scenario, const char *out)
@@ -378,18 +396,22 @@ static int run_local(struct run_cmd *a)
                 code = FMUCTL_EXIT_INTERRUPTED;
         } else if (r < 0 && atomic_load(&local_abandon)) {
                 /* Why: an FMU that did not come back, killed (rep.message names it). */
-                fprintf(stderr, "%sfmuctl run: interrupted%s%s\n", o.progress ? "\n" : "",
-                        rep.message ? ": " : "", rep.message ? rep.message : "");
+                fputs(o.progress ? "\n" : "", stderr);
+                if (rep.message)
+                        say("interrupted: ", rep.message, r);
+                else
+                        fputs("fmuctl run: interrupted\n", stderr);
                 if (rep.phase >= RUN_PHASE_RUN)
                         fprintf(stderr, "fmuctl run: the results end at t = %g\n", rep.time);
                 code = FMUCTL_EXIT_INTERRUPTED;
         } else if (r < 0 && local_stop && rep.phase >= RUN_PHASE_RUN) {
                 /* Stopped, then its end failed (a Terminate): said, as through a daemon. */
-                fprintf(stderr, "%sfmuctl run: interrupted at t = %g\nfmuctl run: then: %s\n",
-                        o.progress ? "\n" : "", rep.time, rep.message ? rep.message : strerror(-r));
+                fprintf(stderr, "%sfmuctl run: interrupted at t = %g\n", o.progress ? "\n" : "",
+                        rep.time);
+                say("then: ", rep.message, r);
                 code = FMUCTL_EXIT_INTERRUPTED;
         } else if (r < 0) {
-                fprintf(stderr, "fmuctl run: %s\n", rep.message ? rep.message : strerror(-r));
+                say("", rep.message, r);
                 print_diags(&diags, "  ", a->scenario);
                 code = exit_code(rep.phase, r);
         } else if (local_stop && rep.state != MASTER_FINISHED) {

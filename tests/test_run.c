@@ -1085,3 +1085,32 @@ Test(run, an_interrupted_run_whose_terminate_fails_says_so_and_exits_130, .init 
         }
         free(out);
 }
+
+/*
+ * An FMU's log message full of controls (an escape sequence, a bell, a
+ * line break that would forge a line of fmuctl's own, a C1 CSI): --local
+ * prints it as a daemon's client does, one line, no control reaching the
+ * terminal. It was written byte for byte.
+ */
+Test(run, local_prints_an_fmus_messages_without_their_control_characters, .init = setup,
+     .fini = teardown)
+{
+        struct run_result r = fmuctl((const char *[]){
+                "run", FMUD_TEST_FMU_DIR "/Misbehave.fmu", "--start", "fault=18", "--start", "at=0",
+                "--stop-time",
+                "0.02", "--step", "0.01", "--out", "-", "--quiet", "--local", NULL });
+        const char *line = strstr(r.err, "misbehave: ");
+
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(line != NULL, "%s", r.err);
+        cr_assert(strstr(r.err, "forged line") != NULL, "%s", r.err);
+        cr_assert(strstr(r.err, "\nfmud: forged") == NULL, "%s", r.err);
+        for (const char *p = r.err; *p; p++) {
+                bool printable = (unsigned char)*p >= 0x20 || *p == '\n';
+
+                cr_assert(printable, "control %#x in: %s", (unsigned char)*p, r.err);
+        }
+        cr_assert(strstr(r.err, "\x7f") == NULL && strstr(r.err, "\xc2\x9b") == NULL, "%s",
+                  r.err);
+        run_result_fini(&r);
+}
