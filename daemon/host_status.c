@@ -299,8 +299,12 @@ void hstatus_encode(struct hsess *hs, struct pw *w, const struct host_peer *view
         struct proto_rt_option *rt = calloc(RT_OPT_COUNT + 1 + st->n_insts, sizeof(*rt));
         char rt_states[RT_OPT_COUNT][HRT_STATE_MAX];
         struct proto_session_status r;
+        struct master_rig_stats rig = st->rig;
 
         live(hs, &time, &points);
+        /* Read now, not at the last refresh: a paused session refreshes nothing, and a rig may die. */
+        if (hs->m_pub && rig.ports)
+                master_rig_stats(hs->m_pub, &rig);
         r = (struct proto_session_status){
                 .session = hs->id, .generation = st->generation, .name = str(st->name),
                 .state = st->state, .time = time, .start = st->start, .stop = st->stop,
@@ -320,14 +324,14 @@ void hstatus_encode(struct hsess *hs, struct pw *w, const struct host_peer *view
                 .user = str(hs->user),
                 .n_insts = v && lv ? (uint32_t)st->n_insts : 0, .insts = v,
                 .n_realtime = rt ? hrt_status(hs, rt, rt_states) : 0, .realtime = rt,
-                .has_rig = st->rig.ports,
+                .has_rig = rig.ports,
                 .rig = {
-                        .state = str(master_rig_state_name(st->rig.state)),
-                        .policy = str(rig_policy_name(st->rig.policy)),
-                        .in_force = st->rig.state == MASTER_RIG_VANISHED,
-                        .applied = st->rig.applied, .late = st->rig.late,
-                        .missing = st->rig.missing, .dropped = st->rig.dropped,
-                        .bad = st->rig.bad,
+                        .state = str(master_rig_state_name(rig.state)),
+                        .policy = str(rig_policy_name(rig.policy)),
+                        .in_force = rig.state == MASTER_RIG_VANISHED,
+                        .applied = rig.applied, .late = rig.late,
+                        .missing = rig.missing, .dropped = rig.dropped,
+                        .bad = rig.bad,
                 },
         };
 

@@ -224,6 +224,53 @@ Test(daemon_rig, a_silent_rig_under_pause_pauses_the_session_and_again_after_a_r
 }
 
 /*
+ * A rig that goes silent while the session is paused (an operator checks
+ * the rig before resuming): status says vanished once its heartbeat is
+ * older than the timeout, though no point has looked since. It said
+ * attached until the next point.
+ */
+Test(daemon_rig, status_of_a_paused_session_says_a_silent_rig_vanished)
+{
+        struct proto_load a = feedthrough();
+        struct proto_session_status st;
+        struct fmud_rig *rig = NULL;
+        struct fmud_rig_point pt;
+        uint64_t s;
+        int i;
+
+        a.stop = 1e6;
+        a.rig_policy = daemon_str("hold");
+        s = daemon_load(c, &a, NULL);
+        cr_assert(fmud_rig_open(c, s, &rig) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_rig_write(rig, (double[]){ 2.5, 7 }, 2) == 0);
+        cr_assert(fmud_warp(c, &(struct proto_target){ s, 0 }, 1, NULL) == 0, "%s",
+                  fmud_errmsg(c));
+        cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
+                  fmud_errmsg(c));
+        for (i = 0; i < POLL_MAX; i++) {
+                cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+                if (daemon_str_eq(st.rig.state, "attached"))
+                        break;
+                (void) fmud_rig_wait(rig, 1, &pt);
+        }
+        cr_assert(i < POLL_MAX, "the rig never attached");
+        cr_assert(fmud_pause(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s",
+                  fmud_errmsg(c));
+        until_paused(s, &st);
+        /* Silent from here: the heartbeat ages past the 50 ms timeout. */
+        for (i = 0; i < POLL_MAX; i++) {
+                cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+                if (!daemon_str_eq(st.rig.state, "attached"))
+                        break;
+                usleep(1000);
+        }
+        cr_assert(daemon_str_eq(st.rig.state, "vanished"), "%.*s", (int)st.rig.state.len,
+                  st.rig.state.ptr);
+        cr_assert(eq(int, (int)st.state, (int)PROTO_STATE_PAUSED));
+        fmud_rig_close(rig);
+}
+
+/*
  * One rig at a time: the channel's rings have one writer and one reader,
  * so a second rig is refused while the first is attached, saying why, and
  * the first's write stands; once it closed, the next one attaches.

@@ -210,12 +210,26 @@ static void apply(struct mrig *rg, const double *v, bool safe_only)
         }
 }
 
-/* The pause policy: the master pauses itself at the next point, saying why. */
-static void pause_policy(struct master *m, struct mrig *rg, const char *what)
+/* A heartbeat at beat is recent at now: within the rig's timeout (0: never beat). */
+static bool fresh_at(const struct mrig *rg, uint64_t beat, uint64_t now)
 {
-        master_err(m, 0, "rig %s at t = %.17g (no heartbeat for %llu ms): paused "
-                   "(rig policy pause)", what, m->t_cur,
-                   (unsigned long long)(rg->timeout_ns / 1000000u));
+        return beat && beat <= now + rg->timeout_ns && now - beat <= rg->timeout_ns;
+}
+
+/* The pause policy: the master pauses itself at the next point, saying why. */
+static void pause_policy(struct master *m, struct mrig *rg, const char *what, uint64_t beat,
+                         uint64_t now)
+{
+        /* How long it has been silent, where it ever beat: a point may come long after the timeout. */
+        if (beat && beat < now)
+                master_err(m, 0, "rig %s at t = %.17g (no heartbeat for %llu ms, over its "
+                           "timeout of %llu ms): paused (rig policy pause)", what, m->t_cur,
+                           (unsigned long long)((now - beat) / 1000000u),
+                           (unsigned long long)(rg->timeout_ns / 1000000u));
+        else
+                master_err(m, 0, "rig %s at t = %.17g (no heartbeat within its timeout of "
+                           "%llu ms): paused (rig policy pause)", what, m->t_cur,
+                           (unsigned long long)(rg->timeout_ns / 1000000u));
         m->pause_self = true;
 }
 
@@ -223,7 +237,7 @@ static void pause_policy(struct master *m, struct mrig *rg, const char *what)
 static void liveness(struct master *m, struct mrig *rg)
 {
         uint64_t beat = rig_heartbeat(rg->chan), now = pace_now_ns();
-        bool fresh = beat && beat <= now + rg->timeout_ns && now - beat <= rg->timeout_ns;
+        bool fresh = fresh_at(rg, beat, now);
         bool recheck = rg->recheck;
 
         rg->recheck = false;
@@ -231,7 +245,7 @@ static void liveness(struct master *m, struct mrig *rg)
         if (fresh == rg->attached) {
                 /* Resumed with the rig still silent: the policy holds, paused again. */
                 if (recheck && rg->vanished)
-                        pause_policy(m, rg, "still silent");
+                        pause_policy(m, rg, "still silent", beat, now);
                 return;
         }
         rg->attached = fresh;
@@ -251,7 +265,7 @@ static void liveness(struct master *m, struct mrig *rg)
         if (rg->policy == RIG_SAFE)
                 apply(rg, NULL, true);
         if (rg->policy == RIG_PAUSE)
-                pause_policy(m, rg, "vanished");
+                pause_policy(m, rg, "vanished", beat, now);
 }
 
 void mrig_start(struct master *m)
@@ -393,6 +407,14 @@ void master_rig_stats(const struct master *m, struct master_rig_stats *ret)
         ret->ports = true;
         ret->policy = rg->policy;
         ret->state = (enum master_rig_state)atomic_load_explicit(&rg->state, memory_order_relaxed);
+        /*
+         * Between points (paused, or a long step) the master has not looked:
+         * a rig silent past its timeout is vanished now, as the next point
+         * will find it (the heartbeat is read on any thread, shm/rig.h).
+         */
+        if (ret->state == MASTER_RIG_ATTACHED &&
+            !fresh_at(rg, rig_heartbeat(rg->chan), pace_now_ns()))
+                ret->state = MASTER_RIG_VANISHED;
         ret->applied = atomic_load_explicit(&rg->applied, memory_order_relaxed);
         ret->late = atomic_load_explicit(&rg->late, memory_order_relaxed);
         ret->missing = atomic_load_explicit(&rg->missing, memory_order_relaxed);
