@@ -51,6 +51,8 @@ int cmd_step(int argc, char **argv)
         code = cli_target(&a, argv[optind], &t);
         if (code == 0 && optind == argc - 2)
                 code = cli_count(&a, "N", argv[optind + 1], &n);
+        if (code == 0 && n == 0)
+                code = cli_usage_error(&a, "N must be at least 1, not '%s'", argv[optind + 1]);
         if (code == 0)
                 code = cli_open(&a);
         if (code)

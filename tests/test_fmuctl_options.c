@@ -175,6 +175,9 @@ Test(fmuctl_options, bad_forms_are_usage_errors_that_send_nothing, .init = setup
                 "fmuctl load: unknown option '--nosuch'\n(see 'fmuctl load --help')\n");
         refused((const char *[]){ "--endpoint", d.endpoint, "step", "1", "-z", NULL },
                 "fmuctl step: unknown option '-z'\n(see 'fmuctl step --help')\n");
+        /* N must be at least 1, which fmuctl knows: not the daemon's refusal, named by its wire key. */
+        refused((const char *[]){ "--endpoint", d.endpoint, "step", "1", "0", NULL },
+                "fmuctl step: N must be at least 1, not '0'\n(see 'fmuctl step --help')\n");
         refused((const char *[]){ "--endpoint", d.endpoint, "step", "1", "--until", NULL },
                 "fmuctl step: option '--until' needs a value\n(see 'fmuctl step --help')\n");
         refused((const char *[]){ "--endpoint", d.endpoint, "list", "--json=yes", NULL },
