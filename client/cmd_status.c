@@ -215,10 +215,18 @@ int cmd_status(int argc, char **argv)
                 return code;
         if (t.session) {
                 c = fmud_status(a.c, t.session, &s);
-                if (c < 0)
+                if (c < 0) {
                         code = cli_fail(&a, c, "get the status of session %llu",
                                         (unsigned long long)t.session);
-                else if (a.json)
+                } else if (t.generation && s.generation != t.generation) {
+                        /* N@G: as the daemon refuses every other request naming it. */
+                        fprintf(stderr, "fmuctl: cannot get the status of session %llu: "
+                                "session %llu is at generation %llu, not %llu\n",
+                                (unsigned long long)t.session, (unsigned long long)t.session,
+                                (unsigned long long)s.generation,
+                                (unsigned long long)t.generation);
+                        code = FMUCTL_EXIT_INVALID;
+                } else if (a.json)
                         cli_json_print(cli_json_session_status(&s));
                 else
                         print_session(&s);

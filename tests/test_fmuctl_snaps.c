@@ -172,3 +172,25 @@ Test(fmuctl_daemon, snapshot_export_and_import, .init = setup, .fini = teardown)
         run_result_fini(&r);
         free(file);
 }
+
+/*
+ * status N@G is refused unless the session is still at generation G, as
+ * every request naming N@G is (docs/fmuctl.md "Sessions"): it answered
+ * with the status of whatever run the session held.
+ */
+Test(fmuctl_daemon, status_of_a_stale_generation_is_refused, .init = setup, .fini = teardown)
+{
+        struct run_result r;
+        char out[4096];
+
+        fmuctl_ok((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", NULL }, NULL, 0);
+        fmuctl_ok((const char *[]){ "snapshot", "1", NULL }, NULL, 0);
+        fmuctl_ok((const char *[]){ "status", "1@1", NULL }, out, sizeof(out));
+        fmuctl_ok((const char *[]){ "restore", "1", "1", NULL }, NULL, 0);
+        r = fmuctl((const char *[]){ "status", "1@1", NULL });
+        cr_assert(eq(int, r.exit_code, 1), "%s%s", r.out, r.err);
+        cr_assert(eq(str, r.out, ""));
+        cr_assert(strstr(r.err, "is at generation 2, not 1") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        fmuctl_ok((const char *[]){ "status", "1@2", NULL }, out, sizeof(out));
+}
