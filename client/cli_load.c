@@ -364,7 +364,7 @@ int cli_load_paths(const struct cli *a, struct cli_load *l, const char *path)
                 if (!l->out_abs) {
                         fprintf(stderr, "fmuctl %s: cannot write '%s': %s\n", a->cmd, l->out,
                                 strerror(errno ? errno : ENOENT));
-                        return FMUCTL_EXIT_INVALID;
+                        return FMUCTL_EXIT_SYSTEM;      /* as --local's, and a file to read */
                 }
                 l->l.out = (struct proto_str){ l->out_abs, (uint32_t)strlen(l->out_abs) };
         }

@@ -383,6 +383,26 @@ Test(fmuctl_daemon, no_daemon_is_exit_code_3, .init = setup, .fini = teardown)
         free(ep);
 }
 
+/*
+ * A results file whose folder does not exist cannot be written: exit 3
+ * through a daemon, as with --local (the exit code table); it was 1.
+ */
+Test(fmuctl_daemon, an_out_in_a_missing_folder_is_exit_code_3, .init = setup, .fini = teardown)
+{
+        char *out = NULL;
+        struct run_result r;
+
+        cr_assert(asprintf(&out, "%s/no-such-folder/r.csv", d.dir) > 0);
+        r = fmuctl((const char *[]){ "load", FMUD_EXAMPLES "/msd.ssp", "--out", out, NULL });
+        cr_assert(r.exit_code == 3, "exit %d: %s", r.exit_code, r.err);
+        cr_assert(strstr(r.err, "cannot write") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        r = fmuctl((const char *[]){ "run", FMUD_EXAMPLES "/msd.ssp", "--out", out, NULL });
+        cr_assert(r.exit_code == 3, "exit %d: %s", r.exit_code, r.err);
+        run_result_fini(&r);
+        free(out);
+}
+
 /* ---- fmuctl run, no daemon ----------------------------------------------------- */
 
 Test(fmuctl_daemon, run_without_a_daemon_starts_a_private_one_and_leaves_none)
