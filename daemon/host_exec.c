@@ -163,6 +163,9 @@ static void rig_open(struct hsess *hs, const struct hcmd *c)
 {
         int fd = master_rig_fd(hs->m);
 
+        /* What an earlier rig wrote over the fixed parts keeps no later one out. */
+        if (fd >= 0)
+                master_rig_restore(hs->m);
         if (fd < 0) {
                 host_reply_error(hs->h, c->token, c->id, PROTO_E_INVALID, "session %llu has no "
                                  "rig ports (load it with rigIn or rigOut)",

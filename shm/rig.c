@@ -212,6 +212,44 @@ static int format(struct rig *r, const struct rig_params *p, const struct layout
         return ring_init(&r->out, r->base + l->out_off, l->out_size, RING_PRODUCER);
 }
 
+/* The header's fixed part: what format() wrote and check() reads. */
+static void put_layout(struct rig *r, const struct layout *l)
+{
+        struct rig_hdr *h = (struct rig_hdr *)r->base;
+
+        h->magic = RIG_MAGIC;
+        h->version = RIG_VERSION;
+        h->total_size = l->total;
+        h->n_in = r->n_in;
+        h->n_out = r->n_out;
+        h->ports_off = l->ports_off;
+        h->in_off = l->in_off;
+        h->in_size = l->in_size;
+        h->out_off = l->out_off;
+        h->out_size = l->out_size;
+        h->policy = r->policy;
+        h->timeout_ms = r->timeout_ms;
+}
+
+void rig_restore(struct rig *r)
+{
+        struct layout l;
+
+        if (!r || !r->engine)
+                return;
+        plan(r->n_in, r->n_out, &l);
+        put_layout(r, &l);
+        /*
+         * The claim and heartbeat are the rigs' own: a time that is not
+         * recent reads as no rig (rig_claim.c), so garbage keeps nobody out.
+         */
+        atomic_store_explicit(&rig_hdr_of(r)->ended, atomic_load(&r->ended) ? 1 : 0,
+                              memory_order_release);
+        memcpy(r->base + l.ports_off, r->ports, (r->n_in + r->n_out) * sizeof(*r->ports));
+        ring_restore(&r->in);
+        ring_restore(&r->out);
+}
+
 int rig_create(const struct rig_params *p, struct rig **ret)
 {
         struct layout l;
@@ -233,6 +271,8 @@ int rig_create(const struct rig_params *p, struct rig **ret)
                 e = -ENOMEM;
                 goto out_close;
         }
+        r->policy = (uint32_t)p->policy;
+        r->timeout_ms = p->timeout_ms;
         r->ports = malloc((p->n_in + p->n_out) * sizeof(*r->ports));
         if (!r->ports) {
                 e = -ENOMEM;
@@ -288,6 +328,27 @@ static int check(const struct rig_hdr *h, size_t size, struct layout *l, uint32_
         return 0;
 }
 
+int rig_open_rings(struct rig *r)
+{
+        struct ring_hdr *in = (struct ring_hdr *)r->in.hdr, *out = (struct ring_hdr *)r->out.hdr;
+        int e = ring_init(&r->in, in, r->in_size, RING_PRODUCER);
+
+        if (e == -EPROTO) {
+                wait_publish(&in->tail, atomic_load_explicit(&in->head, memory_order_acquire),
+                             &in->data);
+                e = ring_init(&r->in, in, r->in_size, RING_PRODUCER);
+        }
+        if (e < 0)
+                return e;
+        e = ring_init(&r->out, out, r->out_size, RING_CONSUMER);
+        if (e == -EPROTO) {
+                wait_publish(&out->head, atomic_load_explicit(&out->tail, memory_order_acquire),
+                             &out->space);
+                e = ring_init(&r->out, out, r->out_size, RING_CONSUMER);
+        }
+        return e;
+}
+
 int rig_attach(int fd, struct rig **ret)
 {
         struct layout l;
@@ -330,8 +391,9 @@ int rig_attach(int fd, struct rig **ret)
                         goto out_free;
         r->in_size = l.in_size;
         r->out_size = l.out_size;
-        if ((e = ring_init(&r->in, r->base + l.in_off, l.in_size, RING_PRODUCER)) < 0 ||
-            (e = ring_init(&r->out, r->base + l.out_off, l.out_size, RING_CONSUMER)) < 0)
+        r->in.hdr = (struct ring_hdr *)(r->base + l.in_off);
+        r->out.hdr = (struct ring_hdr *)(r->base + l.out_off);
+        if ((e = rig_open_rings(r)) < 0)
                 goto out_free;
         if (r->in.max_record < r->in_rec || r->out.max_record < r->out_rec) {
                 e = -ERANGE;
@@ -387,8 +449,10 @@ static bool ended(const struct rig *r)
 
 void rig_end(struct rig *r)
 {
-        if (r && r->engine)
+        if (r && r->engine) {
+                atomic_store(&r->ended, true);
                 atomic_store_explicit(&rig_hdr_of(r)->ended, 1, memory_order_release);
+        }
 }
 
 uint64_t rig_heartbeat(const struct rig *r)
@@ -598,6 +662,20 @@ int rig_read(struct rig *r, uint64_t *ret_point, double *ret_time, double *vals,
                         memcpy(r->buf, p, len);
                         (void) ring_release(&r->out);
                         have = true;
+                }
+                if (e == -EPROTO && !have) {
+                        /*
+                         * Its positions broken (a rig before this one wrote
+                         * over them, rig_restore()): read on from the
+                         * engine's tail, what was in flight lost.
+                         */
+                        struct ring_hdr *h = (struct ring_hdr *)r->out.hdr;
+
+                        wait_publish(&h->head, atomic_load_explicit(&h->tail,
+                                                                    memory_order_acquire),
+                                     &h->space);
+                        e = ring_init(&r->out, h, r->out_size, RING_CONSUMER);
+                        return e < 0 ? e : -EAGAIN;
                 }
                 if (e != -EAGAIN)
                         return e;

@@ -183,6 +183,17 @@ int rig_attach(int fd, struct rig **ret);
 void rig_close(struct rig *r);
 /* The memfd; borrowed. */
 int rig_fd(const struct rig *r);
+/*
+ * Engine: write the header's layout, the port table and the rings'
+ * geometry back from the engine's own copies, before a new rig is given
+ * the channel: a rig that scribbled over them (they are in its mapping)
+ * no longer keeps every later rig out. The rings' positions are the two
+ * sides' own: a broken one is opened again where it is read (rig_take(),
+ * rig_publish(), and a rig's attach). Any thread: the engine never reads
+ * these back.
+ */
+void rig_restore(struct rig *r);
+
 /* The ports (borrowed, valid until rig_close()): private copies on both sides, validated on the rig's. */
 const struct rig_port *rig_ports(const struct rig *r, bool out, uint32_t *ret_n);
 
@@ -290,8 +301,10 @@ int rig_wait(struct rig *r, const struct timespec *deadline);
 /*
  * Rig: the newest point published, older ones skipped: *ret_point,
  * *ret_time, vals (n_out doubles), *ret_skipped (points dropped before
- * it). 0, -EAGAIN (none), -EOWNERDEAD (rig_claim()), -EPIPE (none, and
- * the session is gone), or a broken ring's error.
+ * it). 0, -EAGAIN (none; also once where the ring's positions were
+ * broken by an earlier rig: reading goes on from the engine's tail),
+ * -EOWNERDEAD (rig_claim()), -EPIPE (none, and the session is gone), or a
+ * broken ring's error.
  */
 int rig_read(struct rig *r, uint64_t *ret_point, double *ret_time, double *vals,
              uint64_t *ret_skipped);

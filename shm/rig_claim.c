@@ -85,9 +85,7 @@ int rig_claim(struct rig *r, bool relay, struct rig_holder *ret_holder)
         } while (!atomic_compare_exchange_weak(claim_word(r), &cur, mine));
         atomic_store(&r->claim, mine);
         /* From where the previous rig left the rings. */
-        e = ring_init(&r->in, r->in.hdr, r->in_size, RING_PRODUCER);
-        if (e == 0)
-                e = ring_init(&r->out, r->out.hdr, r->out_size, RING_CONSUMER);
+        e = rig_open_rings(r);
         /* The geometry as rig_attach() took it: a ring rewritten since is broken. */
         if (e == 0 && (r->in.max_record < r->in_rec || r->out.max_record < r->out_rec))
                 e = -ERANGE;

@@ -21,6 +21,8 @@ struct rig {
         unsigned char *base;
         size_t size;
         uint32_t n_in, n_out;
+        uint32_t policy, timeout_ms;    /* engine: as created, for rig_restore() */
+        _Atomic bool ended;             /* engine: rig_end() was called */
         struct rig_port *ports;         /* a private copy, either side: never the mapping */
         struct ring in, out;            /* engine: consumes in, produces out; rig: the reverse */
         size_t in_size, out_size;       /* the rings' bytes, as validated */
@@ -42,6 +44,15 @@ static inline struct rig_hdr *rig_hdr_of(const struct rig *r)
 {
         return (struct rig_hdr *)r->base;
 }
+
+/*
+ * Rig: open both rings where they stand (in: producer, out: consumer). A
+ * ring whose positions a rig before it broke is taken over at the
+ * position the other side published: the rig's own one is moved there
+ * (in: its tail to the engine's head; out: its head to the engine's
+ * tail), losing only what was in flight. 0 or -errno.
+ */
+int rig_open_rings(struct rig *r);
 
 /* rig_claim.c */
 /* The handle claimed the channel and another rig has taken it since. */

@@ -97,6 +97,20 @@ int ring_format(void *mem, size_t size, const struct ring_params *p)
         return 0;
 }
 
+void ring_restore(const struct ring *r)
+{
+        struct ring_hdr *h = r->hdr;
+
+        h->magic = RING_MAGIC;
+        h->version = RING_VERSION;
+        h->slot_size = r->slot_size;
+        h->capacity = r->capacity;
+        h->max_record = r->max_record;
+        h->reserved0 = 0;
+        h->salt = r->salt;
+        memset(h->reserved, 0, sizeof(h->reserved));
+}
+
 /* Whether this cpu has PREFETCHW (CPUID 0x80000001, ECX bit 8); asked once. */
 static bool cpu_prefetchw(void)
 {

@@ -204,6 +204,14 @@ int ring_format(void *mem, size_t size, const struct ring_params *p);
  * success. The struct borrows the mapping: keep it mapped while r is used.
  */
 int ring_init(struct ring *r, void *mem, size_t size, enum ring_role role);
+/*
+ * Write the ring's geometry (magic, version, slot size, capacity, largest
+ * record, salt) back into its header from r, as ring_init() took it: a
+ * peer that scribbled over them no longer keeps the next peer out. The
+ * positions are left alone (they are the two sides' own). Any thread: the
+ * values written are the ones already there unless overwritten.
+ */
+void ring_restore(const struct ring *r);
 
 /*
  * Producer: reserve room for a record of up to len bytes and point *ret_buf

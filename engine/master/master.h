@@ -422,6 +422,12 @@ struct master_rig_stats {
 };
 /* The rig channel's memfd (borrowed: valid until master_free()), or -ENOENT. Any thread. */
 int master_rig_fd(const struct master *m);
+/*
+ * The rig channel's fixed parts (layout, ports, rings' geometry) written
+ * back before it is handed to a new rig, whatever an earlier rig wrote
+ * over them (shm/rig.h rig_restore()). Any thread.
+ */
+void master_rig_restore(struct master *m);
 /* Any thread. */
 void master_rig_stats(const struct master *m, struct master_rig_stats *ret);
 const char *master_rig_state_name(enum master_rig_state s);

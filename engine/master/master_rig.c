@@ -392,6 +392,12 @@ void mrig_outputs(struct master *m)
                 count(&rg->dropped);
 }
 
+void master_rig_restore(struct master *m)
+{
+        if (m->rig)
+                rig_restore(m->rig->chan);
+}
+
 int master_rig_fd(const struct master *m)
 {
         return m->rig ? rig_fd(m->rig->chan) : -ENOENT;
