@@ -232,15 +232,28 @@ struct sub_ctx {
         int sock;
 };
 
-/* A subscription message other than a join: its topic's last subscriber gone ends it. */
+static int64_t mono_ms(void)
+{
+        struct timespec t;
+
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* A subscription message other than a join: who subscribes to sample topics (control_subs.h). */
 static void on_sub_msg(void *ctx, const unsigned char *m, size_t len)
 {
         struct sub_ctx *x = ctx;
-        char topic[CTL_TOPIC_MAX];
-        uint64_t session;
 
-        if (ctl_subs_note(&x->c->subs, x->sock, m, len, &session, topic) == 1 && x->c->host)
-                host_sub_gone(x->c->host, session, topic);
+        ctl_subs_note(&x->c->subs, x->sock, m, len, mono_ms());
+}
+
+static void sub_gone(void *ctx, uint64_t session, const char *topic)
+{
+        struct control *c = ctx;
+
+        if (c->host)
+                host_sub_gone(c->host, session, topic);
 }
 
 int control_run(struct control *c, int sigfd, int ready_fd)
@@ -296,6 +309,15 @@ int control_run(struct control *c, int sigfd, int ready_fd)
                                 timeout = lease;
                         if (stop >= 0 && (timeout < 0 || stop < timeout))
                                 timeout = stop;
+                }
+                /* Subscriptions whose subscribers left, after the grace a transient session gets. */
+                if (c->subs.n) {
+                        long gone = ctl_subs_expire(&c->subs, mono_ms(),
+                                                    (int64_t)(c->cfg->transient_grace * 1000),
+                                                    sub_gone, c);
+
+                        if (gone >= 0 && (timeout < 0 || gone < timeout))
+                                timeout = gone;
                 }
                 /* The rig socket's connections come and go: after the fixed items. */
                 n_rig = ctl_rig_poll_items(c, items + n, RIG_MAX_CONNS + 1, &timeout);

@@ -44,8 +44,8 @@ static size_t find(const struct ctl_subs *s, const unsigned char *t, size_t len)
         return SIZE_MAX;
 }
 
-int ctl_subs_note(struct ctl_subs *s, int sock, const unsigned char *m, size_t len,
-                  uint64_t *ret_session, char ret_topic[CTL_TOPIC_MAX])
+void ctl_subs_note(struct ctl_subs *s, int sock, const unsigned char *m, size_t len,
+                   int64_t now_ms)
 {
         unsigned bit = 1u << sock;
         uint64_t session;
@@ -53,36 +53,60 @@ int ctl_subs_note(struct ctl_subs *s, int sock, const unsigned char *m, size_t l
 
         if (len < 1 || m[0] > 1 || sock < 0 || sock >= 8 ||
             !sample_topic(m + 1, len - 1, &session))
-                return 0;
+                return;
         i = find(s, m + 1, len - 1);
         if (m[0] == 1) {
                 if (i == SIZE_MAX) {
                         if (s->n == CTL_SUBS_MAX)
-                                return 0;
+                                return;
                         if (s->n == s->cap) {
                                 size_t cap = s->cap ? 2 * s->cap : 16;
                                 struct ctl_sub_topic *v = realloc(s->v, cap * sizeof(*v));
 
                                 if (!v)
-                                        return 0;
+                                        return;
                                 s->v = v;
                                 s->cap = cap;
                         }
                         i = s->n++;
                         memcpy(s->v[i].topic, m + 1, len - 1);
                         s->v[i].topic[len - 1] = '\0';
+                        s->v[i].session = session;
                         s->v[i].socks = 0;
                 }
                 s->v[i].socks |= bit;
-                return 0;
+                s->v[i].gone_ms = 0;
+                return;
         }
-        if (i == SIZE_MAX)
-                return 0;
+        if (i == SIZE_MAX || !(s->v[i].socks & bit))
+                return;
         s->v[i].socks &= ~bit;
-        if (s->v[i].socks)
-                return 0;
-        memcpy(ret_topic, s->v[i].topic, sizeof(s->v[i].topic));
-        *ret_session = session;
-        s->v[i] = s->v[--s->n];
-        return 1;
+        if (!s->v[i].socks)
+                s->v[i].gone_ms = now_ms > 0 ? now_ms : 1;
+}
+
+long ctl_subs_expire(struct ctl_subs *s, int64_t now_ms, int64_t grace_ms,
+                     void (*gone)(void *ctx, uint64_t session, const char *topic), void *ctx)
+{
+        long next = -1;
+
+        for (size_t i = 0; i < s->n;) {
+                struct ctl_sub_topic *t = &s->v[i];
+                int64_t left;
+
+                if (!t->gone_ms) {
+                        i++;
+                        continue;
+                }
+                left = t->gone_ms + grace_ms - now_ms;
+                if (left > 0) {
+                        if (next < 0 || left < next)
+                                next = (long)left;
+                        i++;
+                        continue;
+                }
+                gone(ctx, t->session, t->topic);
+                s->v[i] = s->v[--s->n];
+        }
+        return next;
 }

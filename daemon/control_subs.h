@@ -3,16 +3,21 @@
  * subscriber on a publishing socket, from the subscribe and unsubscribe
  * messages the XPUB sockets hand up, so that a subscription whose
  * subscribers have all gone (a watch killed, a dashboard whose network
- * dropped) is removed instead of holding its place for the session's life.
+ * dropped for good) is removed instead of holding its place for the
+ * session's life.
  *
  * DESIGN: an XPUB hands up a topic's subscribe when its first subscriber
  * on that socket comes and its unsubscribe when the last one goes, a
- * connection's going included. A topic is gone when no socket has a
- * subscriber left: a peer on the other socket subscribing and leaving
- * cannot end a subscription someone still reads. A topic that never had a
- * subscriber (a client that died between the reply and its SUBSCRIBE) is
- * not seen here, and stays until unsubscribed or unloaded. The table is
- * bounded: topics past CTL_SUBS_MAX are not followed.
+ * connection's going included. A topic with no subscriber left on any
+ * socket is gone once a grace has passed without one coming back: a SUB
+ * socket that reconnects after a network blip subscribes again, and a
+ * client that unsubscribes its socket just before it sends its unsubscribe
+ * request finds its subscription still there. A peer on the other socket
+ * subscribing and leaving cannot end a subscription someone still reads.
+ * A topic that never had a subscriber (a client that died between the
+ * reply and its SUBSCRIBE) is not seen here, and stays until unsubscribed
+ * or unloaded. The table is bounded: topics past CTL_SUBS_MAX are not
+ * followed.
  *
  * Thread: the control thread only.
  */
@@ -28,19 +33,23 @@
 struct ctl_subs {
         struct ctl_sub_topic {
                 char topic[CTL_TOPIC_MAX];
+                uint64_t session;
                 unsigned socks;         /* bit i: a subscriber on publishing socket i */
+                int64_t gone_ms;        /* CLOCK_MONOTONIC ms when socks became 0; 0: live */
         } *v;
         size_t n, cap;
 };
 
 void ctl_subs_fini(struct ctl_subs *s);
+/* A subscription message m (first byte 1: subscribe, 0: unsubscribe) read from socket sock at now_ms. */
+void ctl_subs_note(struct ctl_subs *s, int sock, const unsigned char *m, size_t len,
+                   int64_t now_ms);
 /*
- * A subscription message m (first byte 1: subscribe, 0: unsubscribe) read
- * from publishing socket sock. Returns 1 when it ended the last
- * subscriber of a sample topic: its session in *ret_session, the topic
- * (NUL-terminated) in ret_topic; else 0.
+ * Each topic without a subscriber for grace_ms or more at now_ms goes to
+ * gone(ctx, session, topic) and is forgotten. Returns the milliseconds
+ * until the next one could (>= 1), or -1 when none is pending.
  */
-int ctl_subs_note(struct ctl_subs *s, int sock, const unsigned char *m, size_t len,
-                  uint64_t *ret_session, char ret_topic[CTL_TOPIC_MAX]);
+long ctl_subs_expire(struct ctl_subs *s, int64_t now_ms, int64_t grace_ms,
+                     void (*gone)(void *ctx, uint64_t session, const char *topic), void *ctx);
 
 #endif

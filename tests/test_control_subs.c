@@ -1,7 +1,7 @@
 /*
- * control_subs: a sample topic ends when its last subscriber on every
- * publishing socket has gone; other topics and malformed ones are not
- * followed; the table is bounded.
+ * control_subs: a sample topic is gone once no socket has had a
+ * subscriber for the grace; one that comes back within it keeps it;
+ * other topics and malformed ones are not followed; the table is bounded.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -10,35 +10,73 @@
 
 #include "daemon/control_subs.h"
 
-static int note(struct ctl_subs *s, int sock, int on, const char *topic, uint64_t *session,
-                char out[CTL_TOPIC_MAX])
+#define GRACE 1000
+
+struct gone {
+        unsigned n;
+        uint64_t session;
+        char topic[CTL_TOPIC_MAX];
+};
+
+static void on_gone(void *ctx, uint64_t session, const char *topic)
+{
+        struct gone *g = ctx;
+
+        g->n++;
+        g->session = session;
+        snprintf(g->topic, sizeof(g->topic), "%s", topic);
+}
+
+static void note(struct ctl_subs *s, int sock, int on, const char *topic, int64_t now)
 {
         unsigned char m[128];
         size_t n = strlen(topic);
 
         m[0] = (unsigned char)on;
         memcpy(m + 1, topic, n);
-        return ctl_subs_note(s, sock, m, n + 1, session, out);
+        ctl_subs_note(s, sock, m, n + 1, now);
 }
 
 TestSuite(control_subs, .timeout = 60);
 
 /* Topics are predictable: a peer on the other socket leaving ends nothing. */
-Test(control_subs, a_topic_ends_when_no_socket_has_a_subscriber_left)
+Test(control_subs, a_topic_is_gone_when_no_socket_had_a_subscriber_for_the_grace)
 {
         struct ctl_subs s = { 0 };
-        char topic[CTL_TOPIC_MAX] = "";
-        uint64_t session = 0;
+        struct gone g = { 0 };
 
-        cr_assert(eq(int, note(&s, 0, 1, "s12.3", &session, topic), 0));
-        cr_assert(eq(int, note(&s, 1, 1, "s12.3", &session, topic), 0));
-        cr_assert(eq(int, note(&s, 1, 0, "s12.3", &session, topic), 0));
-        cr_assert(eq(int, note(&s, 0, 0, "s12.3", &session, topic), 1));
-        cr_assert(eq(u64, session, 12));
-        cr_assert(eq(str, topic, "s12.3"));
-        /* Gone is gone: a second unsubscribe, or one never subscribed, ends nothing. */
-        cr_assert(eq(int, note(&s, 0, 0, "s12.3", &session, topic), 0));
-        cr_assert(eq(int, note(&s, 0, 0, "s12.4", &session, topic), 0));
+        note(&s, 0, 1, "s12.3", 10);
+        note(&s, 1, 1, "s12.3", 10);
+        note(&s, 1, 0, "s12.3", 20);
+        cr_assert(eq(long, ctl_subs_expire(&s, 100000, GRACE, on_gone, &g), -1));
+        note(&s, 0, 0, "s12.3", 30);
+        cr_assert(eq(long, ctl_subs_expire(&s, 30 + GRACE - 1, GRACE, on_gone, &g), 1));
+        cr_assert(eq(u32, g.n, 0));
+        cr_assert(eq(long, ctl_subs_expire(&s, 30 + GRACE, GRACE, on_gone, &g), -1));
+        cr_assert(eq(u32, g.n, 1));
+        cr_assert(eq(u64, g.session, 12));
+        cr_assert(eq(str, g.topic, "s12.3"));
+        cr_assert(eq(sz, s.n, 0));
+        /* An unsubscribe of a topic never subscribed, or a second one, is nothing. */
+        note(&s, 0, 0, "s12.3", 40);
+        note(&s, 0, 0, "s12.4", 40);
+        cr_assert(eq(long, ctl_subs_expire(&s, 100000, GRACE, on_gone, &g), -1));
+        cr_assert(eq(u32, g.n, 1));
+        ctl_subs_fini(&s);
+}
+
+/* A SUB socket that reconnects after a network blip subscribes again: the topic stays. */
+Test(control_subs, a_subscriber_back_within_the_grace_keeps_the_topic)
+{
+        struct ctl_subs s = { 0 };
+        struct gone g = { 0 };
+
+        note(&s, 1, 1, "s7.1", 10);
+        note(&s, 1, 0, "s7.1", 20);
+        note(&s, 1, 1, "s7.1", 20 + GRACE / 2);
+        cr_assert(eq(long, ctl_subs_expire(&s, 20 + 5 * GRACE, GRACE, on_gone, &g), -1));
+        cr_assert(eq(u32, g.n, 0));
+        cr_assert(eq(sz, s.n, 1));
         ctl_subs_fini(&s);
 }
 
@@ -49,33 +87,33 @@ Test(control_subs, only_sample_topics_are_followed)
                 "s1.2.3", "s99999999999999999999.1", "",
         };
         struct ctl_subs s = { 0 };
-        char topic[CTL_TOPIC_MAX];
-        uint64_t session;
 
         for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
-                cr_assert(eq(int, note(&s, 0, 1, other[i], &session, topic), 0), "%s", other[i]);
-                cr_assert(eq(int, note(&s, 0, 0, other[i], &session, topic), 0), "%s", other[i]);
+                note(&s, 0, 1, other[i], 10);
+                note(&s, 0, 0, other[i], 20);
         }
         cr_assert(eq(sz, s.n, 0));
-        cr_assert(eq(int, ctl_subs_note(&s, 0, (const unsigned char *)"\x02s1.1", 5, &session,
-                                        topic), 0));
+        ctl_subs_note(&s, 0, (const unsigned char *)"\x02s1.1", 5, 10);
+        cr_assert(eq(sz, s.n, 0));
         ctl_subs_fini(&s);
 }
 
 Test(control_subs, the_table_is_bounded)
 {
         struct ctl_subs s = { 0 };
-        char topic[CTL_TOPIC_MAX], name[32];
-        uint64_t session;
+        struct gone g = { 0 };
+        char name[32];
 
         for (unsigned i = 1; i <= CTL_SUBS_MAX + 10; i++) {
                 snprintf(name, sizeof(name), "s1.%u", i);
-                cr_assert(eq(int, note(&s, 0, 1, name, &session, topic), 0));
+                note(&s, 0, 1, name, 10);
         }
         cr_assert(eq(sz, s.n, CTL_SUBS_MAX));
         snprintf(name, sizeof(name), "s1.%u", CTL_SUBS_MAX + 5);
-        cr_assert(eq(int, note(&s, 0, 0, name, &session, topic), 0));
-        cr_assert(eq(int, note(&s, 0, 0, "s1.7", &session, topic), 1));
+        note(&s, 0, 0, name, 20);
+        note(&s, 0, 0, "s1.7", 20);
+        cr_assert(eq(long, ctl_subs_expire(&s, 20 + GRACE, GRACE, on_gone, &g), -1));
+        cr_assert(eq(u32, g.n, 1));
         cr_assert(eq(sz, s.n, CTL_SUBS_MAX - 1));
         ctl_subs_fini(&s);
 }
