@@ -353,3 +353,50 @@ Test(daemon_unload_hung, unloading_a_session_whose_fmu_never_initializes_ends_it
         fmud_close(c);
         daemon_stop(&d);
 }
+
+/*
+ * An unload while the run's end is in an fmi3Terminate that takes an
+ * hour (Misbehave fault 28; Terminate has the initialization's long
+ * deadline, as an FMU may flush a lot there): the call is cut, the worker
+ * killed, and the unload answered, as for a step. It waited for the call.
+ */
+Test(daemon_unload_hung, unloading_a_session_in_a_long_terminate_ends_it, .timeout = 120,
+     .fini = teardown)
+{
+        struct proto_assign starts[] = {
+                { daemon_str("fault"), daemon_str("28") },
+                { daemon_str("count"), daemon_str("3600000") },
+        };
+        struct proto_load a = {
+                .path = daemon_str(FMUD_TEST_FMU_DIR "/Misbehave.fmu"),
+                .has_stop = true, .stop = 0.02, .has_step = true, .step = 0.01,
+                .n_starts = 2, .starts = starts,
+        };
+        struct proto_session_status st;
+        struct fmud_daemon d;
+        struct fmud *c;
+        uint64_t s;
+        pid_t pid;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        cr_assert(eq(int, fmud_load(c, &a, &s, NULL), 0), "%s", fmud_errmsg(c));
+        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+        pid = (pid_t)st.insts[0].pid;
+        cr_assert(fmud_start(c, &(struct proto_target){ s, 0 }, NULL) == 0, "%s", fmud_errmsg(c));
+        /* Until the last point is done: the run is in its Terminate (a hang guard, not a measure). */
+        for (int i = 0; i < 20000; i++) {
+                cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+                if (st.time >= 0.02)
+                        break;
+                usleep(1000);
+        }
+        cr_assert(st.state == PROTO_STATE_RUNNING && st.time >= 0.02, "state %d t %g",
+                  (int)st.state, st.time);
+        usleep(100 * 1000);
+        cr_assert(eq(int, fmud_unload(c, &(struct proto_target){ s, 0 }), 0), "%s",
+                  fmud_errmsg(c));
+        cr_assert(daemon_pid_alive(pid) == false);
+        fmud_close(c);
+        daemon_stop(&d);
+}

@@ -188,12 +188,19 @@ int call_send(struct inst *inst, struct req *rq, const struct timespec *deadline
 /* Why the call in flight is no longer waited for (its worker is killed), or NULL. */
 static const char *unwanted(struct inst *inst)
 {
-        /* Its session is going away: the step's result is wanted by no one. */
-        if (inst->cur_op == CALL_OP_DO_STEP &&
+        /*
+         * Its session is going away: the step's result is wanted by no one,
+         * and a Terminate, which may take as long as initialization, gets
+         * INST_ABANDON_TERMINATE_NS from its start to flush what it kept.
+         */
+        if ((inst->cur_op == CALL_OP_DO_STEP ||
+             (inst->cur_op == CALL_OP_TERMINATE &&
+              now_ns() - inst->last_start_ns >= INST_ABANDON_TERMINATE_NS)) &&
             atomic_load_explicit(&inst->abandoned, memory_order_acquire)) {
                 const char *why = atomic_load_explicit(&inst->abandoned_why, memory_order_relaxed);
 
-                snprintf(inst->unwanted, sizeof(inst->unwanted), "step: %s",
+                snprintf(inst->unwanted, sizeof(inst->unwanted), "%s: %s",
+                         inst->cur_op == CALL_OP_DO_STEP ? "step" : "terminate",
                          why ? why : "the session was abandoned");
                 return inst->unwanted;
         }

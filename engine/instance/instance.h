@@ -81,6 +81,8 @@
  * limit on any call).
  */
 #define INST_INIT_TIMEOUT_MIN   (600ull * 1000000000u)
+/* A Terminate of an abandoned instance (inst_abandon()) at most: a shutdown's grace. */
+#define INST_ABANDON_TERMINATE_NS (5ull * 1000000000u)
 /* A deadline that never comes (146 years): a step without a step budget. */
 #define INST_TIMEOUT_NONE       (1ull << 62)
 
@@ -356,9 +358,11 @@ int inst_kill_stopped(struct inst *inst);
  * Any thread: the instance's session is going away (unload). A step in
  * flight, or posted later, is no longer waited for until its deadline:
  * the waiting thread kills the worker within a wait slice (20 ms) and the
- * step fails with -ECANCELED. Other calls (Terminate, FreeInstance) are
- * still made and waited for as usual. why (a string that outlives the
- * instance; NULL: "the session was abandoned") ends the step's message.
+ * step fails with -ECANCELED. A Terminate (whose deadline is as long as
+ * initialization's) is waited for INST_ABANDON_TERMINATE_NS from its
+ * start at most, then cut the same way; FreeInstance is made and waited
+ * for as usual. why (a string that outlives the instance; NULL: "the
+ * session was abandoned") ends the call's message.
  */
 void inst_abandon(struct inst *inst, const char *why);
 int inst_reset(struct inst *inst);
