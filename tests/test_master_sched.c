@@ -139,3 +139,40 @@ Test(master_sched, decimation_keeps_every_nth_grid_point_and_the_last)
                 cr_assert(eq(u64, x.rows[i].point, kept[i]));
         msys_fini(&x);
 }
+
+/*
+ * Gauss-Seidel without an order, the chain written from its end (c b a,
+ * as a tool may export it): the components step in the order the values
+ * flow, a before b before c, so no link lags a step. Document order made
+ * every link backwards: Jacobi's delays under the name Gauss-Seidel.
+ */
+Test(master_sched, gauss_seidel_without_an_order_follows_the_values)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("c", "LinearOde") MSYS_COMP("b", "LinearOde")
+                            MSYS_COMP("a", "LinearOde"),
+                .connections = MSYS_CONN("a", "y0", "b", "u0") MSYS_CONN("b", "y0", "c", "u0"),
+                .parameters = MSYS_REAL("a.k", "0.5") MSYS_REAL("b.k", "1.5")
+                              MSYS_REAL("c.k", "2.5") MSYS_REAL("b.x0", "2")
+                              MSYS_REAL("c.x0", "3"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.05\" algorithm=\"gauss-seidel\"",
+                .settings = MSYS_RECORD("a.y0") MSYS_RECORD("b.u0") MSYS_RECORD("b.y0")
+                            MSYS_RECORD("c.u0"),
+        };
+        const struct mrow **g;
+        struct msys x;
+        size_t n;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)21));
+        for (size_t k = 1; k < n; k++) {
+                cr_assert(V(g[k], "b.u0") == V(g[k], "a.y0"), "b.u0 at %zu", k);
+                cr_assert(V(g[k], "c.u0") == V(g[k], "b.y0"), "c.u0 at %zu", k);
+        }
+        free(g);
+        msys_fini(&x);
+}

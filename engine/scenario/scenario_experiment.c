@@ -254,8 +254,18 @@ static int mark(struct sc_load *l, const char *name, int line)
         return sc_err(l, l->label, line, name, "no connection feeds this input (GaussSeidel)");
 }
 
-/* Kahn's algorithm over sequential connections; ties in document order. O(n^2 + c). */
-static int topo(struct sc_load *l, size_t *order)
+/* A connection the stepping order follows: sequential ones, or (flow) every value's. */
+static bool follows(const struct scenario_connection *c, bool flow)
+{
+        return flow ? !c->parameter && c->from_comp != c->to_comp : c->sequential;
+}
+
+/*
+ * Kahn's algorithm over sequential connections (flow: over every
+ * connection of values between components, a loop broken at its first
+ * component in document order); ties in document order. O(n^2 + n c).
+ */
+static int topo(struct sc_load *l, size_t *order, bool flow)
 {
         const struct scenario *s = l->s;
         size_t n = s->n_components, k = 0, *indeg = calloc(n, sizeof(*indeg));
@@ -267,13 +277,17 @@ static int topo(struct sc_load *l, size_t *order)
                 goto out;
         }
         for (size_t i = 0; i < s->n_connections; i++)
-                if (s->connections[i].sequential)
+                if (follows(&s->connections[i], flow))
                         indeg[s->connections[i].to_comp]++;
         while (k < n) {
                 size_t i = 0;
 
                 while (i < n && (done[i] || indeg[i] > 0))
                         i++;
+                /* A loop: the first of it in document order steps first, as it would anyway. */
+                for (size_t j = 0; i == n && flow && j < n; j++)
+                        if (!done[j])
+                                i = j;
                 if (i == n) {
                         r = sc_err(l, l->label, l->has_doc ? l->doc.settings_line : 0, NULL,
                                    "the Gauss-Seidel connections form a loop: no component can "
@@ -283,7 +297,8 @@ static int topo(struct sc_load *l, size_t *order)
                 done[i] = true;
                 order[k++] = i;
                 for (size_t j = 0; j < s->n_connections; j++)
-                        if (s->connections[j].sequential && s->connections[j].from_comp == i)
+                        if (follows(&s->connections[j], flow) && s->connections[j].from_comp == i &&
+                            !done[s->connections[j].to_comp])
                                 indeg[s->connections[j].to_comp]--;
         }
 out:
@@ -303,13 +318,13 @@ static int gauss_seidel(struct sc_load *l, const struct sc_settings *st, size_t 
         if (bad)
                 return -EINVAL;
         if (!st->order && st->n_sequential)
-                return topo(l, order);
-        r = 0;
-        if (st->order)
-                r = parse_order(l, st, order);
-        else
-                for (size_t i = 0; i < s->n_components; i++)
-                        order[i] = i;
+                return topo(l, order, false);
+        /*
+         * No order given: the order values flow in (producers before their
+         * consumers, as OMSimulator sorts), so that a chain written from its
+         * end does not lag a step per link.
+         */
+        r = st->order ? parse_order(l, st, order) : topo(l, order, true);
         pos = calloc(s->n_components, sizeof(*pos));
         if (r < 0 || !pos) {
                 free(pos);
