@@ -24,7 +24,8 @@
 #include "engine/master/session_int.h"
 
 /*
- * Every instance from Instantiated to Step Mode (see DESIGN). Returns 0,
+ * Every instance from Instantiated to Step Mode, or to the Event Mode
+ * after initialization for one with output Clocks (see DESIGN). Returns 0,
  * or -errno with s->msg naming the component, the call and the reason.
  */
 int init_system(struct session *s);

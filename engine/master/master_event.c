@@ -263,7 +263,7 @@ int mevent_point(struct master *m, bool record)
 /* At the start time: a Clock ticks, or the initialization's nextEventTime is the start. */
 static bool starts(const struct master *m, const struct mi *mi)
 {
-        return mi->event_mode && (mclock_due(m, mi, m->t_cur) || again(m, mi));
+        return mi->event_mode && !mi->terminate && (mclock_due(m, mi, m->t_cur) || again(m, mi));
 }
 
 static bool in_init_event(const struct master *m, const struct mi *mi)
@@ -286,6 +286,15 @@ int mevent_start(struct master *m)
                 any = m->mi[i].init_event;
         if (any && (r = events(m, in_init_event)) < 0)
                 return r;
+        /* One asked to terminate there (it stays in Event Mode): the run ends at the start. */
+        for (size_t i = 0; any && i < m->n; i++)
+                if (m->mi[i].terminate) {
+                        mroute_row(m, m->t_cur, 0);
+                        master_err(m, 0, "terminateSimulation requested by '%s' at t = %.17g "
+                                   "(initialization)", m->mi[i].name, m->t_cur);
+                        master_set_state(m, MASTER_FINISHED);
+                        return 0;
+                }
         any = false;
 
         for (size_t i = 0; i < m->n && !any; i++)

@@ -3,7 +3,9 @@
  * component (engine/instance/instance.h), each FMU instantiated for Co-Simulation
  * and taken through Initialization Mode together with the others, so that
  * the master (master.h) finds every instance in Step Mode at the start
- * time with consistent inputs and outputs.
+ * time with consistent inputs and outputs (one with output Clocks still
+ * in the Event Mode after initialization, session_in_init_event(), whose
+ * iteration the master makes).
  *
  * DESIGN: session_new() does, in this order (FMI 3.0 sections 2.3.2 to
  * 2.3.5; FMI 2.0 section 4.2.4 for FMI 2.0 components):
@@ -156,7 +158,8 @@ bool session_in_init_event(const struct session *s, size_t comp);
 void session_init_event_done(struct session *s, size_t comp);
 /*
  * Whether an instance asked to terminate the simulation during
- * initialization (its event iteration); *ret_comp is the first one.
+ * initialization (its event iteration, where the session made it; the
+ * master's is the master's, mevent_start()); *ret_comp is the first one.
  */
 bool session_terminate_requested(const struct session *s, size_t *ret_comp);
 
