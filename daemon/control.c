@@ -232,6 +232,13 @@ struct sub_ctx {
         int sock;
 };
 
+static bool sub_live(void *ctx, uint64_t session, uint64_t n)
+{
+        struct control *c = ctx;
+
+        return c->host && host_sub_live(c->host, session, n);
+}
+
 static int64_t mono_ms(void)
 {
         struct timespec t;
@@ -245,15 +252,15 @@ static void on_sub_msg(void *ctx, const unsigned char *m, size_t len)
 {
         struct sub_ctx *x = ctx;
 
-        ctl_subs_note(&x->c->subs, x->sock, m, len, mono_ms());
+        ctl_subs_note(&x->c->subs, x->sock, m, len, mono_ms(), sub_live, x->c);
 }
 
-static void sub_gone(void *ctx, uint64_t session, const char *topic)
+static void sub_gone(void *ctx, uint64_t session, uint64_t n)
 {
         struct control *c = ctx;
 
         if (c->host)
-                host_sub_gone(c->host, session, topic);
+                host_sub_gone(c->host, session, n);
 }
 
 int control_run(struct control *c, int sigfd, int ready_fd)

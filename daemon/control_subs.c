@@ -11,53 +11,57 @@ void ctl_subs_fini(struct ctl_subs *s)
         *s = (struct ctl_subs){ 0 };
 }
 
-/* "s<digits>.<digits>", without leading zeros: *ret_session. */
-static bool sample_topic(const unsigned char *t, size_t len, uint64_t *ret_session)
+/* "s<digits>.<digits>", without leading zeros or 0: *ret_session and *ret_n. */
+static bool sample_topic(const unsigned char *t, size_t len, uint64_t *ret_session,
+                         uint64_t *ret_n)
 {
-        uint64_t id = 0;
+        uint64_t v[2] = { 0, 0 };
         size_t i = 1;
 
         if (len < 4 || len >= CTL_TOPIC_MAX || t[0] != 's')
                 return false;
-        for (; i < len && t[i] >= '0' && t[i] <= '9'; i++) {
-                if (id > (UINT64_MAX - 9) / 10)
+        for (int k = 0; k < 2; k++) {
+                size_t from = i;
+
+                for (; i < len && t[i] >= '0' && t[i] <= '9'; i++) {
+                        if (v[k] > (UINT64_MAX - 9) / 10)
+                                return false;
+                        v[k] = v[k] * 10 + (uint64_t)(t[i] - '0');
+                }
+                if (i == from || t[from] == '0' || (k == 0 && (i >= len || t[i++] != '.')))
                         return false;
-                id = id * 10 + (uint64_t)(t[i] - '0');
         }
-        if (i == 1 || i >= len || t[i] != '.' || (t[1] == '0' && i > 2))
+        if (i != len)
                 return false;
-        i++;
-        if (i == len || (t[i] == '0' && len - i > 1))
-                return false;
-        for (; i < len; i++)
-                if (t[i] < '0' || t[i] > '9')
-                        return false;
-        *ret_session = id;
+        *ret_session = v[0];
+        *ret_n = v[1];
         return true;
 }
 
 static size_t find(const struct ctl_subs *s, const unsigned char *t, size_t len)
 {
         for (size_t i = 0; i < s->n; i++)
-                if (strlen(s->v[i].topic) == len && !memcmp(s->v[i].topic, t, len))
+                if (!strncmp(s->v[i].topic, (const char *)t, len) && s->v[i].topic[len] == '\0')
                         return i;
         return SIZE_MAX;
 }
 
 void ctl_subs_note(struct ctl_subs *s, int sock, const unsigned char *m, size_t len,
-                   int64_t now_ms)
+                   int64_t now_ms, bool (*live)(void *ctx, uint64_t session, uint64_t n),
+                   void *ctx)
 {
-        unsigned bit = 1u << sock;
-        uint64_t session;
+        uint64_t session, n;
+        unsigned bit;
         size_t i;
 
         if (len < 1 || m[0] > 1 || sock < 0 || sock >= 8 ||
-            !sample_topic(m + 1, len - 1, &session))
+            !sample_topic(m + 1, len - 1, &session, &n))
                 return;
+        bit = 1u << sock;
         i = find(s, m + 1, len - 1);
         if (m[0] == 1) {
                 if (i == SIZE_MAX) {
-                        if (s->n == CTL_SUBS_MAX)
+                        if (s->n == CTL_SUBS_MAX || !live(ctx, session, n))
                                 return;
                         if (s->n == s->cap) {
                                 size_t cap = s->cap ? 2 * s->cap : 16;
@@ -72,6 +76,7 @@ void ctl_subs_note(struct ctl_subs *s, int sock, const unsigned char *m, size_t 
                         memcpy(s->v[i].topic, m + 1, len - 1);
                         s->v[i].topic[len - 1] = '\0';
                         s->v[i].session = session;
+                        s->v[i].n = n;
                         s->v[i].socks = 0;
                 }
                 s->v[i].socks |= bit;
@@ -86,7 +91,7 @@ void ctl_subs_note(struct ctl_subs *s, int sock, const unsigned char *m, size_t 
 }
 
 long ctl_subs_expire(struct ctl_subs *s, int64_t now_ms, int64_t grace_ms,
-                     void (*gone)(void *ctx, uint64_t session, const char *topic), void *ctx)
+                     void (*gone)(void *ctx, uint64_t session, uint64_t n), void *ctx)
 {
         long next = -1;
 
@@ -105,7 +110,7 @@ long ctl_subs_expire(struct ctl_subs *s, int64_t now_ms, int64_t grace_ms,
                         i++;
                         continue;
                 }
-                gone(ctx, t->session, t->topic);
+                gone(ctx, t->session, t->n);
                 s->v[i] = s->v[--s->n];
         }
         return next;

@@ -228,11 +228,17 @@ void host_request_from(struct host *h, uint64_t token, const struct proto_req *r
  */
 void host_renew(struct host *h, const struct host_peer *peer);
 /*
- * The last subscriber of topic, a subscription of session's, went away
+ * Whether session has subscription n (topic "s<session>.<n>"), now.
+ * Control thread.
+ */
+bool host_sub_live(struct host *h, uint64_t session, uint64_t n);
+/*
+ * The last subscriber of subscription n of session went away
  * (control_subs.h): the subscription is removed on the session's thread,
  * answered to no one and logged. Nothing when either no longer exists.
+ * Control thread.
  */
-void host_sub_gone(struct host *h, uint64_t session, const char *topic);
+void host_sub_gone(struct host *h, uint64_t session, uint64_t n);
 /*
  * Expire the leases older than grace_ns. Returns the milliseconds until
  * the next lease could run out (>= 1), or -1 when no session is transient.

@@ -267,6 +267,8 @@ struct hsess {
         char rec_msg[HOST_MSG_MAX];
         double warp;
         struct hsub *subs[HOST_MAX_SUBS];
+        /* subs[i]'s topic number, 0: none; under lock, for host_sub_live() on the control thread. */
+        uint64_t sub_live[HOST_MAX_SUBS];
         uint64_t next_sub;
         uint64_t samples_dropped;       /* of subscriptions removed since */
         uint64_t telem_ns;              /* when telemetry was last sent (host_telem.c) */

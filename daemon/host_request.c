@@ -452,15 +452,33 @@ void host_request_from(struct host *h, uint64_t token, const struct proto_req *r
         }
 }
 
-void host_sub_gone(struct host *h, uint64_t session, const char *topic)
+bool host_sub_live(struct host *h, uint64_t session, uint64_t n)
 {
         /* Control thread: only it frees sessions, so hs stays valid here (do_session_op()). */
         struct hsess *hs = host_find(h, session);
+        bool live = false;
+
+        if (!hs || hs->fmi || n == 0)
+                return false;
+        pthread_mutex_lock(&hs->lock);
+        for (size_t i = 0; i < HOST_MAX_SUBS && !live; i++)
+                live = hs->sub_live[i] == n;
+        pthread_mutex_unlock(&hs->lock);
+        return live;
+}
+
+void host_sub_gone(struct host *h, uint64_t session, uint64_t n)
+{
+        struct hsess *hs = host_find(h, session);
+        char topic[48];
         struct hcmd *c;
         struct pw w;
 
-        if (!hs || hs->fmi || pw_init(&w) < 0)
+        /* Only a subscription that still exists: nothing queued, no master woken, for others. */
+        if (!hs || !host_sub_live(h, session, n) || pw_init(&w) < 0)
                 return;
+        snprintf(topic, sizeof(topic), "s%llu.%llu", (unsigned long long)session,
+                 (unsigned long long)n);
         pw_map(&w, 1);
         pw_str(&w, "topic");
         pw_str(&w, topic);

@@ -222,11 +222,20 @@ uint64_t hsub_dropped(const struct hsess *hs)
         return n;
 }
 
+/* subs[slot]'s topic number as host_sub_live() sees it: n, or 0 for none. */
+static void set_live(struct hsess *hs, size_t slot, uint64_t n)
+{
+        pthread_mutex_lock(&hs->lock);
+        hs->sub_live[slot] = n;
+        pthread_mutex_unlock(&hs->lock);
+}
+
 void hsub_free_all(struct hsess *hs)
 {
         for (size_t i = 0; i < HOST_MAX_SUBS; i++) {
                 sub_free(hs->subs[i]);
                 hs->subs[i] = NULL;
+                set_live(hs, i, 0);
         }
         rows(hs);
 }
@@ -363,6 +372,7 @@ void hsub_subscribe(struct hsess *hs, const struct hcmd *c, const struct pv *arg
         snprintf(sub->topic, sizeof(sub->topic), "s%llu.%llu", (unsigned long long)hs->id,
                  (unsigned long long)sub->n);
         hs->subs[slot] = sub;
+        set_live(hs, slot, sub->n);
         rows(hs);
         if (pw_init(&w) < 0)
                 return;
@@ -407,6 +417,7 @@ void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *a
                 hs->samples_dropped += pub_drops_get(sub->drops);
                 sub_free(sub);
                 hs->subs[i] = NULL;
+                set_live(hs, i, 0);
                 rows(hs);
                 if (!c->token || pw_init(&w) < 0)
                         return;
