@@ -368,6 +368,13 @@ static void do_session_op(struct host *h, uint64_t token, const struct proto_req
                 else if (req->op == PROTO_OP_UNLOAD)
                         master_request_abandon(hs->m_pub, "the session was unloaded");
                 stopping = req->op == PROTO_OP_STOP;
+        } else if (hs->m_pub && req->op == PROTO_OP_UNLOAD) {
+                /*
+                 * Not running, but maybe in a Terminate (a stop's, which may
+                 * take as long as initialization): it gets a few seconds,
+                 * then its worker is killed (inst_abandon()).
+                 */
+                master_request_abandon(hs->m_pub, "the session was unloaded");
         }
         if (req->op == PROTO_OP_WARP && hs->m_pub && (hs->st.state == PROTO_STATE_LOADED ||
                                                      hs->st.state == PROTO_STATE_RUNNING ||

@@ -400,3 +400,57 @@ Test(daemon_unload_hung, unloading_a_session_in_a_long_terminate_ends_it, .timeo
         fmud_close(c);
         daemon_stop(&d);
 }
+
+struct stopper {
+        struct fmud *c;
+        uint64_t s;
+};
+
+static void *stop_it(void *arg)
+{
+        struct stopper *st = arg;
+
+        (void)fmud_stop(st->c, &(struct proto_target){ st->s, 0 }, NULL);
+        return NULL;
+}
+
+/*
+ * The same for a session that is not running: a stop of a loaded session
+ * makes its Terminate, which takes an hour; an unload sent meanwhile ends
+ * it within seconds. It waited for the Terminate.
+ */
+Test(daemon_unload_hung, unloading_a_stopped_session_in_a_long_terminate_ends_it, .timeout = 120,
+     .fini = teardown)
+{
+        struct proto_assign starts[] = {
+                { daemon_str("fault"), daemon_str("28") },
+                { daemon_str("count"), daemon_str("3600000") },
+        };
+        struct proto_load a = {
+                .path = daemon_str(FMUD_TEST_FMU_DIR "/Misbehave.fmu"),
+                .n_starts = 2, .starts = starts,
+        };
+        struct proto_session_status st;
+        struct fmud_daemon d;
+        struct stopper sp;
+        pthread_t th;
+        struct fmud *c;
+        pid_t pid;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        sp.c = daemon_connect(&d);
+        cr_assert(eq(int, fmud_load(c, &a, &sp.s, NULL), 0), "%s", fmud_errmsg(c));
+        cr_assert(fmud_status(c, sp.s, &st) == 0, "%s", fmud_errmsg(c));
+        pid = (pid_t)st.insts[0].pid;
+        cr_assert(eq(int, pthread_create(&th, NULL, stop_it, &sp), 0));
+        /* Let the stop reach its Terminate (no state says so: a wait, not a measure). */
+        usleep(500 * 1000);
+        cr_assert(eq(int, fmud_unload(c, &(struct proto_target){ sp.s, 0 }), 0), "%s",
+                  fmud_errmsg(c));
+        cr_assert(daemon_pid_alive(pid) == false);
+        pthread_join(th, NULL);
+        fmud_close(sp.c);
+        fmud_close(c);
+        daemon_stop(&d);
+}

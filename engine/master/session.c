@@ -481,8 +481,10 @@ void session_free(struct session *s)
                 /* A stopped worker could not answer: killed, not waited for. */
                 (void) inst_kill_stopped(si->inst);
                 /* fmi3Terminate only from a healthy, initialized instance (section 2.2.4). */
-                if (si->initialized && !si->failed && !si->terminated && !inst_fault(si->inst))
+                if (si->initialized && !si->failed && !si->terminated && !inst_fault(si->inst)) {
+                        session_init_deadline(s, si, true);     /* as session_terminate() */
                         (void) inst_terminate(si->inst);
+                }
                 ended(s, si);
         }
         free(s->insts);
