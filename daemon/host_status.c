@@ -328,7 +328,7 @@ void hstatus_encode(struct hsess *hs, struct pw *w, const struct host_peer *view
                 .rig = {
                         .state = str(master_rig_state_name(rig.state)),
                         .policy = str(rig_policy_name(rig.policy)),
-                        .in_force = rig.state == MASTER_RIG_VANISHED,
+                        .in_force = rig.in_force,
                         .applied = rig.applied, .late = rig.late,
                         .missing = rig.missing, .dropped = rig.dropped,
                         .bad = rig.bad,

@@ -416,7 +416,9 @@ enum master_rig_state {
 };
 struct master_rig_stats {
         bool ports;                     /* the session has rig ports */
+        /* As the heartbeat reads now: vanished before the next point acts on it. */
         enum master_rig_state state;
+        bool in_force;                  /* the master acted on its vanishing: the policy applies */
         enum rig_policy policy;
         uint64_t applied, late, missing, dropped, bad;
 };

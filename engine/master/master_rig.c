@@ -210,10 +210,13 @@ static void apply(struct mrig *rg, const double *v, bool safe_only)
         }
 }
 
-/* A heartbeat at beat is recent at now: within the rig's timeout (0: never beat). */
+/*
+ * A heartbeat at beat is recent at now: within the rig's timeout either
+ * way (0: never beat; a beat stored after now was read is recent).
+ */
 static bool fresh_at(const struct mrig *rg, uint64_t beat, uint64_t now)
 {
-        return beat && beat <= now + rg->timeout_ns && now - beat <= rg->timeout_ns;
+        return beat && (beat >= now ? beat - now <= rg->timeout_ns : now - beat <= rg->timeout_ns);
 }
 
 /* The pause policy: the master pauses itself at the next point, saying why. */
@@ -418,9 +421,13 @@ void master_rig_stats(const struct master *m, struct master_rig_stats *ret)
          * a rig silent past its timeout is vanished now, as the next point
          * will find it (the heartbeat is read on any thread, shm/rig.h).
          */
-        if (ret->state == MASTER_RIG_ATTACHED &&
-            !fresh_at(rg, rig_heartbeat(rg->chan), pace_now_ns()))
-                ret->state = MASTER_RIG_VANISHED;
+        ret->in_force = ret->state == MASTER_RIG_VANISHED;
+        if (ret->state == MASTER_RIG_ATTACHED) {
+                uint64_t beat = rig_heartbeat(rg->chan), now = pace_now_ns();
+
+                if (!fresh_at(rg, beat, now))
+                        ret->state = MASTER_RIG_VANISHED;
+        }
         ret->applied = atomic_load_explicit(&rg->applied, memory_order_relaxed);
         ret->late = atomic_load_explicit(&rg->late, memory_order_relaxed);
         ret->missing = atomic_load_explicit(&rg->missing, memory_order_relaxed);
