@@ -90,8 +90,16 @@ static int cancel_sink(void *ctx, const void *buf, size_t len)
         return ar_fd_sink(&s->fd, buf, len);
 }
 
+/*
+ * Up to this many files, each is fsync'ed (a journal commit each); past
+ * it, one syncfs() for the tree: 20,000 files (an embedded runtime) took
+ * half a minute one by one. syncfs() also flushes whatever else is dirty
+ * on that file system, which only a large tree is worth.
+ */
+#define FSYNC_EACH_MAX  256
+
 static int write_file(const struct fmu_archive *ar, struct tree *t, const struct ar_entry *e,
-                      struct ar_report *rep)
+                      bool sync, struct ar_report *rep)
 {
         struct cancel_sink sink = { .cancel = rep->cancel };
         const char *why = "";
@@ -104,8 +112,7 @@ static int write_file(const struct fmu_archive *ar, struct tree *t, const struct
         r = ar_stream(ar, e, cancel_sink, &sink, &why);
         if (r == -EBADMSG)
                 ar_error(rep, e->name, strlen(e->name), "data does not match its header: %s", why);
-        /* Made durable all at once by write_all(): an fsync per file costs a journal commit each. */
-        if (r == 0 && fchmod(fd, file_mode(e->name)) < 0)
+        if (r == 0 && ((sync && fsync(fd) < 0) || fchmod(fd, file_mode(e->name)) < 0))
                 r = -errno;
         if (close(fd) < 0 && r == 0)
                 r = -errno;
@@ -114,23 +121,25 @@ static int write_file(const struct fmu_archive *ar, struct tree *t, const struct
 
 static int write_all(const struct fmu_archive *ar, struct tree *t, struct ar_report *rep)
 {
+        size_t files = 0;
+        bool each;
         int r;
 
+        for (size_t i = 0; i < ar->n; i++)
+                files += ar->v[i].kind != AR_DIR;
+        each = files <= FSYNC_EACH_MAX;
         for (size_t i = 0; i < ar->n; i++) {
                 const struct ar_entry *e = &ar->v[i];
 
                 if (fmi_cancelled(rep->cancel))
                         return -ECANCELED;
-                r = e->kind == AR_DIR ? tree_create_dir(t, e->name) : write_file(ar, t, e, rep);
+                r = e->kind == AR_DIR ? tree_create_dir(t, e->name)
+                                      : write_file(ar, t, e, each, rep);
                 if (r < 0)
                         return r;
         }
-        /*
-         * One syncfs() for the whole tree: 20,000 files (an embedded
-         * runtime) took half a minute fsync'ed one by one, and the seal
-         * written after it must not outlive the data on a crash.
-         */
-        if (syncfs(t->root_fd) < 0)
+        /* The data on disk before the seal written after it, which must not outlive it on a crash. */
+        if (!each && syncfs(t->root_fd) < 0)
                 return -errno;
         return tree_seal(t, 0555);
 }

@@ -4,9 +4,9 @@
  * DESIGN: entries are written into a private temporary directory beside
  * the final one (mode 0700), each created relative to an open directory fd
  * with O_NOFOLLOW and O_EXCL, one validated component at a time, so no
- * name can reach outside it. Files are made read-only and synced (one
- * syncfs for the tree), then the tree is renamed into place without
- * replacing anything. A concurrent
+ * name can reach outside it. Files are made read-only and synced (each
+ * fsync'ed, or one syncfs for a tree of many), then the tree is renamed
+ * into place without replacing anything. A concurrent
  * unpack of the same archive either wins the rename or finds the winner's
  * directory and discards its own copy. A tree that changed since it was
  * unpacked is unpacked again (cache_check.h). Anything that fails removes the
