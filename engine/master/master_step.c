@@ -121,6 +121,7 @@ int mstep_fault(struct master *m, struct mi *mi, int r, const char *fn)
 {
         char call[96], why[MASTER_MSG_MAX - 256];
         const char *text = inst_message(mi->inst);
+        const struct md *md = m->sc->components[mi->idx].fmu->md;
         int err = r >= 0 ? -EIO : r, len;
 
         call_name(mi, r, fn, call, sizeof(call));
@@ -145,6 +146,12 @@ int mstep_fault(struct master *m, struct mi *mi, int r, const char *fn)
         if (strcmp(fn, "DoStep"))
                 return master_err(m, err, "component '%s': %s%s at t = %.17g: %s", mi->name,
                                   mi->fmi == 2 ? "fmi2" : "fmi3", call, m->t_cur, why);
+        /* A Model Exchange or Scheduled Execution FMU has no DoStep: its worker's step is named. */
+        if (!strcmp(call, "DoStep") && (md->hosted_me || md->hosted_se))
+                return master_err(m, err, "component '%s': the %s at t = %.17g (step to %.17g): "
+                                  "%s", mi->name, md->hosted_me ? "Model Exchange integration "
+                                  "(CVODE, in its worker)" : "Scheduled Execution activation of "
+                                  "its partitions", mi->from, mi->aim, why);
         return master_err(m, err, "component '%s': %s%s at t = %.17g (step to %.17g): %s",
                           mi->name, mi->fmi == 2 ? "fmi2" : "fmi3", call, mi->from, mi->aim, why);
 }
