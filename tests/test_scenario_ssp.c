@@ -142,6 +142,21 @@ Test(scenario_ssp, a_binding_converts_into_its_connectors_declared_unit, .fini =
         cr_assert(epsilon_eq(dbl, c->offset, -273.15, 1e-12));
 }
 
+/*
+ * A binding with a unit for a variable that has none (nor a connector
+ * declaring one) is taken as it is, as FMI reads a variable without a
+ * unit, and says so: 1000 mm stays 1000, where the author may have meant
+ * 1 (m). It was taken silently, while a unit that does not convert is
+ * refused.
+ */
+Test(scenario_ssp, a_binding_with_a_unit_for_a_variable_without_one_is_taken_with_a_warning,
+     .fini = teardown)
+{
+        load_fixture("valid/unit_to_unitless.ssd", NULL);
+        cr_assert(eq(dbl, start_of("a", "x0"), 1000.0));
+        cr_assert(sx_has(&x, "'mm'", "has no unit"), "no warning");
+}
+
 /* An FMU's unit without a BaseUnit is the SSD's of the same name, which says how it converts. */
 Test(scenario_ssp, an_fmu_unit_without_a_base_unit_converts_as_the_ssd_defines_it,
      .fini = teardown)

@@ -134,8 +134,14 @@ static int convert_unit(struct sc_load *l, const struct ssv_set *set, const stru
         if (!p->unit || !md_type_is_float(v->type))
                 return 0;
         vu = sc_var_unit_of(l, comp, v, &vname);
-        if (!vname)
+        /* FMI reads a variable without a unit as it is: a value meant in another unit says so. */
+        if (!vname) {
+                if (p->unit[0] && strcmp(p->unit, "1"))
+                        sc_warn(l, set->file, p->line, p->name, "a value in '%s' for a variable "
+                                "that has no unit (nor a connector that declares one): taken as "
+                                "it is, not converted", p->unit);
                 return 0;
+        }
         pu = ssv_unit(set, p->unit);
         if (!pu)
                 pu = sc_unit(l, md, p->unit);
