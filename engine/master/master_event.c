@@ -142,10 +142,9 @@ static int session_failed(struct master *m, int r)
 
 int mevent_iterate(struct master *m, struct mi *mi, double t, bool *ret_term)
 {
+        bool init = mi->init_event;     /* already in it: initialization's */
         double next;
         int r;
-
-        bool init = mi->init_event;
 
         r = init ? INST_OK : inst_enter_event_mode(mi->inst);
         if (r != INST_OK && r != INST_WARNING)
