@@ -35,12 +35,17 @@ void host_opts_default(struct host_opts *o)
         *o = (struct host_opts){ .sandbox = HOST_SANDBOX_STRICT, .max_sessions = 64 };
 }
 
-/* Hand w's reply to opts.complete; resets w. */
+/* Hand w's reply to opts.complete; resets w. Token 0: the daemon's own command, no one to answer. */
 static void complete(struct host *h, uint64_t token, struct pw *w)
 {
         size_t len = 0;
-        void *buf = pw_take(w, &len);
+        void *buf;
 
+        if (!token) {
+                pw_reset(w);
+                return;
+        }
+        buf = pw_take(w, &len);
         if (!buf) {
                 /* Out of memory: a short error still has a chance. */
                 pw_reset(w);
