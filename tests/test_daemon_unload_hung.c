@@ -454,3 +454,37 @@ Test(daemon_unload_hung, unloading_a_stopped_session_in_a_long_terminate_ends_it
         fmud_close(c);
         daemon_stop(&d);
 }
+
+/*
+ * The daemon told to stop while a session that never ran makes its hour-
+ * long Terminate on the way out (Misbehave fault 28, loaded only): after
+ * the stop's grace the call is cut and the daemon exits (daemon_stop()
+ * asserts the exit and that no worker outlived it). It waited for the
+ * Terminate, past any service manager's stop timeout.
+ */
+Test(daemon_unload_hung, shutdown_cuts_the_long_terminate_of_a_loaded_session, .timeout = 120,
+     .fini = teardown)
+{
+        struct proto_assign starts[] = {
+                { daemon_str("fault"), daemon_str("28") },
+                { daemon_str("count"), daemon_str("3600000") },
+        };
+        struct proto_load a = {
+                .path = daemon_str(FMUD_TEST_FMU_DIR "/Misbehave.fmu"),
+                .n_starts = 2, .starts = starts,
+        };
+        struct proto_session_status st;
+        struct fmud_daemon d;
+        struct fmud *c;
+        uint64_t s;
+        pid_t pid;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        cr_assert(eq(int, fmud_load(c, &a, &s, NULL), 0), "%s", fmud_errmsg(c));
+        cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
+        pid = (pid_t)st.insts[0].pid;
+        fmud_close(c);
+        daemon_stop(&d);
+        cr_assert(daemon_pid_alive(pid) == false);
+}

@@ -1114,3 +1114,31 @@ Test(run, local_prints_an_fmus_messages_without_their_control_characters, .init 
                   r.err);
         run_result_fini(&r);
 }
+
+/*
+ * Ctrl-C while the run's end is in a Terminate that takes a minute
+ * (Misbehave fault 28, --local): the Terminate gets a few seconds, then
+ * its worker is killed, and the run says it was interrupted (exit 130).
+ * Terminate was exempt from the interruption: the run waited the minute
+ * and exited 0.
+ */
+Test(run, an_interrupt_during_a_long_terminate_cuts_it, .init = setup, .fini = teardown,
+     .timeout = 120)
+{
+        char *out = NULL;
+        char *argv[] = { (char *)FMUD_FMUCTL, (char *)"run",
+                         (char *)FMUD_TEST_FMU_DIR "/Misbehave.fmu", (char *)"--start",
+                         (char *)"fault=28", (char *)"--start", (char *)"count=60000",
+                         (char *)"--stop-time", (char *)"0.02", (char *)"--step", (char *)"0.01",
+                         (char *)"--out", NULL, (char *)"--quiet", (char *)"--local", NULL };
+        struct run_result r;
+
+        cr_assert(asprintf(&out, "%s/int28.csv", dir) > 0);
+        argv[12] = out;
+        cr_assert(eq(int, run_interrupt(argv, "terminating slowly", SIGINT, 1, &r), 0));
+        cr_assert(eq(int, r.exit_code, 130), "%s", r.err);
+        cr_assert(not(eq(ptr, strstr(r.err, "interrupted"), NULL)), "%s", r.err);
+        cr_assert(not(eq(ptr, strstr(r.err, "terminate"), NULL)), "%s", r.err);
+        run_result_fini(&r);
+        free(out);
+}

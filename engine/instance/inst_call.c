@@ -188,14 +188,20 @@ int call_send(struct inst *inst, struct req *rq, const struct timespec *deadline
 /* Why the call in flight is no longer waited for (its worker is killed), or NULL. */
 static const char *unwanted(struct inst *inst)
 {
+        bool cancelled = inst->cancel && atomic_load_explicit(inst->cancel, memory_order_relaxed);
         /*
-         * Its session is going away: the step's result is wanted by no one,
-         * and a Terminate, which may take as long as initialization, gets
-         * INST_ABANDON_TERMINATE_NS from its start to flush what it kept.
+         * A Terminate, which may take as long as initialization, gets
+         * INST_ABANDON_TERMINATE_NS from its start to flush what it kept
+         * once its session is going away or its caller was interrupted.
          */
-        if ((inst->cur_op == CALL_OP_DO_STEP ||
-             (inst->cur_op == CALL_OP_TERMINATE &&
-              now_ns() - inst->last_start_ns >= INST_ABANDON_TERMINATE_NS)) &&
+        bool term_over = inst->cur_op == CALL_OP_TERMINATE &&
+                         now_ns() - inst->last_start_ns >= INST_ABANDON_TERMINATE_NS;
+
+        if (term_over && cancelled && !atomic_load(&inst->abandoned))
+                return "terminate: it was cancelled (the run interrupted or the daemon shutting "
+                       "down)";
+        /* Its session is going away: the step's result is wanted by no one. */
+        if ((inst->cur_op == CALL_OP_DO_STEP || term_over) &&
             atomic_load_explicit(&inst->abandoned, memory_order_acquire)) {
                 const char *why = atomic_load_explicit(&inst->abandoned_why, memory_order_relaxed);
 
@@ -205,8 +211,7 @@ static const char *unwanted(struct inst *inst)
                 return inst->unwanted;
         }
         /* Its caller was interrupted: nothing but the end of the FMU is waited for. */
-        if (inst->cancel && atomic_load_explicit(inst->cancel, memory_order_relaxed) &&
-            inst->cur_op != CALL_OP_TERMINATE && inst->cur_op != CALL_OP_FREE)
+        if (cancelled && inst->cur_op != CALL_OP_TERMINATE && inst->cur_op != CALL_OP_FREE)
                 return "call: it was cancelled (the run interrupted or the daemon shutting down)";
         return NULL;
 }

@@ -162,7 +162,8 @@ struct inst_opts {
         /*
          * The caller's cancel flag (borrowed; NULL: none; set from a
          * signal handler or another thread). Once true, a call in flight
-         * other than Terminate and FreeInstance is no longer waited for:
+         * other than FreeInstance is no longer waited for (a Terminate
+         * for INST_ABANDON_TERMINATE_NS from its start at most):
          * the worker is killed within a wait slice (20 ms) and the call
          * fails with -ECANCELED, as after inst_abandon(). An interrupted
          * run, or a daemon's shutdown, ends also where an FMU never returns.

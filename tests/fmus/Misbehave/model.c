@@ -60,9 +60,10 @@
  *                          the step at 'at' logs a Warning that it is
  *                          armed; fmi3Terminate logs an Error naming x
  *                          and returns fmi3Error
- *                      28 (whatever at is) a slow fmi3Terminate: sleeps
- *                          `count` milliseconds, as an FMU flushing its
- *                          logs or returning a licence does
+ *                      28 (whatever at is) a slow fmi3Terminate: logs a
+ *                          Warning that says so, then sleeps `count`
+ *                          milliseconds, as an FMU flushing its logs or
+ *                          returning a licence does
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
@@ -460,6 +461,7 @@ static int terminate(struct inst *inst)
         if (d->fault == 28) {
                 struct timespec ms = { d->count / 1000, (long)(d->count % 1000) * 1000000 };
 
+                inst_log(inst, FMU_WARNING, "misbehave: terminating slowly");
                 nanosleep(&ms, NULL);
         }
         if (d->fault != 27)
