@@ -176,3 +176,39 @@ Test(master_sched, gauss_seidel_without_an_order_follows_the_values)
         free(g);
         msys_fini(&x);
 }
+
+/*
+ * The same with a loop (a and b feed each other, through b's state) and a consumer of it
+ * written first (c a b): the loop is entered at a, its first component in
+ * document order, and c steps after b, whose output it takes at once. c,
+ * first in document order but in no loop, was taken as the loop's entry.
+ */
+Test(master_sched, gauss_seidel_without_an_order_enters_a_loop_at_one_of_its_own)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("c", "LinearOde") MSYS_COMP("a", "LinearOde")
+                            MSYS_COMP("b", "LinearOde"),
+                .connections = MSYS_CONN("a", "y0", "b", "u0") MSYS_CONN("b", "x", "a", "u0")
+                               MSYS_CONN("b", "y0", "c", "u0"),
+                .parameters = MSYS_REAL("a.k", "0.5") MSYS_REAL("b.k", "1.5")
+                              MSYS_REAL("b.x0", "2"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.05\" algorithm=\"gauss-seidel\"",
+                .settings = MSYS_RECORD("a.y0") MSYS_RECORD("b.u0") MSYS_RECORD("b.y0")
+                            MSYS_RECORD("c.u0"),
+        };
+        const struct mrow **g;
+        struct msys x;
+        size_t n;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        g = msys_grid(&x, &n);
+        for (size_t k = 1; k < n; k++) {
+                cr_assert(V(g[k], "b.u0") == V(g[k], "a.y0"), "b.u0 at %zu", k);
+                cr_assert(V(g[k], "c.u0") == V(g[k], "b.y0"), "c.u0 at %zu", k);
+        }
+        free(g);
+        msys_fini(&x);
+}

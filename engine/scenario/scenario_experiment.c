@@ -261,18 +261,50 @@ static bool follows(const struct scenario_connection *c, bool flow)
 }
 
 /*
+ * Whether a path of connections the order follows leads from 'from' back
+ * to it through components not placed yet (seen and stack: scratch).
+ */
+static bool on_loop(const struct scenario *s, size_t from, const bool *done, bool *seen,
+                    size_t *stack)
+{
+        size_t n = s->n_components, top = 0;
+
+        memset(seen, 0, n * sizeof(*seen));
+        stack[top++] = from;
+        while (top) {
+                size_t at = stack[--top];
+
+                for (size_t j = 0; j < s->n_connections; j++) {
+                        const struct scenario_connection *c = &s->connections[j];
+
+                        if (!follows(c, true) || c->from_comp != at || done[c->to_comp])
+                                continue;
+                        if (c->to_comp == from)
+                                return true;
+                        if (!seen[c->to_comp]) {
+                                seen[c->to_comp] = true;
+                                stack[top++] = c->to_comp;
+                        }
+                }
+        }
+        return false;
+}
+
+/*
  * Kahn's algorithm over sequential connections (flow: over every
- * connection of values between components, a loop broken at its first
- * component in document order); ties in document order. O(n^2 + n c).
+ * connection of values between components, a loop entered at its first
+ * component in document order, never at one only fed by it); ties in
+ * document order. O(n^2 c) at worst.
  */
 static int topo(struct sc_load *l, size_t *order, bool flow)
 {
         const struct scenario *s = l->s;
         size_t n = s->n_components, k = 0, *indeg = calloc(n, sizeof(*indeg));
-        bool *done = calloc(n, sizeof(*done));
+        size_t *stack = calloc(n + 1, sizeof(*stack));
+        bool *done = calloc(n, sizeof(*done)), *seen = calloc(n + 1, sizeof(*seen));
         int r = 0;
 
-        if (!indeg || !done) {
+        if (!indeg || !done || !stack || !seen) {
                 r = -ENOMEM;
                 goto out;
         }
@@ -286,7 +318,7 @@ static int topo(struct sc_load *l, size_t *order, bool flow)
                         i++;
                 /* A loop: the first of it in document order steps first, as it would anyway. */
                 for (size_t j = 0; i == n && flow && j < n; j++)
-                        if (!done[j])
+                        if (!done[j] && on_loop(s, j, done, seen, stack))
                                 i = j;
                 if (i == n) {
                         r = sc_err(l, l->label, l->has_doc ? l->doc.settings_line : 0, NULL,
@@ -304,6 +336,8 @@ static int topo(struct sc_load *l, size_t *order, bool flow)
 out:
         free(indeg);
         free(done);
+        free(stack);
+        free(seen);
         return r;
 }
 
