@@ -8,6 +8,13 @@
 #include "cli.h"
 #include "commands.h"
 
+/*
+ * A stop is answered once the FMUs' Terminate returned, which may take as
+ * long as an initialization (600 s, fmud.conf call_timeout): waited for
+ * that long, and a little more, not the usual reply timeout.
+ */
+#define STOP_TIMEOUT_MS (660 * 1000)
+
 typedef int verb_fn(struct fmud *c, const struct proto_target *t, struct proto_progress *ret);
 
 static int do_unload(struct fmud *c, const struct proto_target *t, struct proto_progress *ret)
@@ -49,6 +56,8 @@ static int verb(int argc, char **argv, const struct verb *v)
         code = cli_open_session(&a, argc, argv, &t);
         if (code)
                 return code;
+        if (v->fn == fmud_stop)
+                fmud_set_timeout(a.c, STOP_TIMEOUT_MS);
         c = v->fn(a.c, &t, &p);
         if (c < 0) {
                 code = cli_fail(&a, c, "%s session %s", v->name, argv[optind]);

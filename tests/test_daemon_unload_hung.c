@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "daemon_fixture.h"
+#include "support/run.h"
 #include "support/tmpdir.h"
 
 static char *conf_dir;
@@ -487,4 +488,40 @@ Test(daemon_unload_hung, shutdown_cuts_the_long_terminate_of_a_loaded_session, .
         fmud_close(c);
         daemon_stop(&d);
         cr_assert(daemon_pid_alive(pid) == false);
+}
+
+/*
+ * fmuctl stop of a loaded session whose Terminate takes 32 s (longer
+ * than a reply's usual 30 s): the stop is answered once it returned, exit
+ * 0. fmuctl gave up after 30 s and said the daemon did not answer (exit 3).
+ */
+Test(daemon_unload_hung, fmuctl_stop_waits_for_a_long_terminate, .timeout = 150,
+     .fini = teardown)
+{
+        struct proto_assign starts[] = {
+                { daemon_str("fault"), daemon_str("28") },
+                { daemon_str("count"), daemon_str("32000") },
+        };
+        struct proto_load a = {
+                .path = daemon_str(FMUD_TEST_FMU_DIR "/Misbehave.fmu"),
+                .n_starts = 2, .starts = starts,
+        };
+        struct fmud_daemon d;
+        struct run_result r;
+        struct fmud *c;
+        char sid[32];
+        uint64_t s;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        cr_assert(eq(int, fmud_load(c, &a, &s, NULL), 0), "%s", fmud_errmsg(c));
+        snprintf(sid, sizeof(sid), "%llu", (unsigned long long)s);
+        cr_assert(eq(int, run_capture((char *[]){ (char *)FMUD_FMUCTL, (char *)"--endpoint",
+                                                  d.endpoint, (char *)"stop", sid, NULL },
+                                      &r), 0));
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        cr_assert(not(eq(ptr, strstr(r.out, "stopped"), NULL)), "%s", r.out);
+        run_result_fini(&r);
+        fmud_close(c);
+        daemon_stop(&d);
 }
