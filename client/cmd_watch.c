@@ -168,19 +168,36 @@ static int on_msg(void *ctx, int r, const struct fmud_msg *m)
         return 0;
 }
 
+/* The session's samples dropped on the way so far (every subscription's), or 0. */
+static uint64_t dropped(struct cli *a, const struct proto_target *t)
+{
+        struct proto_session_status st;
+
+        return fmud_status(a->c, t->session, &st) == 0 ? st.samples_dropped : 0;
+}
+
 /* Follow until the end; returns the exit code. */
 static int follow(struct cli *a, const struct proto_target *t, struct view *w)
 {
         struct cli_follow f = { .wait_ms = w->frame ? 50 : 200, .on_msg = on_msg,
                                 .stop = &interrupted };
         struct watch_follow wf = { w, t->session, &f };
+        uint64_t before = dropped(a, t), after;
         int r;
 
         f.ctx = &wf;
         r = cli_follow(a, t, &f);
 
-        if (r == 1)
+        if (r == 1) {
+                /* A loss at the very end has no later sample to carry its flag: said here. */
+                after = dropped(a, t);
+                if (after > before)
+                        fprintf(stderr, "fmuctl watch: %llu samples of session %llu were dropped "
+                                "while watching (a subscriber did not keep up); some shown rows "
+                                "may be missing\n", (unsigned long long)(after - before),
+                                (unsigned long long)t->session);
                 return end_code(f.state, f.time);
+        }
         if (r == FMUD_E_REFUSED && fmud_errcode(a->c) == PROTO_E_NO_SESSION) {
                 fprintf(stderr, "fmuctl watch: session %llu is gone\n",
                         (unsigned long long)t->session);

@@ -90,24 +90,28 @@ static bool has_flag(struct json_object *o, const char *name)
  * output when it ends with the session, and the session's progress in *p.
  * slow: its output is not read from then until the session has stopped and
  * more than a second has passed, as a slow consumer (a pipe into a logger)
- * does.
+ * does. ret_err (when not NULL): what watch wrote on stderr.
  */
 static char *watch_joined_n(const struct proto_target *t, const char *extra, unsigned n,
-                            bool slow, struct proto_progress *p)
+                            bool slow, struct proto_progress *p, char **ret_err)
 {
-        struct out o = { 0 };
+        struct out o = { 0 }, e = { 0 };
         char sid[32];
-        int fds[2], status;
+        int fds[2], efds[2], status;
         pid_t pid;
 
         snprintf(sid, sizeof(sid), "%" PRIu64, t->session);
-        cr_assert(pipe(fds) == 0);
+        cr_assert(pipe(fds) == 0 && pipe(efds) == 0);
         pid = fork();
         cr_assert(pid >= 0);
         if (pid == 0) {
                 dup2(fds[1], STDOUT_FILENO);
+                if (ret_err)
+                        dup2(efds[1], STDERR_FILENO);
                 close(fds[0]);
                 close(fds[1]);
+                close(efds[0]);
+                close(efds[1]);
                 if (extra)
                         execl(FMUD_FMUCTL, FMUD_FMUCTL, "watch", sid, "mass1.x1", extra, "--json",
                               (char *)NULL);
@@ -117,6 +121,7 @@ static char *watch_joined_n(const struct proto_target *t, const char *extra, uns
                 _exit(127);
         }
         close(fds[1]);
+        close(efds[1]);
         /* Step a point at a time until watch has joined (it prints a line). */
         for (int i = 0; i < 400 && !memchr(o.buf ? o.buf : "", '\n', o.len); i++) {
                 cr_assert(fmud_step(c, t, 1, NULL) == 0, "%s", fmud_errmsg(c));
@@ -135,6 +140,11 @@ static char *watch_joined_n(const struct proto_target *t, const char *extra, uns
         while (read_some(fds[0], &o, 100))
                 ;
         close(fds[0]);
+        while (ret_err && read_some(efds[0], &e, 100))
+                ;
+        close(efds[0]);
+        if (ret_err)
+                *ret_err = e.buf ? e.buf : strdup("");
         if (waitpid(pid, &status, 0) != pid) {
                 kill(pid, SIGKILL);
                 cr_assert(0, "fmuctl watch did not end");
@@ -146,7 +156,7 @@ static char *watch_joined_n(const struct proto_target *t, const char *extra, uns
 static char *watch_joined(const struct proto_target *t, const char *extra,
                           struct proto_progress *p)
 {
-        return watch_joined_n(t, extra, 50, false, p);
+        return watch_joined_n(t, extra, 50, false, p, NULL);
 }
 
 Test(fmuctl_watch, every_point_json_prints_each_point_with_stamps_and_flags, .init = setup,
@@ -238,7 +248,7 @@ Test(fmuctl_watch, a_slow_consumer_gets_every_sample_that_arrived_before_the_end
         };
         struct proto_target t = { daemon_load(c, &a, NULL), 0 };
         struct proto_progress p;
-        char *buf = watch_joined_n(&t, "--every-point", 2000, true, &p);
+        char *buf = watch_joined_n(&t, "--every-point", 2000, true, &p, NULL);
         int64_t prev = -1;
         size_t lines = 0;
 
@@ -257,5 +267,28 @@ Test(fmuctl_watch, a_slow_consumer_gets_every_sample_that_arrived_before_the_end
         cr_assert(lines >= 2000, "%zu lines", lines);
         cr_assert_eq(prev, (int64_t)p.points, "last point %" PRId64 ", session at %" PRIu64, prev,
                      p.points);
+        free(buf);
+}
+
+/*
+ * A consumer far slower than the session: more samples than the queues
+ * hold are dropped on the way, the last of them with no later sample to
+ * carry the dropped flag. watch says so when the session ends, with how
+ * many; it ended as if nothing were missing.
+ */
+Test(fmuctl_watch, samples_dropped_at_the_end_are_said, .init = setup, .fini = teardown)
+{
+        struct proto_load a = {
+                .path = daemon_str(FMUD_EXAMPLES "/msd.ssp"), .has_stop = true, .stop = 1e6,
+        };
+        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
+        struct proto_session_status st;
+        struct proto_progress p;
+        char *err = NULL, *buf = watch_joined_n(&t, "--every-point", 50000, true, &p, &err);
+
+        cr_assert(fmud_status(c, t.session, &st) == 0, "%s", fmud_errmsg(c));
+        cr_assert(st.samples_dropped > 0, "nothing dropped: the test proves nothing");
+        cr_assert(strstr(err, "were dropped while watching") != NULL, "%s", err);
+        free(err);
         free(buf);
 }
