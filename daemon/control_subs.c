@@ -59,7 +59,13 @@ void ctl_subs_note(struct ctl_subs *s, int sock, const unsigned char *m, size_t 
                 return;
         bit = 1u << sock;
         i = find(s, m + 1, len - 1);
-        if (m[0] == 1) {
+        /*
+         * The last subscriber of a topic followed from its first, or of one
+         * whose subscription's own subscribe was never handed up (another
+         * peer subscribed to it first, which an XPUB does not repeat): gone
+         * from this socket, unless it comes back within the grace.
+         */
+        if (m[0] == 1 || i == SIZE_MAX) {
                 if (i == SIZE_MAX) {
                         if (s->n == CTL_SUBS_MAX || !live(ctx, session, n))
                                 return;
@@ -79,11 +85,14 @@ void ctl_subs_note(struct ctl_subs *s, int sock, const unsigned char *m, size_t 
                         s->v[i].n = n;
                         s->v[i].socks = 0;
                 }
-                s->v[i].socks |= bit;
-                s->v[i].gone_ms = 0;
-                return;
+                if (m[0] == 1) {
+                        s->v[i].socks |= bit;
+                        s->v[i].gone_ms = 0;
+                        return;
+                }
+                s->v[i].socks |= bit;   /* unfollowed until now: gone from here below */
         }
-        if (i == SIZE_MAX || !(s->v[i].socks & bit))
+        if (!(s->v[i].socks & bit))
                 return;
         s->v[i].socks &= ~bit;
         if (!s->v[i].socks)
