@@ -239,20 +239,12 @@ static bool sub_live(void *ctx, uint64_t session, uint64_t n)
         return c->host && host_sub_live(c->host, session, n);
 }
 
-static int64_t mono_ms(void)
-{
-        struct timespec t;
-
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* A subscription message other than a join: who subscribes to sample topics (control_subs.h). */
 static void on_sub_msg(void *ctx, const unsigned char *m, size_t len)
 {
         struct sub_ctx *x = ctx;
 
-        ctl_subs_note(&x->c->subs, x->sock, m, len, mono_ms(), sub_live, x->c);
+        ctl_subs_note(&x->c->subs, x->sock, m, len, ctl_now_ms(), sub_live, x->c);
 }
 
 static void sub_gone(void *ctx, uint64_t session, uint64_t n)
@@ -319,7 +311,7 @@ int control_run(struct control *c, int sigfd, int ready_fd)
                 }
                 /* Subscriptions whose subscribers left, after the grace a transient session gets. */
                 if (c->subs.n) {
-                        long gone = ctl_subs_expire(&c->subs, mono_ms(),
+                        long gone = ctl_subs_expire(&c->subs, ctl_now_ms(),
                                                     (int64_t)(c->cfg->transient_grace * 1000),
                                                     sub_gone, c);
 

@@ -100,6 +100,9 @@ struct control {
         int n_sock_files, n_made_dirs;
 };
 
+/* CLOCK_MONOTONIC now, in ms (control_rig.c). */
+int64_t ctl_now_ms(void);
+
 /* control_sock.c */
 int ctl_bind_all(struct control *c, char *err, size_t errlen);
 void ctl_remove_files(struct control *c);

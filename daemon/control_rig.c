@@ -40,7 +40,7 @@
 #include "control_int.h"
 #include "control_log.h"
 
-static int64_t now_ms(void)
+int64_t ctl_now_ms(void)
 {
         struct timespec t;
 
@@ -183,7 +183,7 @@ void ctl_rig_grant(struct control *c, const struct ctl_peer *p, struct cq_item *
         char msg[160];
         struct pw w;
 
-        expire(g, now_ms());
+        expire(g, ctl_now_ms());
         if (!p->has_cred || g->lfd < 0) {
                 ctl_rig_refuse(c, p, it->id, PROTO_E_UNSUPPORTED, "rig: the channel is handed to "
                             "local peers the daemon can identify only");
@@ -232,7 +232,7 @@ void ctl_rig_grant(struct control *c, const struct ctl_peer *p, struct cq_item *
         it->has_fd = false;             /* the token owns it now */
         t->uid = p->uid;
         t->session = it->session;
-        t->expires = now_ms() + RIG_TOKEN_MS;
+        t->expires = ctl_now_ms() + RIG_TOKEN_MS;
         ctl_log_outcome(p, pw_data(&w), pw_size(&w));
         ctl_send(c, p, pw_data(&w), pw_size(&w));
         pw_fini(&w);
@@ -361,7 +361,7 @@ static void on_read(struct ctl_rig *g, struct ctl_rig_conn *k)
 int ctl_rig_poll_items(struct control *c, zmq_pollitem_t *items, int max, long *timeout)
 {
         struct ctl_rig *g = &c->rig;
-        int64_t now = now_ms(), next = INT64_MAX;
+        int64_t now = ctl_now_ms(), next = INT64_MAX;
         int n = 0;
         bool full = true;
 
@@ -400,7 +400,7 @@ void ctl_rig_serve(struct control *c, const zmq_pollitem_t *items, int n)
                 if (!(items[i].revents & (ZMQ_POLLIN | ZMQ_POLLERR)))
                         continue;
                 if (items[i].fd == g->lfd) {
-                        on_accept(g, now_ms());
+                        on_accept(g, ctl_now_ms());
                         continue;
                 }
                 for (int k = 0; k < RIG_MAX_CONNS; k++)

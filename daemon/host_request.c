@@ -476,13 +476,13 @@ bool host_sub_live(struct host *h, uint64_t session, uint64_t n)
 
 void host_sub_gone(struct host *h, uint64_t session, uint64_t n)
 {
-        struct hsess *hs = host_find(h, session);
         char topic[48];
+        struct hsess *hs;
         struct hcmd *c;
         struct pw w;
 
         /* Only a subscription that still exists: nothing queued, no master woken, for others. */
-        if (!hs || !host_sub_live(h, session, n) || pw_init(&w) < 0)
+        if (!host_sub_live(h, session, n) || !(hs = host_find(h, session)) || pw_init(&w) < 0)
                 return;
         snprintf(topic, sizeof(topic), "s%llu.%llu", (unsigned long long)session,
                  (unsigned long long)n);

@@ -29,7 +29,8 @@
  * so only that user, the session's user or an admin removes it, and one
  * user holds at most HOST_MAX_SUBS_USER of a session's HOST_MAX_SUBS. One
  * whose subscribers have all gone is removed too (host_sub_gone(): an
- * unsubscribe with token 0, which nobody asked and nobody is answered).
+ * unsubscribe with token 0, which nobody asked: its answer is dropped,
+ * host.c complete()).
  *
  * Threads: session thread only.
  */
@@ -390,8 +391,7 @@ void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *a
         struct pw w;
 
         if (proto_unsubscribe_decode(args, &a, err, sizeof(err)) < 0) {
-                if (c->token)
-                        host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
+                host_reply_error(hs->h, c->token, c->id, PROTO_E_BAD_REQUEST, "%s", err);
                 return;
         }
         for (size_t i = 0; i < HOST_MAX_SUBS; i++) {
@@ -419,7 +419,7 @@ void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *a
                 hs->subs[i] = NULL;
                 set_live(hs, i, 0);
                 rows(hs);
-                if (!c->token || pw_init(&w) < 0)
+                if (pw_init(&w) < 0)
                         return;
                 proto_reply_ok_begin(&w, c->id);
                 pw_nil(&w);
@@ -427,8 +427,6 @@ void hsub_unsubscribe(struct hsess *hs, const struct hcmd *c, const struct pv *a
                 pw_fini(&w);
                 return;
         }
-        if (!c->token)
-                return;         /* unsubscribed before its subscribers went */
         host_reply_error(hs->h, c->token, c->id, PROTO_E_INVALID,
                          "no subscription '%.*s' in session %llu",
                          (int)(a.topic.len > 64 ? 64 : a.topic.len), a.topic.ptr,

@@ -184,34 +184,6 @@ static bool port_ok(const struct rig_port *p)
                p->has_safe <= 1 && (!p->has_safe || rig_value_ok(p->type, p->safe));
 }
 
-static int format(struct rig *r, const struct rig_params *p, const struct layout *l)
-{
-        struct rig_hdr *h = (struct rig_hdr *)r->base;
-        struct ring_params in = { .slot_size = l->in_slot, .capacity = 2 * RIG_RING_SLOTS };
-        struct ring_params out = { .slot_size = l->out_slot, .capacity = 2 * RIG_RING_SLOTS };
-        int e;
-
-        *h = (struct rig_hdr){
-                .magic = RIG_MAGIC, .version = RIG_VERSION, .total_size = l->total,
-                .n_in = p->n_in, .n_out = p->n_out, .ports_off = l->ports_off,
-                .in_off = l->in_off, .in_size = l->in_size,
-                .out_off = l->out_off, .out_size = l->out_size,
-                .policy = (uint32_t)p->policy, .timeout_ms = p->timeout_ms,
-        };
-        /* A side without ports may come as NULL, which memcpy may not take even for 0 bytes. */
-        if (p->n_in)
-                memcpy(r->ports, p->in, p->n_in * sizeof(*p->in));
-        if (p->n_out)
-                memcpy(r->ports + p->n_in, p->out, p->n_out * sizeof(*p->out));
-        memcpy(r->base + l->ports_off, r->ports, (p->n_in + p->n_out) * sizeof(*r->ports));
-        if ((e = ring_format(r->base + l->in_off, l->in_size, &in)) < 0 ||
-            (e = ring_format(r->base + l->out_off, l->out_size, &out)) < 0)
-                return e;
-        if ((e = ring_init(&r->in, r->base + l->in_off, l->in_size, RING_CONSUMER)) < 0)
-                return e;
-        return ring_init(&r->out, r->base + l->out_off, l->out_size, RING_PRODUCER);
-}
-
 /* The header's fixed part: what format() wrote and check() reads. */
 static void put_layout(struct rig *r, const struct layout *l)
 {
@@ -229,6 +201,29 @@ static void put_layout(struct rig *r, const struct layout *l)
         h->out_size = l->out_size;
         h->policy = r->policy;
         h->timeout_ms = r->timeout_ms;
+}
+
+static int format(struct rig *r, const struct rig_params *p, const struct layout *l)
+{
+        struct rig_hdr *h = (struct rig_hdr *)r->base;
+        struct ring_params in = { .slot_size = l->in_slot, .capacity = 2 * RIG_RING_SLOTS };
+        struct ring_params out = { .slot_size = l->out_slot, .capacity = 2 * RIG_RING_SLOTS };
+        int e;
+
+        *h = (struct rig_hdr){ 0 };
+        put_layout(r, l);
+        /* A side without ports may come as NULL, which memcpy may not take even for 0 bytes. */
+        if (p->n_in)
+                memcpy(r->ports, p->in, p->n_in * sizeof(*p->in));
+        if (p->n_out)
+                memcpy(r->ports + p->n_in, p->out, p->n_out * sizeof(*p->out));
+        memcpy(r->base + l->ports_off, r->ports, (p->n_in + p->n_out) * sizeof(*r->ports));
+        if ((e = ring_format(r->base + l->in_off, l->in_size, &in)) < 0 ||
+            (e = ring_format(r->base + l->out_off, l->out_size, &out)) < 0)
+                return e;
+        if ((e = ring_init(&r->in, r->base + l->in_off, l->in_size, RING_CONSUMER)) < 0)
+                return e;
+        return ring_init(&r->out, r->base + l->out_off, l->out_size, RING_PRODUCER);
 }
 
 void rig_restore(struct rig *r)
@@ -328,25 +323,38 @@ static int check(const struct rig_hdr *h, size_t size, struct layout *l, uint32_
         return 0;
 }
 
+/*
+ * A ring whose positions are broken, opened again by one side at the
+ * other's: a consumer moves its head to the producer's tail (what was
+ * unread is lost), a producer its tail to the consumer's head (what was
+ * unread is dropped). Each moves its own position only.
+ */
+static int reopen_at_peer(struct ring *ring, struct ring_hdr *h, size_t size,
+                          enum ring_role role)
+{
+        if (role == RING_CONSUMER)
+                wait_publish(&h->head, atomic_load_explicit(&h->tail, memory_order_acquire),
+                             &h->space);
+        else
+                wait_publish(&h->tail, atomic_load_explicit(&h->head, memory_order_acquire),
+                             &h->data);
+        return ring_init(ring, h, size, role);
+}
+
+/* ring_init(), or where only the positions are broken, reopen_at_peer(). */
+static int open_side(struct ring *ring, size_t size, enum ring_role role)
+{
+        struct ring_hdr *h = (struct ring_hdr *)ring->hdr;
+        int e = ring_init(ring, h, size, role);
+
+        return e == -EPROTO ? reopen_at_peer(ring, h, size, role) : e;
+}
+
 int rig_open_rings(struct rig *r)
 {
-        struct ring_hdr *in = (struct ring_hdr *)r->in.hdr, *out = (struct ring_hdr *)r->out.hdr;
-        int e = ring_init(&r->in, in, r->in_size, RING_PRODUCER);
+        int e = open_side(&r->in, r->in_size, RING_PRODUCER);
 
-        if (e == -EPROTO) {
-                wait_publish(&in->tail, atomic_load_explicit(&in->head, memory_order_acquire),
-                             &in->data);
-                e = ring_init(&r->in, in, r->in_size, RING_PRODUCER);
-        }
-        if (e < 0)
-                return e;
-        e = ring_init(&r->out, out, r->out_size, RING_CONSUMER);
-        if (e == -EPROTO) {
-                wait_publish(&out->head, atomic_load_explicit(&out->tail, memory_order_acquire),
-                             &out->space);
-                e = ring_init(&r->out, out, r->out_size, RING_CONSUMER);
-        }
-        return e;
+        return e < 0 ? e : open_side(&r->out, r->out_size, RING_CONSUMER);
 }
 
 int rig_attach(int fd, struct rig **ret)
@@ -467,13 +475,11 @@ uint64_t rig_heartbeat(const struct rig *r)
  */
 static int reopen_in(struct rig *r)
 {
-        struct ring_hdr *h;
         struct layout l;
 
         plan(r->n_in, r->n_out, &l);
-        h = (struct ring_hdr *)(r->base + l.in_off);
-        wait_publish(&h->head, atomic_load_explicit(&h->tail, memory_order_acquire), &h->space);
-        (void) ring_init(&r->in, h, l.in_size, RING_CONSUMER);
+        (void) reopen_at_peer(&r->in, (struct ring_hdr *)(r->base + l.in_off), l.in_size,
+                              RING_CONSUMER);
         return -EPROTO;
 }
 
@@ -669,12 +675,8 @@ int rig_read(struct rig *r, uint64_t *ret_point, double *ret_time, double *vals,
                          * over them, rig_restore()): read on from the
                          * engine's tail, what was in flight lost.
                          */
-                        struct ring_hdr *h = (struct ring_hdr *)r->out.hdr;
-
-                        wait_publish(&h->head, atomic_load_explicit(&h->tail,
-                                                                    memory_order_acquire),
-                                     &h->space);
-                        e = ring_init(&r->out, h, r->out_size, RING_CONSUMER);
+                        e = reopen_at_peer(&r->out, (struct ring_hdr *)r->out.hdr, r->out_size,
+                                           RING_CONSUMER);
                         return e < 0 ? e : -EAGAIN;
                 }
                 if (e != -EAGAIN)
