@@ -207,6 +207,11 @@ void cli_print_load_warnings(const struct cli *a);
 void cli_put_clean(FILE *f, const char *s, size_t len);
 /* An FMU's message, as --local prints them: "INSTANCE: level [category]: message" (cleaned). */
 void cli_print_log(FILE *f, const struct proto_log *l);
+/*
+ * Whether run prints a message as it comes: a status other than OK, or a
+ * line the FMU printed (the worker's categories "stdout" and "stderr").
+ */
+bool cli_log_shown(int status, const char *category, size_t len);
 /* Text: "session 3: running, t = 0.5, 12 points" (+ the message). */
 void cli_print_progress(uint64_t session, const struct proto_progress *p);
 

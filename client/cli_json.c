@@ -290,6 +290,14 @@ void cli_print_progress(uint64_t session, const struct proto_progress *p)
         putchar('\n');
 }
 
+bool cli_log_shown(int status, const char *category, size_t len)
+{
+        if (status > 0 && status < 5)
+                return true;
+        return status == 0 && category && len == 6 &&
+               (!memcmp(category, "stdout", 6) || !memcmp(category, "stderr", 6));
+}
+
 void cli_print_log(FILE *f, const struct proto_log *l)
 {
         static const char *const level[] = { "info", "warning", "discard", "error", "fatal" };

@@ -137,7 +137,7 @@ static void log_message(void *ctx, size_t comp, const char *name, int status, co
 
         (void)ctx;
         (void)comp;
-        if (status <= 0 || status >= 5)
+        if (!cli_log_shown(status, category, category ? strlen(category) : 0))
                 return;
         /* An FMU's text, as a daemon's client prints it: no control reaches the terminal. */
         cli_put_clean(stderr, name, strlen(name));

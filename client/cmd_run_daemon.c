@@ -155,13 +155,13 @@ static void finish(struct follow *f, enum proto_state state, double time)
                 fputc('\n', stderr);
 }
 
-/* An FMU's message on stderr, as --local prints them (not OK ones), each once. */
+/* An FMU's message on stderr, as --local prints them (cli_log_shown()), each once. */
 static void print_log(struct follow *f, const struct proto_log *l)
 {
         if (l->seq <= f->log_seq)
                 return;
         f->log_seq = l->seq;
-        if (l->status == 0)
+        if (!cli_log_shown((int)l->status, l->category.ptr, l->category.len))
                 return;
         if (f->bar)
                 fputc('\n', stderr);

@@ -433,8 +433,9 @@ Test(run, a_terminate_request_in_initialization_exits_0_locally_and_through_the_
 }
 
 /*
- * What an FMU prints to stdout (printf in an export) goes to stderr, never
- * into the results on stdout (--out -), locally as through the daemon.
+ * What an FMU prints to stdout (printf in an export) goes to stderr as its
+ * instance's lines, never into the results on stdout (--out -), locally as
+ * through the daemon.
  */
 Test(run, an_fmu_printing_to_stdout_leaves_the_results_on_stdout_alone, .init = setup,
      .fini = teardown)
@@ -442,13 +443,74 @@ Test(run, an_fmu_printing_to_stdout_leaves_the_results_on_stdout_alone, .init = 
         for (int local = 0; local < 2; local++) {
                 struct run_result r = fmuctl((const char *[]){
                         "run", FMUD_TEST_FMU_DIR "/Misbehave.fmu", "--start", "fault=20",
-                        "--stop-time", "0.03", "--step", "0.01", "--out", "-", "--quiet",
-                        local ? "--local" : NULL, NULL });
+                        "--start", "at=0", "--stop-time", "0.03", "--step", "0.01", "--out", "-",
+                        "--quiet", local ? "--local" : NULL, NULL });
 
                 cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
                 cr_assert(strstr(r.out, "misbehave") == NULL, "local %d: %s", local, r.out);
                 cr_assert(eq(int, strncmp(r.out, "time,", 5), 0), "%s", r.out);
                 cr_assert(eq(sz, lines(r.out), (size_t)5), "local %d: %s", local, r.out);
+                cr_assert(strstr(r.err, "Misbehave: info [stdout]: misbehave: printed to stdout "
+                                 "at t = 0.02\n") != NULL, "local %d: %s", local, r.err);
+                run_result_fini(&r);
+        }
+}
+
+/* How often needle is in s. */
+static size_t count_of(const char *s, const char *needle)
+{
+        size_t n = 0;
+
+        for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+                n++;
+        return n;
+}
+
+/*
+ * Everything an FMU prints, to stdout and to stderr, reaches the user once,
+ * under its instance's name, in the order written on each stream: a line
+ * longer than a message in parts, the lines of the last step, and a last
+ * line without its newline printed in fmi3Terminate. Locally and through
+ * the daemon, whose run reads the session's log.
+ */
+Test(run, what_an_fmu_prints_is_shown_once_as_its_instances_lines, .init = setup,
+     .fini = teardown)
+{
+        for (int local = 0; local < 2; local++) {
+                struct run_result r = fmuctl((const char *[]){
+                        "run", FMUD_TEST_FMU_DIR "/Misbehave.fmu", "--start", "fault=29",
+                        "--start", "at=0", "--stop-time", "0.03", "--step", "0.01", "--out", "-",
+                        "--quiet", local ? "--local" : NULL, NULL });
+                const char *prev = r.err;
+
+                cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
+                cr_assert(eq(sz, lines(r.out), (size_t)5), "local %d: %s", local, r.out);
+                for (int i = 0; i < 3; i++) {
+                        char out[64], err[64];
+                        const char *at;
+
+                        snprintf(out, sizeof(out), "Misbehave: info [stdout]: misbehave: out at "
+                                 "t = %g\n", i * 0.01);
+                        snprintf(err, sizeof(err), "Misbehave: info [stderr]: misbehave: err at "
+                                 "t = %g\n", i * 0.01);
+                        cr_assert(eq(sz, count_of(r.err, out), (size_t)1), "local %d, %s: %s",
+                                  local, out, r.err);
+                        cr_assert(eq(sz, count_of(r.err, err), (size_t)1), "local %d, %s: %s",
+                                  local, err, r.err);
+                        at = strstr(r.err, out);
+                        cr_assert(at > prev, "local %d: %s before the line before: %s", local,
+                                  out, r.err);
+                        prev = at;
+                }
+                cr_assert(eq(sz, count_of(r.err, "[stdout]: misbehave: the last words, without "
+                                          "a newline\n"), (size_t)1), "local %d: %s", local,
+                          r.err);
+                /* 3000 characters: 1024, 1024 and 952, each part a line of its own. */
+                cr_assert(eq(sz, count_of(r.err, "[stdout]: abcdefghij"), (size_t)1), "%s", r.err);
+                cr_assert(eq(sz, count_of(r.err, "[stdout]: klmnopqrst"), (size_t)1), "%s", r.err);
+                cr_assert(eq(sz, count_of(r.err, "[stdout]: uvwxyzabcd"), (size_t)1), "%s", r.err);
+                cr_assert(eq(sz, count_of(r.err, "\n"), (size_t)10), "local %d: %s", local,
+                          r.err);
                 run_result_fini(&r);
         }
 }

@@ -66,12 +66,15 @@ static void dropped(struct worker *w)
                 w->logs_dropped++;
 }
 
-void log_count_foreign(struct worker *w)
+void log_add_dropped(struct worker *w, uint64_t n)
 {
-        uint64_t n = atomic_exchange_explicit(&foreign_drops, 0, memory_order_relaxed);
-
         w->logs_dropped = n > (uint64_t)(UINT32_MAX - w->logs_dropped) ? UINT32_MAX :
                           w->logs_dropped + (uint32_t)n;
+}
+
+void log_count_foreign(struct worker *w)
+{
+        log_add_dropped(w, atomic_exchange_explicit(&foreign_drops, 0, memory_order_relaxed));
 }
 
 _Thread_local bool worker_speaking;
@@ -177,6 +180,12 @@ void log_drain_foreign(struct worker *w)
         pthread_mutex_unlock(&foreign_lock);
         for (unsigned i = 0; i < n; i++)
                 forward(w, taken[i].status, taken[i].category, taken[i].message, true);
+}
+
+void log_output(struct worker *w, const char *category, const char *line)
+{
+        /* Not a message of the FMU's logger: shown whatever its categories are. */
+        send_log(w, fmi3OK, category, line, true);
 }
 
 void log_fmi3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,

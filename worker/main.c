@@ -18,7 +18,8 @@
  * worker serves the daemon's requests until FREE, then exits 0; 1 when
  * it could not start (the reason went out in the HELLO event), 2 when the
  * daemon went away or broke the protocol, 64 for bad arguments.
- * It prints nothing: everything it has to say goes through the channel.
+ * It prints nothing: everything it has to say goes through the channel,
+ * and so does what the FMU prints (output.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -176,12 +177,6 @@ int main(int argc, char *argv[])
                 return 64;
         /* A worker outlives no daemon: the spawner sets this too, before exec. */
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-        /*
-         * What an FMU prints (printf is common in exports) goes where
-         * diagnostics go, never into the importer's stdout, which may be
-         * the results (fmuctl run --local --out -).
-         */
-        (void) dup2(STDERR_FILENO, STDOUT_FILENO);
         /* Line by line, as on a terminal: a worker killed mid-step loses no whole line. */
         (void) setvbuf(stdout, NULL, _IOLBF, 0);
         /* While the daemon's privileges last, before seccomp; reported after the sandbox. */
@@ -193,6 +188,16 @@ int main(int argc, char *argv[])
                 .fmu_fd = -1,
         };
         (void) sandbox_apply(&sb);
+        /*
+         * What an FMU prints (printf is common in exports) goes to the
+         * session's log as its instance's "stdout" and "stderr" lines
+         * (output.c), never into the importer's stdout, which may be the
+         * results (fmuctl run --local --out -): after the sandbox, which
+         * closes every fd it does not know. If that fails, it goes where
+         * diagnostics go.
+         */
+        if (output_capture() < 0)
+                (void) dup2(STDERR_FILENO, STDOUT_FILENO);
         if (worker_open(arg_fd, sandbox_fmu_path() ? sandbox_fmu_path() : arg_dir, &w) < 0)
                 return 1;
         code = worker_run(w);

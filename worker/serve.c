@@ -377,6 +377,11 @@ void dispatch(struct worker *w, const struct call_in *in)
         }
         /* What the FMU's own threads logged during the call, before its reply. */
         log_drain_foreign(w);
+        /* A partial last line goes out at the end: Terminate may be the last reply read. */
+        if ((op == CALL_OP_FREE || op == CALL_OP_TERMINATE) && !rp.head.error)
+                output_finish(w);
+        else
+                output_drain(w);
         if (!rp.head.error && rp.head.status >= fmi3Discard && !rp.msg_len && w->last_error[0]) {
                 rp.msg_len = strlen(w->last_error);
                 memcpy(rp.msg, w->last_error, rp.msg_len + 1);

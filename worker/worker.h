@@ -310,6 +310,22 @@ void log_count_foreign(struct worker *w);
  * becomes w->last_error). The worker's thread only.
  */
 void log_drain_foreign(struct worker *w);
+/* Add n to w->logs_dropped (saturating). */
+void log_add_dropped(struct worker *w, uint64_t n);
+/* A line the FMU wrote to its standard output or error (output.c). The worker's thread only. */
+void log_output(struct worker *w, const char *category, const char *line);
+
+/* output.c */
+/*
+ * Make fds 1 and 2 files whose lines output_drain() sends as LOG events
+ * of the category "stdout" or "stderr". Before the FMU is loaded.
+ */
+int output_capture(void);
+/* Send the whole lines written since the last drain. The worker's thread, between calls. */
+void output_drain(struct worker *w);
+/* At Terminate and FREE: send everything, a partial last line too. */
+void output_finish(struct worker *w);
+
 /* This thread is in an intermediate update and holds iu_lock: it may use the channel. */
 extern _Thread_local bool worker_speaking;
 /* A message of the worker itself, as a log event. */

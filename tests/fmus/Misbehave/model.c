@@ -64,6 +64,11 @@
  *                          Warning that says so, then sleeps `count`
  *                          milliseconds, as an FMU flushing its logs or
  *                          returning a licence does
+ *                      29 output as a hand-written export prints it: each
+ *                          step a line to stdout and one to stderr, the
+ *                          first step also a line of 3000 characters;
+ *                          fmi3Terminate prints a last line without its
+ *                          newline
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
@@ -402,6 +407,15 @@ static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
                 printf("misbehave: printed to stdout at t = %g\n", t);
                 fflush(stdout);
                 return fmi3OK;
+        case 29:
+                if (t - d->at < 1e-9) {
+                        for (int i = 0; i < 3000; i++)
+                                putchar('a' + i % 26);
+                        putchar('\n');
+                }
+                printf("misbehave: out at t = %g\n", t);
+                fprintf(stderr, "misbehave: err at t = %g\n", t);
+                return fmi3OK;
         case 18:
                 inst_log(inst, FMU_WARNING, "misbehave: \033[31mred\033[0m\a\nfmud: forged "
                          "line\r\x7f\xc2\x9b" "2J end");
@@ -463,6 +477,10 @@ static int terminate(struct inst *inst)
 
                 inst_log(inst, FMU_WARNING, "misbehave: terminating slowly");
                 nanosleep(&ms, NULL);
+        }
+        if (d->fault == 29) {
+                printf("misbehave: the last words, without a newline");
+                fflush(stdout);
         }
         if (d->fault != 27)
                 return 0;
