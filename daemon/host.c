@@ -339,6 +339,7 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
         h = calloc(1, sizeof(*h));
         if (!h)
                 return -ENOMEM;
+        h->ids_fd = -1;
         h->opts = *opts;
         h->worker_path = strdup(opts->worker_path);
         h->cache_dir = strdup(opts->cache_dir);
@@ -374,7 +375,7 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
         if (!h->opts.max_reply)
                 h->opts.max_reply = PROTO_MAX_MSG;
         pthread_mutex_init(&h->lock, NULL);
-        h->next_id = 1;
+        host_ids_open(h);
         atomic_init(&h->workers, 0);
 #ifdef FMUD_TEST_HOOKS
         /*
@@ -483,6 +484,7 @@ void host_free(struct host *h)
         /* A thread that retired after the last look at the zombies, once none was live. */
         host_join_zombies(h);
         upload_free(h->upload);
+        host_ids_close(h);
         free_allowed(h->allowed, h->n_allowed);
         free_allowed(h->output, h->n_output);
         free(h->state_dir);

@@ -329,6 +329,7 @@ struct host {
         struct hsess *sessions;         /* under lock; newest first */
         struct hsess *zombies;          /* under lock: threads that ended, to join */
         uint64_t next_id;               /* under lock */
+        int ids_fd;                     /* STATE_DIR/last-session (host_ids.c); -1: none */
         uint32_t n_sessions;            /* under lock */
         _Atomic uint32_t workers;
         uint64_t mlock_used;            /* under lock: the sessions' locked-memory shares */
@@ -810,5 +811,10 @@ bool hout_as_client(const struct hsess *hs);
  */
 int hout_open(struct hsess *hs, const char *out, bool force, int *ret_fd, char **ret_path,
               char *msg, size_t size);
+
+/* host_ids.c: session ids kept across restarts. */
+void host_ids_open(struct host *h);             /* sets next_id */
+void host_ids_taken(struct host *h, uint64_t id);       /* under h->lock */
+void host_ids_close(struct host *h);
 
 #endif

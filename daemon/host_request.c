@@ -76,6 +76,7 @@ void host_sess_create(struct host *h, uint64_t token, const struct proto_req *re
         if (peer && peer->user)
                 snprintf(hs->user, sizeof(hs->user), "%s", peer->user);
         hs->id = h->next_id++;
+        host_ids_taken(h, hs->id);
         atomic_init(&hs->cancel, false);
         atomic_init(&hs->calls_cancel, false);
         atomic_init(&hs->unload_asked, false);

@@ -1,0 +1,97 @@
+/*
+ * host_ids: session ids that a restart of the daemon does not hand out
+ * again. A client's target (session, generation) from before a restart
+ * must not name a session loaded after it: with ids counted from 1 on
+ * every start, the first load after a restart got the old first session's
+ * id and generation 1, and a client that had held that target stepped,
+ * read and unloaded someone else's run without an error.
+ *
+ * DESIGN: the last id handed out is kept in STATE_DIR/last-session (a
+ * decimal number and a newline), read when the daemon starts and written
+ * before each load's id is answered, through one descriptor opened at
+ * start (O_NOFOLLOW: the state directory is the daemon's own). Written
+ * without fsync: a load is rare, but a machine that crashed restarts its
+ * clients too. A daemon with no state directory, or whose file cannot be
+ * read or written, counts from 1 as before and says so once.
+ */
+#include "daemon/host_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#define IDS_FILE        "last-session"
+
+static void say(struct host *h, const char *what, int e)
+{
+        char line[4400];
+
+        if (!h->opts.log)
+                return;
+        snprintf(line, sizeof(line), "session ids: %s %s/%s: %s: ids may repeat those of "
+                 "before a restart", what, h->state_dir, IDS_FILE, strerror(e));
+        h->opts.log(h->opts.log_ctx, LOG_WARNING, line);
+}
+
+void host_ids_open(struct host *h)
+{
+        char path[4096], buf[32];
+        unsigned long long last;
+        ssize_t n;
+        char *end;
+        int fd;
+
+        h->ids_fd = -1;
+        h->next_id = 1;
+        if (!h->state_dir)
+                return;
+        if (snprintf(path, sizeof(path), "%s/%s", h->state_dir, IDS_FILE) >= (int)sizeof(path)) {
+                say(h, "cannot name", ENAMETOOLONG);
+                return;
+        }
+        fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0) {
+                say(h, "cannot open", errno);
+                return;
+        }
+        n = pread(fd, buf, sizeof(buf) - 1, 0);
+        if (n < 0) {
+                say(h, "cannot read", errno);
+                close(fd);
+                return;
+        }
+        buf[n] = '\0';
+        errno = 0;
+        last = strtoull(buf, &end, 10);
+        if (n && (errno || end == buf || (*end && *end != '\n') || last >= UINT64_MAX / 2))
+                say(h, "ignores the unreadable", EINVAL);
+        else if (n)
+                h->next_id = (uint64_t)last + 1;
+        h->ids_fd = fd;
+}
+
+void host_ids_taken(struct host *h, uint64_t id)
+{
+        char buf[32];
+        int len = snprintf(buf, sizeof(buf), "%" PRIu64 "\n", id);
+
+        if (h->ids_fd < 0)
+                return;
+        if (pwrite(h->ids_fd, buf, (size_t)len, 0) != len || ftruncate(h->ids_fd, len) < 0) {
+                say(h, "cannot write", errno ? errno : EIO);
+                close(h->ids_fd);
+                h->ids_fd = -1;
+        }
+}
+
+void host_ids_close(struct host *h)
+{
+        if (h->ids_fd >= 0)
+                close(h->ids_fd);
+        h->ids_fd = -1;
+}
