@@ -258,7 +258,7 @@ struct fmud_results {
         uint64_t offset;                /* where they start in the file (the offset asked) */
         uint64_t size;                  /* the file's bytes complete so far */
         bool done;                      /* recording has ended and offset + len == size */
-        char format[8];                 /* "csv" */
+        char format[16];                /* "csv", "fmudsnap" */
 };
 
 /*
@@ -425,7 +425,7 @@ const struct fmud_rig_port *fmud_rig_ports(const struct fmud_rig *rig, bool out,
  * write is sent, and a write the master has no room for is answered by
  * the bridge, not reported here; -ENOSPC is a full send queue, -EPIPE a
  * bridge that has ended. -EPIPE too, locally, once the session is unloaded
- * (or its daemon stops).
+ * (or its daemon stops, or was killed: seen where fmud_rig_wait() waits).
  */
 int fmud_rig_write(struct fmud_rig *rig, const double *in, size_t n);
 /*
@@ -483,7 +483,7 @@ int fmud_detach(struct fmud *c, uint64_t session);
  * fmud_fmi_add_state() those of a state ("getFMUState" to overwrite,
  * "setFMUState", "freeFMUState", "serializeFMUState"). The _n forms take
  * n_values values for n_vr value references: an array variable has one
- * value per element (FMI 3.0 section 2.2.6.2), counted with the
+ * value per element (FMI 3.0 section 2.2.7.1), counted with the
  * structural parameters as set, and none where they size it 0 (section
  * 2.4.7.2; values may then be NULL): the worker refuses another count.
  * Adding returns 0, -E2BIG past PROTO_FMI_MAX_CALLS calls,

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
@@ -42,8 +43,26 @@ static bool str_at(const struct pv *v, const char *key, char *buf, size_t size)
         return true;
 }
 
-/* Present token on the socket at path; the channel's fd, or an error in c. */
-static int fetch(struct fmud *c, const char *path, const char *token)
+/*
+ * A pidfd of the process at the other end of s (the daemon), so that a rig
+ * sees it end even when it was killed before it could end the channel;
+ * -1 where it cannot be had (another pid namespace).
+ */
+static int peer_pidfd(int s)
+{
+        struct ucred cr;
+        socklen_t len = sizeof(cr);
+
+        if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.pid <= 0)
+                return -1;
+        return (int)syscall(SYS_pidfd_open, cr.pid, 0);
+}
+
+/*
+ * Present token on the socket at path; the channel's fd, or an error in c.
+ * *ret_pidfd: the daemon's pidfd (peer_pidfd()) with the channel.
+ */
+static int fetch(struct fmud *c, const char *path, const char *token, int *ret_pidfd)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         struct timeval tv = { .tv_sec = RIG_IO_TIMEOUT_S };
@@ -93,6 +112,7 @@ static int fetch(struct fmud *c, const char *path, const char *token)
         if (fd >= 0 && !strcmp(msg, "ok") && !(mh.msg_flags & MSG_CTRUNC)) {
                 r = fd;
                 fd = -1;
+                *ret_pidfd = peer_pidfd(s);
         } else {
                 r = fmud_fail(c, FMUD_E_REFUSED, "rig: %s", n ? msg : "the daemon closed the "
                               "rig socket without an answer");
@@ -128,7 +148,7 @@ int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret)
         const struct pv *v;
         struct rig_holder holder = { 0 };
         uint64_t id;
-        int r, fd;
+        int r, fd, pidfd = -1;
 
         if (!c || !ret)
                 return fmud_missing(c, "rig", "the rig's place");
@@ -152,16 +172,22 @@ int fmud_rig_open(struct fmud *c, uint64_t session, struct fmud_rig **ret)
         if (!str_at(v, "token", token, sizeof(token)) || strlen(token) != RIGW_TOKEN_LEN ||
             !str_at(v, "path", path, sizeof(path)) || path[0] != '/')
                 return fmud_bad_result(c, "rig", "no 32-character 'token' and absolute 'path'");
-        fd = fetch(c, path, token);
+        fd = fetch(c, path, token, &pidfd);
         explicit_bzero(token, sizeof(token));
         if (fd < 0)
                 return fd;
         g = calloc(1, sizeof(*g));
         if (!g) {
                 close(fd);
+                if (pidfd >= 0)
+                        close(pidfd);
                 return fmud_fail(c, -ENOMEM, "out of memory");
         }
         r = rig_attach(fd, &g->r);
+        if (r >= 0 && pidfd >= 0)
+                rig_watch_peer(g->r, pidfd);
+        else if (pidfd >= 0)
+                close(pidfd);
         if (r < 0) {
                 close(fd);
                 free(g);

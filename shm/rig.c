@@ -42,6 +42,7 @@
 #include <float.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -166,6 +167,7 @@ static struct rig *alloc(int fd, bool engine, uint32_t n_in, uint32_t n_out)
                 return NULL;
         }
         r->fd = fd;
+        r->peer_fd = -1;
         r->engine = engine;
         r->base = MAP_FAILED;
         r->n_in = n_in;
@@ -430,6 +432,8 @@ void rig_close(struct rig *r)
         free(r->ports);
         if (r->fd >= 0)
                 close(r->fd);
+        if (r->peer_fd >= 0)
+                close(r->peer_fd);
         free(r->buf);
         free(r);
 }
@@ -452,7 +456,30 @@ static _Atomic uint64_t *heartbeat(const struct rig *r)
 
 static bool ended(const struct rig *r)
 {
-        return atomic_load_explicit(&rig_hdr_of(r)->ended, memory_order_acquire) != 0;
+        return atomic_load_explicit(&rig_hdr_of(r)->ended, memory_order_acquire) != 0 ||
+               r->peer_gone;
+}
+
+void rig_watch_peer(struct rig *r, int pidfd)
+{
+        if (r->peer_fd >= 0)
+                close(r->peer_fd);
+        r->peer_fd = pidfd;
+}
+
+/*
+ * Whether the daemon that handed the channel over has ended (killed: it
+ * could not set ended): its pidfd is readable then. A system call, so only
+ * where the rig waits anyway, between two slices.
+ */
+static bool peer_ended(struct rig *r)
+{
+        struct pollfd p = { .fd = r->peer_fd, .events = POLLIN };
+
+        if (r->peer_fd < 0 || r->peer_gone)
+                return r->peer_gone;
+        r->peer_gone = poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP | POLLERR));
+        return r->peer_gone;
 }
 
 void rig_end(struct rig *r)
@@ -631,6 +658,8 @@ int rig_wait(struct rig *r, const struct timespec *deadline)
                                   deadline->tv_nsec < slice.tv_nsec)))
                         slice = *deadline;
                 e = ring_wait_readable(&r->out, &r->wait, &slice);
+                if (e == -ETIMEDOUT && peer_ended(r))
+                        continue;       /* ended: the last points, then -EPIPE */
                 if (e == -ETIMEDOUT && (!deadline || slice.tv_sec != deadline->tv_sec ||
                                         slice.tv_nsec != deadline->tv_nsec))
                         continue;

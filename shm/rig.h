@@ -179,6 +179,14 @@ int rig_create(const struct rig_params *p, struct rig **ret);
  */
 int rig_attach(int fd, struct rig **ret);
 
+/*
+ * Rig: pidfd (owned from now on) is the process that serves the channel;
+ * once it has ended, as when killed before it could end the channel,
+ * rig_wait() and rig_read() give the last points and then -EPIPE, and
+ * rig_write() -EPIPE. Checked each time rig_wait() would sleep on.
+ */
+void rig_watch_peer(struct rig *r, int pidfd);
+
 /* Unmap, close the fd and free. NULL is a no-op. Either side. */
 void rig_close(struct rig *r);
 /* The memfd; borrowed. */

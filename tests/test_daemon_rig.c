@@ -320,3 +320,26 @@ Test(daemon_rig, unloading_the_session_ends_the_local_rig)
                   "the last point read stays readable");
         fmud_rig_close(rig);
 }
+
+/*
+ * A daemon killed (SIGKILL, a crash) cannot end its rig channels: the
+ * rig sees it gone all the same, its wait ending with -EPIPE within a
+ * heartbeat's slice instead of timing out, and its writes refused, never
+ * taken for a master that no longer exists.
+ */
+Test(daemon_rig, a_killed_daemon_ends_the_local_rig)
+{
+        struct proto_load a = feedthrough();
+        struct fmud_rig *rig = NULL;
+        struct fmud_rig_point pt;
+        uint64_t s = daemon_load(c, &a, NULL);
+
+        cr_assert(fmud_rig_open(c, s, &rig) == 0, "%s", fmud_errmsg(c));
+        cr_assert(eq(int, fmud_rig_wait(rig, 30000, &pt), 0));
+        fmud_close(c);
+        c = NULL;
+        daemon_kill(&d);
+        cr_assert(eq(int, fmud_rig_wait(rig, 20000, &pt), -EPIPE));
+        cr_assert(eq(int, fmud_rig_write(rig, (double[]){ 1, 2 }, 2), -EPIPE));
+        fmud_rig_close(rig);
+}
