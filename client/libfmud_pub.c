@@ -224,8 +224,11 @@ int fmud_subscribe_every(struct fmud *c, const struct proto_target *t, const cha
                 c->keep_sub = false;
         }
         free(s);
-        if (r == 0 && ret_topic && strlen(topic) >= topic_len)
+        if (r == 0 && ret_topic && strlen(topic) >= topic_len) {
+                /* Refused here: the daemon's subscription goes too, or it would publish on. */
+                (void)fmud_unsubscribe(c, t, topic);
                 r = fmud_fail(c, -ENAMETOOLONG, "subscribe: topic '%s' too long", topic);
+        }
         if (r == 0)
                 r = add_sub(c, topic, names, n);
         if (r == 0 && zmq_setsockopt(c->sub, ZMQ_SUBSCRIBE, topic, strlen(topic)) < 0)

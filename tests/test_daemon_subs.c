@@ -453,3 +453,26 @@ Test(daemon_subs, the_subscriptions_of_a_subscriber_that_went_away_are_removed,
         cr_assert(strstr(log, "removed: its subscribers have all gone"), "%s", log);
         free(log);
 }
+
+/*
+ * A subscription whose topic does not fit the caller's buffer is refused
+ * with -ENAMETOOLONG and is gone in the daemon too: nothing publishes for
+ * it, and no one can find it to unsubscribe.
+ */
+Test(daemon_subs, a_subscribe_refused_for_a_short_topic_buffer_leaves_nothing, .init = setup,
+     .fini = teardown)
+{
+        struct proto_load a = { .path = daemon_str(FMUD_EXAMPLES "/msd.ssp") };
+        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
+        const char *names[] = { "mass1.x1" };
+        struct fmud *other = daemon_connect(&d);
+        char small[3], topic[64];
+        int r;
+
+        r = fmud_subscribe(c, &t, names, 1, 1, small, sizeof(small));
+        cr_assert(r == -ENAMETOOLONG, "%d: %s", r, fmud_errmsg(c));
+        snprintf(topic, sizeof(topic), "s%llu.1", (unsigned long long)t.session);
+        r = fmud_unsubscribe(other, &t, topic);
+        cr_assert(r < 0, "the refused subscription %s was still there", topic);
+        fmud_close(other);
+}
