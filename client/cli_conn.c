@@ -14,13 +14,9 @@
 
 const char *cli_endpoint(const struct cli *a, char *buf, size_t len)
 {
-        const char *env = getenv("FMUD_ENDPOINT");
-
         if (a->endpoint)
                 return a->endpoint;
-        if (env && *env)
-                return env;
-        return fmud_client_endpoint(FMUD_SYSTEM_RUNDIR, buf, len) < 0 ? NULL : buf;
+        return fmud_endpoint_default(buf, len) < 0 ? NULL : buf;
 }
 
 /* The group of the first directory on path this user may not search, else of path itself. */

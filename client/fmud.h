@@ -98,6 +98,13 @@ struct fmud_opts {
  */
 int fmud_connect(const char *endpoint, const struct fmud_opts *o, struct fmud **ret, char *err,
                  size_t errlen);
+/*
+ * The control endpoint fmuctl uses when given none, into buf:
+ * $FMUD_ENDPOINT, else this user's own daemon's socket or the system
+ * daemon's (docs/fmuctl.md, --endpoint). 0, or -EINVAL (no buf),
+ * -ENAMETOOLONG when it does not fit in len bytes.
+ */
+int fmud_endpoint_default(char *buf, size_t len);
 /* Close both sockets without waiting for unsent messages. NULL is a no-op. */
 void fmud_close(struct fmud *c);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "libfmud_int.h"
+#include "proto/endpoint.h"
 #include "proto/utf8.h"
 
 int fmud_fail(struct fmud *c, int r, const char *fmt, ...)
@@ -34,7 +35,7 @@ int fmud_missing(struct fmud *c, const char *what, const char *arg)
 
 const char *fmud_errmsg(const struct fmud *c)
 {
-        return c ? c->errmsg : "out of memory";
+        return c ? c->errmsg : "no connection (a NULL handle)";
 }
 
 int fmud_errcode(const struct fmud *c)
@@ -365,4 +366,19 @@ void fmud_close(struct fmud *c)
         free(c->load_out);
         explicit_bzero(c->secret_key, sizeof(c->secret_key));
         free(c);
+}
+
+int fmud_endpoint_default(char *buf, size_t len)
+{
+        const char *env = getenv("FMUD_ENDPOINT");
+
+        if (!buf || !len)
+                return -EINVAL;
+        if (env && *env) {
+                if (strlen(env) >= len)
+                        return -ENAMETOOLONG;
+                memcpy(buf, env, strlen(env) + 1);
+                return 0;
+        }
+        return fmud_client_endpoint(FMUD_SYSTEM_RUNDIR, buf, len);
 }

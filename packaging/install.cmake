@@ -19,6 +19,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR
         FILES_MATCHING PATTERN "*.md")
 install(FILES ${PROJECT_SOURCE_DIR}/client/examples/remote_master.c
         ${PROJECT_SOURCE_DIR}/client/examples/fmi_master.c
+        ${PROJECT_SOURCE_DIR}/client/examples/rig.c
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 
 # The installed config allows loads from the installed examples (so that

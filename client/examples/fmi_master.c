@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/endpoint.h"
 #include "fmud.h"
 
 static void usage(FILE *f)
@@ -169,7 +168,7 @@ int main(int argc, char **argv)
                 co.server_key = server;
                 co.secret_key = secret;
         }
-        if (!endpoint[0] && fmud_default_endpoint(endpoint, sizeof(endpoint)) < 0) {
+        if (!endpoint[0] && fmud_endpoint_default(endpoint, sizeof(endpoint)) < 0) {
                 fprintf(stderr, "fmi_master: no default endpoint\n");
                 return 2;
         }

@@ -17,8 +17,8 @@
  * uses. The daemon still runs every FMU in its own sandboxed worker; only
  * the decision of when to advance is here.
  *
- * The endpoint defaults to the local daemon's control socket
- * (proto/endpoint.h). A daemon on tcp:// is reached with CURVE only:
+ * The endpoint defaults to the one fmuctl would use
+ * (fmud_endpoint_default()). A daemon on tcp:// is reached with CURVE only:
  * --server-key is the daemon's public key file, --key this client's
  * secret key file (fmuctl keygen makes both kinds), and a key the daemon
  * does not take is said as such. Numbers print with 17 significant digits, so they
@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/endpoint.h"
 #include "fmud.h"
 
 #define MAX_SETS 32
@@ -225,7 +224,7 @@ int main(int argc, char **argv)
                 co.server_key = server;
                 co.secret_key = secret;
         }
-        if (!endpoint[0] && fmud_default_endpoint(endpoint, sizeof(endpoint)) < 0) {
+        if (!endpoint[0] && fmud_endpoint_default(endpoint, sizeof(endpoint)) < 0) {
                 fprintf(stderr, "remote_master: no default endpoint\n");
                 return 2;
         }

@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/endpoint.h"
 #include "fmud.h"
 
 #define MAX_PORTS 256
@@ -186,7 +185,7 @@ int main(int argc, char **argv)
                 usage(stderr);
                 return 2;
         }
-        if (!endpoint[0] && fmud_default_endpoint(endpoint, sizeof(endpoint)) < 0) {
+        if (!endpoint[0] && fmud_endpoint_default(endpoint, sizeof(endpoint)) < 0) {
                 fprintf(stderr, "rig: no default endpoint\n");
                 return 1;
         }
