@@ -214,7 +214,13 @@ int fmud_set_at(struct fmud *c, const struct proto_target *t, const struct proto
  */
 int fmud_get_at(struct fmud *c, const struct proto_target *t, const char *const names[],
                 size_t n, const struct pv *const **ret_values, double *ret_time);
-/* Typed conveniences: numbers (and booleans as 0/1) as doubles; out[] written only on success. */
+/*
+ * Typed conveniences. fmud_get_f64() reads numbers of every type (and
+ * booleans as 0/1) as doubles, out[] written only on success;
+ * fmud_set_f64() sets Float32 and Float64 variables (the daemon refuses a
+ * float for an Int or Boolean one with PROTO_E_TYPE: set those with
+ * fmud_set() and a PV_INT, PV_UINT or PV_BOOL value).
+ */
 int fmud_get_f64(struct fmud *c, const struct proto_target *t, const char *const names[], size_t n,
                  double out[]);
 int fmud_set_f64(struct fmud *c, const struct proto_target *t, const char *const names[],
@@ -495,7 +501,8 @@ int fmud_detach(struct fmud *c, uint64_t session);
  * 2.4.7.2; values may then be NULL): the worker refuses another count.
  * Adding returns 0, -E2BIG past PROTO_FMI_MAX_CALLS calls,
  * PROTO_FMI_MAX_VALUES value references or PROTO_FMI_MAX_ELEMENTS values,
- * -EINVAL for a missing argument. Clear a batch to reuse it.
+ * -EINVAL for a missing argument (a call not in the form's list above:
+ * "doStep" has fmud_fmi_add_do_step(), and so on). Clear a batch to reuse it.
  */
 struct fmud_batch;
 struct fmud_batch *fmud_fmi_batch_new(void);

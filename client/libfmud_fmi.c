@@ -79,14 +79,40 @@ static void vrs(struct fmud_batch *b, const char *key, const uint32_t *v, size_t
                 pw_u64(&b->calls, v[i]);
 }
 
+/* Whether fn is in list (NULL-terminated). */
+static bool one_of(const char *fn, const char *const list[])
+{
+        for (size_t i = 0; fn && list[i]; i++)
+                if (!strcmp(fn, list[i]))
+                        return true;
+        return false;
+}
+
+/* The calls fmud_fmi_add() and fmud_fmi_add_state() make whole (fmud.h). */
+static const char *const bare[] = {
+        "enterInitializationMode", "exitInitializationMode", "enterEventMode", "enterStepMode",
+        "updateDiscreteStates", "getFMUState", "reset", "terminate", "enterConfigurationMode",
+        "exitConfigurationMode", NULL,
+};
+static const char *const of_state[] = {
+        "getFMUState", "setFMUState", "freeFMUState", "serializeFMUState", NULL,
+};
+
 int fmud_fmi_add(struct fmud_batch *b, uint64_t instance, const char *fn)
 {
+        /* A call that needs arguments (doStep's t and h, ...) has its own form. */
+        if (!one_of(fn, bare))
+                return -EINVAL;
         return call_begin(b, instance, fn, 0);
 }
 
 int fmud_fmi_add_state(struct fmud_batch *b, uint64_t instance, const char *fn, uint64_t state)
 {
-        int r = call_begin(b, instance, fn, 1);
+        int r;
+
+        if (!one_of(fn, of_state))
+                return -EINVAL;
+        r = call_begin(b, instance, fn, 1);
 
         pw_str(&b->calls, "state");
         pw_u64(&b->calls, state);

@@ -177,9 +177,17 @@ int hfmi_load(struct hsess *hs, int *ret_code, char *ret_msg, size_t ret_size)
         code = read_fmu(hs, &a, &path, msg, sizeof(msg));
         if (code >= 0)
                 goto fail;
-        if (!hs->sc->components[0].fmu->md->cs.present) {
+        /*
+         * A Model Exchange FMU is hosted as Co-Simulation, integrated in its
+         * worker, as in a session; a Scheduled Execution one has no doStep
+         * to call (its partitions are activated at its Clocks' ticks).
+         */
+        if (!hs->sc->components[0].fmu->md->cs.present ||
+            hs->sc->components[0].fmu->md->hosted_se) {
                 code = PROTO_E_UNSUPPORTED;
-                snprintf(msg, sizeof(msg), "'%s' offers no Co-Simulation interface", path);
+                snprintf(msg, sizeof(msg), "'%s' offers no Co-Simulation or Model Exchange "
+                         "interface (a Scheduled Execution FMU runs in a session: load it)",
+                         path);
                 goto fail;
         }
         name = a.instance_name.len ? hvalues_strdup(&a.instance_name) :

@@ -240,6 +240,10 @@ Test(daemon_fmi_modes, instantiate_refuses_what_load_refuses)
         /* A model with Clocks needs eventModeUsed: the FMU's instantiation is refused. */
         refused((struct proto_instantiate){ .fmu = daemon_str(CLOCKED_DERIV) }, PROTO_E_FAULT,
                 "eventModeUsed must be true");
+        /* Scheduled Execution only: no doStep to call, said as such (not a Clock's refusal). */
+        refused((struct proto_instantiate){ .fmu = daemon_str(FMUD_TEST_FMU_DIR
+                                                              "/Partitions.fmu") },
+                PROTO_E_UNSUPPORTED, "a Scheduled Execution FMU runs in a session");
         /* Nothing was left behind. */
         cr_assert(eq(int, fmud_list(c, &l), 0), "%s", fmud_errmsg(c));
         cr_assert(eq(u32, l.n, 0));

@@ -58,7 +58,7 @@ Test(daemon_null, the_handle_and_connection_functions)
         cr_assert(eq(int, fmud_connect(d.endpoint, NULL, NULL, err, sizeof(err)), -EINVAL));
         cr_assert(eq(str, err, "fmud_connect: the handle's place is missing"));
         fmud_close(NULL);
-        cr_assert(eq(str, (char *)fmud_errmsg(NULL), "out of memory"));
+        cr_assert(eq(str, (char *)fmud_errmsg(NULL), "no connection (a NULL handle)"));
         cr_assert(eq(int, fmud_errcode(NULL), -1));
         fmud_set_timeout(NULL, 10);
         cr_assert(eq(str, (char *)fmud_server(NULL), ""));
@@ -216,4 +216,20 @@ Test(daemon_null, the_rig_values_and_keys)
         cr_assert(eq(int, fmud_key_read("/etc/hostname", NULL, err, sizeof(err)), -EINVAL));
         cr_assert(eq(str, err, "no place for the key: Invalid argument"));
         still_works();
+}
+
+/* fmud_fmi_add() and fmud_fmi_add_state() take only the calls they can make whole. */
+Test(daemon_null, a_batch_refuses_a_call_that_needs_arguments_when_it_is_added)
+{
+        struct fmud_batch *b = fmud_fmi_batch_new();
+
+        cr_assert(b != NULL);
+        cr_assert(eq(int, fmud_fmi_add(b, 1, "doStep"), -EINVAL));
+        cr_assert(eq(int, fmud_fmi_add(b, 1, "serializeFMUState"), -EINVAL));
+        cr_assert(eq(int, fmud_fmi_add(b, 1, "bogusFn"), -EINVAL));
+        cr_assert(eq(int, fmud_fmi_add(b, 1, NULL), -EINVAL));
+        cr_assert(eq(int, fmud_fmi_add_state(b, 1, "doStep", 1), -EINVAL));
+        cr_assert(eq(int, fmud_fmi_add(b, 1, "terminate"), 0));
+        cr_assert(eq(int, fmud_fmi_add_state(b, 1, "serializeFMUState", 1), 0));
+        fmud_fmi_batch_free(b);
 }
