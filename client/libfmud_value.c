@@ -367,7 +367,8 @@ static void put_double(struct out *o, double d)
                 put(o, d < 0 ? "-inf" : "inf", d < 0 ? 4 : 3);
                 return;
         }
-        for (int prec = 15; prec <= 17; prec++) {
+        /* From 1: a subnormal reads back from fewer digits than %.15g gives. */
+        for (int prec = 1; prec <= 17; prec++) {
                 snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
                 if (strtod(tmp, NULL) == d)
                         break;

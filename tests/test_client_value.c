@@ -211,6 +211,10 @@ Test(client_value, format_reads_back_the_same_value)
         round_trip("hex:0AFF10", "hex:0aff10");
         round_trip("hex:", "hex:");
         round_trip("[hex:ca, \"hex:ca\"]", "[hex:ca, \"hex:ca\"]");
+        /* Subnormals: fewer digits than a normal number needs read them back. */
+        round_trip("1e-310", "1e-310");
+        round_trip("5e-324", "5e-324");
+        round_trip("1e-320", "1e-320");
 }
 
 Test(client_value, format_truncates_but_reports_the_full_length)
