@@ -36,6 +36,13 @@
  *            worker alone on its own, as in the worker row.
  *   worker   one inst_do_step() of LinearOde (set u0..u9, doStep, get
  *            y0..y9) through fmud-worker: worker_rtt's "step" row.
+ *   hand-over  two threads on one cpu (the worker's) taking turns, each
+ *            waiting for its turn with sched_yield() as the rig's and the
+ *            worker's waits do: one turn, half a round trip. With three
+ *            parties (rig, master thread, worker) on two cpus, two of them
+ *            share one, and a round trip hands that cpu over twice: the
+ *            "floor" line is the worker's step plus two hand-overs, what
+ *            an unpaced round trip costs here at best.
  *
  * Pinned cpus (-P: not): the master thread (or the baseline's caller) on
  * the first allowed cpu, the worker on the second, the rig on the second
@@ -72,9 +79,10 @@
 #define MAX_POINTS      500000u
 #define WARMUP          50u     /* points or steps before the timed ones */
 
-enum mode { MODE_PACED, MODE_UNPACED, MODE_UNPACED_M, MODE_WORKER, MODE_END };
+enum mode { MODE_PACED, MODE_UNPACED, MODE_UNPACED_M, MODE_WORKER, MODE_HANDOVER, MODE_END };
 
-static const char *const mode_names[MODE_END] = { "paced", "unpaced", "unpaced-m", "worker" };
+static const char *const mode_names[MODE_END] = { "paced", "unpaced", "unpaced-m", "worker",
+                                                  "hand-over" };
 
 /* Unpaced: the round trip's phases (see the file header). */
 enum phase { PH_SEEN, PH_POINT, PH_WAKE, PH_END };
@@ -375,6 +383,51 @@ static void run_worker(struct cell *c, unsigned k, const struct bench_lib *l)
         free(t);
 }
 
+/* ---- Two threads on one cpu ------------------------------------------------------- */
+
+static _Atomic uint64_t turn;           /* odd: the other thread's turn */
+
+static void *turn_taker(void *arg)
+{
+        uint64_t n = *(const uint64_t *)arg;
+
+        for (uint64_t i = 0; i < n; i++) {
+                while (atomic_load_explicit(&turn, memory_order_acquire) != 2 * i + 1)
+                        (void) sched_yield();
+                atomic_store_explicit(&turn, 2 * i + 2, memory_order_release);
+        }
+        return NULL;
+}
+
+/* Run k of the hand-over row: one turn is half of each timed round trip. */
+static void run_handover(struct cell *c, unsigned k)
+{
+        uint64_t n = WARMUP + arg_points;
+        double *t = calloc(arg_points, sizeof(*t));
+        pthread_t th;
+
+        if (!t)
+                bench_die("calloc", -ENOMEM);
+        atomic_store(&turn, 0);
+        pin(pthread_self(), cpu_b);
+        if (pthread_create(&th, NULL, turn_taker, &n) != 0)
+                bench_die("pthread_create", -EAGAIN);
+        pin(th, cpu_b);
+        for (uint64_t i = 0; i < n; i++) {
+                uint64_t t0 = now_ns();
+
+                atomic_store_explicit(&turn, 2 * i + 1, memory_order_release);
+                while (atomic_load_explicit(&turn, memory_order_acquire) != 2 * i + 2)
+                        (void) sched_yield();
+                if (i >= WARMUP)
+                        t[i - WARMUP] = (double)(now_ns() - t0) / 2.0;
+        }
+        pthread_join(th, NULL);
+        pin(pthread_self(), cpu_a);
+        summary(t, arg_points, &c->med[k], &c->p99[k]);
+        free(t);
+}
+
 /* ---- Command line and output --------------------------------------------------------- */
 
 static void usage(void)
@@ -444,6 +497,7 @@ int main(int argc, char **argv)
                 run_rig(&cells[MODE_PACED], k, true, cpu_b);
                 run_rig(&cells[MODE_UNPACED], k, false, cpu_b);
                 run_rig(&cells[MODE_UNPACED_M], k, false, cpu_a);
+                run_handover(&cells[MODE_HANDOVER], k);
         }
         wmed = bench_median(cells[MODE_WORKER].med, arg_runs);
         printf("%-9s %-9s %9s %9s %7s %6s\n", "mode", "from", "median", "p99", "ratio", "late");
@@ -452,7 +506,7 @@ int main(int argc, char **argv)
                 double med = bench_median(c->med, arg_runs);
 
                 printf("%-9s %-9s %9.2f %9.2f %7.2f %6.0f\n", mode_names[i],
-                       i == MODE_WORKER ? "call" : "write", med, bench_median(c->p99, arg_runs),
+                       i == MODE_WORKER ? "call" : i == MODE_HANDOVER ? "turn" : "write", med, bench_median(c->p99, arg_runs),
                        med / wmed, bench_median(c->late, arg_runs));
                 for (int ph = 0; (i == MODE_UNPACED || i == MODE_UNPACED_M) && ph < PH_END; ph++) {
                         med = bench_median(c->phmed[ph], arg_runs);
@@ -467,6 +521,12 @@ int main(int argc, char **argv)
                         printf("%-9s %-9s %9.0f %9.0f %7.2f %6s\n", mode_names[i], "> master",
                                med, bench_median(c->wkp99, arg_runs), med / wmed, "");
                 }
+        }
+        if (arg_pin) {
+                double floor = wmed + 2.0 * bench_median(cells[MODE_HANDOVER].med, arg_runs);
+
+                printf("%-9s %-9s %9.2f %9s %7.2f %6s\n", "floor", "step+2", floor, "-",
+                       floor / wmed, "");
         }
         printf("# load average after: %.2f\n", bench_load());
         bench_lib_close(&l);
