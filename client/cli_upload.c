@@ -195,6 +195,22 @@ static bool cannot_open(const struct cli *a, const struct cli_load *l)
         return l->input_abs && strstr(m, q);
 }
 
+/*
+ * The load request, waited for as long as it takes: the daemon bounds a
+ * load itself (its workers' start, each instance's Initialization Mode up
+ * to its init_timeout), and a daemon that dies ends the wait at once.
+ */
+static int load(struct cli *a, struct cli_load *l, uint64_t *ret_session,
+                uint64_t *ret_generation)
+{
+        int r;
+
+        fmud_set_timeout(a->c, -1);
+        r = fmud_load(a->c, &l->l, ret_session, ret_generation);
+        fmud_set_timeout(a->c, a->timeout_ms);
+        return r;
+}
+
 int cli_load_send(struct cli *a, struct cli_load *l, uint64_t *ret_session,
                   uint64_t *ret_generation, int *ret_code)
 {
@@ -207,10 +223,10 @@ int cli_load_send(struct cli *a, struct cli_load *l, uint64_t *ret_session,
         *ret_code = 0;
         if (first && (*ret_code = upload(a, l)))
                 return -EINVAL;
-        r = fmud_load(a->c, &l->l, ret_session, ret_generation);
+        r = load(a, l, ret_session, ret_generation);
         if (r != FMUD_E_REFUSED || first || l->upload != CLI_UPLOAD_AUTO || !cannot_open(a, l))
                 return r;
         if ((*ret_code = upload(a, l)))
                 return -EINVAL;
-        return fmud_load(a->c, &l->l, ret_session, ret_generation);
+        return load(a, l, ret_session, ret_generation);
 }

@@ -49,6 +49,7 @@ int cmd_load(int argc, char **argv)
         struct cli_load l = { 0 };
         uint64_t session, gen;
         int c, r, code = 0;
+        bool keep;
 
         while (code == 0 && (c = cli_getopt(&a, argc, argv)) > 0) {
                 r = cli_load_option(&a, &l, c, optarg);
@@ -68,11 +69,21 @@ int cmd_load(int argc, char **argv)
                 code = cli_open(&a);
         if (code)
                 goto out;
+        /*
+         * Leased to this connection until loaded, then detached: a load this
+         * client gave up on (Ctrl-C, killed) is unloaded by the daemon
+         * instead of staying loaded under a number nobody was told.
+         */
+        keep = !l.l.transient;
+        l.l.transient = true;
         r = cli_load_send(&a, &l, &session, &gen, &code);
+        if (r >= 0 && keep && (r = fmud_detach(a.c, session)) < 0)
+                code = cli_fail(&a, r, "load '%s': making session %llu permanent", argv[optind],
+                                (unsigned long long)session);
         if (r >= 0)
                 cli_print_load_warnings(&a);
         if (r < 0 && code) {
-                /* An upload failed, said already. */
+                /* An upload or the detach failed, said already. */
         } else if (r < 0) {
                 code = cli_fail(&a, r, "load '%s'", argv[optind]);
         } else if (a.json) {

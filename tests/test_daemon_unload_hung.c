@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon_fixture.h"
@@ -522,6 +523,87 @@ Test(daemon_unload_hung, fmuctl_stop_waits_for_a_long_terminate, .timeout = 150,
         cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
         cr_assert(not(eq(ptr, strstr(r.out, "stopped"), NULL)), "%s", r.out);
         run_result_fini(&r);
+        fmud_close(c);
+        daemon_stop(&d);
+}
+
+/*
+ * fmuctl load of an FMU whose initial equations take 32 s (a large
+ * model's; the daemon allows Initialization Mode 600 s): the load is
+ * answered once they are done, exit 0, and the session is permanent.
+ * fmuctl gave up after 30 s (exit 3) and the session stayed loaded under a
+ * number nobody was told.
+ */
+Test(daemon_unload_hung, fmuctl_load_waits_for_a_long_initialization, .timeout = 150,
+     .fini = teardown)
+{
+        struct proto_session_status st;
+        struct fmud_daemon d;
+        struct run_result r;
+        struct fmud *c;
+        uint64_t s;
+
+        daemon_start(&d, NULL);
+        cr_assert(eq(int, run_capture((char *[]){ (char *)FMUD_FMUCTL, (char *)"--endpoint",
+                                                  d.endpoint, (char *)"load",
+                                                  (char *)FMUD_TEST_FMU_DIR "/Misbehave.fmu",
+                                                  (char *)"--start", (char *)"fault=22",
+                                                  (char *)"--start", (char *)"count=32000",
+                                                  NULL }, &r), 0));
+        cr_assert(eq(int, r.exit_code, 0), "%s", r.err);
+        s = strtoull(r.out, NULL, 10);
+        cr_assert(s > 0, "%s", r.out);
+        c = daemon_connect(&d);
+        cr_assert(eq(int, fmud_status(c, s, &st), 0), "%s", fmud_errmsg(c));
+        cr_assert(st.state == PROTO_STATE_LOADED);
+        cr_assert(not(st.transient), "fmuctl load leaves a permanent session");
+        run_result_fini(&r);
+        fmud_close(c);
+        daemon_stop(&d);
+}
+
+/*
+ * fmuctl load killed while the daemon loads (a user's Ctrl-C, a CI job's
+ * timeout): the session is unloaded once its load is done and the lease
+ * runs out, instead of staying loaded under a number nobody was told.
+ */
+Test(daemon_unload_hung, a_load_its_fmuctl_gave_up_on_is_unloaded, .timeout = 120,
+     .fini = teardown)
+{
+        static const char conf[] = "[limits]\ntransient_grace = 1\n";
+        struct proto_list_result l;
+        struct fmud_daemon d;
+        struct fmud *c;
+        bool listed = false;
+        pid_t kid;
+
+        start_with(&d, conf, sizeof(conf) - 1);
+        c = daemon_connect(&d);
+        kid = fork();
+        cr_assert(kid >= 0);
+        if (kid == 0) {
+                execl(FMUD_FMUCTL, FMUD_FMUCTL, "--endpoint", d.endpoint, "load",
+                      FMUD_TEST_FMU_DIR "/Misbehave.fmu", "--start", "fault=22", "--start",
+                      "count=3000", (char *)NULL);
+                _exit(127);
+        }
+        /* Polls of 10 ms for a minute, then of 50 ms: hang guards, not measures. */
+        for (int i = 0; i < 6000 && !listed; i++) {
+                cr_assert(eq(int, fmud_list(c, &l), 0), "%s", fmud_errmsg(c));
+                listed = l.n > 0;
+                if (!listed)
+                        usleep(10000);
+        }
+        cr_assert(listed, "the load never showed");
+        cr_assert(eq(int, kill(kid, SIGKILL), 0));
+        cr_assert(eq(int, (int)waitpid(kid, NULL, 0), (int)kid));
+        for (int i = 0; i < 1200 && listed; i++) {
+                cr_assert(eq(int, fmud_list(c, &l), 0), "%s", fmud_errmsg(c));
+                listed = l.n > 0;
+                if (listed)
+                        usleep(50000);
+        }
+        cr_assert(not(listed), "the session of a load nobody waits for stayed loaded");
         fmud_close(c);
         daemon_stop(&d);
 }
