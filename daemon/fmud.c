@@ -423,6 +423,25 @@ out_dirs:
         return r;
 }
 
+/* Raise the open-files limit for the workers (inst_fd_limit_raise()), and say what it is. */
+static void log_fd_limit(void)
+{
+        uint64_t before = 0, now = 0;
+        int r = inst_fd_limit_raise(&before, &now);
+
+        if (r < 0)
+                log_warn("open files: the soft limit %llu could not be raised: %s: about a "
+                         "third as many instances can run", (unsigned long long)before,
+                         strerror(-r));
+        else if (now < 3 * 4096 + 64)
+                log_warn("open files: limit %llu (LimitNOFILE=, ulimit -Hn): about %llu "
+                         "instances can run at once", (unsigned long long)now,
+                         (unsigned long long)(now > 64 ? (now - 64) / 3 : 0));
+        else if (now != before)
+                log_info("open files: soft limit raised from %llu to %llu",
+                         (unsigned long long)before, (unsigned long long)now);
+}
+
 int main(int argc, char **argv)
 {
         struct daemon d = { 0 };
@@ -480,6 +499,7 @@ int main(int argc, char **argv)
         }
         log_set_level(d.cfg.log_level);
         log_settings(&d.cfg);
+        log_fd_limit();
         r = serve(&d, sigfd);
         config_fini(&d.cfg);
         free(d.args.allow);

@@ -175,6 +175,14 @@ struct inst_opts {
 void inst_opts_default(struct inst_opts *o);
 
 /*
+ * Raise this process's soft RLIMIT_NOFILE to its hard limit (at most
+ * 2^20): a worker holds about three of its starter's descriptors
+ * (fd_limit.c). *ret_before, *ret_now (may be NULL): the soft limit
+ * before and after. 0 or -errno.
+ */
+int inst_fd_limit_raise(uint64_t *ret_before, uint64_t *ret_now);
+
+/*
  * Start a worker for opts->fmu_dir and wait for it to be ready. Returns 0
  * and *ret, or -errno: -EINVAL (options), the worker's own reason when it
  * cannot load the FMU (-EINVAL bad description, -ENOENT, -ENOEXEC, -ENOSYS

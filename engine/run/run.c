@@ -4,6 +4,7 @@
  * typed columns lives here.
  */
 #include "engine/run/run.h"
+#include "engine/instance/instance.h"
 #include "engine/master/input_csv.h"
 #include "engine/record/mat4_csv.h"
 #include "engine/run/row_rec.h"
@@ -385,6 +386,8 @@ int run_scenario(const struct run_opts *o, struct diag_list *diags, struct run_r
         char *why = NULL;
         int r, rr;
 
+        /* A worker holds about three of this process's descriptors (fd_limit.c). */
+        (void) inst_fd_limit_raise(NULL, NULL);
         *rep = (struct run_report){ .phase = RUN_PHASE_LOAD };
         scenario_opts_default(&sopt);
         sopt.cache_dir = o->cache_dir;
