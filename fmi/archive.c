@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "model_description.h"
 
 #define STREAM_CHUNK (64 * 1024)
 
@@ -46,7 +47,7 @@ void fmu_limits_default(struct fmu_limits *lim)
                 .max_depth = 64,
                 .max_dirs = 100000,
                 /* A Dymola model of 300,000 variables with descriptions is 80 MB. */
-                .max_md_size = 128u << 20,
+                .max_md_size = MD_MAX_BYTES,
         };
 }
 

@@ -28,7 +28,7 @@ struct fmu_limits {
         size_t max_path_len;            /* one entry name; default 1024 */
         size_t max_depth;               /* components of one entry name; default 64 */
         size_t max_dirs;                /* distinct directories the names imply; default 100,000 */
-        size_t max_md_size;             /* modelDescription.xml; default 128 MiB */
+        size_t max_md_size;             /* modelDescription.xml; default MD_MAX_BYTES */
         bool container;                 /* not an FMU (an .ssp): no modelDescription.xml required */
 };
 

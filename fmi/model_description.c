@@ -20,7 +20,7 @@
 void md_limits_default(struct md_limits *lim)
 {
         *lim = (struct md_limits){
-                .max_bytes = 128u << 20,
+                .max_bytes = MD_MAX_BYTES,
                 .max_variables = 1000000,
                 .max_array_elements = 16777216,
                 .max_string_bytes = 16u << 20,

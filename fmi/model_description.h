@@ -375,8 +375,11 @@ struct md {
 };
 
 /* Bounds for a hostile document. Zero fields take the defaults. */
+/* The largest modelDescription.xml read, by default: archive, parser and worker alike. */
+#define MD_MAX_BYTES    (128u << 20)
+
 struct md_limits {
-        size_t max_bytes;               /* document size; default 128 MiB */
+        size_t max_bytes;               /* document size; default MD_MAX_BYTES */
         size_t max_variables;           /* default 1,000,000 */
         size_t max_array_elements;      /* one start list or dimension product; default 16,777,216 */
         size_t max_string_bytes;        /* one String/Binary start; default 16 MiB */

@@ -22,7 +22,6 @@
 #include "worker/se.h"
 #include "worker/worker.h"
 
-#define MD_FILE_MAX     (64u << 20)
 
 int wbuf_reserve(struct wbuf *b, size_t n)
 {
@@ -146,7 +145,12 @@ static int load(struct worker *w, const char *dir, char *why, size_t size)
                 return r;
         }
         snprintf(path, sizeof(path), "%s/modelDescription.xml", w->dir);
-        r = read_file(path, MD_FILE_MAX, &xml, &len);
+        r = read_file(path, MD_MAX_BYTES, &xml, &len);
+        if (r == -EFBIG) {
+                snprintf(why, size, "reading '%.512s': larger than the %u MiB fmud reads (or not "
+                         "a regular file)", path, MD_MAX_BYTES >> 20);
+                return r;
+        }
         if (r < 0) {
                 snprintf(why, size, "reading '%.512s': %s", path, strerror(-r));
                 return r;

@@ -303,7 +303,13 @@ static int spawn(struct session *s, struct session_inst *si)
         o.fmu_dir = c->fmu->unpacked_dir;
         o.name = c->name;
         o.timeout_ns = s->opts.timeout_ns;
-        o.start_timeout_ns = s->opts.start_timeout_ns;
+        /*
+         * The worker parses modelDescription.xml before it answers: a large
+         * one (500,000 variables, 100 MB) takes longer than the start-up's
+         * usual deadline, so it grows by a second per 5,000 variables.
+         */
+        o.start_timeout_ns = (s->opts.start_timeout_ns ? s->opts.start_timeout_ns :
+                              INST_TIMEOUT_DEFAULT) + (uint64_t)(md->n_vars / 5000) * 1000000000ull;
         o.envp = s->opts.envp;
         o.sandbox = s->opts.sandbox;
         o.mlock = s->opts.mlock;
