@@ -55,7 +55,7 @@
 #include "engine/scenario/scenario.h"
 #include "engine/master/session.h"
 
-#define HOST_MSG_MAX            1024
+#define HOST_MSG_MAX            2048    /* as SESSION_MSG_MAX: a session's reason whole */
 #define HOST_IDENT_MAX          64      /* "uid=N", "curve=Z85 key" (host_out.c) */
 /* A remote (CURVE) client's files are opened with this user's rights: nobody (host_out.c). */
 #define HOST_REMOTE_UID         65534

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,5 +193,42 @@ Test(master_time_events, a_calculated_parameter_sets_the_dynamics_of_fmi3_and_fm
                   val(&x, last, "lin.x"));
         cr_assert(fabs(val(&x, last, "lin2.x") - exp(-0.5)) < 1e-9, "lin2.x = %.17g",
                   val(&x, last, "lin2.x"));
+        msys_fini(&x);
+}
+
+/*
+ * A loop of twelve components: the message names eight of its variables
+ * and how many more, then why it failed, instead of a list so long that
+ * the reason was cut off behind it.
+ */
+Test(master_time_events, a_long_parameter_loop_that_does_not_settle_still_says_why)
+{
+        static char elements[4096], connections[8192];
+        struct msys_spec spec;
+        struct msys x;
+        char *msg = NULL;
+        size_t e = 0, k = 0;
+
+        for (int i = 0; i < 12; i++) {
+                char name[8], next[8];
+
+                snprintf(name, sizeof(name), "c%d", i);
+                snprintf(next, sizeof(next), "c%d", (i + 1) % 12);
+                e += (size_t)snprintf(elements + e, sizeof(elements) - e,
+                                      MSYS_COMP("%s", "TimeEvent"), name);
+                k += (size_t)snprintf(connections + k, sizeof(connections) - k,
+                                      MSYS_CONN("%s", "gain", "%s", "base"), name, next);
+        }
+        spec = (struct msys_spec){
+                .elements = elements, .connections = connections,
+                .parameters = MSYS_REAL("c0.base", "1.25"), .stop = 0.2,
+                .attrs = "stepSize=\"0.1\"",
+        };
+        msys_load(&x, &spec);
+        cr_assert(msys_session_try(&x, &msg) < 0);
+        cr_assert(msg && strstr(msg, "initialization loop through c") &&
+                  strstr(msg, " and 16 more does not settle after 100 iterations (") &&
+                  strstr(msg, ".base still changes)"), "%s", msg ? msg : "(null)");
+        free(msg);
         msys_fini(&x);
 }

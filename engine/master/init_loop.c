@@ -63,13 +63,23 @@ static int guess(struct graph *g, struct node *nd)
         return 0;
 }
 
-/* "A.y, B.u, B.y, A.u": the variables of a loop, for messages. */
+#define LOOP_NAMES_MAX  8       /* variables a message names; "and N more" after them */
+
+/*
+ * "A.y, B.u, B.y, A.u": the variables of a loop, for messages; past
+ * LOOP_NAMES_MAX, "... and N more", so that what follows the list in a
+ * message (why it failed) is never cut off by a long loop.
+ */
 static void loop_names(const struct graph *g, const size_t *nodes, size_t n, char *buf, size_t size)
 {
         size_t len = 0;
 
         buf[0] = '\0';
         for (size_t i = 0; i < n && len < size; i++) {
+                if (i == LOOP_NAMES_MAX) {
+                        snprintf(buf + len, size - len, " and %zu more", n - i);
+                        break;
+                }
                 const struct node *nd = &g->v[nodes[i]];
                 int w = snprintf(buf + len, size - len, "%s%s.%s", i ? ", " : "",
                                  g->s->sc->components[nd->comp].name, ig_vname(g->s, nd->comp, nd->var));
