@@ -78,7 +78,7 @@ int init_set_start(struct session *s, struct session_inst *si, const struct md_v
                 r = session_logs(s, si, session_err(s, session_call_result(si, r),
                                  "component '%s': setting '%s' (%s) failed: %s", cname(s, si),
                                  v->name, origin,
-                                 r >= 0 ? session_status_name(r) : inst_message(si->inst)));
+                                 session_call_why(si, r)));
         else
                 r = 0;
 out:

@@ -330,7 +330,7 @@ int ig_get(struct graph *g, struct node *nd)
                                    "in Initialization Mode failed: %s",
                                    g->s->sc->components[nd->comp].name,
                                    ig_vname(g->s, nd->comp, nd->var),
-                                   r >= 0 ? session_status_name(r) : inst_message(si->inst)));
+                                   session_call_why(si, r)));
         }
         return ig_own(g, nd);
 }
@@ -373,7 +373,7 @@ int ig_set(struct graph *g, struct node *nd)
                                    "in Initialization Mode failed: %s",
                                    g->s->sc->components[nd->comp].name,
                                    ig_vname(g->s, nd->comp, nd->var),
-                                   r >= 0 ? session_status_name(r) : inst_message(si->inst)));
+                                   session_call_why(si, r)));
         return 0;
 }
 

@@ -59,7 +59,7 @@ static int guess(struct graph *g, struct node *nd)
                 return session_logs(g->s, si, session_err(g->s, session_call_result(si, r),
                                    "component '%s': setting '%s' "
                                    "in Initialization Mode failed: %s", c->name, v->name,
-                                   r >= 0 ? session_status_name(r) : inst_message(si->inst)));
+                                   session_call_why(si, r)));
         return 0;
 }
 

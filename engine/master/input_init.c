@@ -54,7 +54,7 @@ static int set_var(struct session *s, const size_t *idx, size_t n, size_t k, dou
         return session_err(s, session_call_result(si, r), "component '%s': setting '%s' from "
                            "the input file at t = %.17g failed: %s",
                            s->sc->components[c->comp].name, v->name, t0,
-                           r >= 0 ? session_status_name(r) : inst_message(si->inst));
+                           session_call_why(si, r));
 }
 
 int init_file_inputs(struct session *s)

@@ -121,6 +121,19 @@ const char *session_status_name(int status)
         return status >= 0 && status <= INST_PENDING ? names[status] : "?";
 }
 
+const char *session_call_why(const struct session_inst *si, int r)
+{
+        const char *m;
+
+        if (r >= 0)
+                return session_status_name(r);
+        /* Refused before it was sent: the call's own message is an older call's. */
+        if (r == -EMSGSIZE)
+                return "its values are larger than one call to a worker carries (16 MiB)";
+        m = inst_message(si->inst);
+        return m && *m ? m : strerror(-r);
+}
+
 const char *session_fmi_prefix(const struct session_inst *si)
 {
         return si->fmi == 2 ? "fmi2" : "fmi3";

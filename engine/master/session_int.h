@@ -103,5 +103,7 @@ void session_init_deadline(const struct session *s, struct session_inst *si, boo
 
 /* A status name: "OK", "Warning", "Discard", "Error", "Fatal", "Pending". */
 const char *session_status_name(int status);
+/* Why a call failed: r's status name (r >= 0), or the reason of an -errno. */
+const char *session_call_why(const struct session_inst *si, int r);
 
 #endif
