@@ -30,6 +30,7 @@
 
 #include <errno.h>
 #include <float.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,17 @@ static void drain(struct hsess *hs, enum proto_err code, const char *why)
  * After a load an unload cancelled: the unloads succeed, once the session
  * is off the registry; every other command queued gets NO_SESSION.
  */
+/*
+ * A session's scenario and descriptions are freed: hand the heap's free
+ * pages back to the system. A large description's parse (a 100 MB one
+ * takes over a gigabyte) otherwise stays in the daemon's resident memory
+ * after its session has gone.
+ */
+static void give_back(void)
+{
+        (void) malloc_trim(0);
+}
+
 static void drain_unloaded(struct hsess *hs)
 {
         struct hcmd *c, *unloads = NULL;
@@ -198,6 +210,7 @@ void hsess_unload(struct hsess *hs, const struct hcmd *c)
         hlog_flush(hs);
         htelem_free(hs);
         hload_free(hs);
+        give_back();
         hlog_line(hs, LOG_NOTICE, "unloaded%s%s", hs->actor[0] ? " by " : "", hs->actor);
         drain(hs, PROTO_E_NO_SESSION, "the session was unloaded");
         /* Off the registry before the reply: a client that got it never sees the id. */
@@ -315,6 +328,7 @@ void *hsess_main(void *arg)
 
                 hs->load = NULL;
                 hload_free(hs);
+                give_back();
                 /* Off the registry first: a client told of the failure never sees the id. */
                 if (atomic_load(&hs->unload_asked)) {
                         hlog_line(hs, LOG_NOTICE, "unloaded while loading");
