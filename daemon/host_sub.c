@@ -294,6 +294,32 @@ static int item(struct hsess *hs, struct hsub_item *it, const char *name, char *
         return -1;
 }
 
+/*
+ * A sample with its names (the first one, and one after a drop) must fit
+ * in one message a subscriber takes: a larger one is dropped by its SUB
+ * socket with the connection, and the subscriber waits for ever. Bounded
+ * from below (names, 9 bytes a number; a String or Binary value counted
+ * as empty): refused now rather than never delivered.
+ */
+static int fits(const struct hsess *hs, const struct hsub *sub, char *msg, size_t size)
+{
+        size_t limit = hs->h->opts.max_reply < PROTO_MAX_MSG ? hs->h->opts.max_reply :
+                       PROTO_MAX_MSG;
+        uint64_t need = 256;
+
+        for (size_t i = 0; i < sub->n_items; i++) {
+                const struct hsub_item *it = &sub->items[i];
+
+                need += strlen(it->name) + 5 + (it->col != SIZE_MAX ? 1 : it->elements) * 9 + 5;
+        }
+        if (need <= limit)
+                return -1;
+        snprintf(msg, size, "a sample of these %zu columns with their names is at least %llu "
+                 "bytes, more than the %zu a message may be: subscribe to fewer", sub->n_items,
+                 (unsigned long long)need, limit);
+        return PROTO_E_TOO_LARGE;
+}
+
 static int build(struct hsess *hs, struct hsub *sub, const struct proto_subscribe *a, char *msg,
                  size_t size)
 {
@@ -314,9 +340,15 @@ static int build(struct hsess *hs, struct hsub *sub, const struct proto_subscrib
                         snprintf(msg, size, "names: not a variable name");
                         return PROTO_E_BAD_REQUEST;
                 }
+                if (!a->n) {
+                        /* Every column: each is itself, with no search among the others. */
+                        it->col = i;
+                        it->type = col_type(sc, i);
+                        continue;
+                }
                 code = item(hs, it, it->name, msg, size);
         }
-        return code;
+        return code >= 0 ? code : fits(hs, sub, msg, size);
 }
 
 void hsub_subscribe(struct hsess *hs, const struct hcmd *c, const struct pv *args)

@@ -410,7 +410,7 @@ static void setup_grace(void)
         snprintf(grace_conf, sizeof(grace_conf), "%s/fmud.conf", grace_dir);
         f = fopen(grace_conf, "w");
         cr_assert(f != NULL);
-        fputs("[limits]\ntransient_grace = 1\n", f);
+        fputs("[limits]\ntransient_grace = 1\n[control]\nmax_message = 4K\n", f);
         cr_assert(fclose(f) == 0);
         daemon_start(&d, extra);
         c = daemon_connect(&d);
@@ -475,4 +475,29 @@ Test(daemon_subs, a_subscribe_refused_for_a_short_topic_buffer_leaves_nothing, .
         r = fmud_unsubscribe(other, &t, topic);
         cr_assert(r < 0, "the refused subscription %s was still there", topic);
         fmud_close(other);
+}
+
+/*
+ * Samples whose first one (with the names) is larger than a message may
+ * be (max_message 4K here): the subscribe is refused saying so. It was
+ * accepted, and the subscriber's socket dropped that sample with its
+ * connection: a watch waited for ever, silent.
+ */
+Test(daemon_subs, a_subscription_whose_samples_cannot_be_sent_is_refused, .init = setup_grace,
+     .fini = teardown_grace)
+{
+        struct proto_load a = { .path = daemon_str(FMUD_EXAMPLES "/msd.ssp") };
+        struct proto_target t = { daemon_load(c, &a, NULL), 0 };
+        const char *names[350];
+        char topic[64];
+        int r;
+
+        for (size_t i = 0; i < 350; i++)
+                names[i] = "mass1.x1";
+        r = fmud_subscribe(c, &t, names, 350, 1, topic, sizeof(topic));
+        daemon_assert_refused(c, r, PROTO_E_TOO_LARGE, "samples larger than a message");
+        cr_assert(strstr(fmud_errmsg(c), "350 columns") != NULL, "%s", fmud_errmsg(c));
+        /* A few columns still go. */
+        r = fmud_subscribe(c, &t, names, 3, 1, topic, sizeof(topic));
+        cr_assert(r == 0, "%s", fmud_errmsg(c));
 }
