@@ -367,8 +367,13 @@ static void put_double(struct out *o, double d)
                 put(o, d < 0 ? "-inf" : "inf", d < 0 ? 4 : 3);
                 return;
         }
-        /* From 1: a subnormal reads back from fewer digits than %.15g gives. */
-        for (int prec = 1; prec <= 17; prec++) {
+        /*
+         * From 15 digits, which read back as themselves for every normal
+         * number and keep a plain form for plain ones ("10", not "1e+01");
+         * a subnormal has fewer significant digits, and %.15g gives them
+         * with noise after (1e-310 as 9.99999999999997e-311): from 1.
+         */
+        for (int prec = fpclassify(d) == FP_SUBNORMAL ? 1 : 15; prec <= 17; prec++) {
                 snprintf(tmp, sizeof(tmp), "%.*g", prec, d);
                 if (strtod(tmp, NULL) == d)
                         break;

@@ -215,6 +215,10 @@ Test(client_value, format_reads_back_the_same_value)
         round_trip("1e-310", "1e-310");
         round_trip("5e-324", "5e-324");
         round_trip("1e-320", "1e-320");
+        /* A normal number keeps its plain form. */
+        round_trip("10", "10");
+        round_trip("10.0", "10.0");
+        round_trip("123456.0", "123456.0");
 }
 
 Test(client_value, format_truncates_but_reports_the_full_length)
