@@ -489,6 +489,11 @@ static int run_session(struct run_cmd *a)
         r = cli_load_send(&a->cli, &a->load, &t.session, &t.generation, &code);
         if (r < 0 && code)
                 return code;
+        if (r == -EINTR || (r < 0 && interrupted)) {
+                /* Ctrl-C while the daemon loads: said as in the run; the lease unloads it. */
+                fprintf(stderr, "fmuctl run: interrupted\n");
+                return FMUCTL_EXIT_INTERRUPTED;
+        }
         if (r < 0) {
                 code = cli_fail(&a->cli, r, "load '%s'", a->scenario);
                 if (r == FMUD_E_REFUSED && fmud_errcode(a->cli.c) == PROTO_E_DENIED &&

@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -604,6 +605,56 @@ Test(daemon_unload_hung, a_load_its_fmuctl_gave_up_on_is_unloaded, .timeout = 12
                         usleep(50000);
         }
         cr_assert(not(listed), "the session of a load nobody waits for stayed loaded");
+        fmud_close(c);
+        daemon_stop(&d);
+}
+
+/*
+ * Ctrl-C of fmuctl run while the daemon loads: "interrupted", exit 130,
+ * as during the run (it said "load: Interrupted system call", exit 3).
+ */
+Test(daemon_unload_hung, ctrl_c_during_a_load_is_an_interruption, .timeout = 120,
+     .fini = teardown)
+{
+        struct proto_list_result l;
+        struct fmud_daemon d;
+        char *err_path, *err;
+        struct fmud *c;
+        bool listed = false, interrupted;
+        int status;
+        pid_t kid;
+
+        daemon_start(&d, NULL);
+        c = daemon_connect(&d);
+        err_path = daemon_path(&d, "run.err");
+        kid = fork();
+        cr_assert(kid >= 0);
+        if (kid == 0) {
+                int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+                if (fd < 0 || dup2(fd, 2) < 0)
+                        _exit(126);
+                execl(FMUD_FMUCTL, FMUD_FMUCTL, "--endpoint", d.endpoint, "run",
+                      FMUD_TEST_FMU_DIR "/Misbehave.fmu", "--start", "fault=22", "--start",
+                      "count=5000", "-q", (char *)NULL);
+                _exit(127);
+        }
+        /* Polls of 10 ms for a minute: a hang guard, not a measure. */
+        for (int i = 0; i < 6000 && !listed; i++) {
+                cr_assert(eq(int, fmud_list(c, &l), 0), "%s", fmud_errmsg(c));
+                listed = l.n > 0;
+                if (!listed)
+                        usleep(10000);
+        }
+        cr_assert(listed, "the load never showed");
+        cr_assert(eq(int, kill(kid, SIGINT), 0));
+        cr_assert(eq(int, (int)waitpid(kid, &status, 0), (int)kid));
+        err = daemon_slurp(err_path, NULL);
+        interrupted = WIFEXITED(status) && WEXITSTATUS(status) == 130;
+        cr_assert(interrupted, "status %#x: %s", status, err);
+        cr_assert(strstr(err, "fmuctl run: interrupted\n") != NULL, "%s", err);
+        free(err);
+        free(err_path);
         fmud_close(c);
         daemon_stop(&d);
 }
