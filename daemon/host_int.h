@@ -173,6 +173,7 @@ struct hlog {
         uint64_t seq;                   /* the last message's */
         size_t n_rates;
         struct hlog_rate *rates;        /* per component, allocated at load */
+        struct hlog_rate *out_rates;    /* the same for the lines it prints (stdout, stderr) */
 };
 
 /* A subscription (session thread only). */

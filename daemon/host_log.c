@@ -19,9 +19,11 @@
  * sees them, so a message can neither forge a log line, nor drive a
  * terminal, nor reorder what a reader sees, nor turn the line into a blob.
  * Each instance has a token bucket (HLOG_BURST at once, HLOG_RATE per
- * second after): what it drops is counted and said in one summary line
- * (status Warning, category "fmud") before its next message passes or
- * when the session changes state. A message that passes goes to the
+ * second after), and another for the lines it prints (categories stdout
+ * and stderr, status OK: worker/output.c), so that chatter never crowds
+ * out its Warnings and Errors: what one drops is counted and said in one
+ * summary line (status Warning, category "fmud") before its next message
+ * passes or when the session changes state. A message that passes goes to the
  * log at the priority of its status (OK info, Discard notice, Warning
  * warning, Error and Fatal err: an FMU never pages an operator at crit
  * or above), to PUB topic "l<session>" and to the
@@ -53,6 +55,7 @@ void hlog_fini(struct hsess *hs)
 {
         free(hs->log.kept);
         free(hs->log.rates);
+        free(hs->log.out_rates);
         pthread_mutex_destroy(&hs->log.lock);
 }
 
@@ -232,16 +235,21 @@ void hlog_state(struct hsess *hs, enum proto_state from, enum proto_state to,
 int hlog_start(struct hsess *hs)
 {
         size_t n = hs->sc->n_components;
-        struct hlog_rate *r = calloc(n ? n : 1, sizeof(*r));
+        struct hlog_rate *r = calloc(n ? n : 1, sizeof(*r)), *o = calloc(n ? n : 1, sizeof(*o));
         uint64_t t = now_ns();
 
-        if (!r)
+        if (!r || !o) {
+                free(r);
+                free(o);
                 return -ENOMEM;
+        }
         for (size_t i = 0; i < n; i++)
-                r[i] = (struct hlog_rate){ .tokens = HLOG_BURST, .last_ns = t };
+                r[i] = o[i] = (struct hlog_rate){ .tokens = HLOG_BURST, .last_ns = t };
         pthread_mutex_lock(&hs->log.lock);
         free(hs->log.rates);
+        free(hs->log.out_rates);
         hs->log.rates = r;
+        hs->log.out_rates = o;
         hs->log.n_rates = n;
         pthread_mutex_unlock(&hs->log.lock);
         return 0;
@@ -305,18 +313,28 @@ static void deliver(struct hsess *hs, const char *instance, int status, const ch
                 hs->h->opts.publish(hs->h->opts.publish_ctx, topic, buf, len, NULL);
 }
 
-/* The summary of what instance comp's limit dropped (under hs->log.lock). */
+/* The summary of what instance comp's limits dropped (under hs->log.lock). */
 static void summary(struct hsess *hs, size_t comp, const char *name)
 {
-        struct hlog_rate *r = &hs->log.rates[comp];
-        char msg[96];
+        for (int k = 0; k < 2; k++) {
+                struct hlog_rate *r = k ? &hs->log.out_rates[comp] : &hs->log.rates[comp];
+                char msg[112];
 
-        if (!r->dropped)
-                return;
-        snprintf(msg, sizeof(msg), "%llu log messages dropped by the rate limit (%d at once, "
-                 "%d per second)", (unsigned long long)r->dropped, HLOG_BURST, HLOG_RATE);
-        r->dropped = 0;
-        deliver(hs, name, 1, "fmud", msg);
+                if (!r->dropped)
+                        continue;
+                snprintf(msg, sizeof(msg), "%llu %s dropped by the rate limit (%d at once, %d per "
+                         "second)", (unsigned long long)r->dropped,
+                         k ? "printed lines" : "log messages", HLOG_BURST, HLOG_RATE);
+                r->dropped = 0;
+                deliver(hs, name, 1, "fmud", msg);
+        }
+}
+
+/* A line the FMU printed (worker/output.c), limited apart from its log messages. */
+static bool printed(int status, const char *category)
+{
+        return status == 0 && category &&
+               (!strcmp(category, "stdout") || !strcmp(category, "stderr"));
 }
 
 void hlog_fmu(void *ctx, size_t comp, const char *comp_name, int status, const char *category,
@@ -335,7 +353,7 @@ void hlog_fmu(void *ctx, size_t comp, const char *comp_name, int status, const c
                 pthread_mutex_unlock(&hs->log.lock);
                 return;
         }
-        r = &hs->log.rates[comp];
+        r = printed(status, category) ? &hs->log.out_rates[comp] : &hs->log.rates[comp];
         t = now_ns();
         r->tokens += (double)(t - r->last_ns) * 1e-9 * HLOG_RATE;
         if (r->tokens > HLOG_BURST)
@@ -361,7 +379,7 @@ void hlog_flush(struct hsess *hs)
 
         pthread_mutex_lock(&hs->log.lock);
         for (size_t i = 0; i < hs->log.n_rates; i++)
-                if (hs->log.rates[i].dropped && hs->sc) {
+                if ((hs->log.rates[i].dropped || hs->log.out_rates[i].dropped) && hs->sc) {
                         hlog_clean(name, sizeof(name), hs->sc->components[i].name);
                         summary(hs, i, name);
                 }

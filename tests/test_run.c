@@ -515,6 +515,84 @@ Test(run, what_an_fmu_prints_is_shown_once_as_its_instances_lines, .init = setup
         }
 }
 
+/* fmuctl run of Misbehave with fault and at, 0.01 steps to stop; locally or not. */
+static struct run_result misbehave_run(const char *fault, const char *at, const char *stop,
+                                       bool local)
+{
+        return fmuctl((const char *[]){ "run", FMUD_TEST_FMU_DIR "/Misbehave.fmu", "--start",
+                                        fault, "--start", at, "--stop-time", stop, "--step",
+                                        "0.01", "--out", "-", "--quiet",
+                                        local ? "--local" : NULL, NULL });
+}
+
+/*
+ * NUL bytes in what an FMU prints are dropped; what follows them still
+ * comes. The first NUL stopped the stream for the rest of the run.
+ */
+Test(run, nul_bytes_an_fmu_prints_do_not_end_its_output, .init = setup, .fini = teardown)
+{
+        for (int local = 0; local < 2; local++) {
+                struct run_result r = misbehave_run("fault=30", "at=0", "0.03", local);
+
+                cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
+                cr_assert(strstr(r.err, "[stdout]: beforeafter\n") != NULL, "%s", r.err);
+                cr_assert(strstr(r.err, "[stdout]: tail\n") != NULL, "%s", r.err);
+                cr_assert(strstr(r.err, "[stdout]: misbehave: out at t = 0.02\n") != NULL,
+                          "local %d: %s", local, r.err);
+                run_result_fini(&r);
+        }
+}
+
+/*
+ * An FMU that reopens its stdout on a file of its own (freopen, after
+ * half a megabyte of output) keeps that file as it wrote it: fmud's
+ * rewinding of its output file reached the FMU's file through fd 1.
+ */
+Test(run, an_fmu_that_reopens_its_stdout_on_a_file_keeps_that_file, .init = setup,
+     .fini = teardown)
+{
+        /* Its file lands in its working directory: this test's, unsandboxed. */
+        cr_assert(eq(int, chdir(dir), 0));
+        for (int local = 0; local < 2; local++) {
+                struct run_result r = misbehave_run("fault=31", "at=0.01", "0.04", local);
+
+                cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
+                cr_assert(strstr(r.err, "no longer starts with HEADER") == NULL, "%s", r.err);
+                run_result_fini(&r);
+        }
+}
+
+/*
+ * An FMU that prints a hundred lines a step still has its Warning shown:
+ * printed lines have budgets of their own, in the worker and the daemon.
+ * They used up the FMU's, and the Warning was dropped.
+ */
+Test(run, printed_chatter_does_not_crowd_out_an_fmus_warning, .init = setup, .fini = teardown)
+{
+        for (int local = 0; local < 2; local++) {
+                struct run_result r = misbehave_run("fault=32", "at=0.5", "0.6", local);
+
+                cr_assert(eq(int, r.exit_code, 0), "local %d: %s", local, r.err);
+                cr_assert(strstr(r.err, "Misbehave: warning [logStatusWarning]: misbehave: the "
+                                 "warning that matters at t = 0.5\n") != NULL, "local %d: %s",
+                          local, strlen(r.err) > 2000 ? r.err + strlen(r.err) - 2000 : r.err);
+                run_result_fini(&r);
+        }
+}
+
+/* The line an FMU printed just before it crashed is shown, with the crash. */
+Test(run, the_line_printed_before_a_crash_is_shown, .init = setup, .fini = teardown)
+{
+        for (int local = 0; local < 2; local++) {
+                struct run_result r = misbehave_run("fault=33", "at=0.01", "0.03", local);
+
+                cr_assert(not(eq(int, r.exit_code, 0)), "local %d: %s", local, r.err);
+                cr_assert(strstr(r.err, "misbehave: the last line before the crash at t = "
+                                 "0.01") != NULL, "local %d: %s", local, r.err);
+                run_result_fini(&r);
+        }
+}
+
 /*
  * --out - into a file that has content already, written between two other
  * writers to the same file (and its summary too, with stderr there): each

@@ -159,6 +159,8 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
                 n = put_str(msg, n, sizeof(msg), " limit ");
                 n = put_num(msg, n, sizeof(msg), limit, 10);
                 n = put_str(msg, n, sizeof(msg), near ? " near 1" : " near 0");
+                /* What the FMU printed up to the crash: often the best clue to it. */
+                output_last(w);
                 log_last_words(w, msg, n);
         }
         /* Die of the same signal: blocked here, it is delivered as the handler returns. */

@@ -79,9 +79,13 @@ void log_count_foreign(struct worker *w)
 
 _Thread_local bool worker_speaking;
 
-/* As forward(), on the thread that may use the channel now. */
-static void send_log(struct worker *w, int status, const char *category, const char *message,
-                     bool queued)
+/*
+ * As forward(), on the thread that may use the channel now. budget: the
+ * count of this call's events of its kind (w->logs_sent, or output.c's
+ * w->out_sent), at most CALL_LOGS_PER_CALL.
+ */
+static void send_counted(struct worker *w, int status, const char *category, const char *message,
+                         bool queued, uint32_t *budget)
 {
         unsigned char payload[CALL_CATEGORY_MAX + 8 + CALL_MSG_MAX];
         struct call_log ev = { 0 };
@@ -100,7 +104,7 @@ static void send_log(struct worker *w, int status, const char *category, const c
                 memcpy(w->last_error, message, n);
                 w->last_error[n] = '\0';
         }
-        if (w->logs_sent >= CALL_LOGS_PER_CALL) {
+        if (*budget >= CALL_LOGS_PER_CALL) {
                 dropped(w);
                 return;
         }
@@ -124,7 +128,13 @@ static void send_log(struct worker *w, int status, const char *category, const c
         if (send_event(w, CALL_EV_LOG, &ev, sizeof(ev), payload, moff + mlen, true) < 0)
                 dropped(w);
         else
-                w->logs_sent++;
+                (*budget)++;
+}
+
+static void send_log(struct worker *w, int status, const char *category, const char *message,
+                     bool queued)
+{
+        send_counted(w, status, category, message, queued, &w->logs_sent);
 }
 
 /*
@@ -185,7 +195,7 @@ void log_drain_foreign(struct worker *w)
 void log_output(struct worker *w, const char *category, const char *line)
 {
         /* Not a message of the FMU's logger: shown whatever its categories are. */
-        send_log(w, fmi3OK, category, line, true);
+        send_counted(w, fmi3OK, category, line, true, &w->out_sent);
 }
 
 void log_fmi3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,

@@ -7,21 +7,28 @@
  * its terminal.
  *
  * DESIGN: fds 1 and 2 become memfds of OUTPUT_BYTES each, sealed against
- * growing and shrinking, that the worker also maps. Text the FMU writes
- * lands in those pages, so after each call the worker's thread sees
- * whether anything came by reading the byte at its position: no system
- * call and no thread for an FMU that prints nothing, and every line
- * written within a call goes out with that call's reply. A byte 0 ends
- * what was written (text has none: a NUL the FMU writes ends its line
- * early). A line longer than CALL_MSG_MAX is sent in parts; a partial line
- * waits for its newline (stdout is line buffered, main.c) or goes out at
- * the end of the next call, or at FREE. Once past half of a file and
- * caught up, the worker punches out what it read and seeks fd 1 (or 2)
- * back to 0. What does not fit (more than OUTPUT_BYTES within a call or
- * two) fails to be written, as on a full disk, and the worker says so.
+ * growing and shrinking, that the worker also maps and keeps a descriptor
+ * of its own to (sharing fd 1's or 2's file offset while the FMU leaves
+ * them be). Text the FMU writes lands in those pages, so after each call
+ * the worker sees whether anything came by reading the byte at its
+ * position: no system call and no thread for an FMU that prints nothing.
+ * When something came, the file offset (one lseek) says where the
+ * written bytes end, so a NUL the FMU writes is dropped, not taken for
+ * the end; a NUL written first of all after a drain is found by the same
+ * lseek made every OUTPUT_CHECK_EVERY drains and at the end. A line
+ * longer than CALL_MSG_MAX is sent in parts; a partial line waits for its
+ * newline (stdout is line buffered, main.c) or goes out at the end of the
+ * next call, at Terminate, at FREE and before a crash's last words. Once
+ * past half of a file and caught up, the worker punches out what it read
+ * and seeks back to 0, through its own descriptor: an FMU that put
+ * another file on fd 1 (freopen) never has that file touched. What does
+ * not fit (more than OUTPUT_BYTES within a call or two) fails to be
+ * written, as on a full disk, and the worker says so. A thread of the
+ * FMU's writing while the worker seeks back may lose that write. The
+ * lines have their own budget per call (OUTPUT_LINES_PER_CALL), beside
+ * the FMU's log messages: chatter never crowds out a Warning or an Error.
  * A sanitizer's report goes to the standard error the worker was given.
- * A thread of the FMU's writing while the worker seeks back may lose that
- * write. If the files cannot be made, fds 1 and 2 stay where they were.
+ * If the files cannot be made, fds 1 and 2 stay where they were.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +43,8 @@
 
 #include "worker/worker.h"
 
-#define OUTPUT_BYTES    (1u << 20)      /* each stream's file: what one call may print */
+#define OUTPUT_BYTES            (1u << 20)      /* each stream's file: what one call may print */
+#define OUTPUT_CHECK_EVERY      64u             /* drains between two looks at the offset */
 
 enum { OUT_STDOUT, OUT_STDERR, OUT_N };
 
@@ -44,9 +52,13 @@ static const char *const out_category[OUT_N] = { "stdout", "stderr" };
 
 static struct stream {
         const volatile char *map;       /* NULL: not captured */
+        int fd;                         /* the worker's own descriptor of the memfd */
         size_t pos;                     /* the first byte not sent */
         size_t seen;                    /* end of a partial line seen at the last drain */
-} streams[OUT_N];
+        bool full;                      /* the file filled up since the last warning */
+} streams[OUT_N] = { { .fd = -1 }, { .fd = -1 } };
+
+static unsigned drains;
 
 static int make_file(int target, struct stream *st)
 {
@@ -70,15 +82,12 @@ static int make_file(int target, struct stream *st)
                 close(fd);
                 return e;
         }
-        st->map = map;
-        st->pos = st->seen = 0;
-        return fd;
+        *st = (struct stream){ .map = map, .fd = fd };
+        return 0;
 }
 
 int output_capture(void)
 {
-        int fd[OUT_N];
-
 #if defined(__SANITIZE_ADDRESS__)
         {
                 /* A sanitizer's report goes where fd 2 went, read when the worker dies. */
@@ -88,95 +97,118 @@ int output_capture(void)
                         __sanitizer_set_report_fd((void *)(intptr_t)given);
         }
 #endif
-
         for (int i = 0; i < OUT_N; i++) {
-                fd[i] = make_file(i == OUT_STDOUT ? STDOUT_FILENO : STDERR_FILENO, &streams[i]);
-                if (fd[i] < 0) {
-                        int e = fd[i];
+                int r = make_file(i == OUT_STDOUT ? STDOUT_FILENO : STDERR_FILENO, &streams[i]);
 
+                if (r < 0) {
                         for (int k = 0; k < i; k++) {
                                 munmap((void *)streams[k].map, OUTPUT_BYTES);
-                                streams[k].map = NULL;
-                                close(fd[k]);
+                                close(streams[k].fd);
+                                streams[k] = (struct stream){ .fd = -1 };
                         }
-                        return e;
+                        return r;
                 }
         }
-        for (int i = 0; i < OUT_N; i++) {
-                (void) dup2(fd[i], i == OUT_STDOUT ? STDOUT_FILENO : STDERR_FILENO);
-                close(fd[i]);
-        }
+        /* fd 1 and 2 share the memfds' open file descriptions, and so their offsets. */
+        for (int i = 0; i < OUT_N; i++)
+                (void) dup2(streams[i].fd, i == OUT_STDOUT ? STDOUT_FILENO : STDERR_FILENO);
         return 0;
 }
 
-/* One line (or part of one) of stream i, from st->pos, len bytes. */
-static void send_line(struct worker *w, int i, struct stream *st, size_t len)
+/* Bytes [from, to) of stream i as one line (NULs dropped, a last '\r' too). */
+static void send_line(struct worker *w, int i, size_t from, size_t to)
 {
+        const struct stream *st = &streams[i];
         char line[CALL_MSG_MAX + 1];
-        size_t n = len > CALL_MSG_MAX ? CALL_MSG_MAX : len;
+        size_t n = 0;
 
-        for (size_t k = 0; k < n; k++)
-                line[k] = st->map[st->pos + k];
+        for (size_t k = from; k < to && n < CALL_MSG_MAX; k++) {
+                char c = st->map[k];
+
+                if (c)
+                        line[n++] = c;
+        }
+        if (!n && to > from)
+                return;         /* NULs alone: nothing the FMU meant as a line */
         if (n && line[n - 1] == '\r')
                 n--;
         line[n] = '\0';
         log_output(w, out_category[i], line);
 }
 
-/* Back to the start of the file once past its middle with nothing left unread. */
-static void rewind_file(int i, struct stream *st)
+/* Where the written bytes of stream i end: its file offset, within the file. */
+static size_t extent(const struct stream *st)
 {
-        int fd = i == OUT_STDOUT ? STDOUT_FILENO : STDERR_FILENO;
+        off_t o = lseek(st->fd, 0, SEEK_CUR);
 
-        if (st->pos < OUTPUT_BYTES / 2 || (st->pos < OUTPUT_BYTES && st->map[st->pos]))
+        return o < 0 ? 0 : (uint64_t)o > OUTPUT_BYTES ? OUTPUT_BYTES : (size_t)o;
+}
+
+/* Back to the start of the file once past its middle (or at its end) and caught up. */
+static void rewind_file(struct stream *st, size_t lim)
+{
+        if (st->pos < lim || (st->pos < OUTPUT_BYTES / 2 && lim < OUTPUT_BYTES))
                 return;
-        if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)st->pos) < 0 ||
-            lseek(fd, 0, SEEK_SET) < 0)
-                return;         /* the FMU closed or replaced it: nothing more comes */
+        if (fallocate(st->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)st->pos) < 0 ||
+            lseek(st->fd, 0, SEEK_SET) < 0)
+                return;
         st->pos = st->seen = 0;
 }
 
-static void drain(struct worker *w, bool last)
+static void drain(struct worker *w, bool last, bool may_warn)
 {
+        bool look = last || ++drains % OUTPUT_CHECK_EVERY == 0;
+
         for (int i = 0; i < OUT_N; i++) {
                 struct stream *st = &streams[i];
-                size_t end = st->pos;
+                size_t lim, end;
 
-                if (!st->map || st->pos >= OUTPUT_BYTES || !st->map[st->pos])
+                if (!st->map || (!look && (st->pos >= OUTPUT_BYTES || !st->map[st->pos])))
                         continue;
-                for (;;) {
-                        char c = end < OUTPUT_BYTES ? st->map[end] : '\0';
+                lim = extent(st);
+                if (lim < st->pos)
+                        lim = st->pos;          /* the FMU seeked back: nothing new here */
+                end = st->pos;
+                while (end < lim) {
+                        if (st->map[end] == '\n' || end - st->pos == CALL_MSG_MAX) {
+                                bool nl = st->map[end] == '\n';
 
-                        if (c == '\n' || end - st->pos == CALL_MSG_MAX) {
-                                send_line(w, i, st, end - st->pos);
-                                st->pos = end + (c == '\n');
+                                send_line(w, i, st->pos, end);
+                                st->pos = end + nl;
                                 end = st->pos;
                                 continue;
                         }
-                        if (!c)
-                                break;
                         end++;
                 }
                 /* A partial line: sent once it has waited a whole call, or at the end. */
                 if (end > st->pos && (last || end == st->seen || end == OUTPUT_BYTES)) {
-                        send_line(w, i, st, end - st->pos);
+                        send_line(w, i, st->pos, end);
                         st->pos = end;
                 }
                 st->seen = end;
-                if (st->pos == OUTPUT_BYTES)
+                st->full |= lim == OUTPUT_BYTES;
+                if (st->full && may_warn) {
                         log_worker(w, fmi3Warning, "the FMU wrote more to its %s than fits "
                                    "(%u bytes) before fmud read it: the rest was not kept",
                                    out_category[i], OUTPUT_BYTES);
-                rewind_file(i, st);
+                        st->full = false;
+                }
+                rewind_file(st, lim);
         }
 }
 
 void output_drain(struct worker *w)
 {
-        drain(w, false);
+        drain(w, false, true);
 }
 
 void output_finish(struct worker *w)
 {
-        drain(w, true);
+        drain(w, true, true);
+}
+
+void output_last(struct worker *w)
+{
+        /* In a crash handler: nothing that formats or locks (log_worker() does both). */
+        drain(w, true, false);
 }

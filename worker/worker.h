@@ -139,6 +139,7 @@ struct worker {
 
         /* Logging, per request. */
         uint32_t logs_sent, logs_dropped;
+        uint32_t out_sent;              /* output.c's lines this call (a budget of their own) */
         bool quiet_ok;          /* call_instantiate.quiet_ok: OK messages are dropped */
         char last_error[CALL_MSG_MAX + 1];      /* last Error/Fatal message of this call */
 
@@ -325,6 +326,8 @@ int output_capture(void);
 void output_drain(struct worker *w);
 /* At Terminate and FREE: send everything, a partial last line too. */
 void output_finish(struct worker *w);
+/* output_finish() in a crash handler: async-signal-safe, says nothing of its own. */
+void output_last(struct worker *w);
 
 /* This thread is in an intermediate update and holds iu_lock: it may use the channel. */
 extern _Thread_local bool worker_speaking;

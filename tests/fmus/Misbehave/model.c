@@ -69,6 +69,19 @@
  *                          first step also a line of 3000 characters;
  *                          fmi3Terminate prints a last line without its
  *                          newline
+ *                      30 NUL bytes in what it prints: at 'at' "before",
+ *                          a NUL, "after" and a newline, then 4096 NULs
+ *                          and "tail"; each step (as 29) "misbehave: out
+ *                          at t = T" on stdout
+ *                      31 its own file on stdout, as freopen makes it: at
+ *                          'at' 600 kB of lines, then stdout reopened on
+ *                          own.txt (its working directory) with "HEADER";
+ *                          later steps add lines; fmi3Terminate fails
+ *                          (Error) unless own.txt still starts "HEADER"
+ *                      32 chatter, then a Warning: 100 lines on stdout a
+ *                          step, and at 'at' a Warning "misbehave: the
+ *                          warning that matters at t = T"
+ *                      33 a line on stdout, then SIGSEGV (as 1)
  *   The instance name "misbehave-crash-at-instantiation": SIGSEGV while
  *   instantiating, before any doStep.
  *   at                  the time from which doStep misbehaves
@@ -407,6 +420,45 @@ static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
                 printf("misbehave: printed to stdout at t = %g\n", t);
                 fflush(stdout);
                 return fmi3OK;
+        case 30:
+                if (t - d->at < 1e-9) {
+                        static const char zeros[4096];
+
+                        fputs("before", stdout);
+                        putchar('\0');
+                        fputs("after\n", stdout);
+                        fwrite(zeros, 1, sizeof(zeros), stdout);
+                        fputs("tail\n", stdout);
+                }
+                printf("misbehave: out at t = %g\n", t);
+                fflush(stdout);
+                return fmi3OK;
+        case 31:
+                if (t - d->at < 1e-9) {
+                        for (int i = 0; i < 600; i++)
+                                printf("%0999d\n", i);
+                        fflush(stdout);
+                        if (!freopen("own.txt", "w", stdout))
+                                return fmi3Error;
+                        printf("HEADER\n");
+                } else {
+                        printf("more at t = %g\n", t);
+                }
+                fflush(stdout);
+                return fmi3OK;
+        case 32:
+                for (int i = 0; i < 100; i++)
+                        printf("misbehave: chatter %d at t = %g\n", i, t);
+                fflush(stdout);
+                if (t - d->at < 1e-9)
+                        inst_log(inst, FMU_WARNING, "misbehave: the warning that matters at t = %g",
+                                 t);
+                return fmi3OK;
+        case 33:
+                printf("misbehave: the last line before the crash at t = %g\n", t);
+                fflush(stdout);
+                crash(1);
+                break;
         case 29:
                 if (t - d->at < 1e-9) {
                         for (int i = 0; i < 3000; i++)
@@ -481,6 +533,19 @@ static int terminate(struct inst *inst)
         if (d->fault == 29) {
                 printf("misbehave: the last words, without a newline");
                 fflush(stdout);
+        }
+        if (d->fault == 31) {
+                char head[8] = "";
+                FILE *f = fopen("own.txt", "r");
+
+                if (!f || !fgets(head, sizeof(head), f) || strcmp(head, "HEADER\n")) {
+                        inst_log(inst, FMU_ERROR, "misbehave: own.txt no longer starts with "
+                                 "HEADER ('%s')", head);
+                        if (f)
+                                fclose(f);
+                        return -1;
+                }
+                fclose(f);
         }
         if (d->fault != 27)
                 return 0;
