@@ -375,7 +375,14 @@ int host_new(const struct host_opts *opts, struct host **ret, char **ret_message
         if (!h->opts.max_reply)
                 h->opts.max_reply = PROTO_MAX_MSG;
         pthread_mutex_init(&h->lock, NULL);
-        host_ids_open(h);
+        if (host_ids_open(h) == -EBUSY) {
+                if (ret_message && asprintf(ret_message, "state directory '%s' is in use by "
+                                            "another fmud (its last-session is locked)",
+                                            h->state_dir) < 0)
+                        *ret_message = NULL;
+                host_free(h);
+                return -EBUSY;
+        }
         atomic_init(&h->workers, 0);
 #ifdef FMUD_TEST_HOOKS
         /*

@@ -9,7 +9,9 @@
  * DESIGN: the last id handed out is kept in STATE_DIR/last-session (a
  * decimal number and a newline), read when the daemon starts and written
  * before each load's id is answered, through one descriptor opened at
- * start (O_NOFOLLOW: the state directory is the daemon's own). Written
+ * start (O_NOFOLLOW: the state directory is the daemon's own) and locked
+ * (flock) for the daemon's life: a second daemon on the same state
+ * directory is refused, as it would hand out the same ids. Written
  * without fsync: a load is rare, but a machine that crashed restarts its
  * clients too. A daemon with no state directory, or whose file cannot be
  * read or written, counts from 1 as before and says so once.
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -38,7 +41,7 @@ static void say(struct host *h, const char *what, int e)
         h->opts.log(h->opts.log_ctx, LOG_WARNING, line);
 }
 
-void host_ids_open(struct host *h)
+int host_ids_open(struct host *h)
 {
         char path[4096], buf[32];
         unsigned long long last;
@@ -49,30 +52,42 @@ void host_ids_open(struct host *h)
         h->ids_fd = -1;
         h->next_id = 1;
         if (!h->state_dir)
-                return;
+                return 0;
         if (snprintf(path, sizeof(path), "%s/%s", h->state_dir, IDS_FILE) >= (int)sizeof(path)) {
                 say(h, "cannot name", ENAMETOOLONG);
-                return;
+                return 0;
         }
         fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0) {
                 say(h, "cannot open", errno);
-                return;
+                return 0;
+        }
+        /* Two daemons on one state directory would hand out the same ids (and results). */
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                int e = errno;
+
+                close(fd);
+                if (e == EWOULDBLOCK)
+                        return -EBUSY;
+                say(h, "cannot lock", e);
+                return 0;
         }
         n = pread(fd, buf, sizeof(buf) - 1, 0);
         if (n < 0) {
                 say(h, "cannot read", errno);
                 close(fd);
-                return;
+                return 0;
         }
         buf[n] = '\0';
         errno = 0;
         last = strtoull(buf, &end, 10);
-        if (n && (errno || end == buf || (*end && *end != '\n') || last >= UINT64_MAX / 2))
+        if (n && (errno || end == buf || (*end && *end != '\n') || buf[0] == '-' ||
+                  last >= UINT64_MAX))
                 say(h, "ignores the unreadable", EINVAL);
         else if (n)
                 h->next_id = (uint64_t)last + 1;
         h->ids_fd = fd;
+        return 0;
 }
 
 void host_ids_taken(struct host *h, uint64_t id)

@@ -814,7 +814,7 @@ int hout_open(struct hsess *hs, const char *out, bool force, int *ret_fd, char *
               char *msg, size_t size);
 
 /* host_ids.c: session ids kept across restarts. */
-void host_ids_open(struct host *h);             /* sets next_id */
+int host_ids_open(struct host *h);              /* sets next_id; -EBUSY: locked */
 void host_ids_taken(struct host *h, uint64_t id);       /* under h->lock */
 void host_ids_close(struct host *h);
 

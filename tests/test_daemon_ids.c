@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "daemon_fixture.h"
+#include "support/run.h"
 #include "support/tmpdir.h"
 
 Test(daemon_ids, a_target_from_before_a_restart_names_no_session_after_it, .timeout = 120)
@@ -53,5 +54,36 @@ Test(daemon_ids, a_target_from_before_a_restart_names_no_session_after_it, .time
         fmud_close(a);
         fmud_close(b);
         daemon_stop(&d2);
+        tmpdir_free(dir);
+}
+
+/*
+ * A second daemon on a state directory one already uses is refused at
+ * start: both would hand out the same ids (and write the same results).
+ */
+Test(daemon_ids, a_second_daemon_on_the_same_state_directory_is_refused, .timeout = 120)
+{
+        struct fmud_daemon d = { 0 };
+        char *dir = tmpdir_new("fmud-ids2"), ep[512], pub[512], cache[512], scratch[512];
+        struct run_result r;
+
+        cr_assert(dir != NULL);
+        daemon_start(&d, (const char *const[]){ "--state-dir", dir, NULL });
+        snprintf(ep, sizeof(ep), "ipc://%s/c2.sock", dir);
+        snprintf(pub, sizeof(pub), "ipc://%s/p2.sock", dir);
+        snprintf(cache, sizeof(cache), "%s/cache2", dir);
+        snprintf(scratch, sizeof(scratch), "%s/scratch2", dir);
+        cr_assert(eq(int, run_capture((char *[]){ (char *)FMUD_BINARY, (char *)"--no-config",
+                                                  (char *)"--endpoint", ep,
+                                                  (char *)"--pub-endpoint", pub,
+                                                  (char *)"--state-dir", dir,
+                                                  (char *)"--cache-dir", cache,
+                                                  (char *)"--scratch-dir", scratch,
+                                                  (char *)"--worker", (char *)FMUD_WORKER,
+                                                  NULL }, &r), 0));
+        cr_assert(not(eq(int, r.exit_code, 0)), "%s", r.err);
+        cr_assert(strstr(r.err, "is in use by another fmud") != NULL, "%s", r.err);
+        run_result_fini(&r);
+        daemon_stop(&d);
         tmpdir_free(dir);
 }
