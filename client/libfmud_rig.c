@@ -43,16 +43,28 @@ static bool str_at(const struct pv *v, const char *key, char *buf, size_t size)
         return true;
 }
 
+#ifdef SO_PEERPIDFD
+#define FMUD_SO_PEERPIDFD       SO_PEERPIDFD
+#else
+#define FMUD_SO_PEERPIDFD       77      /* asm-generic/socket.h, Linux 6.5 */
+#endif
+
 /*
  * A pidfd of the process at the other end of s (the daemon), so that a rig
  * sees it end even when it was killed before it could end the channel;
- * -1 where it cannot be had (another pid namespace).
+ * -1 where it cannot be had (a kernel before 6.5 and the daemon in
+ * another pid namespace).
  */
 static int peer_pidfd(int s)
 {
         struct ucred cr;
-        socklen_t len = sizeof(cr);
+        socklen_t len = sizeof(int);
+        int fd = -1;
 
+        /* Linux 6.5 on: the kernel's own pidfd of the peer, in any pid namespace. */
+        if (getsockopt(s, SOL_SOCKET, FMUD_SO_PEERPIDFD, &fd, &len) == 0 && fd >= 0)
+                return fd;
+        len = sizeof(cr);
         if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.pid <= 0)
                 return -1;
         return (int)syscall(SYS_pidfd_open, cr.pid, 0);

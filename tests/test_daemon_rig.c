@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon_fixture.h"
@@ -342,4 +344,58 @@ Test(daemon_rig, a_killed_daemon_ends_the_local_rig)
         cr_assert(eq(int, fmud_rig_wait(rig, 20000, &pt), -EPIPE));
         cr_assert(eq(int, fmud_rig_write(rig, (double[]){ 1, 2 }, 2), -EPIPE));
         fmud_rig_close(rig);
+}
+
+/*
+ * The same for a rig in a pid namespace of its own (a container), where
+ * the daemon has no pid it could name: it is watched through the pidfd
+ * the socket hands over (SO_PEERPIDFD). Needs root for the namespace.
+ */
+Test(daemon_rig, a_rig_in_another_pid_namespace_sees_its_daemon_killed)
+{
+        struct proto_load a = feedthrough();
+        uint64_t s = daemon_load(c, &a, NULL);
+        int ready[2], status;
+        bool ended;
+        char b;
+        pid_t kid;
+
+        if (geteuid() != 0)
+                cr_skip_test("a pid namespace needs root");
+        cr_assert(pipe(ready) == 0);
+        kid = fork();
+        cr_assert(kid >= 0);
+        if (kid == 0) {
+                pid_t g;
+
+                close(ready[0]);
+                if (unshare(CLONE_NEWPID) < 0)
+                        _exit(10);
+                g = fork();
+                if (g == 0) {
+                        struct fmud *rc;
+                        struct fmud_rig *rig;
+                        struct fmud_rig_point pt;
+
+                        if (fmud_connect(d.endpoint, NULL, &rc, NULL, 0) < 0 ||
+                            fmud_rig_open(rc, s, &rig) < 0)
+                                _exit(11);
+                        (void) !write(ready[1], "r", 1);
+                        if (fmud_rig_wait(rig, 30000, &pt) != 0)
+                                _exit(12);
+                        _exit(fmud_rig_wait(rig, 20000, &pt) == -EPIPE ? 0 : 13);
+                }
+                if (g < 0 || waitpid(g, &status, 0) != g)
+                        _exit(14);
+                _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 15);
+        }
+        close(ready[1]);
+        cr_assert(eq(int, (int)read(ready[0], &b, 1), 1), "the rig could not open");
+        close(ready[0]);
+        fmud_close(c);
+        c = NULL;
+        daemon_kill(&d);
+        cr_assert(eq(int, (int)waitpid(kid, &status, 0), (int)kid));
+        ended = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        cr_assert(ended, "the rig's wait did not end with -EPIPE (status %#x)", status);
 }
