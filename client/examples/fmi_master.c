@@ -24,6 +24,10 @@
  *
  * Exit: 0 done, 1 the daemon refused a call, 2 usage.
  */
+/* getopt_long, strdup and the like, whatever -std the build asks for. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>

@@ -26,6 +26,10 @@
  *
  * Exit: 0 done, 1 the daemon refused or a step faulted, 2 usage.
  */
+/* getopt_long, strdup and the like, whatever -std the build asks for. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
