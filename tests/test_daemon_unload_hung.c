@@ -528,6 +528,20 @@ Test(daemon_unload_hung, fmuctl_stop_waits_for_a_long_terminate, .timeout = 150,
         daemon_stop(&d);
 }
 
+/* Until the daemon lists a session (a load under way): 10 ms polls for a minute, a hang guard. */
+static void wait_for_a_load(struct fmud *c)
+{
+        struct proto_list_result l = { 0 };
+
+        for (int i = 0; i < 6000; i++) {
+                cr_assert(eq(int, fmud_list(c, &l), 0), "%s", fmud_errmsg(c));
+                if (l.n > 0)
+                        return;
+                usleep(10000);
+        }
+        cr_fatal("the load never showed");
+}
+
 /*
  * fmuctl load of an FMU whose initial equations take 32 s (a large
  * model's; the daemon allows Initialization Mode 600 s): the load is
@@ -575,7 +589,7 @@ Test(daemon_unload_hung, a_load_its_fmuctl_gave_up_on_is_unloaded, .timeout = 12
         struct proto_list_result l;
         struct fmud_daemon d;
         struct fmud *c;
-        bool listed = false;
+        bool listed = true;
         pid_t kid;
 
         start_with(&d, conf, sizeof(conf) - 1);
@@ -588,16 +602,10 @@ Test(daemon_unload_hung, a_load_its_fmuctl_gave_up_on_is_unloaded, .timeout = 12
                       "count=3000", (char *)NULL);
                 _exit(127);
         }
-        /* Polls of 10 ms for a minute, then of 50 ms: hang guards, not measures. */
-        for (int i = 0; i < 6000 && !listed; i++) {
-                cr_assert(eq(int, fmud_list(c, &l), 0), "%s", fmud_errmsg(c));
-                listed = l.n > 0;
-                if (!listed)
-                        usleep(10000);
-        }
-        cr_assert(listed, "the load never showed");
+        wait_for_a_load(c);
         cr_assert(eq(int, kill(kid, SIGKILL), 0));
         cr_assert(eq(int, (int)waitpid(kid, NULL, 0), (int)kid));
+        /* Polls of 50 ms for a minute: a hang guard, not a measure. */
         for (int i = 0; i < 1200 && listed; i++) {
                 cr_assert(eq(int, fmud_list(c, &l), 0), "%s", fmud_errmsg(c));
                 listed = l.n > 0;
@@ -616,11 +624,10 @@ Test(daemon_unload_hung, a_load_its_fmuctl_gave_up_on_is_unloaded, .timeout = 12
 Test(daemon_unload_hung, ctrl_c_during_a_load_is_an_interruption, .timeout = 120,
      .fini = teardown)
 {
-        struct proto_list_result l;
         struct fmud_daemon d;
         char *err_path, *err;
         struct fmud *c;
-        bool listed = false, interrupted;
+        bool interrupted;
         int status;
         pid_t kid;
 
@@ -639,14 +646,7 @@ Test(daemon_unload_hung, ctrl_c_during_a_load_is_an_interruption, .timeout = 120
                       "count=5000", "-q", (char *)NULL);
                 _exit(127);
         }
-        /* Polls of 10 ms for a minute: a hang guard, not a measure. */
-        for (int i = 0; i < 6000 && !listed; i++) {
-                cr_assert(eq(int, fmud_list(c, &l), 0), "%s", fmud_errmsg(c));
-                listed = l.n > 0;
-                if (!listed)
-                        usleep(10000);
-        }
-        cr_assert(listed, "the load never showed");
+        wait_for_a_load(c);
         cr_assert(eq(int, kill(kid, SIGINT), 0));
         cr_assert(eq(int, (int)waitpid(kid, &status, 0), (int)kid));
         err = daemon_slurp(err_path, NULL);
