@@ -18,7 +18,8 @@
  * lseek made every OUTPUT_CHECK_EVERY drains and at the end. A line
  * longer than CALL_MSG_MAX is sent in parts; a partial line waits for its
  * newline (stdout is line buffered, main.c) or goes out at the end of the
- * next call, at Terminate, at FREE and before a crash's last words. Once
+ * next call, at Terminate, at FREE and before a crash's last words (its
+ * last eight lines within 8 KiB, leaving the channel room for them). Once
  * past half of a file and caught up, the worker punches out what it read
  * and seeks back to 0, through its own descriptor: an FMU that put
  * another file on fd 1 (freopen) never has that file touched. What does
@@ -45,6 +46,8 @@
 
 #define OUTPUT_BYTES            (1u << 20)      /* each stream's file: what one call may print */
 #define OUTPUT_CHECK_EVERY      64u             /* drains between two looks at the offset */
+#define OUTPUT_CRASH_BYTES      8192u           /* what a crash sends at most, its last lines */
+#define OUTPUT_CRASH_LINES      8u
 
 enum { OUT_STDOUT, OUT_STDERR, OUT_N };
 
@@ -168,6 +171,12 @@ static void drain(struct worker *w, bool last, bool may_warn)
                 lim = extent(st);
                 if (lim < st->pos)
                         lim = st->pos;          /* the FMU seeked back: nothing new here */
+                if (!may_warn && lim - st->pos > OUTPUT_CRASH_BYTES) {
+                        /* Before a crash's last words: the last lines only, from a line's start. */
+                        st->pos = lim - OUTPUT_CRASH_BYTES;
+                        while (st->pos < lim && st->map[st->pos - 1] != '\n')
+                                st->pos++;
+                }
                 end = st->pos;
                 while (end < lim) {
                         if (st->map[end] == '\n' || end - st->pos == CALL_MSG_MAX) {
@@ -209,6 +218,12 @@ void output_finish(struct worker *w)
 
 void output_last(struct worker *w)
 {
-        /* In a crash handler: nothing that formats or locks (log_worker() does both). */
+        /*
+         * In a crash handler: nothing that formats or locks (log_worker()
+         * does both), and a few lines at most, so that they leave room in
+         * the channel for the last words that follow them.
+         */
+        if (w->out_sent < CALL_LOGS_PER_CALL - OUTPUT_CRASH_LINES)
+                w->out_sent = CALL_LOGS_PER_CALL - OUTPUT_CRASH_LINES;
         drain(w, true, false);
 }
