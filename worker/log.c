@@ -60,12 +60,6 @@ static void queue_foreign(int status, const char *category, const char *message)
         pthread_mutex_unlock(&foreign_lock);
 }
 
-static void dropped(struct worker *w)
-{
-        if (w->logs_dropped < UINT32_MAX)
-                w->logs_dropped++;
-}
-
 void log_add_dropped(struct worker *w, uint64_t n)
 {
         w->logs_dropped = n > (uint64_t)(UINT32_MAX - w->logs_dropped) ? UINT32_MAX :
@@ -85,7 +79,7 @@ _Thread_local bool worker_speaking;
  * w->out_sent), at most CALL_LOGS_PER_CALL.
  */
 static void send_counted(struct worker *w, int status, const char *category, const char *message,
-                         bool queued, uint32_t *budget)
+                         bool queued, uint32_t *budget, uint32_t *drops)
 {
         unsigned char payload[CALL_CATEGORY_MAX + 8 + CALL_MSG_MAX];
         struct call_log ev = { 0 };
@@ -105,7 +99,8 @@ static void send_counted(struct worker *w, int status, const char *category, con
                 w->last_error[n] = '\0';
         }
         if (*budget >= CALL_LOGS_PER_CALL) {
-                dropped(w);
+                if (*drops < UINT32_MAX)
+                        (*drops)++;
                 return;
         }
         clen = strnlen(category, CALL_CATEGORY_MAX);
@@ -125,16 +120,18 @@ static void send_counted(struct worker *w, int status, const char *category, con
         ev.status = status;
         ev.category = (struct call_range){ 0, clen };
         ev.message = (struct call_range){ moff, mlen };
-        if (send_event(w, CALL_EV_LOG, &ev, sizeof(ev), payload, moff + mlen, true) < 0)
-                dropped(w);
-        else
+        if (send_event(w, CALL_EV_LOG, &ev, sizeof(ev), payload, moff + mlen, true) < 0) {
+                if (*drops < UINT32_MAX)
+                        (*drops)++;
+        } else {
                 (*budget)++;
+        }
 }
 
 static void send_log(struct worker *w, int status, const char *category, const char *message,
                      bool queued)
 {
-        send_counted(w, status, category, message, queued, &w->logs_sent);
+        send_counted(w, status, category, message, queued, &w->logs_sent, &w->logs_dropped);
 }
 
 /*
@@ -194,8 +191,19 @@ void log_drain_foreign(struct worker *w)
 
 void log_output(struct worker *w, const char *category, const char *line)
 {
-        /* Not a message of the FMU's logger: shown whatever its categories are. */
-        send_counted(w, fmi3OK, category, line, true, &w->out_sent);
+        /*
+         * Not a message of the FMU's logger: shown whatever its categories
+         * are, and counted apart (output_drain() says what it dropped).
+         */
+        send_counted(w, fmi3OK, category, line, true, &w->out_sent, &w->out_dropped);
+}
+
+void log_output_note(struct worker *w, const char *line)
+{
+        uint32_t once = 0, lost = 0;
+
+        /* Past the lines' budget (it says what that budget dropped), never counted. */
+        send_counted(w, fmi3OK, "stdout", line, true, &once, &lost);
 }
 
 void log_fmi3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,

@@ -33,6 +33,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -204,6 +205,14 @@ static void drain(struct worker *w, bool last, bool may_warn)
                 }
                 rewind_file(st, lim);
         }
+        if (may_warn && w->out_dropped) {
+                char note[128];
+
+                snprintf(note, sizeof(note), "(fmud: %u more printed lines not forwarded: at "
+                         "most %u a call)", (unsigned)w->out_dropped, CALL_LOGS_PER_CALL);
+                log_output_note(w, note);
+                w->out_dropped = 0;
+        }
 }
 
 void output_drain(struct worker *w)
@@ -213,6 +222,9 @@ void output_drain(struct worker *w)
 
 void output_finish(struct worker *w)
 {
+        /* A last line the FMU printed without a newline is still in stdio's buffer. */
+        (void) fflush(stdout);
+        (void) fflush(stderr);
         drain(w, true, true);
 }
 

@@ -354,7 +354,7 @@ void dispatch(struct worker *w, const struct call_in *in)
         w->plain = false;
         w->seq = in->hdr.seq;
         w->logs_sent = w->logs_dropped = 0;
-        w->out_sent = 0;
+        w->out_sent = w->out_dropped = 0;
         w->last_error[0] = '\0';
         reply_init(w, &rp, op);
         if (in->hdr.kind != CALL_REQUEST || op < CALL_OP_INSTANTIATE || op == CALL_OP_IU_ANSWER) {

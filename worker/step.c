@@ -394,7 +394,7 @@ void iu_callback(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_req
                 .can_return_early = can_return_early != 0,
         };
         uint64_t seq;
-        uint32_t sent, out_sent, dropped;
+        uint32_t sent, out_sent, out_dropped, dropped;
         double when = t;
         bool early = false;
 
@@ -422,6 +422,7 @@ void iu_callback(fmi3InstanceEnvironment env, fmi3Float64 t, fmi3Boolean set_req
         seq = w->seq;
         sent = w->logs_sent;
         out_sent = w->out_sent;
+        out_dropped = w->out_dropped;
         dropped = w->logs_dropped;
         w->state = CALL_ST_INTERMEDIATE;
         w->iu_set_requested = ev.set_requested;
@@ -455,6 +456,7 @@ out:
         w->seq = seq;
         w->logs_sent = sent;
         w->out_sent = out_sent;
+        w->out_dropped = out_dropped;
         w->logs_dropped = dropped;
         w->in_call = true;
         if (w->state != CALL_ST_FATAL)

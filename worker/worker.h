@@ -140,6 +140,7 @@ struct worker {
         /* Logging, per request. */
         uint32_t logs_sent, logs_dropped;
         uint32_t out_sent;              /* output.c's lines this call (a budget of their own) */
+        uint32_t out_dropped;           /* and those past it, said by a line of their own */
         bool quiet_ok;          /* call_instantiate.quiet_ok: OK messages are dropped */
         char last_error[CALL_MSG_MAX + 1];      /* last Error/Fatal message of this call */
 
@@ -315,6 +316,8 @@ void log_drain_foreign(struct worker *w);
 void log_add_dropped(struct worker *w, uint64_t n);
 /* A line the FMU wrote to its standard output or error (output.c). The worker's thread only. */
 void log_output(struct worker *w, const char *category, const char *line);
+/* fmud's own line among them ("stdout"), past their budget: what the budget dropped. */
+void log_output_note(struct worker *w, const char *line);
 
 /* output.c */
 /*

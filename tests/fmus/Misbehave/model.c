@@ -68,7 +68,7 @@
  *                          step a line to stdout and one to stderr, the
  *                          first step also a line of 3000 characters;
  *                          fmi3Terminate prints a last line without its
- *                          newline
+ *                          newline, and does not flush stdout
  *                      30 NUL bytes in what it prints: at 'at' "before",
  *                          a NUL, "after" and a newline, then 4096 NULs
  *                          and "tail"; each step (as 29) "misbehave: out
@@ -530,10 +530,8 @@ static int terminate(struct inst *inst)
                 inst_log(inst, FMU_WARNING, "misbehave: terminating slowly");
                 nanosleep(&ms, NULL);
         }
-        if (d->fault == 29) {
-                printf("misbehave: the last words, without a newline");
-                fflush(stdout);
-        }
+        if (d->fault == 29)
+                printf("misbehave: the last words, without a newline (nor a flush)");
         if (d->fault == 31) {
                 char head[8] = "";
                 FILE *f = fopen("own.txt", "r");
