@@ -97,10 +97,13 @@ void host_ids_taken(struct host *h, uint64_t id)
 
         if (h->ids_fd < 0)
                 return;
+        if (h->ids_broken)
+                return;
+        errno = 0;
         if (pwrite(h->ids_fd, buf, (size_t)len, 0) != len || ftruncate(h->ids_fd, len) < 0) {
+                /* Not written from now on, but kept open: its lock keeps other daemons out. */
                 say(h, "cannot write", errno ? errno : EIO);
-                close(h->ids_fd);
-                h->ids_fd = -1;
+                h->ids_broken = true;
         }
 }
 

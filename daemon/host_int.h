@@ -331,6 +331,7 @@ struct host {
         struct hsess *zombies;          /* under lock: threads that ended, to join */
         uint64_t next_id;               /* under lock */
         int ids_fd;                     /* STATE_DIR/last-session (host_ids.c); -1: none */
+        bool ids_broken;                /* a write failed: kept (locked), not written */
         uint32_t n_sessions;            /* under lock */
         _Atomic uint32_t workers;
         uint64_t mlock_used;            /* under lock: the sessions' locked-memory shares */

@@ -75,6 +75,14 @@ void host_sess_create(struct host *h, uint64_t token, const struct proto_req *re
         }
         if (peer && peer->user)
                 snprintf(hs->user, sizeof(hs->user), "%s", peer->user);
+        if (h->next_id == 0) {
+                /* Past the last uint64 (an id file edited near it): ids are never 0. */
+                pthread_mutex_unlock(&h->lock);
+                host_sess_destroy(hs);
+                host_reply_error(h, token, req->id, PROTO_E_LIMIT, "session ids are exhausted "
+                                 "(the state directory's last-session is at the last one)");
+                return;
+        }
         hs->id = h->next_id++;
         host_ids_taken(h, hs->id);
         atomic_init(&hs->cancel, false);
