@@ -457,7 +457,7 @@ static _Atomic uint64_t *heartbeat(const struct rig *r)
 static bool ended(const struct rig *r)
 {
         return atomic_load_explicit(&rig_hdr_of(r)->ended, memory_order_acquire) != 0 ||
-               r->peer_gone;
+               atomic_load_explicit(&r->peer_gone, memory_order_acquire);
 }
 
 void rig_watch_peer(struct rig *r, int pidfd)
@@ -475,11 +475,14 @@ void rig_watch_peer(struct rig *r, int pidfd)
 static bool peer_ended(struct rig *r)
 {
         struct pollfd p = { .fd = r->peer_fd, .events = POLLIN };
+        bool gone;
 
-        if (r->peer_fd < 0 || r->peer_gone)
-                return r->peer_gone;
-        r->peer_gone = poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP | POLLERR));
-        return r->peer_gone;
+        if (r->peer_fd < 0 || atomic_load_explicit(&r->peer_gone, memory_order_acquire))
+                return atomic_load_explicit(&r->peer_gone, memory_order_acquire);
+        gone = poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP | POLLERR));
+        if (gone)
+                atomic_store_explicit(&r->peer_gone, true, memory_order_release);
+        return gone;
 }
 
 void rig_end(struct rig *r)

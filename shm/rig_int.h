@@ -32,7 +32,11 @@ struct rig {
         unsigned char *buf;             /* in_rec or out_rec bytes of scratch */
         bool beat_by_caller;            /* rig: only rig_beat_at() stores the heartbeat */
         int peer_fd;                    /* rig: a pidfd of the daemon (rig_watch_peer()); -1 */
-        bool peer_gone;                 /* rig: that process has ended */
+        /*
+         * rig: that process has ended. Set by the thread in rig_wait(), read
+         * by another's rig_write() (a relay): release there, acquire here.
+         */
+        _Atomic bool peer_gone;
         /*
          * rig: the claim word this handle stored last (its tag is the
          * handle's); 0: none. Written by the thread that claims or renews,
