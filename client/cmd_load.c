@@ -77,9 +77,14 @@ int cmd_load(int argc, char **argv)
         keep = !l.l.transient;
         l.l.transient = true;
         r = cli_load_send(&a, &l, &session, &gen, &code);
-        if (r >= 0 && keep && (r = fmud_detach(a.c, session)) < 0)
+        if (r >= 0 && keep && (r = fmud_detach(a.c, session)) < 0) {
                 code = cli_fail(&a, r, "load '%s': making session %llu permanent", argv[optind],
                                 (unsigned long long)session);
+                /* Still leased to this connection: gone now rather than after the grace. */
+                if (fmud_unload(a.c, &(struct proto_target){ session, gen }) == 0)
+                        fprintf(stderr, "fmuctl: session %llu unloaded\n",
+                                (unsigned long long)session);
+        }
         if (r >= 0)
                 cli_print_load_warnings(&a);
         if (r < 0 && code) {
