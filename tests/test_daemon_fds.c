@@ -3,7 +3,8 @@
  * shell's or a service's default) raises it to its hard limit, so that a
  * system of more instances than that soft limit allows (a worker holds
  * about three of the daemon's descriptors) loads. It failed with "Too
- * many open files" from about a third of the soft limit on.
+ * many open files" from about a third of the soft limit on. Its workers
+ * get the soft limit back as it was.
  */
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
@@ -35,6 +36,23 @@ static void copy(const char *from, const char *to)
         close(out);
 }
 
+/* The soft "Max open files" of process pid, from /proc (0: unreadable). */
+static unsigned long long soft_nofile(pid_t pid)
+{
+        char path[64], line[256];
+        unsigned long long soft = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
+        f = fopen(path, "r");
+        cr_assert(f != NULL, "%s: %s", path, strerror(errno));
+        while (fgets(line, sizeof(line), f))
+                if (!strncmp(line, "Max open files", 14))
+                        soft = strtoull(line + 14, NULL, 10);
+        fclose(f);
+        return soft;
+}
+
 Test(daemon_fds, a_low_soft_limit_of_open_files_does_not_cap_the_instances, .timeout = 240)
 {
         struct fmud_daemon d = { 0 };
@@ -50,7 +68,8 @@ Test(daemon_fds, a_low_soft_limit_of_open_files_does_not_cap_the_instances, .tim
                   (unsigned long long)saved.rlim_max);
         low = (struct rlimit){ 64, saved.rlim_max };
         cr_assert(setrlimit(RLIMIT_NOFILE, &low) == 0);
-        daemon_start(&d, NULL);
+        /* Unsandboxed: a worker keeps the limit it is started with, as an FMU sees it. */
+        daemon_start(&d, (const char *const[]){ "--sandbox", "off", NULL });
         cr_assert(setrlimit(RLIMIT_NOFILE, &saved) == 0);
 
         sys = daemon_path(&d, "many");
@@ -73,6 +92,14 @@ Test(daemon_fds, a_low_soft_limit_of_open_files_does_not_cap_the_instances, .tim
         c = daemon_connect(&d);
         a.path = daemon_str(sys);
         cr_assert(eq(int, fmud_load(c, &a, &s, NULL), 0), "%s", fmud_errmsg(c));
+        /* The workers got the soft limit back as it was: an FMU may use select(). */
+        {
+                pid_t kids[64];
+                size_t n = daemon_children(d.pid, kids, 64);
+
+                cr_assert(n >= N_INST, "%zu workers", n);
+                cr_assert(eq(u64, soft_nofile(kids[0]), 64));
+        }
         cr_assert(eq(int, fmud_unload(c, &(struct proto_target){ s, 0 }), 0), "%s",
                   fmud_errmsg(c));
         fmud_close(c);

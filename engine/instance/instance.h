@@ -181,6 +181,8 @@ void inst_opts_default(struct inst_opts *o);
  * before and after. 0 or -errno.
  */
 int inst_fd_limit_raise(uint64_t *ret_before, uint64_t *ret_now);
+/* In a worker between fork and exec: the soft limit back as it was before the raise. */
+void inst_fd_limit_child(void);
 
 /*
  * Start a worker for opts->fmu_dir and wait for it to be ready. Returns 0

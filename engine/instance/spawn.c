@@ -9,9 +9,12 @@
  * descriptor above it marked close-on-exec, execve with the given (by
  * default empty) environment. Everything else (argv, environment, the
  * user to become) is prepared before fork. Without a sandbox standard
- * output and error are inherited so that a crashing worker's report is
- * not lost; a sandboxed worker's go to /dev/null too, unless the daemon
- * runs with FMUD_SANDBOX_DEBUG set. An exec failure travels back through
+ * output and error are inherited (a sandboxed worker's go to /dev/null
+ * too, unless the daemon runs with FMUD_SANDBOX_DEBUG set); either way
+ * the worker puts its own files on fds 1 and 2 for what the FMU prints
+ * (worker/output.c), so they keep only what is written before that and
+ * a sanitizer's report. The open-files limit the starter raised
+ * (fd_limit.c) goes back to what it was: an FMU may use select(). An exec failure travels back through
  * a close-on-exec pipe, so the caller gets the errno instead of a worker
  * that never says HELLO.
  *
@@ -87,6 +90,7 @@ static void child(const char *path, char *const argv[], char *const envp[], int 
         if (syscall(SYS_close_range, INST_FD + 1, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
                 for (fd = INST_FD + 1; fd < CHILD_FD_SCAN; fd++)
                         (void) fcntl(fd, F_SETFD, FD_CLOEXEC);
+        inst_fd_limit_child();
         execve(path, argv, envp);
         e = errno;
 out_report:
