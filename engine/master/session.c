@@ -130,6 +130,7 @@ const char *session_call_why(const struct session_inst *si, int r)
         /* Refused before it was sent: the call's own message is an older call's. */
         if (r == -EMSGSIZE)
                 return "its values are larger than one call to a worker carries (16 MiB)";
+        _Static_assert(INST_SIDE_DEFAULT == 16ull << 20, "the message above names the size");
         m = inst_message(si->inst);
         return m && *m ? m : strerror(-r);
 }
