@@ -78,7 +78,7 @@
  *                          own.txt (its working directory) with "HEADER";
  *                          later steps add lines; fmi3Terminate fails
  *                          (Error) unless own.txt still starts "HEADER"
- *                      32 chatter, then a Warning: 100 lines on stdout a
+ *                      32 chatter, then a Warning: 70 lines on stdout a
  *                          step, and at 'at' a Warning "misbehave: the
  *                          warning that matters at t = T"
  *                      33 a line on stdout, then SIGSEGV (as 1)
@@ -447,7 +447,7 @@ static fmi3Status misbehave(struct inst *inst, struct model_data *d, double t,
                 fflush(stdout);
                 return fmi3OK;
         case 32:
-                for (int i = 0; i < 100; i++)
+                for (int i = 0; i < 70; i++)
                         printf("misbehave: chatter %d at t = %g\n", i, t);
                 fflush(stdout);
                 if (t - d->at < 1e-9)
