@@ -85,6 +85,18 @@ int cli_open(struct cli *a)
         };
         int r;
 
+#ifdef FMUD_TEST_HOOKS
+        /*
+         * A build made for the tests alone (never packaged): a shorter
+         * request timeout, so that a test of what outlasts it (a long load,
+         * a long Terminate) needs not wait 30 s.
+         */
+        if (!a->timeout_ms && getenv("FMUD_TEST_REQUEST_MS")) {
+                a->timeout_ms = atoi(getenv("FMUD_TEST_REQUEST_MS"));
+                o.timeout_ms = a->timeout_ms;
+        }
+#endif
+
         if (!ep) {
                 fprintf(stderr, "fmuctl: cannot connect: the default endpoint is too long\n");
                 return FMUCTL_EXIT_SYSTEM;
