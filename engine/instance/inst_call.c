@@ -264,14 +264,15 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
                 if (!p.runnable)
                         p.runnable = atomic_load_explicit(&active_calls, memory_order_relaxed) + 1;
                 /*
-                 * A heavy step with calls outnumbering cpus: spinning or
-                 * yielding would only take turns on a cpu with a worker
-                 * that has real work (docs/BENCHMARKS.md); a wake-up costs
-                 * little against a step this long.
+                 * A heavy step with calls outnumbering cpus waits as any
+                 * other (with no spin: wait.c): yielding, then asleep. Not
+                 * asleep at once: a worker that finishes first wakes a
+                 * sleeping master, which the scheduler then often queues
+                 * on the cpu of the worker still stepping, where it waits
+                 * 20 to 30 µs a point after that one has replied (a point
+                 * of two coupled 110 µs steps on 2 cpus, docs/BENCHMARKS.md
+                 * "Coupled pairs").
                  */
-                if (p.strategy == WAIT_ADAPTIVE && inst->cur_op == CALL_OP_DO_STEP &&
-                    inst->svc_last_ns >= INST_HEAVY_STEP_NS && p.runnable > wait_ncpu())
-                        p.strategy = WAIT_FUTEX;
                 r = ring_wait_readable(inst->rx, &p, &slice);
                 if (r == -ETIMEDOUT) {
                         /* Dead: read what it sent before it went, else report it. */

@@ -268,9 +268,9 @@ int inst_me_stats(const struct inst *inst, struct inst_me_stats *ret);
 int inst_worker_cpu(const struct inst *inst);
 uint64_t inst_last_service_ns(const struct inst *inst);
 /*
- * A step whose doStep takes at least this long is heavy: the caller waits
- * for it asleep when calls outnumber cpus (inst_call.c), and the master
- * keeps such workers on cpus of their own (master_spread.c).
+ * A step whose doStep takes at least this long is heavy: the master keeps
+ * such workers on cpus of their own (master_spread.c) and chains only one
+ * such step ahead (master_chain.c).
  */
 #define INST_HEAVY_STEP_NS      20000ull
 void inst_set_timeout(struct inst *inst, uint64_t ns);  /* default deadline of every call */
