@@ -113,20 +113,35 @@ static void drain(struct hsess *hs, enum proto_err code, const char *why)
 }
 
 /*
- * After a load an unload cancelled: the unloads succeed, once the session
- * is off the registry; every other command queued gets NO_SESSION.
- */
-/*
  * A session's scenario and descriptions are freed: hand the heap's free
  * pages back to the system. A large description's parse (a 100 MB one
  * takes over a gigabyte) otherwise stays in the daemon's resident memory
- * after its session has gone.
+ * after its session has gone. Not under AddressSanitizer or
+ * ThreadSanitizer, whose allocators leave glibc's heap unused: there the
+ * first malloc_trim() sets that heap up without a lock, and two sessions
+ * unloaded at once (a SIGTERM) crashed in it.
  */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define GIVE_BACK 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define GIVE_BACK 0
+#endif
+#endif
+#ifndef GIVE_BACK
+#define GIVE_BACK 1
+#endif
+
 static void give_back(void)
 {
-        (void) malloc_trim(0);
+        if (GIVE_BACK)
+                (void) malloc_trim(0);
 }
 
+/*
+ * After a load an unload cancelled: the unloads succeed, once the session
+ * is off the registry; every other command queued gets NO_SESSION.
+ */
 static void drain_unloaded(struct hsess *hs)
 {
         struct hcmd *c, *unloads = NULL;

@@ -258,6 +258,17 @@ Test(daemon, state_events_are_published, .init = setup, .fini = teardown)
         cr_assert(m.event.time == 10.0, "t %g", m.event.time);
 }
 
+/*
+ * A SIGTERM unloads every session at once, each on its own thread, each
+ * handing its memory back as it goes (host_session.c); the exit status is
+ * daemon_stop()'s to check.
+ */
+Test(daemon, a_stop_with_many_sessions_loaded_exits_cleanly, .init = setup, .fini = teardown)
+{
+        for (int i = 0; i < 8; i++)
+                (void) load_msd(NULL, NULL, NULL);
+}
+
 Test(daemon, shutdown_stops_every_session_and_exits_cleanly, .init = setup)
 {
         struct proto_load a = { .path = daemon_str(FMUD_EXAMPLES "/msd.ssp"), .has_warp = true,
