@@ -260,29 +260,14 @@ static int sleep_on(const struct watch *x, struct wait_word *w, const struct tim
         }
 }
 
-/*
- * Whether this thread woke a sleeping peer (FUTEX_WAKE) since its last wait
- * that did not return at once (wait.h, wait_woke_sleeper()). Per thread: the
- * thread that woke is the one whose spin would delay the wakee.
- */
-static _Thread_local bool woke_sleeper;
-
-bool wait_woke_sleeper(void)
-{
-        return woke_sleeper;
-}
-
 static int wait_for(const struct watch *x, struct wait_word *w, const struct wait_policy *p,
                     const struct timespec *deadline)
 {
         uint64_t spin_ns = 0, yield_ns = 0, start, end_ns;
-        bool woke;
         int r;
 
         if (ready(x))
                 return 0;
-        woke = woke_sleeper;
-        woke_sleeper = false;
 
         switch (p->strategy) {
         case WAIT_SPIN:
@@ -294,13 +279,11 @@ static int wait_for(const struct watch *x, struct wait_word *w, const struct wai
         case WAIT_ADAPTIVE:
                 /*
                  * A spinner only delays a peer that needs its cpu: with more
-                 * runnable waiters than cores, when the peer last ran right
-                 * here (the scheduler tends to keep a waker and its wakee
-                 * together, and other load can push them together), or when
-                 * this thread has just woken a sleeper, which then mostly
-                 * waits for this cpu (woke_sleeper).
+                 * runnable waiters than cores, or when the peer last ran
+                 * right here (the scheduler tends to keep a waker and its
+                 * wakee together, and other load can push them together).
                  */
-                if (!woke && p->runnable <= wait_ncpu() &&
+                if (p->runnable <= wait_ncpu() &&
                     atomic_load_explicit(&w->waker_cpu, memory_order_relaxed) != wait_cpu())
                         spin_ns = p->spin_ns;
                 yield_ns = p->yield_ns;
@@ -385,5 +368,4 @@ void wait_publish_from(_Atomic uint64_t *idx, uint64_t v, struct wait_word *w, u
         /* Pairs with the seq read and the FUTEX_WAIT value check in sleep_on(). */
         atomic_fetch_add_explicit(&w->seq, 1, memory_order_seq_cst);
         futex_wake(&w->seq);
-        woke_sleeper = true;
 }

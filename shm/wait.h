@@ -156,12 +156,5 @@ uint32_t wait_cpu(void);
  * as waker_cpu is.
  */
 bool wait_waker_elsewhere(const struct wait_word *w, uint32_t cpu);
-/*
- * Whether this thread has woken a sleeping peer (wait_publish()) since its
- * last wait that did not return at once. Its next WAIT_ADAPTIVE wait then
- * yields without spinning first: the scheduler mostly queues a wakee on its
- * waker's cpu while the others are busy, where a spin would keep it off.
- */
-bool wait_woke_sleeper(void);
 
 #endif

@@ -286,39 +286,3 @@ Test(wait, the_waker_is_elsewhere_only_when_both_cpus_are_known_and_differ)
         atomic_store(&w.waker_cpu, (uint32_t)cpu + 2);
         cr_assert(wait_waker_elsewhere(&w, wait_cpu()), "another cpu");
 }
-
-/* Only a FUTEX_WAKE counts, and a wait that does not return at once forgets it (wait.c). */
-Test(wait, a_thread_that_woke_a_sleeper_knows_it_until_its_next_wait, .timeout = 60)
-{
-        struct pingpong *pp = pingpong_new(WAIT_FUTEX, 1);
-        _Atomic uint64_t idx = 5;
-        struct wait_policy wp;
-        struct wait_word w;
-        struct timespec dl;
-        pthread_t t;
-        void *rc;
-
-        wait_word_init(&w);
-        wait_policy_init(&wp, WAIT_ADAPTIVE);
-        wp.spin_ns = 1000;
-        wp.yield_ns = 1000;
-        /* Nobody sleeps on w: no wake-up. */
-        wait_publish(&idx, 6, &w);
-        cr_assert(not(wait_woke_sleeper()), "a publish with no sleeper woke nobody");
-        cr_assert(eq(int, pthread_create(&t, NULL, sleeper, pp), 0));
-        while (atomic_load(&pp->wping.sleepers) == 0)
-                sched_yield();
-        wait_publish(&pp->ping, 1, &pp->wping);
-        cr_assert(wait_woke_sleeper(), "the publish woke the sleeper");
-        /* A wait that returns at once (the index has moved) keeps it... */
-        wait_deadline_in(&dl, HANG_NS);
-        cr_assert(eq(int, wait_until_ne(&idx, 5, &w, &wp, &dl), 0));
-        cr_assert(wait_woke_sleeper(), "a wait that returned at once keeps it");
-        /* ...one that waits forgets it, here until its deadline. */
-        wait_deadline_in(&dl, 2000000);
-        cr_assert(eq(int, wait_until_ne(&idx, 6, &w, &wp, &dl), -ETIMEDOUT));
-        cr_assert(not(wait_woke_sleeper()), "the wait took it");
-        cr_assert(eq(int, pthread_join(t, &rc), 0));
-        cr_assert(eq(ptr, rc, NULL));
-        munmap(pp, sizeof(*pp));
-}
