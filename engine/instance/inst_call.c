@@ -265,14 +265,20 @@ int call_next(struct inst *inst, const struct timespec *deadline, const void **r
                         p.runnable = atomic_load_explicit(&active_calls, memory_order_relaxed) + 1;
                 /*
                  * A heavy step with calls outnumbering cpus waits as any
-                 * other (with no spin: wait.c): yielding, then asleep. Not
+                 * other (with no spin: wait.c), yielding, then asleep. Not
                  * asleep at once: a worker that finishes first wakes a
                  * sleeping master, which the scheduler then often queues
                  * on the cpu of the worker still stepping, where it waits
                  * 20 to 30 µs a point after that one has replied (a point
                  * of two coupled 110 µs steps on 2 cpus, docs/BENCHMARKS.md
-                 * "Coupled pairs").
+                 * "Coupled pairs"). A step longer than the yield budget is
+                 * waited for asleep at once: the yields would end before
+                 * its reply anyway, and only burn a cpu until then.
                  */
+                if (p.strategy == WAIT_ADAPTIVE && inst->cur_op == CALL_OP_DO_STEP &&
+                    p.yield_ns && inst->svc_last_ns >= INST_HEAVY_STEP_NS &&
+                    inst->svc_last_ns >= p.yield_ns && p.runnable > wait_ncpu())
+                        p.strategy = WAIT_FUTEX;
                 r = ring_wait_readable(inst->rx, &p, &slice);
                 if (r == -ETIMEDOUT) {
                         /* Dead: read what it sent before it went, else report it. */

@@ -270,7 +270,8 @@ uint64_t inst_last_service_ns(const struct inst *inst);
 /*
  * A step whose doStep takes at least this long is heavy: the master keeps
  * such workers on cpus of their own (master_spread.c) and chains only one
- * such step ahead (master_chain.c).
+ * such step ahead (master_chain.c), and its caller waits for one longer
+ * than its yield budget asleep when calls outnumber cpus (inst_call.c).
  */
 #define INST_HEAVY_STEP_NS      20000ull
 void inst_set_timeout(struct inst *inst, uint64_t ns);  /* default deadline of every call */
