@@ -7,14 +7,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -83,6 +86,62 @@ static unsigned long long proc_ulong(const char *path)
         char *s = sbx_slurp(path, NULL);
 
         return s ? strtoull(s, NULL, 10) : 0;
+}
+
+/*
+ * The task limit starts from what the worker's user runs: five processes
+ * of a user of the test's own, each one task, and a worker as that user
+ * (which counts before it becomes it) gets 5 + SANDBOX_THREADS.
+ */
+Test(sandbox_reach, the_task_limit_counts_what_the_user_already_runs)
+{
+        const uid_t uid = 64124;
+        pid_t kids[5];
+        const struct inst_layer *l;
+        struct inst_opts o;
+        struct inst *inst;
+        char want[64];
+
+        if (geteuid() != 0)
+                cr_skip_test("needs root to run processes as another user");
+        for (size_t i = 0; i < 5; i++) {
+                kids[i] = fork();
+                cr_assert(kids[i] >= 0);
+                if (kids[i] == 0) {
+                        pid_t parent = getppid();
+
+                        /* Gone with the test, failed or not (a change of uid clears the signal). */
+                        if (setresgid(uid, uid, uid) == 0 && setresuid(uid, uid, uid) == 0 &&
+                            prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() == parent)
+                                pause();
+                        _exit(1);
+                }
+        }
+        /* Each is counted once it runs as the user. */
+        for (size_t i = 0; i < 5; i++) {
+                char ids[64];
+
+                for (int k = 0; k < 2000; k++) {
+                        sbx_status_field(kids[i], "Uid", ids, sizeof(ids));
+                        if (strtoul(ids, NULL, 10) == uid)
+                                break;
+                        usleep(1000);
+                }
+                cr_assert(eq(ulong, strtoul(ids, NULL, 10), uid));
+        }
+        sbx_opts_for(&o, "Escape", SANDBOX_BASIC);
+        o.sandbox.uid = o.sandbox.gid = uid;
+        inst = sbx_start(&o);
+        l = inst_sandbox(inst);
+        snprintf(want, sizeof(want), "(at most %u tasks of uid %u)", 5 + SANDBOX_THREADS,
+                 (unsigned)uid);
+        cr_assert(strstr(l[SANDBOX_LIMITS].detail, want) != NULL, "%s against %s",
+                  l[SANDBOX_LIMITS].detail, want);
+        cr_assert(eq(int, inst_free(inst), 0));
+        for (size_t i = 0; i < 5; i++) {
+                kill(kids[i], SIGKILL);
+                waitpid(kids[i], NULL, 0);
+        }
 }
 
 Test(sandbox_reach, threads_are_limited)
