@@ -91,8 +91,10 @@ int cli_open(struct cli *a)
          * request timeout, so that a test of what outlasts it (a long load,
          * a long Terminate) needs not wait 30 s.
          */
-        if (!a->timeout_ms && getenv("FMUD_TEST_REQUEST_MS")) {
-                a->timeout_ms = atoi(getenv("FMUD_TEST_REQUEST_MS"));
+        const char *test_ms = getenv("FMUD_TEST_REQUEST_MS");
+
+        if (!a->timeout_ms && test_ms) {
+                a->timeout_ms = atoi(test_ms);
                 o.timeout_ms = a->timeout_ms;
         }
 #endif

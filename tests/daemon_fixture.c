@@ -273,6 +273,17 @@ void daemon_start(struct fmud_daemon *d, const char *const *extra)
         close(pipefd[0]);
 }
 
+void daemon_start_conf(struct fmud_daemon *d, const char *conf)
+{
+        char *dir = tmpdir_new("fmud-conf"), path[512];
+
+        cr_assert(dir != NULL);
+        cr_assert(tmpdir_write(dir, "fmud.conf", conf, strlen(conf)) == 0);
+        snprintf(path, sizeof(path), "%s/fmud.conf", dir);
+        daemon_start(d, (const char *const[]){ "--config", path, NULL });
+        d->conf_dir = dir;
+}
+
 void daemon_start_bounded(struct fmud_daemon *d, uint64_t caps, const char *const *extra)
 {
         bounding = caps;
@@ -319,6 +330,8 @@ static void free_fields(struct fmud_daemon *d)
 {
         if (d->dir)
                 tmpdir_free(d->dir);
+        if (d->conf_dir)
+                tmpdir_free(d->conf_dir);
         free(d->endpoint);
         free(d->pub_endpoint);
         free(d->control_sock);

@@ -44,6 +44,7 @@ struct fmud_daemon {
         char *cache_dir, *scratch_dir;
         char *state_dir;                /* DIR/state: results of loads that name no file */
         char *log_path;                 /* the daemon's stderr */
+        char *conf_dir;                 /* daemon_start_conf()'s config file's folder, or NULL */
         pid_t pid;                      /* 0 when not running */
 };
 
@@ -53,6 +54,12 @@ struct fmud_daemon {
  * Waits for READY; aborts the test (with the daemon's log) on failure.
  */
 void daemon_start(struct fmud_daemon *d, const char *const *extra);
+
+/*
+ * daemon_start() with --config naming a file of its own that holds conf
+ * (in a folder freed with the daemon's).
+ */
+void daemon_start_conf(struct fmud_daemon *d, const char *conf);
 
 /*
  * daemon_start() with the daemon's capability bounding set cut down to

@@ -300,25 +300,27 @@ Test(daemon_rig, a_second_rig_is_refused_while_the_first_is_attached)
         fmud_rig_close(second);
 }
 
-/*
- * A local rig whose session is unloaded is told so, as a remote one is:
- * its wait ends with -EPIPE within a heartbeat's slice instead of running
- * to its timeout, and a write afterwards is refused the same way.
- */
-/* A Feedthrough session with a local rig that has read its point 0. */
+/* A Feedthrough session (its number in *ret_session, if not NULL) with a local rig at point 0. */
 static struct fmud_rig *rig_at_start(uint64_t *ret_session)
 {
         struct proto_load a = feedthrough();
         struct fmud_rig *rig = NULL;
         struct fmud_rig_point pt;
+        uint64_t s = daemon_load(c, &a, NULL);
 
-        *ret_session = daemon_load(c, &a, NULL);
-        cr_assert(fmud_rig_open(c, *ret_session, &rig) == 0, "%s", fmud_errmsg(c));
+        cr_assert(fmud_rig_open(c, s, &rig) == 0, "%s", fmud_errmsg(c));
         cr_assert(eq(int, fmud_rig_wait(rig, 30000, &pt), 0));
         cr_assert(eq(u64, pt.point, 0));
+        if (ret_session)
+                *ret_session = s;
         return rig;
 }
 
+/*
+ * A local rig whose session is unloaded is told so, as a remote one is:
+ * its wait ends with -EPIPE within a heartbeat's slice instead of running
+ * to its timeout, and a write afterwards is refused the same way.
+ */
 Test(daemon_rig, unloading_the_session_ends_the_local_rig)
 {
         struct fmud_rig_point pt;
@@ -343,10 +345,8 @@ Test(daemon_rig, unloading_the_session_ends_the_local_rig)
 Test(daemon_rig, a_killed_daemon_ends_the_local_rig)
 {
         struct fmud_rig_point pt;
-        uint64_t s;
-        struct fmud_rig *rig = rig_at_start(&s);
+        struct fmud_rig *rig = rig_at_start(NULL);
 
-        (void) s;
         fmud_close(c);
         c = NULL;
         daemon_kill(&d);

@@ -20,9 +20,6 @@
 
 #include "daemon_fixture.h"
 #include "support/run.h"
-#include "support/tmpdir.h"
-
-static char *conf_dir;
 
 /* Whether pid is stopped: /proc/PID/stat's state, after the last ')', is 'T'. */
 static bool is_stopped(pid_t pid)
@@ -41,25 +38,7 @@ static bool is_stopped(pid_t pid)
         return p && p[1] == ' ' && p[2] == 'T';
 }
 
-static void teardown(void)
-{
-        tmpdir_free(conf_dir);
-}
-
-/* The daemon started with a config file of its own holding conf (freed by teardown()). */
-static void start_with(struct fmud_daemon *d, const char *conf, size_t len)
-{
-        char path[512];
-
-        conf_dir = tmpdir_new("fmud-unload-hung");
-        cr_assert(conf_dir != NULL);
-        cr_assert(tmpdir_write(conf_dir, "fmud.conf", conf, len) == 0);
-        snprintf(path, sizeof(path), "%s/fmud.conf", conf_dir);
-        daemon_start(d, (const char *const[]){ "--config", path, NULL });
-}
-
-Test(daemon_unload_hung, a_stopped_worker_is_killed_not_waited_for, .timeout = 120,
-     .fini = teardown)
+Test(daemon_unload_hung, a_stopped_worker_is_killed_not_waited_for, .timeout = 120)
 {
         static const char conf[] = "[limits]\ncall_timeout = 100000\n";
         struct proto_load a = { .path = daemon_str(FMUD_TEST_FMU_DIR "/Feedthrough.fmu") };
@@ -70,7 +49,7 @@ Test(daemon_unload_hung, a_stopped_worker_is_killed_not_waited_for, .timeout = 1
         uint64_t s;
         pid_t pid;
 
-        start_with(&d, conf, sizeof(conf) - 1);
+        daemon_start_conf(&d, conf);
         c = daemon_connect(&d);
         cr_assert(eq(int, fmud_load(c, &a, &s, NULL), 0), "%s", fmud_errmsg(c));
         cr_assert(fmud_status(c, s, &st) == 0, "%s", fmud_errmsg(c));
@@ -139,8 +118,7 @@ static uint64_t asleep(struct fmud *c, bool transient, pid_t *ret_pid)
  * (daemon_stop() asserts the exit and that no worker outlived it); it
  * waited for the step for ever.
  */
-Test(daemon_unload_hung, shutdown_ends_a_session_whose_step_never_returns, .timeout = 120,
-     .fini = teardown)
+Test(daemon_unload_hung, shutdown_ends_a_session_whose_step_never_returns, .timeout = 120)
 {
         struct fmud_daemon d;
         struct fmud *c;
@@ -160,7 +138,7 @@ Test(daemon_unload_hung, shutdown_ends_a_session_whose_step_never_returns, .time
  * stop waited for the step for ever, and the session stayed.
  */
 Test(daemon_unload_hung, an_expired_lease_ends_a_session_whose_step_never_returns,
-     .timeout = 120, .fini = teardown)
+     .timeout = 120)
 {
         static const char conf[] = "[limits]\ntransient_grace = 1\n";
         struct proto_list_result l;
@@ -170,7 +148,7 @@ Test(daemon_unload_hung, an_expired_lease_ends_a_session_whose_step_never_return
         pid_t pid;
         uint64_t s;
 
-        start_with(&d, conf, sizeof(conf) - 1);
+        daemon_start_conf(&d, conf);
         c = daemon_connect(&d);
         s = asleep(c, true, &pid);
         fmud_close(c);
@@ -197,8 +175,7 @@ Test(daemon_unload_hung, an_expired_lease_ends_a_session_whose_step_never_return
  * step for ever and its client got no answer. (With a budget longer than
  * the grace the stop waits that long: a step may take it.)
  */
-Test(daemon_unload_hung, a_stop_ends_a_step_that_never_returns_after_a_grace, .timeout = 120,
-     .fini = teardown)
+Test(daemon_unload_hung, a_stop_ends_a_step_that_never_returns_after_a_grace, .timeout = 120)
 {
         struct proto_session_status st;
         struct proto_progress sp;
@@ -228,8 +205,7 @@ Test(daemon_unload_hung, a_stop_ends_a_step_that_never_returns_after_a_grace, .t
         daemon_stop(&d);
 }
 
-Test(daemon_unload_hung, a_worker_asleep_in_a_step_is_killed_not_waited_for, .timeout = 120,
-     .fini = teardown)
+Test(daemon_unload_hung, a_worker_asleep_in_a_step_is_killed_not_waited_for, .timeout = 120)
 {
         struct fmud_daemon d;
         struct fmud *c;
@@ -293,8 +269,7 @@ static pid_t the_worker(const struct fmud_daemon *d)
  * worker outlived it). It waited for the call's deadline, ten minutes
  * at least for initialization, past any service manager's stop timeout.
  */
-Test(daemon_unload_hung, shutdown_ends_a_load_whose_fmu_never_initializes, .timeout = 150,
-     .fini = teardown)
+Test(daemon_unload_hung, shutdown_ends_a_load_whose_fmu_never_initializes, .timeout = 150)
 {
         struct fmud_daemon d;
         struct loader l = { .r = 1 };
@@ -324,7 +299,7 @@ Test(daemon_unload_hung, shutdown_ends_a_load_whose_fmu_never_initializes, .time
  * (ten minutes at least), past the client's reply timeout.
  */
 Test(daemon_unload_hung, unloading_a_session_whose_fmu_never_initializes_ends_its_load,
-     .timeout = 150, .fini = teardown)
+     .timeout = 150)
 {
         struct proto_list_result ls;
         struct fmud_daemon d;
@@ -363,8 +338,7 @@ Test(daemon_unload_hung, unloading_a_session_whose_fmu_never_initializes_ends_it
  * deadline, as an FMU may flush a lot there): the call is cut, the worker
  * killed, and the unload answered, as for a step. It waited for the call.
  */
-Test(daemon_unload_hung, unloading_a_session_in_a_long_terminate_ends_it, .timeout = 120,
-     .fini = teardown)
+Test(daemon_unload_hung, unloading_a_session_in_a_long_terminate_ends_it, .timeout = 120)
 {
         struct proto_assign starts[] = {
                 { daemon_str("fault"), daemon_str("28") },
@@ -422,8 +396,7 @@ static void *stop_it(void *arg)
  * makes its Terminate, which takes an hour; an unload sent meanwhile ends
  * it within seconds. It waited for the Terminate.
  */
-Test(daemon_unload_hung, unloading_a_stopped_session_in_a_long_terminate_ends_it, .timeout = 120,
-     .fini = teardown)
+Test(daemon_unload_hung, unloading_a_stopped_session_in_a_long_terminate_ends_it, .timeout = 120)
 {
         struct proto_assign starts[] = {
                 { daemon_str("fault"), daemon_str("28") },
@@ -465,8 +438,7 @@ Test(daemon_unload_hung, unloading_a_stopped_session_in_a_long_terminate_ends_it
  * asserts the exit and that no worker outlived it). It waited for the
  * Terminate, past any service manager's stop timeout.
  */
-Test(daemon_unload_hung, shutdown_cuts_the_long_terminate_of_a_loaded_session, .timeout = 120,
-     .fini = teardown)
+Test(daemon_unload_hung, shutdown_cuts_the_long_terminate_of_a_loaded_session, .timeout = 120)
 {
         struct proto_assign starts[] = {
                 { daemon_str("fault"), daemon_str("28") },

@@ -20,30 +20,11 @@
 
 #include "daemon_fixture.h"
 #include "support/run.h"
-#include "support/tmpdir.h"
-
-static char *conf_dir;
-
-static void teardown(void)
-{
-        tmpdir_free(conf_dir);
-}
 
 /* Every fmuctl this binary starts gives up on a reply after 2 s (see above). */
 __attribute__((constructor)) static void short_requests(void)
 {
         setenv("FMUD_TEST_REQUEST_MS", "2000", 1);
-}
-
-static void start_with(struct fmud_daemon *d, const char *conf, size_t len)
-{
-        char path[512];
-
-        conf_dir = tmpdir_new("fmud-waits");
-        cr_assert(conf_dir != NULL);
-        cr_assert(tmpdir_write(conf_dir, "fmud.conf", conf, len) == 0);
-        snprintf(path, sizeof(path), "%s/fmud.conf", conf_dir);
-        daemon_start(d, (const char *const[]){ "--config", path, NULL });
 }
 
 /*
@@ -52,8 +33,7 @@ static void start_with(struct fmud_daemon *d, const char *conf, size_t len)
  * once it returned, exit 0. fmuctl gave up at the request's timeout and
  * said the daemon did not answer (exit 3).
  */
-Test(fmuctl_waits, fmuctl_stop_waits_for_a_long_terminate, .timeout = 150,
-     .fini = teardown)
+Test(fmuctl_waits, fmuctl_stop_waits_for_a_long_terminate, .timeout = 150)
 {
         struct proto_assign starts[] = {
                 { daemon_str("fault"), daemon_str("28") },
@@ -105,8 +85,7 @@ static void wait_for_a_load(struct fmud *c)
  * fmuctl gave up at the timeout (exit 3) and the session stayed loaded under a
  * number nobody was told.
  */
-Test(fmuctl_waits, fmuctl_load_waits_for_a_long_initialization, .timeout = 150,
-     .fini = teardown)
+Test(fmuctl_waits, fmuctl_load_waits_for_a_long_initialization, .timeout = 150)
 {
         struct proto_session_status st;
         struct fmud_daemon d;
@@ -138,8 +117,7 @@ Test(fmuctl_waits, fmuctl_load_waits_for_a_long_initialization, .timeout = 150,
  * timeout): the session is unloaded once its load is done and the lease
  * runs out, instead of staying loaded under a number nobody was told.
  */
-Test(fmuctl_waits, a_load_its_fmuctl_gave_up_on_is_unloaded, .timeout = 120,
-     .fini = teardown)
+Test(fmuctl_waits, a_load_its_fmuctl_gave_up_on_is_unloaded, .timeout = 120)
 {
         static const char conf[] = "[limits]\ntransient_grace = 1\n";
         struct proto_list_result l;
@@ -148,7 +126,7 @@ Test(fmuctl_waits, a_load_its_fmuctl_gave_up_on_is_unloaded, .timeout = 120,
         bool listed = true;
         pid_t kid;
 
-        start_with(&d, conf, sizeof(conf) - 1);
+        daemon_start_conf(&d, conf);
         c = daemon_connect(&d);
         kid = fork();
         cr_assert(kid >= 0);
@@ -177,8 +155,7 @@ Test(fmuctl_waits, a_load_its_fmuctl_gave_up_on_is_unloaded, .timeout = 120,
  * Ctrl-C of fmuctl run while the daemon loads: "interrupted", exit 130,
  * as during the run (it said "load: Interrupted system call", exit 3).
  */
-Test(fmuctl_waits, ctrl_c_during_a_load_is_an_interruption, .timeout = 120,
-     .fini = teardown)
+Test(fmuctl_waits, ctrl_c_during_a_load_is_an_interruption, .timeout = 120)
 {
         struct fmud_daemon d;
         char *err_path, *err;
