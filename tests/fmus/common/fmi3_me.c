@@ -1,7 +1,8 @@
 /*
  * fmi3_me.c: the FMI 3.0 Model Exchange API (section 3.2) over a model of
  * me_model.h: instantiation, Initialization, Event and Continuous-Time
- * Modes, Float64 get and set, states, derivatives, event indicators.
+ * Modes, Float64 get and set, states, derivatives, event indicators,
+ * Clocks.
  *
  * DESIGN: the instance is the model's variable array and a mode; each
  * function checks the mode the standard allows it in and logs and fails
@@ -27,7 +28,27 @@ struct me_inst {
         fmi3LogMessageCallback log;
         bool logging;
         double t_accepted;      /* the last accepted integrator time */
+        bool active[ME_MODEL_MAX_CLOCKS];       /* me_model.clocks[i] active */
+        bool ran[ME_MODEL_MAX_CLOCKS];          /* its partition ran in this activation */
 };
+
+/* The partitions of the input Clocks ticking now, each once (me_model.h, tick). */
+static void run_ticks(struct me_inst *in)
+{
+        if (in->mode != M_EVENT || !me_model.tick)
+                return;
+        for (size_t i = 0; i < me_model.n_clocks; i++)
+                if (!me_model.clocks[i].output && in->active[i] && !in->ran[i]) {
+                        in->ran[i] = true;
+                        me_model.tick(in->v, i);
+                }
+}
+
+static void entered(struct me_inst *in)
+{
+        if (me_model.entered)
+                me_model.entered(in->v, in->active);
+}
 
 static fmi3Status fail(struct me_inst *in, const char *fn, const char *why)
 {
@@ -120,6 +141,7 @@ fmi3Status fmi3ExitInitializationMode(fmi3Instance instance)
         me_model.derivatives(in->v);
         in->t_accepted = in->v[0];
         in->mode = M_EVENT;     /* Model Exchange: Event Mode next (section 3.2) */
+        entered(in);
         return fmi3OK;
 }
 
@@ -129,6 +151,7 @@ fmi3Status fmi3EnterEventMode(fmi3Instance instance)
 
         MODE_OK(in, "fmi3EnterEventMode", B(M_CONT) | B(M_EVENT));
         in->mode = M_EVENT;
+        entered(in);
         return fmi3OK;
 }
 
@@ -143,6 +166,7 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
         double next = 0.0;
 
         MODE_OK(in, "fmi3UpdateDiscreteStates", B(M_EVENT));
+        run_ticks(in);
         if (me_model.event)
                 me_model.event(in->v, &changed, &defined, &next);
         me_model.derivatives(in->v);
@@ -161,6 +185,8 @@ fmi3Status fmi3EnterContinuousTimeMode(fmi3Instance instance)
 
         MODE_OK(in, "fmi3EnterContinuousTimeMode", B(M_EVENT));
         in->mode = M_CONT;
+        memset(in->active, 0, sizeof(in->active));
+        memset(in->ran, 0, sizeof(in->ran));
         in->t_accepted = in->v[0];
         return fmi3OK;
 }
@@ -300,6 +326,7 @@ fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
 
         if (!in || nvr != nValues)
                 return fmi3Error;
+        run_ticks(in);
         if (in->mode != M_INSTANTIATED)
                 me_model.derivatives(in->v);
         for (size_t i = 0; i < nvr; i++) {
@@ -339,6 +366,53 @@ fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
         }
         for (size_t i = 0; i < nvr; i++)
                 in->v[vr[i]] = values[i];
+        return fmi3OK;
+}
+
+/* The index of the Clock vr in me_model.clocks, of the direction wanted; -1 if none. */
+static int clock_of(fmi3ValueReference vr, bool output)
+{
+        for (size_t i = 0; i < me_model.n_clocks; i++)
+                if (me_model.clocks[i].vr == vr)
+                        return me_model.clocks[i].output == output ? (int)i : -1;
+        return -1;
+}
+
+fmi3Status fmi3SetClock(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                        const fmi3Clock values[])
+{
+        struct me_inst *in = instance;
+
+        MODE_OK(in, "fmi3SetClock", B(M_EVENT));
+        for (size_t i = 0; i < nvr; i++)
+                if (clock_of(vr[i], false) < 0)
+                        return fail(in, "fmi3SetClock", "not an input Clock");
+        for (size_t i = 0; i < nvr; i++) {
+                int k = clock_of(vr[i], false);
+
+                in->active[k] = values[i];
+                in->ran[k] &= values[i];
+        }
+        return fmi3OK;
+}
+
+fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                        fmi3Clock values[])
+{
+        struct me_inst *in = instance;
+
+        MODE_OK(in, "fmi3GetClock", B(M_EVENT));
+        for (size_t i = 0; i < nvr; i++)
+                if (clock_of(vr[i], true) < 0)
+                        return fail(in, "fmi3GetClock", "not an output Clock");
+        run_ticks(in);
+        /* "If fmi3GetClock is called for a certain output Clock the output Clock is reset" (5.3.2). */
+        for (size_t i = 0; i < nvr; i++) {
+                int k = clock_of(vr[i], true);
+
+                values[i] = in->active[k];
+                in->active[k] = false;
+        }
         return fmi3OK;
 }
 

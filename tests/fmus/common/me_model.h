@@ -33,6 +33,13 @@ enum me_set {
 };
 #define ME_MODEL_MAX_STATES     8
 #define ME_MODEL_MAX_INDICATORS 4
+#define ME_MODEL_MAX_CLOCKS     4
+
+/* A Clock (FMI 3.0 section 2.2.8): its value reference is its own, not an index of v. */
+struct me_model_clock {
+        unsigned vr;
+        bool output;            /* else an input Clock the importer sets */
+};
 
 struct me_model {
         const char *token;              /* instantiationToken */
@@ -69,6 +76,27 @@ struct me_model {
         void (*event)(double *v, bool *changed, bool *next_defined, double *next);
         /* Optional: true makes that fmi3UpdateDiscreteStates ask to terminate. */
         bool (*terminate)(const double *v);
+        /*
+         * Clocks: fmi3SetClock activates input ones, fmi3GetClock reads
+         * output ones (each activation once), in Event Mode only; leaving
+         * Event Mode deactivates them all.
+         */
+        size_t n_clocks;
+        struct me_model_clock clocks[ME_MODEL_MAX_CLOCKS];
+        /*
+         * Optional: the partition of the input Clock clocks[i] at v[0],
+         * run once per tick, when the first value is got after the tick
+         * or at fmi3UpdateDiscreteStates (FMI 3.0 section 2.2.8.3: a get
+         * "will trigger the execution of f_event"), so after the clocked
+         * inputs are set.
+         */
+        void (*tick)(double *v, size_t i);
+        /*
+         * Optional: Event Mode entered at v[0] (fmi3EnterEventMode, and
+         * after initialization): the model activates the output Clocks
+         * of the event it finds (active[i] for clocks[i]).
+         */
+        void (*entered)(double *v, bool *active);
 };
 
 /* Defined by model.c. */
