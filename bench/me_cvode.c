@@ -65,7 +65,7 @@ static double in_process(const struct bench_lib *l, const struct model *mo)
         const struct md_default_experiment *x = &md->default_experiment;
         struct worker w = { .md = l->fmu->md, .lib = l->lib, .fmi = MD_FMI3 };
         uint64_t n = (uint64_t)llround(mo->stop / mo->step);
-        bool term = false, tol = md->has_default_experiment && x->has_tolerance;
+        bool term = false, event = false, tol = md->has_default_experiment && x->has_tolerance;
         double t0, t1, end;
         int s;
 
@@ -84,7 +84,7 @@ static double in_process(const struct bench_lib *l, const struct model *mo)
         if (s == fmi3OK)
                 s = me_start(&w, &term);
         for (uint64_t k = 0; k < n && s <= fmi3Warning && !term; k++)
-                s = me_step(&w, (double)k * mo->step, mo->step, false, &term, &end);
+                s = me_step(&w, (double)k * mo->step, mo->step, false, &term, &event, &end);
         t1 = bench_now();
         if (s > fmi3Warning)
                 bench_die(w.last_error, -EIO);

@@ -121,19 +121,6 @@ static int choose_interface(struct fmu *fmu, const struct fmu_opts *opts, struct
                          FMU_ME_STATES_MAX);
                 return cannot_run(fmu, opts, diags, why);
         }
-        /*
-         * Clocks in Model Exchange (FMI 3.0 section 2.2.8: the importer ticks
-         * input Clocks with fmi3SetClock in Event Mode) would need the
-         * master's Event Mode inside the worker's integration: not yet.
-         */
-        for (size_t i = 0; i < md->n_vars; i++)
-                if (md->vars[i].type == MD_CLOCK) {
-                        snprintf(why, sizeof(why), "ModelExchange with Clocks ('%s'): fmud does "
-                                 "not tick the Clocks of a Model Exchange FMU yet%s",
-                                 md->vars[i].name, md->cs.present ? "; its CoSimulation "
-                                 "interface can run it (--interface cs)" : "");
-                        return cannot_run(fmu, opts, diags, why);
-                }
         if (md_host_me(md) == -ENOMEM)
                 return -ENOMEM;
         return md->hosted_me ? 1 : -EINVAL;     /* no modelIdentifier: reported already */

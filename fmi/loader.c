@@ -47,7 +47,7 @@ static bool needed(const struct md *md, enum fmu_need need)
         case FMU_NEED_ADJOINT:
                 return cs->provides_adjoint_derivatives;
         case FMU_NEED_EVENT_MODE:
-                return cs->has_event_mode && !md->hosted_se;
+                return cs->has_event_mode && !md->hosted_se && !md->hosted_me;
         case FMU_NEED_EVENTS:
                 return (cs->has_event_mode || md->hosted_me) && !md->hosted_se;
         case FMU_NEED_EVALUATE:

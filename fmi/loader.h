@@ -24,7 +24,7 @@ enum fmu_need {
         FMU_NEED_SERIALIZE,     /* canSerializeFMUState */
         FMU_NEED_DIRECTIONAL,   /* providesDirectionalDerivative(s) */
         FMU_NEED_ADJOINT,       /* providesAdjointDerivatives */
-        FMU_NEED_EVENT_MODE,    /* hasEventMode */
+        FMU_NEED_EVENT_MODE,    /* hasEventMode (CoSimulation; Model Exchange has no Step Mode) */
         FMU_NEED_EVENTS,        /* hasEventMode, or hosted as Model Exchange */
         FMU_NEED_EVALUATE,      /* providesEvaluateDiscreteStates */
         FMU_NEED_OUTPUT_DER,    /* maxOutputDerivativeOrder > 0 */

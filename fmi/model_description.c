@@ -348,6 +348,14 @@ bool md_type_is_unsigned(enum md_type t)
         return t == MD_UINT8 || t == MD_UINT16 || t == MD_UINT32 || t == MD_UINT64;
 }
 
+static bool has_clocks(const struct md *md)
+{
+        for (size_t i = 0; i < md->n_vars; i++)
+                if (md->vars[i].type == MD_CLOCK)
+                        return true;
+        return false;
+}
+
 int md_host_me(struct md *md)
 {
         char *id;
@@ -360,11 +368,18 @@ int md_host_me(struct md *md)
         if (!id)
                 return -ENOMEM;
         free(md->cs.model_identifier);
-        /* Events are handled inside the worker's step: no Event Mode, no FMU states. */
+        /*
+         * Events are handled inside the worker's step: no Event Mode, no FMU
+         * states. With Clocks, which the importer ticks and reads in Event
+         * Mode (FMI 3.0 section 2.2.8), a step ends at an event instead, for
+         * the master's Event Mode (worker/me_events.c).
+         */
         md->cs = (struct md_cosim){
                 .present = true,
                 .model_identifier = id,
                 .can_handle_variable_communication_step_size = true,
+                .has_event_mode = has_clocks(md),
+                .might_return_early_from_do_step = has_clocks(md),
         };
         md->hosted_me = true;
         return 0;

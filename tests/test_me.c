@@ -620,24 +620,6 @@ Test(me, the_ssp_implementation_attribute_chooses_the_interface)
  * nextEventTime, so it is handled as a time event then, and the ball
  * still meets its closed form.
  */
-/*
- * A Model Exchange FMU with Clocks: the master's Event Mode does not reach
- * into the worker's integration yet, so its Clocks would never tick; the
- * load refuses it, saying so, instead of running it with Clocks idle.
- */
-Test(me, a_model_exchange_fmu_with_clocks_is_refused_saying_why)
-{
-        struct msys_spec spec = { .elements = MSYS_COMP("vdp", "ClockedME"), .stop = 1.0 };
-        char text[1024];
-        struct msys x;
-
-        cr_assert(eq(int, msys_load_try(&x, &spec), -EINVAL));
-        msys_diag_text(&x, text, sizeof(text));
-        cr_assert(strstr(text, "ModelExchange with Clocks ('clk'): fmud does not tick the Clocks "
-                               "of a Model Exchange FMU yet") != NULL, "%s", text);
-        msys_fini(&x);
-}
-
 Test(me, a_next_event_time_one_ulp_later_is_a_time_event_at_once)
 {
         struct msys_spec spec = {

@@ -315,7 +315,8 @@ void h_exit_init(struct worker *w, const struct call_in *in, struct reply *rp)
         else
                 s = status_norm(w, w->lib->f3.fmi3ExitInitializationMode(w->inst));
         reply_status(rp, s);
-        if (!w->me || s > fmi3Warning)
+        /* An FMU with Clocks: the master's Event Mode comes first (me_events.c). */
+        if (!w->me || s > fmi3Warning || w->event_mode_used)
                 return;
         /*
          * Model Exchange: the first Event Mode (FMI 3.0 section 3.2.1; FMI 2.0
@@ -345,17 +346,22 @@ void h_exit_config(struct worker *w, const struct call_in *in, struct reply *rp)
         reply_status(rp, w->lib->f3.fmi3ExitConfigurationMode(w->inst));
 }
 
-/* Scheduled Execution: the FMU stays in Clock Activation Mode (se.h). */
+/*
+ * Scheduled Execution: the FMU stays in Clock Activation Mode (se.h).
+ * Model Exchange: Event Mode and Continuous-Time Mode (me_events.c).
+ */
 void h_enter_event(struct worker *w, const struct call_in *in, struct reply *rp)
 {
         (void) in;
-        reply_status(rp, w->se ? fmi3OK : w->lib->f3.fmi3EnterEventMode(w->inst));
+        reply_status(rp, w->se ? fmi3OK : w->me ? me_event_mode(w)
+                         : (int)w->lib->f3.fmi3EnterEventMode(w->inst));
 }
 
 void h_enter_step(struct worker *w, const struct call_in *in, struct reply *rp)
 {
         (void) in;
-        reply_status(rp, w->se ? fmi3OK : w->lib->f3.fmi3EnterStepMode(w->inst));
+        reply_status(rp, w->se ? fmi3OK : w->me ? me_step_mode(w)
+                         : (int)w->lib->f3.fmi3EnterStepMode(w->inst));
 }
 
 void h_evaluate(struct worker *w, const struct call_in *in, struct reply *rp)
@@ -388,6 +394,8 @@ void h_update_discrete(struct worker *w, const struct call_in *in, struct reply 
         d.values_changed = val.u != 0;
         d.next_event_time_defined = def.u != 0;
         d.next_event_time = next;
+        if (w->me)
+                me_discrete_updated(w, status_norm(w, s), &d);
         memcpy(rp->result, &d, sizeof(d));
 }
 

@@ -47,12 +47,12 @@
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "worker/me.h"
+#include "worker/me_int.h"
 #include "worker/me_api.h"
 #include "worker/worker.h"
 
 #define ME_RTOL_DEFAULT         1e-4    /* CVODE's usual relative tolerance */
 #define ME_EVENT_ITER_MAX       1000u   /* Event Mode iterations before giving up */
-#define ME_SAME_TIME_MAX        100u    /* time events in a row at one time before giving up */
 /* CVODE steps in one doStep before giving up (CVodeSetMaxNumSteps counts per CVode call). */
 #define ME_STEPS_MAX            100000u
 /* Bisections locating where an indicator changed domain, at most (2^-200: far past a double). */
@@ -61,49 +61,6 @@
 #define ME_TOO_CLOSE(t)         (4.0 * DBL_EPSILON * fmax(1.0, fabs(t)))
 
 struct me_opts me_opts = { .integrator = FMU_INTEGRATOR_BDF };
-
-/* What the integrator did since the instance was initialized. */
-struct me_stats {
-        uint64_t steps;                 /* CVODE's internal steps */
-        uint64_t rhs_evals;             /* derivative evaluations */
-        uint64_t root_evals;            /* event indicator evaluations (root finding) */
-        uint64_t jac_evals;             /* Jacobian evaluations (BDF) */
-        uint64_t events;                /* Event Mode entries after initialization */
-        uint64_t event_iterations;      /* fmi3UpdateDiscreteStates / fmi2NewDiscreteStates calls */
-};
-
-struct me {
-        enum fmu_integrator integrator;
-        const struct me_api *api;       /* the FMU's version's calls */
-        SUNContext ctx;
-        void *cv;               /* CVODE memory; NULL before the first start */
-        N_Vector y, atol;
-        SUNMatrix A;
-        SUNLinearSolver ls;
-        SUNNonlinearSolver nls;
-        size_t nx, nz;          /* the FMU's; the vector has max(nx, 1) */
-        double *nominals;       /* nx */
-        N_Vector yi;            /* scratch: an interpolated state (locating a state event) */
-        double *z;              /* nz: the indicators at the last point evaluated */
-        unsigned char *above;   /* nz: each indicator's domain (z > 0) at the last accepted point */
-        double t_prev;          /* the last accepted point: no domain changed up to it */
-        double time;
-        bool next_defined;
-        double next_time;
-        double rtol;
-        bool tol_given;
-        bool ct;                /* the FMU is in Continuous-Time Mode */
-        bool terminated;        /* the FMU asked to terminate: the step says so, no more calls */
-        double same_t;          /* the time of the last time event, and how many in a row there */
-        unsigned same_n;
-        int status;             /* the worst FMU status but Discard inside one CVODE call */
-        uint64_t discards;      /* the FMU's Discards inside one CVODE call */
-        /* Derivatives not finite inside one CVODE call: how often, the first. */
-        uint64_t nonfinite;
-        size_t nonfinite_i;
-        double nonfinite_v, nonfinite_t;
-        struct me_stats stats;
-};
 
 static void me_free_cvode(struct me *m)
 {
@@ -173,6 +130,7 @@ void me_reset(struct worker *w)
         m->next_defined = false;
         m->ct = false;
         m->terminated = false;
+        m->event_pending = m->nominals_changed = false;
         m->same_n = 0;
 }
 
@@ -311,7 +269,7 @@ static int read_nominals(struct worker *w)
 }
 
 /* Read the states into y and restart CVODE at m->time. FMI status, or Error. */
-static int restart(struct worker *w, bool nominals)
+int me_restart(struct worker *w, bool nominals)
 {
         struct me *m = w->me;
         int s = fmi3OK, r;
@@ -364,7 +322,7 @@ static int domains_at(struct worker *w, double t, N_Vector y, bool *ret_changed)
 }
 
 /* The indicators' domains at the current point, from which changes count. FMI status. */
-static int take_domains(struct worker *w)
+int me_take_domains(struct worker *w)
 {
         struct me *m = w->me;
         bool changed;
@@ -463,7 +421,7 @@ static int event_iteration(struct worker *w, bool *ret_term, bool *ret_nominals)
 }
 
 /* Make CVODE's objects for the FMU's current sizes. */
-static int create(struct worker *w)
+int me_create(struct worker *w)
 {
         struct me *m = w->me;
         size_t nx = 0, nz = 0, n;
@@ -519,9 +477,9 @@ static int create(struct worker *w)
                 goto nomem;
         if (CVodeSetMaxNumSteps(m->cv, 100000) != CV_SUCCESS)
                 goto nomem;
-        s = restart(w, true);
+        s = me_restart(w, true);
         if (s <= fmi3Warning) {
-                int s2 = take_domains(w);
+                int s2 = me_take_domains(w);
 
                 s = s2 > s ? s2 : s;
         }
@@ -544,12 +502,12 @@ int me_start(struct worker *w, bool *ret_term)
         if (s > fmi3Warning || *ret_term)
                 return s;
         w->me->stats.events = 0;
-        s2 = create(w);
+        s2 = me_create(w);
         return s2 > s ? s2 : s;
 }
 
 /* Into Event Mode from Continuous-Time Mode. */
-static int enter_event(struct worker *w)
+int me_enter_event(struct worker *w)
 {
         struct me *m = w->me;
         int s = m->api->enter_event(w);
@@ -569,8 +527,9 @@ static int handle_event(struct worker *w, bool *ret_term)
         bool nominals;
         int s = fmi3OK, s2;
 
+        m->event_pending = false;
         if (m->ct) {
-                s = enter_event(w);
+                s = me_enter_event(w);
                 if (s > fmi3Warning)
                         return s;
         }
@@ -580,11 +539,11 @@ static int handle_event(struct worker *w, bool *ret_term)
         if (s > fmi3Warning || *ret_term)
                 return s;
         /* Restart even when no state jumped: the right-hand side may have. */
-        s2 = restart(w, nominals);
+        s2 = me_restart(w, nominals);
         s = s2 > s ? s2 : s;
         if (s > fmi3Warning)
                 return s;
-        s2 = take_domains(w);
+        s2 = me_take_domains(w);
         return s2 > s ? s2 : s;
 }
 
@@ -624,7 +583,7 @@ static int cv_failed(struct worker *w, int r)
 }
 
 /* CVODE's counters since its last (re)start: steps, rhs, g and Jacobian evaluations. */
-static void cv_counts(const struct me *m, struct me_stats *add)
+void me_cv_counts(const struct me *m, struct me_stats *add)
 {
         long v;
 
@@ -641,13 +600,13 @@ static void cv_counts(const struct me *m, struct me_stats *add)
 }
 
 static int integrate(struct worker *w, double t, double h, bool inputs_set, bool *ret_term,
-                     double *ret_end)
+                     bool *ret_event, double *ret_end)
 {
         struct me *m = w->me;
         double t_end = t + h;
         int worst = fmi3OK, s = fmi3OK, r;
 
-        *ret_term = false;
+        *ret_term = *ret_event = false;
         *ret_end = m->time;
         if (m->terminated) {
                 /*
@@ -670,8 +629,26 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
                          "integration is at t = %.17g", t, m->time);
                 return fmi3Error;
         }
-        if (inputs_set || !m->ct) {
-                cv_counts(m, &m->stats);
+        if (inputs_set && w->event_mode_used && m->ct && !m->event_pending) {
+                /*
+                 * Continuous inputs set in Step Mode, where the master's
+                 * Event Mode is the FMU's (me_events.c): no event, which
+                 * would tick output Clocks unseen; the integrator's history
+                 * is stale.
+                 */
+                me_cv_counts(m, &m->stats);
+                s = me_restart(w, false);
+                if (s <= fmi3Warning) {
+                        int s2 = me_take_domains(w);
+
+                        s = s2 > s ? s2 : s;
+                }
+                if (s > fmi3Warning)
+                        return s;
+                worst = s;
+        } else if (inputs_set || !m->ct || m->event_pending) {
+                /* An event the master left without its Event Mode is handled here. */
+                me_cv_counts(m, &m->stats);
                 s = handle_event(w, ret_term);
                 if (s > fmi3Warning || *ret_term)
                         return s;
@@ -748,7 +725,13 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
                  * yet: it is where the indicator leaves 0 upwards.
                  */
                 if (state_event || enter || (m->next_defined && m->time >= m->next_time)) {
-                        cv_counts(m, &m->stats);
+                        if (w->event_mode_used) {
+                                /* The master's Event Mode handles it, here (me_events.c). */
+                                m->event_pending = true;
+                                *ret_event = true;
+                                return worst;
+                        }
+                        me_cv_counts(m, &m->stats);
                         s = handle_event(w, ret_term);
                         worst = s > worst ? s : worst;
                         if (s > fmi3Warning || *ret_term)
@@ -775,9 +758,10 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
         return worst;
 }
 
-int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_term, double *ret_end)
+int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_term, bool *ret_event,
+            double *ret_end)
 {
-        int s = integrate(w, t, h, inputs_set, ret_term, ret_end);
+        int s = integrate(w, t, h, inputs_set, ret_term, ret_event, ret_end);
 
         w->me->terminated |= *ret_term && s <= fmi3Warning;
         return s;
@@ -799,14 +783,14 @@ int me_before_set(struct worker *w, const uint32_t *vrs, uint32_t n)
                 return fmi3OK;
         for (i = 0; i < n && ct_settable(md_find_vr(w->md, vrs[i])); i++)
                 ;
-        return i == n ? fmi3OK : enter_event(w);
+        return i == n ? fmi3OK : me_enter_event(w);
 }
 
 void me_result(const struct worker *w, struct call_step_result *res)
 {
         struct me_stats st = w->me->stats;
 
-        cv_counts(w->me, &st);
+        me_cv_counts(w->me, &st);
         res->me_steps = st.steps;
         res->me_rhs_evals = st.rhs_evals;
         res->me_root_evals = st.root_evals;

@@ -44,9 +44,23 @@ int me_start(struct worker *w, bool *ret_term);
 /*
  * Integrate from t to t + h, handling every event; inputs_set: inputs were
  * set for this step (an event at t). The worst status; *ret_term when the
- * FMU asked to terminate, *ret_end where the integration got.
+ * FMU asked to terminate, *ret_end where the integration got. With
+ * w->event_mode_used the step ends at the first event instead, with
+ * *ret_event, for the master's Event Mode (me_events.c).
  */
-int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_term, double *ret_end);
+int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_term, bool *ret_event,
+            double *ret_end);
+/*
+ * The master's Event Mode, for an FMU with Clocks (me_events.c):
+ * fmi3EnterEventMode unless the FMU is in Event Mode already; each
+ * fmi3UpdateDiscreteStates' result (status and what it returned); Step
+ * Mode: fmi3EnterContinuousTimeMode and the integrator (re)started. FMI
+ * statuses; w->last_error says why for an Error.
+ */
+int me_event_mode(struct worker *w);
+struct call_discrete;
+void me_discrete_updated(struct worker *w, int status, const struct call_discrete *d);
+int me_step_mode(struct worker *w);
 /*
  * Before fmi3Set of vrs: from Continuous-Time Mode, which takes only
  * continuous inputs (FMI 3.0 section 3.2.1; FMI 2.0 likewise),

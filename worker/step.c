@@ -278,13 +278,16 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
                 goto out;
         t_end = ds.current_communication_point + ds.communication_step_size;
         if (w->me) {
-                bool stop = false;
+                bool stop = false, ev = false;
 
                 t0 = mono_ns();
                 s = me_step(w, ds.current_communication_point, ds.communication_step_size,
-                            bl.n_in > 0 || w->set_since_step, &stop, &t_end);
+                            bl.n_in > 0 || w->set_since_step, &stop, &ev, &t_end);
                 res.service_ns = mono_ns() - t0;
                 term.u = stop;
+                /* At an event inside the step, for the master's Event Mode (me_events.c). */
+                event.u = ev;
+                early.u = ev && t_end < ds.current_communication_point + ds.communication_step_size;
                 me_result(w, &res);
         } else if (w->se) {
                 /* Scheduled Execution: nothing runs between ticks (se.h). */

@@ -257,6 +257,13 @@ static int prepare(struct session *s, struct session_inst *si)
         si->event_mode = si->fmi == 3 && md->cs.has_event_mode && !s->opts.no_event_mode;
         si->early_return = si->fmi == 3 && md->cs.might_return_early_from_do_step &&
                            !s->opts.no_early_return && early_return_met(s, si->comp);
+        /* Its events end its steps for the master's Event Mode (md_host_me()). */
+        if (md->hosted_me && md->cs.might_return_early_from_do_step && !si->early_return)
+                return session_err(s, -ENOTSUP, "component '%s': a Model Exchange FMU with Clocks "
+                                   "ends its steps at its events, which needs earlyReturnAllowed: "
+                                   "%s", c->name, s->opts.no_early_return ? "the session turns "
+                                   "early return off" : "another component can vary its step "
+                                   "but cannot restore its state (canGetAndSetFMUState = false)");
         r = init_clocks_check(s, si);
         if (r < 0)
                 return r;

@@ -1,0 +1,71 @@
+/*
+ * ClockedME: a Model Exchange FMU with Clocks, as a modelling tool exports
+ * a continuous plant with a sampled controller partition: x' = u - k x from
+ * x(0) = x0; an input Clock sample (periodic, interval 0.1 in the
+ * description) whose partition holds xs = x and counts its ticks in
+ * n_sample; an output Clock cross that ticks at the state event where x
+ * falls to level (indicator x - level), with t_cross = time there and its
+ * ticks in n_cross. With the defaults (u = 0) x = exp(-t) and cross ticks
+ * once, at t = ln 2.
+ */
+#include "me_model.h"
+
+enum { TIME, X, DER_X, K, X0, LEVEL, XS, N_SAMPLE, T_CROSS, N_CROSS, ABOVE, Z, U, N_VARS };
+enum { SAMPLE = 100, CROSS = 101 };
+
+static void start(double *v)
+{
+        v[K] = 1.0;
+        v[X0] = 1.0;
+        v[LEVEL] = 0.5;
+        v[T_CROSS] = -1.0;
+}
+
+static void init(double *v)
+{
+        v[X] = v[X0];
+        v[ABOVE] = v[X] - v[LEVEL] > 0.0;
+}
+
+static void derivatives(double *v)
+{
+        v[DER_X] = v[U] - v[K] * v[X];
+        v[Z] = v[X] - v[LEVEL];
+}
+
+static void indicators(const double *v, double *z)
+{
+        z[0] = v[X] - v[LEVEL];
+}
+
+/* The partition of sample (the only input Clock, 0). */
+static void tick(double *v, size_t i)
+{
+        (void) i;
+        v[XS] = v[X];
+        v[N_SAMPLE] += 1.0;
+}
+
+/* The state event: x fell to level since the last Event Mode; active[1] is cross. */
+static void entered(double *v, bool *active)
+{
+        bool above = v[X] - v[LEVEL] > 0.0;
+
+        if (v[ABOVE] != 0.0 && !above) {
+                active[1] = true;
+                v[T_CROSS] = v[TIME];
+                v[N_CROSS] += 1.0;
+        }
+        v[ABOVE] = above;
+}
+
+const struct me_model me_model = {
+        .token = "{3f6e2a1c-8d4b-4e7a-9c05-b1d2e3f4a5c6}",
+        .n_vars = N_VARS, .nx = 1, .nz = 1,
+        .state_vr = { X }, .der_vr = { DER_X },
+        .set = { [U] = ME_SET_CONTINUOUS },
+        .start = start, .init = init, .derivatives = derivatives, .indicators = indicators,
+        .n_clocks = 2,
+        .clocks = { { SAMPLE, false }, { CROSS, true } },
+        .tick = tick, .entered = entered,
+};

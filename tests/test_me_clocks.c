@@ -1,0 +1,194 @@
+/*
+ * Clocks of a Model Exchange FMU in its worker (FMI 3.0 sections 2.2.8
+ * and 3.2): ClockedME integrates x' = -x from x(0) = 1, so x = exp(-t);
+ * its input Clock sample (interval 0.1) holds xs = x and counts its ticks
+ * in n_sample; its output Clock cross ticks at the state event where x
+ * falls to 0.5, t = ln 2, with t_cross = time there. The master lands a
+ * point on every tick of sample, and the worker ends the step at the
+ * state event for the master's Event Mode, where cross is read.
+ */
+#include <criterion/criterion.h>
+#include <criterion/new/assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_master_sys.h"
+
+#define VR_SAMPLE 100u
+#define VR_CROSS 101u
+/* CVODE at the description's tolerance (1e-8) against the closed form. */
+#define CLOSE 1e-6
+
+#define CLOCKED_ME_SPEC { \
+        .elements = MSYS_COMP("c", "ClockedME"), \
+        .stop = 1.0, \
+        .attrs = "stepSize=\"0.25\"", \
+        .settings = MSYS_RECORD("c.x") MSYS_RECORD("c.xs") MSYS_RECORD("c.n_sample") \
+                    MSYS_RECORD("c.t_cross") MSYS_RECORD("c.n_cross") MSYS_RECORD("c.cross"), \
+}
+
+static double val(const struct msys *x, const struct mrow *row, const char *name)
+{
+        return row->v[msys_col(x, name)];
+}
+
+static void run_to_end(struct msys *x)
+{
+        struct msys_spec spec = CLOCKED_ME_SPEC;
+
+        msys_load(x, &spec);
+        msys_start(x);
+        cr_assert(eq(int, master_run(x->m), MASTER_FINISHED), "%s", master_message(x->m));
+}
+
+/* The row after the event at t (or the point at t), within 1e-12. */
+static const struct mrow *right_at(const struct msys *x, double t)
+{
+        const struct mrow *r = NULL;
+
+        for (size_t i = 0; i < x->n_rows; i++)
+                if (fabs(x->rows[i].t - t) < 1e-12 && !(x->rows[i].flags & MASTER_ROW_EVENT_LEFT))
+                        r = &x->rows[i];
+        cr_assert(r != NULL, "no row at t = %g", t);
+        return r;
+}
+
+Test(me_clocks, the_sampled_partition_runs_at_every_tick_of_its_input_clock)
+{
+        struct msys x;
+
+        run_to_end(&x);
+        for (int k = 0; k <= 10; k++) {
+                const struct mrow *r = right_at(&x, k / 10.0);
+
+                cr_assert(eq(dbl, val(&x, r, "c.n_sample"), k + 1.0), "t = %g", r->t);
+                cr_assert(fabs(val(&x, r, "c.xs") - exp(-r->t)) < CLOSE, "t = %g: xs %.17g",
+                          r->t, val(&x, r, "c.xs"));
+        }
+        /* Between ticks xs holds: at 0.25 it is still the sample of 0.2. */
+        cr_assert(eq(dbl, val(&x, right_at(&x, 0.25), "c.xs"),
+                     val(&x, right_at(&x, 0.2), "c.xs")));
+        cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "c"), VR_SAMPLE), 11));
+        cr_assert(fabs(val(&x, &x.rows[x.n_rows - 1], "c.x") - exp(-1.0)) < CLOSE);
+        msys_fini(&x);
+}
+
+Test(me_clocks, the_output_clock_ticks_at_the_state_event_inside_a_step)
+{
+        const struct mrow *tick = NULL;
+        struct msys x;
+
+        run_to_end(&x);
+        cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "c"), VR_CROSS), 1));
+        for (size_t i = 0; i < x.n_rows; i++)
+                if (val(&x, &x.rows[i], "c.cross") == 1.0) {
+                        cr_assert(tick == NULL, "cross ticked twice, at %.17g and %.17g",
+                                  tick ? tick->t : 0.0, x.rows[i].t);
+                        tick = &x.rows[i];
+                }
+        /* A point of its own inside the step (0.5, 0.75): the step returned early there. */
+        cr_assert(tick != NULL);
+        cr_assert(fabs(tick->t - log(2.0)) < CLOSE, "cross at %.17g", tick->t);
+        cr_assert(eq(dbl, val(&x, tick, "c.t_cross"), tick->t));
+        cr_assert(eq(dbl, val(&x, tick, "c.n_cross"), 1.0));
+        cr_assert(fabs(val(&x, tick, "c.x") - 0.5) < CLOSE, "x %.17g", val(&x, tick, "c.x"));
+        cr_assert(eq(dbl, val(&x, right_at(&x, 0.6), "c.n_cross"), 0.0));
+        cr_assert(eq(dbl, val(&x, right_at(&x, 1.0), "c.t_cross"), tick->t));
+        /* The grid is not shifted by the early return: 0.75 is a point still. */
+        cr_assert(fabs(val(&x, right_at(&x, 0.75), "c.x") - exp(-0.75)) < CLOSE);
+        msys_fini(&x);
+}
+
+Test(me_clocks, runs_are_bit_identical)
+{
+        struct msys a, b;
+
+        run_to_end(&a);
+        run_to_end(&b);
+        cr_assert(msys_same_rows(&a, &b));
+        msys_fini(&a);
+        msys_fini(&b);
+}
+
+/* Its events end its steps early: a session without early return is refused, saying why. */
+Test(me_clocks, a_session_without_early_return_is_refused_saying_why)
+{
+        struct msys_spec spec = CLOCKED_ME_SPEC;
+        char *msg = NULL;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        x.so.no_early_return = true;
+        cr_assert(msys_session_try(&x, &msg) < 0);
+        cr_assert(msg != NULL && strstr(msg, "component 'c': a Model Exchange FMU with Clocks "
+                                        "ends its steps at its events, which needs "
+                                        "earlyReturnAllowed: the session turns early return "
+                                        "off") != NULL, "%s", msg ? msg : "(none)");
+        free(msg);
+        msys_fini(&x);
+}
+
+/*
+ * Beside a Co-Simulation FMU: cross drives ClockKinds' triggered input
+ * Clock trg with t_cross on its clocked input tu (ty sums tu over the
+ * ticks of trg), so trg ticks once, at the state event, with ln 2.
+ */
+Test(me_clocks, its_output_clock_ticks_a_connected_clock_of_a_co_simulation_fmu)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("c", "ClockedME") MSYS_COMP("k", "ClockKinds"),
+                .connections = MSYS_CONN("c", "cross", "k", "trg")
+                               MSYS_CONN("c", "t_cross", "k", "tu"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.25\"",
+                .settings = MSYS_RECORD("k.ty") MSYS_RECORD("k.n_trg") MSYS_RECORD("c.t_cross"),
+        };
+        const struct mrow *last;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "k"), 7), 1));
+        cr_assert(eq(dbl, val(&x, last, "k.n_trg"), 1.0));
+        cr_assert(fabs(val(&x, last, "c.t_cross") - log(2.0)) < CLOSE);
+        cr_assert(eq(dbl, val(&x, last, "k.ty"), val(&x, last, "c.t_cross")));
+        cr_assert(eq(dbl, val(&x, right_at(&x, 0.6), "k.n_trg"), 0.0));
+        msys_fini(&x);
+}
+
+/*
+ * A continuous input set at every step, from TimeEvent's level (0 before
+ * 0.25, 1 before 0.75, then 2): the worker restarts the integrator from
+ * the states without an event, and x' = level - x stays the closed form
+ * of each piece; x never falls to 0.5, so cross never ticks.
+ */
+Test(me_clocks, a_continuous_input_set_at_every_step_integrates_as_the_closed_form)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent") MSYS_COMP("c", "ClockedME"),
+                .connections = MSYS_CONN("te", "level", "c", "u"),
+                .parameters = MSYS_REAL("te.phase", "0.25") MSYS_REAL("te.period", "0.5"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.25\"",
+                .settings = MSYS_RECORD("c.x") MSYS_RECORD("c.n_cross") MSYS_RECORD("c.n_sample"),
+        };
+        double x25 = exp(-0.25), x75 = 1.0 + (x25 - 1.0) * exp(-0.5);
+        const struct mrow *last;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(fabs(val(&x, right_at(&x, 0.2), "c.x") - exp(-0.2)) < CLOSE);
+        cr_assert(fabs(val(&x, right_at(&x, 0.5), "c.x") - (1.0 + (x25 - 1.0) * exp(-0.25)))
+                  < CLOSE, "x(0.5) %.17g", val(&x, right_at(&x, 0.5), "c.x"));
+        cr_assert(fabs(val(&x, last, "c.x") - (2.0 + (x75 - 2.0) * exp(-0.25))) < CLOSE,
+                  "x(1) %.17g", val(&x, last, "c.x"));
+        cr_assert(eq(dbl, val(&x, last, "c.n_cross"), 0.0));
+        cr_assert(eq(dbl, val(&x, last, "c.n_sample"), 11.0));
+        msys_fini(&x);
+}
