@@ -167,6 +167,8 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
 
         MODE_OK(in, "fmi3UpdateDiscreteStates", B(M_EVENT));
         run_ticks(in);
+        /* "Any Clock active during fmi3UpdateDiscreteStates must be deactivated by the FMU" (2.3.5). */
+        memset(in->active, 0, sizeof(in->active));
         if (me_model.event)
                 me_model.event(in->v, &changed, &defined, &next);
         me_model.derivatives(in->v);
@@ -406,7 +408,7 @@ fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference vr[], si
                 if (clock_of(vr[i], true) < 0)
                         return fail(in, "fmi3GetClock", "not an output Clock");
         run_ticks(in);
-        /* "If fmi3GetClock is called for a certain output Clock the output Clock is reset" (5.3.2). */
+        /* An activation is read once, as Clock Update Mode has it (sections 5.2.2 and 5.3.2). */
         for (size_t i = 0; i < nvr; i++) {
                 int k = clock_of(vr[i], true);
 

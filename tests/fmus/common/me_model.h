@@ -78,8 +78,8 @@ struct me_model {
         bool (*terminate)(const double *v);
         /*
          * Clocks: fmi3SetClock activates input ones, fmi3GetClock reads
-         * output ones (each activation once), in Event Mode only; leaving
-         * Event Mode deactivates them all.
+         * output ones (each activation once), in Event Mode only;
+         * fmi3UpdateDiscreteStates deactivates them all (section 2.3.5).
          */
         size_t n_clocks;
         struct me_model_clock clocks[ME_MODEL_MAX_CLOCKS];
