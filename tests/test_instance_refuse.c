@@ -484,3 +484,17 @@ Test(instance_refuse, messages_of_an_fmu_passing_a_wrong_environment_arrive, .ti
                 stop();
         }
 }
+
+/* Hosted with Clocks, a Model Exchange FMU ends its steps at its events: it needs early return. */
+Test(instance_refuse, a_model_exchange_fmu_with_clocks_without_early_return, .timeout = 120)
+{
+        struct inst_instantiate a = { .event_mode_used = true };
+
+        start("ClockedME");
+        refused(inst_instantiate(in, &a), -EOPNOTSUPP, "fmi3InstantiateModelExchange: a Model "
+                "Exchange FMU with Clocks is hosted ending its steps at its events: "
+                "earlyReturnAllowed must be true");
+        a.early_return_allowed = true;
+        ok(inst_instantiate(in, &a));
+        stop();
+}

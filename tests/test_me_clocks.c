@@ -163,7 +163,8 @@ Test(me_clocks, its_output_clock_ticks_a_connected_clock_of_a_co_simulation_fmu)
  * A continuous input set at every step, from TimeEvent's level (0 before
  * 0.25, 1 before 0.75, then 2): the worker restarts the integrator from
  * the states without an event, and x' = level - x stays the closed form
- * of each piece; x never falls to 0.5, so cross never ticks.
+ * of each piece. The indicator x - 0.5 - u crosses 0 where u jumps to 1:
+ * a state event at 0.25 itself, where cross ticks, and never again.
  */
 Test(me_clocks, a_continuous_input_set_at_every_step_integrates_as_the_closed_form)
 {
@@ -173,7 +174,8 @@ Test(me_clocks, a_continuous_input_set_at_every_step_integrates_as_the_closed_fo
                 .parameters = MSYS_REAL("te.phase", "0.25") MSYS_REAL("te.period", "0.5"),
                 .stop = 1.0,
                 .attrs = "stepSize=\"0.25\"",
-                .settings = MSYS_RECORD("c.x") MSYS_RECORD("c.n_cross") MSYS_RECORD("c.n_sample"),
+                .settings = MSYS_RECORD("c.x") MSYS_RECORD("c.n_cross") MSYS_RECORD("c.n_sample")
+                            MSYS_RECORD("c.t_cross"),
         };
         double x25 = exp(-0.25), x75 = 1.0 + (x25 - 1.0) * exp(-0.5);
         const struct mrow *last;
@@ -188,7 +190,57 @@ Test(me_clocks, a_continuous_input_set_at_every_step_integrates_as_the_closed_fo
                   < CLOSE, "x(0.5) %.17g", val(&x, right_at(&x, 0.5), "c.x"));
         cr_assert(fabs(val(&x, last, "c.x") - (2.0 + (x75 - 2.0) * exp(-0.25))) < CLOSE,
                   "x(1) %.17g", val(&x, last, "c.x"));
-        cr_assert(eq(dbl, val(&x, last, "c.n_cross"), 0.0));
+        cr_assert(eq(dbl, val(&x, last, "c.n_cross"), 1.0));
+        cr_assert(eq(dbl, val(&x, last, "c.t_cross"), 0.25));
+        cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "c"), VR_CROSS), 1));
         cr_assert(eq(dbl, val(&x, last, "c.n_sample"), 11.0));
+        msys_fini(&x);
+}
+
+/*
+ * A discrete input the master sets with every step again (TimeEvent's
+ * level into d, changing at 0.25 and 0.75): the worker leaves its
+ * unchanged value out in Continuous-Time Mode, so the FMU enters Event
+ * Mode only for the master: after initialization, at the ticks of sample
+ * at 0 to 1 (11), for d's changes (2) and at the state event (1).
+ */
+Test(me_clocks, a_discrete_input_set_with_every_step_opens_no_event_mode_of_its_own)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent") MSYS_COMP("c", "ClockedME"),
+                .connections = MSYS_CONN("te", "level", "c", "d"),
+                .parameters = MSYS_REAL("te.phase", "0.25") MSYS_REAL("te.period", "0.5"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.25\"",
+                .settings = MSYS_RECORD("c.n_enter") MSYS_RECORD("c.n_cross"),
+        };
+        const struct mrow *last;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, val(&x, last, "c.n_cross"), 1.0));
+        cr_assert(eq(dbl, val(&x, last, "c.n_enter"), 15.0));
+        msys_fini(&x);
+}
+
+/* Another Model Exchange component can vary its step but has no FMU states: refused, saying so. */
+Test(me_clocks, a_session_with_another_model_exchange_fmu_is_refused_saying_why)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("c", "ClockedME") MSYS_COMP("vdp", "VanDerPol"),
+                .stop = 1.0,
+        };
+        char *msg = NULL;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        cr_assert(msys_session_try(&x, &msg) < 0);
+        cr_assert(msg != NULL && strstr(msg, "earlyReturnAllowed: another component can vary its "
+                                        "step but cannot restore its state") != NULL, "%s",
+                  msg ? msg : "(none)");
+        free(msg);
         msys_fini(&x);
 }

@@ -181,6 +181,11 @@ void h_instantiate3(struct worker *w, const struct call_in *in, struct reply *rp
                 reply_refuse(rp, CALL_E_NOTSUP, "%s: eventModeUsed = true, but hasEventMode is false", fn);
                 goto out;
         }
+        if (w->me && has_clocks(w->md) && !ci.early_return_allowed) {
+                reply_refuse(rp, CALL_E_NOTSUP, "%s: a Model Exchange FMU with Clocks is hosted "
+                             "ending its steps at its events: earlyReturnAllowed must be true", fn);
+                goto out;
+        }
         if (!ci.event_mode_used && has_clocks(w->md)) {
                 reply_refuse(rp, CALL_E_INVAL, "%s: the model has Clocks: eventModeUsed must be true "
                              "(section 2.3.1)", fn);

@@ -636,16 +636,24 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
                  * would tick output Clocks unseen; the integrator's history
                  * is stale.
                  */
+                bool changed = false;
+
                 me_cv_counts(m, &m->stats);
                 s = me_restart(w, false);
-                if (s <= fmi3Warning) {
-                        int s2 = me_take_domains(w);
+                if (s <= fmi3Warning && m->nz) {
+                        int s2 = domains_at(w, m->time, m->y, &changed);
 
                         s = s2 > s ? s2 : s;
                 }
                 if (s > fmi3Warning)
                         return s;
                 worst = s;
+                if (changed) {
+                        /* The inputs moved an indicator across 0: a state event, now. */
+                        m->event_pending = true;
+                        *ret_event = true;
+                        return worst;
+                }
         } else if (inputs_set || !m->ct || m->event_pending) {
                 /* An event the master left without its Event Mode is handled here. */
                 me_cv_counts(m, &m->stats);
@@ -767,8 +775,12 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
         return s;
 }
 
-/* What Continuous-Time Mode takes from fmi3Set: continuous inputs (FMI 3.0 section 3.2.1). */
-static bool ct_settable(const struct md_variable *v)
+bool me_master_events_ct(const struct worker *w)
+{
+        return w->me && w->event_mode_used && w->me->cv && w->me->ct;
+}
+
+bool me_ct_settable(const struct md_variable *v)
 {
         return v && v->causality == MD_CAUSALITY_INPUT &&
                v->variability == MD_VARIABILITY_CONTINUOUS;
@@ -781,7 +793,7 @@ int me_before_set(struct worker *w, const uint32_t *vrs, uint32_t n)
 
         if (!m->cv || !m->ct)
                 return fmi3OK;
-        for (i = 0; i < n && ct_settable(md_find_vr(w->md, vrs[i])); i++)
+        for (i = 0; i < n && me_ct_settable(md_find_vr(w->md, vrs[i])); i++)
                 ;
         return i == n ? fmi3OK : me_enter_event(w);
 }

@@ -69,6 +69,10 @@ int me_step_mode(struct worker *w);
  * integrator. The FMU's status (fmi3OK when nothing was needed).
  */
 int me_before_set(struct worker *w, const uint32_t *vrs, uint32_t n);
+/* What Continuous-Time Mode takes from fmi3Set: continuous inputs (FMI 3.0 section 3.2.1). */
+bool me_ct_settable(const struct md_variable *v);
+/* Its Event Mode is the master's (me_events.c) and it is in Continuous-Time Mode. */
+bool me_master_events_ct(const struct worker *w);
 struct call_step_result;
 /* What the integrator did since initialization into a DO_STEP result, for the daemon's status. */
 void me_result(const struct worker *w, struct call_step_result *res);

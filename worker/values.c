@@ -303,10 +303,75 @@ static int set_binary(struct worker *w, const struct vblock *b)
         return w->lib->f3.fmi3SetBinary(w->inst, b->vrs, b->n_vrs, sizes, v, n);
 }
 
+/*
+ * A Model Exchange FMU whose Event Mode is the master's, in Continuous-Time
+ * Mode, which takes only continuous inputs (FMI 3.0 section 3.2.1): the
+ * master sets the discrete inputs with each step again at the values they
+ * took in its Event Mode (engine/master/master_input_event.c). Those that
+ * are the FMU's values still are left out and the rest set: *ret_done.
+ * Not done (the caller sets the block as any other) for a value that
+ * changed, a String or Binary block, or a block with no such input.
+ */
+static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_done)
+{
+        size_t elem = call_elem_size(b->type), n_keep = 0, n_other = 0;
+        uint64_t keep_values = 0, other_values = 0, off = 0;
+        const unsigned char *data = b->data;
+        unsigned char *p, *other_data, *now, *keep_data;
+        uint32_t *keep, *other;
+        int s;
+
+        *ret_done = false;
+        if (b->type == MD_STRING || b->type == MD_BINARY || b->type == MD_CLOCK || !elem ||
+            b->n_values > SIZE_MAX / 4 / elem)
+                return fmi3OK;
+        if (wbuf_reserve(&w->tmp, 2 * (size_t)b->n_vrs * sizeof(uint32_t) +
+                         3 * (size_t)b->n_values * elem + 16) < 0)
+                return fmi3OK;
+        p = w->tmp.p;
+        keep = (uint32_t *)(void *)p;
+        other = keep + b->n_vrs;
+        keep_data = (unsigned char *)(other + b->n_vrs);
+        other_data = keep_data + b->n_values * elem;
+        now = other_data + b->n_values * elem;
+        for (uint32_t i = 0; i < b->n_vrs; i++) {
+                const struct md_variable *v = vars_find(w, b->type, b->vrs[i]);
+                uint64_t n = v ? vars_elements(w, v) : 0;
+
+                if (!v || n > b->n_values - off)
+                        return fmi3OK;
+                if (me_ct_settable(v)) {
+                        keep[n_keep++] = b->vrs[i];
+                        memcpy(keep_data + keep_values * elem, data + off * elem, n * elem);
+                        keep_values += n;
+                } else {
+                        other[n_other++] = b->vrs[i];
+                        memcpy(other_data + other_values * elem, data + off * elem, n * elem);
+                        other_values += n;
+                }
+                off += n;
+        }
+        if (!n_other || off != b->n_values)
+                return fmi3OK;
+        s = status_norm(w, get3(w, b->type, other, n_other, now, other_values));
+        if (s > fmi3Warning || memcmp(now, other_data, other_values * elem) != 0)
+                return fmi3OK;
+        *ret_done = true;
+        return n_keep ? status_norm(w, set3(w, b->type, keep, n_keep, keep_data, keep_values))
+                      : s;
+}
+
 int values_set(struct worker *w, const struct vblock *b, struct reply *rp)
 {
         int s;
 
+        if (me_master_events_ct(w)) {
+                bool done;
+
+                s = set_continuous(w, b, &done);
+                if (done)
+                        return s;
+        }
         if (w->me) {
                 s = status_norm(w, me_before_set(w, b->vrs, b->n_vrs));
                 if (s > fmi3Warning)

@@ -71,9 +71,13 @@ int session_enter_step_mode(struct session *s, size_t comp)
         int r;
 
         r = inst_enter_step_mode(si->inst);
+        /* A Model Exchange FMU's worker enters Continuous-Time Mode and restarts CVODE. */
         if (r != INST_OK && r != INST_WARNING)
                 return session_err(s, session_call_result(si, r),
-                                   "component '%s': fmi3EnterStepMode returned %s: %s", name,
+                                   "component '%s': %s returned %s: %s", name,
+                                   s->sc->components[comp].fmu->md->hosted_me
+                                   ? "fmi3EnterContinuousTimeMode (with the integrator's restart)"
+                                   : "fmi3EnterStepMode",
                                    r >= 0 ? session_status_name(r) : strerror(-r),
                                    inst_message(si->inst));
         return 0;

@@ -4,13 +4,15 @@
  * x(0) = x0; an input Clock sample (periodic, interval 0.1 in the
  * description) whose partition holds xs = x and counts its ticks in
  * n_sample; an output Clock cross that ticks at the state event where x
- * falls to level (indicator x - level), with t_cross = time there and its
- * ticks in n_cross. With the defaults (u = 0) x = exp(-t) and cross ticks
- * once, at t = ln 2.
+ * falls to level + u (indicator x - level - u), with t_cross = time there
+ * and its ticks in n_cross; a discrete input d it takes in Event Mode only,
+ * and its Event Mode entries counted in n_enter (the one after
+ * initialization too). With the defaults (u = 0) x = exp(-t) and cross
+ * ticks once, at t = ln 2.
  */
 #include "me_model.h"
 
-enum { TIME, X, DER_X, K, X0, LEVEL, XS, N_SAMPLE, T_CROSS, N_CROSS, ABOVE, Z, U, N_VARS };
+enum { TIME, X, DER_X, K, X0, LEVEL, XS, N_SAMPLE, T_CROSS, N_CROSS, ABOVE, Z, U, D, N_ENTER, N_VARS };
 enum { SAMPLE = 100, CROSS = 101 };
 
 static void start(double *v)
@@ -30,12 +32,12 @@ static void init(double *v)
 static void derivatives(double *v)
 {
         v[DER_X] = v[U] - v[K] * v[X];
-        v[Z] = v[X] - v[LEVEL];
+        v[Z] = v[X] - v[LEVEL] - v[U];
 }
 
 static void indicators(const double *v, double *z)
 {
-        z[0] = v[X] - v[LEVEL];
+        z[0] = v[X] - v[LEVEL] - v[U];
 }
 
 /* The partition of sample (the only input Clock, 0). */
@@ -46,11 +48,12 @@ static void tick(double *v, size_t i)
         v[N_SAMPLE] += 1.0;
 }
 
-/* The state event: x fell to level since the last Event Mode; active[1] is cross. */
+/* The state event: x fell to level + u since the last Event Mode; active[1] is cross. */
 static void entered(double *v, bool *active)
 {
-        bool above = v[X] - v[LEVEL] > 0.0;
+        bool above = v[X] - v[LEVEL] - v[U] > 0.0;
 
+        v[N_ENTER] += 1.0;
         if (v[ABOVE] != 0.0 && !above) {
                 active[1] = true;
                 v[T_CROSS] = v[TIME];
@@ -63,7 +66,7 @@ const struct me_model me_model = {
         .token = "{3f6e2a1c-8d4b-4e7a-9c05-b1d2e3f4a5c6}",
         .n_vars = N_VARS, .nx = 1, .nz = 1,
         .state_vr = { X }, .der_vr = { DER_X },
-        .set = { [U] = ME_SET_CONTINUOUS },
+        .set = { [U] = ME_SET_CONTINUOUS, [D] = ME_SET_EVENT },
         .start = start, .init = init, .derivatives = derivatives, .indicators = indicators,
         .n_clocks = 2,
         .clocks = { { SAMPLE, false }, { CROSS, true } },
