@@ -244,3 +244,42 @@ Test(me_clocks, a_session_with_another_model_exchange_fmu_is_refused_saying_why)
         free(msg);
         msys_fini(&x);
 }
+
+/* ClockedME with these bindings to t = 1, h = 0.25: run to its end. */
+static void run_with(struct msys *x, const char *parameters)
+{
+        struct msys_spec spec = CLOCKED_ME_SPEC;
+
+        spec.parameters = parameters;
+        spec.settings = MSYS_RECORD("c.x") MSYS_RECORD("c.n_tev");
+        msys_load(x, &spec);
+        msys_start(x);
+        cr_assert(eq(int, master_run(x->m), MASTER_FINISHED), "%s", master_message(x->m));
+}
+
+/*
+ * A time event of the FMU (nextEventTime 0.66, off the grid and the ticks),
+ * known from the master's Event Mode: the step ends there for it.
+ */
+Test(me_clocks, a_time_event_of_the_fmu_is_a_point_with_its_event_mode)
+{
+        struct msys x;
+
+        run_with(&x, MSYS_REAL("c.t_ev", "0.66"));
+        cr_assert(eq(dbl, val(&x, right_at(&x, 0.6), "c.n_tev"), 0.0));
+        cr_assert(eq(dbl, val(&x, right_at(&x, 0.66), "c.n_tev"), 1.0));
+        cr_assert(fabs(val(&x, right_at(&x, 0.66), "c.x") - exp(-0.66)) < CLOSE);
+        cr_assert(fabs(val(&x, &x.rows[x.n_rows - 1], "c.x") - exp(-1.0)) < CLOSE);
+        msys_fini(&x);
+}
+
+/* A terminate asked at its time event 0.45 ends the session there. */
+Test(me_clocks, a_terminate_at_a_time_event_ends_the_run_there)
+{
+        struct msys x;
+
+        run_with(&x, MSYS_REAL("c.t_stop", "0.45"));
+        cr_assert(eq(dbl, x.rows[x.n_rows - 1].t, 0.45));
+        cr_assert(fabs(val(&x, &x.rows[x.n_rows - 1], "c.x") - exp(-0.45)) < CLOSE);
+        msys_fini(&x);
+}

@@ -7,12 +7,16 @@
  * falls to level + u (indicator x - level - u), with t_cross = time there
  * and its ticks in n_cross; a discrete input d it takes in Event Mode only,
  * and its Event Mode entries counted in n_enter (the one after
- * initialization too). With the defaults (u = 0) x = exp(-t) and cross
- * ticks once, at t = ln 2.
+ * initialization too). A time event at t_ev sets n_tev to 1, and one at
+ * t_stop asks to terminate (none where negative). With the defaults (u = 0)
+ * x = exp(-t) and cross ticks once, at t = ln 2.
  */
+#include <math.h>
+
 #include "me_model.h"
 
-enum { TIME, X, DER_X, K, X0, LEVEL, XS, N_SAMPLE, T_CROSS, N_CROSS, ABOVE, Z, U, D, N_ENTER, N_VARS };
+enum { TIME, X, DER_X, K, X0, LEVEL, XS, N_SAMPLE, T_CROSS, N_CROSS, ABOVE, Z, U, D, N_ENTER, T_EV, N_TEV, T_STOP,
+       N_VARS };
 enum { SAMPLE = 100, CROSS = 101 };
 
 static void start(double *v)
@@ -21,6 +25,8 @@ static void start(double *v)
         v[X0] = 1.0;
         v[LEVEL] = 0.5;
         v[T_CROSS] = -1.0;
+        v[T_EV] = -1.0;
+        v[T_STOP] = -1.0;
 }
 
 static void init(double *v)
@@ -62,6 +68,27 @@ static void entered(double *v, bool *active)
         v[ABOVE] = above;
 }
 
+/* The time events of t_ev and t_stop: the next one after now. */
+static void event(double *v, bool *changed, bool *next_defined, double *next)
+{
+        double t = v[TIME], n = INFINITY;
+
+        *changed = false;
+        if (v[T_EV] >= 0.0 && t >= v[T_EV])
+                v[N_TEV] = 1.0;
+        if (v[T_EV] > t)
+                n = v[T_EV];
+        if (v[T_STOP] > t && v[T_STOP] < n)
+                n = v[T_STOP];
+        *next_defined = n < INFINITY;
+        *next = n;
+}
+
+static bool terminate(const double *v)
+{
+        return v[T_STOP] >= 0.0 && v[TIME] >= v[T_STOP];
+}
+
 const struct me_model me_model = {
         .token = "{3f6e2a1c-8d4b-4e7a-9c05-b1d2e3f4a5c6}",
         .n_vars = N_VARS, .nx = 1, .nz = 1,
@@ -70,5 +97,7 @@ const struct me_model me_model = {
         .start = start, .init = init, .derivatives = derivatives, .indicators = indicators,
         .n_clocks = 2,
         .clocks = { { SAMPLE, false }, { CROSS, true } },
+        .clocked_by = { [XS] = 1, [T_CROSS] = 2 },
+        .event = event, .terminate = terminate,
         .tick = tick, .entered = entered,
 };

@@ -44,6 +44,14 @@ static void run_ticks(struct me_inst *in)
                 }
 }
 
+/* A clocked variable outside Initialization Mode and its Clock's activation (section 2.2.8.3). */
+static bool clock_closed(const struct me_inst *in, unsigned vr)
+{
+        unsigned c = me_model.clocked_by[vr];
+
+        return c && in->mode != M_INIT && !(in->mode == M_EVENT && in->active[c - 1]);
+}
+
 static void entered(struct me_inst *in)
 {
         if (me_model.entered)
@@ -149,7 +157,8 @@ fmi3Status fmi3EnterEventMode(fmi3Instance instance)
 {
         struct me_inst *in = instance;
 
-        MODE_OK(in, "fmi3EnterEventMode", B(M_CONT) | B(M_EVENT));
+        /* From Continuous-Time Mode (section 3.2.1); after initialization it is there already. */
+        MODE_OK(in, "fmi3EnterEventMode", B(M_CONT));
         in->mode = M_EVENT;
         entered(in);
         return fmi3OK;
@@ -334,6 +343,9 @@ fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
         for (size_t i = 0; i < nvr; i++) {
                 if (vr[i] >= me_model.n_vars)
                         return fail(in, "fmi3GetFloat64", "unknown value reference");
+                if (clock_closed(in, vr[i]))
+                        return fail(in, "fmi3GetFloat64", "a clocked variable whose Clock is not "
+                                    "active (section 2.2.8.3)");
                 values[i] = in->v[vr[i]];
         }
         return fmi3OK;
@@ -361,6 +373,9 @@ fmi3Status fmi3SetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
         for (size_t i = 0; i < nvr; i++) {
                 if (vr[i] == 0 || vr[i] >= me_model.n_vars)
                         return fail(in, "fmi3SetFloat64", "unknown or not settable value reference");
+                if (clock_closed(in, vr[i]))
+                        return fail(in, "fmi3SetFloat64", "a clocked variable whose Clock is not "
+                                    "active (section 2.2.8.3)");
                 /* Continuous-Time Mode takes continuous inputs only (section 3.2.1). */
                 if (!(B(in->mode) & set_modes(vr[i])))
                         return fail(in, "fmi3SetFloat64", "this variable may not be set in the "
@@ -408,13 +423,9 @@ fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference vr[], si
                 if (clock_of(vr[i], true) < 0)
                         return fail(in, "fmi3GetClock", "not an output Clock");
         run_ticks(in);
-        /* An activation is read once, as Clock Update Mode has it (sections 5.2.2 and 5.3.2). */
-        for (size_t i = 0; i < nvr; i++) {
-                int k = clock_of(vr[i], true);
-
-                values[i] = in->active[k];
-                in->active[k] = false;
-        }
+        /* Active until fmi3UpdateDiscreteStates (section 2.3.5). */
+        for (size_t i = 0; i < nvr; i++)
+                values[i] = in->active[clock_of(vr[i], true)];
         return fmi3OK;
 }
 

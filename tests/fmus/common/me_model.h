@@ -78,11 +78,17 @@ struct me_model {
         bool (*terminate)(const double *v);
         /*
          * Clocks: fmi3SetClock activates input ones, fmi3GetClock reads
-         * output ones (each activation once), in Event Mode only;
-         * fmi3UpdateDiscreteStates deactivates them all (section 2.3.5).
+         * output ones, in Event Mode only; fmi3UpdateDiscreteStates
+         * deactivates them all (section 2.3.5).
          */
         size_t n_clocks;
         struct me_model_clock clocks[ME_MODEL_MAX_CLOCKS];
+        /*
+         * Per value reference: 1 + i for a variable clocked by clocks[i],
+         * got and set only in Initialization Mode or while clocks[i] is
+         * active in Event Mode (section 2.2.8.3); 0: not clocked.
+         */
+        unsigned char clocked_by[ME_MODEL_MAX_VARS];
         /*
          * Optional: the partition of the input Clock clocks[i] at v[0],
          * run once per tick, when the first value is got after the tick
