@@ -273,6 +273,18 @@ Test(me_clocks, a_time_event_of_the_fmu_is_a_point_with_its_event_mode)
         msys_fini(&x);
 }
 
+/* A time event at a step's end (0.75): the step is whole and says eventHandlingNeeded. */
+Test(me_clocks, a_time_event_at_the_end_of_a_step_is_handled_there)
+{
+        struct msys x;
+
+        run_with(&x, MSYS_REAL("c.t_ev", "0.75"));
+        cr_assert(eq(dbl, val(&x, right_at(&x, 0.7), "c.n_tev"), 0.0));
+        cr_assert(eq(dbl, val(&x, right_at(&x, 0.75), "c.n_tev"), 1.0));
+        cr_assert(fabs(val(&x, right_at(&x, 0.75), "c.x") - exp(-0.75)) < CLOSE);
+        msys_fini(&x);
+}
+
 /* A terminate asked at its time event 0.45 ends the session there. */
 Test(me_clocks, a_terminate_at_a_time_event_ends_the_run_there)
 {
