@@ -295,3 +295,31 @@ Test(me_clocks, a_terminate_at_a_time_event_ends_the_run_there)
         cr_assert(fabs(val(&x, &x.rows[x.n_rows - 1], "c.x") - exp(-0.45)) < CLOSE);
         msys_fini(&x);
 }
+
+/*
+ * Gauss-Seidel, TimeEvent before ClockedME (its level, 0 throughout, into
+ * u): c returns early at ln 2, te steps again to meet it, and c, already
+ * there and without FMU states, keeps its step instead of faulting.
+ */
+Test(me_clocks, a_gauss_seidel_consumer_at_its_own_early_return_keeps_its_step)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent") MSYS_COMP("c", "ClockedME"),
+                .connections = MSYS_CONN("te", "level", "c", "u"),
+                .parameters = MSYS_REAL("te.phase", "5"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.25\" algorithm=\"gauss-seidel\" order=\"te c\"",
+                .settings = MSYS_RECORD("c.x") MSYS_RECORD("c.t_cross") MSYS_RECORD("c.n_cross"),
+        };
+        const struct mrow *last;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, val(&x, last, "c.n_cross"), 1.0));
+        cr_assert(fabs(val(&x, last, "c.t_cross") - log(2.0)) < CLOSE);
+        cr_assert(fabs(val(&x, last, "c.x") - exp(-1.0)) < CLOSE);
+        msys_fini(&x);
+}

@@ -4,7 +4,10 @@
  * short of where it was sent, if it is before the next grid point, is
  * where every due instance must meet: each one that went further is
  * restored to the state saved at the point and steps again, to t_e. Its
- * Gauss-Seidel consumers step again too, since they took its outputs.
+ * Gauss-Seidel consumers step again too, since they took its outputs,
+ * except one already at t_e that cannot be restored (the instance whose
+ * early return t_e is, a Model Exchange FMU with Clocks, say): it keeps
+ * its step and the inputs it took, as one whose step is fixed does.
  * That may reveal an earlier t_e: the loop goes on until nobody is past
  * the meeting time. An instance whose state was not saved (it cannot
  * get and set its FMU state) makes the meeting impossible: a fault that
@@ -91,8 +94,9 @@ static bool mark(struct master *m, double t_meet)
                  * Gauss-Seidel producer that steps again.
                  */
                 bool r = mi->due && mi->reached > t_meet + tol && !mi->rigid;
+                bool keep = mi->reached <= t_meet + tol && !mi->can_state;
 
-                for (size_t j = 0; mi->due && !mi->rigid && !r && j < mi->n_routes; j++)
+                for (size_t j = 0; mi->due && !mi->rigid && !keep && !r && j < mi->n_routes; j++)
                         r = mi->routes[j].sequential && m->mi[mi->routes[j].prod].redo;
                 mi->redo = r;
                 any |= r;
