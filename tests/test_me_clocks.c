@@ -323,3 +323,42 @@ Test(me_clocks, a_gauss_seidel_consumer_at_its_own_early_return_keeps_its_step)
         cr_assert(fabs(val(&x, last, "c.x") - exp(-1.0)) < CLOSE);
         msys_fini(&x);
 }
+
+/*
+ * A time event (t_ev = 0.693146977) 1e-10 after the state event the step
+ * returned early at (about 0.69314697690503): the master rounds the early
+ * return onto its point t_ev, and the FMU goes there for the time event
+ * instead of naming t_ev as its next event over and over.
+ */
+Test(me_clocks, a_time_event_within_rounding_of_an_early_return_is_handled)
+{
+        struct msys x;
+
+        run_with(&x, MSYS_REAL("c.t_ev", "0.693146977"));
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "c.n_tev"), 1.0));
+        cr_assert(fabs(val(&x, &x.rows[x.n_rows - 1], "c.x") - exp(-1.0)) < CLOSE);
+        msys_fini(&x);
+}
+
+/*
+ * x = t exactly (x0 = 0, k = 0, u = 1) and the indicator x - level - u
+ * rises through 0 at t = 0.699999995, 5e-9 before the tick at 0.7; with
+ * a step of 10 the master rounds that early return onto 0.7 (1e-9 of its
+ * step) and the next step starts there, which the worker takes, moving
+ * the FMU's time on with its states held: x lags t by those 5e-9.
+ */
+Test(me_clocks, a_step_from_a_point_the_master_rounded_an_early_return_onto_runs)
+{
+        struct msys_spec spec = CLOCKED_ME_SPEC;
+        struct msys x;
+
+        spec.parameters = MSYS_REAL("c.x0", "0") MSYS_REAL("c.k", "0") MSYS_REAL("c.u", "1")
+                          MSYS_REAL("c.level", "-0.300000005");
+        spec.attrs = "stepSize=\"10\"";
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(fabs(val(&x, &x.rows[x.n_rows - 1], "c.x") - 1.0) < 1e-8, "x(1) %.17g",
+                  val(&x, &x.rows[x.n_rows - 1], "c.x"));
+        msys_fini(&x);
+}

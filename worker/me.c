@@ -131,6 +131,7 @@ void me_reset(struct worker *w)
         m->ct = false;
         m->terminated = false;
         m->event_pending = m->nominals_changed = false;
+        m->h_max = m->aim = 0.0;
         m->same_n = 0;
 }
 
@@ -582,6 +583,37 @@ static int cv_failed(struct worker *w, int r)
         return fmi3Error;
 }
 
+double me_time_tol(const struct me *m, double t)
+{
+        return fmax(1e-9 * fmax(1.0, fabs(t)),
+                    fmax(1e-9 * m->h_max, 16.0 * DBL_EPSILON * fabs(t)));
+}
+
+bool me_at_aim(const struct me *m, double t)
+{
+        return t > m->time && fabs(t - m->aim) <= 4.0 * DBL_EPSILON * fabs(t);
+}
+
+int me_snap(struct worker *w, double t)
+{
+        struct me *m = w->me;
+        int s, s2;
+
+        if (!m->ct || !m->cv || !(t > m->time))
+                return fmi3OK;
+        s = put_point(w, t, m->y);
+        if (s > fmi3Warning)
+                return s;
+        m->time = t;
+        me_cv_counts(m, &m->stats);
+        s2 = me_restart(w, false);
+        s = s2 > s ? s2 : s;
+        if (s > fmi3Warning)
+                return s;
+        s2 = me_take_domains(w);
+        return s2 > s ? s2 : s;
+}
+
 /* CVODE's counters since its last (re)start: steps, rhs, g and Jacobian evaluations. */
 void me_cv_counts(const struct me *m, struct me_stats *add)
 {
@@ -624,10 +656,20 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
                          "initialized");
                 return fmi3Error;
         }
-        if (fabs(t - m->time) > 1e-9 * fmax(1.0, fabs(t))) {
+        if (h > m->h_max)
+                m->h_max = h;
+        if (fabs(t - m->time) > me_time_tol(m, t) && !me_at_aim(m, t)) {
                 snprintf(w->last_error, sizeof(w->last_error), "doStep from t = %.17g, but the "
                          "integration is at t = %.17g", t, m->time);
                 return fmi3Error;
+        }
+        m->aim = t_end;
+        /* The master took a time this close for its point: the FMU goes there (forward only). */
+        if (t > m->time && m->ct && !m->event_pending) {
+                s = me_snap(w, t);
+                if (s > fmi3Warning)
+                        return s;
+                worst = s;
         }
         if (inputs_set && w->event_mode_used && m->ct && !m->event_pending) {
                 /*
@@ -647,7 +689,7 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
                 }
                 if (s > fmi3Warning)
                         return s;
-                worst = s;
+                worst = s > worst ? s : worst;
                 if (changed) {
                         /* The inputs moved an indicator across 0: a state event, now. */
                         m->event_pending = true;

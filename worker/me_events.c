@@ -100,6 +100,18 @@ int me_step_mode(struct worker *w)
         s = s2 > s ? s2 : s;
         if (s > fmi3Warning)
                 return s;
+        /*
+         * A time event within the master's rounding of now is at the
+         * master's point (its early return was rounded onto it): the FMU
+         * goes there, to handle it in the Event Mode the master enters next.
+         */
+        if (m->next_defined && m->next_time > m->time &&
+            (me_at_aim(m, m->next_time) || m->next_time - m->time <= me_time_tol(m, m->next_time))) {
+                s2 = me_snap(w, m->next_time);
+                s = s2 > s ? s2 : s;
+                if (s > fmi3Warning)
+                        return s;
+        }
         s2 = same_time(w);
         return s2 > s ? s2 : s;
 }
