@@ -362,3 +362,33 @@ Test(me_clocks, a_step_from_a_point_the_master_rounded_an_early_return_onto_runs
                   val(&x, &x.rows[x.n_rows - 1], "c.x"));
         msys_fini(&x);
 }
+
+/*
+ * u set in the master's Event Mode: TimeEvent's level jumps to 1 at 0.4,
+ * a tick of sample, so c's Event Mode there sets u = 1, and x(0.4) - 0.5 - 1
+ * < 0: the FMU ticks cross in that Event Mode (FMI 3.0 section 3.2.2), and
+ * the master reads it there, at 0.4.
+ */
+Test(me_clocks, an_output_clock_an_input_set_in_event_mode_ticks_is_read_there)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent") MSYS_COMP("c", "ClockedME"),
+                .connections = MSYS_CONN("te", "level", "c", "u"),
+                .parameters = MSYS_REAL("te.phase", "0.4") MSYS_REAL("te.period", "10"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.25\"",
+                .settings = MSYS_RECORD("c.t_cross") MSYS_RECORD("c.n_cross"),
+        };
+        const struct mrow *last;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, val(&x, last, "c.n_cross"), 1.0));
+        cr_assert(fabs(val(&x, last, "c.t_cross") - 0.4) < 1e-12, "t_cross %.17g",
+                  val(&x, last, "c.t_cross"));
+        cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "c"), VR_CROSS), 1));
+        msys_fini(&x);
+}

@@ -54,18 +54,27 @@ static void tick(double *v, size_t i)
         v[N_SAMPLE] += 1.0;
 }
 
-/* The state event: x fell to level + u since the last Event Mode; active[1] is cross. */
-static void entered(double *v, bool *active)
+/*
+ * x fell to level + u since the last look (a state event, or u set in
+ * Event Mode): cross (active[1]) ticks. Whether it did.
+ */
+static bool crossed(double *v, bool *active)
 {
-        bool above = v[X] - v[LEVEL] - v[U] > 0.0;
+        bool above = v[X] - v[LEVEL] - v[U] > 0.0, fell = v[ABOVE] != 0.0 && !above;
 
-        v[N_ENTER] += 1.0;
-        if (v[ABOVE] != 0.0 && !above) {
+        if (fell) {
                 active[1] = true;
                 v[T_CROSS] = v[TIME];
                 v[N_CROSS] += 1.0;
         }
         v[ABOVE] = above;
+        return fell;
+}
+
+static void entered(double *v, bool *active)
+{
+        v[N_ENTER] += 1.0;
+        (void) crossed(v, active);
 }
 
 /* The time events of t_ev and t_stop: the next one after now. */
@@ -99,5 +108,5 @@ const struct me_model me_model = {
         .clocks = { { SAMPLE, false }, { CROSS, true } },
         .clocked_by = { [XS] = 1, [T_CROSS] = 2 },
         .event = event, .terminate = terminate,
-        .tick = tick, .entered = entered,
+        .tick = tick, .entered = entered, .updated = crossed,
 };

@@ -171,17 +171,18 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
                                     fmi3Boolean *nextEventTimeDefined, fmi3Float64 *nextEventTime)
 {
         struct me_inst *in = instance;
-        bool changed = false, defined = false;
+        bool changed = false, defined = false, again;
         double next = 0.0;
 
         MODE_OK(in, "fmi3UpdateDiscreteStates", B(M_EVENT));
         run_ticks(in);
         /* "Any Clock active during fmi3UpdateDiscreteStates must be deactivated by the FMU" (2.3.5). */
         memset(in->active, 0, sizeof(in->active));
+        again = me_model.updated && me_model.updated(in->v, in->active);
         if (me_model.event)
                 me_model.event(in->v, &changed, &defined, &next);
         me_model.derivatives(in->v);
-        *discreteStatesNeedUpdate = fmi3False;
+        *discreteStatesNeedUpdate = again;
         *terminateSimulation = me_model.terminate && me_model.terminate(in->v);
         *nominalsOfContinuousStatesChanged = fmi3False;
         *valuesOfContinuousStatesChanged = changed;

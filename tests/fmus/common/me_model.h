@@ -103,6 +103,14 @@ struct me_model {
          * of the event it finds (active[i] for clocks[i]).
          */
         void (*entered)(double *v, bool *active);
+        /*
+         * Optional: each fmi3UpdateDiscreteStates at v[0], after the
+         * Clocks active in it are deactivated: the model activates the
+         * output Clocks of what the values set in Event Mode caused
+         * (section 3.2.2); true asks for another iteration, in which
+         * they are read and deactivated.
+         */
+        bool (*updated)(double *v, bool *active);
 };
 
 /* Defined by model.c. */
