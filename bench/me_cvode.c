@@ -78,7 +78,7 @@ static double in_process(const struct bench_lib *l, const struct model *mo)
         t0 = bench_now();
         s = l->lib->f3.fmi3EnterInitializationMode(w.inst, tol, tol ? x->tolerance : 0, 0.0,
                                                    fmi3True, mo->stop);
-        me_experiment(&w, tol, tol ? x->tolerance : 0, 0.0);
+        me_experiment(&w, tol, tol ? x->tolerance : 0, 0.0, 0.0);
         if (s == fmi3OK)
                 s = l->lib->f3.fmi3ExitInitializationMode(w.inst);
         if (s == fmi3OK)

@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <criterion/new/assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,10 +297,21 @@ Test(me_clocks, a_terminate_at_a_time_event_ends_the_run_there)
         msys_fini(&x);
 }
 
+/* The notes the master gives, one after the other, in the buffer at ctx. */
+static void keep_note(void *ctx, size_t comp, const char *message)
+{
+        char *buf = ctx;
+        size_t len = strlen(buf);
+
+        (void) comp;
+        snprintf(buf + len, 1024 - len, "%s\n", message);
+}
+
 /*
  * Gauss-Seidel, TimeEvent before ClockedME (its level, 0 throughout, into
  * u): c returns early at ln 2, te steps again to meet it, and c, already
- * there and without FMU states, keeps its step instead of faulting.
+ * there and without FMU states, keeps its step instead of faulting, which
+ * the master says once.
  */
 Test(me_clocks, a_gauss_seidel_consumer_at_its_own_early_return_keeps_its_step)
 {
@@ -312,30 +324,65 @@ Test(me_clocks, a_gauss_seidel_consumer_at_its_own_early_return_keeps_its_step)
                 .settings = MSYS_RECORD("c.x") MSYS_RECORD("c.t_cross") MSYS_RECORD("c.n_cross"),
         };
         const struct mrow *last;
+        char notes[1024] = "";
+        const char *first;
         struct msys x;
 
         msys_load(&x, &spec);
+        x.mo.note = keep_note;
+        x.mo.note_ctx = notes;
         msys_start(&x);
         cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
         last = &x.rows[x.n_rows - 1];
+        first = strstr(notes, "component 'c' keeps its step to t = 0.69314");
+        cr_assert(first != NULL && strstr(first + 1, "component 'c' keeps") == NULL, "%s", notes);
+        cr_assert(strstr(notes, "it cannot restore its FMU state; said once") != NULL, "%s", notes);
         cr_assert(eq(dbl, val(&x, last, "c.n_cross"), 1.0));
         cr_assert(fabs(val(&x, last, "c.t_cross") - log(2.0)) < CLOSE);
         cr_assert(fabs(val(&x, last, "c.x") - exp(-1.0)) < CLOSE);
         msys_fini(&x);
 }
 
+/* x = t exactly, and x - level - u rises through 0 at t = 0.699999995. */
+#define EXACT_CROSSING MSYS_REAL("c.x0", "0") MSYS_REAL("c.k", "0") MSYS_REAL("c.u", "1") \
+                       MSYS_REAL("c.level", "-0.300000005")
+
 /*
- * A time event (t_ev = 0.693146977) 1e-10 after the state event the step
- * returned early at (about 0.69314697690503): the master rounds the early
- * return onto its point t_ev, and the FMU goes there for the time event
- * instead of naming t_ev as its next event over and over.
+ * A time event of the FMU at t_ev = 0.6999999951, 1e-10 after that state
+ * event: with a step of 10 the master rounds the early return onto its
+ * point t_ev (1e-9 of its step) and enters Event Mode there; the FMU goes
+ * to t_ev for its time event instead of naming it as its next event over
+ * and over.
  */
 Test(me_clocks, a_time_event_within_rounding_of_an_early_return_is_handled)
 {
+        struct msys_spec spec = CLOCKED_ME_SPEC;
         struct msys x;
 
-        run_with(&x, MSYS_REAL("c.t_ev", "0.693146977"));
+        spec.parameters = EXACT_CROSSING MSYS_REAL("c.t_ev", "0.6999999951");
+        spec.attrs = "stepSize=\"10\"";
+        spec.settings = MSYS_RECORD("c.x") MSYS_RECORD("c.n_tev");
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        cr_assert(eq(dbl, val(&x, right_at(&x, 0.6), "c.n_tev"), 0.0));
         cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "c.n_tev"), 1.0));
+        msys_fini(&x);
+}
+
+/*
+ * A time event at the end (0.7, a tick) of the step that returned early at
+ * the state event (ln 2): the master is at ln 2, not rounded, and the FMU
+ * stays there until it integrates on to 0.7.
+ */
+Test(me_clocks, a_time_event_at_the_end_of_a_step_that_returned_early_stays_ahead)
+{
+        struct msys x;
+
+        run_with(&x, MSYS_REAL("c.t_ev", "0.7"));
+        cr_assert(eq(dbl, val(&x, right_at(&x, 0.6), "c.n_tev"), 0.0));
+        cr_assert(eq(dbl, val(&x, right_at(&x, 0.7), "c.n_tev"), 1.0));
+        cr_assert(fabs(val(&x, right_at(&x, 0.7), "c.x") - exp(-0.7)) < CLOSE);
         cr_assert(fabs(val(&x, &x.rows[x.n_rows - 1], "c.x") - exp(-1.0)) < CLOSE);
         msys_fini(&x);
 }
@@ -352,8 +399,7 @@ Test(me_clocks, a_step_from_a_point_the_master_rounded_an_early_return_onto_runs
         struct msys_spec spec = CLOCKED_ME_SPEC;
         struct msys x;
 
-        spec.parameters = MSYS_REAL("c.x0", "0") MSYS_REAL("c.k", "0") MSYS_REAL("c.u", "1")
-                          MSYS_REAL("c.level", "-0.300000005");
+        spec.parameters = EXACT_CROSSING;
         spec.attrs = "stepSize=\"10\"";
         msys_load(&x, &spec);
         msys_start(&x);

@@ -122,8 +122,9 @@ struct call_experiment {
         double tolerance;
         double start_time;
         double stop_time;
+        double grid_step;       /* the importer's grid step (instance.h, inst_experiment) */
 };
-static_assert(sizeof(struct call_experiment) == 32, "call_experiment is shared ABI");
+static_assert(sizeof(struct call_experiment) == 40, "call_experiment is shared ABI");
 
 struct call_discrete {
         uint8_t discrete_states_need_update;

@@ -118,7 +118,7 @@ void h_setup_experiment(struct worker *w, const struct call_in *in, struct reply
         if (!experiment_ok(&e, "fmi2SetupExperiment", rp))
                 return;
         if (w->me)
-                me_experiment(w, e.tolerance_defined, e.tolerance, e.start_time);
+                me_experiment(w, e.tolerance_defined, e.tolerance, e.start_time, e.grid_step);
         reply_status(rp, w->lib->f2.fmi2SetupExperiment(w->inst, e.tolerance_defined, e.tolerance,
                                                         e.start_time, e.stop_time_defined,
                                                         e.stop_time));

@@ -302,7 +302,7 @@ void h_enter_init3(struct worker *w, const struct call_in *in, struct reply *rp)
                         return;
         }
         if (w->me)
-                me_experiment(w, e.tolerance_defined, e.tolerance, e.start_time);
+                me_experiment(w, e.tolerance_defined, e.tolerance, e.start_time, e.grid_step);
         se_set_time(w, e.start_time);
         reply_status(rp, w->lib->f3.fmi3EnterInitializationMode(w->inst, e.tolerance_defined,
                                                                 e.tolerance, e.start_time,

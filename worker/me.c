@@ -131,15 +131,16 @@ void me_reset(struct worker *w)
         m->ct = false;
         m->terminated = false;
         m->event_pending = m->nominals_changed = false;
-        m->h_max = m->aim = 0.0;
         m->same_n = 0;
 }
 
-void me_experiment(struct worker *w, bool tolerance_defined, double tolerance, double start)
+void me_experiment(struct worker *w, bool tolerance_defined, double tolerance, double start,
+                   double grid_step)
 {
         w->me->tol_given = tolerance_defined;
         w->me->rtol = tolerance;
         w->me->time = start;
+        w->me->grid_step = isfinite(grid_step) && grid_step > 0.0 ? grid_step : 0.0;
 }
 
 /*
@@ -583,22 +584,17 @@ static int cv_failed(struct worker *w, int r)
         return fmi3Error;
 }
 
-double me_time_tol(const struct me *m, double t)
+double me_master_tol(const struct me *m, double t)
 {
-        return fmax(1e-9 * fmax(1.0, fabs(t)),
-                    fmax(1e-9 * m->h_max, 16.0 * DBL_EPSILON * fabs(t)));
+        return fmax(1e-9 * m->grid_step, 16.0 * DBL_EPSILON * fabs(t));
 }
 
-bool me_at_aim(const struct me *m, double t)
-{
-        return t > m->time && fabs(t - m->aim) <= 4.0 * DBL_EPSILON * fabs(t);
-}
-
-int me_snap(struct worker *w, double t)
+int me_snap(struct worker *w, double t, bool *ret_changed)
 {
         struct me *m = w->me;
         int s, s2;
 
+        *ret_changed = false;
         if (!m->ct || !m->cv || !(t > m->time))
                 return fmi3OK;
         s = put_point(w, t, m->y);
@@ -608,9 +604,9 @@ int me_snap(struct worker *w, double t)
         me_cv_counts(m, &m->stats);
         s2 = me_restart(w, false);
         s = s2 > s ? s2 : s;
-        if (s > fmi3Warning)
+        if (s > fmi3Warning || !m->nz)
                 return s;
-        s2 = me_take_domains(w);
+        s2 = domains_at(w, m->time, m->y, ret_changed);
         return s2 > s ? s2 : s;
 }
 
@@ -656,20 +652,28 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
                          "initialized");
                 return fmi3Error;
         }
-        if (h > m->h_max)
-                m->h_max = h;
-        if (fabs(t - m->time) > me_time_tol(m, t) && !me_at_aim(m, t)) {
+        if (fabs(t - m->time) > fmax(1e-9 * fmax(1.0, fabs(t)), me_master_tol(m, t))) {
                 snprintf(w->last_error, sizeof(w->last_error), "doStep from t = %.17g, but the "
                          "integration is at t = %.17g", t, m->time);
                 return fmi3Error;
         }
-        m->aim = t_end;
-        /* The master took a time this close for its point: the FMU goes there (forward only). */
-        if (t > m->time && m->ct && !m->event_pending) {
-                s = me_snap(w, t);
+        /*
+         * The master rounded an early return onto its point: the FMU goes
+         * there (forward only), and an indicator that changed domain on
+         * the way is a state event there.
+         */
+        if (w->event_mode_used && t > m->time && m->ct && !m->event_pending) {
+                bool changed = false;
+
+                s = me_snap(w, t, &changed);
                 if (s > fmi3Warning)
                         return s;
                 worst = s;
+                if (changed) {
+                        m->event_pending = true;
+                        *ret_event = true;
+                        return worst;
+                }
         }
         if (inputs_set && w->event_mode_used && m->ct && !m->event_pending) {
                 /*

@@ -34,7 +34,8 @@ void me_close(struct worker *w);
 /* fmi3Reset: the integrator goes; the next initialization makes another. */
 void me_reset(struct worker *w);
 /* fmi3EnterInitializationMode's tolerance (when defined) and start time. */
-void me_experiment(struct worker *w, bool tolerance_defined, double tolerance, double start);
+void me_experiment(struct worker *w, bool tolerance_defined, double tolerance, double start,
+                   double grid_step);
 /*
  * After fmi3ExitInitializationMode: Event Mode iteration, Continuous-Time
  * Mode, the integrator made. The worst FMU status (w->last_error says why

@@ -105,9 +105,13 @@ int me_step_mode(struct worker *w)
          * master's point (its early return was rounded onto it): the FMU
          * goes there, to handle it in the Event Mode the master enters next.
          */
-        if (m->next_defined && m->next_time > m->time &&
-            (me_at_aim(m, m->next_time) || m->next_time - m->time <= me_time_tol(m, m->next_time))) {
-                s2 = me_snap(w, m->next_time);
+        if (w->event_mode_used && m->next_defined && m->next_time > m->time &&
+            m->next_time - m->time <= me_master_tol(m, m->next_time)) {
+                bool changed;
+
+                s2 = me_snap(w, m->next_time, &changed);
+                if (s2 <= fmi3Warning)
+                        s2 = me_take_domains(w);
                 s = s2 > s ? s2 : s;
                 if (s > fmi3Warning)
                         return s;

@@ -59,8 +59,7 @@ struct me {
          */
         bool event_pending;
         bool nominals_changed;
-        double h_max;           /* the longest step asked for (me_time_tol()) */
-        double aim;             /* the end of the last step asked for (me_at_aim()) */
+        double grid_step;       /* the master's (me_master_tol()); 0: none */
         double same_t;          /* the time of the last time event, and how many in a row there */
         unsigned same_n;
         int status;             /* the worst FMU status but Discard inside one CVODE call */
@@ -81,19 +80,18 @@ int me_take_domains(struct worker *w);
 /* Into Event Mode from Continuous-Time Mode. FMI status. */
 int me_enter_event(struct worker *w);
 /*
- * How close a time the master takes for the integration's: its rounding
- * onto its points, 1e-9 of its step or 16 ulps (engine/master/master.c,
- * master_tol()), and 1e-9 of the time.
+ * Two times the master takes as one point: within 1e-9 of its grid step or
+ * 16 ulps (engine/master/master.c, master_tol()), so that it rounds an
+ * early return onto its point and enters Event Mode for a time event that
+ * close after it.
  */
-double me_time_tol(const struct me *m, double t);
+double me_master_tol(const struct me *m, double t);
 /*
- * Whether t is the end of the last step, which the step returned early
- * short of: the master rounds an early return within its tolerance (1e-9
- * of its grid step, which a worker does not know) onto the step's end.
+ * The FMU's time moved forward to t (states held) and CVODE restarted
+ * there; *ret_changed: an indicator is in another domain than at the last
+ * accepted point (not taken). FMI status.
  */
-bool me_at_aim(const struct me *m, double t);
-/* The FMU's time moved forward to t (states held) and CVODE restarted there. FMI status. */
-int me_snap(struct worker *w, double t);
+int me_snap(struct worker *w, double t, bool *ret_changed);
 /* CVODE's counters since its last (re)start added to *add (a restart zeroes them). */
 void me_cv_counts(const struct me *m, struct me_stats *add);
 

@@ -354,11 +354,19 @@ static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_do
         if (!n_other || off != b->n_values)
                 return fmi3OK;
         s = status_norm(w, get3(w, b->type, other, n_other, now, other_values));
-        if (s > fmi3Warning || memcmp(now, other_data, other_values * elem) != 0)
+        if (s > fmi3Warning) {
+                *ret_done = true;       /* the FMU failed: nothing more is called */
+                return s;
+        }
+        if (memcmp(now, other_data, other_values * elem) != 0)
                 return fmi3OK;
         *ret_done = true;
-        return n_keep ? status_norm(w, set3(w, b->type, keep, n_keep, keep_data, keep_values))
-                      : s;
+        if (n_keep) {
+                int s2 = status_norm(w, set3(w, b->type, keep, n_keep, keep_data, keep_values));
+
+                s = s2 > s ? s2 : s;
+        }
+        return s;
 }
 
 int values_set(struct worker *w, const struct vblock *b, struct reply *rp)

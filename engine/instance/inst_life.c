@@ -113,6 +113,7 @@ static int experiment(struct inst *inst, enum call_op op, const struct inst_expe
                 ce.start_time = e->start_time;
                 ce.stop_time_defined = e->stop_time_defined;
                 ce.stop_time = e->stop_time;
+                ce.grid_step = e->grid_step;
         }
         r = call_simple(inst, op, &ce, e ? sizeof(ce) : 0, &rp);
         call_end(inst, &rp);

@@ -324,6 +324,13 @@ struct inst_experiment {
         double start_time;
         bool stop_time_defined;
         double stop_time;
+        /*
+         * The importer's grid step h (0: none): it takes two times within
+         * 1e-9 h as one point (engine/master/master.c, master_tol()), which
+         * the worker of a Model Exchange FMU with Clocks must know to keep
+         * the FMU's time at the master's (worker/me_events.c).
+         */
+        double grid_step;
 };
 
 /* Intermediate updates reach the callback set at instantiation (inst_set_iu()). */

@@ -170,6 +170,7 @@ static int enter(struct session *s, struct session_inst *si)
                 .start_time = e->start,
                 .stop_time_defined = isfinite(e->stop),
                 .stop_time = scenario_stop_for(s->sc, si->comp),
+                .grid_step = e->step,
         };
         int r;
 

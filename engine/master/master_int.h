@@ -198,6 +198,7 @@ struct mi {
         bool rigid;
         double fixed_step;              /* fixedInternalStepSize; 0: none given */
         bool noted_lst;                 /* a lastSuccessfulTime deviation was noted */
+        bool noted_kept;                /* a kept Gauss-Seidel step was noted (master_meet.c) */
         bool noted_nan;                 /* a NaN output to a consumer was noted */
         unsigned stage;
 

@@ -80,6 +80,18 @@ static int alone(struct master *m, struct mi *mi)
                           "t = %.17g", mi->name, (unsigned)ALONE_STEPS_MAX, m->t_cur);
 }
 
+/* Its inputs over the step came from its producers' steps past t_meet, which are redone. */
+static void note_kept(struct master *m, struct mi *mi, double t_meet)
+{
+        if (mi->noted_kept)
+                return;
+        mi->noted_kept = true;
+        master_note(m, mi->idx, "component '%s' keeps its step to t = %.17g, where an early return "
+                    "is met, and the inputs it took from Gauss-Seidel producers that had gone "
+                    "further and step again to meet it: it cannot restore its FMU state; said "
+                    "once", mi->name, t_meet);
+}
+
 /* Mark who must step again to meet at t_meet: who went further, and their GS consumers. */
 static bool mark(struct master *m, double t_meet)
 {
@@ -96,8 +108,12 @@ static bool mark(struct master *m, double t_meet)
                 bool r = mi->due && mi->reached > t_meet + tol && !mi->rigid;
                 bool keep = mi->reached <= t_meet + tol && !mi->can_state;
 
-                for (size_t j = 0; mi->due && !mi->rigid && !keep && !r && j < mi->n_routes; j++)
+                for (size_t j = 0; mi->due && !mi->rigid && !r && j < mi->n_routes; j++)
                         r = mi->routes[j].sequential && m->mi[mi->routes[j].prod].redo;
+                if (r && keep) {
+                        note_kept(m, mi, t_meet);
+                        r = false;
+                }
                 mi->redo = r;
                 any |= r;
         }
