@@ -34,13 +34,20 @@ static double val(const struct msys *x, const struct mrow *row, const char *name
         return row->v[msys_col(x, name)];
 }
 
+/* Load spec, run it to its end; its last row. */
+static const struct mrow *run(struct msys *x, const struct msys_spec *spec)
+{
+        msys_load(x, spec);
+        msys_start(x);
+        cr_assert(eq(int, master_run(x->m), MASTER_FINISHED), "%s", master_message(x->m));
+        return &x->rows[x->n_rows - 1];
+}
+
 static void run_to_end(struct msys *x)
 {
         struct msys_spec spec = CLOCKED_ME_SPEC;
 
-        msys_load(x, &spec);
-        msys_start(x);
-        cr_assert(eq(int, master_run(x->m), MASTER_FINISHED), "%s", master_message(x->m));
+        (void) run(x, &spec);
 }
 
 /* The row after the event at t (or the point at t), within 1e-12. */
@@ -148,10 +155,7 @@ Test(me_clocks, its_output_clock_ticks_a_connected_clock_of_a_co_simulation_fmu)
         const struct mrow *last;
         struct msys x;
 
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
-        last = &x.rows[x.n_rows - 1];
+        last = run(&x, &spec);
         cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "k"), 7), 1));
         cr_assert(eq(dbl, val(&x, last, "k.n_trg"), 1.0));
         cr_assert(fabs(val(&x, last, "c.t_cross") - log(2.0)) < CLOSE);
@@ -182,10 +186,7 @@ Test(me_clocks, a_continuous_input_set_at_every_step_integrates_as_the_closed_fo
         const struct mrow *last;
         struct msys x;
 
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
-        last = &x.rows[x.n_rows - 1];
+        last = run(&x, &spec);
         cr_assert(fabs(val(&x, right_at(&x, 0.2), "c.x") - exp(-0.2)) < CLOSE);
         cr_assert(fabs(val(&x, right_at(&x, 0.5), "c.x") - (1.0 + (x25 - 1.0) * exp(-0.25)))
                   < CLOSE, "x(0.5) %.17g", val(&x, right_at(&x, 0.5), "c.x"));
@@ -218,10 +219,7 @@ Test(me_clocks, a_discrete_input_set_with_every_step_opens_no_event_mode_of_its_
         const struct mrow *last;
         struct msys x;
 
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
-        last = &x.rows[x.n_rows - 1];
+        last = run(&x, &spec);
         cr_assert(eq(dbl, val(&x, last, "c.n_cross"), 1.0));
         cr_assert(eq(dbl, val(&x, last, "c.n_enter"), 15.0));
         msys_fini(&x);
@@ -253,9 +251,7 @@ static void run_with(struct msys *x, const char *parameters)
 
         spec.parameters = parameters;
         spec.settings = MSYS_RECORD("c.x") MSYS_RECORD("c.n_tev");
-        msys_load(x, &spec);
-        msys_start(x);
-        cr_assert(eq(int, master_run(x->m), MASTER_FINISHED), "%s", master_message(x->m));
+        (void) run(x, &spec);
 }
 
 /*
@@ -362,9 +358,7 @@ Test(me_clocks, a_time_event_within_rounding_of_an_early_return_is_handled)
         spec.parameters = EXACT_CROSSING MSYS_REAL("c.t_ev", "0.6999999951");
         spec.attrs = "stepSize=\"10\"";
         spec.settings = MSYS_RECORD("c.x") MSYS_RECORD("c.n_tev");
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        (void) run(&x, &spec);
         cr_assert(eq(dbl, val(&x, right_at(&x, 0.6), "c.n_tev"), 0.0));
         cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "c.n_tev"), 1.0));
         msys_fini(&x);
@@ -401,9 +395,7 @@ Test(me_clocks, a_step_from_a_point_the_master_rounded_an_early_return_onto_runs
 
         spec.parameters = EXACT_CROSSING;
         spec.attrs = "stepSize=\"10\"";
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        (void) run(&x, &spec);
         cr_assert(fabs(val(&x, &x.rows[x.n_rows - 1], "c.x") - 1.0) < 1e-8, "x(1) %.17g",
                   val(&x, &x.rows[x.n_rows - 1], "c.x"));
         msys_fini(&x);
@@ -428,10 +420,7 @@ Test(me_clocks, an_output_clock_an_input_set_in_event_mode_ticks_is_read_there)
         const struct mrow *last;
         struct msys x;
 
-        msys_load(&x, &spec);
-        msys_start(&x);
-        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
-        last = &x.rows[x.n_rows - 1];
+        last = run(&x, &spec);
         cr_assert(eq(dbl, val(&x, last, "c.n_cross"), 1.0));
         cr_assert(fabs(val(&x, last, "c.t_cross") - 0.4) < 1e-12, "t_cross %.17g",
                   val(&x, last, "c.t_cross"));
