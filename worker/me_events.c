@@ -10,7 +10,7 @@
  * unseen. Instead a step ends at the FMU's first event (a state, time or
  * step event) with eventHandlingNeeded, returning early when that is
  * before the step's end, "signaled to the environment without any delay
- * (in CS using early return)" (section 1.4, event); the master then
+ * (in CS using early return)" (Appendix A, event); the master then
  * enters Event Mode (here: fmi3EnterEventMode, unless the FMU is in it
  * already), sets and gets Clocks and clocked variables, iterates
  * fmi3UpdateDiscreteStates (its nextEventTime kept for the integration),
