@@ -427,3 +427,21 @@ Test(me_clocks, an_output_clock_an_input_set_in_event_mode_ticks_is_read_there)
         cr_assert(eq(u64, master_clock_ticks(x.m, msys_comp(&x, "c"), VR_CROSS), 1));
         msys_fini(&x);
 }
+
+/* A Discard from fmi3UpdateDiscreteStates in the master's Event Mode: said with the FMU's message. */
+Test(me_clocks, a_discarded_event_says_what_the_fmu_logged)
+{
+        struct msys_spec spec = CLOCKED_ME_SPEC;
+        const char *msg;
+        struct msys x;
+
+        spec.parameters = MSYS_REAL("c.t_dis", "0.45");
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(master_run(x.m) != MASTER_FINISHED);
+        msg = master_message(x.m);
+        cr_assert(strstr(msg, "component 'c': fmi3UpdateDiscreteStates returned Discard") != NULL &&
+                  strstr(msg, "fmi3UpdateDiscreteStates: discarded at t = 0.45") != NULL, "%s",
+                  msg);
+        msys_fini(&x);
+}

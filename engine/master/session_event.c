@@ -17,6 +17,21 @@ const char *session_message(const struct session *s)
         return s->msg;
 }
 
+/*
+ * A call of the Event Mode failed: its status, the worker's reason where
+ * it gave one, and the FMU's last log messages (an FMU that returns
+ * Discard says why in its log only).
+ */
+static int failed(struct session *s, struct session_inst *si, int r, const char *fn)
+{
+        const char *why = inst_message(si->inst);
+        int err = session_call_result(si, r);
+
+        session_err(s, err, "component '%s': %s returned %s%s%s", s->sc->components[si->comp].name,
+                    fn, r >= 0 ? session_status_name(r) : strerror(-r), *why ? ": " : "", why);
+        return session_logs(s, si, err);
+}
+
 int session_event_update(struct session *s, size_t comp, double t, uint32_t max_iterations,
                          int (*between)(void *ctx), void *ctx, bool *ret_terminate,
                          double *ret_next_event)
@@ -34,10 +49,7 @@ int session_event_update(struct session *s, size_t comp, double t, uint32_t max_
                 d = (struct inst_discrete){ 0 };
                 r = inst_update_discrete_states(si->inst, &d);
                 if (r != INST_OK && r != INST_WARNING)
-                        return session_err(s, session_call_result(si, r),
-                                           "component '%s': fmi3UpdateDiscreteStates returned %s: %s",
-                                           name, r >= 0 ? session_status_name(r) : strerror(-r),
-                                           inst_message(si->inst));
+                        return failed(s, si, r, "fmi3UpdateDiscreteStates");
                 if (d.terminate_simulation) {
                         *ret_terminate = true;
                         return 0;
@@ -67,19 +79,14 @@ int session_event_update(struct session *s, size_t comp, double t, uint32_t max_
 int session_enter_step_mode(struct session *s, size_t comp)
 {
         struct session_inst *si = &s->insts[comp];
-        const char *name = s->sc->components[comp].name;
         int r;
 
         r = inst_enter_step_mode(si->inst);
         /* A Model Exchange FMU's worker enters Continuous-Time Mode and restarts CVODE. */
         if (r != INST_OK && r != INST_WARNING)
-                return session_err(s, session_call_result(si, r),
-                                   "component '%s': %s returned %s: %s", name,
-                                   s->sc->components[comp].fmu->md->hosted_me
-                                   ? "fmi3EnterContinuousTimeMode (with the integrator's restart)"
-                                   : "fmi3EnterStepMode",
-                                   r >= 0 ? session_status_name(r) : strerror(-r),
-                                   inst_message(si->inst));
+                return failed(s, si, r, s->sc->components[comp].fmu->md->hosted_me
+                              ? "fmi3EnterContinuousTimeMode (with the integrator's restart)"
+                              : "fmi3EnterStepMode");
         return 0;
 }
 

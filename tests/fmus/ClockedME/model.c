@@ -7,8 +7,9 @@
  * falls to level + u (indicator x - level - u), with t_cross = time there
  * and its ticks in n_cross; a discrete input d it takes in Event Mode only,
  * and its Event Mode entries counted in n_enter (the one after
- * initialization too). A time event at t_ev sets n_tev to 1, and one at
- * t_stop asks to terminate (none where negative). With the defaults (u = 0)
+ * initialization too). A time event at t_ev sets n_tev to 1, one at
+ * t_stop asks to terminate, and one at t_dis is discarded (none where
+ * negative). With the defaults (u = 0)
  * x = exp(-t) and cross ticks once, at t = ln 2.
  */
 #include <math.h>
@@ -16,7 +17,7 @@
 #include "me_model.h"
 
 enum { TIME, X, DER_X, K, X0, LEVEL, XS, N_SAMPLE, T_CROSS, N_CROSS, ABOVE, Z, U, D, N_ENTER, T_EV, N_TEV, T_STOP,
-       N_VARS };
+       T_DIS, N_VARS };
 enum { SAMPLE = 100, CROSS = 101 };
 
 static void start(double *v)
@@ -27,6 +28,7 @@ static void start(double *v)
         v[T_CROSS] = -1.0;
         v[T_EV] = -1.0;
         v[T_STOP] = -1.0;
+        v[T_DIS] = -1.0;
 }
 
 static void init(double *v)
@@ -89,6 +91,8 @@ static void event(double *v, bool *changed, bool *next_defined, double *next)
                 n = v[T_EV];
         if (v[T_STOP] > t && v[T_STOP] < n)
                 n = v[T_STOP];
+        if (v[T_DIS] > t && v[T_DIS] < n)
+                n = v[T_DIS];
         *next_defined = n < INFINITY;
         *next = n;
 }
@@ -96,6 +100,11 @@ static void event(double *v, bool *changed, bool *next_defined, double *next)
 static bool terminate(const double *v)
 {
         return v[T_STOP] >= 0.0 && v[TIME] >= v[T_STOP];
+}
+
+static bool discard_event(const double *v)
+{
+        return v[T_DIS] >= 0.0 && v[TIME] >= v[T_DIS];
 }
 
 const struct me_model me_model = {
@@ -107,6 +116,6 @@ const struct me_model me_model = {
         .n_clocks = 2,
         .clocks = { { SAMPLE, false }, { CROSS, true } },
         .clocked_by = { [XS] = 1, [T_CROSS] = 2 },
-        .event = event, .terminate = terminate,
+        .event = event, .terminate = terminate, .discard_event = discard_event,
         .tick = tick, .entered = entered, .updated = crossed,
 };

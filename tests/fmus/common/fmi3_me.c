@@ -175,6 +175,14 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
         double next = 0.0;
 
         MODE_OK(in, "fmi3UpdateDiscreteStates", B(M_EVENT));
+        if (me_model.discard_event && me_model.discard_event(in->v)) {
+                char msg[96];
+
+                snprintf(msg, sizeof(msg), "fmi3UpdateDiscreteStates: discarded at t = %g", in->v[0]);
+                if (in->log)
+                        in->log(in->env, fmi3Discard, "logStatusDiscard", msg);
+                return fmi3Discard;
+        }
         run_ticks(in);
         /* "Any Clock active during fmi3UpdateDiscreteStates must be deactivated by the FMU" (2.3.5). */
         memset(in->active, 0, sizeof(in->active));

@@ -76,6 +76,8 @@ struct me_model {
         void (*event)(double *v, bool *changed, bool *next_defined, double *next);
         /* Optional: true makes that fmi3UpdateDiscreteStates ask to terminate. */
         bool (*terminate)(const double *v);
+        /* Optional: true makes that fmi3UpdateDiscreteStates return fmi3Discard, logged. */
+        bool (*discard_event)(const double *v);
         /*
          * Clocks: fmi3SetClock activates input ones, fmi3GetClock reads
          * output ones, in Event Mode only; fmi3UpdateDiscreteStates
