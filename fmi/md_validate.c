@@ -231,15 +231,10 @@ static void check_event_mode(struct md_ctx *c)
 {
         const struct md *md = c->md;
 
-        if (md->fmi != MD_FMI3 || !md->cs.present || md->cs.has_event_mode)
+        if (md->fmi != MD_FMI3 || !md->cs.present || md->cs.has_event_mode || !md_has_clocks(md))
                 return;
-        for (size_t i = 0; i < md->n_vars; i++) {
-                if (md->vars[i].type == MD_CLOCK) {
-                        md_err(c, mx_line(c->root), NULL, "4.4",
-                               "the FMU has Clocks, so CoSimulation needs hasEventMode=\"true\"");
-                        return;
-                }
-        }
+        md_err(c, mx_line(c->root), NULL, "4.4",
+               "the FMU has Clocks, so CoSimulation needs hasEventMode=\"true\"");
 }
 
 void md_validate(struct md_ctx *c)

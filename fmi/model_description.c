@@ -348,7 +348,7 @@ bool md_type_is_unsigned(enum md_type t)
         return t == MD_UINT8 || t == MD_UINT16 || t == MD_UINT32 || t == MD_UINT64;
 }
 
-static bool has_clocks(const struct md *md)
+bool md_has_clocks(const struct md *md)
 {
         for (size_t i = 0; i < md->n_vars; i++)
                 if (md->vars[i].type == MD_CLOCK)
@@ -358,6 +358,7 @@ static bool has_clocks(const struct md *md)
 
 int md_host_me(struct md *md)
 {
+        bool clocks = md_has_clocks(md);
         char *id;
 
         if (!md->has_model_exchange || !md->me_model_identifier)
@@ -378,8 +379,8 @@ int md_host_me(struct md *md)
                 .present = true,
                 .model_identifier = id,
                 .can_handle_variable_communication_step_size = true,
-                .has_event_mode = has_clocks(md),
-                .might_return_early_from_do_step = has_clocks(md),
+                .has_event_mode = clocks,
+                .might_return_early_from_do_step = clocks,
         };
         md->hosted_me = true;
         return 0;

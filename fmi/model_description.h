@@ -406,11 +406,15 @@ void md_limits_default(struct md_limits *lim);
 /*
  * Host the FMU through its ModelExchange interface: md->cs becomes what the
  * worker that integrates it offers a master (a Co-Simulation FMU that
- * handles a variable communication step size and nothing else optional),
- * with the ModelExchange modelIdentifier. 0; -EINVAL when the FMU has no
+ * handles a variable communication step size, and with Clocks has Event
+ * Mode and may return early; nothing else optional), with the
+ * ModelExchange modelIdentifier. 0; -EINVAL when the FMU has no
  * ModelExchange interface; -ENOMEM.
  */
 int md_host_me(struct md *md);
+
+/* Whether a variable is of type Clock. */
+bool md_has_clocks(const struct md *md);
 
 /*
  * Host the FMU through its ScheduledExecution interface (FMI 3.0 section

@@ -211,14 +211,6 @@ const char *fsm_fmi_name(const struct worker *w, enum call_op op, enum md_type t
         return n->op[op];
 }
 
-static bool has_clocks(const struct md *md)
-{
-        for (size_t i = 0; i < md->n_vars; i++)
-                if (md->vars[i].type == MD_CLOCK)
-                        return true;
-        return false;
-}
-
 static bool has_structural(const struct md *md, bool tunable_only)
 {
         for (size_t i = 0; i < md->n_vars; i++)
@@ -277,41 +269,41 @@ static const char *missing_capability(const struct worker *w, enum call_op op, e
                        f3->fmi3GetNumberOfVariableDependencies ? NULL :
                        "providesPerElementDependencies is false";
         case CALL_OP_GET_INTERVAL_DECIMAL:
-                if (!has_clocks(w->md))
+                if (!md_has_clocks(w->md))
                         return "the model has no Clocks";
                 return f3->fmi3GetIntervalDecimal ? NULL : "the FMU does not export it";
         case CALL_OP_GET_INTERVAL_FRACTION:
-                if (!has_clocks(w->md))
+                if (!md_has_clocks(w->md))
                         return "the model has no Clocks";
                 return f3->fmi3GetIntervalFraction ? NULL : "the FMU does not export it";
         case CALL_OP_GET_SHIFT_DECIMAL:
-                if (!has_clocks(w->md))
+                if (!md_has_clocks(w->md))
                         return "the model has no Clocks";
                 return f3->fmi3GetShiftDecimal ? NULL : "the FMU does not export it";
         case CALL_OP_GET_SHIFT_FRACTION:
-                if (!has_clocks(w->md))
+                if (!md_has_clocks(w->md))
                         return "the model has no Clocks";
                 return f3->fmi3GetShiftFraction ? NULL : "the FMU does not export it";
         case CALL_OP_SET_INTERVAL_DECIMAL:
-                if (!has_clocks(w->md))
+                if (!md_has_clocks(w->md))
                         return "the model has no Clocks";
                 return f3->fmi3SetIntervalDecimal ? NULL : "the FMU does not export it";
         case CALL_OP_SET_INTERVAL_FRACTION:
-                if (!has_clocks(w->md))
+                if (!md_has_clocks(w->md))
                         return "the model has no Clocks";
                 return f3->fmi3SetIntervalFraction ? NULL : "the FMU does not export it";
         case CALL_OP_SET_SHIFT_DECIMAL:
-                if (!has_clocks(w->md))
+                if (!md_has_clocks(w->md))
                         return "the model has no Clocks";
                 return f3->fmi3SetShiftDecimal ? NULL : "the FMU does not export it";
         case CALL_OP_SET_SHIFT_FRACTION:
-                if (!has_clocks(w->md))
+                if (!md_has_clocks(w->md))
                         return "the model has no Clocks";
                 return f3->fmi3SetShiftFraction ? NULL : "the FMU does not export it";
         case CALL_OP_GET:
         case CALL_OP_SET:
                 if (type == MD_CLOCK && w->fmi == MD_FMI3 &&
-                    (!has_clocks(w->md) || !f3->fmi3GetClock || !f3->fmi3SetClock))
+                    (!md_has_clocks(w->md) || !f3->fmi3GetClock || !f3->fmi3SetClock))
                         return "the model has no Clocks";
                 return NULL;
         default:

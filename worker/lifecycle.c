@@ -158,14 +158,6 @@ out_name:
         return false;
 }
 
-static bool has_clocks(const struct md *md)
-{
-        for (size_t i = 0; i < md->n_vars; i++)
-                if (md->vars[i].type == MD_CLOCK)
-                        return true;
-        return false;
-}
-
 void h_instantiate3(struct worker *w, const struct call_in *in, struct reply *rp)
 {
         const char *fn = w->me ? "fmi3InstantiateModelExchange" : w->se
@@ -181,12 +173,12 @@ void h_instantiate3(struct worker *w, const struct call_in *in, struct reply *rp
                 reply_refuse(rp, CALL_E_NOTSUP, "%s: eventModeUsed = true, but hasEventMode is false", fn);
                 goto out;
         }
-        if (w->me && has_clocks(w->md) && !ci.early_return_allowed) {
+        if (w->me && md_has_clocks(w->md) && !ci.early_return_allowed) {
                 reply_refuse(rp, CALL_E_NOTSUP, "%s: a Model Exchange FMU with Clocks is hosted "
                              "ending its steps at its events: earlyReturnAllowed must be true", fn);
                 goto out;
         }
-        if (!ci.event_mode_used && has_clocks(w->md)) {
+        if (!ci.event_mode_used && md_has_clocks(w->md)) {
                 reply_refuse(rp, CALL_E_INVAL, "%s: the model has Clocks: eventModeUsed must be true "
                              "(section 2.3.1)", fn);
                 goto out;

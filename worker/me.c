@@ -589,6 +589,20 @@ double me_master_tol(const struct me *m, double t)
         return fmax(1e-9 * m->grid_step, 16.0 * DBL_EPSILON * fabs(t));
 }
 
+int me_restart_at(struct worker *w, bool *ret_changed)
+{
+        struct me *m = w->me;
+        int s, s2;
+
+        *ret_changed = false;
+        me_cv_counts(m, &m->stats);
+        s = me_restart(w, false);
+        if (s > fmi3Warning || !m->nz)
+                return s;
+        s2 = domains_at(w, m->time, m->y, ret_changed);
+        return s2 > s ? s2 : s;
+}
+
 int me_snap(struct worker *w, double t, bool *ret_changed)
 {
         struct me *m = w->me;
@@ -601,12 +615,7 @@ int me_snap(struct worker *w, double t, bool *ret_changed)
         if (s > fmi3Warning)
                 return s;
         m->time = t;
-        me_cv_counts(m, &m->stats);
-        s2 = me_restart(w, false);
-        s = s2 > s ? s2 : s;
-        if (s > fmi3Warning || !m->nz)
-                return s;
-        s2 = domains_at(w, m->time, m->y, ret_changed);
+        s2 = me_restart_at(w, ret_changed);
         return s2 > s ? s2 : s;
 }
 
@@ -657,45 +666,22 @@ static int integrate(struct worker *w, double t, double h, bool inputs_set, bool
                          "integration is at t = %.17g", t, m->time);
                 return fmi3Error;
         }
-        /*
-         * The master rounded an early return onto its point: the FMU goes
-         * there (forward only), and an indicator that changed domain on
-         * the way is a state event there.
-         */
-        if (w->event_mode_used && t > m->time && m->ct && !m->event_pending) {
+        if (w->event_mode_used && m->ct && !m->event_pending && (t > m->time || inputs_set)) {
+                /*
+                 * Where the master's Event Mode is the FMU's (me_events.c):
+                 * a point the master rounded an early return onto, which
+                 * the FMU goes to (forward only), or continuous inputs set
+                 * in Step Mode, with no event, which would tick output
+                 * Clocks unseen. Either way the integrator restarts, and
+                 * an indicator now in another domain is a state event here.
+                 */
                 bool changed = false;
 
-                s = me_snap(w, t, &changed);
+                s = t > m->time ? me_snap(w, t, &changed) : me_restart_at(w, &changed);
                 if (s > fmi3Warning)
                         return s;
                 worst = s;
                 if (changed) {
-                        m->event_pending = true;
-                        *ret_event = true;
-                        return worst;
-                }
-        }
-        if (inputs_set && w->event_mode_used && m->ct && !m->event_pending) {
-                /*
-                 * Continuous inputs set in Step Mode, where the master's
-                 * Event Mode is the FMU's (me_events.c): no event, which
-                 * would tick output Clocks unseen; the integrator's history
-                 * is stale.
-                 */
-                bool changed = false;
-
-                me_cv_counts(m, &m->stats);
-                s = me_restart(w, false);
-                if (s <= fmi3Warning && m->nz) {
-                        int s2 = domains_at(w, m->time, m->y, &changed);
-
-                        s = s2 > s ? s2 : s;
-                }
-                if (s > fmi3Warning)
-                        return s;
-                worst = s > worst ? s : worst;
-                if (changed) {
-                        /* The inputs moved an indicator across 0: a state event, now. */
                         m->event_pending = true;
                         *ret_event = true;
                         return worst;

@@ -87,10 +87,12 @@ int me_enter_event(struct worker *w);
  */
 double me_master_tol(const struct me *m, double t);
 /*
- * The FMU's time moved forward to t (states held) and CVODE restarted
- * there; *ret_changed: an indicator is in another domain than at the last
- * accepted point (not taken). FMI status.
+ * CVODE restarted from the FMU's states at m->time; *ret_changed: an
+ * indicator is in another domain than at the last accepted point (not
+ * taken). FMI status.
  */
+int me_restart_at(struct worker *w, bool *ret_changed);
+/* The FMU's time moved forward to t (states held), then me_restart_at(). FMI status. */
 int me_snap(struct worker *w, double t, bool *ret_changed);
 /* CVODE's counters since its last (re)start added to *add (a restart zeroes them). */
 void me_cv_counts(const struct me *m, struct me_stats *add);
