@@ -10,7 +10,11 @@
  *   in process  the FMU dlopen'ed here and integrated by the very same
  *               worker/me.c code, step by step, without a worker
  * the median wall time over the runs (initialization and the steps; the
- * worker's start is not counted), and the ratio worker / in process.
+ * worker's start is not counted), and the ratio worker / in process; and
+ * per point, the median of the worker's own measure of its integration
+ * (me_step(), the service time it reports with each step) beside the
+ * in-process loop's whole time a point, so that what the worker adds is
+ * split into the integration itself and the hand-off around it.
  *
  *     me_cvode [-n RUNS] [-x SCALE]
  *
@@ -28,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/instance/instance.h"
 #include "session_util.h"
 #include "worker/me.h"
 #include "worker/worker.h"
@@ -94,10 +99,15 @@ static double in_process(const struct bench_lib *l, const struct model *mo)
         return t1 - t0;
 }
 
-/* The same in a worker, run by the master: seconds of the run (the worker's start excluded). */
-static double in_worker(const char *ssd)
+/*
+ * The same in a worker, run by the master: seconds of the run (the
+ * worker's start excluded); *ret_svc the worker's integration, seconds a
+ * point.
+ */
+static double in_worker(const char *ssd, double *ret_svc)
 {
         struct bench_sys x;
+        uint64_t steps = 0, ns = 0;
         double t0, t1;
         int r;
 
@@ -107,6 +117,9 @@ static double in_worker(const char *ssd)
         if (r != MASTER_FINISHED)
                 bench_die(master_message(x.m), -EIO);
         t1 = bench_now();
+        if (inst_service_stats(session_inst(x.s, 0), &steps, &ns) < 0 || !steps)
+                bench_die("inst_service_stats", -EIO);
+        *ret_svc = (double)ns * 1e-9 / (double)steps;
         bench_sys_close(&x);
         return t1 - t0;
 }
@@ -126,14 +139,16 @@ int main(int argc, char *argv[])
                 return 64;
         }
         bench_machine();
-        printf("%-10s %12s %12s %8s\n", "model", "worker ms", "in-proc ms", "ratio");
+        printf("%-10s %12s %12s %8s %16s %16s\n", "model", "worker ms", "in-proc ms", "ratio",
+               "worker integ us", "in-proc pt us");
         for (size_t m = 0; m < sizeof(models) / sizeof(*models); m++) {
                 const struct model scaled = { models[m].name, models[m].step,
                                               models[m].stop * scale };
                 const struct model *mo = &scaled;
                 struct bench_comp comp = { mo->name, NULL };
                 char fmu[512], dir[64], ssd[512];
-                double tw[BENCH_MAX_RUNS], tp[BENCH_MAX_RUNS], mw, mp;
+                double tw[BENCH_MAX_RUNS], tp[BENCH_MAX_RUNS], ts[BENCH_MAX_RUNS], mw, mp;
+                double points = round(mo->stop / mo->step);
                 struct bench_lib l;
                 struct bench_ssd d;
 
@@ -144,12 +159,13 @@ int main(int argc, char *argv[])
                 bench_ssd_write(dir, &d, ssd, sizeof(ssd));
                 bench_lib_open(&l, fmu);
                 for (unsigned r = 0; r < runs; r++) {
-                        tw[r] = in_worker(ssd);
+                        tw[r] = in_worker(ssd, &ts[r]);
                         tp[r] = in_process(&l, mo);
                 }
                 mw = bench_median(tw, runs);
                 mp = bench_median(tp, runs);
-                printf("%-10s %12.2f %12.2f %8.3f\n", mo->name, mw * 1e3, mp * 1e3, mw / mp);
+                printf("%-10s %12.2f %12.2f %8.3f %16.3f %16.3f\n", mo->name, mw * 1e3, mp * 1e3,
+                       mw / mp, bench_median(ts, runs) * 1e6, mp / points * 1e6);
                 bench_lib_close(&l);
                 bench_rmrf(dir);
         }
