@@ -610,6 +610,43 @@ Test(master_time_events, a_discrete_input_changes_in_event_mode)
 }
 
 /*
+ * String and Binary discrete inputs are discrete inputs like the others
+ * (FMI 3.0 section 2.4.7.4: with Event Mode used they may change only in
+ * Event Mode): a.tag ("count=N") into b.label and a.raw (one byte) into
+ * b.blob change at a's events, 0.15 and 0.65, and reach b in an Event
+ * Mode of b's before its step, compared by their contents. They were set
+ * in Step Mode.
+ */
+Test(master_time_events, string_and_binary_discrete_inputs_change_in_event_mode)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("a", "TimeEvent") MSYS_COMP("b", "TimeEvent"),
+                .connections = MSYS_CONN("a", "tag", "b", "label") MSYS_CONN("a", "raw", "b", "blob"),
+                .parameters = MSYS_REAL("a.phase", "0.15") MSYS_REAL("b.phase", "0.35"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("b.label_events") MSYS_RECORD("b.label_in_step")
+                            MSYS_RECORD("b.blob_events") MSYS_RECORD("b.blob_in_step")
+                            MSYS_RECORD("a.count"),
+        };
+        const struct mrow *last;
+        struct master_stats st;
+        struct msys x;
+
+        run_to_end(&x, &spec, &st);
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, val(&x, last, "a.count"), 2.0));
+        cr_assert(eq(dbl, val(&x, last, "b.label_in_step"), 0.0));
+        cr_assert(eq(dbl, val(&x, last, "b.blob_in_step"), 0.0));
+        /* "count=0" and {0} come in Initialization Mode; the changes at 0.15 and 0.65. */
+        cr_assert(eq(dbl, val(&x, last, "b.label_events"), 2.0));
+        cr_assert(eq(dbl, val(&x, last, "b.blob_events"), 2.0));
+        /* Each instance's own two events, and b's two input events (both inputs in each). */
+        cr_assert(eq(u64, st.events, 6));
+        msys_fini(&x);
+}
+
+/*
  * An output Clock that ticks in the Event Mode of an input's change (b.kc,
  * when a.count reaches b.k at 0.15) ticks its consumer's triggered input
  * Clock (c.trg) at that point, in an Event Mode of c's before its step from

@@ -16,8 +16,8 @@
  * and the others meet it as an early return (mstep_run()).
  *
  * DESIGN: the values the FMU last took are kept per discrete input (the
- * unclocked step blocks' discrete variables; String and Binary are not
- * compared), read from the FMU after initialization, updated whenever the
+ * unclocked step blocks' discrete variables; String and Binary by their
+ * contents, copied), read from the FMU after initialization, updated whenever the
  * master sets them; after a restored FMU state they are not known, and the
  * next step has the Event Mode. Like any Event Mode
  * of an instance (master_event.c), its outputs after the event reach
@@ -36,16 +36,17 @@
 
 #include "engine/master/master_value.h"
 
-/* Whether the slot is a discrete input set with each step whose values can be compared. */
+/* Whether the slot is a discrete input set with each step. */
 static bool tracked(const struct mi *mi, const struct md *md, const struct mslot *sl)
 {
-        enum md_type t;
-
-        if (sl->block >= mi->n_in_step)
-                return false;
-        t = mi->in[sl->block].type;
-        return t != MD_STRING && t != MD_BINARY &&
+        return sl->block < mi->n_in_step &&
                md->vars[sl->var].variability == MD_VARIABILITY_DISCRETE;
+}
+
+/* Compared by their contents, which the block's values point to. */
+static bool by_content(enum md_type t)
+{
+        return t == MD_STRING || t == MD_BINARY;
 }
 
 int minput_plan(struct master *m, struct mi *mi)
@@ -64,15 +65,24 @@ int minput_plan(struct master *m, struct mi *mi)
                 return -ENOMEM;
         for (size_t i = 0; i < mi->n_in_slots; i++) {
                 const struct mslot *sl = &mi->in_slots[i];
+                enum md_type t;
                 size_t sz;
 
                 if (!tracked(mi, md, sl))
                         continue;
-                sz = mv_size(mi->in[sl->block].type);
-                mi->disc[mi->n_disc++] = (struct mdisc){
+                t = mi->in[sl->block].type;
+                sz = mv_size(t);
+                mi->disc[mi->n_disc] = (struct mdisc){
                         .block = sl->block, .off = sl->off * sz, .len = sl->n * sz,
                         .at = bytes, .vr = md->vars[sl->var].vr, .n = sl->n,
                 };
+                if (by_content(t)) {
+                        mi->disc[mi->n_disc].copies = calloc(sl->n ? sl->n : 1, sizeof(struct mcopy));
+                        if (!mi->disc[mi->n_disc++].copies)
+                                return -ENOMEM;
+                        continue;
+                }
+                mi->n_disc++;
                 bytes += sl->n * sz;
         }
         mi->disc_last = malloc(bytes ? bytes : 1);
@@ -81,6 +91,13 @@ int minput_plan(struct master *m, struct mi *mi)
 
 void minput_free(struct mi *mi)
 {
+        for (size_t i = 0; i < mi->n_disc; i++) {
+                if (!mi->disc[i].copies)
+                        continue;
+                for (size_t j = 0; j < mi->disc[i].n; j++)
+                        free(mi->disc[i].copies[j].p);
+                free(mi->disc[i].copies);
+        }
         free(mi->disc);
         free(mi->disc_last);
         mi->disc = NULL;
@@ -89,14 +106,92 @@ void minput_free(struct mi *mi)
         mi->disc_valid = false;
 }
 
+/* Element j of a String or Binary block: its bytes (a String's without the NUL), *ret_len. */
+static const void *content(const struct mblock *b, size_t j, size_t *ret_len)
+{
+        const void *p = ((const void *const *)b->vals)[j];
+
+        if (b->type == MD_STRING) {
+                *ret_len = p ? strlen(p) : 0;
+                return p ? p : "";
+        }
+        *ret_len = p && b->sizes ? b->sizes[j] : 0;
+        return p ? p : "";
+}
+
+/* The block element d starts at (its off counts bytes of the pointers). */
+static size_t first(const struct mdisc *d)
+{
+        return d->off / sizeof(void *);
+}
+
+static bool same(const struct mcopy *c, const void *p, size_t len)
+{
+        return c->len == len && (!len || memcmp(c->p, p, len) == 0);
+}
+
+/* Keep a copy of p; false when there is no memory for it. */
+static bool keep(struct mcopy *c, const void *p, size_t len)
+{
+        if (len > c->cap) {
+                unsigned char *q = realloc(c->p, len);
+
+                if (!q)
+                        return false;
+                c->p = q;
+                c->cap = len;
+        }
+        if (len)
+                memcpy(c->p, p, len);
+        c->len = len;
+        return true;
+}
+
+/* The contents the FMU holds now of a String or Binary input d: 0, or the fault. */
+static int read_contents(struct master *m, struct mi *mi, const struct mdisc *d)
+{
+        const struct mblock got = {
+                .type = mi->in[d->block].type,
+                .vals = calloc(d->n ? d->n : 1, sizeof(void *)),
+                .sizes = calloc(d->n ? d->n : 1, sizeof(size_t)),
+        };
+        bool kept = true;
+        int r = -ENOMEM;
+
+        if (got.vals && got.sizes)
+                r = got.type == MD_STRING ?
+                    inst_get(mi->inst, got.type, &d->vr, 1, got.vals, d->n) :
+                    inst_get_binary(mi->inst, &d->vr, 1, got.sizes, (const uint8_t **)got.vals, d->n);
+        for (size_t j = 0; kept && (r == INST_OK || r == INST_WARNING) && j < d->n; j++) {
+                size_t len;
+                const void *p = content(&got, j, &len);
+
+                kept = keep(&d->copies[j], p, len);
+        }
+        free(got.vals);
+        free(got.sizes);
+        if (r == -ENOMEM || !kept)
+                return -ENOMEM;
+        if (r != INST_OK && r != INST_WARNING)
+                return mstep_fault(m, mi, r, "Get (its discrete inputs)");
+        return 0;
+}
+
 /* The values the FMU holds now (after initialization, before any set). */
 static int read_back(struct master *m, struct mi *mi)
 {
         for (size_t i = 0; i < mi->n_disc; i++) {
                 const struct mdisc *d = &mi->disc[i];
-                int r = inst_get(mi->inst, mi->in[d->block].type, &d->vr, 1,
-                                 mi->disc_last + d->at, d->n);
+                int r;
 
+                if (d->copies) {
+                        r = read_contents(m, mi, d);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                r = inst_get(mi->inst, mi->in[d->block].type, &d->vr, 1, mi->disc_last + d->at,
+                             d->n);
                 if (r != INST_OK && r != INST_WARNING)
                         return mstep_fault(m, mi, r, "Get (its discrete inputs)");
         }
@@ -122,21 +217,46 @@ void minput_forget(struct mi *mi)
 
 void minput_remember(struct mi *mi)
 {
+        bool kept = true;
+
         for (size_t i = 0; i < mi->n_disc; i++) {
                 const struct mdisc *d = &mi->disc[i];
+                const struct mblock *b = &mi->in[d->block];
 
-                memcpy(mi->disc_last + d->at, mi->in[d->block].vals + d->off, d->len);
+                if (!d->copies) {
+                        memcpy(mi->disc_last + d->at, b->vals + d->off, d->len);
+                        continue;
+                }
+                for (size_t j = 0; j < d->n; j++) {
+                        size_t len;
+                        const void *p = content(b, first(d) + j, &len);
+
+                        /* Without the memory to keep it, the next step has an Event Mode. */
+                        if (!same(&d->copies[j], p, len) && !keep(&d->copies[j], p, len))
+                                kept = false;
+                }
         }
-        mi->disc_valid = mi->n_disc > 0;
+        mi->disc_valid = mi->n_disc > 0 && kept;
 }
 
 static bool changed(const struct mi *mi)
 {
         for (size_t i = 0; i < mi->n_disc; i++) {
                 const struct mdisc *d = &mi->disc[i];
+                const struct mblock *b = &mi->in[d->block];
 
-                if (memcmp(mi->disc_last + d->at, mi->in[d->block].vals + d->off, d->len))
-                        return true;
+                if (!d->copies) {
+                        if (memcmp(mi->disc_last + d->at, b->vals + d->off, d->len))
+                                return true;
+                        continue;
+                }
+                for (size_t j = 0; j < d->n; j++) {
+                        size_t len;
+                        const void *p = content(b, first(d) + j, &len);
+
+                        if (!same(&d->copies[j], p, len))
+                                return true;
+                }
         }
         return false;
 }

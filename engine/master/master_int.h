@@ -184,6 +184,14 @@ struct mdisc {
         size_t at;                      /* where disc_last keeps them */
         uint32_t vr;
         size_t n;                       /* elements */
+        /* String and Binary: owned copies of the n contents (disc_last holds none). */
+        struct mcopy *copies;
+};
+
+/* A String's (without its NUL) or a Binary's bytes, owned. */
+struct mcopy {
+        unsigned char *p;
+        size_t len, cap;
 };
 
 /* The master's view of one instance. */

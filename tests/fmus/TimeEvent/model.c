@@ -35,6 +35,11 @@
  * > 0: a change of k taken in Event Mode at t also schedules a time event
  * at t + k_delay (a timer, as a debounce or a monostable does), counted in
  * k_fired when it comes; a step past it is an error, as for any time event.
+ * label (String) and blob (Binary) are discrete inputs too, counted the
+ * same way (label_events, label_in_step; blob_events, blob_in_step), by
+ * their contents: an importer compares those, not where they are kept.
+ * tag ("count=N") and raw (one byte, count) are discrete outputs of those
+ * types that change at the time events, to drive them.
  * TimeEventKc (TIME_EVENT_KC) adds kc, an output Clock that ticks in the
  * Event Mode in which k changed (got before fmi3UpdateDiscreteStates takes
  * the change, FMI 3.0 section 2.2.8.3); with a Clock it needs Event Mode.
@@ -42,10 +47,13 @@
  * Value references: time 0, period 1, phase 2, count 3, x 4, der_x 5,
  * base 6, gain 7, y 8, u 9, z 10, level 11, stop_count 12, bad_next 13,
  * k 14, k_events 15, k_in_step 16, stop_k 17, kc 18 (TimeEventKc),
- * k_delay 19, k_fired 20.
+ * k_delay 19, k_fired 20, tag 21, label 22, label_events 23,
+ * label_in_step 24, raw 25, blob 26, blob_events 27, blob_in_step 28.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "model.h"
 
@@ -74,6 +82,10 @@ struct model_data {
         double timer;           /* the time event k_delay after k's change; INFINITY: none */
         uint64_t next_k;        /* index of the next time event */
         uint64_t deferred;      /* bad_next 3: next_k + 1 of the event put off once; 0: none */
+        struct var_string tag, label, label_seen;
+        int32_t label_events, label_in_step;
+        struct var_binary raw, blob, blob_seen;
+        int32_t blob_events, blob_in_step;
 };
 
 static const struct var vars[] = {
@@ -102,7 +114,30 @@ static const struct var vars[] = {
 #endif
         VAR_SCALAR(19, "k_delay", VAR_FLOAT64, VAR_PARAMETER, VAR_FIXED, VAR_EXACT, k_delay),
         VAR_SCALAR(20, "k_fired", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, k_fired),
+        VAR_SCALAR(21, "tag", VAR_STRING, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, tag),
+        VAR_SCALAR(22, "label", VAR_STRING, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, label),
+        VAR_SCALAR(23, "label_events", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED,
+                   label_events),
+        VAR_SCALAR(24, "label_in_step", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED,
+                   label_in_step),
+        VAR_SCALAR(25, "raw", VAR_BINARY, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED, raw),
+        VAR_SCALAR(26, "blob", VAR_BINARY, VAR_INPUT, VAR_DISCRETE, VAR_EXACT, blob),
+        VAR_SCALAR(27, "blob_events", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED,
+                   blob_events),
+        VAR_SCALAR(28, "blob_in_step", VAR_INT32, VAR_OUTPUT, VAR_DISCRETE, VAR_CALCULATED,
+                   blob_in_step),
 };
+
+static bool label_changed(const struct model_data *d)
+{
+        return strcmp(d->label.s, d->label_seen.s) != 0;
+}
+
+static bool blob_changed(const struct model_data *d)
+{
+        return d->blob.size != d->blob_seen.size ||
+               memcmp(d->blob.bytes, d->blob_seen.bytes, d->blob.size) != 0;
+}
 
 static void start(struct inst *inst)
 {
@@ -115,6 +150,8 @@ static void start(struct inst *inst)
         d->stop_count = 0;
         d->k = 0;
         d->stop_k = 0;
+        var_string_init(&d->label, "");
+        var_binary_init(&d->blob, NULL, 0);
 }
 
 /* How close to t_k counts as at t_k: rounding of t0 + n h against phase + k period. */
@@ -153,6 +190,12 @@ static int calculate(struct inst *inst)
                 d->k_events = 0;
                 d->k_in_step = 0;
                 d->k_fired = 0;
+                d->label_seen = d->label;
+                d->label_events = 0;
+                d->label_in_step = 0;
+                d->blob_seen = d->blob;
+                d->blob_events = 0;
+                d->blob_in_step = 0;
                 d->timer = INFINITY;
                 /* Events before the start time are past: the first is the next one after it. */
                 while (event_time(d) < inst_time(inst) - tol(inst_time(inst)))
@@ -163,6 +206,9 @@ static int calculate(struct inst *inst)
         d->der_x = d->count;
         d->level = d->count;
         d->y = d->gain * (1.0 + d->count);
+        snprintf(d->tag.s, sizeof(d->tag.s), "count=%d", (int)d->count);
+        d->raw.bytes[0] = (uint8_t)d->count;
+        d->raw.size = 1;
         return 0;
 }
 
@@ -187,6 +233,17 @@ static int do_step(struct inst *inst, struct step *step)
                          "(t = %.17g)", (int)d->k_seen, (int)d->k, t);
         }
         d->k_seen = d->k;
+        if (label_changed(d) && step->event_mode_used) {
+                d->label_in_step++;
+                inst_log(inst, FMU_WARNING, "discrete input label changed from \"%s\" to \"%s\" "
+                         "in Step Mode (t = %.17g)", d->label_seen.s, d->label.s, t);
+        }
+        d->label_seen = d->label;
+        if (blob_changed(d) && step->event_mode_used) {
+                d->blob_in_step++;
+                inst_log(inst, FMU_WARNING, "discrete input blob changed in Step Mode (t = %.17g)", t);
+        }
+        d->blob_seen = d->blob;
         d->z += d->u * step->h;
         if (step->event_mode_used) {
                 double te = next_time(d);
@@ -226,6 +283,14 @@ static int update_discrete(struct inst *inst, struct discrete *ret)
                 d->k_seen = d->k;
                 if (d->k_delay > 0.0)
                         d->timer = t + d->k_delay;
+        }
+        if (label_changed(d)) {
+                d->label_events++;
+                d->label_seen = d->label;
+        }
+        if (blob_changed(d)) {
+                d->blob_events++;
+                d->blob_seen = d->blob;
         }
         d->kc = false;
         if (d->bad_next == 3 && event_time(d) <= t + tol(t) && d->deferred != d->next_k + 1) {
