@@ -445,3 +445,57 @@ Test(me_clocks, a_discarded_event_says_what_the_fmu_logged)
                   msg);
         msys_fini(&x);
 }
+
+/* The row at t with exactly these flags; NULL when there is none. */
+static const struct mrow *row_at(const struct msys *x, double t, unsigned flags)
+{
+        for (size_t i = 0; i < x->n_rows; i++)
+                if (fabs(x->rows[i].t - t) < 1e-12 && x->rows[i].flags == flags)
+                        return &x->rows[i];
+        return NULL;
+}
+
+/*
+ * A multirate instance's Clocks that tick between its points (c steps 1.0
+ * beside te's 0.25, and runs on alone through sample's ticks at 0.3 to 0.9
+ * and cross at ln 2) are flagged in the row at 1.0 before its Event Mode
+ * there, with its outputs of that time (held until then: n_cross is 0 in
+ * the rows at 0.25 to 0.75). The row at 0.25 said both had ticked, while
+ * the one at 1.0 said cross had not.
+ */
+Test(me_clocks, a_multirate_instances_ticks_are_flagged_with_its_outputs)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent") MSYS_COMP("c", "ClockedME"),
+                .parameters = MSYS_REAL("te.period", "0"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.25\"",
+                .settings = "<fmud:Component name=\"c\" multirate=\"4\"/>"
+                            MSYS_RECORD("c.n_sample") MSYS_RECORD("c.sample")
+                            MSYS_RECORD("c.t_cross") MSYS_RECORD("c.n_cross") MSYS_RECORD("c.cross"),
+        };
+        const struct mrow *left, *after;
+        struct msys x;
+
+        run(&x, &spec);
+        for (int k = 1; k <= 3; k++) {
+                const struct mrow *r = row_at(&x, k * 0.25, 0);
+
+                cr_assert(r != NULL, "no row at %g", k * 0.25);
+                cr_assert(eq(dbl, val(&x, r, "c.cross"), 0.0), "t = %g", r->t);
+                cr_assert(eq(dbl, val(&x, r, "c.sample"), 0.0), "t = %g", r->t);
+                cr_assert(eq(dbl, val(&x, r, "c.n_cross"), 0.0), "t = %g", r->t);
+        }
+        left = row_at(&x, 1.0, MASTER_ROW_EVENT_LEFT);
+        after = row_at(&x, 1.0, 0);
+        cr_assert(left != NULL && after != NULL);
+        cr_assert(eq(dbl, val(&x, left, "c.cross"), 1.0));
+        cr_assert(eq(dbl, val(&x, left, "c.sample"), 1.0));
+        cr_assert(eq(dbl, val(&x, left, "c.n_cross"), 1.0));
+        cr_assert(fabs(val(&x, left, "c.t_cross") - log(2.0)) < CLOSE);
+        /* After the Event Mode at 1.0: sample's tick there, cross's no more. */
+        cr_assert(eq(dbl, val(&x, after, "c.cross"), 0.0));
+        cr_assert(eq(dbl, val(&x, after, "c.sample"), 1.0));
+        cr_assert(eq(dbl, val(&x, after, "c.n_sample"), 11.0));
+        msys_fini(&x);
+}

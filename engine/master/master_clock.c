@@ -86,13 +86,27 @@ void mclock_from_here(struct mclock *c, double t, double interval)
         c->next = isfinite(interval) && interval >= 0 ? 0 : INFINITY;
 }
 
-static void flag(struct master *m, struct mi *mi, uint32_t vr)
+/*
+ * A recorded Clock that ticks at t. Ahead of the session (a multirate
+ * instance's own Event Mode between its points, master_meet.c) it is
+ * flagged with the outputs of that time, in the first row where the
+ * session has them (mclock_publish()), not in the session's next row.
+ */
+static void flag(struct master *m, struct mi *mi, uint32_t vr, double t)
 {
-        for (size_t i = 0; i < mi->ticked.n_vars; i++)
-                if (mi->ticked.vrs[i] == vr) {
+        bool ahead = t > m->t_cur + master_tol(m, m->t_cur);
+
+        for (size_t i = 0; i < mi->ticked.n_vars; i++) {
+                if (mi->ticked.vrs[i] != vr)
+                        continue;
+                if (ahead) {
+                        mi->ticked_ahead[i] = true;
+                        mi->any_ahead = true;
+                } else {
                         ((bool *)mi->ticked.vals)[i] = true;
                         m->flagged = true;
                 }
+        }
 }
 
 void mclock_unflag(struct master *m)
@@ -101,6 +115,24 @@ void mclock_unflag(struct master *m)
         for (size_t i = 0; i < m->n; i++)
                 if (m->mi[i].ticked.n)
                         memset(m->mi[i].ticked.vals, 0, m->mi[i].ticked.n * sizeof(bool));
+}
+
+void mclock_publish(struct master *m, struct mi *mi)
+{
+        if (!mi->any_ahead)
+                return;
+        for (size_t i = 0; i < mi->ticked.n; i++)
+                if (mi->ticked_ahead[i])
+                        ((bool *)mi->ticked.vals)[i] = true;
+        m->flagged = true;
+        mclock_forget_ahead(mi);
+}
+
+void mclock_forget_ahead(struct mi *mi)
+{
+        if (mi->any_ahead)
+                memset(mi->ticked_ahead, 0, mi->ticked.n * sizeof(bool));
+        mi->any_ahead = false;
 }
 
 /* The consumers of mi's output Clocks that ticked: their Clocks tick at this point too. */
@@ -187,7 +219,7 @@ int mclock_enter(struct master *m, struct mi *mi, double t)
                 c->due = (!mi->init_event && c->next <= t + tol) || c->pending;
                 c->pending = false;
                 if (c->due) {
-                        flag(m, mi, c->vr);
+                        flag(m, mi, c->vr, t);
                         mi->clock_vrs[n] = c->vr;
                         mi->clock_buf[n++] = true;
                 }
@@ -216,14 +248,14 @@ int mclock_enter(struct master *m, struct mi *mi, double t)
                 for (size_t i = 0; i < mi->n_oclocks; i++) {
                         mi->oclock_ticks[i] += mi->oclock_on[i];
                         if (mi->oclock_on[i])
-                                flag(m, mi, mi->oclock_vrs[i]);
+                                flag(m, mi, mi->oclock_vrs[i], t);
                 }
                 trigger(m, mi);
         }
         return clocked(m, mi, false, NULL);
 }
 
-int mclock_instant(struct master *m, struct mi *mi)
+int mclock_instant(struct master *m, struct mi *mi, double t)
 {
         bool *now = mi->clock_buf, any = false;        /* free after mclock_enter() */
         int r;
@@ -239,7 +271,7 @@ int mclock_instant(struct master *m, struct mi *mi)
                 any = true;
                 mi->oclock_on[i] = true;
                 mi->oclock_ticks[i]++;
-                flag(m, mi, mi->oclock_vrs[i]);
+                flag(m, mi, mi->oclock_vrs[i], t);
         }
         if (!any)
                 return 0;
@@ -250,13 +282,14 @@ int mclock_instant(struct master *m, struct mi *mi)
 struct instant_ctx {
         struct master *m;
         struct mi *mi;
+        double t;
         bool failed;            /* the master's message says why, not the session's */
 };
 
 static int between(void *ctx)
 {
         struct instant_ctx *x = ctx;
-        int r = mclock_instant(x->m, x->mi);
+        int r = mclock_instant(x->m, x->mi, x->t);
 
         x->failed = r < 0;
         return r;
@@ -264,7 +297,7 @@ static int between(void *ctx)
 
 int mclock_update(struct master *m, struct mi *mi, double t, bool *ret_term, double *ret_next)
 {
-        struct instant_ctx x = { m, mi, false };
+        struct instant_ctx x = { m, mi, t, false };
         int r;
 
         r = session_event_update(m->s, mi->idx, t, m->opts.max_event_iterations,

@@ -78,7 +78,8 @@ static int plan_ticked(struct master *m, struct mi *mi)
                 if (sc->columns[i].comp != mi->idx || v->type != MD_CLOCK)
                         continue;
                 if (!b->vrs && (!(b->vrs = calloc(sc->n_columns, sizeof(*b->vrs))) ||
-                                !(b->vals = calloc(sc->n_columns, sizeof(bool)))))
+                                !(b->vals = calloc(sc->n_columns, sizeof(bool))) ||
+                                !(mi->ticked_ahead = calloc(sc->n_columns, sizeof(bool)))))
                         return -ENOMEM;
                 b->vrs[b->n_vars++] = v->vr;
         }
@@ -215,4 +216,5 @@ void mclock_free(struct mi *mi)
         free(mi->clock_buf);
         free(mi->ticked.vrs);
         free(mi->ticked.vals);
+        free(mi->ticked_ahead);
 }

@@ -349,7 +349,7 @@ int master_set_event_end(struct master *m, size_t comp)
         /* Output Clocks may tick in it too; no input Clock does (mclock_instant()). */
         for (size_t i = 0; i < mi->n_oclocks; i++)
                 mi->oclock_on[i] = false;
-        r = mclock_instant(m, mi);
+        r = mclock_instant(m, mi, m->t_cur);
         if (r == 0)
                 r = mclock_update(m, mi, m->t_cur, &term, &next);
         if (r < 0)

@@ -310,6 +310,13 @@ struct mi {
         bool trig;                      /* a triggered input Clock is pending */
         bool init_event;                /* still in the Event Mode after initialization */
         struct mblock ticked;           /* recorded Clocks: ticked at this point (MD_CLOCK) */
+        /*
+         * Recorded Clocks that ticked ahead of the session (a multirate
+         * instance between its points): flagged once its outputs are
+         * published (mclock_publish()), one per ticked.vrs.
+         */
+        bool *ticked_ahead;
+        bool any_ahead;
 };
 
 struct master {
@@ -633,6 +640,10 @@ void mclock_note_next(struct mi *mi);
 void mclock_from_here(struct mclock *c, double t, double interval);
 /* At the start of a point, if m->flagged: no recorded Clock has ticked there yet. */
 void mclock_unflag(struct master *m);
+/* mi's outputs are published at the current point: so are the ticks it had ahead of it. */
+void mclock_publish(struct master *m, struct mi *mi);
+/* mi goes back to a saved point: the ticks it had ahead of the session are not. */
+void mclock_forget_ahead(struct mi *mi);
 /* Whether one of mi's input Clocks ticks at t. */
 bool mclock_due(const struct master *m, const struct mi *mi, double t);
 /*
@@ -650,7 +661,7 @@ int mclock_leave(struct master *m, struct mi *mi, double t);
  * polled again, those ticking now counted and passed on to their
  * consumers, their clocked outputs got. 0 or the fault.
  */
-int mclock_instant(struct master *m, struct mi *mi);
+int mclock_instant(struct master *m, struct mi *mi, double t);
 /* The event iteration of mi with mclock_instant() between its instants: as session_event_update(). */
 int mclock_update(struct master *m, struct mi *mi, double t, bool *ret_term, double *ret_next);
 /* The instance's next time event: nextEventTime or a Clock's tick. */

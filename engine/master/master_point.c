@@ -74,6 +74,8 @@ static int publish(struct master *m)
                 struct mi *mi = &m->mi[i];
 
                 mi->stepped = false;    /* from now on, routes read published values */
+                if (mi->t == m->t_cur)
+                        mclock_publish(m, mi);
                 if (!mi->pending || mi->t != m->t_cur)
                         continue;
                 if (mroute_publish(m, mi) < 0) {

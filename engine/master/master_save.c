@@ -242,6 +242,7 @@ int master_restore(struct master *m, const struct master_saved *s)
                 if (r < 0)
                         return r;
                 minput_forget(&m->mi[i]);
+                mclock_forget_ahead(&m->mi[i]);
         }
         m->pt = s->pt;
         m->t_cur = s->t_cur;
