@@ -45,6 +45,15 @@ void load3(struct fmi3 *api, const char *name, const char *allowed_missing)
 #undef X
 }
 
+void load3_some(struct fmi3 *api, const char *name)
+{
+        memset(api, 0, sizeof(*api));
+        api->dl = open_binary(name, FMI3_PLATFORM);
+#define X(fn) api->fn = (fmi3##fn##TYPE *)dlsym(api->dl, "fmi3" #fn);
+        FMI3_FUNCTIONS(X)
+#undef X
+}
+
 void load2(struct fmi2 *api, const char *name)
 {
         memset(api, 0, sizeof(*api));

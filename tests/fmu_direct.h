@@ -90,6 +90,8 @@ extern int n_logs;
 
 /* Resolve every function; a missing one fails the test unless allowed. */
 void load3(struct fmi3 *api, const char *name, const char *allowed_missing);
+/* The same, without asking for every function (one interface only): missing ones are NULL. */
+void load3_some(struct fmi3 *api, const char *name);
 void load2(struct fmi2 *api, const char *name);
 void logger3(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category,
              fmi3String message);

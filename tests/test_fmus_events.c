@@ -482,3 +482,43 @@ Test(fmus, time_event_reports_its_schedule_and_refuses_to_step_past_it)
         cr_assert(epsilon_eq(dbl, get_f64(&api, inst, TE_X), 0.1, 1e-15));
         api.FreeInstance(inst);
 }
+
+/*
+ * The Model Exchange test code lets an importer go back and forth in time
+ * to find an event, but not back past the second last completed
+ * integrator step or the last Event Mode (FMI 3.0 section 3.2.1,
+ * fmi3SetTime), so that a worker that puts time back is caught.
+ */
+Test(fmus, the_model_exchange_time_does_not_go_back_past_its_floor)
+{
+        fmi3Boolean enter = fmi3False, term = fmi3False, need, nominals, values, defined;
+        fmi3Float64 next;
+        struct fmi3 api;
+        fmi3Instance inst;
+
+        load3_some(&api, "VanDerPol");
+        cr_assert(ne(ptr, (void *)api.InstantiateModelExchange, NULL));
+        inst = api.InstantiateModelExchange("i", token_of("VanDerPol"), NULL, fmi3False, fmi3True,
+                                            NULL, logger3);
+        cr_assert(ne(ptr, inst, NULL));
+        cr_assert(eq(int, api.EnterInitializationMode(inst, fmi3False, 0.0, 1.0, fmi3False, 0.0),
+                     fmi3OK));
+        cr_assert(eq(int, api.ExitInitializationMode(inst), fmi3OK));
+        cr_assert(eq(int, api.UpdateDiscreteStates(inst, &need, &term, &nominals, &values,
+                                                   &defined, &next), fmi3OK));
+        cr_assert(eq(int, api.EnterContinuousTimeMode(inst), fmi3OK));
+        cr_assert(eq(int, api.SetTime(inst, 0.5), fmi3Error), "before the start time");
+        cr_assert(strstr(last_log, "before 1") != NULL, "%s", last_log);
+        cr_assert(eq(int, api.SetTime(inst, 1.1), fmi3OK));
+        cr_assert(eq(int, api.CompletedIntegratorStep(inst, fmi3True, &enter, &term), fmi3OK));
+        cr_assert(eq(int, api.SetTime(inst, 1.2), fmi3OK));
+        cr_assert(eq(int, api.CompletedIntegratorStep(inst, fmi3True, &enter, &term), fmi3OK));
+        /* Inside the last completed step, and back to the one before it: allowed. */
+        cr_assert(eq(int, api.SetTime(inst, 1.15), fmi3OK), "%s", last_log);
+        cr_assert(eq(int, api.SetTime(inst, 1.1), fmi3OK), "%s", last_log);
+        cr_assert(eq(int, api.SetTime(inst, 1.05), fmi3Error), "past the second last step");
+        cr_assert(eq(int, api.SetTime(inst, 1.2), fmi3OK));
+        cr_assert(eq(int, api.EnterEventMode(inst), fmi3OK));
+        cr_assert(eq(int, api.SetTime(inst, 1.15), fmi3Error), "before the last Event Mode");
+        api.FreeInstance(inst);
+}

@@ -28,6 +28,12 @@ struct me_inst {
         fmi3LogMessageCallback log;
         bool logging;
         double t_accepted;      /* the last accepted integrator time */
+        /*
+         * fmi3SetTime's floor (section 3.2.1): the start time, the time of
+         * the second last fmi3CompletedIntegratorStep, that of the last
+         * fmi3EnterEventMode. t_completed: the last completed step's time.
+         */
+        double t_floor, t_completed;
         bool active[ME_MODEL_MAX_CLOCKS];       /* me_model.clocks[i] active */
         bool ran[ME_MODEL_MAX_CLOCKS];          /* its partition ran in this activation */
 };
@@ -136,6 +142,7 @@ fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean tolera
         (void) stopTime;
         MODE_OK(in, "fmi3EnterInitializationMode", B(M_INSTANTIATED));
         in->v[0] = startTime;
+        in->t_floor = in->t_completed = startTime;
         in->mode = M_INIT;
         return fmi3OK;
 }
@@ -160,6 +167,7 @@ fmi3Status fmi3EnterEventMode(fmi3Instance instance)
         /* From Continuous-Time Mode (section 3.2.1); after initialization it is there already. */
         MODE_OK(in, "fmi3EnterEventMode", B(M_CONT));
         in->mode = M_EVENT;
+        in->t_floor = in->t_completed = in->v[0];
         entered(in);
         return fmi3OK;
 }
@@ -220,6 +228,8 @@ fmi3Status fmi3CompletedIntegratorStep(fmi3Instance instance,
         (void) noSetFMUStatePriorToCurrentPoint;
         MODE_OK(in, "fmi3CompletedIntegratorStep", B(M_CONT));
         in->t_accepted = in->v[0];
+        in->t_floor = fmax(in->t_floor, in->t_completed);
+        in->t_completed = in->v[0];
         *enterEventMode = fmi3False;
         *terminateSimulation = fmi3False;
         return fmi3OK;
@@ -230,6 +240,14 @@ fmi3Status fmi3SetTime(fmi3Instance instance, fmi3Float64 time)
         struct me_inst *in = instance;
 
         MODE_OK(in, "fmi3SetTime", B(M_CONT) | B(M_EVENT));
+        /* Back and forth to find an event, but not past the floor (section 3.2.1). */
+        if (!(time >= in->t_floor)) {
+                char why[160];
+
+                snprintf(why, sizeof(why), "time %.17g is before %.17g, which it must not be "
+                         "(section 3.2.1)", time, in->t_floor);
+                return fail(in, "fmi3SetTime", why);
+        }
         in->v[0] = time;
         return fmi3OK;
 }
