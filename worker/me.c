@@ -499,6 +499,7 @@ int me_start(struct worker *w, bool *ret_term)
         int s, s2;
 
         /* After fmi3ExitInitializationMode the FMU is in Event Mode (section 3.2). */
+        w->me->set = false;     /* what initialization took is the integration's start */
         s = event_iteration(w, ret_term, &nominals);
         w->me->terminated = *ret_term && s <= fmi3Warning;
         if (s > fmi3Warning || *ret_term)
@@ -807,9 +808,22 @@ int me_step(struct worker *w, double t, double h, bool inputs_set, bool *ret_ter
         return s;
 }
 
-bool me_master_events_ct(const struct worker *w)
+bool me_in_ct(const struct worker *w)
 {
-        return w->me && w->event_mode_used && w->me->cv && w->me->ct;
+        return w->me && w->me->cv && w->me->ct;
+}
+
+void me_note_set(struct worker *w)
+{
+        w->me->set = true;
+}
+
+bool me_take_set(struct worker *w)
+{
+        bool set = w->me->set;
+
+        w->me->set = false;
+        return set;
 }
 
 bool me_ct_settable(const struct md_variable *v)

@@ -72,8 +72,11 @@ int me_step_mode(struct worker *w);
 int me_before_set(struct worker *w, const uint32_t *vrs, uint32_t n);
 /* What Continuous-Time Mode takes from fmi3Set: continuous inputs (FMI 3.0 section 3.2.1). */
 bool me_ct_settable(const struct md_variable *v);
-/* Its Event Mode is the master's (me_events.c) and it is in Continuous-Time Mode. */
-bool me_master_events_ct(const struct worker *w);
+/* A Model Exchange FMU in Continuous-Time Mode, its integration started. */
+bool me_in_ct(const struct worker *w);
+/* A value was set on the FMU since its last step (values_set()); me_take_set() says so once. */
+void me_note_set(struct worker *w);
+bool me_take_set(struct worker *w);
 struct call_step_result;
 /* What the integrator did since initialization into a DO_STEP result, for the daemon's status. */
 void me_result(const struct worker *w, struct call_step_result *res);

@@ -51,6 +51,7 @@ struct me {
         double rtol;
         bool tol_given;
         bool ct;                /* the FMU is in Continuous-Time Mode */
+        bool set;               /* a value was set since the last step (me_note_set()) */
         bool terminated;        /* the FMU asked to terminate: the step says so, no more calls */
         /*
          * Event Mode is the master's (w->event_mode_used, me_events.c): a

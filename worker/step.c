@@ -282,7 +282,7 @@ void h_do_step(struct worker *w, const struct call_in *in, struct reply *rp)
 
                 t0 = mono_ns();
                 s = me_step(w, ds.current_communication_point, ds.communication_step_size,
-                            bl.n_in > 0 || w->set_since_step, &stop, &ev, &t_end);
+                            me_take_set(w), &stop, &ev, &t_end);
                 res.service_ns = mono_ns() - t0;
                 term.u = stop;
                 /* At an event inside the step, for the master's Event Mode (me_events.c). */

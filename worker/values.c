@@ -304,13 +304,17 @@ static int set_binary(struct worker *w, const struct vblock *b)
 }
 
 /*
- * A Model Exchange FMU whose Event Mode is the master's, in Continuous-Time
- * Mode, which takes only continuous inputs (FMI 3.0 section 3.2.1): the
- * master sets the discrete inputs with each step again at the values they
- * took in its Event Mode (engine/master/master_input_event.c). Those that
- * are the FMU's values still are left out and the rest set: *ret_done.
- * Not done (the caller sets the block as any other) for a value that
- * changed, a String or Binary block, or a block with no such input.
+ * A Model Exchange FMU in Continuous-Time Mode, which takes only
+ * continuous inputs (FMI 3.0 section 3.2.1): the master sets its discrete
+ * inputs with each step again, at the values they took in its Event Mode
+ * where that is the master's (engine/master/master_input_event.c), else
+ * as they come; a changed one costs an Event Mode and a restart of the
+ * integrator (me_before_set()), a changed continuous one a restart.
+ * Values that are the FMU's still are left out: *ret_done when nothing
+ * else is to be set, and the continuous ones that changed were (then
+ * me_note_set()). Not done (the caller sets the block as any other) for a
+ * discrete value that changed, a String or Binary block, or a block it
+ * cannot split.
  */
 static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_done)
 {
@@ -319,7 +323,7 @@ static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_do
         const unsigned char *data = b->data;
         unsigned char *p, *other_data, *now, *keep_data;
         uint32_t *keep, *other;
-        int s;
+        int s, s2;
 
         *ret_done = false;
         if (b->type == MD_STRING || b->type == MD_BINARY || b->type == MD_CLOCK || !elem ||
@@ -351,29 +355,32 @@ static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_do
                 }
                 off += n;
         }
-        if (!n_other || off != b->n_values)
+        if (off != b->n_values)
                 return fmi3OK;
-        s = status_norm(w, get3(w, b->type, other, n_other, now, other_values));
+        s = n_other ? status_norm(w, get3(w, b->type, other, n_other, now, other_values)) : fmi3OK;
         if (s > fmi3Warning) {
                 *ret_done = true;       /* the FMU failed: nothing more is called */
                 return s;
         }
-        if (memcmp(now, other_data, other_values * elem) != 0)
+        if (n_other && memcmp(now, other_data, other_values * elem) != 0)
                 return fmi3OK;
         *ret_done = true;
-        if (n_keep) {
-                int s2 = status_norm(w, set3(w, b->type, keep, n_keep, keep_data, keep_values));
-
-                s = s2 > s ? s2 : s;
-        }
-        return s;
+        if (!n_keep)
+                return s;
+        s2 = status_norm(w, get3(w, b->type, keep, n_keep, now, keep_values));
+        s = s2 > s ? s2 : s;
+        if (s2 > fmi3Warning || memcmp(now, keep_data, keep_values * elem) == 0)
+                return s;
+        s2 = status_norm(w, set3(w, b->type, keep, n_keep, keep_data, keep_values));
+        me_note_set(w);
+        return s2 > s ? s2 : s;
 }
 
 int values_set(struct worker *w, const struct vblock *b, struct reply *rp)
 {
         int s;
 
-        if (me_master_events_ct(w)) {
+        if (me_in_ct(w) && w->fmi == MD_FMI3) {
                 bool done;
 
                 s = set_continuous(w, b, &done);
@@ -384,6 +391,7 @@ int values_set(struct worker *w, const struct vblock *b, struct reply *rp)
                 s = status_norm(w, me_before_set(w, b->vrs, b->n_vrs));
                 if (s > fmi3Warning)
                         return s;
+                me_note_set(w);
         }
         if (b->type == MD_STRING)
                 s = set_string(w, b);
