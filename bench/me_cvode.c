@@ -16,10 +16,12 @@
  * in-process loop's whole time a point, so that what the worker adds is
  * split into the integration itself and the hand-off around it.
  *
- *     me_cvode [-n RUNS] [-x SCALE]
+ *     me_cvode [-n RUNS] [-x SCALE] [-s STEPS]
  *
  * -x multiplies each model's stop time (the step stays): the cost that
- * grows with the points is told from the cost paid once per run.
+ * grows with the points is told from the cost paid once per run. -s
+ * multiplies the communication step (the stop time stays): CVODE's work
+ * between two points grows, the hand-off per point does not.
  *
  * DESIGN: the house pattern (bench/session_util.h): runs interleaved,
  * worker then in process, so that a change of the machine's load hits
@@ -126,23 +128,25 @@ static double in_worker(const char *ssd, double *ret_svc)
 
 int main(int argc, char *argv[])
 {
-        unsigned runs = 11, scale = 1;
+        unsigned runs = 11, scale = 1, steps = 1;
         int c;
 
-        while ((c = getopt(argc, argv, "n:x:")) != -1) {
+        while ((c = getopt(argc, argv, "n:x:s:")) != -1) {
                 if (c == 'n' && (runs = (unsigned)atoi(optarg)) >= 1 && runs <= BENCH_MAX_RUNS)
                         continue;
                 if (c == 'x' && (scale = (unsigned)atoi(optarg)) >= 1 && scale <= 1000)
                         continue;
-                fprintf(stderr, "usage: me_cvode [-n RUNS (1-%d)] [-x SCALE (1-1000)]\n",
-                        BENCH_MAX_RUNS);
+                if (c == 's' && (steps = (unsigned)atoi(optarg)) >= 1 && steps <= 1000)
+                        continue;
+                fprintf(stderr, "usage: me_cvode [-n RUNS (1-%d)] [-x SCALE (1-1000)] "
+                        "[-s STEPS (1-1000)]\n", BENCH_MAX_RUNS);
                 return 64;
         }
         bench_machine();
         printf("%-10s %12s %12s %8s %16s %16s\n", "model", "worker ms", "in-proc ms", "ratio",
                "worker integ us", "in-proc pt us");
         for (size_t m = 0; m < sizeof(models) / sizeof(*models); m++) {
-                const struct model scaled = { models[m].name, models[m].step,
+                const struct model scaled = { models[m].name, models[m].step * steps,
                                               models[m].stop * scale };
                 const struct model *mo = &scaled;
                 struct bench_comp comp = { mo->name, NULL };
