@@ -27,6 +27,7 @@ static const char *const fmus[] = {
         FMUD_TEST_FMU_DIR "/ClockedME.fmu", FMUD_TEST_FMU_DIR "/ClockKindsRigid.fmu",
         FMUD_TEST_FMU_DIR "/ClockKinds33.fmu", FMUD_TEST_FMU_DIR "/TimeEventKc.fmu",
         FMUD_TEST_FMU_DIR "/ClockKindsLate.fmu", FMUD_TEST_FMU_DIR "/SwitchedME.fmu",
+        FMUD_TEST_FMU_DIR "/SwitchedME2.fmu",
         FMUD_MASTER_FMU_DIR "/Scripted.fmu",
 };
 

@@ -303,16 +303,27 @@ static int set_binary(struct worker *w, const struct vblock *b)
         return w->lib->f3.fmi3SetBinary(w->inst, b->vrs, b->n_vrs, sizes, v, n);
 }
 
+/* Get (set false) or set n values of vrs of fixed-size type t, FMI 3.0 or 2.0. */
+static int fixed_any(struct worker *w, enum md_type t, const uint32_t *vrs, uint32_t nvr,
+                     void *v, uint64_t n, bool set)
+{
+        const struct vblock b = { .type = t, .vrs = vrs, .n_vrs = nvr, .n_values = n };
+
+        if (w->fmi == MD_FMI2)
+                return fixed2(w, &b, v, set);
+        return set ? set3(w, t, vrs, nvr, v, n) : get3(w, t, vrs, nvr, v, n);
+}
+
 /*
  * A Model Exchange FMU in Continuous-Time Mode, which takes only
- * continuous inputs (FMI 3.0 section 3.2.1): the master sets its discrete
- * inputs with each step again, at the values they took in its Event Mode
- * where that is the master's (engine/master/master_input_event.c), else
- * as they come; a changed one costs an Event Mode and a restart of the
- * integrator (me_before_set()), a changed continuous one a restart.
- * Values that are the FMU's still are left out: *ret_done when nothing
- * else is to be set, and the continuous ones that changed were (then
- * me_note_set()). Not done (the caller sets the block as any other) for a
+ * continuous inputs (FMI 3.0 section 3.2.1, FMI 2.0 section 3.2.3): the
+ * master sets every input with each step again, the discrete ones at the
+ * values they took in its Event Mode where that is the master's
+ * (engine/master/master_input_event.c). Values that are the FMU's still
+ * are left out, so that only a change costs an Event Mode (a discrete
+ * one, me_before_set()) or a restart of the integrator (me_note_set()).
+ * *ret_done when no discrete value changed: the continuous ones that did
+ * are set. Not done (the caller sets the block as any other) for a
  * discrete value that changed, a String or Binary block, or a block it
  * cannot split.
  */
@@ -329,10 +340,11 @@ static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_do
         if (b->type == MD_STRING || b->type == MD_BINARY || b->type == MD_CLOCK || !elem ||
             b->n_values > SIZE_MAX / 4 / elem)
                 return fmi3OK;
-        if (wbuf_reserve(&w->tmp, 2 * (size_t)b->n_vrs * sizeof(uint32_t) +
+        /* Not tmp: fixed2() keeps FMI 2.0 Booleans there. */
+        if (wbuf_reserve(&w->tmp2, 2 * (size_t)b->n_vrs * sizeof(uint32_t) +
                          3 * (size_t)b->n_values * elem + 16) < 0)
                 return fmi3OK;
-        p = w->tmp.p;
+        p = w->tmp2.p;
         keep = (uint32_t *)(void *)p;
         other = keep + b->n_vrs;
         keep_data = (unsigned char *)(other + b->n_vrs);
@@ -357,7 +369,8 @@ static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_do
         }
         if (off != b->n_values)
                 return fmi3OK;
-        s = n_other ? status_norm(w, get3(w, b->type, other, n_other, now, other_values)) : fmi3OK;
+        s = n_other ? status_norm(w, fixed_any(w, b->type, other, (uint32_t)n_other, now,
+                                               other_values, false)) : fmi3OK;
         if (s > fmi3Warning) {
                 *ret_done = true;       /* the FMU failed: nothing more is called */
                 return s;
@@ -367,11 +380,12 @@ static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_do
         *ret_done = true;
         if (!n_keep)
                 return s;
-        s2 = status_norm(w, get3(w, b->type, keep, n_keep, now, keep_values));
+        s2 = status_norm(w, fixed_any(w, b->type, keep, (uint32_t)n_keep, now, keep_values, false));
         s = s2 > s ? s2 : s;
         if (s2 > fmi3Warning || memcmp(now, keep_data, keep_values * elem) == 0)
                 return s;
-        s2 = status_norm(w, set3(w, b->type, keep, n_keep, keep_data, keep_values));
+        s2 = status_norm(w, fixed_any(w, b->type, keep, (uint32_t)n_keep, keep_data, keep_values,
+                                      true));
         me_note_set(w);
         return s2 > s ? s2 : s;
 }
@@ -380,7 +394,7 @@ int values_set(struct worker *w, const struct vblock *b, struct reply *rp)
 {
         int s;
 
-        if (me_in_ct(w) && w->fmi == MD_FMI3) {
+        if (me_in_ct(w)) {
                 bool done;
 
                 s = set_continuous(w, b, &done);

@@ -154,6 +154,15 @@ static void event_pass(struct me2_inst *in, bool *jumped, bool *changed, bool *n
         *changed = memcmp(before, in->v, sizeof(before)) != 0;
 }
 
+/* Event Mode entered (me_model.h): FMI 2.0 has no Clocks to pass. */
+static void entered(struct me2_inst *in)
+{
+        bool none[ME_MODEL_MAX_CLOCKS] = { false };
+
+        if (me_model.entered)
+                me_model.entered(in->v, none);
+}
+
 fmi2Status fmi2ExitInitializationMode(fmi2Component c)
 {
         struct me2_inst *in = c;
@@ -163,6 +172,7 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component c)
         me_model.derivatives(in->v);
         /* Model Exchange: Event Mode next (FMI 2.0 section 3.2.3); Co-Simulation: its first event now. */
         in->mode = M_EVENT;
+        entered(in);
         if (in->cs) {
                 bool jumped, changed;
 
@@ -180,6 +190,7 @@ fmi2Status fmi2EnterEventMode(fmi2Component c)
 
         MODE_OK(in, "fmi2EnterEventMode", B(M_CONT));
         in->mode = M_EVENT;
+        entered(in);
         return fmi2OK;
 }
 
