@@ -683,6 +683,43 @@ Test(master_time_events, an_output_clock_of_an_input_change_ticks_its_consumer_a
 }
 
 /*
+ * An output Clock that ticks in the Event Mode of a set between points
+ * (b.kc, when k is set at 0.3) is flagged in the next recorded row, at
+ * 0.4, once. The next point cleared it before any row was written.
+ */
+Test(master_time_events, an_output_clock_of_a_sets_event_mode_is_flagged_in_the_next_row)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("b", "TimeEventKc"),
+                .parameters = MSYS_REAL("b.period", "0"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.1\"",
+                .settings = MSYS_RECORD("b.kc") MSYS_RECORD("b.k_events"),
+        };
+        const uint32_t k = 14;
+        const int32_t seven = 7;
+        double flagged = 0.0;
+        const struct mrow *at;
+        struct msys x;
+
+        msys_load(&x, &spec);
+        msys_start(&x);
+        cr_assert(master_run_until(x.m, 0.3) >= 0, "%s", master_message(x.m));
+        cr_assert(eq(int, master_set_event_begin(x.m, 0), 1), "%s", master_message(x.m));
+        cr_assert(eq(int, inst_set(session_inst(x.s, 0), MD_INT32, &k, 1, &seven, 1), INST_OK));
+        cr_assert(eq(int, master_set_event_end(x.m, 0), 0), "%s", master_message(x.m));
+        cr_assert(eq(int, master_run(x.m), MASTER_FINISHED), "%s", master_message(x.m));
+        for (size_t i = 0; i < x.n_rows; i++)
+                flagged += val(&x, &x.rows[i], "b.kc");
+        at = msys_row(&x, 0.4, 0);
+        cr_assert(at != NULL);
+        cr_assert(eq(dbl, val(&x, at, "b.kc"), 1.0));
+        cr_assert(eq(dbl, val(&x, at, "b.k_events"), 1.0));
+        cr_assert(eq(dbl, flagged, 1.0));
+        msys_fini(&x);
+}
+
+/*
  * The consumer of that Clock asks to terminate in the Event Mode of its
  * tick (c.stop_trg = 1): the run finishes there, at 0.15, with the row
  * after the event (FMI 3.0 section 3.2.2). It was sent a step in Event

@@ -499,3 +499,32 @@ Test(me_clocks, a_multirate_instances_ticks_are_flagged_with_its_outputs)
         cr_assert(eq(dbl, val(&x, after, "c.n_sample"), 11.0));
         msys_fini(&x);
 }
+
+/*
+ * With decimation the point where a multirate instance's ticks are
+ * flagged is recorded (c steps 0.75 beside te's 0.25, every second point
+ * recorded; cross ticks once, at ln 2, and is flagged at 0.75, a point
+ * decimation skips): each tick is in one row. Cross was in none.
+ */
+Test(me_clocks, a_flagged_tick_is_recorded_through_decimation)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent") MSYS_COMP("c", "ClockedME"),
+                .parameters = MSYS_REAL("te.period", "0"),
+                .stop = 1.5,
+                .attrs = "stepSize=\"0.25\" decimation=\"2\"",
+                .settings = "<fmud:Component name=\"c\" multirate=\"3\"/>"
+                            MSYS_RECORD("c.n_sample") MSYS_RECORD("c.sample")
+                            MSYS_RECORD("c.n_cross") MSYS_RECORD("c.cross"),
+        };
+        double cross = 0.0;
+        struct msys x;
+
+        run(&x, &spec);
+        for (size_t i = 0; i < x.n_rows; i++)
+                cross += val(&x, &x.rows[i], "c.cross");
+        cr_assert(eq(dbl, val(&x, &x.rows[x.n_rows - 1], "c.n_cross"), 1.0));
+        cr_assert(eq(dbl, cross, 1.0), "cross ticked once, flagged in %g rows", cross);
+        cr_assert(row_at(&x, 0.75, MASTER_ROW_EVENT_LEFT) != NULL || row_at(&x, 0.75, 0) != NULL);
+        msys_fini(&x);
+}

@@ -125,13 +125,7 @@ void mclock_publish(struct master *m, struct mi *mi)
                 if (mi->ticked_ahead[i])
                         ((bool *)mi->ticked.vals)[i] = true;
         m->flagged = true;
-        mclock_forget_ahead(mi);
-}
-
-void mclock_forget_ahead(struct mi *mi)
-{
-        if (mi->any_ahead)
-                memset(mi->ticked_ahead, 0, mi->ticked.n * sizeof(bool));
+        memset(mi->ticked_ahead, 0, mi->ticked.n * sizeof(bool));
         mi->any_ahead = false;
 }
 

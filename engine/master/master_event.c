@@ -251,12 +251,10 @@ int mevent_point(struct master *m, bool record)
                 return 0;
         }
         /*
-         * A point with events is always recorded, on both sides of them:
-         * Clocks that ticked before it are flagged in the row before them.
+         * A point with events is always recorded, on both sides of them
+         * (Clocks that ticked before it are flagged in the row before them).
          */
         mroute_row(m, m->t_cur, flags | MASTER_ROW_EVENT_LEFT);
-        if (m->flagged)
-                mclock_unflag(m);
         r = settle(m, needs);
         if (r < 0)
                 return r;

@@ -346,12 +346,16 @@ int master_set_event_end(struct master *m, size_t comp)
         double next;
         int r;
 
-        /* Output Clocks may tick in it too; no input Clock does (mclock_instant()). */
+        /*
+         * Output Clocks may tick in it too; no input Clock does
+         * (mclock_instant()). At the instance's time: a multirate one
+         * between its points is ahead of the session.
+         */
         for (size_t i = 0; i < mi->n_oclocks; i++)
                 mi->oclock_on[i] = false;
-        r = mclock_instant(m, mi, m->t_cur);
+        r = mclock_instant(m, mi, mi->t);
         if (r == 0)
-                r = mclock_update(m, mi, m->t_cur, &term, &next);
+                r = mclock_update(m, mi, mi->t, &term, &next);
         if (r < 0)
                 return set_fault(m, r);
         m->events++;

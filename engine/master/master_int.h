@@ -369,7 +369,7 @@ struct master {
         /* Clock connections (master_clock.c). */
         size_t n_clinks;
         struct mclink *clinks;
-        bool flagged;                   /* a recorded Clock ticked at this point */
+        bool flagged;                   /* a recorded Clock ticked since the last recorded row */
 
         /* Rows. */
         size_t n_cols;
@@ -638,12 +638,10 @@ double mclock_tick_time(const struct master *m, const struct mclock *c);
 void mclock_note_next(struct mi *mi);
 /* From t on, tick every 'interval' (decimal); none when it is not finite and >= 0. */
 void mclock_from_here(struct mclock *c, double t, double interval);
-/* At the start of a point, if m->flagged: no recorded Clock has ticked there yet. */
+/* A row with the flags is recorded (mroute_row()): no recorded Clock has ticked since. */
 void mclock_unflag(struct master *m);
 /* mi's outputs are published at the current point: so are the ticks it had ahead of it. */
 void mclock_publish(struct master *m, struct mi *mi);
-/* mi goes back to a saved point: the ticks it had ahead of the session are not. */
-void mclock_forget_ahead(struct mi *mi);
 /* Whether one of mi's input Clocks ticks at t. */
 bool mclock_due(const struct master *m, const struct mi *mi, double t);
 /*

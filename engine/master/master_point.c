@@ -115,8 +115,6 @@ int mstep_point(struct master *m)
         int r;
 
         m->iu_msg[0] = '\0';
-        if (m->flagged)
-                mclock_unflag(m);
         mrig_inputs(m);
         r = minput_point(m);
         if (r == MINPUT_TERMINATE)
@@ -147,7 +145,8 @@ int mstep_point(struct master *m)
                 r = publish(m);
         if (r < 0)
                 return r;
-        record = !m->at_grid || m->pt % m->decimation == 0 || m->pt == m->n_end;
+        /* A recorded Clock that ticked since the last recorded row is in this one. */
+        record = !m->at_grid || m->pt % m->decimation == 0 || m->pt == m->n_end || m->flagged;
         mspread_check(m);
         r = mevent_point(m, record);
         if (r == 0)

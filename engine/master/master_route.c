@@ -210,13 +210,19 @@ void mroute_row(struct master *m, double t, unsigned flags)
         uint64_t *bits = m->row_bits;
         uint64_t mono = 0, real = 0;
 
-        if (!m->opts.sink)
+        if (!m->opts.sink) {
+                if (m->flagged)
+                        mclock_unflag(m);
                 return;
+        }
         if (m->rows_stamped) {
                 mono = clock_ns(CLOCK_MONOTONIC);
                 real = clock_ns(CLOCK_REALTIME);
         }
         mroute_fill(m);
+        /* Recorded Clocks are flagged in the first recorded row after their tick. */
+        if (m->flagged && !(flags & MASTER_ROW_UNRECORDED))
+                mclock_unflag(m);
         if (!m->row_defer) {
                 mroute_flush(m);
                 emit(m, t, m->pt, flags, SIZE_MAX, m->row_vals, m->row_bits, mono, real);

@@ -110,6 +110,7 @@ static void inst_free_saved(struct saved_inst *si)
         free(si->der_vals);
         free(si->clocks);
         free(si->oclock_ticks);
+        free(si->ticked_ahead);
 }
 
 void master_saved_free(struct master_saved *s)
@@ -164,6 +165,12 @@ static int inst_save(struct master *m, struct saved_inst *si, const struct mi *m
                 memcpy(si->clocks, mi->clocks, mi->n_clocks * sizeof(*si->clocks));
         if (mi->n_oclocks)
                 memcpy(si->oclock_ticks, mi->oclock_ticks, mi->n_oclocks * sizeof(uint64_t));
+        /* Ticks of a multirate instance between its points, flagged at its next one. */
+        si->any_ahead = mi->any_ahead;
+        if (mi->ticked.n && !(si->ticked_ahead = malloc(mi->ticked.n * sizeof(bool))))
+                return -ENOMEM;
+        if (mi->ticked.n)
+                memcpy(si->ticked_ahead, mi->ticked_ahead, mi->ticked.n * sizeof(bool));
         return 0;
 }
 
@@ -229,6 +236,9 @@ static int inst_restore(struct master *m, struct mi *mi, const struct saved_inst
                 memcpy(mi->clocks, si->clocks, mi->n_clocks * sizeof(*si->clocks));
         if (mi->n_oclocks)
                 memcpy(mi->oclock_ticks, si->oclock_ticks, mi->n_oclocks * sizeof(uint64_t));
+        mi->any_ahead = si->any_ahead;
+        if (mi->ticked.n)
+                memcpy(mi->ticked_ahead, si->ticked_ahead, mi->ticked.n * sizeof(bool));
         return 0;
 }
 
@@ -242,7 +252,6 @@ int master_restore(struct master *m, const struct master_saved *s)
                 if (r < 0)
                         return r;
                 minput_forget(&m->mi[i]);
-                mclock_forget_ahead(&m->mi[i]);
         }
         m->pt = s->pt;
         m->t_cur = s->t_cur;

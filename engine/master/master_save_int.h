@@ -33,6 +33,9 @@ struct saved_inst {
         struct mclock *clocks;
         uint64_t *oclock_ticks;
         double clock_next;
+        /* Recorded Clocks that ticked ahead of the session (mi->ticked_ahead). */
+        bool *ticked_ahead;
+        bool any_ahead;
 };
 
 struct master_saved {

@@ -28,7 +28,7 @@
 #include "engine/master/master_save_int.h"
 #include "engine/master/master_value.h"
 
-#define SAVE_IO_VERSION         1u
+#define SAVE_IO_VERSION         2u
 
 struct wbuf {
         uint8_t *p;
@@ -225,6 +225,10 @@ static void inst_put(struct wbuf *w, const struct saved_inst *si, const struct m
         put_u64(w, mi->n_oclocks);
         for (size_t j = 0; j < mi->n_oclocks; j++)
                 put_u64(w, si->oclock_ticks[j]);
+        put_u64(w, si->any_ahead);
+        put_u64(w, mi->ticked.n);
+        for (size_t j = 0; j < mi->ticked.n; j++)
+                put_u64(w, si->ticked_ahead[j]);
 }
 
 int master_saved_encode(const struct master *m, const struct master_saved *s, uint8_t **ret,
@@ -399,6 +403,13 @@ static int saved_inst_get(struct rbuf *r, struct saved_inst *si, const struct mi
                 return -ENOMEM;
         for (size_t j = 0; j < mi->n_oclocks; j++)
                 si->oclock_ticks[j] = get_u64(r);
+        si->any_ahead = get_bool(r);
+        if (!get_count(r, mi->ticked.n, "recorded Clocks", mi->name))
+                return -EBADMSG;
+        if (mi->ticked.n && !(si->ticked_ahead = malloc(mi->ticked.n * sizeof(bool))))
+                return -ENOMEM;
+        for (size_t j = 0; j < mi->ticked.n; j++)
+                si->ticked_ahead[j] = get_bool(r);
         return r->bad ? -EBADMSG : 0;
 }
 
