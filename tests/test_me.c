@@ -563,7 +563,9 @@ Test(me, a_model_exchange_fmu_drives_a_co_simulation_fmu)
  * 0.25, 1 to 2 at 0.75) opens the FMU's Event Mode only where it changed:
  * after initialization, at 0.25 and at 0.75, and the integrator restarts
  * only there. The worker entered Event Mode for the unchanged value at
- * each of the 20 steps. Between the changes x follows s - (s - x) e^-t.
+ * each of the 20 steps; then it asked the FMU for s, which a strict FMU
+ * refuses in Continuous-Time Mode. Between the changes x follows
+ * s - (s - x) e^-t.
  */
 static void switched(const char *components)
 {
@@ -573,7 +575,7 @@ static void switched(const char *components)
                 .parameters = MSYS_REAL("te.phase", "0.25") MSYS_REAL("te.period", "0.5"),
                 .stop = 1.0,
                 .attrs = "stepSize=\"0.05\"",
-                .settings = MSYS_RECORD("sw.x") MSYS_RECORD("sw.n_enter") MSYS_RECORD("sw.s"),
+                .settings = MSYS_RECORD("sw.x") MSYS_RECORD("sw.n_enter"),
         };
         const struct mrow **g;
         double x75 = 1.0 - exp(-0.5);
@@ -584,14 +586,12 @@ static void switched(const char *components)
         g = msys_grid(&x, &n);
         cr_assert(eq(sz, n, (size_t)21));
         for (size_t k = 0; k < n; k++) {
-                double t = g[k]->t, s = t < 0.25 + 1e-9 ? 0.0 : t < 0.75 + 1e-9 ? 1.0 : 2.0;
+                double t = g[k]->t;
                 /* The change at te's event reaches sw at that point, after te's Event Mode. */
                 double want = t < 0.25 + 1e-9 ? 0.0 : t < 0.75 + 1e-9 ? 1.0 - exp(-(t - 0.25))
                               : 2.0 - (2.0 - x75) * exp(-(t - 0.75));
                 double enters = t < 0.25 + 1e-9 ? 1.0 : t < 0.75 + 1e-9 ? 2.0 : 3.0;
 
-                if (k > 0 && fabs(t - 0.25) > 1e-9 && fabs(t - 0.75) > 1e-9)
-                        cr_assert(eq(dbl, val(&x, g[k], "sw.s"), s), "t = %g", t);
                 cr_assert(fabs(val(&x, g[k], "sw.x") - want) < 1e-6, "t = %g: x %.17g, not %.17g",
                           t, val(&x, g[k], "sw.x"), want);
                 /* After initialization, then only where s changed. */

@@ -115,6 +115,7 @@ void me_close(struct worker *w)
         if (!m)
                 return;
         me_free_cvode(m);
+        me_inputs_free(m);
         SUNContext_Free(&m->ctx);
         free(m);
         w->me = NULL;
@@ -132,6 +133,8 @@ void me_reset(struct worker *w)
         m->terminated = false;
         m->event_pending = m->nominals_changed = false;
         m->same_n = 0;
+        m->set = false;
+        me_inputs_forget(w);
 }
 
 void me_experiment(struct worker *w, bool tolerance_defined, double tolerance, double start,
@@ -276,6 +279,7 @@ int me_restart(struct worker *w, bool nominals)
         struct me *m = w->me;
         int s = fmi3OK, r;
 
+        m->set = false;         /* the restart starts from what was set */
         if (m->nx)
                 s = m->api->get_states(w, N_VGetArrayPointer(m->y), m->nx);
         if (s <= fmi3Warning && nominals) {
@@ -832,14 +836,15 @@ bool me_ct_settable(const struct md_variable *v)
                v->variability == MD_VARIABILITY_CONTINUOUS;
 }
 
-int me_before_set(struct worker *w, const uint32_t *vrs, uint32_t n)
+int me_before_set(struct worker *w, enum md_type type, const uint32_t *vrs, uint32_t n)
 {
         struct me *m = w->me;
         uint32_t i;
 
         if (!m->cv || !m->ct)
                 return fmi3OK;
-        for (i = 0; i < n && me_ct_settable(md_find_vr(w->md, vrs[i])); i++)
+        /* By type: FMI 2.0 lets a Real and an Integer share a value reference. */
+        for (i = 0; i < n && me_ct_settable(vars_find(w, type, vrs[i])); i++)
                 ;
         return i == n ? fmi3OK : me_enter_event(w);
 }

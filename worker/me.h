@@ -14,6 +14,8 @@
 
 #include "fmi/fmu.h"
 
+struct md_variable;
+struct vblock;
 struct worker;
 
 /*
@@ -69,14 +71,29 @@ int me_step_mode(struct worker *w);
  * first, and the next me_step() iterates that event and restarts the
  * integrator. The FMU's status (fmi3OK when nothing was needed).
  */
-int me_before_set(struct worker *w, const uint32_t *vrs, uint32_t n);
+int me_before_set(struct worker *w, enum md_type type, const uint32_t *vrs, uint32_t n);
 /* What Continuous-Time Mode takes from fmi3Set: continuous inputs (FMI 3.0 section 3.2.1). */
 bool me_ct_settable(const struct md_variable *v);
 /* A Model Exchange FMU in Continuous-Time Mode, its integration started. */
 bool me_in_ct(const struct worker *w);
-/* A value was set on the FMU since its last step (values_set()); me_take_set() says so once. */
+/*
+ * A value was set on the FMU since its integrator last (re)started
+ * (values_set()); me_take_set() says so once.
+ */
 void me_note_set(struct worker *w);
 bool me_take_set(struct worker *w);
+
+/*
+ * me_inputs.c: what the worker last set of each variable, so that an
+ * unchanged input set in Continuous-Time Mode is left out. same: whether
+ * len bytes of data are what v was last set to; keep: v was set to them;
+ * note: the set of block b went through (ok) or failed; forget: nothing
+ * is known (a restored FMU state, a reset).
+ */
+bool me_input_same(struct worker *w, const struct md_variable *v, const void *data, size_t len);
+void me_input_keep(struct worker *w, const struct md_variable *v, const void *data, size_t len);
+void me_inputs_note(struct worker *w, const struct vblock *b, bool ok);
+void me_inputs_forget(struct worker *w);
 struct call_step_result;
 /* What the integrator did since initialization into a DO_STEP result, for the daemon's status. */
 void me_result(const struct worker *w, struct call_step_result *res);

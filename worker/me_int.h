@@ -51,7 +51,9 @@ struct me {
         double rtol;
         bool tol_given;
         bool ct;                /* the FMU is in Continuous-Time Mode */
-        bool set;               /* a value was set since the last step (me_note_set()) */
+        bool set;               /* a value was set since the last (re)start (me_note_set()) */
+        struct me_input *inputs;        /* per variable: what was set last (me_inputs.c) */
+        size_t n_inputs;
         bool terminated;        /* the FMU asked to terminate: the step says so, no more calls */
         /*
          * Event Mode is the master's (w->event_mode_used, me_events.c): a
@@ -97,5 +99,9 @@ int me_restart_at(struct worker *w, bool *ret_changed);
 int me_snap(struct worker *w, double t, bool *ret_changed);
 /* CVODE's counters since its last (re)start added to *add (a restart zeroes them). */
 void me_cv_counts(const struct me *m, struct me_stats *add);
+
+/* me_inputs.c */
+struct me_input;
+void me_inputs_free(struct me *m);
 
 #endif

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "worker/me.h"
 #include "worker/worker.h"
 
 static const char ser_magic[8] = { 'F', 'M', 'U', 'D', 'F', 'M', 'S', '1' };
@@ -115,6 +116,7 @@ static void slot_restore(struct worker *w, const struct fmu_slot *s)
 {
         w->state = s->mode;
         w->set_since_step = false;
+        me_inputs_forget(w);    /* the FMU holds the inputs of that state */
         for (size_t i = 0; i < w->n_sp; i++)
                 w->sp[w->sp_index[i]] = s->sp[i];
 }
@@ -125,7 +127,7 @@ static int fmu_get(struct worker *w, void **state)
                                    w->lib->f2.fmi2GetFMUstate(w->inst, state);
 }
 
-static int fmu_free(struct worker *w, void **state)
+static int fmu_state_free(struct worker *w, void **state)
 {
         return w->fmi == MD_FMI3 ? w->lib->f3.fmi3FreeFMUState(w->inst, state) :
                                    w->lib->f2.fmi2FreeFMUstate(w->inst, state);
@@ -286,7 +288,7 @@ void h_fmu_state(struct worker *w, const struct call_in *in, struct reply *rp)
                 } else if (op == CALL_OP_FREE_FMU_STATE) {
                         void *state = s->state;
 
-                        st = fmu_free(w, &state);
+                        st = fmu_state_free(w, &state);
                         reply_status(rp, st);
                         if (status_norm(w, st) <= fmi3Warning) {
                                 s->state = NULL;
@@ -311,7 +313,7 @@ void states_free_all(struct worker *w)
                 if (w->slots[i].state) {
                         void *state = w->slots[i].state;
 
-                        (void) fmu_free(w, &state);
+                        (void) fmu_state_free(w, &state);
                         w->slots[i].state = NULL;
                         w->slots[i].gen++;
                 }

@@ -303,15 +303,15 @@ static int set_binary(struct worker *w, const struct vblock *b)
         return w->lib->f3.fmi3SetBinary(w->inst, b->vrs, b->n_vrs, sizes, v, n);
 }
 
-/* Get (set false) or set n values of vrs of fixed-size type t, FMI 3.0 or 2.0. */
-static int fixed_any(struct worker *w, enum md_type t, const uint32_t *vrs, uint32_t nvr,
-                     void *v, uint64_t n, bool set)
+/* Set n values of vrs of fixed-size type t, FMI 3.0 or 2.0. */
+static int set_fixed(struct worker *w, enum md_type t, const uint32_t *vrs, uint32_t nvr,
+                     void *v, uint64_t n)
 {
         const struct vblock b = { .type = t, .vrs = vrs, .n_vrs = nvr, .n_values = n };
 
         if (w->fmi == MD_FMI2)
-                return fixed2(w, &b, v, set);
-        return set ? set3(w, t, vrs, nvr, v, n) : get3(w, t, vrs, nvr, v, n);
+                return fixed2(w, &b, v, true);
+        return set3(w, t, vrs, nvr, v, n);
 }
 
 /*
@@ -319,75 +319,59 @@ static int fixed_any(struct worker *w, enum md_type t, const uint32_t *vrs, uint
  * continuous inputs (FMI 3.0 section 3.2.1, FMI 2.0 section 3.2.3): the
  * master sets every input with each step again, the discrete ones at the
  * values they took in its Event Mode where that is the master's
- * (engine/master/master_input_event.c). Values that are the FMU's still
- * are left out, so that only a change costs an Event Mode (a discrete
- * one, me_before_set()) or a restart of the integrator (me_note_set()).
- * *ret_done when no discrete value changed: the continuous ones that did
- * are set. Not done (the caller sets the block as any other) for a
- * discrete value that changed, a String or Binary block, or a block it
- * cannot split.
+ * (engine/master/master_input_event.c). Values the worker set last are
+ * left out (me_inputs.c), so that only a change is an event: a discrete
+ * one needs Event Mode (me_before_set()), a continuous one is set and the
+ * step takes it as an event (me_note_set()). *ret_done when no discrete
+ * value changed: the continuous ones that did are set. Not done (the
+ * caller sets the block as any other) for a discrete value that changed,
+ * a String or Binary block, or a block it cannot split.
  */
 static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_done)
 {
-        size_t elem = call_elem_size(b->type), n_keep = 0, n_other = 0;
-        uint64_t keep_values = 0, other_values = 0, off = 0;
+        size_t elem = call_elem_size(b->type), n_keep = 0;
+        uint64_t keep_values = 0, off = 0;
         const unsigned char *data = b->data;
-        unsigned char *p, *other_data, *now, *keep_data;
-        uint32_t *keep, *other;
-        int s, s2;
+        unsigned char *keep_data;
+        uint32_t *keep;
+        int s;
 
         *ret_done = false;
         if (b->type == MD_STRING || b->type == MD_BINARY || b->type == MD_CLOCK || !elem ||
-            b->n_values > SIZE_MAX / 4 / elem)
+            b->n_values > SIZE_MAX / 2 / elem)
                 return fmi3OK;
         /* Not tmp: fixed2() keeps FMI 2.0 Booleans there. */
-        if (wbuf_reserve(&w->tmp2, 2 * (size_t)b->n_vrs * sizeof(uint32_t) +
-                         3 * (size_t)b->n_values * elem + 16) < 0)
+        if (wbuf_reserve(&w->tmp2, (size_t)b->n_vrs * sizeof(uint32_t) +
+                         (size_t)b->n_values * elem + 16) < 0)
                 return fmi3OK;
-        p = w->tmp2.p;
-        keep = (uint32_t *)(void *)p;
-        other = keep + b->n_vrs;
-        keep_data = (unsigned char *)(other + b->n_vrs);
-        other_data = keep_data + b->n_values * elem;
-        now = other_data + b->n_values * elem;
+        keep = (uint32_t *)(void *)w->tmp2.p;
+        keep_data = (unsigned char *)(keep + b->n_vrs);
         for (uint32_t i = 0; i < b->n_vrs; i++) {
                 const struct md_variable *v = vars_find(w, b->type, b->vrs[i]);
                 uint64_t n = v ? vars_elements(w, v) : 0;
 
                 if (!v || n > b->n_values - off)
                         return fmi3OK;
-                if (me_ct_settable(v)) {
+                if (!me_input_same(w, v, data + off * elem, n * elem)) {
+                        if (!me_ct_settable(v))
+                                return fmi3OK;  /* a discrete change: Event Mode */
                         keep[n_keep++] = b->vrs[i];
                         memcpy(keep_data + keep_values * elem, data + off * elem, n * elem);
                         keep_values += n;
-                } else {
-                        other[n_other++] = b->vrs[i];
-                        memcpy(other_data + other_values * elem, data + off * elem, n * elem);
-                        other_values += n;
                 }
                 off += n;
         }
         if (off != b->n_values)
                 return fmi3OK;
-        s = n_other ? status_norm(w, fixed_any(w, b->type, other, (uint32_t)n_other, now,
-                                               other_values, false)) : fmi3OK;
-        if (s > fmi3Warning) {
-                *ret_done = true;       /* the FMU failed: nothing more is called */
-                return s;
-        }
-        if (n_other && memcmp(now, other_data, other_values * elem) != 0)
-                return fmi3OK;
         *ret_done = true;
         if (!n_keep)
-                return s;
-        s2 = status_norm(w, fixed_any(w, b->type, keep, (uint32_t)n_keep, now, keep_values, false));
-        s = s2 > s ? s2 : s;
-        if (s2 > fmi3Warning || memcmp(now, keep_data, keep_values * elem) == 0)
-                return s;
-        s2 = status_norm(w, fixed_any(w, b->type, keep, (uint32_t)n_keep, keep_data, keep_values,
-                                      true));
+                return fmi3OK;
+        s = status_norm(w, set_fixed(w, b->type, keep, (uint32_t)n_keep, keep_data, keep_values));
+        me_inputs_note(w, &(struct vblock){ .type = b->type, .vrs = keep, .n_vrs = (uint32_t)n_keep,
+                                            .n_values = keep_values, .data = keep_data },
+                       s <= fmi3Warning);
         me_note_set(w);
-        return s2 > s ? s2 : s;
+        return s;
 }
 
 int values_set(struct worker *w, const struct vblock *b, struct reply *rp)
@@ -402,7 +386,7 @@ int values_set(struct worker *w, const struct vblock *b, struct reply *rp)
                         return s;
         }
         if (w->me) {
-                s = status_norm(w, me_before_set(w, b->vrs, b->n_vrs));
+                s = status_norm(w, me_before_set(w, b->type, b->vrs, b->n_vrs));
                 if (s > fmi3Warning)
                         return s;
                 me_note_set(w);
@@ -416,8 +400,11 @@ int values_set(struct worker *w, const struct vblock *b, struct reply *rp)
         else
                 s = fixed2(w, b, (void *)b->data, true);
         if (s < 0) {
+                me_inputs_note(w, b, false);
                 reply_refuse(rp, CALL_E_NOMEM, "out of memory");
                 return s;
         }
-        return status_norm(w, s);
+        s = status_norm(w, s);
+        me_inputs_note(w, b, s <= fmi3Warning);
+        return s;
 }

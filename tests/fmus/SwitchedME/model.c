@@ -4,7 +4,9 @@
  * (FMI 3.0 section 3.2.1), as a tool's export of a plant with a switched
  * input does. Its Event Mode entries are counted in n_enter (the one
  * after initialization too), so a test sees whether an importer enters
- * Event Mode for a value of s that did not change.
+ * Event Mode for a value of s that did not change. Like a strict export,
+ * it refuses a get of s in Continuous-Time Mode (FMI 3.0 section 3.2.1
+ * lists none), so an importer must know what it set.
  */
 #include "me_model.h"
 
@@ -37,5 +39,6 @@ const struct me_model me_model = {
         .n_vars = N_VARS, .nx = 1, .nz = 0,
         .state_vr = { X }, .der_vr = { DER_X },
         .set = { [S] = ME_SET_EVENT },
+        .no_input_get = true,
         .start = start, .init = init, .derivatives = derivatives, .entered = entered,
 };

@@ -342,6 +342,9 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nv
         for (size_t i = 0; i < nvr; i++) {
                 if (vr[i] >= me_model.n_vars)
                         return fail(in, "fmi2GetReal", "unknown value reference");
+                if (me_model.no_input_get && in->mode == M_CONT && me_model.set[vr[i]] >= ME_SET_EVENT)
+                        return fail(in, "fmi2GetReal", "an input is not got in Continuous-Time "
+                                    "Mode");
                 value[i] = in->v[vr[i]];
         }
         return fmi2OK;

@@ -373,6 +373,9 @@ fmi3Status fmi3GetFloat64(fmi3Instance instance, const fmi3ValueReference vr[], 
                 if (clock_closed(in, vr[i]))
                         return fail(in, "fmi3GetFloat64", "a clocked variable whose Clock is not "
                                     "active (section 2.2.8.3)");
+                if (me_model.no_input_get && in->mode == M_CONT && me_model.set[vr[i]] >= ME_SET_EVENT)
+                        return fail(in, "fmi3GetFloat64", "an input is not got in Continuous-Time "
+                                    "Mode (section 3.2.1)");
                 values[i] = in->v[vr[i]];
         }
         return fmi3OK;

@@ -74,6 +74,13 @@ struct me_model {
          * jumps: *changed), say the next time event. NULL: none.
          */
         void (*event)(double *v, bool *changed, bool *next_defined, double *next);
+        /*
+         * true: a get of a variable the importer sets after initialization
+         * (set[vr] of ME_SET_EVENT or more: its inputs, where it has no
+         * tunable parameters) is refused in Continuous-Time Mode, as a
+         * strict export does: FMI 3.0 section 3.2.1 lists no such get.
+         */
+        bool no_input_get;
         /* Optional: true makes that fmi3UpdateDiscreteStates ask to terminate. */
         bool (*terminate)(const double *v);
         /* Optional: true makes that fmi3UpdateDiscreteStates return fmi3Discard, logged. */
