@@ -567,15 +567,17 @@ Test(me, a_model_exchange_fmu_drives_a_co_simulation_fmu)
  * refuses in Continuous-Time Mode. Between the changes x follows
  * s - (s - x) e^-t.
  */
-static void switched(const char *components)
+static void switched(const char *components, const char *connections, bool label)
 {
         struct msys_spec spec = {
                 .elements = components,
-                .connections = MSYS_CONN("te", "level", "sw", "s"),
+                .connections = connections,
                 .parameters = MSYS_REAL("te.phase", "0.25") MSYS_REAL("te.period", "0.5"),
                 .stop = 1.0,
                 .attrs = "stepSize=\"0.05\"",
-                .settings = MSYS_RECORD("sw.x") MSYS_RECORD("sw.n_enter"),
+                .settings = label ? MSYS_RECORD("sw.x") MSYS_RECORD("sw.n_enter")
+                                    MSYS_RECORD("sw.n_label")
+                                  : MSYS_RECORD("sw.x") MSYS_RECORD("sw.n_enter"),
         };
         const struct mrow **g;
         double x75 = 1.0 - exp(-0.5);
@@ -596,6 +598,8 @@ static void switched(const char *components)
                           t, val(&x, g[k], "sw.x"), want);
                 /* After initialization, then only where s changed. */
                 cr_assert(eq(dbl, val(&x, g[k], "sw.n_enter"), enters), "t = %g", t);
+                if (label)
+                        cr_assert(eq(dbl, val(&x, g[k], "sw.n_label"), enters - 1.0), "t = %g", t);
         }
         free(g);
         msys_fini(&x);
@@ -603,12 +607,21 @@ static void switched(const char *components)
 
 Test(me, a_discrete_input_enters_event_mode_only_where_it_changes)
 {
-        switched(MSYS_COMP("te", "TimeEvent") MSYS_COMP("sw", "SwitchedME"));
+        switched(MSYS_COMP("te", "TimeEvent") MSYS_COMP("sw", "SwitchedME"),
+                 MSYS_CONN("te", "level", "sw", "s"), false);
 }
 
 Test(me, a_discrete_input_of_an_fmi2_export_enters_event_mode_only_where_it_changes)
 {
-        switched(MSYS_COMP("te", "TimeEvent") MSYS_COMP("sw", "SwitchedME2"));
+        switched(MSYS_COMP("te", "TimeEvent") MSYS_COMP("sw", "SwitchedME2"),
+                 MSYS_CONN("te", "level", "sw", "s"), false);
+}
+
+/* The same with a String input beside it (te.tag, "count=N", into sw.label): it changes with s. */
+Test(me, a_string_input_enters_event_mode_only_where_it_changes)
+{
+        switched(MSYS_COMP("te", "TimeEvent") MSYS_COMP("sw", "SwitchedME"),
+                 MSYS_CONN("te", "level", "sw", "s") MSYS_CONN("te", "tag", "sw", "label"), true);
 }
 
 /* SSP's implementation attribute picks the interface: an FMU without it is refused, saying so. */

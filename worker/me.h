@@ -85,13 +85,26 @@ bool me_take_set(struct worker *w);
 
 /*
  * me_inputs.c: what the worker last set of each variable, so that an
- * unchanged input set in Continuous-Time Mode is left out. same: whether
- * len bytes of data are what v was last set to; keep: v was set to them;
- * note: the set of block b went through (ok) or failed; forget: nothing
- * is known (a restored FMU state, a reset).
+ * unchanged input set in Continuous-Time Mode is left out. A variable's
+ * values in a block are its bytes: a, then b (a Binary's sizes, then its
+ * bytes; one part for the other types). me_inputs_next() walks block b
+ * variable by variable (k zeroed first; k->bad when it cannot split it).
+ * same: whether they are what v was last set to; note: the set of block b
+ * went through (ok) or failed; forget: nothing is known (a restored FMU
+ * state, a reset).
  */
-bool me_input_same(struct worker *w, const struct md_variable *v, const void *data, size_t len);
-void me_input_keep(struct worker *w, const struct md_variable *v, const void *data, size_t len);
+struct me_bytes {
+        const void *a, *b;
+        size_t len_a, len_b;
+};
+struct me_walk {
+        uint32_t i;
+        uint64_t off, pos;
+        bool bad;
+};
+bool me_inputs_next(const struct worker *w, const struct vblock *b, struct me_walk *k,
+                    const struct md_variable **ret_v, struct me_bytes *ret);
+bool me_input_same(struct worker *w, const struct md_variable *v, const struct me_bytes *x);
 void me_inputs_note(struct worker *w, const struct vblock *b, bool ok);
 void me_inputs_forget(struct worker *w);
 struct call_step_result;

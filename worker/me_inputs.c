@@ -11,8 +11,8 @@
  * 3.2.1 lists no fmi3Get of inputs in Continuous-Time Mode, a strict FMU
  * refuses it, and one may answer another value than it took (a clamp).
  * What is not known (never set, a restored FMU state, a reset, a failed
- * set) is a change. Fixed-size types only; String and Binary are set
- * always.
+ * set) is a change. A variable's memo is its values' bytes as the block
+ * carries them: a String's with their NULs, a Binary's after their sizes.
  */
 #include "worker/me_int.h"
 
@@ -59,55 +59,93 @@ static struct me_input *memo_of(struct worker *w, const struct md_variable *v)
         return i < m->n_inputs ? &m->inputs[i] : NULL;
 }
 
-bool me_input_same(struct worker *w, const struct md_variable *v, const void *data, size_t len)
+bool me_input_same(struct worker *w, const struct md_variable *v, const struct me_bytes *x)
 {
-        const struct me_input *x = memo_of(w, v);
+        const struct me_input *m = memo_of(w, v);
 
-        return x && x->known && x->len == len && (!len || memcmp(x->p, data, len) == 0);
+        return m && m->known && m->len == x->len_a + x->len_b &&
+               (!x->len_a || memcmp(m->p, x->a, x->len_a) == 0) &&
+               (!x->len_b || memcmp(m->p + x->len_a, x->b, x->len_b) == 0);
 }
 
-void me_input_keep(struct worker *w, const struct md_variable *v, const void *data, size_t len)
+static void keep(struct worker *w, const struct md_variable *v, const struct me_bytes *x)
 {
-        struct me_input *x = memo_of(w, v);
+        struct me_input *m = memo_of(w, v);
+        size_t len = x->len_a + x->len_b;
 
-        if (!x)
+        if (!m)
                 return;
-        x->known = false;
-        if (len > x->cap) {
-                unsigned char *p = realloc(x->p, len);
+        m->known = false;
+        if (len > m->cap) {
+                unsigned char *p = realloc(m->p, len);
 
                 if (!p)
                         return;         /* not known: the next set is a change */
-                x->p = p;
-                x->cap = len;
+                m->p = p;
+                m->cap = len;
         }
-        if (len)
-                memcpy(x->p, data, len);
-        x->len = len;
-        x->known = true;
+        if (x->len_a)
+                memcpy(m->p, x->a, x->len_a);
+        if (x->len_b)
+                memcpy(m->p + x->len_a, x->b, x->len_b);
+        m->len = len;
+        m->known = true;
+}
+
+bool me_inputs_next(const struct worker *w, const struct vblock *b, struct me_walk *k,
+                    const struct md_variable **ret_v, struct me_bytes *ret)
+{
+        size_t elem = call_elem_size(b->type);
+        const unsigned char *data = b->data;
+        const struct md_variable *v;
+        uint64_t n, len = 0;
+
+        if (k->i >= b->n_vrs)
+                return false;
+        v = vars_find(w, b->type, b->vrs[k->i]);
+        n = v ? vars_elements(w, v) : 0;
+        if (!v || n > b->n_values - k->off) {
+                k->bad = true;
+                return false;
+        }
+        *ret = (struct me_bytes){ 0 };
+        if (b->type == MD_STRING) {
+                /* vars_check() saw exactly n_values NUL-terminated strings. */
+                for (uint64_t j = 0; j < n; j++)
+                        len += strlen((const char *)data + k->pos + len) + 1;
+        } else if (b->type == MD_BINARY) {
+                for (uint64_t j = 0; j < n; j++)
+                        len += b->sizes[k->off + j];
+                ret->a = b->sizes + k->off;
+                ret->len_a = n * sizeof(*b->sizes);
+        } else {
+                len = n * elem;
+        }
+        ret->b = data + k->pos;
+        ret->len_b = len;
+        *ret_v = v;
+        k->i++;
+        k->off += n;
+        k->pos += len;
+        return true;
 }
 
 void me_inputs_note(struct worker *w, const struct vblock *b, bool ok)
 {
-        size_t elem = call_elem_size(b->type);
-        const unsigned char *data = b->data;
-        uint64_t off = 0;
+        struct me_walk k = { 0 };
+        const struct md_variable *v;
+        struct me_bytes x;
 
         if (!w->me)
                 return;
-        for (uint32_t i = 0; i < b->n_vrs; i++) {
-                const struct md_variable *v = vars_find(w, b->type, b->vrs[i]);
-                uint64_t n = v ? vars_elements(w, v) : 0;
-                struct me_input *x = v ? memo_of(w, v) : NULL;
+        while (me_inputs_next(w, b, &k, &v, &x)) {
+                struct me_input *m = memo_of(w, v);
 
-                if (!v || n > b->n_values - off) {
-                        me_inputs_forget(w);    /* a block it cannot split: nothing is known */
-                        return;
-                }
-                if (ok && elem && b->type != MD_STRING && b->type != MD_BINARY)
-                        me_input_keep(w, v, data + off * elem, n * elem);
-                else if (x)
-                        x->known = false;
-                off += n;
+                if (ok)
+                        keep(w, v, &x);
+                else if (m)
+                        m->known = false;
         }
+        if (k.bad)
+                me_inputs_forget(w);    /* a block it cannot split: nothing is known */
 }

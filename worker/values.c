@@ -324,21 +324,22 @@ static int set_fixed(struct worker *w, enum md_type t, const uint32_t *vrs, uint
  * one needs Event Mode (me_before_set()), a continuous one is set and the
  * step takes it as an event (me_note_set()). *ret_done when no discrete
  * value changed: the continuous ones that did are set. Not done (the
- * caller sets the block as any other) for a discrete value that changed,
- * a String or Binary block, or a block it cannot split.
+ * caller sets the block as any other) for a discrete value that changed
+ * (String and Binary values are discrete), or a block it cannot split.
  */
 static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_done)
 {
         size_t elem = call_elem_size(b->type), n_keep = 0;
-        uint64_t keep_values = 0, off = 0;
-        const unsigned char *data = b->data;
+        uint64_t keep_values = 0;
+        const struct md_variable *v;
+        struct me_walk k = { 0 };
         unsigned char *keep_data;
+        struct me_bytes x;
         uint32_t *keep;
         int s;
 
         *ret_done = false;
-        if (b->type == MD_STRING || b->type == MD_BINARY || b->type == MD_CLOCK || !elem ||
-            b->n_values > SIZE_MAX / 2 / elem)
+        if (b->type == MD_CLOCK || b->n_values > SIZE_MAX / 2 / (elem ? elem : 1))
                 return fmi3OK;
         /* Not tmp: fixed2() keeps FMI 2.0 Booleans there. */
         if (wbuf_reserve(&w->tmp2, (size_t)b->n_vrs * sizeof(uint32_t) +
@@ -346,22 +347,17 @@ static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_do
                 return fmi3OK;
         keep = (uint32_t *)(void *)w->tmp2.p;
         keep_data = (unsigned char *)(keep + b->n_vrs);
-        for (uint32_t i = 0; i < b->n_vrs; i++) {
-                const struct md_variable *v = vars_find(w, b->type, b->vrs[i]);
-                uint64_t n = v ? vars_elements(w, v) : 0;
-
-                if (!v || n > b->n_values - off)
+        while (me_inputs_next(w, b, &k, &v, &x)) {
+                if (me_input_same(w, v, &x))
+                        continue;
+                /* A discrete change (String and Binary are never continuous): Event Mode. */
+                if (!me_ct_settable(v) || !elem)
                         return fmi3OK;
-                if (!me_input_same(w, v, data + off * elem, n * elem)) {
-                        if (!me_ct_settable(v))
-                                return fmi3OK;  /* a discrete change: Event Mode */
-                        keep[n_keep++] = b->vrs[i];
-                        memcpy(keep_data + keep_values * elem, data + off * elem, n * elem);
-                        keep_values += n;
-                }
-                off += n;
+                keep[n_keep++] = b->vrs[k.i - 1];
+                memcpy(keep_data + keep_values * elem, x.b, x.len_b);
+                keep_values += x.len_b / elem;
         }
-        if (off != b->n_values)
+        if (k.bad || k.off != b->n_values)
                 return fmi3OK;
         *ret_done = true;
         if (!n_keep)

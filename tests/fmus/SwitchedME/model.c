@@ -4,13 +4,16 @@
  * (FMI 3.0 section 3.2.1), as a tool's export of a plant with a switched
  * input does. Its Event Mode entries are counted in n_enter (the one
  * after initialization too), so a test sees whether an importer enters
- * Event Mode for a value of s that did not change. Like a strict export,
+ * Event Mode for a value of s that did not change. SwitchedME has a
+ * discrete String input label too (not in the FMI 2.0 export), whose
+ * changes fmi3UpdateDiscreteStates counts in n_label. Like a strict export,
  * it refuses a get of s in Continuous-Time Mode (FMI 3.0 section 3.2.1
  * lists none), so an importer must know what it set.
  */
 #include "me_model.h"
 
-enum { TIME, X, DER_X, K, X0, S, N_ENTER, N_VARS };
+enum { TIME, X, DER_X, K, X0, S, N_ENTER, N_LABEL, N_VARS };
+enum { LABEL = N_VARS };        /* a String: not in v */
 
 static void start(double *v)
 {
@@ -40,5 +43,6 @@ const struct me_model me_model = {
         .state_vr = { X }, .der_vr = { DER_X },
         .set = { [S] = ME_SET_EVENT },
         .no_input_get = true,
+        .string_vr = LABEL, .string_changes = N_LABEL,
         .start = start, .init = init, .derivatives = derivatives, .entered = entered,
 };

@@ -34,7 +34,9 @@ NO_TYPE(UInt32, fmi3UInt32)
 NO_TYPE(Int64, fmi3Int64)
 NO_TYPE(UInt64, fmi3UInt64)
 NO_TYPE(Boolean, fmi3Boolean)
+#ifndef ME_STRING_INPUT
 NO_TYPE(String, fmi3String)
+#endif
 
 #undef NO_TYPE
 #undef NO_SET

@@ -35,6 +35,9 @@ struct me_inst {
          */
         double t_floor, t_completed;
         bool active[ME_MODEL_MAX_CLOCKS];       /* me_model.clocks[i] active */
+#ifdef ME_STRING_INPUT
+        char str[64], str_seen[64];     /* me_model.string_vr, and as the last event took it */
+#endif
         bool ran[ME_MODEL_MAX_CLOCKS];          /* its partition ran in this activation */
 };
 
@@ -192,6 +195,12 @@ fmi3Status fmi3UpdateDiscreteStates(fmi3Instance instance, fmi3Boolean *discrete
                 return fmi3Discard;
         }
         run_ticks(in);
+#ifdef ME_STRING_INPUT
+        if (strcmp(in->str, in->str_seen) != 0) {
+                in->v[me_model.string_changes] += 1.0;
+                memcpy(in->str_seen, in->str, sizeof(in->str));
+        }
+#endif
         /* "Any Clock active during fmi3UpdateDiscreteStates must be deactivated by the FMU" (2.3.5). */
         memset(in->active, 0, sizeof(in->active));
         again = me_model.updated && me_model.updated(in->v, in->active);
@@ -353,6 +362,9 @@ fmi3Status fmi3Reset(fmi3Instance instance)
                 return fmi3Error;
         memset(in->v, 0, sizeof(in->v));
         me_model.start(in->v);
+#ifdef ME_STRING_INPUT
+        in->str[0] = in->str_seen[0] = '\0';
+#endif
         in->mode = M_INSTANTIATED;
         return fmi3OK;
 }
@@ -458,6 +470,50 @@ fmi3Status fmi3GetClock(fmi3Instance instance, const fmi3ValueReference vr[], si
                 values[i] = in->active[clock_of(vr[i], true)];
         return fmi3OK;
 }
+
+#ifdef ME_STRING_INPUT
+fmi3Status fmi3SetString(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                         const fmi3String values[], size_t nValues)
+{
+        struct me_inst *in = instance;
+
+        if (!in || nvr != nValues)
+                return fmi3Error;
+        for (size_t i = 0; i < nvr; i++) {
+                if (vr[i] != me_model.string_vr || !values[i] ||
+                    strlen(values[i]) >= sizeof(in->str))
+                        return fail(in, "fmi3SetString", "unknown value reference or too long");
+                /* A discrete input: Event Mode, not Continuous-Time Mode (section 3.2.1). */
+                if (in->mode == M_CONT || in->mode == M_TERMINATED)
+                        return fail(in, "fmi3SetString", "a discrete input may not be set in the "
+                                    "current mode (sections 3.2.1 and 3.2.2)");
+        }
+        for (size_t i = 0; i < nvr; i++) {
+                snprintf(in->str, sizeof(in->str), "%s", values[i]);
+                if (in->mode != M_EVENT)
+                        memcpy(in->str_seen, in->str, sizeof(in->str));
+        }
+        return fmi3OK;
+}
+
+fmi3Status fmi3GetString(fmi3Instance instance, const fmi3ValueReference vr[], size_t nvr,
+                         fmi3String values[], size_t nValues)
+{
+        struct me_inst *in = instance;
+
+        if (!in || nvr != nValues)
+                return fmi3Error;
+        for (size_t i = 0; i < nvr; i++) {
+                if (vr[i] != me_model.string_vr)
+                        return fail(in, "fmi3GetString", "unknown value reference");
+                if (me_model.no_input_get && in->mode == M_CONT)
+                        return fail(in, "fmi3GetString", "an input is not got in Continuous-Time "
+                                    "Mode (section 3.2.1)");
+                values[i] = in->str;
+        }
+        return fmi3OK;
+}
+#endif
 
 /* The types these models do not have. */
 #include "fmi3_absent.h"

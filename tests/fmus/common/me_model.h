@@ -81,6 +81,15 @@ struct me_model {
          * strict export does: FMI 3.0 section 3.2.1 lists no such get.
          */
         bool no_input_get;
+        /*
+         * With ME_STRING_INPUT defined (FMI 3.0 only): the value reference of
+         * one discrete String input, set in Event Mode only (and before
+         * initialization), and the variable counting its changes, which
+         * fmi3UpdateDiscreteStates takes. Value references outside 0 ..
+         * n_vars - 1.
+         */
+        unsigned string_vr;
+        unsigned string_changes;        /* an index of v */
         /* Optional: true makes that fmi3UpdateDiscreteStates ask to terminate. */
         bool (*terminate)(const double *v);
         /* Optional: true makes that fmi3UpdateDiscreteStates return fmi3Discard, logged. */
