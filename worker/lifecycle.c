@@ -341,6 +341,8 @@ void h_exit_config(struct worker *w, const struct call_in *in, struct reply *rp)
 {
         (void) in;
         reply_status(rp, w->lib->f3.fmi3ExitConfigurationMode(w->inst));
+        /* A changed dimension makes the variable's value invalid (FMI 3.0 section 2.4.7.2). */
+        me_inputs_forget(w);
 }
 
 /*

@@ -329,7 +329,7 @@ static int set_fixed(struct worker *w, enum md_type t, const uint32_t *vrs, uint
  */
 static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_done)
 {
-        size_t elem = call_elem_size(b->type), n_keep = 0;
+        size_t elem = call_elem_size(b->type), n_keep = 0, data_bytes;
         uint64_t keep_values = 0;
         const struct md_variable *v;
         struct me_walk k = { 0 };
@@ -339,14 +339,14 @@ static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_do
         int s;
 
         *ret_done = false;
-        if (b->type == MD_CLOCK || b->n_values > SIZE_MAX / 2 / (elem ? elem : 1))
+        if (b->type == MD_CLOCK || b->n_values > SIZE_MAX / 4 / (elem ? elem : 1))
                 return fmi3OK;
-        /* Not tmp: fixed2() keeps FMI 2.0 Booleans there. */
-        if (wbuf_reserve(&w->tmp2, (size_t)b->n_vrs * sizeof(uint32_t) +
-                         (size_t)b->n_values * elem + 16) < 0)
+        /* Not tmp: fixed2() keeps FMI 2.0 Booleans there. The values first, aligned. */
+        data_bytes = ((size_t)b->n_values * elem + 7) & ~(size_t)7;
+        if (wbuf_reserve(&w->tmp2, data_bytes + (size_t)b->n_vrs * sizeof(uint32_t) + 16) < 0)
                 return fmi3OK;
-        keep = (uint32_t *)(void *)w->tmp2.p;
-        keep_data = (unsigned char *)(keep + b->n_vrs);
+        keep_data = w->tmp2.p;
+        keep = (uint32_t *)(void *)(keep_data + data_bytes);
         while (me_inputs_next(w, b, &k, &v, &x)) {
                 if (me_input_same(w, v, &x))
                         continue;
