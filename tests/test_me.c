@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cvode/cvode.h>
@@ -622,6 +623,60 @@ Test(me, a_string_input_enters_event_mode_only_where_it_changes)
 {
         switched(MSYS_COMP("te", "TimeEvent") MSYS_COMP("sw", "SwitchedME"),
                  MSYS_CONN("te", "level", "sw", "s") MSYS_CONN("te", "tag", "sw", "label"), true);
+}
+
+/*
+ * A continuous input that changes only at some points (te.y = 3 (1 +
+ * count) into sw.u: 3, then 6 at 0.25, 9 at 0.75) is set where it changed,
+ * as an event there (a jump, FMI 3.0 section 4.3.1), and left out where it
+ * did not: Event Mode after initialization and at the two changes only.
+ * x' = u - x between them. The FMU refuses a get of u in Continuous-Time
+ * Mode, so the worker goes by what it set; FMI 3.0 and 2.0 exports alike.
+ */
+static void jumps(const char *fmu)
+{
+        char elements[160];
+        struct msys_spec spec = {
+                .connections = MSYS_CONN("te", "y", "sw", "u"),
+                .parameters = MSYS_REAL("te.phase", "0.25") MSYS_REAL("te.period", "0.5"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.05\"",
+                .settings = MSYS_RECORD("sw.x") MSYS_RECORD("sw.n_enter"),
+        };
+        double x25 = 3.0 * (1.0 - exp(-0.25)), x75 = 6.0 - (6.0 - x25) * exp(-0.5);
+        const struct mrow **g;
+        struct msys x;
+        size_t n;
+
+        snprintf(elements, sizeof(elements), MSYS_COMP("te", "TimeEvent") "<ssd:Component "
+                 "name=\"sw\" source=\"resources/%s.fmu\"/>", fmu);
+        spec.elements = elements;
+        run(&x, &spec);
+        g = msys_grid(&x, &n);
+        cr_assert(eq(sz, n, (size_t)21));
+        for (size_t k = 0; k < n; k++) {
+                double t = g[k]->t;
+                double want = t < 0.25 + 1e-9 ? 3.0 * (1.0 - exp(-t)) : t < 0.75 + 1e-9 ?
+                              6.0 - (6.0 - x25) * exp(-(t - 0.25)) :
+                              9.0 - (9.0 - x75) * exp(-(t - 0.75));
+                double enters = t < 0.25 + 1e-9 ? 1.0 : t < 0.75 + 1e-9 ? 2.0 : 3.0;
+
+                cr_assert(fabs(val(&x, g[k], "sw.x") - want) < 1e-6, "t = %g: x %.17g, not %.17g",
+                          t, val(&x, g[k], "sw.x"), want);
+                cr_assert(eq(dbl, val(&x, g[k], "sw.n_enter"), enters), "t = %g", t);
+        }
+        free(g);
+        msys_fini(&x);
+}
+
+Test(me, a_continuous_input_is_an_event_only_where_it_changes)
+{
+        jumps("SwitchedME");
+}
+
+Test(me, a_continuous_input_of_an_fmi2_export_is_an_event_only_where_it_changes)
+{
+        jumps("SwitchedME2");
 }
 
 /* SSP's implementation attribute picks the interface: an FMU without it is refused, saying so. */
