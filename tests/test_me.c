@@ -631,17 +631,22 @@ Test(me, a_string_input_enters_event_mode_only_where_it_changes)
  * as an event there (a jump, FMI 3.0 section 4.3.1), and left out where it
  * did not: Event Mode after initialization and at the two changes only.
  * x' = u - x between them. The FMU refuses a get of u in Continuous-Time
- * Mode, so the worker goes by what it set; FMI 3.0 and 2.0 exports alike.
+ * Mode, so the worker goes by what it set, and answers the recorded u and
+ * s from it too (the session faulted at its start, getting them); FMI 3.0
+ * and 2.0 exports alike.
  */
 static void jumps(const char *fmu)
 {
         char elements[160];
         struct msys_spec spec = {
                 .connections = MSYS_CONN("te", "y", "sw", "u"),
-                .parameters = MSYS_REAL("te.phase", "0.25") MSYS_REAL("te.period", "0.5"),
+                /* s set before initialization: the worker knows it from then on. */
+                .parameters = MSYS_REAL("te.phase", "0.25") MSYS_REAL("te.period", "0.5")
+                              MSYS_REAL("sw.s", "0"),
                 .stop = 1.0,
                 .attrs = "stepSize=\"0.05\"",
-                .settings = MSYS_RECORD("sw.x") MSYS_RECORD("sw.n_enter"),
+                .settings = MSYS_RECORD("sw.x") MSYS_RECORD("sw.n_enter") MSYS_RECORD("sw.u")
+                            MSYS_RECORD("sw.s"),
         };
         double x25 = 3.0 * (1.0 - exp(-0.25)), x75 = 6.0 - (6.0 - x25) * exp(-0.5);
         const struct mrow **g;
@@ -660,10 +665,15 @@ static void jumps(const char *fmu)
                               6.0 - (6.0 - x25) * exp(-(t - 0.25)) :
                               9.0 - (9.0 - x75) * exp(-(t - 0.75));
                 double enters = t < 0.25 + 1e-9 ? 1.0 : t < 0.75 + 1e-9 ? 2.0 : 3.0;
+                /* The input the step from t took: te.y before t's event at 0.25 and 0.75. */
+                double u = t < 0.3 - 1e-9 ? 3.0 : t < 0.8 - 1e-9 ? 6.0 : 9.0;
 
                 cr_assert(fabs(val(&x, g[k], "sw.x") - want) < 1e-6, "t = %g: x %.17g, not %.17g",
                           t, val(&x, g[k], "sw.x"), want);
                 cr_assert(eq(dbl, val(&x, g[k], "sw.n_enter"), enters), "t = %g", t);
+                /* Recorded inputs the FMU does not answer for: what was set. */
+                cr_assert(eq(dbl, val(&x, g[k], "sw.u"), u), "t = %g", t);
+                cr_assert(eq(dbl, val(&x, g[k], "sw.s"), 0.0), "t = %g", t);
         }
         free(g);
         msys_fini(&x);

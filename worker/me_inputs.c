@@ -13,6 +13,10 @@
  * What is not known (never set, a restored FMU state, a reset, a failed
  * set) is a change. A variable's memo is its values' bytes as the block
  * carries them: a String's with their NULs, a Binary's after their sizes.
+ * The same memo answers a get of an input in Continuous-Time Mode (a
+ * recorded input), which a strict FMU refuses there; the FMU is asked for
+ * one nobody set. It is not asked in Event Mode to fill the memo: an
+ * FMU's error there would end its use (FMI 3.0 section 2.2.4).
  */
 #include "worker/me_int.h"
 
@@ -148,4 +152,15 @@ void me_inputs_note(struct worker *w, const struct vblock *b, bool ok)
         }
         if (k.bad)
                 me_inputs_forget(w);    /* a block it cannot split: nothing is known */
+}
+
+bool me_input_get(struct worker *w, const struct md_variable *v, void *dst, size_t len)
+{
+        const struct me_input *m = memo_of(w, v);
+
+        if (!m || !m->known || m->len != len)
+                return false;
+        if (len)
+                memcpy(dst, m->p, len);
+        return true;
 }

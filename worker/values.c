@@ -115,12 +115,84 @@ static int fixed2(struct worker *w, const struct vblock *b, void *v, bool set)
         }
 }
 
+/*
+ * A Model Exchange FMU in Continuous-Time Mode: its inputs the worker set
+ * are answered from what it set (me_inputs.c; FMI 3.0 section 3.2.1 lists
+ * no get of them there, and a strict FMU refuses it), the rest by the
+ * FMU, scattered into p. *ret_done when any input was answered so.
+ */
+static int get_inputs_too(struct worker *w, const struct vblock *b, unsigned char *p,
+                          bool *ret_done)
+{
+        size_t elem = call_elem_size(b->type), n_ask = 0, data_bytes;
+        uint64_t off = 0, asked = 0;
+        unsigned char *got;
+        uint32_t *ask;
+        uint64_t *at;
+        bool any = false;
+        int s;
+
+        *ret_done = false;
+        if (!elem || b->type == MD_CLOCK || b->n_values > SIZE_MAX / 4 / elem)
+                return fmi3OK;
+        /* Not tmp2: it holds the step's output descriptors (step.c). */
+        data_bytes = ((size_t)b->n_values * elem + 7) & ~(size_t)7;
+        if (wbuf_reserve(&w->tmp_me, data_bytes + (size_t)b->n_vrs * (sizeof(*at) + sizeof(*ask)) +
+                         16) < 0)
+                return fmi3OK;
+        got = w->tmp_me.p;
+        at = (uint64_t *)(void *)(got + data_bytes);
+        ask = (uint32_t *)(void *)(at + b->n_vrs);
+        for (uint32_t i = 0; i < b->n_vrs; i++) {
+                const struct md_variable *v = vars_find(w, b->type, b->vrs[i]);
+                uint64_t n = v ? vars_elements(w, v) : 0;
+
+                if (!v || n > b->n_values - off)
+                        return fmi3OK;
+                if (v->causality == MD_CAUSALITY_INPUT &&
+                    me_input_get(w, v, p + off * elem, n * elem)) {
+                        any = true;
+                } else {
+                        at[n_ask] = off;
+                        ask[n_ask++] = b->vrs[i];
+                        asked += n;
+                }
+                off += n;
+        }
+        if (!any || off != b->n_values)
+                return fmi3OK;
+        *ret_done = true;
+        if (!n_ask)
+                return fmi3OK;
+        if (w->fmi == MD_FMI3)
+                s = get3(w, b->type, ask, n_ask, got, asked);
+        else
+                s = fixed2(w, &(struct vblock){ .type = b->type, .vrs = ask,
+                                                .n_vrs = (uint32_t)n_ask, .n_values = asked },
+                           got, false);
+        if (s < 0 || status_norm(w, s) > fmi3Warning)
+                return s;
+        /* Scatter: each asked variable's elements to its place in the block. */
+        for (size_t i = 0, from = 0; i < n_ask; i++) {
+                uint64_t n = vars_elements(w, vars_find(w, b->type, ask[i]));
+
+                memcpy(p + at[i] * elem, got + from * elem, n * elem);
+                from += n;
+        }
+        return s;
+}
+
 int values_get_into(struct worker *w, const struct vblock *b, void *p, struct reply *rp)
 {
         uint8_t *bytes = p;
-        int s;
+        bool done = false;
+        int s = fmi3OK;
 
-        if (w->fmi == MD_FMI3)
+        if (me_in_ct(w))
+                s = get_inputs_too(w, b, p, &done);
+        if (done)
+                ;
+        else if (w->fmi == MD_FMI3)
                 s = get3(w, b->type, b->vrs, b->n_vrs, p, b->n_values);
         else
                 s = fixed2(w, b, p, false);
@@ -341,11 +413,11 @@ static int set_continuous(struct worker *w, const struct vblock *b, bool *ret_do
         *ret_done = false;
         if (b->type == MD_CLOCK || b->n_values > SIZE_MAX / 4 / (elem ? elem : 1))
                 return fmi3OK;
-        /* Not tmp: fixed2() keeps FMI 2.0 Booleans there. The values first, aligned. */
+        /* Not tmp (fixed2() keeps FMI 2.0 Booleans there). The values first, aligned. */
         data_bytes = ((size_t)b->n_values * elem + 7) & ~(size_t)7;
-        if (wbuf_reserve(&w->tmp2, data_bytes + (size_t)b->n_vrs * sizeof(uint32_t) + 16) < 0)
+        if (wbuf_reserve(&w->tmp_me, data_bytes + (size_t)b->n_vrs * sizeof(uint32_t) + 16) < 0)
                 return fmi3OK;
-        keep_data = w->tmp2.p;
+        keep_data = w->tmp_me.p;
         keep = (uint32_t *)(void *)(keep_data + data_bytes);
         while (me_inputs_next(w, b, &k, &v, &x)) {
                 if (me_input_same(w, v, &x))

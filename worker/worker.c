@@ -317,6 +317,7 @@ void worker_close(struct worker *w)
         }
         wbuf_fini(&w->tmp);
         wbuf_fini(&w->tmp2);
+        wbuf_fini(&w->tmp_me);
         wbuf_fini(&w->blocks);
         layout_free(w);
         free(w->cb2);

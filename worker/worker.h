@@ -123,6 +123,7 @@ struct worker {
         struct wbuf scratch[WORKER_DEPTHS];
         struct wbuf tmp;        /* FMI-typed temporaries of one call */
         struct wbuf tmp2;       /* DO_STEP: output descriptors */
+        struct wbuf tmp_me;     /* a Model Exchange FMU's inputs left out or answered (values.c) */
         struct wbuf blocks;     /* DO_STEP: checked input and output blocks */
         struct step_layout *layout;     /* the kept step layout (layout.c); NULL: none yet */
         unsigned depth;
