@@ -154,6 +154,11 @@ void me_inputs_note(struct worker *w, const struct vblock *b, bool ok)
                 me_inputs_forget(w);    /* a block it cannot split: nothing is known */
 }
 
+bool me_inputs_any(const struct worker *w)
+{
+        return w->me && w->me->inputs;
+}
+
 bool me_input_get(struct worker *w, const struct md_variable *v, void *dst, size_t len)
 {
         const struct me_input *m = memo_of(w, v);

@@ -133,7 +133,7 @@ static int get_inputs_too(struct worker *w, const struct vblock *b, unsigned cha
         int s;
 
         *ret_done = false;
-        if (!elem || b->type == MD_CLOCK || b->n_values > SIZE_MAX / 4 / elem)
+        if (!me_inputs_any(w) || !elem || b->type == MD_CLOCK || b->n_values > SIZE_MAX / 4 / elem)
                 return fmi3OK;
         /* Not tmp2: it holds the step's output descriptors (step.c). */
         data_bytes = ((size_t)b->n_values * elem + 7) & ~(size_t)7;
