@@ -689,6 +689,35 @@ Test(me, a_continuous_input_of_an_fmi2_export_is_an_event_only_where_it_changes)
         jumps("SwitchedME2");
 }
 
+/*
+ * A recorded String input of a strict FMU (sw.label from te.tag) is
+ * answered from what the worker set, as a Float64 one is: the session
+ * faulted at its start, the FMU refusing the get. Its changes are taken
+ * in Event Mode (n_label) at te's events only.
+ */
+Test(me, a_recorded_string_input_is_answered_from_what_was_set)
+{
+        struct msys_spec spec = {
+                .elements = MSYS_COMP("te", "TimeEvent") MSYS_COMP("sw", "SwitchedME"),
+                .connections = MSYS_CONN("te", "y", "sw", "u") MSYS_CONN("te", "tag", "sw", "label"),
+                .parameters = MSYS_REAL("te.phase", "0.25") MSYS_REAL("te.period", "0.5")
+                              MSYS_REAL("sw.s", "0"),
+                .stop = 1.0,
+                .attrs = "stepSize=\"0.05\"",
+                .settings = MSYS_RECORD("sw.x") MSYS_RECORD("sw.label") MSYS_RECORD("sw.u")
+                            MSYS_RECORD("sw.n_label") MSYS_RECORD("sw.n_enter"),
+        };
+        const struct mrow *last;
+        struct msys x;
+
+        run(&x, &spec);
+        last = &x.rows[x.n_rows - 1];
+        cr_assert(eq(dbl, val(&x, last, "sw.n_label"), 2.0));
+        cr_assert(eq(dbl, val(&x, last, "sw.n_enter"), 3.0));
+        cr_assert(eq(dbl, val(&x, last, "sw.u"), 9.0));
+        msys_fini(&x);
+}
+
 /* SSP's implementation attribute picks the interface: an FMU without it is refused, saying so. */
 Test(me, the_ssp_implementation_attribute_chooses_the_interface)
 {

@@ -105,6 +105,8 @@ struct me_walk {
 bool me_inputs_next(const struct worker *w, const struct vblock *b, struct me_walk *k,
                     const struct md_variable **ret_v, struct me_bytes *ret);
 bool me_input_same(struct worker *w, const struct md_variable *v, const struct me_bytes *x);
+/* v's bytes as last set, borrowed until the next set; false when they are not known. */
+bool me_input_peek(struct worker *w, const struct md_variable *v, const void **ret, size_t *ret_len);
 /* Whether anything was set yet (else me_input_get() knows nothing). */
 bool me_inputs_any(const struct worker *w);
 /* v's len bytes as last set into dst; false when they are not known. */

@@ -154,6 +154,17 @@ void me_inputs_note(struct worker *w, const struct vblock *b, bool ok)
                 me_inputs_forget(w);    /* a block it cannot split: nothing is known */
 }
 
+bool me_input_peek(struct worker *w, const struct md_variable *v, const void **ret, size_t *ret_len)
+{
+        const struct me_input *m = memo_of(w, v);
+
+        if (!m || !m->known)
+                return false;
+        *ret = m->p;
+        *ret_len = m->len;
+        return true;
+}
+
 bool me_inputs_any(const struct worker *w)
 {
         return w->me && w->me->inputs;

@@ -226,6 +226,120 @@ static int get_fixed(struct worker *w, const struct vblock *b, struct reply *rp,
         return s;
 }
 
+/*
+ * n String or Binary values of v as the worker last set them (its memo:
+ * the strings with their NULs, or n sizes then the bytes), as pointers
+ * into it, and a Binary's sizes; false when not known or not of that
+ * shape.
+ */
+static bool memo_ptrs(struct worker *w, const struct md_variable *v, enum md_type t, uint64_t n,
+                      const void **ptrs, size_t *sizes)
+{
+        const unsigned char *p;
+        const void *m;
+        size_t len, at = 0;
+
+        if (!me_input_peek(w, v, &m, &len))
+                return false;
+        p = m;
+        if (t == MD_STRING) {
+                for (uint64_t j = 0; j < n; j++) {
+                        const unsigned char *e = at < len ? memchr(p + at, '\0', len - at) : NULL;
+
+                        if (!e)
+                                return false;
+                        ptrs[j] = p + at;
+                        at = (size_t)(e - p) + 1;
+                }
+                return at == len;
+        }
+        if (n > len / sizeof(uint64_t))
+                return false;
+        at = (size_t)n * sizeof(uint64_t);
+        for (uint64_t j = 0; j < n; j++) {
+                uint64_t size;
+
+                memcpy(&size, p + j * sizeof(uint64_t), sizeof(size));
+                if (size > len - at)
+                        return false;
+                sizes[j] = (size_t)size;
+                ptrs[j] = p + at;
+                at += (size_t)size;
+        }
+        return at == len;
+}
+
+/* String or Binary values of vrs from the FMU: pointers into it, and a Binary's sizes. */
+static int fmu_ptrs(struct worker *w, enum md_type t, const uint32_t *vrs, size_t nvr,
+                    const void **v, size_t *sizes, size_t n)
+{
+        if (t == MD_BINARY)
+                return w->lib->f3.fmi3GetBinary(w->inst, vrs, nvr, sizes, (const fmi3Byte **)v, n);
+        if (w->fmi == MD_FMI3)
+                return w->lib->f3.fmi3GetString(w->inst, vrs, nvr, (fmi3String *)v, n);
+        return w->lib->f2.fmi2GetString(w->inst, vrs, nvr, (fmi2String *)v);
+}
+
+/*
+ * The values of String or Binary block b as pointers into v (sizes: a
+ * Binary's sizes): from the FMU, but for a Model Exchange FMU in
+ * Continuous-Time Mode its inputs from what the worker set, as
+ * get_inputs_too() does for the other types.
+ */
+static int get_ptrs(struct worker *w, const struct vblock *b, const void **v, size_t *sizes)
+{
+        size_t n_ask = 0, asked = 0, off = 0;
+        const void **got;
+        size_t *got_sizes;
+        uint32_t *ask;
+        size_t *at;
+        bool any = false;
+        int s;
+
+        if (!me_in_ct(w) || !me_inputs_any(w) || b->n_values > SIZE_MAX / 64 ||
+            wbuf_reserve(&w->tmp_me, (size_t)b->n_values * (sizeof(*got) + sizeof(*got_sizes)) +
+                         (size_t)b->n_vrs * (sizeof(*at) + sizeof(*ask)) + 16) < 0)
+                return fmu_ptrs(w, b->type, b->vrs, b->n_vrs, v, sizes, b->n_values);
+        got = (const void **)(void *)w->tmp_me.p;
+        got_sizes = (size_t *)(void *)(got + b->n_values);
+        at = got_sizes + b->n_values;
+        ask = (uint32_t *)(void *)(at + b->n_vrs);
+        for (uint32_t i = 0; i < b->n_vrs; i++) {
+                const struct md_variable *var = vars_find(w, b->type, b->vrs[i]);
+                uint64_t n = var ? vars_elements(w, var) : 0;
+
+                if (!var || n > b->n_values - off)
+                        return fmu_ptrs(w, b->type, b->vrs, b->n_vrs, v, sizes, b->n_values);
+                if (var->causality == MD_CAUSALITY_INPUT &&
+                    memo_ptrs(w, var, b->type, n, v + off, sizes ? sizes + off : NULL)) {
+                        any = true;
+                } else {
+                        at[n_ask] = off;
+                        ask[n_ask++] = b->vrs[i];
+                        asked += (size_t)n;
+                }
+                off += (size_t)n;
+        }
+        if (!any || off != b->n_values)
+                return fmu_ptrs(w, b->type, b->vrs, b->n_vrs, v, sizes, b->n_values);
+        if (!n_ask)
+                return fmi3OK;
+        memset(got, 0, asked * sizeof(*got));
+        memset(got_sizes, 0, asked * sizeof(*got_sizes));
+        s = fmu_ptrs(w, b->type, ask, n_ask, got, got_sizes, asked);
+        if (status_norm(w, s) > fmi3Warning)
+                return s;
+        for (size_t i = 0, from = 0; i < n_ask; i++) {
+                size_t n = (size_t)vars_elements(w, vars_find(w, b->type, ask[i]));
+
+                memcpy(v + at[i], got + from, n * sizeof(*got));
+                if (sizes)
+                        memcpy(sizes + at[i], got_sizes + from, n * sizeof(*sizes));
+                from += n;
+        }
+        return s;
+}
+
 static int get_string(struct worker *w, const struct vblock *b, struct reply *rp,
                       struct call_values *ret)
 {
@@ -240,11 +354,7 @@ static int get_string(struct worker *w, const struct vblock *b, struct reply *rp
         }
         v = (const char **)(void *)w->tmp.p;
         memset(v, 0, b->n_values * sizeof(*v));
-        if (w->fmi == MD_FMI3)
-                s = w->lib->f3.fmi3GetString(w->inst, b->vrs, b->n_vrs, v, b->n_values);
-        else
-                s = w->lib->f2.fmi2GetString(w->inst, b->vrs, b->n_vrs, v);
-        s = status_norm(w, s);
+        s = status_norm(w, get_ptrs(w, b, (const void **)v, NULL));
         if (s > fmi3Warning)
                 return s;
         for (uint64_t i = 0; i < b->n_values; i++) {
@@ -295,7 +405,7 @@ static int get_binary(struct worker *w, const struct vblock *b, struct reply *rp
         v = (const fmi3Byte **)(void *)w->tmp.p;
         sizes = (size_t *)(void *)(w->tmp.p + n * sizeof(*v));
         memset(w->tmp.p, 0, n * (sizeof(*v) + sizeof(*sizes)));
-        s = status_norm(w, w->lib->f3.fmi3GetBinary(w->inst, b->vrs, b->n_vrs, sizes, v, n));
+        s = status_norm(w, get_ptrs(w, b, (const void **)v, sizes));
         if (s > fmi3Warning)
                 return s;
         for (size_t i = 0; i < n; i++) {
