@@ -26,15 +26,15 @@
 #include "worker/worker.h"
 
 struct me_input {
-        unsigned char *p;
-        size_t len, cap;
+        struct wbuf buf;
+        size_t len;
         bool known;
 };
 
 void me_inputs_free(struct me *m)
 {
         for (size_t i = 0; m->inputs && i < m->n_inputs; i++)
-                free(m->inputs[i].p);
+                wbuf_fini(&m->inputs[i].buf);
         free(m->inputs);
         m->inputs = NULL;
         m->n_inputs = 0;
@@ -68,8 +68,8 @@ bool me_input_same(struct worker *w, const struct md_variable *v, const struct m
         const struct me_input *m = memo_of(w, v);
 
         return m && m->known && m->len == x->len_a + x->len_b &&
-               (!x->len_a || memcmp(m->p, x->a, x->len_a) == 0) &&
-               (!x->len_b || memcmp(m->p + x->len_a, x->b, x->len_b) == 0);
+               (!x->len_a || memcmp(m->buf.p, x->a, x->len_a) == 0) &&
+               (!x->len_b || memcmp(m->buf.p + x->len_a, x->b, x->len_b) == 0);
 }
 
 static void keep(struct worker *w, const struct md_variable *v, const struct me_bytes *x)
@@ -80,18 +80,12 @@ static void keep(struct worker *w, const struct md_variable *v, const struct me_
         if (!m)
                 return;
         m->known = false;
-        if (len > m->cap) {
-                unsigned char *p = realloc(m->p, len);
-
-                if (!p)
-                        return;         /* not known: the next set is a change */
-                m->p = p;
-                m->cap = len;
-        }
+        if (wbuf_reserve(&m->buf, len) < 0)
+                return;         /* not known: the next set is a change */
         if (x->len_a)
-                memcpy(m->p, x->a, x->len_a);
+                memcpy(m->buf.p, x->a, x->len_a);
         if (x->len_b)
-                memcpy(m->p + x->len_a, x->b, x->len_b);
+                memcpy(m->buf.p + x->len_a, x->b, x->len_b);
         m->len = len;
         m->known = true;
 }
@@ -160,7 +154,7 @@ bool me_input_peek(struct worker *w, const struct md_variable *v, const void **r
 
         if (!m || !m->known)
                 return false;
-        *ret = m->p;
+        *ret = m->buf.p;
         *ret_len = m->len;
         return true;
 }
@@ -177,6 +171,6 @@ bool me_input_get(struct worker *w, const struct md_variable *v, void *dst, size
         if (!m || !m->known || m->len != len)
                 return false;
         if (len)
-                memcpy(dst, m->p, len);
+                memcpy(dst, m->buf.p, len);
         return true;
 }

@@ -116,69 +116,110 @@ static int fixed2(struct worker *w, const struct vblock *b, void *v, bool set)
 }
 
 /*
- * A Model Exchange FMU in Continuous-Time Mode: its inputs the worker set
- * are answered from what it set (me_inputs.c; FMI 3.0 section 3.2.1 lists
- * no get of them there, and a strict FMU refuses it), the rest by the
- * FMU, scattered into p. *ret_done when any input was answered so.
+ * A get of block b from a Model Exchange FMU in Continuous-Time Mode: the
+ * inputs the worker set are answered from what it set (me_inputs.c; FMI
+ * 3.0 section 3.2.1 lists no get of them there, and a strict FMU refuses
+ * it) by answer(), at their first element; the rest are listed for the
+ * FMU: value references in ask, first elements in at, element counts in
+ * len (n_vrs each, the caller's), n_ask of them, asked elements in all.
+ * false when no input was answered or the block cannot be split: the
+ * caller gets it from the FMU as any other.
  */
-static int get_inputs_too(struct worker *w, const struct vblock *b, unsigned char *p,
-                          bool *ret_done)
-{
-        size_t elem = call_elem_size(b->type), n_ask = 0, data_bytes;
-        uint64_t off = 0, asked = 0;
-        unsigned char *got;
+struct split {
         uint32_t *ask;
-        uint64_t *at;
-        bool any = false;
-        int s;
+        size_t *at, *len;
+        size_t n_ask, asked;
+};
 
-        *ret_done = false;
-        if (!me_inputs_any(w) || !elem || b->type == MD_CLOCK || b->n_values > SIZE_MAX / 4 / elem)
-                return fmi3OK;
-        /* Not tmp2: it holds the step's output descriptors (step.c). */
-        data_bytes = ((size_t)b->n_values * elem + 7) & ~(size_t)7;
-        if (wbuf_reserve(&w->tmp_me, data_bytes + (size_t)b->n_vrs * (sizeof(*at) + sizeof(*ask)) +
-                         16) < 0)
-                return fmi3OK;
-        got = w->tmp_me.p;
-        at = (uint64_t *)(void *)(got + data_bytes);
-        ask = (uint32_t *)(void *)(at + b->n_vrs);
+typedef bool answer_fn(struct worker *w, const struct md_variable *v, size_t n, size_t off,
+                       void *ctx);
+
+static bool split_inputs(struct worker *w, const struct vblock *b, struct split *sp,
+                         answer_fn *answer, void *ctx)
+{
+        size_t off = 0;
+        bool any = false;
+
+        sp->n_ask = sp->asked = 0;
         for (uint32_t i = 0; i < b->n_vrs; i++) {
                 const struct md_variable *v = vars_find(w, b->type, b->vrs[i]);
                 uint64_t n = v ? vars_elements(w, v) : 0;
 
                 if (!v || n > b->n_values - off)
-                        return fmi3OK;
-                if (v->causality == MD_CAUSALITY_INPUT &&
-                    me_input_get(w, v, p + off * elem, n * elem)) {
+                        return false;
+                if (v->causality == MD_CAUSALITY_INPUT && answer(w, v, (size_t)n, off, ctx)) {
                         any = true;
                 } else {
-                        at[n_ask] = off;
-                        ask[n_ask++] = b->vrs[i];
-                        asked += n;
+                        sp->at[sp->n_ask] = off;
+                        sp->len[sp->n_ask] = (size_t)n;
+                        sp->ask[sp->n_ask++] = b->vrs[i];
+                        sp->asked += (size_t)n;
                 }
-                off += n;
+                off += (size_t)n;
         }
-        if (!any || off != b->n_values)
+        return any && off == b->n_values;
+}
+
+/*
+ * Room in w->tmp_me for got bytes and a split of b, or false (not tmp2:
+ * it holds the step's output descriptors).
+ */
+static bool split_room(struct worker *w, const struct vblock *b, size_t got, struct split *sp,
+                       unsigned char **ret_got)
+{
+        got = (got + 7) & ~(size_t)7;
+        if (wbuf_reserve(&w->tmp_me, got + (size_t)b->n_vrs * (2 * sizeof(size_t) +
+                                                               sizeof(uint32_t)) + 16) < 0)
+                return false;
+        *ret_got = w->tmp_me.p;
+        sp->at = (size_t *)(void *)(w->tmp_me.p + got);
+        sp->len = sp->at + b->n_vrs;
+        sp->ask = (uint32_t *)(void *)(sp->len + b->n_vrs);
+        return true;
+}
+
+struct fixed_ctx {
+        unsigned char *p;
+        size_t elem;
+};
+
+static bool answer_fixed(struct worker *w, const struct md_variable *v, size_t n, size_t off,
+                         void *ctx)
+{
+        struct fixed_ctx *x = ctx;
+
+        return me_input_get(w, v, x->p + off * x->elem, n * x->elem);
+}
+
+/* Fixed-size values of b into p by split_inputs(); *ret_done when split so. */
+static int get_inputs_too(struct worker *w, const struct vblock *b, unsigned char *p,
+                          bool *ret_done)
+{
+        size_t elem = call_elem_size(b->type);
+        struct fixed_ctx x = { p, elem };
+        struct split sp;
+        unsigned char *got;
+        int s;
+
+        *ret_done = false;
+        if (!me_inputs_any(w) || !elem || b->type == MD_CLOCK ||
+            b->n_values > SIZE_MAX / 4 / elem ||
+            !split_room(w, b, (size_t)b->n_values * elem, &sp, &got) ||
+            !split_inputs(w, b, &sp, answer_fixed, &x))
                 return fmi3OK;
         *ret_done = true;
-        if (!n_ask)
+        if (!sp.n_ask)
                 return fmi3OK;
         if (w->fmi == MD_FMI3)
-                s = get3(w, b->type, ask, n_ask, got, asked);
+                s = get3(w, b->type, sp.ask, sp.n_ask, got, sp.asked);
         else
-                s = fixed2(w, &(struct vblock){ .type = b->type, .vrs = ask,
-                                                .n_vrs = (uint32_t)n_ask, .n_values = asked },
+                s = fixed2(w, &(struct vblock){ .type = b->type, .vrs = sp.ask,
+                                                .n_vrs = (uint32_t)sp.n_ask, .n_values = sp.asked },
                            got, false);
         if (s < 0 || status_norm(w, s) > fmi3Warning)
                 return s;
-        /* Scatter: each asked variable's elements to its place in the block. */
-        for (size_t i = 0, from = 0; i < n_ask; i++) {
-                uint64_t n = vars_elements(w, vars_find(w, b->type, ask[i]));
-
-                memcpy(p + at[i] * elem, got + from * elem, n * elem);
-                from += n;
-        }
+        for (size_t i = 0, from = 0; i < sp.n_ask; from += sp.len[i++])
+                memcpy(p + sp.at[i] * elem, got + from * elem, sp.len[i] * elem);
         return s;
 }
 
@@ -190,12 +231,12 @@ int values_get_into(struct worker *w, const struct vblock *b, void *p, struct re
 
         if (me_in_ct(w))
                 s = get_inputs_too(w, b, p, &done);
-        if (done)
-                ;
-        else if (w->fmi == MD_FMI3)
-                s = get3(w, b->type, b->vrs, b->n_vrs, p, b->n_values);
-        else
-                s = fixed2(w, b, p, false);
+        if (!done) {
+                if (w->fmi == MD_FMI3)
+                        s = get3(w, b->type, b->vrs, b->n_vrs, p, b->n_values);
+                else
+                        s = fixed2(w, b, p, false);
+        }
         if (s < 0) {
                 reply_refuse(rp, CALL_E_NOMEM, "out of memory");
                 return s;
@@ -280,62 +321,52 @@ static int fmu_ptrs(struct worker *w, enum md_type t, const uint32_t *vrs, size_
         return w->lib->f2.fmi2GetString(w->inst, vrs, nvr, (fmi2String *)v);
 }
 
+struct ptrs_ctx {
+        enum md_type t;
+        const void **v;
+        size_t *sizes;
+};
+
+static bool answer_ptrs(struct worker *w, const struct md_variable *v, size_t n, size_t off,
+                        void *ctx)
+{
+        struct ptrs_ctx *x = ctx;
+
+        return memo_ptrs(w, v, x->t, n, x->v + off, x->sizes ? x->sizes + off : NULL);
+}
+
 /*
  * The values of String or Binary block b as pointers into v (sizes: a
- * Binary's sizes): from the FMU, but for a Model Exchange FMU in
- * Continuous-Time Mode its inputs from what the worker set, as
+ * Binary's sizes): from the FMU, or by split_inputs() as
  * get_inputs_too() does for the other types.
  */
 static int get_ptrs(struct worker *w, const struct vblock *b, const void **v, size_t *sizes)
 {
-        size_t n_ask = 0, asked = 0, off = 0;
+        struct ptrs_ctx x = { b->type, v, sizes };
         const void **got;
         size_t *got_sizes;
-        uint32_t *ask;
-        size_t *at;
-        bool any = false;
+        unsigned char *room;
+        struct split sp;
         int s;
 
         if (!me_in_ct(w) || !me_inputs_any(w) || b->n_values > SIZE_MAX / 64 ||
-            wbuf_reserve(&w->tmp_me, (size_t)b->n_values * (sizeof(*got) + sizeof(*got_sizes)) +
-                         (size_t)b->n_vrs * (sizeof(*at) + sizeof(*ask)) + 16) < 0)
+            !split_room(w, b, (size_t)b->n_values * (sizeof(*got) + sizeof(*got_sizes)), &sp,
+                        &room) ||
+            !split_inputs(w, b, &sp, answer_ptrs, &x))
                 return fmu_ptrs(w, b->type, b->vrs, b->n_vrs, v, sizes, b->n_values);
-        got = (const void **)(void *)w->tmp_me.p;
-        got_sizes = (size_t *)(void *)(got + b->n_values);
-        at = got_sizes + b->n_values;
-        ask = (uint32_t *)(void *)(at + b->n_vrs);
-        for (uint32_t i = 0; i < b->n_vrs; i++) {
-                const struct md_variable *var = vars_find(w, b->type, b->vrs[i]);
-                uint64_t n = var ? vars_elements(w, var) : 0;
-
-                if (!var || n > b->n_values - off)
-                        return fmu_ptrs(w, b->type, b->vrs, b->n_vrs, v, sizes, b->n_values);
-                if (var->causality == MD_CAUSALITY_INPUT &&
-                    memo_ptrs(w, var, b->type, n, v + off, sizes ? sizes + off : NULL)) {
-                        any = true;
-                } else {
-                        at[n_ask] = off;
-                        ask[n_ask++] = b->vrs[i];
-                        asked += (size_t)n;
-                }
-                off += (size_t)n;
-        }
-        if (!any || off != b->n_values)
-                return fmu_ptrs(w, b->type, b->vrs, b->n_vrs, v, sizes, b->n_values);
-        if (!n_ask)
+        if (!sp.n_ask)
                 return fmi3OK;
-        memset(got, 0, asked * sizeof(*got));
-        memset(got_sizes, 0, asked * sizeof(*got_sizes));
-        s = fmu_ptrs(w, b->type, ask, n_ask, got, got_sizes, asked);
+        got = (const void **)(void *)room;
+        got_sizes = (size_t *)(void *)(got + sp.asked);
+        memset(got, 0, sp.asked * sizeof(*got));
+        memset(got_sizes, 0, sp.asked * sizeof(*got_sizes));
+        s = fmu_ptrs(w, b->type, sp.ask, sp.n_ask, got, got_sizes, sp.asked);
         if (status_norm(w, s) > fmi3Warning)
                 return s;
-        for (size_t i = 0, from = 0; i < n_ask; i++) {
-                size_t n = (size_t)vars_elements(w, vars_find(w, b->type, ask[i]));
-
-                memcpy(v + at[i], got + from, n * sizeof(*got));
+        for (size_t i = 0, from = 0; i < sp.n_ask; from += sp.len[i++]) {
+                memcpy(v + sp.at[i], got + from, sp.len[i] * sizeof(*got));
                 if (sizes)
-                        memcpy(sizes + at[i], got_sizes + from, n * sizeof(*sizes));
-                from += n;
+                        memcpy(sizes + sp.at[i], got_sizes + from, sp.len[i] * sizeof(*sizes));
         }
         return s;
 }

@@ -77,8 +77,15 @@ int minput_plan(struct master *m, struct mi *mi)
                         .at = bytes, .vr = md->vars[sl->var].vr, .n = sl->n,
                 };
                 if (by_content(t)) {
-                        mi->disc[mi->n_disc].copies = calloc(sl->n ? sl->n : 1, sizeof(struct mcopy));
-                        if (!mi->disc[mi->n_disc++].copies)
+                        struct mblock *last = calloc(1, sizeof(*last));
+
+                        mi->disc[mi->n_disc++].last = last;
+                        if (!last)
+                                return -ENOMEM;
+                        *last = (struct mblock){ .type = t, .n = sl->n };
+                        last->vals = calloc(sl->n ? sl->n : 1, sizeof(void *));
+                        last->sizes = calloc(sl->n ? sl->n : 1, sizeof(*last->sizes));
+                        if (!last->vals || !last->sizes)
                                 return -ENOMEM;
                         continue;
                 }
@@ -91,13 +98,9 @@ int minput_plan(struct master *m, struct mi *mi)
 
 void minput_free(struct mi *mi)
 {
-        for (size_t i = 0; i < mi->n_disc; i++) {
-                if (!mi->disc[i].copies)
-                        continue;
-                for (size_t j = 0; j < mi->disc[i].n; j++)
-                        free(mi->disc[i].copies[j].p);
-                free(mi->disc[i].copies);
-        }
+        for (size_t i = 0; i < mi->n_disc; i++)
+                if (mi->disc[i].last)
+                        mplan_free_blocks(mi->disc[i].last, 1, false);
         free(mi->disc);
         free(mi->disc_last);
         mi->disc = NULL;
@@ -106,75 +109,43 @@ void minput_free(struct mi *mi)
         mi->disc_valid = false;
 }
 
-/* Element j of a String or Binary block: its bytes (a String's without the NUL), *ret_len. */
-static const void *content(const struct mblock *b, size_t j, size_t *ret_len)
-{
-        const void *p = ((const void *const *)b->vals)[j];
-
-        if (b->type == MD_STRING) {
-                *ret_len = p ? strlen(p) : 0;
-                return p ? p : "";
-        }
-        *ret_len = p && b->sizes ? b->sizes[j] : 0;
-        return p ? p : "";
-}
-
 /* The block element d starts at (its off counts bytes of the pointers). */
 static size_t first(const struct mdisc *d)
 {
         return d->off / sizeof(void *);
 }
 
-static bool same(const struct mcopy *c, const void *p, size_t len)
+/* Copy the n values of block b from its element from into d's block, which holds them. */
+static int keep(const struct mdisc *d, const struct mblock *b, size_t from)
 {
-        return c->len == len && (!len || memcmp(c->p, p, len) == 0);
+        memcpy(d->last->vals, (const void *const *)b->vals + from, d->n * sizeof(void *));
+        if (b->sizes)
+                memcpy(d->last->sizes, b->sizes + from, d->n * sizeof(*b->sizes));
+        return mroute_hold(d->last);
 }
 
-/* Keep a copy of p; false when there is no memory for it. */
-static bool keep(struct mcopy *c, const void *p, size_t len)
+/* Whether d's values differ from block b's from its element from on. */
+static bool differ(const struct mdisc *d, const struct mblock *b, size_t from)
 {
-        if (len > c->cap) {
-                unsigned char *q = realloc(c->p, len);
-
-                if (!q)
-                        return false;
-                c->p = q;
-                c->cap = len;
-        }
-        if (len)
-                memcpy(c->p, p, len);
-        c->len = len;
-        return true;
+        return mv_differ(d->last->type, d->last->vals, (const void *const *)b->vals + from,
+                         d->last->sizes, b->sizes ? b->sizes + from : d->last->sizes, d->n, 0.0,
+                         NULL);
 }
 
 /* The contents the FMU holds now of a String or Binary input d: 0, or the fault. */
 static int read_contents(struct master *m, struct mi *mi, const struct mdisc *d)
 {
-        const struct mblock got = {
-                .type = mi->in[d->block].type,
-                .vals = calloc(d->n ? d->n : 1, sizeof(void *)),
-                .sizes = calloc(d->n ? d->n : 1, sizeof(size_t)),
-        };
-        bool kept = true;
-        int r = -ENOMEM;
+        struct mblock *last = d->last;
+        int r;
 
-        if (got.vals && got.sizes)
-                r = got.type == MD_STRING ?
-                    inst_get(mi->inst, got.type, &d->vr, 1, got.vals, d->n) :
-                    inst_get_binary(mi->inst, &d->vr, 1, got.sizes, (const uint8_t **)got.vals, d->n);
-        for (size_t j = 0; kept && (r == INST_OK || r == INST_WARNING) && j < d->n; j++) {
-                size_t len;
-                const void *p = content(&got, j, &len);
-
-                kept = keep(&d->copies[j], p, len);
-        }
-        free(got.vals);
-        free(got.sizes);
-        if (r == -ENOMEM || !kept)
-                return -ENOMEM;
+        if (last->type == MD_STRING)
+                r = inst_get(mi->inst, last->type, &d->vr, 1, last->vals, d->n);
+        else
+                r = inst_get_binary(mi->inst, &d->vr, 1, last->sizes, (const uint8_t **)last->vals,
+                                    d->n);
         if (r != INST_OK && r != INST_WARNING)
                 return mstep_fault(m, mi, r, "Get (its discrete inputs)");
-        return 0;
+        return mroute_hold(last) < 0 ? -ENOMEM : 0;
 }
 
 /* The values the FMU holds now (after initialization, before any set). */
@@ -184,7 +155,7 @@ static int read_back(struct master *m, struct mi *mi)
                 const struct mdisc *d = &mi->disc[i];
                 int r;
 
-                if (d->copies) {
+                if (d->last) {
                         r = read_contents(m, mi, d);
                         if (r < 0)
                                 return r;
@@ -223,18 +194,15 @@ void minput_remember(struct mi *mi)
                 const struct mdisc *d = &mi->disc[i];
                 const struct mblock *b = &mi->in[d->block];
 
-                if (!d->copies) {
+                if (!d->last)
                         memcpy(mi->disc_last + d->at, b->vals + d->off, d->len);
-                        continue;
-                }
-                for (size_t j = 0; j < d->n; j++) {
-                        size_t len;
-                        const void *p = content(b, first(d) + j, &len);
-
-                        /* Without the memory to keep it, the next step has an Event Mode. */
-                        if (!same(&d->copies[j], p, len) && !keep(&d->copies[j], p, len))
-                                kept = false;
-                }
+                /*
+                 * Copied when not known to be the same (a failed copy may
+                 * have left borrowed pointers); without the memory for it,
+                 * the next step has an Event Mode.
+                 */
+                else if ((!mi->disc_valid || differ(d, b, first(d))) && keep(d, b, first(d)) < 0)
+                        kept = false;
         }
         mi->disc_valid = mi->n_disc > 0 && kept;
 }
@@ -245,18 +213,9 @@ static bool changed(const struct mi *mi)
                 const struct mdisc *d = &mi->disc[i];
                 const struct mblock *b = &mi->in[d->block];
 
-                if (!d->copies) {
-                        if (memcmp(mi->disc_last + d->at, b->vals + d->off, d->len))
-                                return true;
-                        continue;
-                }
-                for (size_t j = 0; j < d->n; j++) {
-                        size_t len;
-                        const void *p = content(b, first(d) + j, &len);
-
-                        if (!same(&d->copies[j], p, len))
-                                return true;
-                }
+                if (d->last ? differ(d, b, first(d)) :
+                    memcmp(mi->disc_last + d->at, b->vals + d->off, d->len) != 0)
+                        return true;
         }
         return false;
 }

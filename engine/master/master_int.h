@@ -184,14 +184,8 @@ struct mdisc {
         size_t at;                      /* where disc_last keeps them */
         uint32_t vr;
         size_t n;                       /* elements */
-        /* String and Binary: owned copies of the n contents (disc_last holds none). */
-        struct mcopy *copies;
-};
-
-/* A String's (without its NUL) or a Binary's bytes, owned. */
-struct mcopy {
-        unsigned char *p;
-        size_t len, cap;
+        /* String and Binary: a block of n values holding copies (disc_last holds none). */
+        struct mblock *last;
 };
 
 /* The master's view of one instance. */
@@ -508,6 +502,8 @@ void mroute_emit(struct master *m, double t, unsigned flags, size_t comp);
 void mroute_flush(struct master *m);
 /* Get every unclocked output block of mi into next (outside a step, e.g. after Event Mode). */
 int mroute_get_outputs(struct master *m, struct mi *mi);
+/* The String or Binary values b points to copied into its own slots, which b then points to. */
+int mroute_hold(struct mblock *b);
 /* Set every unclocked input block of mi (outside a step; clocked ones: master_clock.c). */
 int mroute_set_inputs(struct master *m, struct mi *mi);
 

@@ -250,7 +250,7 @@ void mroute_row(struct master *m, double t, unsigned flags)
  * next call, which the get of the next block is: keep copies in the
  * block (its own slots, made on first use) until they are published.
  */
-static int hold(struct mblock *b)
+int mroute_hold(struct mblock *b)
 {
         if (!b->own) {
                 b->own = calloc(b->n ? b->n : 1, sizeof(*b->own));
@@ -283,7 +283,7 @@ int mroute_get_outputs(struct master *m, struct mi *mi)
                         r = inst_get(mi->inst, b->type, b->vrs, b->n_vars, b->vals, b->n);
                 if (r != INST_OK && r != INST_WARNING)
                         return r;
-                if ((b->type == MD_STRING || b->type == MD_BINARY) && hold(b) < 0)
+                if ((b->type == MD_STRING || b->type == MD_BINARY) && mroute_hold(b) < 0)
                         return -ENOMEM;
         }
         return INST_OK;
